@@ -1,0 +1,76 @@
+/**
+ * `MemoryKv`: a `DurableKv` that lives in this process. It survives nothing, but gives every bot
+ * the retries, backoff and dead letters of the engine with no setup.
+ */
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import { KvState } from './state.js'
+
+/** Options of `MemoryKv`. */
+export interface MemoryKvOptions {
+  /** The clock leases are judged by. @default Date.now */
+  now?: () => number
+}
+
+/** The root scope's id: the view a backend without scopes would see. */
+export const ROOT_SCOPE = ''
+
+/** An in-process `DurableKv` with scopes. */
+export class MemoryKv implements DurableKv {
+  readonly #state: KvState
+  readonly #scope: string
+  readonly #now: () => number
+
+  constructor(options: MemoryKvOptions = {}, shared?: { state: KvState; scope: string }) {
+    this.#state = shared?.state ?? new KvState()
+    this.#scope = shared?.scope ?? ROOT_SCOPE
+    this.#now = options.now ?? Date.now
+  }
+
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+
+  async now(): Promise<number> {
+    return this.#now()
+  }
+
+  async get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {
+    return keys.map((key) => copy(this.#state.get(this.#scope, collection, key)))
+  }
+
+  async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    return ops.map((op) => {
+      const result = this.#state.apply(this.#scope, structuredClone(op))
+      return result.ok ? result : { ok: false, current: copy(result.current) }
+    })
+  }
+
+  async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
+    return this.#state.due(this.#scope, collection, until, limit).map((entry) => copy(entry)!)
+  }
+
+  async list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
+    return this.#state.list(this.#scope, collection, query).map((entry) => copy(entry)!)
+  }
+
+  async count(collection: string): Promise<Record<string, number>> {
+    return this.#state.count(this.#scope, collection)
+  }
+
+  async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    const victims = this.#state.list(this.#scope, collection, { state, before: olderThan, limit })
+    for (const entry of victims) this.#state.unload(this.#scope, collection, entry.key)
+    return victims.length
+  }
+
+  scope(scopeId: string): MemoryKv {
+    return new MemoryKv({ now: this.#now }, { state: this.#state, scope: scopeId })
+  }
+
+  async scopes(): Promise<string[]> {
+    return this.#state.scopes()
+  }
+}
+
+function copy(entry: KvEntry | undefined): KvEntry | undefined {
+  return entry === undefined ? undefined : structuredClone(entry)
+}

@@ -1,0 +1,72 @@
+/**
+ * The interface the engine talks to: a backend that holds journals, one `Journal` per scope.
+ * `KvDurability` implements it over any `DurableKv`; `eventsDurability` over an events journal.
+ */
+import type { WriteName } from './crash-points.js'
+import type { RecordKind, RecordOf } from './records.js'
+
+/** A record together with the version its backend stored it under. */
+export interface Versioned<R> {
+  record: R
+  version: number
+}
+
+/** Insert (expectVersion 0) or replace (expectVersion n) a record. */
+export interface JournalPut<K extends RecordKind = RecordKind> {
+  kind: K
+  record: RecordOf[K]
+  expectVersion: number
+}
+
+/** Delete a record if its version is still expectVersion. */
+export interface JournalDelete<K extends RecordKind = RecordKind> {
+  kind: K
+  delete: string
+  expectVersion: number
+}
+
+export type JournalWrite = JournalPut | JournalDelete
+
+/** The outcome of one write: the new version, or the record that won instead (undefined if none). */
+export type JournalWriteResult =
+  | { ok: true; version: number }
+  | { ok: false; current: Versioned<RecordOf[RecordKind]> | undefined }
+
+/** One page of a state in time order. */
+export interface JournalListQuery {
+  state: string
+  after?: { stateTime: number; key: string }
+  before?: number
+  limit: number
+}
+
+/** One scope's journals: the inbox, the outbox and the instances' heartbeats. */
+export interface Journal {
+  readonly scopeId: string
+  read<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<(Versioned<RecordOf[K]> | undefined)[]>
+  /**
+   * Applies each write as its own compare-and-set, in order. `name` says which journal write this
+   * is (a crash point, or an operator's action); backends ignore it, the crash-testing kit does not.
+   */
+  write(name: WriteName, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]>
+  due<K extends RecordKind>(kind: K, until: number, limit: number): Promise<Versioned<RecordOf[K]>[]>
+  list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]>
+  count(kind: RecordKind): Promise<Record<string, number>>
+  purge(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number>
+}
+
+/** Where the journals live. The bot starts and stops it; `start`/`stop` are idempotent and counted. */
+export interface DurabilityBackend {
+  /** A short name for messages and reports: 'memory', 'file', 'sqlite', 'redis', 'postgres', 'events'. */
+  readonly kind: string
+  /** Whether several processes may share it (the default instanceId then gets a per-boot suffix). */
+  readonly shared: boolean
+  /** Whether different scopes are kept apart; a backend without scopes must not be shared by bots. */
+  readonly scoped: boolean
+  start(): Promise<void>
+  stop(): Promise<void>
+  /** The backend's clock (ms since the epoch): the server's where there is one. */
+  now(): Promise<number>
+  journal(scopeId: string): Journal
+  scopes(): Promise<string[]>
+}

@@ -1,0 +1,34 @@
+/**
+ * Every journal write the engine makes has a stable name, so the crash-testing kit can "kill" a
+ * bot right before or right after it (`crashable(backend).crashBefore('outbox.markSent')`).
+ */
+export const CRASH_POINTS = [
+  'inbox.admit',
+  'inbox.claim',
+  'inbox.heartbeat',
+  'inbox.complete',
+  'inbox.fail',
+  'inbox.dead',
+  'inbox.release',
+  'outbox.journal',
+  'outbox.claim',
+  'outbox.heartbeat',
+  'outbox.split',
+  'outbox.markSent',
+  'outbox.markFailed',
+  'outbox.markDead',
+  'outbox.markUnknown',
+  'outbox.defer',
+  'instances.beat',
+  'retention.purge',
+] as const
+
+/** The name of one journal write. */
+export type CrashPoint = (typeof CRASH_POINTS)[number]
+
+/** Writes made by an operator's tool (CLI, dashboard) rather than a running bot; never crash points. */
+export const OPERATOR_WRITES = ['operator.replay', 'operator.retry', 'operator.discard', 'operator.purge', 'operator.import'] as const
+export type OperatorWrite = (typeof OPERATOR_WRITES)[number]
+
+/** The name of any journal write. */
+export type WriteName = CrashPoint | OperatorWrite

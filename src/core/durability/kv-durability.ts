@@ -1,0 +1,120 @@
+/**
+ * `KvDurability` turns any `DurableKv` into a full durability backend: it maps botmesh's records
+ * onto JSON entries and their index fields, one collection per record kind. Fencing and state
+ * machines stay in the engine, which names the version it expects on every write.
+ */
+import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from './backend.js'
+import type { WriteName } from './crash-points.js'
+import type { DurableKv, Json, KvEntry, KvOp } from './kv.js'
+import { recordIndex, recordKey, type RecordKind, type RecordOf } from './records.js'
+
+/** Options of `KvDurability`. */
+export interface KvDurabilityOptions {
+  /** A short name for messages and reports. @default 'kv' */
+  kind?: string
+  /** Whether several processes may share the store. @default false */
+  shared?: boolean
+}
+
+/** A durability backend over a `DurableKv`. */
+export class KvDurability implements DurabilityBackend {
+  readonly kind: string
+  readonly shared: boolean
+  readonly scoped: boolean
+  /** The store underneath, for tools that work on it directly (export, verify, compact). */
+  readonly kv: DurableKv
+  #starts = 0
+  #starting: Promise<void> | undefined
+
+  constructor(kv: DurableKv, options: KvDurabilityOptions = {}) {
+    this.kv = kv
+    this.kind = options.kind ?? 'kv'
+    this.shared = options.shared ?? false
+    this.scoped = typeof kv.scope === 'function'
+  }
+
+  /** Starts the store on the first call; later calls wait for it. */
+  async start(): Promise<void> {
+    this.#starts++
+    this.#starting ??= this.kv.start().catch((error: unknown) => {
+      this.#starting = undefined
+      this.#starts = 0
+      throw error
+    })
+    await this.#starting
+  }
+
+  /** Stops the store when every `start` has been matched by a `stop`. */
+  async stop(): Promise<void> {
+    if (this.#starts === 0) return
+    this.#starts--
+    if (this.#starts > 0) return
+    this.#starting = undefined
+    await this.kv.stop()
+  }
+
+  now(): Promise<number> {
+    return this.kv.now()
+  }
+
+  journal(scopeId: string): Journal {
+    return new KvJournal(this.kv.scope ? this.kv.scope(scopeId) : this.kv, scopeId)
+  }
+
+  async scopes(): Promise<string[]> {
+    return this.kv.scopes ? this.kv.scopes() : []
+  }
+}
+
+/** One scope's journals over a `DurableKv` view. */
+class KvJournal implements Journal {
+  constructor(
+    private readonly kv: DurableKv,
+    readonly scopeId: string,
+  ) {}
+
+  async read<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<(Versioned<RecordOf[K]> | undefined)[]> {
+    const entries = await this.kv.get(kind, ids)
+    return entries.map((entry) => (entry ? toVersioned<K>(entry) : undefined))
+  }
+
+  async write(_name: WriteName, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
+    const results = await this.kv.write(writes.map(toOp))
+    return results.map((result) =>
+      result.ok ? result : { ok: false, current: result.current ? toVersioned(result.current) : undefined },
+    )
+  }
+
+  async due<K extends RecordKind>(kind: K, until: number, limit: number): Promise<Versioned<RecordOf[K]>[]> {
+    return (await this.kv.due(kind, until, limit)).map((entry) => toVersioned<K>(entry))
+  }
+
+  async list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]> {
+    return (await this.kv.list(kind, query)).map((entry) => toVersioned<K>(entry))
+  }
+
+  count(kind: RecordKind): Promise<Record<string, number>> {
+    return this.kv.count(kind)
+  }
+
+  purge(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number> {
+    return this.kv.purge(kind, state, olderThan, limit)
+  }
+}
+
+function toOp(write: JournalWrite): KvOp {
+  if ('delete' in write) return { op: 'delete', collection: write.kind, key: write.delete, expectVersion: write.expectVersion }
+  const index = recordIndex(write.kind, write.record)
+  return {
+    op: 'put',
+    collection: write.kind,
+    key: recordKey(write.kind, write.record),
+    expectVersion: write.expectVersion,
+    value: write.record as unknown as Json,
+    ...index,
+  }
+}
+
+function toVersioned<K extends RecordKind>(entry: KvEntry): Versioned<RecordOf[K]> {
+  return { record: entry.value as unknown as RecordOf[K], version: entry.version }
+}

@@ -1,0 +1,105 @@
+/**
+ * The `DurableKv` contract: the small interface a storage backend implements to hold botmesh's
+ * journals. It knows nothing of messages or sends: it stores JSON values under keys, grouped in
+ * collections, and keeps two sorted indexes over fields the caller supplies.
+ *
+ * - **Versioned compare-and-set.** Every entry carries a version: 1 when inserted, +1 on each write.
+ *   A put names the version it expects (0: the key must not exist); a mismatch changes nothing
+ *   and returns the current entry, so the caller learns what won without another round trip.
+ * - **The due index** orders entries by `due` (ms since the epoch; `null` keeps an entry out of it):
+ *   when the sweeper must look at the entry next.
+ * - **The state-time index** orders entries of one `state` by (`stateTime`, `key`): list a state
+ *   in time order, page through it, count it, purge it by age.
+ *
+ * Fencing, leases and every state machine live above this interface (in `KvDurability`), so a
+ * backend only has to make each single-key write atomic.
+ */
+
+/** A JSON value as stored by a backend. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+/** One stored entry. */
+export interface KvEntry<V = Json> {
+  key: string
+  /** 1 on insert, +1 on every write. */
+  version: number
+  value: V
+  /** The state-time index groups entries by this. */
+  state: string
+  /** Orders entries within their state (ms since the epoch). */
+  stateTime: number
+  /** The due index: when the entry must next be looked at (ms since the epoch), or null for never. */
+  due: number | null
+}
+
+/** Insert (expectVersion 0) or replace (expectVersion n) one entry. */
+export interface KvPut {
+  op: 'put'
+  collection: string
+  key: string
+  /** 0: the key must not exist; n: the stored version must be n. */
+  expectVersion: number
+  value: Json
+  state: string
+  stateTime: number
+  due: number | null
+}
+
+/** Delete one entry if its version is still `expectVersion`. */
+export interface KvDelete {
+  op: 'delete'
+  collection: string
+  key: string
+  expectVersion: number
+}
+
+export type KvOp = KvPut | KvDelete
+
+/** The outcome of one op: the new version (0 after a delete), or the entry that won instead. */
+export type KvWriteResult = { ok: true; version: number } | { ok: false; current: KvEntry | undefined }
+
+/** A page of one state in (stateTime, key) order. */
+export interface KvListQuery {
+  state: string
+  /** Start after this position (exclusive); the last entry of the previous page. */
+  after?: { stateTime: number; key: string }
+  /** Only entries with stateTime < before. */
+  before?: number
+  limit: number
+}
+
+/**
+ * A store for botmesh's journals. Every method may reject when the store is unreachable; nothing
+ * is then changed (or, for `write`, each op either applied whole or not at all).
+ */
+export interface DurableKv {
+  /** Connects and creates what the store needs (tables, scripts). Idempotent. */
+  start(): Promise<void>
+  /** Releases what `start` took. Idempotent. Resources the caller injected (a pool, a client) are left open. */
+  stop(): Promise<void>
+  /** The store's own clock in ms since the epoch (the server's, where there is a server), used to judge lease expiry. */
+  now(): Promise<number>
+  /** The entries under `keys`, in order; `undefined` where there is none. */
+  get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]>
+  /**
+   * Applies each op as its own atomic compare-and-set, in order, and returns one result per op.
+   * When the promise resolves, every applied op is durable (as durable as the store is). A backend
+   * may commit the ops of one call, and of concurrent calls, together (group commit).
+   */
+  write(ops: readonly KvOp[]): Promise<KvWriteResult[]>
+  /** Entries with `due <= until`, ascending by due, at most `limit`. */
+  due(collection: string, until: number, limit: number): Promise<KvEntry[]>
+  /** One page of a state, ascending by (stateTime, key). */
+  list(collection: string, query: KvListQuery): Promise<KvEntry[]>
+  /** How many entries each state holds (states with none may be absent). */
+  count(collection: string): Promise<Record<string, number>>
+  /** Deletes up to `limit` entries of `state` with `stateTime < olderThan`; resolves to how many. */
+  purge(collection: string, state: string, olderThan: number, limit: number): Promise<number>
+  /**
+   * A view of this store holding only one namespace's entries (`Bot.durability.scope`). Views share
+   * the store's connection: start and stop the root. A store without `scope` must not be shared by bots.
+   */
+  scope?(scopeId: string): DurableKv
+  /** The scopes that hold entries (on the root store). */
+  scopes?(): Promise<string[]>
+}

@@ -1,0 +1,148 @@
+/**
+ * The records botmesh journals, and how each maps onto the two sorted indexes. The engine, the
+ * backends, the CLI and the dashboard all read these same shapes.
+ */
+import type { Json } from './kv.js'
+
+/** A lease on a record: who may work on it, under which fencing token, until when. */
+export interface Lease {
+  owner: string
+  /** Larger for every claim of the record; a completion under an older token is rejected. */
+  token: number
+  /** ms since the epoch, on the backend's clock. */
+  expiresAt: number
+  /** When this lease was taken (backend clock); a restarted instance reclaims its older leases. */
+  acquiredAt: number
+}
+
+/** What went wrong the last time, as journaled. */
+export interface ErrorInfo {
+  message: string
+  code?: string
+  name?: string
+  at: number
+}
+
+/** An operator's change to a record, kept on the record (who, when, why). */
+export interface AuditEntry {
+  action: string
+  by: string
+  at: number
+  reason?: string
+}
+
+export const INBOX_STATES = ['pending', 'processing', 'done', 'failed', 'dead'] as const
+export type InboxState = (typeof INBOX_STATES)[number]
+
+export const OUTBOX_STATES = ['pending', 'sending', 'sent', 'failed', 'dead', 'unknown'] as const
+export type OutboxState = (typeof OUTBOX_STATES)[number]
+
+/** An admitted inbound message or interaction. */
+export interface InboxRecord {
+  /** Deterministic from the channel's event id, so a redelivery maps onto the same record. */
+  id: string
+  kind: 'message' | 'interaction'
+  state: InboxState
+  chatId: string
+  /** The provider that admitted it (media references are only rebuilt by the same provider). */
+  provider: string
+  /** The inbound event as JSON; media as a serialized reference. */
+  event: Json
+  /** Runs charged so far (a claim charges one). */
+  attempts: number
+  nextAttemptAt: number | null
+  lease: Lease | null
+  /** The last fencing token issued for this record. */
+  fencingToken: number
+  lastError: ErrorInfo | null
+  createdAt: number
+  updatedAt: number
+  audit?: AuditEntry[]
+}
+
+/** A send, journaled under its idempotency key before the provider is called. */
+export interface OutboxRecord {
+  key: string
+  state: OutboxState
+  chatId: string
+  /** The content after the before('send') hooks, as JSON (Buffers base64). */
+  payload: Json
+  /** sha256 of chat + content before the hooks, for sends keyed by rule 2; null for explicit and random keys. */
+  fingerprint: string | null
+  /** Which key rule named this send. */
+  keySource: 'explicit' | 'derived' | 'random'
+  /** The inbox record whose handling made this send, and its ordinal there. */
+  inboundId: string | null
+  ordinal: number | null
+  /** The key of the part that must be sent before this one, for a text split over the channel limit. */
+  previousPart: string | null
+  /** Provider calls made so far. */
+  attempts: number
+  nextAttemptAt: number | null
+  lease: Lease | null
+  fencingToken: number
+  providerMessageId: string | null
+  lastError: ErrorInfo | null
+  createdAt: number
+  updatedAt: number
+  audit?: AuditEntry[]
+}
+
+/** A running bot's heartbeat, so tools outside the process see live replicas and their metrics. */
+export interface InstanceRecord {
+  instanceId: string
+  botId: string
+  host: string
+  pid: number
+  startedAt: number
+  lastBeatAt: number
+  lastSweepAt: number | null
+  /** When the record stops counting as live unless beaten again. */
+  expiresAt: number
+  metrics: Record<string, number>
+}
+
+export interface RecordOf {
+  inbox: InboxRecord
+  outbox: OutboxRecord
+  instances: InstanceRecord
+}
+export type RecordKind = keyof RecordOf
+export const RECORD_KINDS: readonly RecordKind[] = ['inbox', 'outbox', 'instances']
+
+/** The index fields a backend keeps for a record. */
+export interface RecordIndex {
+  state: string
+  stateTime: number
+  due: number | null
+}
+
+/** The key of a record in its collection. */
+export function recordKey<K extends RecordKind>(kind: K, record: RecordOf[K]): string {
+  if (kind === 'inbox') return (record as InboxRecord).id
+  if (kind === 'outbox') return (record as OutboxRecord).key
+  return (record as InstanceRecord).instanceId
+}
+
+/** Where a record sits in the due and state-time indexes. */
+export function recordIndex<K extends RecordKind>(kind: K, record: RecordOf[K]): RecordIndex {
+  if (kind === 'instances') {
+    const instance = record as InstanceRecord
+    return { state: 'live', stateTime: instance.startedAt, due: instance.expiresAt }
+  }
+  const work = record as InboxRecord | OutboxRecord
+  return { state: work.state, stateTime: work.updatedAt, due: dueOf(work) }
+}
+
+function dueOf(record: InboxRecord | OutboxRecord): number | null {
+  switch (record.state) {
+    case 'pending':
+    case 'failed':
+      return record.nextAttemptAt ?? record.updatedAt
+    case 'processing':
+    case 'sending':
+      return record.lease?.expiresAt ?? record.updatedAt
+    default:
+      return null
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Every error an operator may meet is a `BotmeshError` with a stable `code`, whether it is worth
+ * retrying, and the error that caused it.
+ */
+export class BotmeshError extends Error {
+  /** A stable, documented identifier: scripts and alerts match on it, never on the message. */
+  readonly code: string
+  /** Whether the same operation may succeed if tried again later. */
+  readonly retryable: boolean
+
+  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = new.target.name
+    this.code = code
+    this.retryable = options.retryable ?? false
+  }
+}
+
+/** The configuration passed to the bot or a backend is invalid. */
+export class ConfigError extends BotmeshError {
+  constructor(message: string) {
+    super('CONFIG_INVALID', message)
+  }
+}
+
+/** A lease was taken over by another holder (it expired, or an operator changed the record). */
+export class LeaseLostError extends BotmeshError {
+  constructor(kind: string, id: string, token: number) {
+    super('LEASE_LOST', `the ${kind} record "${id}" is no longer leased with fencing token ${token}`)
+  }
+}
+
+/** The journal could not record or read something; the operation did not take effect. */
+export class JournalUnavailableError extends BotmeshError {
+  constructor(message: string, cause?: unknown) {
+    super('JOURNAL_UNAVAILABLE', message, { retryable: true, cause })
+  }
+}
+
+/** A send was journaled but could not be delivered within `outbox.inlineMaxMs`; the sweeper keeps retrying it. */
+export class SendDeferredError extends BotmeshError {
+  /** The outbox key under which the send is journaled. */
+  readonly key: string
+  constructor(key: string, cause?: unknown) {
+    super('SEND_DEFERRED', `the send "${key}" is journaled and will be retried in the background`, { retryable: true, cause })
+    this.key = key
+  }
+}
+
+/** A backend's journal file or table holds damage that open() refuses to apply half-way. */
+export class JournalCorruptError extends BotmeshError {
+  readonly file: string
+  constructor(file: string, detail: string, code = 'JOURNAL_CORRUPT') {
+    super(code, `${file}: ${detail}; restore it from a backup or move it aside`)
+    this.file = file
+  }
+}
+
+/** A complete log entry in the middle of an append log fails its checksum or shape. */
+export class AppendLogCorruptError extends JournalCorruptError {
+  readonly line: number
+  readonly offset: number
+  constructor(file: string, line: number, offset: number, detail: string) {
+    super(file, `append log entry at line ${line} (byte offset ${offset}) is damaged: ${detail}`, 'APPEND_LOG_CORRUPT')
+    this.line = line
+    this.offset = offset
+  }
+}
+
+/** A journal is held by another live process (or already open in this one). */
+export class JournalLockedError extends BotmeshError {
+  readonly file: string
+  readonly pid: number | undefined
+  constructor(file: string, pid: number | undefined, detail?: string) {
+    super('JOURNAL_LOCKED', detail ?? `${file} is locked by process ${pid ?? 'unknown'}; stop that process or open the journal read-only`)
+    this.file = file
+    this.pid = pid
+  }
+}
+
+/** A record the operation names does not exist. */
+export class RecordNotFoundError extends BotmeshError {
+  constructor(kind: string, id: string) {
+    super('RECORD_NOT_FOUND', `no ${kind} record "${id}"`)
+  }
+}
+
+/** An operation does not apply to a record in its current state. */
+export class InvalidStateError extends BotmeshError {
+  constructor(kind: string, id: string, state: string, expected: readonly string[]) {
+    super('INVALID_STATE', `the ${kind} record "${id}" is ${state}; expected ${expected.join(' or ')}`)
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * `botmesh/core/spi`: what a custom backend implements. Implement `DurableKv` (versioned
+ * compare-and-set plus two sorted indexes) and wrap it in `KvDurability`.
+ */
+export type { DurableKv, Json, KvEntry, KvPut, KvDelete, KvOp, KvWriteResult, KvListQuery } from './durability/kv.js'
+export { KvDurability, type KvDurabilityOptions } from './durability/kv-durability.js'
+export type {
+  DurabilityBackend,
+  Journal,
+  JournalWrite,
+  JournalPut,
+  JournalDelete,
+  JournalWriteResult,
+  JournalListQuery,
+  Versioned,
+} from './durability/backend.js'
+export * from './durability/records.js'
+export { CRASH_POINTS, OPERATOR_WRITES, type CrashPoint, type OperatorWrite, type WriteName } from './durability/crash-points.js'
+export type { Store, MessageLogEntry } from './store.js'
+export { MemoryKv, type MemoryKvOptions } from '../backends/memory/kv.js'
+export { KvState } from '../backends/memory/state.js'

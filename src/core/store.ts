@@ -1,0 +1,78 @@
+/**
+ * The bot's store: per-chat user data, flow checkpoints and the message log. It is separate from
+ * the durability journals (a store never touches them, and they never touch the store), but a
+ * `.persistent()` flow keeps its checkpoints here, so a bot that must survive a crash uses a
+ * persistent store too.
+ */
+import type { Json } from './durability/kv.js'
+
+/** One line of the message log. */
+export interface MessageLogEntry {
+  direction: 'in' | 'out'
+  chatId: string
+  /** The channel's message id (inbound) or the provider's id of the sent message (outbound). */
+  messageId: string | null
+  text: string | null
+  /** ms since the epoch. */
+  at: number
+  /** The outbox key of a send, or the inbox record id of an inbound message. */
+  ref: string | null
+}
+
+/**
+ * Where a bot keeps its state. Every method is scoped by the bot's scope id (`bot.durability.scope`
+ * or the same derived id without durability), so bots can share a store.
+ */
+export interface Store {
+  /** Opens the store (connections, schema). Idempotent. */
+  start?(): Promise<void>
+  /** Closes what `start` opened. Idempotent. */
+  stop?(): Promise<void>
+  getUser(scope: string, chatId: string, key: string): Promise<Json | undefined>
+  setUser(scope: string, chatId: string, key: string, value: Json): Promise<void>
+  /** The checkpoint of the chat's persistent flow, if one waits for an answer. */
+  getCheckpoint(scope: string, chatId: string): Promise<Json | undefined>
+  setCheckpoint(scope: string, chatId: string, checkpoint: Json): Promise<void>
+  deleteCheckpoint(scope: string, chatId: string): Promise<void>
+  appendLog(scope: string, entry: MessageLogEntry): Promise<void>
+  /** The chat's latest log entries, oldest first, at most `limit`. */
+  listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]>
+}
+
+/** A store in this process's memory: the default. Nothing survives a restart. */
+export class MemoryStore implements Store {
+  readonly #users = new Map<string, Json>()
+  readonly #checkpoints = new Map<string, Json>()
+  readonly #logs = new Map<string, MessageLogEntry[]>()
+
+  async getUser(scope: string, chatId: string, key: string): Promise<Json | undefined> {
+    return structuredClone(this.#users.get(JSON.stringify([scope, chatId, key])))
+  }
+
+  async setUser(scope: string, chatId: string, key: string, value: Json): Promise<void> {
+    this.#users.set(JSON.stringify([scope, chatId, key]), structuredClone(value))
+  }
+
+  async getCheckpoint(scope: string, chatId: string): Promise<Json | undefined> {
+    return structuredClone(this.#checkpoints.get(JSON.stringify([scope, chatId])))
+  }
+
+  async setCheckpoint(scope: string, chatId: string, checkpoint: Json): Promise<void> {
+    this.#checkpoints.set(JSON.stringify([scope, chatId]), structuredClone(checkpoint))
+  }
+
+  async deleteCheckpoint(scope: string, chatId: string): Promise<void> {
+    this.#checkpoints.delete(JSON.stringify([scope, chatId]))
+  }
+
+  async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
+    const key = JSON.stringify([scope, entry.chatId])
+    const log = this.#logs.get(key) ?? []
+    log.push({ ...entry })
+    this.#logs.set(key, log)
+  }
+
+  async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
+    return (this.#logs.get(JSON.stringify([scope, chatId])) ?? []).slice(-limit).map((entry) => ({ ...entry }))
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * A conformance case: one named behaviour every durability backend must show. Cases use
+ * `node:assert`, so they run under vitest and under the CLI's plain runner alike.
+ */
+import type { DurabilityBackend, Journal } from '../../durability/backend.js'
+
+/** What a case gets: a started backend of its own, and fresh scopes on it. */
+export interface ConformanceContext {
+  backend: DurabilityBackend
+  /** A journal under a scope no other case uses. */
+  journal(): Journal
+  /** A new scope id no other case uses. */
+  scopeId(): string
+}
+
+export interface ConformanceCase {
+  name: string
+  run(context: ConformanceContext): Promise<void>
+}
+
+/** Makes a fresh, not yet started backend for one case, and cleans up after it. */
+export interface BackendFactory {
+  create(): Promise<DurabilityBackend>
+  /** Called after the case, whatever its outcome, with the backend it got (already stopped). */
+  cleanup?(backend: DurabilityBackend): Promise<void>
+}

@@ -91,3 +91,20 @@ export class InvalidStateError extends BotmeshError {
     super('INVALID_STATE', `the ${kind} record "${id}" is ${state}; expected ${expected.join(' or ')}`)
   }
 }
+
+/** A backend's driver package is not installed (drivers load only when their backend is used). */
+export class DriverMissingError extends BotmeshError {
+  /** The npm package to install. */
+  readonly driver: string
+  constructor(driver: string, backend: string, cause?: unknown) {
+    super('DRIVER_MISSING', `${backend} needs the "${driver}" package, which is not installed: run npm install ${driver}`, { cause })
+    this.driver = driver
+  }
+}
+
+/** The bot's store could not be reached; the operation did not take effect. */
+export class StoreUnavailableError extends BotmeshError {
+  constructor(message: string, cause?: unknown) {
+    super('STORE_UNAVAILABLE', message, { retryable: true, cause })
+  }
+}

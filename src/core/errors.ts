@@ -108,3 +108,10 @@ export class StoreUnavailableError extends BotmeshError {
     super('STORE_UNAVAILABLE', message, { retryable: true, cause })
   }
 }
+
+/** Redis answered a command with an error that retrying will not cure (a foreign key of the wrong type under the prefix, a script error). */
+export class RedisCommandError extends BotmeshError {
+  constructor(what: string, reply: string, cause?: unknown) {
+    super('REDIS_COMMAND_FAILED', `Redis refused ${what}: ${reply}`, { retryable: false, cause })
+  }
+}

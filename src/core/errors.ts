@@ -115,3 +115,21 @@ export class RedisCommandError extends BotmeshError {
     super('REDIS_COMMAND_FAILED', `Redis refused ${what}: ${reply}`, { retryable: false, cause })
   }
 }
+
+/** A journal was closed; open it again to use it. */
+export class JournalClosedError extends BotmeshError {
+  readonly file: string
+  constructor(file: string) {
+    super('JOURNAL_CLOSED', `${file} was closed; open it again to read or write it`)
+    this.file = file
+  }
+}
+
+/** A write reached a journal opened read-only (no live process holds it; reopen it writable to change it). */
+export class JournalReadOnlyError extends BotmeshError {
+  readonly file: string
+  constructor(file: string) {
+    super('JOURNAL_READ_ONLY', `${file} is open read-only; open it without readOnly to change it`)
+    this.file = file
+  }
+}

@@ -92,6 +92,15 @@ export class InvalidStateError extends BotmeshError {
   }
 }
 
+/** A send was dead-lettered (a final error, or its retries ran out); `cause` is the last provider error. */
+export class SendDeadError extends BotmeshError {
+  readonly key: string
+  constructor(key: string, detail: string, cause?: unknown) {
+    super('SEND_DEAD', `the send "${key}" is dead-lettered: ${detail}`, { retryable: false, cause })
+    this.key = key
+  }
+}
+
 /** A backend's driver package is not installed (drivers load only when their backend is used). */
 export class DriverMissingError extends BotmeshError {
   /** The npm package to install. */

@@ -76,6 +76,8 @@ export interface OutboxRecord {
   ordinal: number | null
   /** The key of the part that must be sent before this one, for a text split over the channel limit. */
   previousPart: string | null
+  /** The key of the part that follows this one, if the text was split. */
+  nextPart?: string | null
   /** Provider calls made so far. */
   attempts: number
   nextAttemptAt: number | null

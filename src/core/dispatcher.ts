@@ -1,0 +1,131 @@
+/**
+ * Routing and running: which handler (or waiting flow) takes an inbound message, and running it
+ * with its context. Used alike with and without durability.
+ */
+import type { Json } from './durability/kv.js'
+import type { SendResult } from './durability/outbox.js'
+import { conversationFor, Flow, type Conversation } from './flow.js'
+import type { Context, Message, SendOptions, StateAccess } from './context.js'
+import type { Matcher } from './matchers.js'
+import { bindMediaProvider } from './media.js'
+import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
+import type { Store } from './store.js'
+
+/** A message handler. */
+export type Handler = (ctx: Context) => unknown | Promise<unknown>
+
+export interface Registration {
+  matcher: Matcher
+  handler: Handler | Flow
+}
+
+/** What a message will do, decided before any handler runs (reading the store may fail). */
+export type Route =
+  | { type: 'answer'; flow: Flow; conversation: Omit<Conversation, 'previous'>; stored: Conversation | undefined }
+  | { type: 'handler'; handler: Handler | Flow; stored: Conversation | undefined }
+  | { type: 'none' }
+
+export interface DispatcherDeps {
+  store: Store
+  scope: string
+  provider: IProvider
+  registrations: Registration[]
+  flows: Map<string, Flow>
+  send(chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult>
+  onError(error: unknown): void
+}
+
+export class Dispatcher {
+  /** Conversations of flows that are not persistent: they live (and die) with this process. */
+  readonly #memory = new Map<string, Conversation>()
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  async route(event: InboundEvent, recordId: string): Promise<Route> {
+    const stored = this.#memory.get(event.chatId) ?? ((await this.deps.store.getCheckpoint(this.deps.scope, event.chatId)) as Conversation | undefined)
+    const conversation = conversationFor(stored, recordId)
+    const flow = conversation && this.deps.flows.get(conversation.flow)
+    if (conversation && flow && flow.steps[conversation.step]) return { type: 'answer', flow, conversation, stored }
+    const registration = this.deps.registrations.find((r) => r.matcher(event))
+    return registration ? { type: 'handler', handler: registration.handler, stored } : { type: 'none' }
+  }
+
+  /** Runs a route. A handler that throws is reported, not retried: its side effects already ran. */
+  async run(route: Route, event: InboundEvent, recordId: string): Promise<void> {
+    if (route.type === 'none') return
+    const flowState = route.type === 'answer' ? { ...route.conversation.state } : {}
+    const ctx = this.#context(event, recordId, flowState)
+    try {
+      if (route.type === 'answer') await this.#answer(route, ctx, flowState, recordId)
+      else if (route.handler instanceof Flow) await this.#startFlow(route.handler, route.stored, ctx, recordId)
+      else await route.handler(ctx)
+    } catch (error) {
+      this.deps.onError(error)
+    }
+  }
+
+  async #startFlow(flow: Flow, stored: Conversation | undefined, ctx: Context, recordId: string): Promise<void> {
+    const first = flow.steps[0]
+    if (!first) return
+    await ctx.reply(first.question)
+    await this.#save(flow, ctx.chatId, { flow: flow.name, step: 0, state: {}, finished: false, fedBy: recordId, previous: strip(priorOf(stored, recordId)) })
+  }
+
+  async #answer(route: Extract<Route, { type: 'answer' }>, ctx: Context, state: Record<string, Json>, recordId: string): Promise<void> {
+    const { flow, conversation } = route
+    await flow.steps[conversation.step]!.handle(ctx, ctx.message)
+    const next = conversation.step + 1
+    const following = flow.steps[next]
+    if (following) await ctx.reply(following.question)
+    await this.#save(flow, ctx.chatId, {
+      flow: flow.name,
+      step: following ? next : conversation.step,
+      state,
+      finished: !following,
+      fedBy: recordId,
+      previous: strip(conversation),
+    })
+  }
+
+  async #save(flow: Flow, chatId: string, conversation: Conversation): Promise<void> {
+    if (flow.isPersistent) await this.deps.store.setCheckpoint(this.deps.scope, chatId, conversation as unknown as Json)
+    else this.#memory.set(chatId, conversation)
+  }
+
+  #context(event: InboundEvent, recordId: string, flowState: Record<string, Json>): Context {
+    const { store, scope } = this.deps
+    const message: Message = { ...event, kind: event.kind ?? (event.interaction ? 'interaction' : 'message') }
+    const user: StateAccess = {
+      get: async (key) => (await store.getUser(scope, event.chatId, key)) as never,
+      set: (key, value) => store.setUser(scope, event.chatId, key, value),
+    }
+    const state: StateAccess = {
+      get: async (key) => structuredClone(flowState[key]) as never,
+      set: async (key, value) => {
+        flowState[key] = structuredClone(value)
+      },
+    }
+    const ctx: Context = {
+      ref: { id: recordId, chatId: event.chatId, messageId: event.id },
+      message,
+      chatId: event.chatId,
+      reply: (content, options) => this.deps.send(event.chatId, content, options),
+      user,
+      state,
+    }
+    bindMediaProvider(ctx, this.deps.provider)
+    return ctx
+  }
+}
+
+/** The conversation before the message `recordId` (for a replay of it: the one it started from). */
+function priorOf(stored: Conversation | undefined, recordId: string): Omit<Conversation, 'previous'> | null {
+  if (!stored) return null
+  return stored.fedBy === recordId ? stored.previous : stored
+}
+
+function strip(conversation: Omit<Conversation, 'previous'> | Conversation | null): Omit<Conversation, 'previous'> | null {
+  if (!conversation) return null
+  const { flow, step, state, finished, fedBy } = conversation
+  return { flow, step, state, finished, fedBy }
+}

@@ -1,0 +1,161 @@
+/**
+ * The `durability` option of a bot: what a user writes, its defaults (the seed's Configuration
+ * table), and the single function that resolves and validates it.
+ */
+import { hostname } from 'node:os'
+import { randomBytes } from 'node:crypto'
+import { toMs, type Duration } from '../duration.js'
+import { ConfigError } from '../errors.js'
+import type { DurabilityBackend } from './backend.js'
+import { LIMITS } from './limits.js'
+
+/** Backoff between attempts: exponential from `baseMs`, capped at `capMs`, with ± `jitter` (a fraction). */
+export interface BackoffOptions {
+  /** @default 1000 */
+  baseMs?: number
+  /** @default 60000 */
+  capMs?: number
+  /** @default 0.2 */
+  jitter?: number
+}
+
+/** `BotConfig.durability`. */
+export interface DurabilityOptions {
+  /** Where the journals live. @default a new MemoryDurability */
+  backend?: DurabilityBackend
+  /** Lease owner: stable across restarts, unique per running replica. @default `<hostname>/<botId>/<connectionId>` (+ a per-boot suffix on a shared backend) */
+  instanceId?: string
+  /** Dispatch an inbound event even when the journal cannot record it. @default false */
+  failOpen?: boolean
+  inbox?: {
+    /** Processing lease, extended by a heartbeat while the handler runs. @default '60s' */
+    leaseMs?: Duration
+    /** Runs charged before an inbound event that keeps failing is dead-lettered. @default 5 */
+    maxAttempts?: number
+    /** @default { baseMs: 1000, capMs: 60000, jitter: 0.2 } */
+    backoff?: BackoffOptions
+    /** Journal a serializable media reference so a replay can download it. @default true */
+    mediaRefs?: boolean
+  }
+  outbox?: {
+    /** Retries after the first attempt before a send is dead-lettered. @default 5 */
+    retries?: number
+    /** @default as inbox.backoff */
+    backoff?: BackoffOptions
+    /** How long ctx.reply / bot.send retry inline before rejecting with SendDeferredError. @default '15s' */
+    inlineMaxMs?: Duration
+    /** A send whose outcome is unknown after a crash. @default 'skip' */
+    onAmbiguous?: 'skip' | 'resend'
+    /** A replay that produces different content under the same derived key. @default 'send' */
+    onDiverged?: 'send' | 'skip'
+    /** Larger payloads bypass the outbox, with a warning. @default 1 MiB */
+    maxPayloadBytes?: number
+    /** Lease of a send in flight (at least 20 ms). @default '60s' */
+    leaseMs?: Duration
+  }
+  /** Period of the background sweeper. @default '1s' */
+  pollMs?: Duration
+  /** How long done/sent records are kept; 0 keeps them. @default '7d' */
+  retention?: Duration
+  /** The local clock (ms); lease times are corrected to the backend's clock. For tests. @default Date.now */
+  clock?: () => number
+}
+
+/** Backoff with every field set. */
+export type ResolvedBackoff = Required<BackoffOptions>
+
+/** The durability options with every default applied and every duration in ms. */
+export interface DurabilityConfig {
+  instanceId: string
+  failOpen: boolean
+  inbox: { leaseMs: number; maxAttempts: number; backoff: ResolvedBackoff; mediaRefs: boolean }
+  outbox: {
+    retries: number
+    backoff: ResolvedBackoff
+    inlineMaxMs: number
+    onAmbiguous: 'skip' | 'resend'
+    onDiverged: 'send' | 'skip'
+    maxPayloadBytes: number
+    leaseMs: number
+  }
+  pollMs: number
+  retentionMs: number
+  clock: () => number
+}
+
+export const DEFAULT_BACKOFF: ResolvedBackoff = { baseMs: 1000, capMs: 60_000, jitter: 0.2 }
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024
+
+/** Who is asking, for the instanceId default. */
+export interface Namespace {
+  tenantId: string
+  environmentId: string
+  botId: string
+  connectionId: string
+}
+
+/** A per-boot suffix, so two processes on one host never share a default instanceId. */
+const BOOT_SUFFIX = randomBytes(4).toString('hex')
+
+/** Resolves user options into a full config; throws ConfigError with the option's name when one is invalid. */
+export function resolveDurabilityConfig(options: DurabilityOptions, namespace: Namespace, backend: DurabilityBackend): DurabilityConfig {
+  const inboxBackoff = resolveBackoff(options.inbox?.backoff, DEFAULT_BACKOFF, 'inbox.backoff')
+  const config: DurabilityConfig = {
+    instanceId: options.instanceId ?? defaultInstanceId(namespace, backend.shared),
+    failOpen: options.failOpen ?? false,
+    inbox: {
+      leaseMs: toMs(options.inbox?.leaseMs ?? '60s', 'durability.inbox.leaseMs'),
+      maxAttempts: positiveInteger(options.inbox?.maxAttempts ?? 5, 'durability.inbox.maxAttempts', 1),
+      backoff: inboxBackoff,
+      mediaRefs: options.inbox?.mediaRefs ?? true,
+    },
+    outbox: {
+      retries: positiveInteger(options.outbox?.retries ?? 5, 'durability.outbox.retries', 0),
+      backoff: resolveBackoff(options.outbox?.backoff, inboxBackoff, 'outbox.backoff'),
+      inlineMaxMs: toMs(options.outbox?.inlineMaxMs ?? '15s', 'durability.outbox.inlineMaxMs'),
+      onAmbiguous: oneOf(options.outbox?.onAmbiguous ?? 'skip', ['skip', 'resend'], 'durability.outbox.onAmbiguous'),
+      onDiverged: oneOf(options.outbox?.onDiverged ?? 'send', ['send', 'skip'], 'durability.outbox.onDiverged'),
+      maxPayloadBytes: positiveInteger(options.outbox?.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'durability.outbox.maxPayloadBytes', 1),
+      leaseMs: toMs(options.outbox?.leaseMs ?? '60s', 'durability.outbox.leaseMs'),
+    },
+    pollMs: toMs(options.pollMs ?? '1s', 'durability.pollMs'),
+    retentionMs: toMs(options.retention ?? '7d', 'durability.retention'),
+    clock: options.clock ?? Date.now,
+  }
+  if (config.outbox.leaseMs < LIMITS.outboxLeaseMinMs) {
+    throw new ConfigError(`durability.outbox.leaseMs must be at least ${LIMITS.outboxLeaseMinMs} ms; got ${config.outbox.leaseMs} ms`)
+  }
+  if (config.inbox.leaseMs < LIMITS.inboxLeaseMinMs) {
+    throw new ConfigError(`durability.inbox.leaseMs must be at least ${LIMITS.inboxLeaseMinMs} ms; got ${config.inbox.leaseMs} ms`)
+  }
+  if (config.pollMs < 1) throw new ConfigError(`durability.pollMs must be at least 1 ms; got ${config.pollMs} ms`)
+  if (!config.instanceId.trim()) throw new ConfigError('durability.instanceId must not be empty')
+  return config
+}
+
+/** `<hostname>/<botId>/<connectionId>`, plus a per-boot suffix on a shared backend. */
+export function defaultInstanceId(namespace: Namespace, shared: boolean): string {
+  const base = `${hostname()}/${namespace.botId}/${namespace.connectionId}`
+  return shared ? `${base}/${BOOT_SUFFIX}` : base
+}
+
+function resolveBackoff(given: BackoffOptions | undefined, fallback: ResolvedBackoff, option: string): ResolvedBackoff {
+  const backoff = { ...fallback, ...given }
+  if (!(backoff.baseMs >= 0) || !(backoff.capMs >= backoff.baseMs)) {
+    throw new ConfigError(`durability.${option} needs 0 <= baseMs <= capMs; got ${JSON.stringify(given)}`)
+  }
+  if (!(backoff.jitter >= 0 && backoff.jitter <= 1)) {
+    throw new ConfigError(`durability.${option}.jitter must be between 0 and 1; got ${backoff.jitter}`)
+  }
+  return backoff
+}
+
+function positiveInteger(value: number, option: string, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${option} must be an integer of at least ${min}; got ${value}`)
+  return value
+}
+
+function oneOf<T extends string>(value: T, allowed: readonly T[], option: string): T {
+  if (!allowed.includes(value)) throw new ConfigError(`${option} must be ${allowed.map((a) => `'${a}'`).join(' or ')}; got ${JSON.stringify(value)}`)
+  return value
+}

@@ -1,0 +1,75 @@
+/**
+ * The durability engine's shared state: the resolved config, the scope's journal, the clock,
+ * the counters, the lease keeper and the event sinks. The inbox, outbox and sweeper modules are
+ * functions over it; nothing here knows which backend it runs on.
+ */
+import type { DurabilityBackend, Journal, Versioned } from './backend.js'
+import { BackendClock } from './clock.js'
+import type { DurabilityConfig } from './config.js'
+import { HeldRecord } from './held-record.js'
+import { LeaseKeeper } from './lease-keeper.js'
+import { Metrics } from './metrics.js'
+import type { ErrorInfo, InboxRecord, OutboxRecord } from './records.js'
+
+/** What the engine tells the bot. */
+export interface EngineEvents {
+  dead(info: { kind: 'inbox' | 'outbox'; id: string; error: ErrorInfo | null }): void
+  ambiguous(info: { key: string; chatId: string }): void
+  warn(message: string): void
+  error(error: unknown): void
+}
+
+export class DurabilityEngine {
+  readonly journal: Journal
+  readonly clock: BackendClock
+  readonly metrics = new Metrics()
+  readonly keeper: LeaseKeeper
+  /** When this incarnation started, on the backend clock: leases of ours older than this are a dead incarnation's. */
+  startedAt = 0
+
+  constructor(
+    readonly backend: DurabilityBackend,
+    readonly config: DurabilityConfig,
+    readonly scopeId: string,
+    readonly events: EngineEvents,
+  ) {
+    this.journal = backend.journal(scopeId)
+    this.clock = new BackendClock(backend, config.clock)
+    this.keeper = new LeaseKeeper(this.clock, { inbox: config.inbox.leaseMs, outbox: config.outbox.leaseMs }, (error) => events.error(error))
+  }
+
+  get instanceId(): string {
+    return this.config.instanceId
+  }
+
+  now(): number {
+    return this.clock.now()
+  }
+
+  /** A lease for this instance, starting now. */
+  lease(kind: 'inbox' | 'outbox', token: number): NonNullable<InboxRecord['lease']> {
+    const now = this.now()
+    const leaseMs = kind === 'inbox' ? this.config.inbox.leaseMs : this.config.outbox.leaseMs
+    return { owner: this.instanceId, token, expiresAt: now + leaseMs, acquiredAt: now }
+  }
+
+  hold<K extends 'inbox' | 'outbox'>(kind: K, versioned: Versioned<K extends 'inbox' ? InboxRecord : OutboxRecord>): HeldRecord<K> {
+    return new HeldRecord(this.journal, kind, versioned.record, versioned.version)
+  }
+
+  /** Whether a leased record's lease may be taken over now: it expired, or a dead incarnation of this instance held it. */
+  leaseIsOver(lease: InboxRecord['lease'], kind: 'inbox' | 'outbox', id: string): boolean {
+    if (!lease) return true
+    if (lease.expiresAt <= this.now()) return true
+    return lease.owner === this.instanceId && lease.acquiredAt < this.startedAt && !this.keeper.holds(kind, id)
+  }
+}
+
+/** An error as journaled. */
+export function errorInfo(error: unknown, at: number): ErrorInfo {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code
+    return { message: error.message, name: error.name, ...(typeof code === 'string' ? { code } : {}), at }
+  }
+  return { message: String(error), at }
+}

@@ -1,0 +1,59 @@
+/**
+ * A record this process holds a lease on. Every write of it goes through `update`, one at a
+ * time, so the owner's transitions and the heartbeat never race each other for the version. A
+ * failed compare-and-set means the lease was taken over (it expired, or an operator changed the
+ * record): the record is then `lost`, and the holder's completion is counted in `staleLeases`.
+ */
+import type { Journal } from './backend.js'
+import type { WriteName } from './crash-points.js'
+import type { InboxRecord, OutboxRecord } from './records.js'
+
+type WorkKind = 'inbox' | 'outbox'
+type WorkRecord<K extends WorkKind> = K extends 'inbox' ? InboxRecord : OutboxRecord
+
+export class HeldRecord<K extends WorkKind = WorkKind> {
+  #record: WorkRecord<K>
+  #version: number
+  #lost = false
+  #chain: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly journal: Journal,
+    readonly kind: K,
+    record: WorkRecord<K>,
+    version: number,
+  ) {
+    this.#record = record
+    this.#version = version
+  }
+
+  get record(): WorkRecord<K> {
+    return this.#record
+  }
+
+  get id(): string {
+    return this.kind === 'inbox' ? (this.#record as InboxRecord).id : (this.#record as OutboxRecord).key
+  }
+
+  get lost(): boolean {
+    return this.#lost
+  }
+
+  /** Writes the changed record under the version last seen; false when the lease was lost. */
+  update(name: WriteName, change: (record: WorkRecord<K>) => WorkRecord<K>): Promise<boolean> {
+    const next = this.#chain.then(async () => {
+      if (this.#lost) return false
+      const record = change(this.#record)
+      const [result] = await this.journal.write(name, [{ kind: this.kind, record, expectVersion: this.#version }])
+      if (!result!.ok) {
+        this.#lost = true
+        return false
+      }
+      this.#record = record
+      this.#version = result!.version
+      return true
+    })
+    this.#chain = next.catch(() => undefined)
+    return next
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The inbox's transitions. Every admitted event is written down (processing, leased to this
+ * instance, one run charged) before any handler runs; it is done only once its effects settled.
+ *
+ *   admit ─► processing ─► done
+ *               │   ▲
+ *          fail ▼   │ claim (sweeper; charges a run)
+ *             failed / pending ──► dead (after inbox.maxAttempts charged runs)
+ */
+import type { InboundEvent } from '../provider.js'
+import type { Versioned } from './backend.js'
+import { backoffMs } from './backoff.js'
+import type { DurabilityEngine } from './engine.js'
+import { errorInfo } from './engine.js'
+import type { HeldRecord } from './held-record.js'
+import type { Json } from './kv.js'
+import type { InboxRecord } from './records.js'
+
+/** Journals an inbound event; the record comes back held, or the existing record of a redelivery. */
+export async function admitInbound(
+  engine: DurabilityEngine,
+  event: InboundEvent,
+  journaledEvent: Json,
+  provider: string,
+): Promise<{ held: HeldRecord<'inbox'> } | { existing: InboxRecord | undefined }> {
+  const now = engine.now()
+  const record: InboxRecord = {
+    id: event.id,
+    kind: event.kind ?? (event.interaction ? 'interaction' : 'message'),
+    state: 'processing',
+    chatId: event.chatId,
+    provider,
+    event: journaledEvent,
+    attempts: 1,
+    nextAttemptAt: null,
+    lease: engine.lease('inbox', 1),
+    fencingToken: 1,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+  }
+  const [result] = await engine.journal.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }])
+  if (!result!.ok) return { existing: result!.current?.record as InboxRecord | undefined }
+  engine.metrics.increment('inboundJournaled')
+  return { held: engine.hold('inbox', { record, version: result!.version }) }
+}
+
+/**
+ * Claims a record the sweeper found (pending, failed, or processing under a lease that is over),
+ * charging one run; a record that already had its runs goes to the dead-letter queue instead.
+ */
+export async function claimInbound(engine: DurabilityEngine, found: Versioned<InboxRecord>): Promise<HeldRecord<'inbox'> | undefined> {
+  const { record } = found
+  const now = engine.now()
+  if (record.attempts >= engine.config.inbox.maxAttempts) {
+    const lastError = record.lastError ?? { message: `${record.attempts} runs did not complete (the process crashed or froze)`, at: now }
+    const dead: InboxRecord = { ...record, state: 'dead', lease: null, nextAttemptAt: null, lastError, updatedAt: now }
+    const [result] = await engine.journal.write('inbox.dead', [{ kind: 'inbox', record: dead, expectVersion: found.version }])
+    if (result!.ok) {
+      engine.metrics.increment('inboundDead')
+      engine.events.dead({ kind: 'inbox', id: record.id, error: lastError })
+    }
+    return undefined
+  }
+  const token = record.fencingToken + 1
+  const claimed: InboxRecord = {
+    ...record,
+    state: 'processing',
+    attempts: record.attempts + 1,
+    lease: engine.lease('inbox', token),
+    fencingToken: token,
+    nextAttemptAt: null,
+    updatedAt: now,
+  }
+  const [result] = await engine.journal.write('inbox.claim', [{ kind: 'inbox', record: claimed, expectVersion: found.version }])
+  if (!result!.ok) return undefined
+  engine.metrics.increment('inboundReplayed')
+  return engine.hold('inbox', { record: claimed, version: result!.version })
+}
+
+/** Marks a handled record done; a lease lost meanwhile is counted in staleLeases. */
+export async function completeInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>): Promise<boolean> {
+  const ok = await held.update('inbox.complete', (record) => ({
+    ...record,
+    state: 'done',
+    lease: null,
+    nextAttemptAt: null,
+    updatedAt: engine.now(),
+  }))
+  if (!ok) engine.metrics.increment('staleLeases')
+  return ok
+}
+
+/** A failure before the handlers ran: retried with inbox.backoff, dead after inbox.maxAttempts runs. */
+export async function failInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, error: unknown): Promise<void> {
+  const now = engine.now()
+  const lastError = errorInfo(error, now)
+  const dead = held.record.attempts >= engine.config.inbox.maxAttempts
+  const ok = await held.update(dead ? 'inbox.dead' : 'inbox.fail', (record) => ({
+    ...record,
+    state: dead ? 'dead' : 'failed',
+    lease: null,
+    lastError,
+    nextAttemptAt: dead ? null : now + backoffMs(engine.config.inbox.backoff, record.attempts),
+    updatedAt: now,
+  }))
+  if (!ok) {
+    engine.metrics.increment('staleLeases')
+    return
+  }
+  if (dead) {
+    engine.metrics.increment('inboundDead')
+    engine.events.dead({ kind: 'inbox', id: held.id, error: lastError })
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Every limit of the engine, named, with units last, in one place. The seed's options (leases,
+ * backoff, retries) live in config.ts; these bound loops, batches and caches.
+ */
+export const LIMITS = {
+  /** The shortest outbox lease the bot accepts: heartbeats must fit well inside it. */
+  outboxLeaseMinMs: 20,
+  /** The shortest inbox lease the bot accepts. */
+  inboxLeaseMinMs: 20,
+  /** Records one sweep claims per journal. */
+  sweepBatchMax: 100,
+  /** Records a restarted instance inspects to reclaim its own leases on its first sweep. */
+  reclaimScanMax: 10_000,
+  /** Records one retention pass deletes per state. */
+  purgeBatchMax: 1_000,
+  /** How often retention purges (at most). */
+  purgeEveryMs: 60_000,
+  /** Recently admitted event ids remembered in memory, to recognise redeliveries without a round trip. */
+  dedupeCacheMax: 10_000,
+  /** How often the instance heartbeat is written. */
+  instanceBeatMs: 5_000,
+  /** An instance record counts as live this many beats after its last one. */
+  instanceBeatsToLive: 3,
+  /** How long `stop()` waits for work in flight. */
+  stopTimeoutMs: 30_000,
+  /** How long `idle()` waits before it gives up. */
+  idleTimeoutMs: 60_000,
+  /** Sends of one broadcast in flight at once, when the caller gives no concurrency. */
+  broadcastConcurrencyDefault: 1,
+  /** Lease renewals happen this many times per lease period. */
+  heartbeatsPerLease: 3,
+} as const

@@ -1,0 +1,32 @@
+/** The durability counters of one bot (`bot.durability.metrics()`), all 13 of the seed's. */
+export const METRIC_NAMES = [
+  'inboundJournaled',
+  'inboundDuplicates',
+  'inboundReplayed',
+  'inboundDead',
+  'outboxJournaled',
+  'outboxDeduped',
+  'outboxRetried',
+  'outboxDeferred',
+  'outboxDead',
+  'outboxAmbiguous',
+  'outboxBypassed',
+  'staleLeases',
+  'outboxDiverged',
+] as const
+
+export type MetricName = (typeof METRIC_NAMES)[number]
+export type DurabilityMetrics = Record<MetricName, number>
+
+/** Counters since the bot started. */
+export class Metrics {
+  readonly #counts: DurabilityMetrics = Object.fromEntries(METRIC_NAMES.map((name) => [name, 0])) as DurabilityMetrics
+
+  increment(name: MetricName, by = 1): void {
+    this.#counts[name] += by
+  }
+
+  snapshot(): DurabilityMetrics {
+    return { ...this.#counts }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * One delivery attempt of a held outbox record: call the provider (with the lease kept alive),
+ * then record the outcome — sent, failed with a retry time, or dead.
+ */
+import { isFinalSendError, ProviderNotLeaderError, RateLimitedError } from '../provider-errors.js'
+import type { OutboundContent, ProviderSendResult } from '../provider.js'
+import { backoffMs } from './backoff.js'
+import { errorInfo, type DurabilityEngine } from './engine.js'
+import type { HeldRecord } from './held-record.js'
+import { decodePayload } from './payload.js'
+import type { ErrorInfo, OutboxRecord } from './records.js'
+
+/** What the outbox needs from the bot to deliver a send. */
+export interface Transport {
+  readonly textLimit: number | undefined
+  /** Calls the provider. The content never carries an idempotency key. */
+  send(chatId: string, content: OutboundContent): Promise<ProviderSendResult>
+  /** True on a standby replica of a leader-only transport session: it must not call the provider. */
+  isStandby(): boolean
+  /** Runs the after('send') hooks and writes the message log for a delivered send. */
+  afterSend(record: OutboxRecord, messageId: string): Promise<void>
+}
+
+export type AttemptOutcome =
+  | { outcome: 'sent'; messageId: string }
+  | { outcome: 'failed'; retryAt: number; error: unknown }
+  | { outcome: 'dead'; error: unknown }
+  | { outcome: 'lost' }
+
+/** Makes one provider call for a record held in state `sending`, and journals what happened. */
+export async function attemptDelivery(engine: DurabilityEngine, transport: Transport, held: HeldRecord<'outbox'>): Promise<AttemptOutcome> {
+  engine.keeper.add(held)
+  try {
+    let result: ProviderSendResult
+    try {
+      if (transport.isStandby()) throw new ProviderNotLeaderError()
+      result = await transport.send(held.record.chatId, decodePayload(held.record.payload))
+    } catch (error) {
+      return await recordFailure(engine, held, error)
+    }
+    const ok = await held.update('outbox.markSent', (record) => ({
+      ...record,
+      state: 'sent',
+      attempts: record.attempts + 1,
+      providerMessageId: result.messageId,
+      lease: null,
+      nextAttemptAt: null,
+      lastError: null,
+      updatedAt: engine.now(),
+    }))
+    if (!ok) engine.metrics.increment('staleLeases')
+    try {
+      await transport.afterSend(held.record, result.messageId)
+    } catch (error) {
+      engine.events.error(error)
+    }
+    return { outcome: 'sent', messageId: result.messageId }
+  } finally {
+    engine.keeper.remove(held)
+  }
+}
+
+async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'>, error: unknown): Promise<AttemptOutcome> {
+  const now = engine.now()
+  // A standby's refused attempt is not the provider failing: it does not use up a retry.
+  const charged = error instanceof ProviderNotLeaderError ? 0 : 1
+  const attempts = held.record.attempts + charged
+  const lastError = errorInfo(error, now)
+  if (isFinalSendError(error) || attempts > engine.config.outbox.retries) {
+    const ok = await markOutboxDead(engine, held, lastError)
+    return ok ? { outcome: 'dead', error } : { outcome: 'lost' }
+  }
+  const atLeastMs = error instanceof RateLimitedError ? error.retryAfterMs : 0
+  const retryAt = now + backoffMs(engine.config.outbox.backoff, Math.max(1, attempts), atLeastMs)
+  const ok = await held.update('outbox.markFailed', (record) => ({
+    ...record,
+    state: 'failed',
+    attempts,
+    lease: null,
+    nextAttemptAt: retryAt,
+    lastError,
+    updatedAt: now,
+  }))
+  if (!ok) {
+    engine.metrics.increment('staleLeases')
+    return { outcome: 'lost' }
+  }
+  return { outcome: 'failed', retryAt, error }
+}
+
+/** Dead-letters a held send and tells the bot. */
+export async function markOutboxDead(engine: DurabilityEngine, held: HeldRecord<'outbox'>, lastError: ErrorInfo): Promise<boolean> {
+  const ok = await held.update('outbox.markDead', (record) => ({
+    ...record,
+    state: 'dead',
+    lease: null,
+    nextAttemptAt: null,
+    lastError,
+    updatedAt: engine.now(),
+  }))
+  if (!ok) {
+    engine.metrics.increment('staleLeases')
+    return false
+  }
+  engine.metrics.increment('outboxDead')
+  engine.events.dead({ kind: 'outbox', id: held.id, error: lastError })
+  return true
+}
+
+/** Claims a pending or failed record (or an abandoned `sending` one, to resend it) under a new token. */
+export async function claimOutbound(
+  engine: DurabilityEngine,
+  found: { record: OutboxRecord; version: number },
+): Promise<HeldRecord<'outbox'> | undefined> {
+  const token = found.record.fencingToken + 1
+  const claimed: OutboxRecord = {
+    ...found.record,
+    state: 'sending',
+    lease: engine.lease('outbox', token),
+    fencingToken: token,
+    nextAttemptAt: null,
+    updatedAt: engine.now(),
+  }
+  const [result] = await engine.journal.write('outbox.claim', [{ kind: 'outbox', record: claimed, expectVersion: found.version }])
+  return result!.ok ? engine.hold('outbox', { record: claimed, version: result!.version }) : undefined
+}

@@ -1,0 +1,116 @@
+/**
+ * What the sweeper does with one due outbox record: deliver a pending or failed send, hold a part
+ * back behind its earlier part, split a journaled text over the channel's limit, and settle a send
+ * whose process died mid-call (the ambiguous window) by `outbox.onAmbiguous`.
+ */
+import type { Versioned } from './backend.js'
+import type { DurabilityEngine } from './engine.js'
+import { partKey } from './keys.js'
+import { attemptDelivery, claimOutbound, markOutboxDead, type Transport } from './outbox-attempt.js'
+import { splitContent } from './outbox.js'
+import { decodePayload, encodePayload } from './payload.js'
+import type { OutboxRecord } from './records.js'
+
+/** Handles one due record; resolves to true when a send went out (its next part may now be due). */
+export async function sweepOutboxRecord(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
+  const { record } = found
+  if (record.state === 'sending') {
+    if (!engine.leaseIsOver(record.lease, 'outbox', record.key)) return false
+    return settleAmbiguous(engine, transport, found)
+  }
+  if (record.state !== 'pending' && record.state !== 'failed') return false
+  if (record.previousPart) {
+    const waiting = await waitBehindPreviousPart(engine, found)
+    if (waiting) return false
+  }
+  const split = await splitIfOverLimit(engine, transport, found)
+  if (!split) return false
+  const held = await claimOutbound(engine, split)
+  if (!held) return false
+  if (record.state === 'failed') engine.metrics.increment('outboxRetried')
+  const result = await attemptDelivery(engine, transport, held)
+  return result.outcome === 'sent'
+}
+
+/** The process died between "about to call the provider" and "sent": skip (unknown) or resend. */
+async function settleAmbiguous(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
+  const { record } = found
+  if (engine.config.outbox.onAmbiguous === 'resend') {
+    const held = await claimOutbound(engine, found)
+    if (!held) return false
+    engine.metrics.increment('outboxAmbiguous')
+    engine.events.ambiguous({ key: record.key, chatId: record.chatId })
+    return (await attemptDelivery(engine, transport, held)).outcome === 'sent'
+  }
+  const unknown: OutboxRecord = { ...record, state: 'unknown', lease: null, nextAttemptAt: null, updatedAt: engine.now() }
+  const [result] = await engine.journal.write('outbox.markUnknown', [{ kind: 'outbox', record: unknown, expectVersion: found.version }])
+  if (!result!.ok) return false
+  engine.metrics.increment('outboxAmbiguous')
+  engine.events.ambiguous({ key: record.key, chatId: record.chatId })
+  // A later part may go out now: the unknown part is settled as far as ordering goes.
+  return true
+}
+
+/**
+ * A part never overtakes an earlier one. While the earlier part waits, this one is pushed back to the
+ * earlier part's due time (waiting is not an attempt); if the earlier part is dead, this one dies with it.
+ */
+async function waitBehindPreviousPart(engine: DurabilityEngine, found: Versioned<OutboxRecord>): Promise<boolean> {
+  const { record } = found
+  const [previous] = await engine.journal.read('outbox', [record.previousPart!])
+  const state = previous?.record.state
+  if (state === 'sent' || state === 'unknown') return false
+  if (state === 'dead' || previous === undefined) {
+    const held = engine.hold('outbox', found)
+    const why = previous ? `the earlier part "${record.previousPart}" is dead` : `the earlier part "${record.previousPart}" is gone`
+    await markOutboxDead(engine, held, { message: why, code: 'PREVIOUS_PART_DEAD', at: engine.now() })
+    return true
+  }
+  const previousDue = previous.record.state === 'sending' ? previous.record.lease?.expiresAt : previous.record.nextAttemptAt
+  const waitUntil = Math.max(previousDue ?? 0, engine.now() + engine.config.pollMs)
+  const deferred: OutboxRecord = { ...record, nextAttemptAt: waitUntil }
+  await engine.journal.write('outbox.defer', [{ kind: 'outbox', record: deferred, expectVersion: found.version }])
+  return true
+}
+
+/**
+ * A journaled text over the channel's limit (an enqueued send, or one from an older version) is split
+ * before it is sent: the later parts are journaled as key#2, key#3… (insert-if-absent), then this
+ * record is cut down to the first part. Every step is idempotent, so a retry journals nothing twice.
+ */
+async function splitIfOverLimit(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<Versioned<OutboxRecord> | undefined> {
+  const { record } = found
+  if (record.nextPart) return found
+  const parts = splitContent(decodePayload(record.payload), transport.textLimit)
+  if (parts.length === 1) return found
+  const now = engine.now()
+  const encoded = parts.map((part) => encodePayload(part, Number.MAX_SAFE_INTEGER))
+  const payloads = encoded.map((e) => ('payload' in e ? e.payload : null))
+  const later: OutboxRecord[] = parts.slice(1).map((_, index) => {
+    const n = index + 2
+    return {
+      ...record,
+      key: partKey(record.key, n),
+      state: 'pending',
+      payload: payloads[n - 1]!,
+      previousPart: partKey(record.key, n - 1),
+      nextPart: n < parts.length ? partKey(record.key, n + 1) : null,
+      attempts: 0,
+      nextAttemptAt: null,
+      lease: null,
+      fencingToken: 0,
+      lastError: null,
+      audit: undefined,
+      createdAt: now,
+      updatedAt: now,
+    }
+  })
+  const first: OutboxRecord = { ...record, payload: payloads[0]!, nextPart: partKey(record.key, 2), updatedAt: now }
+  const results = await engine.journal.write('outbox.split', [
+    ...later.map((part) => ({ kind: 'outbox' as const, record: part, expectVersion: 0 })),
+    { kind: 'outbox' as const, record: first, expectVersion: found.version },
+  ])
+  engine.metrics.increment('outboxJournaled', results.slice(0, -1).filter((r) => r.ok).length)
+  const last = results.at(-1)!
+  return last.ok ? { record: first, version: last.version } : undefined
+}

@@ -1,0 +1,240 @@
+/**
+ * The outbox: every send is journaled under its idempotency key before the provider is called, and
+ * the provider's message id is recorded right after. A send whose key is already recorded is
+ * answered from the outbox instead of going out again.
+ *
+ *   journal ─► sending ─► sent
+ *                │  ▲
+ *     markFailed ▼  │ claim (inline retry, sweeper)
+ *              failed / pending ──► dead (final error, or retries used up)
+ *   sending with its lease over (the process died mid-send) ─► unknown ('skip') or resent ('resend')
+ */
+import { SendDeadError, SendDeferredError } from '../errors.js'
+import type { OutboundContent } from '../provider.js'
+import type { DurabilityEngine } from './engine.js'
+import type { HeldRecord } from './held-record.js'
+import { divergedKey, fingerprint as fingerprintOf, partKey, type SendKey } from './keys.js'
+import { attemptDelivery, claimOutbound, type Transport } from './outbox-attempt.js'
+import { encodePayload } from './payload.js'
+import type { OutboxRecord } from './records.js'
+import { splitText } from './split.js'
+
+/** What a send resolves to. */
+export interface SendResult {
+  key: string
+  /** The provider's id of the (first part of the) message; null while it is not known to be sent. */
+  messageId: string | null
+  /** One id per part when the text was split. */
+  messageIds: string[]
+  /** True when the send was answered from the outbox instead of going out again. */
+  deduped: boolean
+}
+
+/** A send as the bot hands it over. */
+export interface OutboxSend {
+  chatId: string
+  content: OutboundContent
+  key: SendKey
+  /** Whether earlier runs may already have journaled sends under derived keys (a replayed inbound). */
+  replay: boolean
+  /** Runs the before('send') hooks once. */
+  beforeSend(content: OutboundContent): Promise<OutboundContent>
+  /** Sends without the outbox (payload too large or not encodable). */
+  bypass(content: OutboundContent, reason: string): Promise<SendResult>
+}
+
+export class Outbox {
+  /** Keys this process is delivering right now: the sweeper leaves them alone. */
+  readonly #inFlight = new Map<string, Promise<unknown>>()
+
+  constructor(
+    private readonly engine: DurabilityEngine,
+    private readonly transport: Transport,
+  ) {}
+
+  isInFlight(key: string): boolean {
+    return this.#inFlight.has(key)
+  }
+
+  /** Journals a send and delivers it inline, retrying up to outbox.inlineMaxMs. */
+  async send(send: OutboxSend): Promise<SendResult> {
+    const resolved = await this.#resolveKey(send)
+    if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
+    const content = await send.beforeSend(send.content)
+    const records = this.#records(send, resolved.key, content, true)
+    if ('bypass' in records) return send.bypass(content, records.bypass)
+    return this.#track(resolved.key, async () => {
+      const results = await this.engine.journal.write('outbox.journal', records.map((record, n) => ({ kind: 'outbox' as const, record, expectVersion: 0 })))
+      if (!results[0]!.ok) return this.#answerFromOutbox(results[0]!.current?.record as OutboxRecord | undefined, true)
+      this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
+      const messageIds: string[] = []
+      let held: HeldRecord<'outbox'> | undefined = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
+      for (let n = 0; n < records.length; n++) {
+        if (n > 0) held = await this.#claimByKey(records[n]!.key)
+        if (!held) throw new SendDeferredError(records[n]!.key)
+        messageIds.push(await this.#deliverInline(held))
+      }
+      return { key: resolved.key, messageId: messageIds[0] ?? null, messageIds, deduped: false }
+    })
+  }
+
+  /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
+  async enqueue(send: OutboxSend): Promise<{ key: string }> {
+    const resolved = await this.#resolveKey(send)
+    if ('answer' in resolved) {
+      this.engine.metrics.increment('outboxDeduped')
+      return { key: resolved.answer?.key ?? send.key.key }
+    }
+    const content = await send.beforeSend(send.content)
+    // Enqueued texts are journaled whole; the sweeper splits them with the same splitter.
+    const records = this.#records(send, resolved.key, content, false)
+    if ('bypass' in records) {
+      await send.bypass(content, records.bypass)
+      return { key: resolved.key }
+    }
+    const [result] = await this.engine.journal.write('outbox.journal', [{ kind: 'outbox', record: records[0]!, expectVersion: 0 }])
+    if (result!.ok) this.engine.metrics.increment('outboxJournaled')
+    else this.engine.metrics.increment('outboxDeduped')
+    return { key: resolved.key }
+  }
+
+  /** Runs `work` with `key` marked in flight, so the sweeper does not take it meanwhile. */
+  async #track<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const promise = work()
+    this.#inFlight.set(key, promise)
+    try {
+      return await promise
+    } finally {
+      this.#inFlight.delete(key)
+    }
+  }
+
+  /** Applies the key rules against what is journaled: an existing record answers the send. */
+  async #resolveKey(send: OutboxSend): Promise<{ key: string; fingerprint: string | null } | { answer: OutboxRecord | undefined }> {
+    const fingerprint = send.key.source === 'derived' ? fingerprintOf(send.chatId, send.content) : null
+    // A fresh inbound has no earlier sends, so its derived keys need no lookup (one round trip saved).
+    if (send.key.source === 'random' || (send.key.source === 'derived' && !send.replay)) return { key: send.key.key, fingerprint }
+    const [existing] = await this.engine.journal.read('outbox', [send.key.key])
+    if (!existing) return { key: send.key.key, fingerprint }
+    if (send.key.source !== 'derived' || existing.record.fingerprint === fingerprint) return { answer: existing.record }
+    this.engine.metrics.increment('outboxDiverged')
+    this.engine.events.warn(
+      `durability: a replay of ${send.key.inboundId} made different content under key "${send.key.key}" (onDiverged: '${this.engine.config.outbox.onDiverged}')`,
+    )
+    if (this.engine.config.outbox.onDiverged === 'skip') return { answer: existing.record }
+    const key = divergedKey(send.key.key, fingerprint!)
+    const [diverged] = await this.engine.journal.read('outbox', [key])
+    return diverged ? { answer: diverged.record } : { key, fingerprint }
+  }
+
+  /** The records of a send: one, or one per part of a text over the channel's limit. */
+  #records(send: OutboxSend, key: string, content: OutboundContent, split: boolean): OutboxRecord[] | { bypass: string } {
+    const texts = split ? splitContent(content, this.transport.textLimit) : [content]
+    const now = this.engine.now()
+    const records: OutboxRecord[] = []
+    for (const [n, part] of texts.entries()) {
+      const encoded = encodePayload(part, this.engine.config.outbox.maxPayloadBytes)
+      if ('bypass' in encoded) return { bypass: `${encoded.bypass}: ${encoded.detail}` }
+      const first = n === 0
+      records.push({
+        key: partKey(key, n + 1),
+        state: first && split ? 'sending' : 'pending',
+        chatId: send.chatId,
+        payload: encoded.payload,
+        fingerprint: send.key.source === 'derived' ? fingerprintOf(send.chatId, send.content) : null,
+        keySource: send.key.source,
+        inboundId: send.key.inboundId,
+        ordinal: send.key.ordinal,
+        previousPart: first ? null : partKey(key, n),
+        nextPart: n + 1 < texts.length ? partKey(key, n + 2) : null,
+        attempts: 0,
+        nextAttemptAt: null,
+        lease: first && split ? this.engine.lease('outbox', 1) : null,
+        fencingToken: first && split ? 1 : 0,
+        providerMessageId: null,
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+      })
+    }
+    return records
+  }
+
+  /** Delivers a held record, retrying inline while outbox.inlineMaxMs allows; resolves to the message id. */
+  async #deliverInline(first: HeldRecord<'outbox'>): Promise<string> {
+    const started = Date.now()
+    let held = first
+    for (;;) {
+      const result = await attemptDelivery(this.engine, this.transport, held)
+      if (result.outcome === 'sent') return result.messageId
+      if (result.outcome === 'dead') throw new SendDeadError(held.id, describe(result.error), result.error)
+      if (result.outcome === 'lost') throw new SendDeferredError(held.id)
+      const waitMs = Math.max(0, result.retryAt - this.engine.now())
+      if (Date.now() - started + waitMs > this.engine.config.outbox.inlineMaxMs) {
+        this.engine.metrics.increment('outboxDeferred')
+        throw new SendDeferredError(held.id, result.error)
+      }
+      await sleep(waitMs)
+      const next = await this.#claimByKey(held.id)
+      if (!next) throw new SendDeferredError(held.id, result.error)
+      this.engine.metrics.increment('outboxRetried')
+      held = next
+    }
+  }
+
+  async #claimByKey(key: string): Promise<HeldRecord<'outbox'> | undefined> {
+    const [found] = await this.engine.journal.read('outbox', [key])
+    if (!found || (found.record.state !== 'pending' && found.record.state !== 'failed')) return undefined
+    return claimOutbound(this.engine, found)
+  }
+
+  /** Answers a send from its journaled record instead of sending again. */
+  async #answerFromOutbox(record: OutboxRecord | undefined, inline: boolean): Promise<SendResult> {
+    this.engine.metrics.increment('outboxDeduped')
+    if (!record) throw new SendDeferredError('(unknown)')
+    const answer = (messageId: string | null): SendResult => ({ key: record.key, messageId, messageIds: messageId ? [messageId] : [], deduped: true })
+    switch (record.state) {
+      case 'sent':
+        return answer(record.providerMessageId)
+      case 'unknown':
+        return answer(null)
+      case 'dead':
+        throw new SendDeadError(record.key, record.lastError?.message ?? 'dead-lettered')
+      case 'sending': {
+        const inFlight = this.#inFlight.get(record.key)
+        if (inFlight) await inFlight.catch(() => undefined)
+        const [now] = await this.engine.journal.read('outbox', [record.key])
+        if (now && now.record.state !== 'sending') return this.#answerFromOutbox(now.record, inline)
+        throw new SendDeferredError(record.key)
+      }
+      default: {
+        // Pending or failed: it is journaled and the sweeper would deliver it; deliver it inline now.
+        if (!inline || this.#inFlight.has(record.key)) throw new SendDeferredError(record.key)
+        return this.#track(record.key, async () => {
+          const held = await this.#claimByKey(record.key)
+          if (!held) throw new SendDeferredError(record.key)
+          const messageId = await this.#deliverInline(held)
+          return { key: record.key, messageId, messageIds: [messageId], deduped: true }
+        })
+      }
+    }
+  }
+}
+
+/** The parts of content: a text over the limit becomes several texts; anything else stays whole. */
+export function splitContent(content: OutboundContent, limit: number | undefined): OutboundContent[] {
+  if (!limit) return [content]
+  if (typeof content === 'string') return splitText(content, limit)
+  if (content.text !== undefined && !content.media && !content.buttons && Object.keys(content).length === 1) {
+    return splitText(content.text, limit).map((text) => ({ text }))
+  }
+  return [content]
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

@@ -1,0 +1,112 @@
+/**
+ * The background sweeper: every `pollMs` it delivers due sends (retries, enqueued sends, later
+ * parts), settles sends abandoned mid-call, replays inbound records whose processing was left
+ * unfinished or is due for a retry, and applies retention.
+ */
+import type { Versioned } from './backend.js'
+import type { DurabilityEngine } from './engine.js'
+import { claimInbound } from './inbox.js'
+import type { HeldRecord } from './held-record.js'
+import { LIMITS } from './limits.js'
+import type { Outbox } from './outbox.js'
+import type { Transport } from './outbox-attempt.js'
+import { sweepOutboxRecord } from './outbox-sweep.js'
+import type { InboxRecord, OutboxRecord } from './records.js'
+import { purgeExpired } from './retention.js'
+
+export class Sweeper {
+  #sweeps = 0
+  #lastPurgeAt = 0
+  lastSweepAt: number | null = null
+
+  constructor(
+    private readonly engine: DurabilityEngine,
+    private readonly outbox: Outbox,
+    private readonly transport: Transport,
+    /** Runs a claimed inbound record (the bot's dispatch); the sweeper does not wait for it. */
+    private readonly runInbound: (held: HeldRecord<'inbox'>) => void,
+  ) {}
+
+  /** One pass. Resolves to whether more work became due at once (a later part after a sent one). */
+  async sweep(): Promise<boolean> {
+    const engine = this.engine
+    await engine.clock.sync()
+    this.#sweeps++
+    const now = engine.now()
+    const [outboxDue, inboxDue] = await Promise.all([
+      engine.journal.due('outbox', now, LIMITS.sweepBatchMax),
+      engine.journal.due('inbox', now, LIMITS.sweepBatchMax),
+    ])
+    // The first sweep of an incarnation also takes back what a dead incarnation of this instanceId left leased.
+    const reclaimed = this.#sweeps === 1 ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
+    const more = await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
+    for (const found of [...inboxDue, ...reclaimed.inbox]) {
+      if (engine.keeper.holds('inbox', found.record.id)) continue
+      if (found.record.state === 'processing' && !engine.leaseIsOver(found.record.lease, 'inbox', found.record.id)) continue
+      const held = await claimInbound(engine, found)
+      if (held) this.runInbound(held)
+    }
+    if (engine.config.retentionMs > 0 && now - this.#lastPurgeAt >= Math.min(LIMITS.purgeEveryMs, engine.config.retentionMs)) {
+      this.#lastPurgeAt = now
+      await purgeExpired(engine)
+    }
+    this.lastSweepAt = engine.now()
+    return more
+  }
+
+  /** Sends of different chats go out in parallel; within a chat, in due order. */
+  async #sweepOutbox(due: Versioned<OutboxRecord>[]): Promise<boolean> {
+    const byChat = new Map<string, Versioned<OutboxRecord>[]>()
+    for (const found of due) {
+      if (this.outbox.isInFlight(found.record.key) || this.engine.keeper.holds('outbox', found.record.key)) continue
+      const list = byChat.get(found.record.chatId) ?? []
+      list.push(found)
+      byChat.set(found.record.chatId, list)
+    }
+    let more = false
+    await Promise.all(
+      [...byChat.values()].map(async (records) => {
+        for (const found of records) {
+          const sent = await sweepOutboxRecord(this.engine, this.transport, found)
+          if (sent && (found.record.nextPart || found.record.state === 'sending')) more = true
+        }
+      }),
+    )
+    return more
+  }
+
+  /** Records leased to this instanceId by an earlier incarnation (not due yet: their leases have not expired). */
+  async #ownAbandoned(
+    outboxDue: Versioned<OutboxRecord>[],
+    inboxDue: Versioned<InboxRecord>[],
+  ): Promise<{ outbox: Versioned<OutboxRecord>[]; inbox: Versioned<InboxRecord>[] }> {
+    const engine = this.engine
+    const seen = new Set([...outboxDue.map((f) => `o:${f.record.key}`), ...inboxDue.map((f) => `i:${f.record.id}`)])
+    const mine = (lease: InboxRecord['lease']) => lease?.owner === engine.instanceId && lease.acquiredAt < engine.startedAt
+    const outbox = (await listAll(engine, 'outbox', 'sending')).filter(
+      (f) => mine(f.record.lease) && !seen.has(`o:${f.record.key}`) && !engine.keeper.holds('outbox', f.record.key),
+    )
+    const inbox = (await listAll(engine, 'inbox', 'processing')).filter(
+      (f) => mine(f.record.lease) && !seen.has(`i:${f.record.id}`) && !engine.keeper.holds('inbox', f.record.id),
+    )
+    return { outbox, inbox }
+  }
+}
+
+async function listAll<K extends 'inbox' | 'outbox'>(
+  engine: DurabilityEngine,
+  kind: K,
+  state: string,
+): Promise<Versioned<K extends 'inbox' ? InboxRecord : OutboxRecord>[]> {
+  type R = K extends 'inbox' ? InboxRecord : OutboxRecord
+  const out: Versioned<R>[] = []
+  let after: { stateTime: number; key: string } | undefined
+  while (out.length < LIMITS.reclaimScanMax) {
+    const page = (await engine.journal.list(kind, { state, after, limit: LIMITS.sweepBatchMax })) as Versioned<R>[]
+    out.push(...page)
+    if (page.length < LIMITS.sweepBatchMax) break
+    const last = page.at(-1)!.record as InboxRecord | OutboxRecord
+    after = { stateTime: last.updatedAt, key: 'id' in last ? last.id : last.key }
+  }
+  return out
+}

@@ -1,0 +1,223 @@
+/**
+ * Everything the `durability` key adds to a bot: the engine, the inbox admission, the outbox sends,
+ * the sweeper and the instance heartbeat. The bot creates this only when the key is set.
+ */
+import type { AsyncLocalStorage } from 'node:async_hooks'
+import { MemoryDurability } from '../backends/memory/index.js'
+import type { SendOrigin } from './bot.js'
+import type { ChatQueue } from './chat-queue.js'
+import type { SendOptions } from './context.js'
+import type { Dispatcher } from './dispatcher.js'
+import type { DurabilityBackend } from './durability/backend.js'
+import { resolveDurabilityConfig, type DurabilityConfig, type DurabilityOptions, type Namespace } from './durability/config.js'
+import { DurabilityEngine, type EngineEvents } from './durability/engine.js'
+import { Durability } from './durability/facade.js'
+import type { HeldRecord } from './durability/held-record.js'
+import { admitInbound, completeInbound, failInbound } from './durability/inbox.js'
+import { InstanceBeat } from './durability/instances.js'
+import { sendKey } from './durability/keys.js'
+import { LIMITS } from './durability/limits.js'
+import { BackgroundLoop } from './durability/loop.js'
+import { Outbox, type SendResult } from './durability/outbox.js'
+import type { Transport } from './durability/outbox-attempt.js'
+import { decodePayload } from './durability/payload.js'
+import { Sweeper } from './durability/sweeper.js'
+import { JournalUnavailableError } from './errors.js'
+import { textOf, type SendHooks } from './hooks.js'
+import { journalEvent, replayedEvent } from './media.js'
+import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
+import type { Store } from './store.js'
+
+export interface DurableRuntimeDeps {
+  options: DurabilityOptions
+  namespace: Namespace
+  scopeId: string
+  provider: IProvider
+  store: Store
+  hooks: SendHooks
+  dispatcher: Dispatcher
+  inboundQueue: ChatQueue
+  origin: AsyncLocalStorage<SendOrigin>
+  track<T>(work: Promise<T>): Promise<T>
+  events: EngineEvents
+}
+
+export class DurableRuntime {
+  readonly backend: DurabilityBackend
+  readonly config: DurabilityConfig
+  readonly engine: DurabilityEngine
+  readonly durability: Durability
+  readonly #outbox: Outbox
+  readonly #sweeper: Sweeper
+  readonly #beat: InstanceBeat
+  readonly #sweepLoop: BackgroundLoop
+  readonly #beatLoop: BackgroundLoop
+  /** Event ids admitted lately by this process: a redelivery is recognised without a round trip. */
+  readonly #recent = new Set<string>()
+
+  constructor(private readonly deps: DurableRuntimeDeps) {
+    this.backend = deps.options.backend ?? new MemoryDurability()
+    this.config = resolveDurabilityConfig(deps.options, deps.namespace, this.backend)
+    this.engine = new DurabilityEngine(this.backend, this.config, deps.scopeId, deps.events)
+    const transport = this.#transport()
+    this.#outbox = new Outbox(this.engine, transport)
+    this.#sweeper = new Sweeper(this.engine, this.#outbox, transport, (held) => this.#run(held, undefined))
+    this.#beat = new InstanceBeat(this.engine, deps.namespace.botId, () => this.#sweeper.lastSweepAt)
+    const onError = (error: unknown) => deps.events.error(error)
+    this.#sweepLoop = new BackgroundLoop('sweeper', () => this.config.pollMs, () => this.#sweepOnce(), onError)
+    this.#beatLoop = new BackgroundLoop('instance-heartbeat', () => LIMITS.instanceBeatMs, () => this.#beat.beat(), onError)
+    this.durability = new Durability(this.engine, () => this.wake())
+  }
+
+  async start(): Promise<void> {
+    await this.backend.start()
+    await this.engine.clock.sync()
+    this.engine.startedAt = this.engine.now()
+    this.#beatLoop.start()
+    this.#sweepLoop.start()
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop()])
+    await this.engine.keeper.stop()
+    await this.#beat.remove().catch((error) => this.deps.events.error(error))
+    await this.backend.stop()
+  }
+
+  /** Runs a sweep soon (after a replay, a retry or an enqueue). */
+  wake(): void {
+    this.#sweepLoop.kick()
+  }
+
+  /** Whether anything can be done now: a sweep in flight, or a due record nobody is working on. */
+  async hasDueWork(): Promise<boolean> {
+    await this.#sweepLoop.settled()
+    const engine = this.engine
+    const now = engine.now()
+    const [outbox, inbox] = await Promise.all([engine.journal.due('outbox', now, 50), engine.journal.due('inbox', now, 50)])
+    const actionable =
+      outbox.some(({ record }) => !this.#outbox.isInFlight(record.key) && !engine.keeper.holds('outbox', record.key) && (record.state !== 'sending' || engine.leaseIsOver(record.lease, 'outbox', record.key))) ||
+      inbox.some(({ record }) => !engine.keeper.holds('inbox', record.id) && (record.state !== 'processing' || engine.leaseIsOver(record.lease, 'inbox', record.id)))
+    return actionable
+  }
+
+  /** Journals an inbound event, then dispatches it; resolves once it is journaled. Fail-closed unless failOpen. */
+  async receive(event: InboundEvent): Promise<void> {
+    if (this.#recent.has(event.id)) {
+      this.engine.metrics.increment('inboundDuplicates')
+      return
+    }
+    this.#remember(event.id)
+    let admitted: Awaited<ReturnType<typeof admitInbound>>
+    try {
+      const journaled = journalEvent(event, this.deps.provider, this.config.inbox.mediaRefs)
+      admitted = await admitInbound(this.engine, event, journaled, this.deps.provider.name)
+    } catch (cause) {
+      // Forget it, so the channel's redelivery is processed.
+      this.#recent.delete(event.id)
+      const error = new JournalUnavailableError(`the inbox could not journal event "${event.id}": ${cause instanceof Error ? cause.message : String(cause)}`, cause)
+      this.deps.events.error(error)
+      if (!this.config.failOpen) throw error
+      void this.deps.track(this.deps.inboundQueue.run(event.chatId, () => this.#dispatchUnjournaled(event))).catch((e) => this.deps.events.error(e))
+      return
+    }
+    if ('existing' in admitted) {
+      this.engine.metrics.increment('inboundDuplicates')
+      return
+    }
+    this.#run(admitted.held, event)
+  }
+
+  send(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined, queue: ChatQueue): Promise<SendResult> {
+    const outboxSend = this.#outboxSend(chatId, content, options, origin)
+    // Sends to a chat keep their order while one of them is retried inline.
+    return queue.run(chatId, () => this.#outbox.send(outboxSend))
+  }
+
+  async enqueue(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<{ key: string }> {
+    const result = await this.#outbox.enqueue(this.#outboxSend(chatId, content, options, origin))
+    this.wake()
+    return result
+  }
+
+  #outboxSend(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined) {
+    const ordinal = origin ? ++origin.sends : 0
+    const key = sendKey(options.idempotencyKey, origin ? { inboundId: origin.inboundId, ordinal } : undefined)
+    return {
+      chatId,
+      content,
+      key,
+      replay: origin?.replay ?? false,
+      beforeSend: (c: OutboundContent) => this.deps.hooks.runBefore({ chatId, content: c, key: key.key }),
+      bypass: async (c: OutboundContent, reason: string): Promise<SendResult> => {
+        this.engine.metrics.increment('outboxBypassed')
+        this.deps.events.warn(`durability: the send "${key.key}" bypasses the outbox (${reason}); it is not journaled`)
+        const { messageId } = await this.deps.provider.send(chatId, c)
+        await this.#afterSend(chatId, c, null, messageId)
+        return { key: key.key, messageId, messageIds: [messageId], deduped: false }
+      },
+    }
+  }
+
+  /** Runs an inbound record this process holds: route (may fail: retried), handlers, then done. */
+  #run(held: HeldRecord<'inbox'>, live: InboundEvent | undefined): void {
+    const work = this.deps.inboundQueue.run(held.record.chatId, async () => {
+      this.engine.keeper.add(held)
+      try {
+        let event: InboundEvent
+        let route
+        try {
+          event = live ?? replayedEvent(held.record.event, this.deps.provider)
+          route = await this.deps.dispatcher.route(event, held.id)
+          if (live) await this.deps.store.appendLog(this.deps.scopeId, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: held.id })
+        } catch (error) {
+          this.deps.events.error(error)
+          await failInbound(this.engine, held, error)
+          return
+        }
+        const origin: SendOrigin = { inboundId: held.id, sends: 0, replay: !live, pending: [] }
+        await this.deps.origin.run(origin, () => this.deps.dispatcher.run(route, event, held.id))
+        // Done only once its effects settled: every send the handler started is journaled or finished.
+        for (let settled = 0; settled < origin.pending.length; ) {
+          const batch = origin.pending.slice(settled)
+          settled = origin.pending.length
+          await Promise.allSettled(batch)
+        }
+        await completeInbound(this.engine, held)
+      } finally {
+        this.engine.keeper.remove(held)
+      }
+    })
+    void this.deps.track(work).catch((error) => this.deps.events.error(error))
+  }
+
+  async #dispatchUnjournaled(event: InboundEvent): Promise<void> {
+    const route = await this.deps.dispatcher.route(event, event.id)
+    await this.deps.dispatcher.run(route, event, event.id)
+  }
+
+  async #sweepOnce(): Promise<void> {
+    const more = await this.#sweeper.sweep()
+    if (more) this.wake()
+  }
+
+  #transport(): Transport {
+    const provider = this.deps.provider
+    return {
+      textLimit: provider.textLimit,
+      send: (chatId, content) => provider.send(chatId, content),
+      isStandby: () => provider.session === 'leader' && provider.isLeader?.() === false,
+      afterSend: (record, messageId) => this.#afterSend(record.chatId, decodePayload(record.payload), record.key, messageId),
+    }
+  }
+
+  async #afterSend(chatId: string, content: OutboundContent, key: string | null, messageId: string): Promise<void> {
+    await this.deps.hooks.runAfter({ chatId, content, key, messageId })
+    await this.deps.store.appendLog(this.deps.scopeId, { direction: 'out', chatId, messageId, text: textOf(content), at: Date.now(), ref: key })
+  }
+
+  #remember(id: string): void {
+    this.#recent.add(id)
+    if (this.#recent.size > LIMITS.dedupeCacheMax) this.#recent.delete(this.#recent.values().next().value!)
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Flows: a conversation of questions (`ask`) and answers. A chat with a flow waiting for an answer
+ * gets the answer. A `.persistent()` flow keeps its checkpoint in the store, so it resumes after a
+ * restart without repeating the pending question; a plain flow lives in this process's memory.
+ */
+import type { Json } from './durability/kv.js'
+import type { OutboundContent } from './provider.js'
+import type { Context, Message } from './context.js'
+
+/** Handles the answer to a question. */
+export type AnswerHandler = (ctx: Context, answer: Message) => unknown | Promise<unknown>
+
+export interface FlowStep {
+  question: OutboundContent
+  handle: AnswerHandler
+}
+
+/** A named sequence of questions. */
+export class Flow {
+  readonly steps: FlowStep[] = []
+  #persistent = false
+
+  constructor(readonly name: string) {}
+
+  /** Asks `question`; the chat's next message is its answer. */
+  ask(question: OutboundContent, handle: AnswerHandler = () => {}): this {
+    this.steps.push({ question, handle })
+    return this
+  }
+
+  /** Keeps the flow's checkpoints in the store, so it survives a restart. */
+  persistent(): this {
+    this.#persistent = true
+    return this
+  }
+
+  get isPersistent(): boolean {
+    return this.#persistent
+  }
+}
+
+/** Starts the definition of a flow. */
+export function flow(name: string): Flow {
+  return new Flow(name)
+}
+
+/**
+ * Where a chat's flow stands. `fedBy` is the inbound record that produced this checkpoint and
+ * `previous` the checkpoint before it: a replay of that same record starts again from `previous`,
+ * so the step runs again (its sends answered from the outbox) instead of taking the message as the
+ * answer to the next question.
+ */
+export interface Conversation {
+  flow: string
+  step: number
+  state: Record<string, Json>
+  finished: boolean
+  fedBy: string | null
+  previous: Omit<Conversation, 'previous'> | null
+}
+
+/** The conversation that a message `recordId` should see. */
+export function conversationFor(stored: Conversation | undefined, recordId: string): Omit<Conversation, 'previous'> | undefined {
+  if (!stored) return undefined
+  const current = stored.fedBy === recordId ? (stored.previous ?? undefined) : stored
+  return current && !current.finished ? current : undefined
+}

@@ -1,0 +1,77 @@
+/**
+ * Errors a provider raises when a send fails. The outbox reads them: a final error goes straight to
+ * the dead-letter queue, a `RateLimitedError` waits at least its `retryAfterMs`, anything else with
+ * `retryable !== false` is retried with backoff.
+ */
+import { BotmeshError } from './errors.js'
+
+/** A channel refused or failed an operation. */
+export class ProviderError extends BotmeshError {
+  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(code, message, { retryable: options.retryable ?? true, cause: options.cause })
+  }
+}
+
+/** The channel asks us to slow down; the next attempt waits at least `retryAfterMs`. */
+export class RateLimitedError extends ProviderError {
+  readonly retryAfterMs: number
+  constructor(retryAfterMs: number, message = `rate limited; retry after ${retryAfterMs} ms`) {
+    super('RATE_LIMITED', message, { retryable: true })
+    this.retryAfterMs = retryAfterMs
+  }
+}
+
+/** The channel cannot carry this kind of content. Final. */
+export class UnsupportedContentError extends ProviderError {
+  constructor(message = 'the channel does not support this content') {
+    super('UNSUPPORTED_CONTENT', message, { retryable: false })
+  }
+}
+
+/** The content is larger than the channel accepts. Final. */
+export class PayloadTooLargeError extends ProviderError {
+  constructor(message = 'the content is larger than the channel accepts') {
+    super('PAYLOAD_TOO_LARGE', message, { retryable: false })
+  }
+}
+
+/** The channel only allows replies within a session window that has closed (WhatsApp's 24 h). Final. */
+export class OutsideSessionWindowError extends ProviderError {
+  constructor(message = 'the session window with this recipient is closed') {
+    super('OUTSIDE_SESSION_WINDOW', message, { retryable: false })
+  }
+}
+
+/** The recipient cannot be reached (blocked the bot, does not exist). Final. */
+export class RecipientUnreachableError extends ProviderError {
+  constructor(message = 'the recipient cannot be reached') {
+    super('RECIPIENT_UNREACHABLE', message, { retryable: false })
+  }
+}
+
+/** A standby replica may not use a leader-only transport session; the leader delivers. Retried. */
+export class ProviderNotLeaderError extends ProviderError {
+  constructor(message = 'this replica does not hold the transport session; the leader delivers') {
+    super('PROVIDER_NOT_LEADER', message, { retryable: true })
+  }
+}
+
+/** Why a replayed message's media cannot be downloaded. */
+export type MediaUnavailableReason = 'not-durable' | 'provider-mismatch' | 'rehydrate-failed'
+
+/** A replayed message's media reference could not be rebuilt, so its media cannot be downloaded. */
+export class MediaUnavailableError extends ProviderError {
+  readonly reason: MediaUnavailableReason
+  constructor(reason: MediaUnavailableReason, detail: string, cause?: unknown) {
+    super('MEDIA_UNAVAILABLE', `media unavailable (${reason}): ${detail}`, { retryable: false, cause })
+    this.reason = reason
+  }
+}
+
+const FINAL_ERRORS = [UnsupportedContentError, PayloadTooLargeError, OutsideSessionWindowError, RecipientUnreachableError]
+
+/** Whether a send error must go straight to the dead-letter queue instead of being retried. */
+export function isFinalSendError(error: unknown): boolean {
+  if (FINAL_ERRORS.some((type) => error instanceof type)) return true
+  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false
+}

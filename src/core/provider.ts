@@ -1,0 +1,90 @@
+/**
+ * The provider contract: what a channel adapter (WhatsApp, Telegram, …) gives the bot, and the
+ * shapes of inbound events and outbound content.
+ */
+import type { Json } from './durability/kv.js'
+
+/** The kinds of media a message may carry. */
+export type MediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker'
+
+/**
+ * A reference to a message's media. `token` is whatever the provider needs to download it: an id,
+ * a URL, or (Baileys) a live object; the bytes are fetched lazily with `loadMediaOf(ctx)`.
+ */
+export interface MediaRef {
+  type: MediaType
+  token: unknown
+  mimeType?: string
+  fileName?: string
+}
+
+/** A serializable, versioned media reference (`IProvider.serializeMediaRef`). Never credentials. */
+export interface StoredMediaRef {
+  v: number
+  data: Json
+}
+
+/** A button press, list pick or similar interaction. */
+export interface Interaction {
+  id: string
+  data?: Json
+}
+
+/** An inbound message or interaction, as a provider hands it to the bot. */
+export interface InboundEvent {
+  /** The channel's id of the event; a redelivery carries the same id. */
+  id: string
+  chatId: string
+  kind?: 'message' | 'interaction'
+  text?: string
+  media?: MediaRef
+  interaction?: Interaction
+  from?: string
+  /** ms since the epoch. */
+  timestamp?: number
+}
+
+/** Outbound content: a text, or text/media/caption/buttons. Media by URL, path or Buffer. */
+export type OutboundContent =
+  | string
+  | {
+      text?: string
+      media?: { type: MediaType; url?: string; path?: string; buffer?: Buffer; mimeType?: string; fileName?: string }
+      caption?: string
+      buttons?: { id: string; title: string }[]
+    }
+
+/** What a provider answers for an accepted send. */
+export interface ProviderSendResult {
+  messageId: string
+}
+
+/** Called by a provider for each inbound event; resolves once the bot journaled it (answer a webhook then). */
+export type InboundSink = (event: InboundEvent) => Promise<void>
+
+/** A channel adapter. */
+export interface IProvider {
+  /** A stable name (journaled with each inbound record). */
+  readonly name: string
+  /** The longest text the channel accepts in one message; longer texts are split. */
+  readonly textLimit?: number
+  /** 'leader': only the replica holding the transport session may send. @default 'any' */
+  readonly session?: 'any' | 'leader'
+  start(sink: InboundSink): Promise<void>
+  stop(): Promise<void>
+  send(chatId: string, content: OutboundContent): Promise<ProviderSendResult>
+  /** Edits a sent message (never journaled: edits are idempotent). */
+  edit?(chatId: string, messageId: string, content: OutboundContent): Promise<void>
+  /** Shows a typing indicator (never journaled). */
+  typing?(chatId: string): Promise<void>
+  /** Updates a streaming draft (never journaled). */
+  draft?(chatId: string, content: OutboundContent): Promise<void>
+  /** Downloads a message's media. */
+  download?(media: MediaRef): Promise<Buffer>
+  /** A serializable reference for the journal, or undefined when the media cannot be made durable. Synchronous. */
+  serializeMediaRef?(media: MediaRef): StoredMediaRef | undefined
+  /** Rebuilds a media reference from the journal; throws a ProviderError when `stored` is not valid. */
+  rehydrateMediaRef?(stored: StoredMediaRef, media: MediaRef): MediaRef
+  /** With session 'leader': whether this replica holds the transport session now. */
+  isLeader?(): boolean
+}

@@ -1,0 +1,199 @@
+/**
+ * The connection a `RedisDurability` (and a `RedisStore`, and the durability it hands out) works
+ * through. A client the caller injects is the caller's: used as it is, never closed here. A `url`
+ * or `cluster` makes a client of our own: opened by the first `acquire()`, closed by the last
+ * `release()`, so a store and its durability share one connection in any start/stop order.
+ *
+ * Our own clients fail fast instead of hanging (the CLI and a fail-closed bot need that): a
+ * connect gives up after `connectTimeoutMs`; a command gives up after `commandTimeoutMs`; a command
+ * issued while the server is gone is rejected at the next failed reconnection (at most
+ * `REDIS_LIMITS.reconnectMaxMs` apart) instead of waiting in a queue; and a command in flight when
+ * the connection drops is rejected, never silently sent again (its outcome is unknown, which the
+ * engine treats like any failed write). The client keeps reconnecting, so the same instance
+ * works again once the server is back.
+ */
+import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
+import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
+import { redisFailure, withDeadline, type RedisRole } from './failures.js'
+import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
+
+/** A standalone client or a Cluster client of ioredis. */
+export type RedisClient = Redis | Cluster
+
+/** Startup nodes of a Redis Cluster, with ioredis Cluster options. */
+export interface RedisClusterConfig {
+  nodes: ClusterNode[]
+  /** Merged over botmesh's defaults (its timeouts and retry policy); `redisOptions` too. */
+  options?: ClusterOptions
+}
+
+/** Where botmesh's own client reports connection errors. */
+export interface RedisLogger {
+  error(message: string, error?: unknown): void
+}
+
+/** How to reach Redis: exactly one of `client`, `url` or `cluster`. */
+export interface RedisConnectionOptions extends RedisTimeouts {
+  /** Your ioredis client (`Redis` or `Cluster`): used as it is and never closed by botmesh. */
+  client?: RedisClient
+  /** `redis://[:password@]host:port[/db]` or `rediss://…`: botmesh opens its own client on start and closes it on stop. */
+  url?: string
+  /** A Redis Cluster's startup nodes (or nodes and ioredis Cluster options): botmesh's own Cluster client. */
+  cluster?: ClusterNode[] | RedisClusterConfig
+  /** Receives connection errors of botmesh's own client, once per outage. @default none (failed calls reject anyway) */
+  logger?: RedisLogger
+}
+
+/** A counted handle on one Redis connection. */
+export class RedisConnection {
+  /** Whether botmesh opened the client (and so closes it). */
+  readonly owned: boolean
+  readonly connectTimeoutMs: number
+  readonly commandTimeoutMs: number
+  readonly #options: RedisConnectionOptions
+  #client: RedisClient | undefined
+  #opening: Promise<RedisClient> | undefined
+  #users = 0
+
+  constructor(options: RedisConnectionOptions) {
+    const given = [options.client, options.url, options.cluster].filter((source) => source !== undefined).length
+    if (given !== 1) throw new ConfigError(`Redis needs exactly one of client, url or cluster; got ${given}`)
+    if (options.cluster !== undefined && clusterNodes(options.cluster).length === 0) throw new ConfigError('the Redis cluster option names no nodes')
+    this.#options = options
+    this.owned = options.client === undefined
+    this.#client = options.client
+    this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? REDIS_LIMITS.connectTimeoutMs)
+    this.commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? REDIS_LIMITS.commandTimeoutMs)
+  }
+
+  /** Opens our own client on the first call (rejects with a retryable error when Redis cannot be reached). */
+  async acquire(role: RedisRole = 'journal'): Promise<void> {
+    this.#users++
+    if (!this.owned) return
+    this.#opening ??= this.#open(role)
+    try {
+      this.#client = await this.#opening
+    } catch (error) {
+      this.#users--
+      this.#opening = undefined
+      throw error
+    }
+  }
+
+  /** Closes our own client when every `acquire` has been released. */
+  async release(): Promise<void> {
+    if (this.#users === 0) return
+    this.#users--
+    if (this.#users > 0 || !this.owned) return
+    const client = this.#client
+    this.#client = undefined
+    this.#opening = undefined
+    if (client) await this.#close(client)
+  }
+
+  /** Whether calls can be made (acquired, or an injected client). */
+  get open(): boolean {
+    return this.#client !== undefined && (this.#users > 0 || !this.owned)
+  }
+
+  /** The client, for one call; rejects with a typed error if the connection is not acquired. */
+  client(role: RedisRole = 'journal'): RedisClient {
+    if (!this.open || this.#client === undefined) {
+      const owner = role === 'store' ? 'RedisStore' : 'RedisDurability'
+      throw new BotmeshError('NOT_STARTED', `${owner} is not started: call start() first (the bot does it)`)
+    }
+    return this.#client
+  }
+
+  /**
+   * Makes one call with the deadline and maps its failure (retryable when the server is
+   * unreachable). `what` names the operation in error messages.
+   */
+  async run<T>(what: string, role: RedisRole, call: (client: RedisClient) => Promise<T>): Promise<T> {
+    const client = this.client(role)
+    try {
+      return await withDeadline(what, this.commandTimeoutMs, call(client), role)
+    } catch (error) {
+      throw redisFailure(what, error, role)
+    }
+  }
+
+  async #open(role: RedisRole): Promise<RedisClient> {
+    const ioredis = await loadIoredis()
+    const client = this.#create(ioredis)
+    let reported = false
+    client.on('error', (error: unknown) => {
+      if (reported) return
+      reported = true
+      this.#options.logger?.error(`Redis connection error (botmesh keeps reconnecting): ${error instanceof Error ? error.message : String(error)}`, error)
+    })
+    client.on('ready', () => {
+      reported = false
+    })
+    try {
+      await withDeadline('connect', this.connectTimeoutMs, client.connect(), role)
+    } catch (error) {
+      client.disconnect()
+      throw redisFailure('connect', error, role)
+    }
+    return client
+  }
+
+  #create(ioredis: Ioredis): RedisClient {
+    const reconnect = (attempt: number) => Math.min(attempt * 100, REDIS_LIMITS.reconnectMaxMs)
+    const redisOptions: RedisOptions = {
+      lazyConnect: true,
+      connectTimeout: this.connectTimeoutMs,
+      // Reject queued commands at the first failed reconnection instead of after 20 of them.
+      maxRetriesPerRequest: 0,
+      // A command in flight when the connection dropped may have run: report it, never resend it.
+      autoResendUnfulfilledCommands: false,
+    }
+    if (this.#options.url !== undefined) {
+      return new ioredis.Redis(this.#options.url, { ...redisOptions, retryStrategy: reconnect })
+    }
+    const cluster = this.#options.cluster!
+    const given = Array.isArray(cluster) ? {} : (cluster.options ?? {})
+    return new ioredis.Cluster(clusterNodes(cluster), {
+      clusterRetryStrategy: reconnect,
+      slotsRefreshTimeout: this.connectTimeoutMs,
+      ...given,
+      lazyConnect: true,
+      redisOptions: { ...redisOptions, ...given.redisOptions },
+    })
+  }
+
+  async #close(client: RedisClient): Promise<void> {
+    try {
+      await withDeadline('quit', this.commandTimeoutMs, client.quit())
+    } catch {
+      // The server is gone or slow: drop the socket instead; there is nothing left to flush.
+      client.disconnect()
+    }
+  }
+}
+
+/** The part of the ioredis module botmesh uses. */
+interface Ioredis {
+  Redis: typeof Redis
+  Cluster: typeof Cluster
+}
+
+/** Imports ioredis on first use, so `botmesh/core` never loads it. */
+async function loadIoredis(): Promise<Ioredis> {
+  try {
+    return await import('ioredis')
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new DriverMissingError('ioredis', 'RedisDurability', error)
+    throw error
+  }
+}
+
+function clusterNodes(cluster: ClusterNode[] | RedisClusterConfig): ClusterNode[] {
+  return Array.isArray(cluster) ? cluster : cluster.nodes
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number of milliseconds, got ${value}`)
+  return value
+}

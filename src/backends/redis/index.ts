@@ -1,0 +1,13 @@
+/**
+ * `botmesh/redis-store`: journals (`RedisDurability`) and the bot's store (`RedisStore`) in Redis
+ * or Redis Cluster, through ioredis (loaded only when a Redis backend starts).
+ *
+ *   const durability = new RedisDurability({ url: 'redis://127.0.0.1:6379', prefix: 'mybot' })
+ *   const store = new RedisStore({ client, prefix: 'mybot' }); store.durability()
+ */
+export { RedisDurability, type RedisDurabilityOptions } from './durability.js'
+export { RedisStore, type RedisStoreOptions } from './store.js'
+export { RedisKv, type RedisKvOptions } from './kv.js'
+export { RedisConnection, type RedisClient, type RedisClusterConfig, type RedisConnectionOptions, type RedisLogger } from './connection.js'
+export { RedisKeys, DEFAULT_PREFIX } from './keys.js'
+export { REDIS_LIMITS, type RedisTimeouts } from './limits.js'

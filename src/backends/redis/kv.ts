@@ -1,0 +1,216 @@
+/**
+ * `RedisKv`: the `DurableKv` of Redis and Redis Cluster. Each (scope, collection) is a group of
+ * keys under one hash tag (keys.ts); every compare-and-set, and every batch of them on one
+ * collection, is one Lua script call (scripts.ts), atomic with its index updates. Reads are one
+ * HMGET or one read-only script; `count` is a ZCARD per state; `now()` is the server's TIME.
+ */
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
+import { decodeEnvelope, encodeEnvelope, lexAfter, lexBefore, scoreBound, stateMember } from './envelope.js'
+import { RedisKeys, type CollectionKeys } from './keys.js'
+import { REDIS_LIMITS } from './limits.js'
+import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './scripts.js'
+
+/** The scope id of the root view (a store used without `scope()`), as in `MemoryKv`. */
+export const ROOT_SCOPE = ''
+
+/** Options of `RedisKv`: how to reach Redis (or a connection to share), and the key prefix. */
+export type RedisKvOptions = { prefix?: string } & (RedisConnectionOptions | { connection: RedisConnection })
+
+/** What the root and its scope views share. */
+interface Shared {
+  connection: RedisConnection
+  keys: RedisKeys
+  /** (scope, collection) pairs this process has recorded in the scopes set, or is recording. */
+  registered: Map<string, Promise<void>>
+}
+
+/** A `DurableKv` over Redis or Redis Cluster, with scopes. */
+export class RedisKv implements DurableKv {
+  readonly #shared: Shared
+  readonly #scope: string
+  #started = false
+
+  constructor(options: RedisKvOptions, view?: { shared: Shared; scope: string }) {
+    this.#shared = view?.shared ?? {
+      connection: 'connection' in options ? options.connection : new RedisConnection(options),
+      keys: new RedisKeys(options.prefix),
+      registered: new Map(),
+    }
+    this.#scope = view?.scope ?? ROOT_SCOPE
+  }
+
+  /** The key prefix. */
+  get prefix(): string {
+    return this.#shared.keys.prefix
+  }
+
+  /** The connection, shared with the scope views (and with a `RedisStore` that made this). */
+  get connection(): RedisConnection {
+    return this.#shared.connection
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return
+    await this.#shared.connection.acquire('journal')
+    this.#started = true
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#started) return
+    this.#started = false
+    await this.#shared.connection.release()
+  }
+
+  async now(): Promise<number> {
+    const [seconds, micros] = await this.#run('read the server clock', (client) => client.time())
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+  }
+
+  async get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {
+    const { entries } = this.#keys(collection)
+    const chunks = chunk(keys, REDIS_LIMITS.getBatchMax)
+    const replies = await Promise.all(
+      chunks.map((part) => this.#run(`read ${collection}`, (client) => client.hmget(entries, ...part))),
+    )
+    return replies.flat().map((envelope, n) => (envelope === null ? undefined : decodeEnvelope(keys[n]!, envelope)))
+  }
+
+  async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    const results: KvWriteResult[] = new Array(ops.length)
+    const byCollection = new Map<string, number[]>()
+    ops.forEach((op, n) => {
+      const indexes = byCollection.get(op.collection)
+      if (indexes) indexes.push(n)
+      else byCollection.set(op.collection, [n])
+    })
+    // Different collections live in different slots (maybe on different nodes): one call each, in parallel.
+    await Promise.all(
+      [...byCollection].map(async ([collection, indexes]) => {
+        await this.#register(collection)
+        const keys = this.#keys(collection)
+        for (const part of chunk(indexes, REDIS_LIMITS.writeBatchMax)) {
+          const reply = (await this.#script(`write to ${collection}`, WRITE, [keys.entries, keys.due, keys.states], part.flatMap((n) => argsOf(ops[n]!)))) as (number | string)[]
+          part.forEach((opIndex, n) => {
+            results[opIndex] = resultOf(ops[opIndex]!.key, reply[2 * n]!, reply[2 * n + 1]!)
+          })
+        }
+      }),
+    )
+    return results
+  }
+
+  async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
+    if (limit <= 0) return []
+    const keys = this.#keys(collection)
+    return entriesOf(await this.#script(`read due ${collection}`, DUE, [keys.entries, keys.due], [scoreBound(until), limit]))
+  }
+
+  async list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
+    if (query.limit <= 0) return []
+    const keys = this.#keys(collection)
+    const args = [lexAfter(query.after), lexBefore(query.before), query.limit]
+    return entriesOf(await this.#script(`list ${collection}`, LIST, [keys.entries, keys.state(query.state)], args))
+  }
+
+  async count(collection: string): Promise<Record<string, number>> {
+    const keys = this.#keys(collection)
+    const reply = (await this.#script(`count ${collection}`, COUNT, [keys.entries, keys.states], [])) as (string | number)[]
+    const counts: Record<string, number> = {}
+    for (let n = 0; n < reply.length; n += 2) counts[String(reply[n])] = Number(reply[n + 1])
+    return counts
+  }
+
+  async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    const keys = this.#keys(collection)
+    let purged = 0
+    // Bounded batches: Redis serves nobody else while a script runs.
+    while (purged < limit) {
+      const batch = Math.min(limit - purged, REDIS_LIMITS.purgeBatchMax)
+      const deleted = Number(await this.#script(`purge ${collection}`, PURGE, [keys.entries, keys.due, keys.state(state)], [lexBefore(olderThan), batch]))
+      purged += deleted
+      if (deleted < batch) break
+    }
+    return purged
+  }
+
+  /** A view of one scope; it shares this store's connection (start and stop the root). */
+  scope(scopeId: string): RedisKv {
+    return new RedisKv({ connection: this.#shared.connection }, { shared: this.#shared, scope: scopeId })
+  }
+
+  /** The scopes holding entries: those recorded in the scopes set whose entries still exist. */
+  async scopes(): Promise<string[]> {
+    const pairs = new Set<string>()
+    let cursor = '0'
+    do {
+      const [next, members] = await this.#run('list scopes', (client) =>
+        client.sscan(this.#shared.keys.scopes, cursor, 'COUNT', REDIS_LIMITS.scopesScanCount),
+      )
+      for (const member of members) pairs.add(member)
+      cursor = next
+    } while (cursor !== '0')
+    const candidates = [...pairs].map((member) => JSON.parse(member) as [scope: string, collection: string])
+    const held = await Promise.all(
+      candidates.map(([scope, collection]) =>
+        this.#run('list scopes', (client) => client.exists(this.#shared.keys.collection(scope, collection).entries)),
+      ),
+    )
+    return [...new Set(candidates.filter((_, n) => held[n]! > 0).map(([scope]) => scope))]
+  }
+
+  /**
+   * Records (scope, collection) in the scopes set before its first write from this process, so
+   * `scopes()` finds every scope that holds entries even after a crash right after that write.
+   */
+  #register(collection: string): Promise<void> {
+    const member = JSON.stringify([this.#scope, collection])
+    let registering = this.#shared.registered.get(member)
+    if (!registering) {
+      registering = this.#run('record the scope', (client) => client.sadd(this.#shared.keys.scopes, member)).then(() => undefined)
+      registering.catch(() => this.#shared.registered.delete(member))
+      this.#shared.registered.set(member, registering)
+    }
+    return registering
+  }
+
+  #keys(collection: string): CollectionKeys {
+    return this.#shared.keys.collection(this.#scope, collection)
+  }
+
+  #script(what: string, script: RedisScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.#run(what, (client) => runScript(client, script, keys, args))
+  }
+
+  #run<T>(what: string, call: (client: RedisClient) => Promise<T>): Promise<T> {
+    return this.#shared.connection.run(what, 'journal', call)
+  }
+}
+
+/** The 7 script arguments of one op (scripts.ts, WRITE). */
+function argsOf(op: KvOp): (string | number)[] {
+  if (!Number.isInteger(op.expectVersion) || op.expectVersion < 0) {
+    throw new RangeError(`expectVersion of "${op.key}" must be a non-negative integer, got ${op.expectVersion}`)
+  }
+  if (op.op === 'delete') return ['delete', op.key, op.expectVersion, '', '', '', '']
+  const due = op.due === null ? '' : scoreBound(op.due)
+  return ['put', op.key, op.expectVersion, encodeEnvelope(op, op.expectVersion + 1), op.state, stateMember(op.stateTime, op.key), due]
+}
+
+function resultOf(key: string, status: number | string, detail: number | string): KvWriteResult {
+  if (Number(status) === 1) return { ok: true, version: Number(detail) }
+  return { ok: false, current: detail === '' ? undefined : decodeEnvelope(key, String(detail)) }
+}
+
+function entriesOf(reply: unknown): KvEntry[] {
+  const flat = reply as string[]
+  const entries: KvEntry[] = []
+  for (let n = 0; n < flat.length; n += 2) entries.push(decodeEnvelope(flat[n]!, flat[n + 1]!))
+  return entries
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const parts: T[][] = []
+  for (let n = 0; n < items.length; n += size) parts.push(items.slice(n, n + size))
+  return parts
+}

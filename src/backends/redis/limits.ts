@@ -1,0 +1,33 @@
+/**
+ * Every limit of the Redis backend, named, with units last, in one place. Timeouts keep an
+ * unreachable server from hanging a bot or the CLI; batch limits keep any one Lua script short,
+ * because Redis runs nothing else while a script runs.
+ */
+export const REDIS_LIMITS = {
+  /** How long opening a connection may take before it counts as failed. */
+  connectTimeoutMs: 5_000,
+  /** How long one command may wait for its reply (queued while reconnecting included). */
+  commandTimeoutMs: 5_000,
+  /** The longest pause between two reconnection attempts. */
+  reconnectMaxMs: 1_000,
+  /** Compare-and-set ops applied by one script call; a longer write is split into sequential calls. */
+  writeBatchMax: 256,
+  /** Keys read by one HMGET; a longer read is split into parallel calls. */
+  getBatchMax: 1_000,
+  /** Entries one purge script deletes; a larger purge runs several scripts one after another. */
+  purgeBatchMax: 500,
+  /** Fields a Lua script passes to one HMGET / ZREM (Lua's unpack has a stack limit near 8000). */
+  scriptUnpackMax: 1_000,
+  /** Members one SSCAN step returns while listing scopes. */
+  scopesScanCount: 500,
+  /** Entries kept in one chat's message log of a `RedisStore`; older ones are trimmed. */
+  messageLogMax: 1_000,
+} as const
+
+/** The limits a caller may change. */
+export interface RedisTimeouts {
+  /** @default REDIS_LIMITS.connectTimeoutMs (5000) */
+  connectTimeoutMs?: number
+  /** @default REDIS_LIMITS.commandTimeoutMs (5000) */
+  commandTimeoutMs?: number
+}

@@ -1,0 +1,142 @@
+/**
+ * `PgConnection`: the pool a PostgreSQL backend talks through, and who owns it.
+ *
+ * - Given a `connectionString`, it creates its own pool on the first `acquire` (loading `pg` only
+ *   then) and ends it on the last `release`. It listens for the pool's `'error'` event: a
+ *   connection the server drops while idle (a restart, a failover, `pg_terminate_backend`) is
+ *   reported to `logger.error`, and the pool replaces it on the next query.
+ * - Given a `pool`, the pool is the caller's: it is never ended here and no listener is attached
+ *   to it (a listener would change what the pool does with an idle error). The caller must give
+ *   it a `pool.on('error', …)` listener, because node-postgres crashes the process otherwise.
+ *
+ * A store and its durability share one `PgConnection`, so acquiring is counted.
+ */
+import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
+import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
+import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
+
+/** Where a backend reports what it cannot throw to anyone (an idle connection dropped by the server). */
+export interface PostgresLogger {
+  error(message: string, ...details: unknown[]): void
+}
+
+/** How to reach the server: exactly one of `pool` and `connectionString`. */
+export interface PostgresConnectionOptions extends PostgresTimeouts {
+  /** A pool you own: never ended by botmesh; give it a `pool.on('error', …)` listener. */
+  pool?: Pool
+  /** `postgres://user:password@host:port/database`: botmesh creates, and later ends, its own pool. */
+  connectionString?: string
+  /** Receives idle connection errors of the pool botmesh creates. @default console */
+  logger?: PostgresLogger
+  /** `application_name` of the pool botmesh creates (a `?application_name=` in the URL wins). @default 'botmesh' */
+  applicationName?: string
+}
+
+/** A shared, counted handle on a pg pool. */
+export class PgConnection {
+  /** `host:port/database` of the server, without credentials, for messages. */
+  readonly target: string
+  /** Whether the pool is ours to create and end. */
+  readonly owned: boolean
+  readonly #options: PostgresConnectionOptions
+  readonly #logger: PostgresLogger
+  #pool: Pool | undefined
+  #opening: Promise<Pool> | undefined
+  #users = 0
+
+  constructor(options: PostgresConnectionOptions) {
+    if (options.pool && options.connectionString) throw new ConfigError('pass either pool or connectionString, not both')
+    if (!options.pool && !options.connectionString) throw new ConfigError('pass a pool or a connectionString')
+    for (const name of ['connectTimeoutMs', 'statementTimeoutMs', 'poolMax'] as const) {
+      const value = options[name]
+      if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new ConfigError(`${name} must be a positive integer, got ${value}`)
+    }
+    this.#options = options
+    this.#logger = options.logger ?? console
+    this.owned = !options.pool
+    this.#pool = options.pool
+    this.target = options.pool ? describePool(options.pool) : describeUrl(options.connectionString!)
+  }
+
+  /** Takes a share of the connection, creating our own pool on the first share. */
+  async acquire(): Promise<void> {
+    this.#users++
+    if (!this.owned) return
+    try {
+      this.#opening ??= this.#createPool()
+      this.#pool = await this.#opening
+    } catch (error) {
+      this.#users--
+      this.#opening = undefined
+      throw error
+    }
+  }
+
+  /** Gives a share back; the last one ends a pool we created. An injected pool is left open. */
+  async release(): Promise<void> {
+    if (this.#users === 0) return
+    this.#users--
+    if (this.#users > 0 || !this.owned) return
+    const pool = this.#pool
+    this.#pool = undefined
+    this.#opening = undefined
+    await pool?.end()
+  }
+
+  /** Runs one query (a round trip) on any connection of the pool. */
+  query<R extends QueryResultRow = QueryResultRow>(query: QueryConfig | string): Promise<QueryResult<R>> {
+    const pool = this.#pool
+    if (!pool || this.#users === 0) {
+      return Promise.reject(new BotmeshError('BACKEND_NOT_STARTED', `the PostgreSQL backend on ${this.target} is not started: call start() first`))
+    }
+    return typeof query === 'string' ? pool.query<R>(query) : pool.query<R>(query)
+  }
+
+  async #createPool(): Promise<Pool> {
+    const pg = await loadPg()
+    const statementTimeoutMs = this.#options.statementTimeoutMs ?? POSTGRES_LIMITS.statementTimeoutMs
+    const config: PoolConfig = {
+      connectionString: this.#options.connectionString,
+      max: this.#options.poolMax ?? POSTGRES_LIMITS.poolMax,
+      connectionTimeoutMillis: this.#options.connectTimeoutMs ?? POSTGRES_LIMITS.connectTimeoutMs,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + POSTGRES_LIMITS.queryTimeoutGraceMs,
+      application_name: this.#options.applicationName ?? 'botmesh',
+      keepAlive: true,
+    }
+    const pool = new pg.Pool(config)
+    // The pool has already removed the broken client when it emits this; the next query opens a new one.
+    pool.on('error', (error) => {
+      this.#logger.error(`botmesh: a PostgreSQL connection to ${this.target} was closed while idle (${error.message}); it is replaced on the next query`, error)
+    })
+    return pool
+  }
+}
+
+/** Loads the driver only when a backend needs it. */
+async function loadPg(): Promise<typeof import('pg')> {
+  try {
+    const module = await import('pg')
+    return (module as unknown as { default?: typeof import('pg') }).default ?? module
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new DriverMissingError('pg', 'the PostgreSQL backend', error)
+    throw error
+  }
+}
+
+function describeUrl(connectionString: string): string {
+  try {
+    const url = new URL(connectionString)
+    const host = url.hostname || url.searchParams.get('host') || 'localhost'
+    return `${host}:${url.port || '5432'}${url.pathname && url.pathname !== '/' ? url.pathname : ''}`
+  } catch {
+    return 'the PostgreSQL server'
+  }
+}
+
+function describePool(pool: Pool): string {
+  const options = (pool as unknown as { options?: { connectionString?: string; host?: string; port?: number; database?: string } }).options
+  if (options?.connectionString) return describeUrl(options.connectionString)
+  if (options?.host || options?.database) return `${options.host ?? 'localhost'}:${options.port ?? 5432}${options.database ? `/${options.database}` : ''}`
+  return 'the PostgreSQL server of the given pool'
+}

@@ -1,0 +1,29 @@
+/**
+ * `PostgresDurability`: journals in PostgreSQL, shared by every replica that reaches the server.
+ * One table, `{tablePrefix}durable`, is created idempotently on start (with its counts table and
+ * trigger); every transition is one statement conditional on the version; leases are judged by
+ * the server's `clock_timestamp()`.
+ */
+import { KvDurability } from '../../core/durability/kv-durability.js'
+import type { PgConnection } from './connection.js'
+import { PostgresKv, type PostgresKvOptions } from './kv.js'
+
+/**
+ * Options of `PostgresDurability`: exactly one of `pool` (yours: never ended by botmesh, give it a
+ * `pool.on('error', …)` listener) and `connectionString` (botmesh creates and ends the pool), plus
+ * `tablePrefix` (default `'botmesh_'`), `logger` and the connection timeouts.
+ */
+export type PostgresDurabilityOptions = PostgresKvOptions
+
+/** A durability backend in PostgreSQL: survives a crash, and several replicas may share it. */
+export class PostgresDurability extends KvDurability {
+  declare readonly kv: PostgresKv
+
+  /**
+   * @param options how to reach the server and which tables to use.
+   * @param connection internal: a connection shared with a `PostgresStore` (its `durability()`).
+   */
+  constructor(options: PostgresDurabilityOptions, connection?: PgConnection) {
+    super(new PostgresKv(options, connection), { kind: 'postgres', shared: true })
+  }
+}

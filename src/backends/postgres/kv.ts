@@ -1,0 +1,270 @@
+/**
+ * `PostgresKv`: the `DurableKv` of the PostgreSQL backend. Every entry is a row of
+ * `{tablePrefix}durable`; every method is one statement (statements.ts) and one round trip.
+ *
+ * - A single write is one autocommit statement, conditional on the version.
+ * - The ops of one `write` call go out in one simple-protocol message, run as one transaction
+ *   (one round trip, one commit), each op still its own compare-and-set with its own result. They
+ *   run ordered by (collection, key), the order of the call kept among ops on one key, so two
+ *   concurrent calls lock rows in one order and cannot deadlock on them.
+ * - A CAS that loses returns the current entry from the same statement. When that statement's
+ *   snapshot cannot tell (the winner committed after it began), one fresh read follows.
+ * - `now()` is the server's `clock_timestamp()`: leases are judged by one clock for all replicas.
+ */
+import { createHash } from 'node:crypto'
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import { JournalUnavailableError } from '../../core/errors.js'
+import { PgConnection, type PostgresConnectionOptions } from './connection.js'
+import { POSTGRES_LIMITS } from './limits.js'
+import { inlineParameters, type SqlValue } from './literal.js'
+import { durableSchemaSql } from './schema.js'
+import * as sql from './statements.js'
+import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
+import { describeError, isUnavailable } from './unavailable.js'
+
+/** Options of `PostgresKv` (and `PostgresDurability`). */
+export interface PostgresKvOptions extends PostgresConnectionOptions {
+  /** Prefix of the table names; letters, digits and underscores. @default 'botmesh_' */
+  tablePrefix?: string
+}
+
+/** The scope of a store that was not narrowed with `scope()`. */
+export const ROOT_SCOPE = ''
+
+/** A statement with the name it is prepared under on each connection. */
+interface Prepared {
+  name: string
+  text: string
+}
+
+/** The statements of one table prefix, prepared by name so each connection parses them once. */
+type Statements = Record<Exclude<keyof typeof sql, 'SELECT_NOW'>, Prepared> & { SELECT_NOW: Prepared }
+
+/** A row of an entry as the statements return it. */
+interface EntryRow {
+  key?: string
+  ok?: boolean
+  version: string
+  value: string | null
+  state: string | null
+  state_time: number | null
+  due: number | null
+}
+
+/** A `DurableKv` in PostgreSQL, with scopes. */
+export class PostgresKv implements DurableKv {
+  /** The connection (pool) this store talks through. */
+  readonly connection: PgConnection
+  /** The table names. */
+  readonly tables: DurableTables
+  readonly #statements: Statements
+  readonly #scope: string
+  /** Views (from `scope()`) leave start and stop to the root. */
+  readonly #isView: boolean
+  #started = false
+
+  constructor(options: PostgresKvOptions, connection?: PgConnection, view?: { scope: string; of: PostgresKv }) {
+    this.tables = view?.of.tables ?? durableTables(options.tablePrefix ?? TABLE_PREFIX_DEFAULT)
+    this.connection = view?.of.connection ?? connection ?? new PgConnection(options)
+    this.#statements = view ? view.of.#statements : prepare(this.tables)
+    this.#scope = view?.scope ?? ROOT_SCOPE
+    this.#isView = view !== undefined
+  }
+
+  /** Opens the pool (our own) and creates the table, its indexes and counts if missing. */
+  async start(): Promise<void> {
+    if (this.#isView || this.#started) return
+    await this.connection.acquire()
+    try {
+      await this.#query(durableSchemaSql(this.tables))
+    } catch (error) {
+      await this.connection.release()
+      throw error
+    }
+    this.#started = true
+  }
+
+  /** Gives the connection back; a pool we created ends with its last user. */
+  async stop(): Promise<void> {
+    if (this.#isView || !this.#started) return
+    this.#started = false
+    await this.connection.release()
+  }
+
+  async now(): Promise<number> {
+    const { rows } = await this.#query<{ now: number }>(this.#statements.SELECT_NOW, [])
+    return rows[0]!.now
+  }
+
+  async get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {
+    if (keys.length === 0) return []
+    const { rows } = await this.#query<EntryRow>(this.#statements.SELECT_ENTRIES, [this.#scope, collection, [...new Set(keys)]])
+    const byKey = new Map(rows.map((row) => [row.key!, row]))
+    return keys.map((key) => {
+      const row = byKey.get(key)
+      return row ? toEntry(key, row) : undefined
+    })
+  }
+
+  async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    for (const op of ops) checkOp(op)
+    if (ops.length === 1) return [await this.#writeOne(ops[0]!)]
+    const results: KvWriteResult[] = []
+    for (let start = 0; start < ops.length; start += POSTGRES_LIMITS.writeBatchMax) {
+      results.push(...(await this.#writeBatch(ops.slice(start, start + POSTGRES_LIMITS.writeBatchMax))))
+    }
+    return results
+  }
+
+  async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
+    if (limit <= 0) return []
+    const { rows } = await this.#query<EntryRow>(this.#statements.SELECT_DUE, [this.#scope, collection, until, limit])
+    return rows.map((row) => toEntry(row.key!, row))
+  }
+
+  async list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
+    if (query.limit <= 0) return []
+    const before = query.before ?? Number.POSITIVE_INFINITY
+    const { rows } = query.after
+      ? await this.#query<EntryRow>(this.#statements.LIST_AFTER, [this.#scope, collection, query.state, query.after.stateTime, query.after.key, before, query.limit])
+      : await this.#query<EntryRow>(this.#statements.LIST_FIRST, [this.#scope, collection, query.state, before, query.limit])
+    return rows.map((row) => toEntry(row.key!, row))
+  }
+
+  async count(collection: string): Promise<Record<string, number>> {
+    const { rows } = await this.#query<{ state: string; entries: string }>(this.#statements.COUNT_STATES, [this.#scope, collection])
+    return Object.fromEntries(rows.map((row) => [row.state, Number(row.entries)]))
+  }
+
+  async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0
+    const { rowCount } = await this.#query(this.#statements.PURGE_STATE, [this.#scope, collection, state, olderThan, limit])
+    return rowCount ?? 0
+  }
+
+  /** A view holding only one scope's entries; it shares this store's pool and tables. */
+  scope(scopeId: string): PostgresKv {
+    return new PostgresKv({}, undefined, { scope: scopeId, of: this })
+  }
+
+  async scopes(): Promise<string[]> {
+    const { rows } = await this.#query<{ scope: string }>(this.#statements.SELECT_SCOPES, [])
+    return rows.map((row) => row.scope)
+  }
+
+  /** One op, one autocommit statement. */
+  async #writeOne(op: KvOp): Promise<KvWriteResult> {
+    const { statement, values } = this.#statementFor(op)
+    const { rows } = await this.#query<EntryRow>(statement, values)
+    const [result] = await this.#settle([op], [outcome(op, rows[0])])
+    return result!
+  }
+
+  /** Several ops, one message, one transaction; results in the order of the call. */
+  async #writeBatch(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    const order = ops.map((_, index) => index).sort((a, b) => compareOps(ops[a]!, ops[b]!) || a - b)
+    const text = order
+      .map((index) => {
+        const { statement, values } = this.#statementFor(ops[index]!)
+        return inlineParameters(statement.text, values)
+      })
+      .join(';\n')
+    const answer = await this.#query<EntryRow>(text)
+    const perStatement = Array.isArray(answer) ? answer : [answer]
+    const outcomes: Outcome[] = new Array(ops.length)
+    order.forEach((opIndex, position) => {
+      outcomes[opIndex] = outcome(ops[opIndex]!, perStatement[position]!.rows[0])
+    })
+    return this.#settle(ops, outcomes)
+  }
+
+  /** Resolves the outcomes whose statement could not see the winner with one fresh read per collection. */
+  async #settle(ops: readonly KvOp[], outcomes: readonly Outcome[]): Promise<KvWriteResult[]> {
+    const unsure = outcomes.flatMap((result, index) => (result === UNSURE ? [index] : []))
+    const results = [...outcomes] as (KvWriteResult | typeof UNSURE)[]
+    for (const collection of new Set(unsure.map((index) => ops[index]!.collection))) {
+      const indexes = unsure.filter((index) => ops[index]!.collection === collection)
+      const current = await this.get(collection, indexes.map((index) => ops[index]!.key))
+      indexes.forEach((index, n) => {
+        results[index] = { ok: false, current: current[n] }
+      })
+    }
+    return results as KvWriteResult[]
+  }
+
+  #statementFor(op: KvOp): { statement: Prepared; values: SqlValue[] } {
+    const where = [this.#scope, op.collection, op.key]
+    if (op.op === 'delete') return { statement: this.#statements.DELETE_ENTRY, values: [...where, op.expectVersion] }
+    const fields = [JSON.stringify(op.value), op.state, op.stateTime, op.due]
+    if (op.expectVersion === 0) return { statement: this.#statements.INSERT_ENTRY, values: [...where, ...fields] }
+    return { statement: this.#statements.UPDATE_ENTRY, values: [...where, op.expectVersion, ...fields] }
+  }
+
+  /** Runs a statement; a lost or unreachable server becomes a retryable `JournalUnavailableError`. */
+  async #query<R extends object>(statement: Prepared | string, values?: unknown[]) {
+    try {
+      if (typeof statement === 'string') return await this.connection.query<R & Record<string, unknown>>(statement)
+      return await this.connection.query<R & Record<string, unknown>>({ name: statement.name, text: statement.text, values })
+    } catch (error) {
+      if (!isUnavailable(error)) throw error
+      throw new JournalUnavailableError(`PostgreSQL at ${this.connection.target} is unavailable: ${describeError(error)}`, error)
+    }
+  }
+}
+
+/** A write's result, or UNSURE when its statement's snapshot could not show the winner. */
+const UNSURE = Symbol('unsure')
+type Outcome = KvWriteResult | typeof UNSURE
+
+/** Reads the row a write statement returned. */
+function outcome(op: KvOp, row: EntryRow | undefined): Outcome {
+  if (row?.ok) return { ok: true, version: Number(row.version) }
+  if (op.op === 'put' && op.expectVersion === 0) return row ? { ok: false, current: toEntry(op.key, row) } : UNSURE
+  if (!row) return { ok: false, current: undefined }
+  // The snapshot still shows the expected version: the winner committed while we waited on its lock.
+  return Number(row.version) === op.expectVersion ? UNSURE : { ok: false, current: toEntry(op.key, row) }
+}
+
+function toEntry(key: string, row: EntryRow): KvEntry {
+  return {
+    key,
+    version: Number(row.version),
+    value: JSON.parse(row.value!),
+    state: row.state!,
+    stateTime: row.state_time!,
+    due: row.due,
+  }
+}
+
+function compareOps(a: KvOp, b: KvOp): number {
+  if (a.collection !== b.collection) return a.collection < b.collection ? -1 : 1
+  if (a.key !== b.key) return a.key < b.key ? -1 : 1
+  return 0
+}
+
+/** Refuses ops that would store something other backends could not read back the same. */
+function checkOp(op: KvOp): void {
+  if (!Number.isSafeInteger(op.expectVersion) || op.expectVersion < 0) throw new RangeError(`expectVersion of "${op.key}" must be a whole number >= 0, got ${op.expectVersion}`)
+  if (op.op === 'delete') return
+  if (!Number.isFinite(op.stateTime)) throw new RangeError(`stateTime of "${op.key}" must be a finite number, got ${op.stateTime}`)
+  if (op.due !== null && !Number.isFinite(op.due)) throw new RangeError(`due of "${op.key}" must be a finite number or null, got ${op.due}`)
+  if (op.value === undefined) throw new RangeError(`the value of "${op.key}" is undefined`)
+}
+
+/** Names every statement after a hash of its text: one name per distinct text, on any connection. */
+function prepare(tables: DurableTables): Statements {
+  const named = (text: string): Prepared => ({ name: `botmesh_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text })
+  return {
+    INSERT_ENTRY: named(sql.INSERT_ENTRY(tables)),
+    UPDATE_ENTRY: named(sql.UPDATE_ENTRY(tables)),
+    DELETE_ENTRY: named(sql.DELETE_ENTRY(tables)),
+    SELECT_ENTRIES: named(sql.SELECT_ENTRIES(tables)),
+    SELECT_DUE: named(sql.SELECT_DUE(tables)),
+    LIST_FIRST: named(sql.LIST_FIRST(tables)),
+    LIST_AFTER: named(sql.LIST_AFTER(tables)),
+    COUNT_STATES: named(sql.COUNT_STATES(tables)),
+    PURGE_STATE: named(sql.PURGE_STATE(tables)),
+    SELECT_SCOPES: named(sql.SELECT_SCOPES(tables)),
+    SELECT_NOW: named(sql.SELECT_NOW),
+  }
+}

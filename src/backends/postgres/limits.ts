@@ -1,0 +1,35 @@
+/**
+ * Every limit of the PostgreSQL backend, named, with units last, in one place. The timeouts keep
+ * an unreachable or hung server from hanging a bot or the CLI; the batch limit keeps one round
+ * trip (and the transaction it runs) bounded.
+ */
+export const POSTGRES_LIMITS = {
+  /** How long opening a connection (or waiting for a free one in the pool) may take before it fails. */
+  connectTimeoutMs: 5_000,
+  /** The server cancels a statement that runs longer (`statement_timeout`, on the pool we create). */
+  statementTimeoutMs: 10_000,
+  /**
+   * How much longer than `statementTimeoutMs` the client waits for an answer before it gives the
+   * connection up: the server's own timeout fires first when the server is alive.
+   */
+  queryTimeoutGraceMs: 2_000,
+  /** Connections of a pool we create. */
+  poolMax: 10,
+  /** Ops of one `write` call sent in one round trip (one transaction); a longer call is split. */
+  writeBatchMax: 100,
+  /**
+   * Rows per (scope, collection, state) in the counts table. Each connection adds to the row of
+   * its own shard, so concurrent writers rarely wait on the same counter row.
+   */
+  countShards: 64,
+} as const
+
+/** The connection limits a caller may change (on a pool the backend creates). */
+export interface PostgresTimeouts {
+  /** @default POSTGRES_LIMITS.connectTimeoutMs (5000) */
+  connectTimeoutMs?: number
+  /** @default POSTGRES_LIMITS.statementTimeoutMs (10000) */
+  statementTimeoutMs?: number
+  /** @default POSTGRES_LIMITS.poolMax (10) */
+  poolMax?: number
+}

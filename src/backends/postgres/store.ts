@@ -1,0 +1,120 @@
+/**
+ * `PostgresStore`: the bot's store (user data, flow checkpoints, the message log) in PostgreSQL,
+ * in tables of its own (`{tablePrefix}users`, `{tablePrefix}checkpoints`,
+ * `{tablePrefix}message_log`). `store.durability()` gives the journals on the same pool; the pool
+ * (when the store created it) ends when both the store and its durability have stopped.
+ */
+import type { Json } from '../../core/durability/kv.js'
+import { StoreUnavailableError } from '../../core/errors.js'
+import type { MessageLogEntry, Store } from '../../core/store.js'
+import { PgConnection, type PostgresConnectionOptions } from './connection.js'
+import { PostgresDurability } from './durability.js'
+import * as sql from './store-statements.js'
+import { storeTables, TABLE_PREFIX_DEFAULT, type StoreTables } from './tables.js'
+import { describeError, isUnavailable } from './unavailable.js'
+
+/** Options of `PostgresStore`: as `PostgresDurability`'s (one of `pool` and `connectionString`). */
+export interface PostgresStoreOptions extends PostgresConnectionOptions {
+  /** Prefix of the table names; letters, digits and underscores. @default 'botmesh_' */
+  tablePrefix?: string
+}
+
+interface LogRow {
+  chat_id: string
+  direction: 'in' | 'out'
+  message_id: string | null
+  text: string | null
+  at: number
+  ref: string | null
+}
+
+/** A store in PostgreSQL: survives a restart, shared by replicas. */
+export class PostgresStore implements Store {
+  /** The connection (pool) shared with `durability()`. */
+  readonly connection: PgConnection
+  readonly tables: StoreTables
+  readonly #tablePrefix: string
+  #durability: PostgresDurability | undefined
+  #started = false
+
+  constructor(options: PostgresStoreOptions) {
+    this.#tablePrefix = options.tablePrefix ?? TABLE_PREFIX_DEFAULT
+    this.tables = storeTables(this.#tablePrefix)
+    this.connection = new PgConnection(options)
+  }
+
+  /** Opens the pool (our own) and creates the store's tables if missing. Idempotent. */
+  async start(): Promise<void> {
+    if (this.#started) return
+    await this.connection.acquire()
+    try {
+      await this.#query(sql.STORE_SCHEMA(this.tables))
+    } catch (error) {
+      await this.connection.release()
+      throw error
+    }
+    this.#started = true
+  }
+
+  /** Gives the pool back; a pool the store created ends once its durability has stopped too. */
+  async stop(): Promise<void> {
+    if (!this.#started) return
+    this.#started = false
+    await this.connection.release()
+  }
+
+  /** The journals on the same server, pool and table prefix (the bot starts and stops them). */
+  durability(): PostgresDurability {
+    this.#durability ??= new PostgresDurability({ tablePrefix: this.#tablePrefix }, this.connection)
+    return this.#durability
+  }
+
+  async getUser(scope: string, chatId: string, key: string): Promise<Json | undefined> {
+    const { rows } = await this.#query<{ value: string }>(sql.SELECT_USER(this.tables), [scope, chatId, key])
+    return rows[0] ? (JSON.parse(rows[0].value) as Json) : undefined
+  }
+
+  async setUser(scope: string, chatId: string, key: string, value: Json): Promise<void> {
+    await this.#query(sql.UPSERT_USER(this.tables), [scope, chatId, key, JSON.stringify(value)])
+  }
+
+  async getCheckpoint(scope: string, chatId: string): Promise<Json | undefined> {
+    const { rows } = await this.#query<{ value: string }>(sql.SELECT_CHECKPOINT(this.tables), [scope, chatId])
+    return rows[0] ? (JSON.parse(rows[0].value) as Json) : undefined
+  }
+
+  async setCheckpoint(scope: string, chatId: string, checkpoint: Json): Promise<void> {
+    await this.#query(sql.UPSERT_CHECKPOINT(this.tables), [scope, chatId, JSON.stringify(checkpoint)])
+  }
+
+  async deleteCheckpoint(scope: string, chatId: string): Promise<void> {
+    await this.#query(sql.DELETE_CHECKPOINT(this.tables), [scope, chatId])
+  }
+
+  async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
+    await this.#query(sql.INSERT_LOG(this.tables), [scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref])
+  }
+
+  async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
+    if (limit <= 0) return []
+    const { rows } = await this.#query<LogRow>(sql.SELECT_LOG(this.tables), [scope, chatId, limit])
+    return rows.map((row) => ({
+      direction: row.direction,
+      chatId: row.chat_id,
+      messageId: row.message_id,
+      text: row.text,
+      at: row.at,
+      ref: row.ref,
+    }))
+  }
+
+  /** Runs a statement; a lost or unreachable server becomes a retryable `StoreUnavailableError`. */
+  async #query<R extends object>(text: string, values?: unknown[]) {
+    try {
+      return await this.connection.query<R & Record<string, unknown>>(values ? { text, values } : text)
+    } catch (error) {
+      if (!isUnavailable(error)) throw error
+      throw new StoreUnavailableError(`PostgreSQL at ${this.connection.target} is unavailable: ${describeError(error)}`, error)
+    }
+  }
+}

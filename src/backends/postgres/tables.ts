@@ -1,0 +1,100 @@
+/**
+ * Every table, index, function and trigger name of the PostgreSQL backend, built from the table
+ * prefix in this one place. The prefix is validated before it reaches any SQL, and every name is
+ * double-quoted, so a prefix can neither inject SQL nor change case.
+ */
+import { createHash } from 'node:crypto'
+import { ConfigError } from '../../core/errors.js'
+
+/** What a table prefix may look like: an SQL identifier start, then letters, digits and underscores. */
+export const TABLE_PREFIX_PATTERN = /^[a-z_][a-z0-9_]*$/i
+
+/**
+ * The longest prefix we accept. PostgreSQL cuts identifiers at 63 bytes; the longest name we
+ * derive adds 20 characters (`durable_count_delete`), so two prefixes can never collide after a cut.
+ */
+export const TABLE_PREFIX_LENGTH_MAX = 40
+
+/** The default prefix of every table the backend creates. */
+export const TABLE_PREFIX_DEFAULT = 'botmesh_'
+
+/** Checks a table prefix and returns it. */
+export function validateTablePrefix(prefix: string): string {
+  if (typeof prefix !== 'string' || !TABLE_PREFIX_PATTERN.test(prefix)) {
+    throw new ConfigError(`tablePrefix must match ${TABLE_PREFIX_PATTERN} (letters, digits and underscores), got ${JSON.stringify(prefix)}`)
+  }
+  if (prefix.length > TABLE_PREFIX_LENGTH_MAX) {
+    throw new ConfigError(`tablePrefix must be at most ${TABLE_PREFIX_LENGTH_MAX} characters, got ${prefix.length}`)
+  }
+  return prefix
+}
+
+/** Double-quotes an identifier that passed validation. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+/** Names of the journal's objects (`{prefix}durable` and its counts). Quoted unless the field says otherwise. */
+export interface DurableTables {
+  /** The table prefix they were built from. */
+  prefix: string
+  /** The journal table. */
+  durable: string
+  /** The durable table's bare (unquoted) name, for catalog lookups. */
+  durableName: string
+  /** Per-(scope, collection, state) entry counts, kept by the trigger. */
+  counts: string
+  dueIndex: string
+  stateIndex: string
+  countsFunction: string
+  /** Bare trigger names (trigger names are local to their table). */
+  countTriggers: { insert: string; update: string; delete: string }
+  /** The text whose hash names the advisory lock that serializes schema creation. */
+  lockName: string
+}
+
+/** The journal's object names under a prefix. */
+export function durableTables(prefix: string): DurableTables {
+  validateTablePrefix(prefix)
+  const name = `${prefix}durable`
+  return {
+    prefix,
+    durable: quoteIdentifier(name),
+    durableName: name,
+    counts: quoteIdentifier(`${name}_counts`),
+    dueIndex: quoteIdentifier(`${name}_due`),
+    stateIndex: quoteIdentifier(`${name}_state`),
+    countsFunction: quoteIdentifier(`${name}_count`),
+    countTriggers: { insert: `${name}_count_insert`, update: `${name}_count_update`, delete: `${name}_count_delete` },
+    lockName: `botmesh:schema:${name}`,
+  }
+}
+
+/** Names of the store's tables: user data, flow checkpoints and the message log. */
+export interface StoreTables {
+  /** The table prefix they were built from. */
+  prefix: string
+  users: string
+  checkpoints: string
+  messageLog: string
+  messageLogIndex: string
+  lockName: string
+}
+
+/** The store's table names under a prefix. */
+export function storeTables(prefix: string): StoreTables {
+  validateTablePrefix(prefix)
+  return {
+    prefix,
+    users: quoteIdentifier(`${prefix}users`),
+    checkpoints: quoteIdentifier(`${prefix}checkpoints`),
+    messageLog: quoteIdentifier(`${prefix}message_log`),
+    messageLogIndex: quoteIdentifier(`${prefix}message_log_chat`),
+    lockName: `botmesh:schema:${prefix}store`,
+  }
+}
+
+/** The advisory lock key (a signed 64-bit integer, as SQL text) that serializes the creation of a schema. */
+export function lockKey(lockName: string): string {
+  return createHash('sha256').update(lockName).digest().readBigInt64BE(0).toString()
+}

@@ -1,0 +1,106 @@
+/**
+ * Whole-file replacement where the rename is the commit point (I2), and the strict read of such a
+ * file (I9). Knows nothing of what the bytes mean: FileDurability's snapshot and the events
+ * journals both write through here.
+ */
+import { basename, dirname, join } from 'node:path'
+import { JournalCorruptError } from '../../core/errors.js'
+import { errorCode, FILE_MODE, type FileSystem } from './fs.js'
+
+/** Options of `writeFileAtomic`. */
+export interface AtomicWriteOptions {
+  /** Fsync the temp file before the rename and the directory after it. */
+  fsync: boolean
+  /** Permission bits of the new file. @default 0o600 */
+  mode?: number
+}
+
+/** Bytes written to the temp file per write call: large enough to be cheap, small enough to bound a copy. */
+export const ATOMIC_WRITE_CHUNK_BYTES = 1 << 20
+
+let tempCounter = 0
+
+/** The name prefix of `path`'s temp files (`<path>.tmp-`). */
+export function tempPrefix(path: string): string {
+  return `${basename(path)}.tmp-`
+}
+
+/**
+ * Replaces `path` with `content`: temp file in the same directory, fsync, rename, fsync of the
+ * directory (I2). Readers see the old file or the new one, never a mix. On failure the temp is
+ * removed (best effort) and the old file is untouched.
+ */
+export async function writeFileAtomic(fs: FileSystem, path: string, content: readonly Uint8Array[], options: AtomicWriteOptions): Promise<void> {
+  const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${++tempCounter}`)
+  try {
+    const handle = await fs.open(temp, 'replace', options.mode ?? FILE_MODE)
+    try {
+      let position = 0
+      for (const chunk of coalesce(content, ATOMIC_WRITE_CHUNK_BYTES)) {
+        await handle.write(chunk, position)
+        position += chunk.byteLength
+      }
+      if (options.fsync) await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await fs.rename(temp, path)
+  } catch (error) {
+    await fs.unlink(temp).catch(() => {})
+    throw error
+  }
+  // After the rename the new content is the file; the directory fsync makes the name durable (I2).
+  if (options.fsync) await fs.syncDirectory(dirname(path))
+}
+
+/**
+ * Reads a journal file whole. Resolves undefined when nothing exists at `path` (a new journal,
+ * I9); refuses a directory, and a 0-byte file unless `allowEmpty` (a log may be empty, a snapshot
+ * never is), with a `JournalCorruptError` naming the file.
+ */
+export async function readJournalFile(fs: FileSystem, path: string, options: { allowEmpty: boolean }): Promise<Buffer | undefined> {
+  const stat = await fs.stat(path)
+  if (!stat) return undefined
+  if (!stat.isFile) throw new JournalCorruptError(path, stat.isDirectory ? 'is a directory, expected a journal file' : 'is not a regular file')
+  let content: Buffer
+  try {
+    content = await fs.readFile(path)
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined
+    throw error
+  }
+  if (content.length === 0 && !options.allowEmpty) {
+    throw new JournalCorruptError(path, 'is empty (0 bytes); a journal file always holds at least its header, so it was cut short')
+  }
+  return content
+}
+
+/** Removes temp files of `path` left by a writer that crashed (I17). Only call it holding the lock. */
+export async function removeStrayTemps(fs: FileSystem, path: string): Promise<string[]> {
+  const directory = dirname(path)
+  const prefix = tempPrefix(path)
+  const names = await fs.readdir(directory).catch(() => [] as string[])
+  const removed: string[] = []
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue
+    await fs.unlink(join(directory, name)).catch(() => {})
+    removed.push(name)
+  }
+  return removed
+}
+
+/** Joins small chunks into writes of about `size` bytes; large chunks pass as they are. */
+function* coalesce(chunks: readonly Uint8Array[], size: number): Generator<Uint8Array> {
+  let pending: Uint8Array[] = []
+  let pendingBytes = 0
+  for (const chunk of chunks) {
+    if (pendingBytes + chunk.byteLength > size && pending.length > 0) {
+      yield Buffer.concat(pending)
+      pending = []
+      pendingBytes = 0
+    }
+    pending.push(chunk)
+    pendingBytes += chunk.byteLength
+  }
+  if (pending.length > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending)
+}

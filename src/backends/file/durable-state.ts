@@ -1,0 +1,263 @@
+/**
+ * The heart of FileDurability: one journal file's entries in memory (a `KvState`), and the commits
+ * that make every write durable before it is acknowledged, by snapshot rewrite or log append.
+ * Every scope view (`FileKv`) of one open journal shares one `DurableState`.
+ */
+import { dirname } from 'node:path'
+import type { KvEntry, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import { JournalClosedError, JournalLockedError, JournalReadOnlyError } from '../../core/errors.js'
+import type { KvState } from '../memory/state.js'
+import { AppendLog, logPathOf } from './append-log.js'
+import { removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
+import { encodeChanges, type Change } from './changes.js'
+import { foldLeftoverLog, foldLog, type CompactionReport } from './compaction.js'
+import { DIRECTORY_MODE } from './fs.js'
+import { GroupCommit } from './group-commit.js'
+import { acquireLock, lockHolderOf, type HeldLock } from './lock-file.js'
+import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
+import { loadJournal, type LoadedJournal } from './recovery.js'
+import { encodeSnapshot, overlayKey, type SnapshotOverlay } from './snapshot-format.js'
+
+/** One write call, applied in memory and waiting for its commit. */
+interface PendingWrite {
+  changes: Change[]
+  /** What each changed entry was before, to roll the write back if its commit fails (I5). */
+  undo: { scope: string; collection: string; key: string; before: KvEntry | undefined }[]
+}
+
+/** Figures about an open journal. */
+export interface FileJournalStats {
+  entries: number
+  /** Records in the log, not yet folded into the snapshot. */
+  logRecords: number
+  logBytes: number
+  /** The last log sequence folded into the snapshot. */
+  logSeq: number
+  /** The error of the last background compaction, if it failed (the log keeps every record). */
+  compactionError: unknown
+}
+
+/** An open journal file: state, lock and commits. */
+export class DurableState {
+  readonly path: string
+  readonly state: KvState
+  readonly options: ResolvedFileOptions
+  readonly #lock: HeldLock | undefined
+  readonly #commits: GroupCommit<PendingWrite>
+  #log: AppendLog | undefined
+  /** What the log held at open, for a lazily opened writer. */
+  #logAtOpen: { validBytes: number; records: number }
+  #lastSeq: number
+  #logSeq: number
+  #compactionScheduled = false
+  #compactAt: { records: number; bytes: number }
+  #compactionError: unknown
+  #closing: Promise<void> | undefined
+
+  private constructor(path: string, options: ResolvedFileOptions, loaded: LoadedJournal, lock: HeldLock | undefined) {
+    this.path = path
+    this.options = options
+    this.state = loaded.state
+    this.#lock = lock
+    this.#lastSeq = loaded.lastSeq
+    this.#logSeq = loaded.snapshotLogSeq
+    this.#logAtOpen = { validBytes: loaded.log?.validBytes ?? 0, records: loaded.log?.records.length ?? 0 }
+    this.#compactAt = { records: options.compactEvery, bytes: options.compactBytes }
+    this.#commits = new GroupCommit<PendingWrite>({
+      // A snapshot rewrite writes the whole state, so it takes every queued write (I6).
+      batchMax: options.mode === 'appendLog' ? FILE_LIMITS.appendBatchMax : Number.POSITIVE_INFINITY,
+      commit: (writes) => (options.mode === 'appendLog' ? this.#append(writes) : this.#rewrite(writes)),
+      onFailure: (writes) => this.#rollBack(writes),
+    })
+  }
+
+  /**
+   * Opens a journal: the lock (unless read-only), then the files loaded and checked (refused with
+   * every file as it was, I8/I9), then leftovers tidied: a torn log tail cut, stray temps removed,
+   * and in snapshot mode a leftover log folded into the snapshot.
+   */
+  static async open(path: string, options: ResolvedFileOptions): Promise<DurableState> {
+    const { fs } = options
+    if (options.readOnly) return new DurableState(path, options, await loadJournal(fs, path), undefined)
+    await fs.mkdir(dirname(path), DIRECTORY_MODE)
+    const lock = await acquireLock(fs, path)
+    try {
+      const loaded = await loadJournal(fs, path)
+      const opened = new DurableState(path, options, loaded, lock)
+      await removeStrayTemps(fs, path)
+      await opened.#tidyLog(loaded)
+      return opened
+    } catch (error) {
+      await lock.release()
+      throw error
+    }
+  }
+
+  /** Applies `ops` as compare-and-sets and resolves once they are committed (I3, I4). */
+  async write(scope: string, ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    // No await before the ops are applied: writes apply, and commit, in call order (I6).
+    if (this.#closing || this.options.readOnly) await this.#refuseWrite()
+    const pending: PendingWrite = { changes: [], undo: [] }
+    const results: KvWriteResult[] = []
+    for (const op of ops) {
+      const before = this.state.get(scope, op.collection, op.key)
+      const result = this.state.apply(scope, structuredClone(op) as KvOp)
+      if (!result.ok) {
+        results.push({ ok: false, current: result.current && structuredClone(result.current) })
+        continue
+      }
+      pending.undo.push({ scope, collection: op.collection, key: op.key, before })
+      const after = this.state.get(scope, op.collection, op.key)
+      pending.changes.push(after ? ['put', scope, op.collection, after] : ['delete', scope, op.collection, op.key])
+      results.push(result)
+    }
+    // Submitted even without changes: a conflict result may show a write not committed yet (I4).
+    await this.#commits.submit(pending)
+    return results
+  }
+
+  /** Runs `read` once every write applied so far is committed (I4). */
+  async read<T>(read: () => T): Promise<T> {
+    if (this.#commits.busy) await this.#commits.settled()
+    if (this.#closing) throw new JournalClosedError(this.path)
+    return read()
+  }
+
+  /** Resolves once every write made so far is committed or failed. */
+  flush(): Promise<void> {
+    return this.#commits.settled()
+  }
+
+  /** Folds the log into the snapshot now (appendLog mode; a no-op in snapshot mode, which keeps no log). */
+  async compact(): Promise<CompactionReport> {
+    if (this.#closing || this.options.readOnly) await this.#refuseWrite()
+    return this.#commits.exclusive(() => this.#compactNow())
+  }
+
+  stats(): FileJournalStats {
+    return {
+      entries: this.state.size,
+      logRecords: this.#log?.records ?? this.#logAtOpen.records,
+      logBytes: this.#log?.size ?? this.#logAtOpen.validBytes,
+      logSeq: this.#logSeq,
+      compactionError: this.#compactionError,
+    }
+  }
+
+  /** Whether `close()` was called. */
+  get closed(): boolean {
+    return this.#closing !== undefined
+  }
+
+  /**
+   * Refuses new calls, lets the writes already made commit, folds the log into the snapshot and
+   * releases the lock. Idempotent. The lock is released even if the fold fails (the log then keeps
+   * every record and is replayed by the next open).
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#commits
+      .exclusive(async () => {
+        if (this.options.readOnly) return
+        try {
+          if (this.#log && this.#log.records > 0) await this.#compactNow()
+        } finally {
+          await this.#log?.close()
+        }
+        if (this.#log) await foldLeftoverLog(this.options.fs, this.path, undefined)
+      })
+      .finally(() => this.#lock?.release())
+    return this.#closing
+  }
+
+  /** Rejects a write to a closed or read-only journal, naming a live holder if there is one (I15). */
+  async #refuseWrite(): Promise<never> {
+    if (this.#closing) throw new JournalClosedError(this.path)
+    const holder = await lockHolderOf(this.options.fs, this.path)
+    if (!holder) throw new JournalReadOnlyError(this.path)
+    throw new JournalLockedError(
+      this.path,
+      holder.pid,
+      `${this.path} is held by live process ${holder.pid} and is open here read-only: stop that process, or make the change through it`,
+    )
+  }
+
+  /** Snapshot mode: one atomic rewrite for the whole batch (I2, I6). */
+  async #rewrite(writes: PendingWrite[]): Promise<void> {
+    if (!writes.some((write) => write.changes.length > 0)) return
+    // Encoded before the first await: the state now holds exactly the batch and what was committed.
+    const lines = encodeSnapshot(this.state, this.#logSeq, this.#overlay())
+    await writeFileAtomic(this.options.fs, this.path, lines, { fsync: this.options.fsync })
+  }
+
+  /** appendLog mode: one line per write, one append, one fsync (I3, I6, I13). */
+  async #append(writes: PendingWrite[]): Promise<void> {
+    const payloads = writes.filter((write) => write.changes.length > 0).map((write) => encodeChanges(write.changes))
+    if (payloads.length === 0) return
+    const log = (this.#log ??= await AppendLog.open(this.options.fs, logPathOf(this.path), {
+      ...this.#logAtOpen,
+      lastSeq: this.#lastSeq,
+      fsync: this.options.fsync,
+    }))
+    await log.append(payloads)
+    this.#lastSeq = log.lastSeq
+    if (!this.#compactionScheduled && (log.records >= this.#compactAt.records || log.size >= this.#compactAt.bytes)) {
+      this.#compactionScheduled = true
+      // Not awaited by the writers of this batch: they are acknowledged now, the fold runs next (I6).
+      void this.#commits.exclusive(() => this.#compactNow()).catch((error: unknown) => {
+        this.#compactionError = error
+        // Try again after as many records or bytes again; the log keeps everything meanwhile.
+        this.#compactAt = { records: log.records + this.options.compactEvery, bytes: log.size + this.options.compactBytes }
+      })
+    }
+  }
+
+  async #compactNow(): Promise<CompactionReport> {
+    this.#compactionScheduled = false
+    const log = this.#log
+    if (!log || log.records === 0) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
+    const report = await foldLog(this.options.fs, this.path, encodeSnapshot(this.state, log.lastSeq, this.#overlay()), log)
+    this.#logSeq = report.logSeq
+    this.#compactAt = { records: this.options.compactEvery, bytes: this.options.compactBytes }
+    this.#compactionError = undefined
+    return report
+  }
+
+  /** The entries as they were before the writes still queued (applied in memory, not committed). */
+  #overlay(): SnapshotOverlay {
+    const overlay: SnapshotOverlay = new Map()
+    for (const write of this.#commits.queuedItems()) {
+      for (const { scope, collection, key, before } of write.undo) {
+        const at = overlayKey(scope, collection, key)
+        if (!overlay.has(at)) overlay.set(at, before ? { scope, collection, entry: before } : null)
+      }
+    }
+    return overlay
+  }
+
+  /** Undoes failed writes, newest first, so the state is the committed one again (I5). */
+  #rollBack(writes: PendingWrite[]): void {
+    for (const write of [...writes].reverse()) {
+      for (const { scope, collection, key, before } of [...write.undo].reverse()) {
+        if (before) this.state.load(scope, collection, before)
+        else this.state.unload(scope, collection, key)
+      }
+    }
+  }
+
+  /** After a writable open: cut a torn tail, drop a log the snapshot already holds, or fold it in snapshot mode. */
+  async #tidyLog(loaded: LoadedJournal): Promise<void> {
+    const log = loaded.log
+    if (!log) return
+    if (this.options.mode === 'snapshot') {
+      // Snapshot mode keeps no log: fold what it adds (I10, I11), then remove it.
+      const lines = loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq) : undefined
+      await foldLeftoverLog(this.options.fs, this.path, lines)
+      this.#logSeq = loaded.lastSeq
+      this.#logAtOpen = { validBytes: 0, records: 0 }
+      return
+    }
+    // Records the snapshot already holds are dropped; a torn tail is cut (I8): both by AppendLog.open.
+    this.#logAtOpen = loaded.replayed === 0 ? { validBytes: 0, records: 0 } : { validBytes: log.validBytes, records: log.records.length }
+    this.#log = await AppendLog.open(this.options.fs, logPathOf(this.path), { ...this.#logAtOpen, lastSeq: this.#lastSeq, fsync: this.options.fsync })
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The record framing shared by the append log and the snapshot (I7): one record per line,
+ * `<seq>\t<length>\t<crc32>\t<payload>\n`. The length and checksum tell a complete record from a
+ * damaged one; the newline tells a complete record from a torn one.
+ */
+import * as zlib from 'node:zlib'
+
+const NEWLINE = 0x0a
+const TAB = 0x09
+const NEWLINE_BYTES = Buffer.from('\n')
+
+/** One framed line of a file, as read back. */
+export interface FramedLine {
+  /** 1-based line number in the file. */
+  line: number
+  /** Byte offset of the line's first byte. */
+  offset: number
+  /** The line's bytes without the newline. */
+  bytes: Buffer
+}
+
+/** A decoded record. */
+export interface FramedRecord {
+  seq: number
+  payload: string
+}
+
+/** The lines of a file, and what follows the last newline (a torn tail, if not empty). */
+export interface SplitLines {
+  lines: FramedLine[]
+  /** Bytes after the last newline: an incomplete last record. */
+  tail: { offset: number; bytes: number } | undefined
+}
+
+/** Encodes one record as a line (payload must be single-line, as JSON is). */
+export function encodeRecord(seq: number, payload: string): Buffer {
+  if (payload.includes('\n')) throw new Error('a framed payload must not contain a newline')
+  const body = Buffer.from(payload)
+  const head = Buffer.from(`${seq}\t${body.length}\t`)
+  const sum = Buffer.from(`${hex(crc32(body, crc32(head)))}\t`)
+  return Buffer.concat([head, sum, body, NEWLINE_BYTES])
+}
+
+/** Splits a file's bytes into newline-terminated lines plus an unterminated tail. */
+export function splitLines(content: Buffer): SplitLines {
+  const lines: FramedLine[] = []
+  let start = 0
+  for (;;) {
+    const end = content.indexOf(NEWLINE, start)
+    if (end === -1) break
+    lines.push({ line: lines.length + 1, offset: start, bytes: content.subarray(start, end) })
+    start = end + 1
+  }
+  const tail = start < content.length ? { offset: start, bytes: content.length - start } : undefined
+  return { lines, tail }
+}
+
+/** Decodes a complete line; a string says what is wrong with it. */
+export function decodeRecord(bytes: Buffer): FramedRecord | string {
+  const first = bytes.indexOf(TAB)
+  const second = first === -1 ? -1 : bytes.indexOf(TAB, first + 1)
+  const third = second === -1 ? -1 : bytes.indexOf(TAB, second + 1)
+  if (third === -1) return 'not a framed record (expected seq, length, checksum and payload)'
+  const seqText = bytes.toString('latin1', 0, first)
+  const lengthText = bytes.toString('latin1', first + 1, second)
+  const sum = bytes.toString('latin1', second + 1, third)
+  if (!/^\d{1,15}$/.test(seqText) || !/^\d{1,15}$/.test(lengthText)) return 'the sequence or length is not a number'
+  const seq = Number(seqText)
+  const length = Number(lengthText)
+  const payloadBytes = bytes.subarray(third + 1)
+  if (payloadBytes.length !== length) return `the payload is ${payloadBytes.length} bytes, its frame says ${length}`
+  // The checksum covers the first two fields with their tabs, and the payload.
+  if (sum !== hex(crc32(payloadBytes, crc32(bytes.subarray(0, second + 1))))) return 'the checksum does not match'
+  return { seq, payload: payloadBytes.toString('utf8') }
+}
+
+function hex(sum: number): string {
+  return sum.toString(16).padStart(8, '0')
+}
+
+type Crc32 = (data: Uint8Array, initial?: number) => number
+
+/** CRC-32 (IEEE), continuing from `initial`: zlib's native one where Node has it (>= 20.15), else a table in JS. */
+export const crc32: Crc32 = (zlib as { crc32?: Crc32 }).crc32 ?? crc32Js
+
+let table: Uint32Array | undefined
+
+function crc32Js(data: Uint8Array, initial = 0): number {
+  table ??= Uint32Array.from({ length: 256 }, (_, n) => {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    return c >>> 0
+  })
+  let crc = (initial ^ 0xffffffff) >>> 0
+  for (let i = 0; i < data.length; i++) crc = table[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8)
+  return (crc ^ 0xffffffff) >>> 0
+}

@@ -1,0 +1,95 @@
+/**
+ * `FileKv`: the `DurableKv` of FileDurability. Entries live in memory (a `KvState`) and every
+ * committed write is made durable in the journal file before it is acknowledged (I3). Scope views
+ * share the one open journal.
+ */
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import { JournalClosedError } from '../../core/errors.js'
+import { ROOT_SCOPE } from '../memory/kv.js'
+import type { DurableState, FileJournalStats } from './durable-state.js'
+import type { CompactionReport } from './compaction.js'
+
+/** A scope's view of an open journal file. */
+export class FileKv implements DurableKv {
+  readonly #journal: DurableState
+  readonly #scope: string
+
+  /** @internal Use `FileDurability.open`. */
+  constructor(journal: DurableState, scope: string = ROOT_SCOPE) {
+    this.#journal = journal
+    this.#scope = scope
+  }
+
+  /** The journal file. */
+  get path(): string {
+    return this.#journal.path
+  }
+
+  /** The journal was opened and not closed. Loading happened in `FileDurability.open`. */
+  async start(): Promise<void> {
+    if (this.#journal.closed) throw new JournalClosedError(this.#journal.path)
+  }
+
+  /** Waits for the writes in flight to commit; the journal stays open (and locked) until `close()`. */
+  async stop(): Promise<void> {
+    await this.#journal.flush()
+  }
+
+  async now(): Promise<number> {
+    return this.#journal.options.now()
+  }
+
+  get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {
+    return this.#journal.read(() => keys.map((key) => copy(this.#journal.state.get(this.#scope, collection, key))))
+  }
+
+  write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    return this.#journal.write(this.#scope, ops)
+  }
+
+  due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
+    return this.#journal.read(() => this.#journal.state.due(this.#scope, collection, until, limit).map((entry) => copy(entry)!))
+  }
+
+  list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
+    return this.#journal.read(() => this.#journal.state.list(this.#scope, collection, query).map((entry) => copy(entry)!))
+  }
+
+  count(collection: string): Promise<Record<string, number>> {
+    return this.#journal.read(() => this.#journal.state.count(this.#scope, collection))
+  }
+
+  /** Deletes through ordinary versioned writes, so a purge commits (and is logged) like any write. */
+  async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    const victims = await this.list(collection, { state, before: olderThan, limit })
+    const results = await this.write(victims.map((entry) => ({ op: 'delete', collection, key: entry.key, expectVersion: entry.version })))
+    return results.filter((result) => result.ok).length
+  }
+
+  scope(scopeId: string): FileKv {
+    return new FileKv(this.#journal, scopeId)
+  }
+
+  scopes(): Promise<string[]> {
+    return this.#journal.read(() => this.#journal.state.scopes())
+  }
+
+  /** Folds the log into the snapshot now. */
+  compact(): Promise<CompactionReport> {
+    return this.#journal.compact()
+  }
+
+  /** Figures about the open journal. */
+  stats(): FileJournalStats {
+    return this.#journal.stats()
+  }
+
+  /** Lets writes in flight commit, folds the log into the snapshot, releases the lock. */
+  close(): Promise<void> {
+    return this.#journal.close()
+  }
+}
+
+function copy(entry: KvEntry | undefined): KvEntry | undefined {
+  return entry === undefined ? undefined : structuredClone(entry)
+}

@@ -1,0 +1,87 @@
+/**
+ * FileDurability's options, their defaults and limits, resolved and checked in one place.
+ */
+import { ConfigError } from '../../core/errors.js'
+import { nodeFileSystem, type FileSystem } from './fs.js'
+
+/** Options of `FileDurability.open`. */
+export interface FileDurabilityOptions {
+  /**
+   * Append each committed write to `<path>.log` instead of rewriting the snapshot, compacting now
+   * and then. `true` takes the defaults. @default false (snapshot mode)
+   */
+  appendLog?: boolean | AppendLogOptions
+  /**
+   * Snapshot mode: flush each snapshot to disk (and its directory after the rename) before the
+   * write is acknowledged. Without it the rename is atomic but may still sit in the OS cache when
+   * the machine loses power. In appendLog mode it is the default of `appendLog.fsync`.
+   * @default false
+   */
+  fsync?: boolean
+  /**
+   * Open without taking the lock, for tools that inspect a journal a live process may hold: nothing
+   * is written, truncated or removed, and every write is refused. @default false
+   */
+  readOnly?: boolean
+  /** The clock leases are judged by. @default Date.now */
+  now?: () => number
+  /** The file system every operation goes through (a test wraps it). @default the real one */
+  fs?: FileSystem
+}
+
+/** Options of appendLog mode. */
+export interface AppendLogOptions {
+  /** Fold the log into the snapshot after this many records. @default 1000 */
+  compactEvery?: number
+  /** … or once the log holds this many bytes. @default 4 MiB */
+  compactBytes?: number
+  /** Fsync the log after each append, before the write is acknowledged. @default true */
+  fsync?: boolean
+}
+
+/** Defaults and limits of the file backend. */
+export const FILE_LIMITS = {
+  /** Log records between two compactions, by default. */
+  compactEveryDefault: 1_000,
+  /** Log bytes that trigger a compaction, by default. */
+  compactBytesDefault: 4 * 1024 * 1024,
+  /** Writes one append carries at most (bounds one write's buffer); a snapshot rewrite takes all. */
+  appendBatchMax: 1_000,
+} as const
+
+/** Options with every default applied. */
+export interface ResolvedFileOptions {
+  mode: 'snapshot' | 'appendLog'
+  /** Fsync of each commit (the snapshot, or the log). */
+  fsync: boolean
+  compactEvery: number
+  compactBytes: number
+  readOnly: boolean
+  now: () => number
+  fs: FileSystem
+}
+
+/** Applies the defaults and checks the values; throws `ConfigError`. */
+export function resolveFileOptions(options: FileDurabilityOptions): ResolvedFileOptions {
+  const log = options.appendLog === true ? {} : options.appendLog || undefined
+  if (options.appendLog !== undefined && typeof options.appendLog !== 'boolean' && (typeof options.appendLog !== 'object' || options.appendLog === null)) {
+    throw new ConfigError('FileDurability: appendLog must be true, false or { compactEvery, compactBytes, fsync }')
+  }
+  const compactEvery = log?.compactEvery ?? FILE_LIMITS.compactEveryDefault
+  const compactBytes = log?.compactBytes ?? FILE_LIMITS.compactBytesDefault
+  if (!Number.isSafeInteger(compactEvery) || compactEvery < 1) {
+    throw new ConfigError(`FileDurability: appendLog.compactEvery must be a positive integer, got ${String(compactEvery)}`)
+  }
+  if (!Number.isSafeInteger(compactBytes) || compactBytes < 1) {
+    throw new ConfigError(`FileDurability: appendLog.compactBytes must be a positive integer of bytes, got ${String(compactBytes)}`)
+  }
+  return {
+    mode: log ? 'appendLog' : 'snapshot',
+    fsync: log ? (log.fsync ?? options.fsync ?? true) : (options.fsync ?? false),
+    compactEvery,
+    compactBytes,
+    readOnly: options.readOnly ?? false,
+    now: options.now ?? Date.now,
+    fs: options.fs ?? nodeFileSystem,
+  }
+}

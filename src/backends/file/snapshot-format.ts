@@ -1,0 +1,117 @@
+/**
+ * FileDurability's snapshot: a header line, then one framed line per entry (I7). It is read whole
+ * and strictly (I9): a short, junk or misshapen file is refused, never read as empty or in part.
+ */
+import { JournalCorruptError } from '../../core/errors.js'
+import type { KvState } from '../memory/state.js'
+import { decodePlacedEntry, encodePlacedEntry, type PlacedEntry } from './changes.js'
+import { decodeRecord, encodeRecord, splitLines } from './framing.js'
+
+/** The format name in every snapshot's header. */
+export const SNAPSHOT_FORMAT = 'botmesh-file-durability'
+/** The snapshot version this code writes and reads. */
+export const SNAPSHOT_VERSION = 1
+
+/** A snapshot's header. */
+export interface SnapshotHeader {
+  format: typeof SNAPSHOT_FORMAT
+  version: typeof SNAPSHOT_VERSION
+  /** The sequence of the last log record folded in (I10). */
+  logSeq: number
+  /** How many entry lines follow. */
+  entries: number
+}
+
+/** Where a file is damaged. */
+export interface Damage {
+  line: number
+  offset: number
+  detail: string
+}
+
+/** A snapshot read as far as it goes: what was readable, and the first damage if any. */
+export interface SnapshotScan {
+  header: SnapshotHeader | undefined
+  entries: PlacedEntry[]
+  damage: Damage | undefined
+}
+
+/**
+ * Entries as they were before writes that are applied in memory but not committed yet, keyed by
+ * `overlayKey`: the entry to write instead (null: write none). A snapshot must not hold a write
+ * that may still fail and be rolled back (I5).
+ */
+export type SnapshotOverlay = Map<string, PlacedEntry | null>
+
+/** The overlay key of an entry. */
+export function overlayKey(scope: string, collection: string, key: string): string {
+  return `${scope}\u0000${collection}\u0000${key}`
+}
+
+/** The lines of a snapshot of `state` (seen through `overlay`) that has folded the log up to `logSeq`. */
+export function encodeSnapshot(state: KvState, logSeq: number, overlay: SnapshotOverlay = new Map()): Buffer[] {
+  const lines: Buffer[] = [Buffer.alloc(0)] // the header goes first, once the entries are counted
+  const add = (placed: PlacedEntry) => lines.push(encodeRecord(lines.length + 1, encodePlacedEntry(placed)))
+  for (const placed of state.entries()) {
+    const key = overlayKey(placed.scope, placed.collection, placed.entry.key)
+    if (!overlay.has(key)) add(placed)
+  }
+  for (const placed of overlay.values()) if (placed) add(placed)
+  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, logSeq, entries: lines.length - 1 }
+  lines[0] = encodeRecord(1, JSON.stringify(header))
+  return lines
+}
+
+/** Reads a snapshot whole; rejects any damage with a `JournalCorruptError` naming the file (I9). */
+export function decodeSnapshot(file: string, content: Buffer): { logSeq: number; entries: PlacedEntry[] } {
+  const scan = scanSnapshot(content)
+  if (scan.damage) {
+    const { line, offset, detail } = scan.damage
+    throw new JournalCorruptError(file, `the snapshot cannot be read back at line ${line} (byte offset ${offset}): ${detail}`)
+  }
+  return { logSeq: scan.header!.logSeq, entries: scan.entries }
+}
+
+/** Reads a snapshot as far as it is sound (for verify and salvage). Never throws. */
+export function scanSnapshot(content: Buffer): SnapshotScan {
+  const { lines, tail } = splitLines(content)
+  const entries: PlacedEntry[] = []
+  let header: SnapshotHeader | undefined
+  for (const { line, offset, bytes } of lines) {
+    const damage = (detail: string): SnapshotScan => ({ header, entries, damage: { line, offset, detail } })
+    const record = decodeRecord(bytes)
+    if (typeof record === 'string') return damage(line === 1 ? `not a FileDurability snapshot (${record})` : record)
+    if (record.seq !== line) return damage(`line ${line} carries sequence ${record.seq}`)
+    if (line === 1) {
+      const checked = checkHeader(record.payload)
+      if (typeof checked === 'string') return damage(checked)
+      header = checked
+      continue
+    }
+    if (entries.length >= header!.entries) return damage(`more lines than the ${header!.entries} entries its header announces`)
+    const placed = decodePlacedEntry(record.payload)
+    if (typeof placed === 'string') return damage(placed)
+    entries.push(placed)
+  }
+  const end = { line: lines.length + 1, offset: tail?.offset ?? content.length }
+  if (tail) return { header, entries, damage: { ...end, detail: `the last ${tail.bytes} bytes are an incomplete line: the file was cut short` } }
+  if (!header) return { header, entries, damage: { ...end, detail: 'no header line' } }
+  if (entries.length < header.entries) {
+    return { header, entries, damage: { ...end, detail: `${entries.length} of the ${header.entries} entries its header announces: the file was cut short` } }
+  }
+  return { header, entries, damage: undefined }
+}
+
+function checkHeader(payload: string): SnapshotHeader | string {
+  let value: Partial<SnapshotHeader>
+  try {
+    value = JSON.parse(payload) as Partial<SnapshotHeader>
+  } catch {
+    return 'the header is not JSON'
+  }
+  if (value?.format !== SNAPSHOT_FORMAT) return `not a FileDurability snapshot (format ${JSON.stringify(value?.format)})`
+  if (value.version !== SNAPSHOT_VERSION) return `snapshot version ${JSON.stringify(value.version)} is not supported (expected ${SNAPSHOT_VERSION})`
+  if (!Number.isSafeInteger(value.logSeq) || value.logSeq! < 0) return 'the header has no valid logSeq'
+  if (!Number.isSafeInteger(value.entries) || value.entries! < 0) return 'the header has no valid entry count'
+  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, logSeq: value.logSeq!, entries: value.entries! }
+}

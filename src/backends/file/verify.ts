@@ -1,0 +1,62 @@
+/**
+ * `verifyJournal(path)`: what the CLI's `verify` prints for a file journal. Reports damage (file,
+ * line, byte offset) and a torn tail, and changes nothing: safe on a journal a live process holds.
+ */
+import { logPathOf } from './append-log.js'
+import { nodeFileSystem, type FileSystem } from './fs.js'
+import { inspectJournal } from './inspection.js'
+import { lockHolderOf } from './lock-file.js'
+
+/** One file of a journal, as verified. */
+export interface FileReport {
+  file: string
+  exists: boolean
+  bytes: number
+  /** Snapshot entries, or log records, that read back sound (up to the damage). */
+  records: number
+  /** The first damage; `line` 0 when the file as a whole is unusable (0 bytes, a directory). */
+  damage?: { line: number; offset: number; detail: string }
+  /** An incomplete last log line, which the next writable open cuts (not damage). */
+  tornTail?: { offset: number; bytes: number }
+}
+
+/** What `verifyJournal` found. */
+export interface VerifyReport {
+  /** Whether `FileDurability.open` would accept the journal. */
+  ok: boolean
+  snapshot: FileReport
+  log: FileReport
+  /** Log records beyond the snapshot, replayed on open. */
+  logRecordsToReplay: number
+  /** The pid of a live process holding the lock, if any. */
+  lockedBy?: number
+}
+
+/** Checks the journal at `path` (and `<path>.log`) the way open() would, reporting instead of refusing. */
+export async function verifyJournal(path: string, options: { fs?: FileSystem } = {}): Promise<VerifyReport> {
+  const fs = options.fs ?? nodeFileSystem
+  const { snapshot, log } = await inspectJournal(fs, path)
+  const holder = await lockHolderOf(fs, path)
+  const logSeq = snapshot.header?.logSeq ?? 0
+  const report: VerifyReport = {
+    ok: !snapshot.damage && !log.damage,
+    snapshot: {
+      file: path,
+      exists: snapshot.exists,
+      bytes: snapshot.bytes,
+      records: snapshot.entries.length,
+      ...(snapshot.damage && { damage: snapshot.damage }),
+    },
+    log: {
+      file: logPathOf(path),
+      exists: log.exists,
+      bytes: log.bytes,
+      records: log.records.length,
+      ...(log.damage && { damage: log.damage }),
+      ...(log.tornTail && { tornTail: log.tornTail }),
+    },
+    logRecordsToReplay: log.records.filter((record) => record.seq > logSeq).length,
+  }
+  if (holder) report.lockedBy = holder.pid
+  return report
+}

@@ -1,0 +1,251 @@
+/**
+ * PostgresKv beyond the conformance suite: concurrent schema creation, compare-and-set races
+ * across connections, one round trip per operation, the counts kept by the trigger, prefixes.
+ */
+import assert from 'node:assert/strict'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { KvOp } from '../../src/core/durability/kv.js'
+import { ConfigError } from '../../src/core/errors.js'
+import { PostgresDurability, PostgresKv } from '../../src/backends/postgres/index.js'
+import {
+  PG_URL,
+  adminQuery,
+  countRoundTrips,
+  dropTablePrefix,
+  postgresAvailable,
+  randomTablePrefix,
+  tablesUnder,
+  testPool,
+  waitFor,
+} from '../../test-utils/postgres.js'
+
+const available = await postgresAvailable()
+
+const put = (key: string, expectVersion: number, fields: Partial<KvOp & { op: 'put' }> = {}): KvOp => ({
+  op: 'put',
+  collection: 'outbox',
+  key,
+  expectVersion,
+  value: { key, n: expectVersion },
+  state: 'pending',
+  stateTime: 1_000,
+  due: 1_000,
+  ...fields,
+})
+
+describe.runIf(available)('PostgresKv', () => {
+  const cleanups: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+
+  /** A started store under a fresh prefix, stopped and dropped after the test. */
+  async function startedKv(options: { pool?: ReturnType<typeof testPool> } = {}): Promise<PostgresKv> {
+    const tablePrefix = randomTablePrefix()
+    const kv = new PostgresKv(options.pool ? { pool: options.pool, tablePrefix } : { connectionString: PG_URL, tablePrefix })
+    cleanups.push(() => dropTablePrefix(tablePrefix))
+    await kv.start()
+    cleanups.push(() => kv.stop())
+    return kv
+  }
+
+  /** The counts as a plain GROUP BY over the journal table sees them. */
+  async function countedByScan(kv: PostgresKv, scope: string, collection: string): Promise<Record<string, number>> {
+    const { rows } = await adminQuery<{ state: string; n: string }>(
+      `SELECT state, count(*) AS n FROM ${kv.tables.durable} WHERE scope = $1 AND collection = $2 GROUP BY state`,
+      [scope, collection],
+    )
+    return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]))
+  }
+
+  it('four replicas starting at once on a new prefix all start, and share one table', async () => {
+    const tablePrefix = randomTablePrefix()
+    cleanups.push(() => dropTablePrefix(tablePrefix))
+    const replicas = Array.from({ length: 4 }, () => new PostgresDurability({ connectionString: PG_URL, tablePrefix }))
+    cleanups.push(async () => {
+      for (const replica of replicas) await replica.stop()
+    })
+    await Promise.all(replicas.map((replica) => replica.start()))
+    expect(await tablesUnder(tablePrefix)).toEqual([`${tablePrefix}durable`, `${tablePrefix}durable_counts`])
+    const [written] = await replicas[0]!.kv.write([put('k', 0)])
+    expect(written).toEqual({ ok: true, version: 1 })
+    const [read] = await replicas[3]!.kv.get('outbox', ['k'])
+    expect(read?.value).toEqual({ key: 'k', n: 0 })
+  })
+
+  it('inserts of one key racing on several connections: one wins, every loser is told the winner', async () => {
+    const kv = await startedKv()
+    const racers = Array.from({ length: 12 }, (_, n) => kv.write([put('race', 0, { value: { racer: n } })]))
+    const results = (await Promise.all(racers)).map(([result]) => result!)
+    const winners = results.flatMap((result, n) => (result.ok ? [n] : []))
+    expect(winners).toHaveLength(1)
+    for (const result of results) {
+      if (result.ok) continue
+      assert.ok(result.current, 'a losing insert returns the entry that won')
+      expect(result.current.version).toBe(1)
+      expect(result.current.value).toEqual({ racer: winners[0] })
+    }
+  })
+
+  it('updates of one version racing on several connections: one wins, every loser sees version 2', async () => {
+    const kv = await startedKv()
+    await kv.write([put('race', 0)])
+    const racers = Array.from({ length: 12 }, (_, n) => kv.write([put('race', 1, { value: { racer: n }, state: 'sending' })]))
+    const results = (await Promise.all(racers)).map(([result]) => result!)
+    const winner = results.findIndex((result) => result.ok)
+    expect(results.filter((result) => result.ok)).toHaveLength(1)
+    for (const result of results) {
+      if (result.ok) continue
+      expect(result.current?.version).toBe(2)
+      expect(result.current?.value).toEqual({ racer: winner })
+    }
+    expect(await kv.count('outbox')).toEqual({ sending: 1 })
+  })
+
+  it('a CAS that waited on the lock of a writer who then won still returns the winner (insert and update)', async () => {
+    const tablePrefix = randomTablePrefix()
+    const applicationName = `racer_${tablePrefix}`
+    cleanups.push(() => dropTablePrefix(tablePrefix))
+    const kv = new PostgresKv({ connectionString: PG_URL, tablePrefix, applicationName, poolMax: 6 })
+    await kv.start()
+    cleanups.push(() => kv.stop())
+    await kv.write([put('updated', 0)])
+    const holder = new pg.Client({ connectionString: PG_URL })
+    holder.on('error', () => {})
+    await holder.connect()
+    cleanups.push(() => holder.end())
+    const t = kv.tables
+    // The holder writes both keys in a transaction it keeps open: the racers' statements start
+    // (and take their snapshots) before the winner commits, then wait on its row locks.
+    await holder.query('BEGIN')
+    await holder.query(
+      `INSERT INTO ${t.durable} (scope, collection, key, version, value, state, state_time, due) VALUES ('', 'outbox', 'inserted', 1, '{"winner":true}', 'pending', 1, NULL)`,
+    )
+    await holder.query(`UPDATE ${t.durable} SET version = 2, value = '{"winner":true}' WHERE scope = '' AND collection = 'outbox' AND key = 'updated'`)
+    const racers = [
+      ...Array.from({ length: 3 }, () => kv.write([put('inserted', 0)])),
+      ...Array.from({ length: 3 }, () => kv.write([put('updated', 1)])),
+    ]
+    await waitFor(async () => {
+      const { rows } = await adminQuery<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+        [applicationName],
+      )
+      return Number(rows[0]!.n) === racers.length
+    }, 'every racer to wait on the holder\'s locks')
+    await holder.query('COMMIT')
+    for (const [result] of await Promise.all(racers)) {
+      assert.ok(result && !result.ok && result.current, 'the racer lost and was told the winner')
+      expect(result.current.value).toEqual({ winner: true })
+      expect(result.current.version).toBe(result.current.key === 'inserted' ? 1 : 2)
+    }
+  })
+
+  it('one write call is one round trip and one transaction, and each op keeps its own result', async () => {
+    const pool = testPool()
+    cleanups.push(() => pool.end())
+    const kv = await startedKv({ pool })
+    await kv.write([put('old', 0, { state: 'sent', due: null })])
+    const trips = countRoundTrips(pool)
+    const results = await kv.write([
+      put('b', 0),
+      put('a', 0),
+      put('a', 1, { state: 'sending', due: 5_000 }),
+      put('old', 0),
+      { op: 'delete', collection: 'outbox', key: 'old', expectVersion: 1 },
+      put('ghost', 4),
+      put('b', 1, { collection: 'inbox', state: 'dead' }),
+    ])
+    expect(trips.queries).toBe(1)
+    expect(results[0]).toEqual({ ok: true, version: 1 })
+    expect(results[1]).toEqual({ ok: true, version: 1 })
+    expect(results[2]).toEqual({ ok: true, version: 2 })
+    expect(results[3]).toMatchObject({ ok: false, current: { key: 'old', version: 1, state: 'sent' } })
+    expect(results[4]).toEqual({ ok: true, version: 0 })
+    expect(results[5]).toEqual({ ok: false, current: undefined })
+    expect(results[6]).toEqual({ ok: false, current: undefined })
+    expect(await kv.count('outbox')).toEqual({ pending: 1, sending: 1 })
+  })
+
+  it('every operation is one round trip', async () => {
+    const pool = testPool()
+    cleanups.push(() => pool.end())
+    const trips = countRoundTrips(pool)
+    const kv = await startedKv({ pool })
+    const perOperation: Record<string, number> = { start: trips.queries }
+    const measure = async (name: string, operation: () => Promise<unknown>) => {
+      trips.reset()
+      await operation()
+      perOperation[name] = trips.queries
+    }
+    await measure('insert', () => kv.write([put('k', 0)]))
+    await measure('insert that loses', () => kv.write([put('k', 0)]))
+    await measure('update', () => kv.write([put('k', 1, { state: 'sending' })]))
+    await measure('update that loses', () => kv.write([put('k', 1)]))
+    await measure('write of 50 ops', () => kv.write(Array.from({ length: 50 }, (_, n) => put(`many${n}`, 0))))
+    await measure('get of 10 keys', () => kv.get('outbox', Array.from({ length: 10 }, (_, n) => `many${n}`)))
+    await measure('due', () => kv.due('outbox', 10_000, 100))
+    await measure('list', () => kv.list('outbox', { state: 'pending', limit: 20 }))
+    await measure('list after a cursor', () => kv.list('outbox', { state: 'pending', limit: 20, after: { stateTime: 1_000, key: 'many3' } }))
+    await measure('count', () => kv.count('outbox'))
+    await measure('purge', () => kv.purge('outbox', 'pending', 2_000, 10))
+    await measure('delete', () => kv.write([{ op: 'delete', collection: 'outbox', key: 'k', expectVersion: 2 }]))
+    await measure('now', () => kv.now())
+    await measure('scopes', () => kv.scopes())
+    console.log('PostgreSQL round trips per operation:', perOperation)
+    expect(perOperation).toEqual(Object.fromEntries(Object.keys(perOperation).map((name) => [name, 1])))
+  })
+
+  it('counts stay exact through writes, heartbeats, purges, scopes and an operator deleting rows by hand', async () => {
+    const kv = await startedKv()
+    const scoped = kv.scope('bot-a')
+    await scoped.write(Array.from({ length: 30 }, (_, n) => put(`k${n}`, 0, { state: n % 3 === 0 ? 'dead' : 'pending', stateTime: n })))
+    await scoped.write([put('k1', 1, { state: 'sending' }), put('k2', 1, { state: 'sending' })])
+    // A heartbeat keeps the state: the counts do not move.
+    await scoped.write([put('k1', 2, { state: 'sending', due: 99_000 })])
+    expect(await scoped.count('outbox')).toEqual(await countedByScan(kv, 'bot-a', 'outbox'))
+    expect(await scoped.purge('outbox', 'dead', 20, 4)).toBe(4)
+    await adminQuery(`DELETE FROM ${kv.tables.durable} WHERE scope = 'bot-a' AND key IN ('k4', 'k5', 'k27')`)
+    const counts = await scoped.count('outbox')
+    expect(counts).toEqual(await countedByScan(kv, 'bot-a', 'outbox'))
+    expect(counts).toEqual({ pending: 16, sending: 2, dead: 5 })
+    expect(await kv.count('outbox')).toEqual({})
+    expect(await kv.scopes()).toEqual(['bot-a'])
+  })
+
+  it('a table that lost its counting triggers gets its counts back on the next start', async () => {
+    const tablePrefix = randomTablePrefix()
+    cleanups.push(() => dropTablePrefix(tablePrefix))
+    const first = new PostgresKv({ connectionString: PG_URL, tablePrefix })
+    await first.start()
+    await first.write([put('a', 0), put('b', 0, { state: 'dead' })])
+    await first.stop()
+    const t = first.tables
+    await adminQuery(
+      `DROP TRIGGER "${t.countTriggers.insert}" ON ${t.durable}; DROP TRIGGER "${t.countTriggers.update}" ON ${t.durable};
+       DROP TRIGGER "${t.countTriggers.delete}" ON ${t.durable}; DELETE FROM ${t.counts};
+       INSERT INTO ${t.durable} (scope, collection, key, version, value, state, state_time, due) VALUES ('', 'outbox', 'c', 1, '{}', 'dead', 5, NULL)`,
+    )
+    const second = new PostgresKv({ connectionString: PG_URL, tablePrefix })
+    await second.start()
+    cleanups.push(() => second.stop())
+    expect(await second.count('outbox')).toEqual({ pending: 1, dead: 2 })
+    await second.write([put('d', 0)])
+    expect(await second.count('outbox')).toEqual({ pending: 2, dead: 2 })
+  })
+
+  it('keys order by code point, as in every other backend', async () => {
+    const kv = await startedKv()
+    await kv.write(['b', 'B', 'a', 'Z', 'é', '10', '9'].map((key) => put(key, 0, { state: 'dead' })))
+    const listed = await kv.list('outbox', { state: 'dead', limit: 10 })
+    expect(listed.map((entry) => entry.key)).toEqual(['10', '9', 'B', 'Z', 'a', 'b', 'é'])
+  })
+
+  it('refuses a table prefix that is not a plain identifier, before any SQL runs', () => {
+    for (const tablePrefix of ['', 'has-dash', 'x"; DROP TABLE users; --', '1starts_with_digit', 'x'.repeat(41), 'ünïcode']) {
+      expect(() => new PostgresDurability({ connectionString: PG_URL, tablePrefix })).toThrow(ConfigError)
+    }
+    expect(() => new PostgresDurability({ connectionString: PG_URL, tablePrefix: 'Valid_Prefix_9' })).not.toThrow()
+  })
+})

@@ -163,9 +163,16 @@ export class RedisConnection {
     })
   }
 
+  /** Quits and waits for the socket(s) to close, so a stopped backend leaves nothing open. */
   async #close(client: RedisClient): Promise<void> {
+    if (client.status !== 'ready') {
+      // Reconnecting (the server is gone) or never connected: nothing to flush, and no 'end' would come.
+      client.disconnect()
+      return
+    }
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()))
     try {
-      await withDeadline('quit', this.commandTimeoutMs, client.quit())
+      await withDeadline('quit', this.commandTimeoutMs, Promise.all([client.quit(), ended]))
     } catch {
       // The server is gone or slow: drop the socket instead; there is nothing left to flush.
       client.disconnect()
@@ -184,7 +191,7 @@ async function loadIoredis(): Promise<Ioredis> {
   try {
     return await import('ioredis')
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new DriverMissingError('ioredis', 'RedisDurability', error)
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new DriverMissingError('ioredis', 'botmesh/redis-store', error)
     throw error
   }
 }

@@ -1,0 +1,62 @@
+import { Cluster } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RedisDurability, RedisKeys } from '../../src/backends/redis/index.js'
+import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { describeConformance } from '../../test-utils/durability-conformance.js'
+import { deletePrefix, randomPrefix, redisBinariesAvailable, scanKeys, startRedisCluster, type RedisClusterServers } from '../../test-utils/redis.js'
+
+const available = await redisBinariesAvailable('RedisDurability on a private 3-node Redis Cluster')
+
+describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', () => {
+  let cluster: RedisClusterServers
+  let admin: Cluster
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3)
+    admin = new Cluster(cluster.nodes)
+  }, 60_000)
+
+  afterAll(async () => {
+    await admin?.quit()
+    await cluster?.stop()
+  })
+
+  describeConformance('RedisDurability({ cluster })', {
+    create: async () => new RedisDurability({ cluster: cluster.nodes, prefix: randomPrefix() }),
+    cleanup: async (backend: DurabilityBackend) => {
+      await deletePrefix(admin, (backend as RedisDurability).prefix)
+    },
+  })
+
+  it('keeps each scope and collection in one slot, and spreads scopes over the nodes', async () => {
+    const prefix = randomPrefix()
+    const durability = new RedisDurability({ cluster: { nodes: cluster.nodes, options: { slotsRefreshInterval: 60_000 } }, prefix })
+    await durability.start()
+    try {
+      const scopes = Array.from({ length: 24 }, (_, n) => `bot-${n}`)
+      for (const scope of scopes) {
+        const journal = durability.journal(scope)
+        await journal.write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m', { state: 'failed', nextAttemptAt: 5 }), expectVersion: 0 }])
+        await journal.write('outbox.journal', [{ kind: 'outbox', record: outboxRecord('k', { state: 'sent' }), expectVersion: 0 }])
+      }
+      const keys = new RedisKeys(prefix)
+      for (const scope of scopes) {
+        for (const collection of ['inbox', 'outbox']) {
+          const group = keys.collection(scope, collection)
+          const slots = new Set(
+            await Promise.all([group.entries, group.due, group.states, group.state('failed'), group.state('sent')].map((key) => admin.cluster('KEYSLOT', key))),
+          )
+          expect(slots.size).toBe(1)
+        }
+      }
+      const perNode = await Promise.all(admin.nodes('master').map((node) => node.dbsize()))
+      expect(perNode.filter((n) => n > 0).length).toBeGreaterThan(1)
+      expect((await durability.scopes()).sort()).toEqual([...scopes].sort())
+    } finally {
+      await durability.stop()
+      await deletePrefix(admin, prefix)
+    }
+    expect(await scanKeys(admin, `${prefix}:*`)).toEqual([])
+  })
+})

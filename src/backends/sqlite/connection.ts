@@ -1,0 +1,164 @@
+/**
+ * One connection to a SQLite file, shared by the components that use it (a `SQLiteStore` and the
+ * `SQLiteDurability` it hands out). Each component acquires it in its `start()` and releases it in
+ * its `stop()`; the file is opened by the first acquire and closed by the last release, so the bot
+ * may stop the store and the journals in any order, as often as it likes.
+ */
+import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import type BetterSqlite3 from 'better-sqlite3'
+import { BotmeshError, ConfigError } from '../../core/errors.js'
+import { loadDriver } from './driver.js'
+import { sqliteFailure, type SqliteRole } from './failure.js'
+import { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
+import { createSchema, durableShapeProblems } from './schema.js'
+import { DURABLE_SQL, STORE_SQL, prepareAll, type DurableStatements, type StoreStatements } from './statements.js'
+
+/** Where the connection goes. */
+export interface SqliteConnectionOptions extends SqliteTimeouts {
+  /** The database file; its directory is created if missing. */
+  file: string
+}
+
+/** A reference-counted connection: opened by the first holder, closed by the last. */
+export class SqliteConnection {
+  /** The file as given. */
+  readonly file: string
+  readonly busyTimeoutMs: number
+  #db: BetterSqlite3.Database | undefined
+  #opening: Promise<void> | undefined
+  readonly #holders = new Set<object>()
+  #durable: DurableStatements | undefined
+  #store: StoreStatements | undefined
+
+  constructor(options: SqliteConnectionOptions) {
+    if (typeof options?.file !== 'string' || options.file.trim() === '') throw new ConfigError('SQLite needs a file: pass { file: "./data/bot.db" }')
+    this.file = options.file
+    this.busyTimeoutMs = options.busyTimeoutMs ?? SQLITE_LIMITS.busyTimeoutMs
+    if (!Number.isInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
+      throw new ConfigError(`busyTimeoutMs must be a whole number of milliseconds >= 0, got ${options.busyTimeoutMs}`)
+    }
+  }
+
+  /** Opens the file (once) for `holder`. Idempotent per holder. */
+  async acquire(holder: object, owner: string, role: SqliteRole): Promise<void> {
+    this.#holders.add(holder)
+    if (this.#db) return
+    this.#opening ??= this.#open(owner, role).finally(() => {
+      this.#opening = undefined
+    })
+    try {
+      await this.#opening
+    } catch (error) {
+      this.#holders.delete(holder)
+      throw error
+    }
+  }
+
+  /** Lets go of the connection for `holder`; the last holder closes it. Idempotent per holder. */
+  release(holder: object): void {
+    if (!this.#holders.delete(holder)) return
+    this.#closeIfUnused()
+  }
+
+  /** The open database, for a holder that acquired it; otherwise a `NOT_STARTED` error. */
+  database(holder: object, owner: string): BetterSqlite3.Database {
+    if (!this.#db || !this.#holders.has(holder)) {
+      throw new BotmeshError('NOT_STARTED', `${owner} on ${this.file} is not started: call start() first (the bot does it)`)
+    }
+    return this.#db
+  }
+
+  /** The journals' prepared statements (prepared on first use of each opening). */
+  durableStatements(db: BetterSqlite3.Database): DurableStatements {
+    return (this.#durable ??= prepareAll(db, DURABLE_SQL))
+  }
+
+  /** The store's prepared statements (prepared on first use of each opening). */
+  storeStatements(db: BetterSqlite3.Database): StoreStatements {
+    return (this.#store ??= prepareAll(db, STORE_SQL))
+  }
+
+  async #open(owner: string, role: SqliteRole): Promise<void> {
+    const Database = await loadDriver(owner)
+    prepareFile(this.file)
+    let db: BetterSqlite3.Database
+    try {
+      db = new Database(this.file, { timeout: this.busyTimeoutMs })
+    } catch (error) {
+      throw sqliteFailure(error, this.file, 'opening the database', role)
+    }
+    try {
+      configure(db, this.file)
+      createSchema(db, this.file)
+      const problems = durableShapeProblems(db)
+      if (problems.length > 0) {
+        throw new BotmeshError('SCHEMA_MISMATCH', `${this.file} has a durable table botmesh did not create: ${problems.join('; ')}`)
+      }
+    } catch (error) {
+      db.close()
+      throw sqliteFailure(error, this.file, 'opening the database', role)
+    }
+    this.#db = db
+    // Every holder may have stopped while the file was opening.
+    this.#closeIfUnused()
+  }
+
+  #closeIfUnused(): void {
+    if (this.#holders.size > 0 || !this.#db) return
+    const db = this.#db
+    this.#db = undefined
+    this.#durable = undefined
+    this.#store = undefined
+    db.close()
+  }
+}
+
+/**
+ * Opens an existing file without creating or changing anything (no schema, no journal mode):
+ * for `verify` and `compact`, which must not repair or set up what they inspect.
+ */
+export async function openExisting(file: string, options: { readonly: boolean; busyTimeoutMs?: number; owner: string }): Promise<BetterSqlite3.Database> {
+  const Database = await loadDriver(options.owner)
+  return new Database(file, { readonly: options.readonly, fileMustExist: true, timeout: options.busyTimeoutMs ?? SQLITE_LIMITS.busyTimeoutMs })
+}
+
+/**
+ * The connection's settings.
+ *
+ * - WAL, so that readers never block the writer and several processes can share the file.
+ * - `synchronous = FULL`: every commit fsyncs the WAL before it returns. With NORMAL, WAL commits
+ *   are not fsynced (only checkpoints are), so a power loss can roll back the last transactions
+ *   that had already been acknowledged: an admitted message the provider was told we have, or a
+ *   `markSent` whose loss makes the reply go out twice. The seed promises the journals survive a
+ *   crash, so FULL it is; group commit (kv.ts) shares one fsync between concurrent writes.
+ * - The busy timeout (set by the driver's `timeout` option) makes a process wait for another's
+ *   write lock instead of failing with SQLITE_BUSY.
+ */
+function configure(db: BetterSqlite3.Database, file: string): void {
+  const mode = db.pragma('journal_mode = WAL', { simple: true })
+  if (mode !== 'wal') {
+    throw new BotmeshError(
+      'SQLITE_WAL_UNAVAILABLE',
+      `${file}: SQLite could not switch to WAL mode (it reports "${String(mode)}"); botmesh needs WAL to share the file between processes: use a local file system`,
+    )
+  }
+  db.pragma('synchronous = FULL')
+  db.pragma(`journal_size_limit = ${SQLITE_LIMITS.walSizeLimitBytes}`)
+}
+
+/**
+ * Creates the file's directory (owner only) and the file itself with mode 0600 when they are
+ * missing: the file holds message bodies and media references. SQLite gives the -wal and -shm
+ * files the mode of the database file. An existing file keeps the mode its owner gave it.
+ */
+function prepareFile(file: string): void {
+  mkdirSync(dirname(resolve(file)), { recursive: true, mode: 0o700 })
+  try {
+    closeSync(openSync(file, 'a', 0o600))
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    if (code === 'EISDIR') throw new ConfigError(`${file} is a directory; SQLite needs the path of a database file`)
+    throw new BotmeshError('SQLITE_OPEN_FAILED', `cannot open ${file}: ${(error as Error).message}`, { cause: error })
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * `SQLiteDurability`: the journals in the `durable` table of a SQLite file. Obtained from
+ * `store.durability()` it shares the store's connection; `new SQLiteDurability({ file })` opens
+ * its own. Several processes on one host may share the file (WAL and a busy timeout; every
+ * compare-and-set is one statement inside an IMMEDIATE transaction, so no update is lost).
+ */
+import { KvDurability } from '../../core/durability/kv-durability.js'
+import type { CompactReport } from './compact.js'
+import type { SqliteConnection } from './connection.js'
+import { SqliteKv } from './kv.js'
+import type { SqliteTimeouts } from './limits.js'
+import type { VerifyReport } from './verify.js'
+
+/** Options of a `SQLiteDurability` with a connection of its own. */
+export interface SQLiteDurabilityOptions extends SqliteTimeouts {
+  /** The database file (created, with its directory, if missing). */
+  file: string
+}
+
+/** A durability backend on a SQLite file, shared by processes on one host. */
+export class SQLiteDurability extends KvDurability {
+  declare readonly kv: SqliteKv
+  /** The database file. */
+  readonly file: string
+
+  /** Opens its own connection to `options.file`; the second argument is internal (`SQLiteStore.durability()`). */
+  constructor(options: SQLiteDurabilityOptions, connection?: SqliteConnection) {
+    const kv = new SqliteKv(connection ?? options)
+    super(kv, { kind: 'sqlite', shared: true })
+    this.file = kv.file
+  }
+
+  /** Checkpoints the WAL into the database file and truncates it (`botmesh compact`). Needs `start()`. */
+  compact(): Promise<CompactReport> {
+    return this.kv.compact()
+  }
+
+  /** Checks integrity, the `durable` table's shape and its counts (`botmesh verify`). Needs `start()`. */
+  verify(): Promise<VerifyReport> {
+    return this.kv.verify()
+  }
+}

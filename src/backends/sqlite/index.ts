@@ -1,0 +1,16 @@
+/**
+ * `botmesh/sqlite-store`: the bot's store and the durability journals in one SQLite file
+ * (better-sqlite3, loaded only when a file is opened).
+ *
+ * ```ts
+ * const store = new SQLiteStore({ file: './data/bot.db' })
+ * const bot = new Bot({ provider, store, durability: { backend: store.durability(), instanceId: 'bot-1' } })
+ * ```
+ */
+export { SQLiteStore, type SQLiteStoreOptions } from './store.js'
+export { SQLiteDurability, type SQLiteDurabilityOptions } from './durability.js'
+export { SqliteKv, type SqliteKvOptions } from './kv.js'
+export { compactSqlite, type CompactReport } from './compact.js'
+export { verifySqlite, type VerifyReport } from './verify.js'
+export { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
+export { SCHEMA_VERSION, TABLES } from './schema.js'

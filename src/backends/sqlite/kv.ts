@@ -1,0 +1,199 @@
+/**
+ * `SqliteKv`: the `DurableKv` of the journals in a SQLite file, on the `durable` table.
+ *
+ * - Each compare-and-set is one statement (compare-and-set.ts).
+ * - Writes go through group commit: the ops of one `write` call, and of calls made at the same
+ *   time, commit in one `BEGIN IMMEDIATE` transaction (one fsync), each call in a savepoint so
+ *   every op keeps its own result. IMMEDIATE takes the write lock up front, where the busy timeout
+ *   applies, instead of upgrading a read lock mid-transaction (which fails at once when another
+ *   process wrote meanwhile).
+ * - Operations take effect in the order they are called in this process: a read first commits the
+ *   writes queued before it.
+ * - Scopes are a column: `scope(id)` is a view on the same connection and queue.
+ */
+import type BetterSqlite3 from 'better-sqlite3'
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import { applyOp, decodeEntry, encodeOp, type EncodedOp } from './compare-and-set.js'
+import { checkpoint, type CompactReport } from './compact.js'
+import { SqliteConnection, type SqliteConnectionOptions } from './connection.js'
+import { sqliteFailure } from './failure.js'
+import { GroupCommit, type CallOutcome } from './group-commit.js'
+import { SQLITE_LIMITS } from './limits.js'
+import type { DurableStatements, EntryRow } from './statements.js'
+import { verifyDatabase, type VerifyReport } from './verify.js'
+
+/** Options of a `SqliteKv` that opens its own connection. */
+export type SqliteKvOptions = SqliteConnectionOptions
+
+/** The scope of the root view: what a caller without scopes reads and writes. */
+export const ROOT_SCOPE = ''
+
+const OWNER = 'SQLiteDurability'
+
+/** One `write` call waiting for its commit. */
+interface WriteCall {
+  scope: string
+  ops: EncodedOp[]
+}
+
+/** What a root and its scope views share. */
+interface Shared {
+  connection: SqliteConnection
+  commits: GroupCommit<WriteCall, KvWriteResult[]>
+  /** The holder of the connection: the root view. */
+  root: SqliteKv
+}
+
+/** A `DurableKv` over the `durable` table of a SQLite file. */
+export class SqliteKv implements DurableKv {
+  /** The database file. */
+  readonly file: string
+  readonly #shared: Shared
+  readonly #scope: string
+
+  /**
+   * A root view: over a connection of its own (`{ file }`), or over a connection shared with a
+   * `SQLiteStore`. The second argument is internal (scope views).
+   */
+  constructor(source: SqliteKvOptions | SqliteConnection, view?: { shared: Shared; scope: string }) {
+    if (view) {
+      this.#shared = view.shared
+      this.#scope = view.scope
+    } else {
+      const connection = source instanceof SqliteConnection ? source : new SqliteConnection(source)
+      const commits = new GroupCommit<WriteCall, KvWriteResult[]>((calls) => this.#commit(calls), SQLITE_LIMITS.groupCommitOpsMax)
+      this.#shared = { connection, commits, root: this }
+      this.#scope = ROOT_SCOPE
+    }
+    this.file = this.#shared.connection.file
+  }
+
+  /** Opens the file (root view only; views share the root's connection). Idempotent. */
+  async start(): Promise<void> {
+    if (this.#isRoot) await this.#shared.connection.acquire(this, OWNER, 'journal')
+  }
+
+  /** Commits what is queued, then lets go of the connection (root view only). Idempotent. */
+  async stop(): Promise<void> {
+    if (!this.#isRoot) return
+    if (this.#shared.commits.pending > 0) this.#shared.commits.flush()
+    this.#shared.connection.release(this)
+  }
+
+  /** This host's clock: every process sharing the file runs on the same host. */
+  async now(): Promise<number> {
+    return Date.now()
+  }
+
+  async get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {
+    return this.#read('reading entries', (statements, db) =>
+      // One read transaction: every key is read from the same snapshot.
+      db.transaction(() =>
+        keys.map((key) => {
+          const row = statements.get.get(this.#scope, collection, key) as EntryRow | undefined
+          return row === undefined ? undefined : decodeEntry(row, this.file, collection)
+        }),
+      )(),
+    )
+  }
+
+  async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    if (ops.length === 0) return []
+    const encoded = ops.map(encodeOp)
+    return this.#shared.commits.submit({ scope: this.#scope, ops: encoded }, encoded.length)
+  }
+
+  async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
+    return this.#read('reading the due index', (statements) =>
+      this.#entries(statements.due.all(this.#scope, collection, until, limit), collection),
+    )
+  }
+
+  async list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
+    const before = query.before ?? Number.MAX_VALUE
+    return this.#read('listing a state', (statements) => {
+      const rows = query.after
+        ? statements.listAfter.all(this.#scope, collection, query.state, query.after.stateTime, query.after.key, before, query.limit)
+        : statements.listFirst.all(this.#scope, collection, query.state, before, query.limit)
+      return this.#entries(rows, collection)
+    })
+  }
+
+  async count(collection: string): Promise<Record<string, number>> {
+    return this.#read('counting states', (statements) => {
+      const rows = statements.count.all(this.#scope, collection) as { state: string; n: number }[]
+      return Object.fromEntries(rows.map((row) => [row.state, row.n]))
+    })
+  }
+
+  async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    return this.#read('purging', (statements, db) =>
+      db.transaction(() => statements.purge.run(this.#scope, collection, state, olderThan, limit).changes).immediate(),
+    )
+  }
+
+  /** A view of the same file holding only `scopeId`'s entries. */
+  scope(scopeId: string): SqliteKv {
+    return new SqliteKv(this.#shared.connection, { shared: this.#shared, scope: scopeId })
+  }
+
+  async scopes(): Promise<string[]> {
+    return this.#read('listing scopes', (statements) => (statements.scopes.all() as { scope: string }[]).map((row) => row.scope))
+  }
+
+  /** Checkpoints the WAL into the database file and truncates it (`botmesh compact`). */
+  async compact(): Promise<CompactReport> {
+    return this.#read('checkpointing the WAL', (_statements, db) => checkpoint(db, this.file))
+  }
+
+  /** Checks the file's integrity and the `durable` table's shape and counts (`botmesh verify`). */
+  async verify(): Promise<VerifyReport> {
+    return this.#read('verifying', (_statements, db) => verifyDatabase(db, this.file))
+  }
+
+  get #isRoot(): boolean {
+    return this.#shared.root === this
+  }
+
+  #database(): BetterSqlite3.Database {
+    return this.#shared.connection.database(this.#shared.root, OWNER)
+  }
+
+  /** Runs a read (or a purge) after committing the writes called before it, mapping driver errors. */
+  #read<T>(what: string, run: (statements: DurableStatements, db: BetterSqlite3.Database) => T): T {
+    const db = this.#database()
+    if (this.#shared.commits.pending > 0) this.#shared.commits.flush()
+    try {
+      return run(this.#shared.connection.durableStatements(db), db)
+    } catch (error) {
+      throw sqliteFailure(error, this.file, what, 'journal')
+    }
+  }
+
+  #entries(rows: unknown[], collection: string): KvEntry[] {
+    return (rows as EntryRow[]).map((row) => decodeEntry(row, this.file, collection))
+  }
+
+  /** The group committer (root only): every queued call in one IMMEDIATE transaction, each in a savepoint. */
+  #commit(calls: readonly WriteCall[]): CallOutcome<KvWriteResult[]>[] {
+    const db = this.#database()
+    const statements = this.#shared.connection.durableStatements(db)
+    const applyCall = db.transaction((call: WriteCall) => call.ops.map((op) => applyOp(statements, this.file, call.scope, op)))
+    const applyAll = db.transaction(() =>
+      calls.map((call): CallOutcome<KvWriteResult[]> => {
+        try {
+          return { output: applyCall(call) }
+        } catch (error) {
+          // Some errors (disk full, I/O) roll back the whole transaction: then no call may commit.
+          if (!db.inTransaction) throw error
+          return { failed: sqliteFailure(error, this.file, 'writing the journal', 'journal') }
+        }
+      }),
+    )
+    try {
+      return applyAll.immediate()
+    } catch (error) {
+      throw sqliteFailure(error, this.file, 'writing the journal', 'journal')
+    }
+  }
+}

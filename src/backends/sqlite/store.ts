@@ -1,0 +1,124 @@
+/**
+ * `SQLiteStore`: the bot's store (per-chat user data, flow checkpoints, the message log) in one
+ * SQLite file, whose schema also holds the journals' `durable` table. `store.durability()` hands
+ * out the journals on the same connection. The store reads and writes only its `store_*` tables.
+ */
+import type { Json } from '../../core/durability/kv.js'
+import { ConfigError } from '../../core/errors.js'
+import type { MessageLogEntry, Store } from '../../core/store.js'
+import { SqliteConnection } from './connection.js'
+import { SQLiteDurability } from './durability.js'
+import { sqliteFailure } from './failure.js'
+import { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
+import type { LogRow, StoreStatements } from './statements.js'
+
+/** Options of `SQLiteStore`. */
+export interface SQLiteStoreOptions extends SqliteTimeouts {
+  /** The database file, e.g. './data/bot.db' (created, with its directory, if missing). */
+  file: string
+  /** Lines kept per chat in the message log; older ones are trimmed on append. 0 keeps every line. @default 1000 */
+  messageLogMax?: number
+}
+
+const OWNER = 'SQLiteStore'
+
+/** The bot's store in a SQLite file. */
+export class SQLiteStore implements Store {
+  /** The database file. */
+  readonly file: string
+  readonly #connection: SqliteConnection
+  readonly #messageLogMax: number
+  #durability: SQLiteDurability | undefined
+
+  constructor(options: SQLiteStoreOptions) {
+    this.#connection = new SqliteConnection(options)
+    this.file = this.#connection.file
+    this.#messageLogMax = options.messageLogMax ?? SQLITE_LIMITS.messageLogMax
+    if (!Number.isInteger(this.#messageLogMax) || this.#messageLogMax < 0) {
+      throw new ConfigError(`messageLogMax must be a whole number >= 0, got ${options.messageLogMax}`)
+    }
+  }
+
+  /** Opens the file and creates the schema (store tables and `durable`). Idempotent. */
+  async start(): Promise<void> {
+    await this.#connection.acquire(this, OWNER, 'store')
+  }
+
+  /** Lets go of the file; it closes once the journals have stopped too. Idempotent. */
+  async stop(): Promise<void> {
+    this.#connection.release(this)
+  }
+
+  /**
+   * The journals in this file, on this store's connection (always the same instance). The bot
+   * starts and stops it on its own; the file stays open until both are stopped.
+   */
+  durability(): SQLiteDurability {
+    this.#durability ??= new SQLiteDurability({ file: this.file }, this.#connection)
+    return this.#durability
+  }
+
+  async getUser(scope: string, chatId: string, key: string): Promise<Json | undefined> {
+    return this.#run('reading user data', (s) => parse(s.getUser.get(scope, chatId, key)))
+  }
+
+  async setUser(scope: string, chatId: string, key: string, value: Json): Promise<void> {
+    const text = encode(value, `user data "${key}"`)
+    this.#run('writing user data', (s) => s.setUser.run(scope, chatId, key, text, Date.now()))
+  }
+
+  async getCheckpoint(scope: string, chatId: string): Promise<Json | undefined> {
+    return this.#run('reading a checkpoint', (s) => parse(s.getCheckpoint.get(scope, chatId)))
+  }
+
+  async setCheckpoint(scope: string, chatId: string, checkpoint: Json): Promise<void> {
+    const text = encode(checkpoint, `the checkpoint of chat "${chatId}"`)
+    this.#run('writing a checkpoint', (s) => s.setCheckpoint.run(scope, chatId, text, Date.now()))
+  }
+
+  async deleteCheckpoint(scope: string, chatId: string): Promise<void> {
+    this.#run('deleting a checkpoint', (s) => s.deleteCheckpoint.run(scope, chatId))
+  }
+
+  async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
+    this.#run('appending to the message log', (s, db) =>
+      // IMMEDIATE: take the write lock before the first statement, where the busy timeout applies.
+      db.transaction(() => {
+        s.appendLog.run(scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref)
+        if (this.#messageLogMax > 0) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, this.#messageLogMax)
+      }).immediate(),
+    )
+  }
+
+  async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
+    return this.#run('reading the message log', (s) =>
+      (s.listLog.all(scope, chatId, limit) as LogRow[]).map((row) => ({
+        direction: row.direction,
+        chatId: row.chat_id,
+        messageId: row.message_id,
+        text: row.text,
+        at: row.at,
+        ref: row.ref,
+      })),
+    )
+  }
+
+  #run<T>(what: string, run: (statements: StoreStatements, db: ReturnType<SqliteConnection['database']>) => T): T {
+    const db = this.#connection.database(this, OWNER)
+    try {
+      return run(this.#connection.storeStatements(db), db)
+    } catch (error) {
+      throw sqliteFailure(error, this.file, what, 'store')
+    }
+  }
+}
+
+function encode(value: Json, what: string): string {
+  const text = JSON.stringify(value)
+  if (text === undefined) throw new RangeError(`${what} cannot be encoded as JSON`)
+  return text
+}
+
+function parse(row: unknown): Json | undefined {
+  return row === undefined ? undefined : (JSON.parse((row as { value: string }).value) as Json)
+}

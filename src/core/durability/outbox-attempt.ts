@@ -67,7 +67,7 @@ async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'
   const attempts = held.record.attempts + charged
   const lastError = errorInfo(error, now)
   if (isFinalSendError(error) || attempts > engine.config.outbox.retries) {
-    const ok = await markOutboxDead(engine, held, lastError)
+    const ok = await markOutboxDead(engine, held, lastError, attempts)
     return ok ? { outcome: 'dead', error } : { outcome: 'lost' }
   }
   const atLeastMs = error instanceof RateLimitedError ? error.retryAfterMs : 0
@@ -88,11 +88,12 @@ async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'
   return { outcome: 'failed', retryAt, error }
 }
 
-/** Dead-letters a held send and tells the bot. */
-export async function markOutboxDead(engine: DurabilityEngine, held: HeldRecord<'outbox'>, lastError: ErrorInfo): Promise<boolean> {
+/** Dead-letters a held send and tells the bot. `attempts`: the provider calls made, when this one counted. */
+export async function markOutboxDead(engine: DurabilityEngine, held: HeldRecord<'outbox'>, lastError: ErrorInfo, attempts?: number): Promise<boolean> {
   const ok = await held.update('outbox.markDead', (record) => ({
     ...record,
     state: 'dead',
+    attempts: attempts ?? record.attempts,
     lease: null,
     nextAttemptAt: null,
     lastError,

@@ -88,7 +88,7 @@ export class DurableState {
       await opened.#tidyLog(loaded)
       return opened
     } catch (error) {
-      await lock.release()
+      await lock.release().catch(() => {}) // the open's own error is the one to report
       throw error
     }
   }

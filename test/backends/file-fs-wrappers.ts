@@ -1,0 +1,126 @@
+/**
+ * File-system wrappers for the file backend's tests: the real file system underneath, with
+ * operations counted (`CountingFs`) or failed on demand (`FailingFs`). Faults by wrappers, never flags.
+ */
+import type { FileHandle, FileStat, FileSystem, OpenHow } from '../../src/backends/file/fs.js'
+
+/** Passes every call to `inner`; subclasses hook `before`/`after`. */
+class WrappingFs implements FileSystem {
+  constructor(protected readonly inner: FileSystem) {}
+  protected before(_operation: string, _path: string): void {}
+  protected afterWrite(_path: string, _bytes: number): void {}
+
+  async open(path: string, how: OpenHow, mode?: number): Promise<FileHandle> {
+    this.before('open', path)
+    const handle = await this.inner.open(path, how, mode)
+    return {
+      write: async (data, position) => {
+        this.before('write', path)
+        await handle.write(data, position)
+        this.afterWrite(path, data.byteLength)
+      },
+      sync: async () => {
+        this.before('sync', path)
+        await handle.sync()
+      },
+      truncate: async (length) => {
+        this.before('truncate', path)
+        await handle.truncate(length)
+      },
+      size: () => handle.size(),
+      close: () => handle.close(),
+    }
+  }
+  readFile(path: string): Promise<Buffer> {
+    this.before('readFile', path)
+    return this.inner.readFile(path)
+  }
+  stat(path: string): Promise<FileStat | undefined> {
+    return this.inner.stat(path)
+  }
+  readdir(path: string): Promise<string[]> {
+    return this.inner.readdir(path)
+  }
+  mkdir(path: string, mode: number): Promise<void> {
+    return this.inner.mkdir(path, mode)
+  }
+  async rename(from: string, to: string): Promise<void> {
+    this.before('rename', to)
+    await this.inner.rename(from, to)
+  }
+  link(from: string, to: string): Promise<void> {
+    return this.inner.link(from, to)
+  }
+  unlink(path: string): Promise<void> {
+    this.before('unlink', path)
+    return this.inner.unlink(path)
+  }
+  async syncDirectory(path: string): Promise<void> {
+    this.before('syncDirectory', path)
+    await this.inner.syncDirectory(path)
+  }
+}
+
+/** Counts operations by name, and bytes written per file suffix (`.log`, `.tmp-…`). */
+export class CountingFs extends WrappingFs {
+  readonly operations = new Map<string, number>()
+  bytesToLog = 0
+  bytesToSnapshot = 0
+
+  protected override before(operation: string): void {
+    this.operations.set(operation, (this.operations.get(operation) ?? 0) + 1)
+  }
+  protected override afterWrite(path: string, bytes: number): void {
+    if (path.endsWith('.log')) this.bytesToLog += bytes
+    else if (path.includes('.tmp-')) this.bytesToSnapshot += bytes
+  }
+  count(operation: string): number {
+    return this.operations.get(operation) ?? 0
+  }
+  reset(): void {
+    this.operations.clear()
+    this.bytesToLog = 0
+    this.bytesToSnapshot = 0
+  }
+}
+
+/** Fails chosen operations with an errno-style error, like a full disk would. */
+export class FailingFs extends WrappingFs {
+  #rules: { operation: string; pathIncludes: string; times: number; code: string }[] = []
+
+  /** Fails the next `times` calls of `operation` on paths containing `pathIncludes`. */
+  failNext(operation: string, pathIncludes: string, options: { times?: number; code?: string } = {}): void {
+    this.#rules.push({ operation, pathIncludes, times: options.times ?? 1, code: options.code ?? 'ENOSPC' })
+  }
+
+  protected override before(operation: string, path: string): void {
+    const rule = this.#rules.find((r) => r.operation === operation && path.includes(r.pathIncludes) && r.times > 0)
+    if (!rule) return
+    rule.times--
+    throw Object.assign(new Error(`${rule.code}: injected failure of ${operation} on ${path}`), { code: rule.code })
+  }
+}
+
+/** A write that fails after writing part of its data, as a full disk does mid-append. */
+export class TearingFs extends WrappingFs {
+  #tearNext = 0
+  /** The next write to a path containing `.log` writes `bytes` bytes, then fails. */
+  tearNextLogWrite(bytes: number): void {
+    this.#tearNext = bytes
+  }
+  override async open(path: string, how: OpenHow, mode?: number): Promise<FileHandle> {
+    const handle = await super.open(path, how, mode)
+    return {
+      ...handle,
+      write: async (data, position) => {
+        if (this.#tearNext > 0 && path.endsWith('.log')) {
+          const bytes = this.#tearNext
+          this.#tearNext = 0
+          await handle.write(data.subarray(0, bytes), position)
+          throw Object.assign(new Error('ENOSPC: injected torn write'), { code: 'ENOSPC' })
+        }
+        await handle.write(data, position)
+      },
+    }
+  }
+}

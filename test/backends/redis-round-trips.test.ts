@@ -70,7 +70,7 @@ describe.runIf(available)('RedisDurability round trips', () => {
       if (!name!.startsWith('config') && name !== 'info') executed[name!] = Number(calls)
     }
     const result = { sent: [...sent], executed }
-    table[operation] = { sent: result.sent.join(' + '), executedInRedis: Object.entries(executed).map(([name, n]) => `${name}×${n}`).join(' ') }
+    table[operation] = { sent: result.sent.join(' + '), executedInRedis: Object.entries(executed).sort(([a], [b]) => a.localeCompare(b)).map(([name, n]) => `${name}×${n}`).join(' ') }
     return result
   }
 

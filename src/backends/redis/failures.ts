@@ -21,7 +21,9 @@ export function redisFailure(what: string, error: unknown, role: RedisRole = 'jo
   if (isReplyError(error) && !TRANSIENT_REPLIES.some((prefix) => message.startsWith(prefix))) {
     return new RedisCommandError(what, message, error)
   }
-  return unavailable(role, `Redis is unavailable (${what}): ${message}`, error)
+  // ioredis's own wording for "rejected while reconnecting" names an option of its own; say what happened.
+  const detail = error instanceof Error && error.name === 'MaxRetriesPerRequestError' ? 'the connection is down; reconnecting' : message
+  return unavailable(role, `Redis is unavailable (${what}): ${detail}`, error)
 }
 
 /** The retryable error of a role. */

@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RedisDurability, RedisKeys } from '../../src/backends/redis/index.js'
+import { RedisDurability, RedisKeys, RedisStore } from '../../src/backends/redis/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
@@ -58,5 +58,46 @@ describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', (
       await deletePrefix(admin, prefix)
     }
     expect(await scanKeys(admin, `${prefix}:*`)).toEqual([])
+  })
+
+  it('takes scope ids with braces, percent signs and colons', async () => {
+    const prefix = randomPrefix()
+    const durability = new RedisDurability({ cluster: cluster.nodes, prefix })
+    await durability.start()
+    try {
+      const scopes = ['we{ir}d', '50%', 'tenant:a/bot:b', '}{']
+      for (const scope of scopes) {
+        const journal = durability.journal(scope)
+        await journal.write('inbox.admit', [{ kind: 'inbox', record: inboxRecord(`m-${scope}`, { state: 'dead' }), expectVersion: 0 }])
+        expect((await journal.list('inbox', { state: 'dead', limit: 5 })).map((entry) => entry.record.id)).toEqual([`m-${scope}`])
+        expect(await journal.count('inbox')).toEqual({ dead: 1 })
+      }
+      expect((await durability.scopes()).sort()).toEqual([...scopes].sort())
+    } finally {
+      await durability.stop()
+      await deletePrefix(admin, prefix)
+    }
+  })
+
+  it('runs a RedisStore and its durability on one Cluster connection', async () => {
+    const prefix = randomPrefix()
+    const store = new RedisStore({ cluster: cluster.nodes, prefix, messageLogMax: 2 })
+    const durability = store.durability()
+    await store.start()
+    await durability.start()
+    try {
+      await store.setUser('bot-a', 'c1', 'name', 'Ana')
+      await store.setCheckpoint('bot-a', 'c1', { step: 1 })
+      for (const n of [1, 2, 3]) await store.appendLog('bot-a', { direction: 'in', chatId: 'c1', messageId: `w${n}`, text: null, at: n, ref: null })
+      await durability.journal('bot-a').write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m1'), expectVersion: 0 }])
+      expect(await store.getUser('bot-a', 'c1', 'name')).toBe('Ana')
+      expect(await store.getCheckpoint('bot-a', 'c1')).toEqual({ step: 1 })
+      expect((await store.listLog('bot-a', 'c1', 10)).map((entry) => entry.messageId)).toEqual(['w2', 'w3'])
+      expect((await durability.journal('bot-a').read('inbox', ['m1']))[0]!.version).toBe(1)
+    } finally {
+      await durability.stop()
+      await store.stop()
+      await deletePrefix(admin, prefix)
+    }
   })
 })

@@ -97,11 +97,6 @@ function encodeTagPart(part: string, colon: boolean): string {
   return part.replace(colon ? /[%{}:]/g : /[%{}]/g, percent)
 }
 
-/** The inverse of the scope encoding. */
-export function decodeScope(encoded: string): string {
-  return encoded.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-}
-
 /** Store key parts are separated by `:`, so it is encoded too (no two (scope, chat) pairs share a key). */
 function encodeStorePart(part: string): string {
   return part.replace(/[%{}:]/g, percent)

@@ -11,7 +11,7 @@ import { BotmeshError, ConfigError } from '../../core/errors.js'
 import { loadDriver } from './driver.js'
 import { sqliteFailure, type SqliteRole } from './failure.js'
 import { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
-import { createSchema, durableShapeProblems } from './schema.js'
+import { assertDurableShape, createSchema } from './schema.js'
 import { DURABLE_SQL, STORE_SQL, prepareAll, type DurableStatements, type StoreStatements } from './statements.js'
 
 /** Where the connection goes. */
@@ -91,10 +91,7 @@ export class SqliteConnection {
     try {
       configure(db, this.file)
       createSchema(db, this.file)
-      const problems = durableShapeProblems(db)
-      if (problems.length > 0) {
-        throw new BotmeshError('SCHEMA_MISMATCH', `${this.file} has a durable table botmesh did not create: ${problems.join('; ')}`)
-      }
+      assertDurableShape(db, this.file)
     } catch (error) {
       db.close()
       throw sqliteFailure(error, this.file, 'opening the database', role)

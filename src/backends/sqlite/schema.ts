@@ -153,6 +153,8 @@ export function createSchema(db: BetterSqlite3.Database, file: string): void {
     // Read again under the write lock: another process may have created it meanwhile.
     const version = schemaVersion(db, file)
     if (version === SCHEMA_VERSION) return
+    // Creating the indexes on someone else's `durable` table would fail with a bare "no such column".
+    if (tableExists(db, durable)) assertDurableShape(db, file, durableColumnProblems(db))
     db.exec(`CREATE TABLE IF NOT EXISTS ${schema} (component TEXT PRIMARY KEY, version INTEGER NOT NULL)`)
     db.exec(DURABLE_DDL)
     db.exec(STORE_DDL)
@@ -177,15 +179,16 @@ export function schemaVersion(db: BetterSqlite3.Database, file: string): number 
   return version
 }
 
+/** Refuses to work on a file whose `durable` table botmesh did not create (`SCHEMA_MISMATCH`). */
+export function assertDurableShape(db: BetterSqlite3.Database, file: string, problems = durableShapeProblems(db)): void {
+  if (problems.length > 0) throw new BotmeshError('SCHEMA_MISMATCH', `${file} has a durable table botmesh did not create: ${problems.join('; ')}`)
+}
+
 /** What differs between the `durable` table (and its companions) and the shape botmesh creates; empty when it matches. */
 export function durableShapeProblems(db: BetterSqlite3.Database): string[] {
   const { durable, durableCounts } = TABLES
   if (!tableExists(db, durable)) return [`the ${durable} table is missing`]
-  const problems: string[] = []
-  const columns = db.pragma(`table_info(${durable})`) as { name: string; type: string; notnull: number; pk: number }[]
-  const found = columns.map((c) => `${c.name} ${c.type.toUpperCase()}${c.notnull ? ' NOT NULL' : ''}${c.pk ? ` pk${c.pk}` : ''}`)
-  const expected = DURABLE_COLUMNS.map((c) => `${c.name} ${c.type}${c.notnull ? ' NOT NULL' : ''}${c.pk ? ` pk${c.pk}` : ''}`)
-  if (found.join(', ') !== expected.join(', ')) problems.push(`the ${durable} table has columns (${found.join(', ')}), expected (${expected.join(', ')})`)
+  const problems = durableColumnProblems(db)
   const partial = (db.pragma(`index_list(${durable})`) as { name: string; partial: number }[]).find((i) => i.name === INDEXES.durableDue)?.partial
   if (partial === 0) problems.push(`the index ${INDEXES.durableDue} must be partial (WHERE due IS NOT NULL)`)
   for (const [index, wanted] of Object.entries(DURABLE_INDEXES)) {
@@ -200,6 +203,14 @@ export function durableShapeProblems(db: BetterSqlite3.Database): string[] {
     if (!triggers.includes(name)) problems.push(`the trigger ${name} that keeps ${durableCounts} is missing`)
   }
   return problems
+}
+
+/** How the `durable` table's columns differ from botmesh's (empty when they match). */
+function durableColumnProblems(db: BetterSqlite3.Database): string[] {
+  const columns = db.pragma(`table_info(${durable})`) as { name: string; type: string; notnull: number; pk: number }[]
+  const found = columns.map((c) => `${c.name} ${c.type.toUpperCase()}${c.notnull ? ' NOT NULL' : ''}${c.pk ? ` pk${c.pk}` : ''}`)
+  const expected = DURABLE_COLUMNS.map((c) => `${c.name} ${c.type}${c.notnull ? ' NOT NULL' : ''}${c.pk ? ` pk${c.pk}` : ''}`)
+  return found.join(', ') === expected.join(', ') ? [] : [`the ${durable} table has columns (${found.join(', ')}), expected (${expected.join(', ')})`]
 }
 
 /** Whether the file has a table of that name. */

@@ -72,7 +72,6 @@ export class DurableRuntime {
   async start(): Promise<void> {
     await this.backend.start()
     await this.engine.clock.sync()
-    this.engine.startedAt = this.engine.now()
     this.#beatLoop.start()
     this.#sweepLoop.start()
   }
@@ -197,8 +196,7 @@ export class DurableRuntime {
   }
 
   async #sweepOnce(): Promise<void> {
-    const more = await this.#sweeper.sweep()
-    if (more) this.wake()
+    await this.#sweeper.sweep()
   }
 
   #transport(): Transport {

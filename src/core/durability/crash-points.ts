@@ -9,7 +9,6 @@ export const CRASH_POINTS = [
   'inbox.complete',
   'inbox.fail',
   'inbox.dead',
-  'inbox.release',
   'outbox.journal',
   'outbox.claim',
   'outbox.heartbeat',

@@ -3,6 +3,7 @@
  * the counters, the lease keeper and the event sinks. The inbox, outbox and sweeper modules are
  * functions over it; nothing here knows which backend it runs on.
  */
+import { randomUUID } from 'node:crypto'
 import type { DurabilityBackend, Journal, Versioned } from './backend.js'
 import { BackendClock } from './clock.js'
 import type { DurabilityConfig } from './config.js'
@@ -24,8 +25,8 @@ export class DurabilityEngine {
   readonly clock: BackendClock
   readonly metrics = new Metrics()
   readonly keeper: LeaseKeeper
-  /** When this incarnation started, on the backend clock: leases of ours older than this are a dead incarnation's. */
-  startedAt = 0
+  /** This run of the bot: leases of our instanceId under another incarnation are a dead process's. */
+  readonly incarnation = randomUUID()
 
   constructor(
     readonly backend: DurabilityBackend,
@@ -50,7 +51,7 @@ export class DurabilityEngine {
   lease(kind: 'inbox' | 'outbox', token: number): NonNullable<InboxRecord['lease']> {
     const now = this.now()
     const leaseMs = kind === 'inbox' ? this.config.inbox.leaseMs : this.config.outbox.leaseMs
-    return { owner: this.instanceId, token, expiresAt: now + leaseMs, acquiredAt: now }
+    return { owner: this.instanceId, token, expiresAt: now + leaseMs, acquiredAt: now, incarnation: this.incarnation }
   }
 
   hold<K extends 'inbox' | 'outbox'>(kind: K, versioned: Versioned<K extends 'inbox' ? InboxRecord : OutboxRecord>): HeldRecord<K> {
@@ -61,7 +62,12 @@ export class DurabilityEngine {
   leaseIsOver(lease: InboxRecord['lease'], kind: 'inbox' | 'outbox', id: string): boolean {
     if (!lease) return true
     if (lease.expiresAt <= this.now()) return true
-    return lease.owner === this.instanceId && lease.acquiredAt < this.startedAt && !this.keeper.holds(kind, id)
+    return this.isEarlierIncarnation(lease) && !this.keeper.holds(kind, id)
+  }
+
+  /** Whether a lease was taken by an earlier run of this same instanceId (a process that died). */
+  isEarlierIncarnation(lease: InboxRecord['lease']): boolean {
+    return lease?.owner === this.instanceId && lease.incarnation !== this.incarnation
   }
 }
 

@@ -11,8 +11,20 @@ import { splitContent } from './outbox.js'
 import { decodePayload, encodePayload } from './payload.js'
 import type { OutboxRecord } from './records.js'
 
-/** Handles one due record; resolves to true when a send went out (its next part may now be due). */
-export async function sweepOutboxRecord(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
+/** Handles one due record; once a part is settled, goes straight on with the part after it. */
+export async function sweepOutboxRecord(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<void> {
+  let current: Versioned<OutboxRecord> | undefined = found
+  while (current) {
+    const settled = await sweepOne(engine, transport, current)
+    const next: string | null | undefined = current.record.nextPart
+    if (!settled || !next) return
+    const [following]: (Versioned<OutboxRecord> | undefined)[] = await engine.journal.read('outbox', [next])
+    current = following && (following.record.state === 'pending' || following.record.state === 'failed') ? following : undefined
+  }
+}
+
+/** Resolves to true when the record is settled as far as the order of parts goes (sent, or unknown). */
+async function sweepOne(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
   const { record } = found
   if (record.state === 'sending') {
     if (!engine.leaseIsOver(record.lease, 'outbox', record.key)) return false

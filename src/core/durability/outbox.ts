@@ -63,7 +63,7 @@ export class Outbox {
     const content = await send.beforeSend(send.content)
     const records = this.#records(send, resolved.key, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
-    return this.#track(resolved.key, async () => {
+    return this.#track(records.map((record) => record.key), async () => {
       const results = await this.engine.journal.write('outbox.journal', records.map((record, n) => ({ kind: 'outbox' as const, record, expectVersion: 0 })))
       if (!results[0]!.ok) return this.#answerFromOutbox(results[0]!.current?.record as OutboxRecord | undefined, true)
       this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
@@ -98,14 +98,14 @@ export class Outbox {
     return { key: resolved.key }
   }
 
-  /** Runs `work` with `key` marked in flight, so the sweeper does not take it meanwhile. */
-  async #track<T>(key: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` with `keys` marked in flight, so the sweeper does not take them meanwhile. */
+  async #track<T>(keys: string[], work: () => Promise<T>): Promise<T> {
     const promise = work()
-    this.#inFlight.set(key, promise)
+    for (const key of keys) this.#inFlight.set(key, promise)
     try {
       return await promise
     } finally {
-      this.#inFlight.delete(key)
+      for (const key of keys) this.#inFlight.delete(key)
     }
   }
 
@@ -210,7 +210,7 @@ export class Outbox {
       default: {
         // Pending or failed: it is journaled and the sweeper would deliver it; deliver it inline now.
         if (!inline || this.#inFlight.has(record.key)) throw new SendDeferredError(record.key)
-        return this.#track(record.key, async () => {
+        return this.#track([record.key], async () => {
           const held = await this.#claimByKey(record.key)
           if (!held) throw new SendDeferredError(record.key)
           const messageId = await this.#deliverInline(held)

@@ -11,8 +11,13 @@ export interface Lease {
   token: number
   /** ms since the epoch, on the backend's clock. */
   expiresAt: number
-  /** When this lease was taken (backend clock); a restarted instance reclaims its older leases. */
+  /** When this lease was taken (backend clock). */
   acquiredAt: number
+  /**
+   * Which run of the owner's process took it (random per bot start). A restarted instance with the
+   * same instanceId reclaims at once the leases of its earlier runs, and never its own.
+   */
+  incarnation?: string
 }
 
 /** What went wrong the last time, as journaled. */

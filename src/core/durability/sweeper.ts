@@ -27,8 +27,8 @@ export class Sweeper {
     private readonly runInbound: (held: HeldRecord<'inbox'>) => void,
   ) {}
 
-  /** One pass. Resolves to whether more work became due at once (a later part after a sent one). */
-  async sweep(): Promise<boolean> {
+  /** One pass. */
+  async sweep(): Promise<void> {
     const engine = this.engine
     await engine.clock.sync()
     this.#sweeps++
@@ -39,7 +39,7 @@ export class Sweeper {
     ])
     // The first sweep of an incarnation also takes back what a dead incarnation of this instanceId left leased.
     const reclaimed = this.#sweeps === 1 ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
-    const more = await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
+    await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
     for (const found of [...inboxDue, ...reclaimed.inbox]) {
       if (engine.keeper.holds('inbox', found.record.id)) continue
       if (found.record.state === 'processing' && !engine.leaseIsOver(found.record.lease, 'inbox', found.record.id)) continue
@@ -51,11 +51,10 @@ export class Sweeper {
       await purgeExpired(engine)
     }
     this.lastSweepAt = engine.now()
-    return more
   }
 
   /** Sends of different chats go out in parallel; within a chat, in due order. */
-  async #sweepOutbox(due: Versioned<OutboxRecord>[]): Promise<boolean> {
+  async #sweepOutbox(due: Versioned<OutboxRecord>[]): Promise<void> {
     const byChat = new Map<string, Versioned<OutboxRecord>[]>()
     for (const found of due) {
       if (this.outbox.isInFlight(found.record.key) || this.engine.keeper.holds('outbox', found.record.key)) continue
@@ -63,16 +62,11 @@ export class Sweeper {
       list.push(found)
       byChat.set(found.record.chatId, list)
     }
-    let more = false
     await Promise.all(
       [...byChat.values()].map(async (records) => {
-        for (const found of records) {
-          const sent = await sweepOutboxRecord(this.engine, this.transport, found)
-          if (sent && (found.record.nextPart || found.record.state === 'sending')) more = true
-        }
+        for (const found of records) await sweepOutboxRecord(this.engine, this.transport, found)
       }),
     )
-    return more
   }
 
   /** Records leased to this instanceId by an earlier incarnation (not due yet: their leases have not expired). */
@@ -82,7 +76,7 @@ export class Sweeper {
   ): Promise<{ outbox: Versioned<OutboxRecord>[]; inbox: Versioned<InboxRecord>[] }> {
     const engine = this.engine
     const seen = new Set([...outboxDue.map((f) => `o:${f.record.key}`), ...inboxDue.map((f) => `i:${f.record.id}`)])
-    const mine = (lease: InboxRecord['lease']) => lease?.owner === engine.instanceId && lease.acquiredAt < engine.startedAt
+    const mine = (lease: InboxRecord['lease']) => engine.isEarlierIncarnation(lease)
     const outbox = (await listAll(engine, 'outbox', 'sending')).filter(
       (f) => mine(f.record.lease) && !seen.has(`o:${f.record.key}`) && !engine.keeper.holds('outbox', f.record.key),
     )

@@ -18,8 +18,9 @@ export interface MockSent {
 interface Fault {
   remaining: number
   match: (chatId: string, content: OutboundContent) => boolean
-  act: 'throw' | 'accept-then-throw'
+  act: 'throw' | 'accept-then-throw' | 'delay'
   error: () => unknown
+  delayMs?: number
 }
 
 export interface MockProviderOptions {
@@ -88,9 +89,20 @@ export class MockProvider implements IProvider {
     return this
   }
 
+  /** The next `count` sends (matching `match`) take `delayMs` longer: a slow upload. */
+  slowNext(count: number, delayMs: number, match?: (chatId: string, content: OutboundContent) => boolean): this {
+    this.#faults.push({ remaining: count, match: match ?? (() => true), act: 'delay', error: () => undefined, delayMs })
+    return this
+  }
+
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs))
-    const fault = this.#faults.find((f) => f.remaining > 0 && f.match(chatId, content))
+    const slow = this.#faults.find((f) => f.act === 'delay' && f.remaining > 0 && f.match(chatId, content))
+    if (slow) {
+      slow.remaining--
+      await new Promise((resolve) => setTimeout(resolve, slow.delayMs))
+    }
+    const fault = this.#faults.find((f) => f.act !== 'delay' && f.remaining > 0 && f.match(chatId, content))
     if (fault) {
       fault.remaining--
       if (fault.act === 'throw') throw fault.error()

@@ -1,0 +1,71 @@
+/**
+ * The cases of the crash matrix: every crash point, before and after it, under both ambiguity
+ * policies, plus seeded random cases. A point that only exists after a crash (settling an abandoned
+ * send as unknown) is reached by crashing first where the send is left abandoned.
+ */
+import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
+import { pick, seededRandom } from './random.js'
+
+export interface CrashStep {
+  point: CrashPoint
+  when: 'before' | 'after'
+  /** Crash at this occurrence of the point. @default 1 */
+  nth?: number
+}
+
+export interface CrashCase {
+  name: string
+  policy: 'skip' | 'resend'
+  /** One crash per generation of the bot; the generation after the last one runs to the end. */
+  crashes: CrashStep[]
+  /** Drives timing and redelivery choices; random cases also drew their crash from it. */
+  seed: number
+  /** The crash the case is about (the last of `crashes`). */
+  target: CrashStep
+}
+
+export const POLICIES = ['skip', 'resend'] as const
+
+/** Crashes that must happen first for a point to be reachable at all under a policy (undefined: unreachable). */
+function precursors(point: CrashPoint, policy: 'skip' | 'resend'): CrashStep[] | undefined {
+  if (point === 'outbox.markUnknown') return policy === 'skip' ? [{ point: 'outbox.markSent', when: 'before' }] : undefined
+  return []
+}
+
+/** Every point × before/after × policy that can be reached. */
+export function deterministicCases(policies: readonly ('skip' | 'resend')[] = POLICIES, seed = 1): CrashCase[] {
+  const cases: CrashCase[] = []
+  for (const policy of policies) {
+    for (const point of CRASH_POINTS) {
+      const before = precursors(point, policy)
+      if (!before) continue
+      for (const when of ['before', 'after'] as const) {
+        const target = { point, when }
+        cases.push({ name: `${when} ${point} (${policy})`, policy, crashes: [...before, target], seed, target })
+      }
+    }
+  }
+  return cases
+}
+
+/** `count` random cases; `seed` draws each case's own seed, which alone decides that case (see randomCase). */
+export function randomCases(seed: number, count: number, policies: readonly ('skip' | 'resend')[] = POLICIES): CrashCase[] {
+  const random = seededRandom(seed)
+  const cases: CrashCase[] = []
+  while (cases.length < count) {
+    const found = randomCase(pick(random, 1, 2 ** 31 - 1), policies)
+    if (found) cases.push(found)
+  }
+  return cases
+}
+
+/** The case a seed stands for: point, side, occurrence, policy, and (in the runner) timing and redeliveries. */
+export function randomCase(caseSeed: number, policies: readonly ('skip' | 'resend')[] = POLICIES): CrashCase | undefined {
+  const random = seededRandom(caseSeed)
+  const policy = policies[pick(random, 0, policies.length - 1)]!
+  const point = CRASH_POINTS[pick(random, 0, CRASH_POINTS.length - 1)]!
+  const before = precursors(point, policy)
+  if (!before) return undefined
+  const target: CrashStep = { point, when: random() < 0.5 ? 'before' : 'after', nth: pick(random, 1, 3) }
+  return { name: `random seed ${caseSeed}: ${target.when} ${point} #${target.nth} (${policy})`, policy, crashes: [...before, target], seed: caseSeed, target }
+}

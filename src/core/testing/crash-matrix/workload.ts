@@ -1,0 +1,140 @@
+/**
+ * The crash matrix's workload: chats and messages whose handlers touch every journal write
+ * (replies, several sends, split texts, enqueued sends, transient and final provider errors, a slow
+ * handler and a slow send, a persistent flow, a store that fails once and one that always fails),
+ * and the sends each one must produce exactly once.
+ */
+import { Bot } from '../../bot.js'
+import type { DurabilityBackend } from '../../durability/backend.js'
+import { splitText } from '../../durability/split.js'
+import { flow } from '../../flow.js'
+import { text, TEXT } from '../../matchers.js'
+import { ProviderError, UnsupportedContentError } from '../../provider-errors.js'
+import type { InboundEvent } from '../../provider.js'
+import { MemoryStore, type Store } from '../../store.js'
+import type { MockProvider } from '../mock-provider.js'
+
+/** The channel's text limit in the workload: small, so replies split. */
+export const WORKLOAD_TEXT_LIMIT = 24
+
+const LONG_REPLY = 'a long reply that the outbox must split into parts'
+const REMINDER = 'your appointment is tomorrow at nine, see you then'
+const DEFERRED = 'enqueued text whose first part fails once, later parts wait'
+
+/** Messages per chat, delivered in order within a chat. */
+export function workloadMessages(): InboundEvent[][] {
+  const m = (chatId: string, n: number, body: string): InboundEvent => ({ id: `${chatId}.${n}`, chatId, text: body })
+  return [
+    [m('c-echo', 1, 'echo 1'), m('c-echo', 2, 'echo 2')],
+    [m('c-two', 1, 'two')],
+    [m('c-long', 1, 'long')],
+    [m('c-enqueue', 1, 'enqueue')],
+    [m('c-flaky', 1, 'flaky')],
+    [m('c-final', 1, 'final')],
+    [m('c-slow', 1, 'slow')],
+    [m('c-slowsend', 1, 'slowsend')],
+    [m('c-flow', 1, 'signup'), m('c-flow', 2, 'Bob'), m('c-flow', 3, 'bob@example.com')],
+    [m('c-store', 1, 'storefail')],
+    [m('c-poison', 1, 'poison')],
+    [m('c-defer', 1, 'deferpart')],
+  ]
+}
+
+/** Every send that must reach the channel exactly once, as "chat␟text". */
+export function expectedSends(): string[] {
+  const at = (chatId: string, ...texts: string[]) => texts.map((t) => sendId(chatId, t))
+  return [
+    ...at('c-echo', 'echo 1', 'echo 2'),
+    ...at('c-two', 'one of two', 'two of two'),
+    ...at('c-long', ...splitText(LONG_REPLY, WORKLOAD_TEXT_LIMIT)),
+    ...at('c-enqueue', ...splitText(REMINDER, WORKLOAD_TEXT_LIMIT)),
+    ...at('c-flaky', 'flaky reply'),
+    ...at('c-slow', 'slow done'),
+    ...at('c-slowsend', 'slow send'),
+    ...at('c-flow', 'Your name?', 'Your email?', 'Thanks Bob'),
+    ...at('c-store', 'recovered'),
+    ...at('c-defer', ...splitText(DEFERRED, WORKLOAD_TEXT_LIMIT)),
+  ]
+}
+
+export function sendId(chatId: string, body: string): string {
+  return `${chatId}\u241f${body}`
+}
+
+/** Scripts the provider's faults; every generation's provider gets the same script. */
+export function scriptProvider(provider: MockProvider): void {
+  const chat = (id: string) => (chatId: string) => chatId === id
+  provider.failNext(1, new ProviderError('TRANSIENT', 'flaky channel (scripted)'), chat('c-flaky'))
+  provider.failNext(1_000, new UnsupportedContentError('scripted final error'), chat('c-final'))
+  provider.slowNext(1, 250, chat('c-slowsend'))
+  provider.failNext(1, new ProviderError('TRANSIENT', 'first part fails once (scripted)'), chat('c-defer'))
+}
+
+/** A store that fails once for c-store and always for c-poison: failures before any handler runs. */
+export class WorkloadStore extends MemoryStore {
+  #failedOnce = false
+
+  override async getCheckpoint(scope: string, chatId: string) {
+    if (chatId === 'c-poison') throw new Error('the store is down for c-poison (scripted)')
+    if (chatId === 'c-store' && !this.#failedOnce) {
+      this.#failedOnce = true
+      throw new Error('the store is down once (scripted)')
+    }
+    return super.getCheckpoint(scope, chatId)
+  }
+}
+
+export interface WorkloadBotOptions {
+  backend: DurabilityBackend
+  provider: MockProvider
+  store: Store
+  onAmbiguous: 'skip' | 'resend'
+}
+
+/** The bot under test: short leases and backoffs so a case runs in a fraction of a second. */
+export function workloadBot(options: WorkloadBotOptions): Bot {
+  const bot = new Bot({
+    provider: options.provider,
+    store: options.store,
+    botId: 'crash-matrix',
+    logger: { warn: () => {}, error: () => {} },
+    durability: {
+      backend: options.backend,
+      instanceId: 'crash-matrix-1',
+      pollMs: 10,
+      retention: '1h',
+      inbox: { leaseMs: 300, maxAttempts: 3, backoff: { baseMs: 5, capMs: 20, jitter: 0 } },
+      outbox: { retries: 3, backoff: { baseMs: 5, capMs: 20, jitter: 0 }, inlineMaxMs: 40, onAmbiguous: options.onAmbiguous, leaseMs: 300 },
+    },
+  })
+  bot.on('error', () => {})
+  bot.when(text('two'), async (ctx) => {
+    await ctx.reply('one of two')
+    await ctx.reply('two of two')
+  })
+  bot.when(text('long'), (ctx) => ctx.reply(LONG_REPLY))
+  bot.when(text('enqueue'), (ctx) => bot.enqueue(ctx.chatId, REMINDER, { idempotencyKey: 'reminder:1' }))
+  bot.when(text('deferpart'), (ctx) => bot.enqueue(ctx.chatId, DEFERRED, { idempotencyKey: 'deferred:1' }))
+  bot.when(text('flaky'), (ctx) => ctx.reply('flaky reply'))
+  bot.when(text('final'), (ctx) => ctx.reply('never delivered'))
+  bot.when(text('slow'), async (ctx) => {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    await ctx.reply('slow done')
+  })
+  bot.when(text('slowsend'), (ctx) => ctx.reply('slow send'))
+  bot.when(text('storefail'), (ctx) => ctx.reply('recovered'))
+  bot.when(text('poison'), (ctx) => ctx.reply('poison must never be answered'))
+  bot.when(
+    text('signup'),
+    flow('signup')
+      .ask('Your name?', async (ctx, answer) => {
+        await ctx.state.set('name', answer.text ?? '')
+      })
+      .ask('Your email?', async (ctx) => {
+        await ctx.reply(`Thanks ${await ctx.state.get('name')}`)
+      })
+      .persistent(),
+  )
+  bot.when(TEXT, (ctx) => ctx.reply(ctx.message.text ?? ''))
+  return bot
+}

@@ -1,0 +1,58 @@
+/**
+ * Runs the library's crash matrix (src/core/testing/crash-matrix) under vitest: every crash point
+ * before and after, under both ambiguity policies, plus seeded random cases, and a check that no
+ * crash point goes uncovered. A backend's test file is one call to this.
+ *
+ * Replay one random case: CRASH_CASE_SEED=<seed> npx vitest run <file>
+ * More random cases: CRASH_RANDOM=<n> (default 8), CRASH_SEED=<seed> (default: the day's date).
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import { CRASH_POINTS } from '../src/core/durability/crash-points.js'
+import {
+  deterministicCases,
+  randomCase,
+  randomCases,
+  runCrashCase,
+  type CrashBackendFactory,
+  type CrashCase,
+  type CrashCaseResult,
+} from '../src/core/testing/crash-matrix/index.js'
+
+export function describeCrashMatrix(backendName: string, factory: CrashBackendFactory, options: { random?: number } = {}): void {
+  describe(`crash matrix: ${backendName}`, () => {
+    const results: CrashCaseResult[] = []
+    const replay = process.env.CRASH_CASE_SEED ? randomCase(Number(process.env.CRASH_CASE_SEED)) : undefined
+    const seed = Number(process.env.CRASH_SEED ?? new Date().toISOString().slice(0, 10).replaceAll('-', ''))
+    const random = Number(process.env.CRASH_RANDOM ?? options.random ?? 8)
+    const cases: CrashCase[] = replay ? [replay] : [...deterministicCases(), ...randomCases(seed, random)]
+
+    for (const testCase of cases) {
+      it(testCase.name, async () => {
+        const result = await runCrashCase(factory, testCase)
+        results.push(result)
+        const replayHint = `replay: CRASH_CASE_SEED=${testCase.seed} npx vitest run (or: botmesh crash-matrix --backend <x> --case-seed ${testCase.seed})`
+        expect(result.problems, `${testCase.name}\n${JSON.stringify(result)}\n${replayHint}`).toEqual([])
+      }, 60_000)
+    }
+
+    if (!replay) {
+      it('covers every crash point: each one is reached by some case', () => {
+        const reached = new Set(results.flatMap((r) => (r.crashed ? [] : r.reached)).concat(results.filter((r) => r.crashed).flatMap((r) => r.reached)))
+        const missing = CRASH_POINTS.filter((point) => !reached.has(point))
+        expect(missing, 'crash points no case reached').toEqual([])
+        const crashedAt = new Set(results.filter((r) => r.crashed).map((r) => r.name.replace(/^(before|after) /, '').replace(/ \((skip|resend)\)$/, '')))
+        const neverCrashed = CRASH_POINTS.filter((point) => !crashedAt.has(point))
+        expect(neverCrashed, 'crash points where no case crashed').toEqual([])
+      })
+    }
+
+    afterAll(() => {
+      if (results.length === 0) return
+      const sum = (key: 'lost' | 'duplicated' | 'unexpected' | 'ambiguous') => results.reduce((n, r) => n + r[key], 0)
+      console.log(
+        `crash matrix ${backendName}: ${results.length} cases, ${results.filter((r) => r.crashed).length} crashed as aimed, ` +
+          `lost ${sum('lost')}, duplicated ${sum('duplicated')}, unexpected ${sum('unexpected')}, ambiguous ${sum('ambiguous')}, failed ${results.filter((r) => !r.ok).length}`,
+      )
+    })
+  })
+}

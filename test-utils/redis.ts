@@ -26,13 +26,14 @@ const onCi = process.env.CI === 'true'
  */
 export async function redisAvailable(what: string): Promise<boolean> {
   const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  client.on('error', () => {})
+  let cause = ''
+  client.on('error', (error: Error) => (cause ||= error.message))
   try {
     await client.connect()
     await client.ping()
     return true
   } catch (error) {
-    return missing(what, `no Redis answers at ${REDIS_URL} (${error instanceof Error ? error.message : String(error)})`)
+    return missing(what, `no Redis answers at ${REDIS_URL} (${cause || (error instanceof Error ? error.message : String(error))})`)
   } finally {
     client.disconnect()
   }

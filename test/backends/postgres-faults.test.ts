@@ -4,6 +4,7 @@
  * alone), a closed port and a server that never answers.
  */
 import { createServer, type Server, type Socket } from 'node:net'
+import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BotmeshError, JournalUnavailableError } from '../../src/core/errors.js'
 import type { KvOp } from '../../src/core/durability/kv.js'
@@ -191,6 +192,29 @@ describe.runIf(available)('PostgresDurability faults', () => {
     expect((error as Error).message).toMatch(/timeout/i)
   })
 
+  it('a statement that runs past statementTimeoutMs is cancelled by the server with a retryable error, and the pool goes on', async () => {
+    const tablePrefix = randomTablePrefix()
+    cleanups.push(() => dropTablePrefix(tablePrefix))
+    const backend = new PostgresDurability({ connectionString: PG_URL, tablePrefix, statementTimeoutMs: 200 })
+    await backend.start()
+    cleanups.push(() => backend.stop())
+    await backend.kv.write([insert('held')])
+    const holder = await adminConnection()
+    cleanups.push(() => holder.end())
+    await holder.query('BEGIN')
+    await holder.query(`SELECT FROM ${backend.kv.tables.durable} WHERE key = 'held' FOR UPDATE`)
+    const error = await backend.kv.write([{ ...insert('held'), expectVersion: 1 } as KvOp]).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    )
+    await holder.query('ROLLBACK')
+    expect(error).toBeInstanceOf(JournalUnavailableError)
+    expect((error as JournalUnavailableError).retryable).toBe(true)
+    expect((error as Error).message).toMatch(/statement timeout/)
+    const [retried] = await backend.kv.write([{ ...insert('held'), expectVersion: 1 } as KvOp])
+    expect(retried).toEqual({ ok: true, version: 2 })
+  })
+
   it('a backend that is not started refuses to query, saying so', async () => {
     const backend = new PostgresDurability({ connectionString: PG_URL, tablePrefix: randomTablePrefix() })
     const error = await backend.kv.count('inbox').then(
@@ -201,6 +225,14 @@ describe.runIf(available)('PostgresDurability faults', () => {
     expect((error as BotmeshError).code).toBe('BACKEND_NOT_STARTED')
   })
 })
+
+/** A connection of the test's own, outside any backend's pool. */
+async function adminConnection(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: PG_URL })
+  client.on('error', () => {})
+  await client.connect()
+  return client
+}
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {

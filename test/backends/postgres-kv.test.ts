@@ -168,6 +168,28 @@ describe.runIf(available)('PostgresKv', () => {
     expect(await kv.count('outbox')).toEqual({ pending: 1, sending: 1 })
   })
 
+  it('values sent several to a message (inlined literals) round-trip exactly, like single writes', async () => {
+    const kv = await startedKv()
+    const nasty = [
+      "it's",
+      'back\\slash \\\\ and \\n',
+      "E'not an escape' \\' '' $1 $$ $botmesh$",
+      'nul \u0000 and control \u0001\u001f',
+      'émoji 👋🏽 中文',
+      '',
+    ]
+    const ops: KvOp[] = nasty.map((text, n) =>
+      put(`key ${n} ${text.slice(0, 4)}`, 0, { value: { text, n, nested: { list: [text, null, -0.5, 1e21] } }, stateTime: 1.5 + n, due: n % 2 ? null : -n - 0.25 }),
+    )
+    const results = await kv.write(ops)
+    expect(results.every((result) => result.ok)).toBe(true)
+    const read = await kv.get('outbox', ops.map((op) => op.key))
+    ops.forEach((op, n) => {
+      assert.equal(op.op, 'put')
+      expect(read[n]).toEqual({ key: op.key, version: 1, value: op.value, state: op.state, stateTime: op.stateTime, due: op.due })
+    })
+  })
+
   it('every operation is one round trip', async () => {
     const pool = testPool()
     cleanups.push(() => pool.end())

@@ -36,5 +36,5 @@ export function quoteString(text: string): string {
   if (text.includes('\u0000')) throw new RangeError('PostgreSQL text cannot hold a NUL character')
   const quoted = text.replace(/'/g, "''")
   if (!quoted.includes('\\')) return `'${quoted}'`
-  return ` E'${quoted.replace(/\\/g, '\\\\')}'`
+  return `E'${quoted.replace(/\\/g, '\\\\')}'`
 }

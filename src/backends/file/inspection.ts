@@ -22,8 +22,8 @@ export interface JournalInspection {
   log: FileInspection & {
     /** Sound records up to the damage, with their changes. */
     records: (LogRecord & { changes: Change[] })[]
-    /** Complete lines after the damage, which a salvage loses. */
-    linesAfterDamage: number
+    /** Complete lines from the damaged one on, which a salvage loses. */
+    linesLost: number
     tornTail: { offset: number; bytes: number } | undefined
   }
 }
@@ -65,7 +65,7 @@ export async function inspectJournal(fs: FileSystem, path: string): Promise<Jour
     bytes: logFile.content?.length ?? 0,
     damage,
     records,
-    linesAfterDamage: damage ? Math.max(0, totalLines - damage.line) : 0,
+    linesLost: damage ? totalLines - Math.max(damage.line, 1) + 1 : 0,
     tornTail: damage ? undefined : scan?.tornTail,
   }
   return { snapshot, log }

@@ -23,7 +23,7 @@ export interface SalvageReport {
   /** Where reading stopped, per file (absent: the file was read whole). */
   snapshotDamage?: { line: number; offset: number; detail: string }
   logDamage?: { line: number; offset: number; detail: string }
-  /** Complete log lines after the damage, lost. */
+  /** Complete log lines from the damaged one on, lost. */
   logLinesLost: number
 }
 
@@ -51,6 +51,6 @@ export async function salvageJournal(path: string, out: string, options: { fs?: 
     fromLog: replay.length,
     ...(snapshot.damage && { snapshotDamage: snapshot.damage }),
     ...(log.damage && { logDamage: log.damage }),
-    logLinesLost: log.linesAfterDamage,
+    logLinesLost: log.linesLost,
   }
 }

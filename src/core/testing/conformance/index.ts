@@ -1,4 +1,5 @@
 /** The conformance suite: named cases every durability backend must pass. */
+import { ENGINE_CASES } from './engine-cases.js'
 import { JOURNAL_CASES } from './journal-cases.js'
 import type { ConformanceCase } from './case.js'
 
@@ -6,4 +7,4 @@ export type { BackendFactory, ConformanceCase, ConformanceContext } from './case
 export { runCase, runCases, type CaseResult } from './runner.js'
 
 /** Every conformance case, in the order they run. */
-export const CONFORMANCE_CASES: readonly ConformanceCase[] = [...JOURNAL_CASES]
+export const CONFORMANCE_CASES: readonly ConformanceCase[] = [...JOURNAL_CASES, ...ENGINE_CASES]

@@ -1,0 +1,219 @@
+/**
+ * Conformance cases of the engine's use of a backend: leases and fencing, every state transition,
+ * listing, retention, operator changes, and a bot running end to end. They drive the engine's own
+ * modules, so a backend passes them only if its compare-and-set and indexes carry the engine.
+ */
+import assert from 'node:assert/strict'
+import { Bot } from '../../bot.js'
+import type { DurabilityBackend } from '../../durability/backend.js'
+import { resolveDurabilityConfig, type DurabilityOptions } from '../../durability/config.js'
+import { DurabilityEngine } from '../../durability/engine.js'
+import { admitInbound, claimInbound, completeInbound, failInbound } from '../../durability/inbox.js'
+import { attemptDelivery, claimOutbound, type Transport } from '../../durability/outbox-attempt.js'
+import { discardSend, replayInbound, retrySend } from '../../durability/operations.js'
+import { purgeExpired } from '../../durability/retention.js'
+import { ProviderError, UnsupportedContentError } from '../../provider-errors.js'
+import { TEXT } from '../../matchers.js'
+import { MockProvider } from '../mock-provider.js'
+import type { ConformanceCase } from './case.js'
+import { outboxRecord } from './fixtures.js'
+
+const silent = { dead: () => {}, ambiguous: () => {}, warn: () => {}, error: () => {} }
+
+function engineOn(backend: DurabilityBackend, scopeId: string, instanceId: string, options: DurabilityOptions = {}): DurabilityEngine {
+  const config = resolveDurabilityConfig(
+    { instanceId, inbox: { leaseMs: 80, maxAttempts: 2, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, outbox: { retries: 1, leaseMs: 80, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, ...options },
+    { tenantId: 't', environmentId: 'e', botId: 'b', connectionId: 'c' },
+    backend,
+  )
+  return new DurabilityEngine(backend, config, scopeId, silent)
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const event = (id: string) => ({ id, chatId: 'chat-1', text: `hello ${id}` })
+
+export const ENGINE_CASES: ConformanceCase[] = [
+  {
+    name: 'engine: an expired lease is claimed under a new, larger token; the old holder completion is rejected and counted',
+    async run({ backend, scopeId }) {
+      const scope = scopeId()
+      const first = engineOn(backend, scope, 'replica-a')
+      const second = engineOn(backend, scope, 'replica-b')
+      await Promise.all([first.clock.sync(), second.clock.sync()])
+      const admitted = await admitInbound(first, event('m1'), event('m1'), 'mock')
+      assert.ok('held' in admitted)
+      const due = await until('the lease to expire', async () => {
+        await second.clock.sync()
+        const found = await second.journal.due('inbox', second.now(), 10)
+        return found.length > 0 && found
+      })
+      const taken = await claimInbound(second, due[0]!)
+      assert.ok(taken, 'the second replica claims the expired record')
+      assert.equal(taken.record.lease!.token, 2)
+      assert.equal(taken.record.lease!.owner, 'replica-b')
+      assert.equal(await completeInbound(first, admitted.held), false)
+      assert.equal(first.metrics.snapshot().staleLeases, 1)
+      assert.equal(await completeInbound(second, taken), true)
+      const [done] = await first.journal.read('inbox', ['m1'])
+      assert.equal(done!.record.state, 'done')
+    },
+  },
+  {
+    name: 'engine: a heartbeat keeps a live lease, so no other replica can claim it',
+    async run({ backend, scopeId }) {
+      const scope = scopeId()
+      const holder = engineOn(backend, scope, 'holder')
+      const other = engineOn(backend, scope, 'other')
+      await Promise.all([holder.clock.sync(), other.clock.sync()])
+      const admitted = await admitInbound(holder, event('slow'), event('slow'), 'mock')
+      assert.ok('held' in admitted)
+      holder.keeper.add(admitted.held)
+      try {
+        const firstExpiry = admitted.held.record.lease!.expiresAt
+        await until('a heartbeat', async () => admitted.held.record.lease!.expiresAt > firstExpiry)
+        await new Promise((resolve) => setTimeout(resolve, 120))
+        await other.clock.sync()
+        const due = await other.journal.due('inbox', other.now(), 10)
+        assert.deepEqual(due.map((d) => d.record.id), [], 'a heartbeated lease is not due')
+      } finally {
+        holder.keeper.remove(admitted.held)
+        await holder.keeper.stop()
+      }
+      assert.equal(await completeInbound(holder, admitted.held), true)
+    },
+  },
+  {
+    name: 'engine: inbox transitions — a failure before the handler retries with backoff, then dead after maxAttempts',
+    async run({ backend, scopeId }) {
+      const engine = engineOn(backend, scopeId(), 'solo')
+      await engine.clock.sync()
+      const admitted = await admitInbound(engine, event('m1'), event('m1'), 'mock')
+      assert.ok('held' in admitted)
+      await failInbound(engine, admitted.held, new Error('store down'))
+      let [found] = await engine.journal.read('inbox', ['m1'])
+      assert.equal(found!.record.state, 'failed')
+      assert.equal(found!.record.lastError!.message, 'store down')
+      const due = await until('the retry', async () => {
+        await engine.clock.sync()
+        const list = await engine.journal.due('inbox', engine.now(), 10)
+        return list.length > 0 && list
+      })
+      const again = await claimInbound(engine, due[0]!)
+      assert.ok(again)
+      assert.equal(again.record.attempts, 2)
+      await failInbound(engine, again, new Error('still down'))
+      ;[found] = await engine.journal.read('inbox', ['m1'])
+      assert.equal(found!.record.state, 'dead')
+      assert.equal(engine.metrics.snapshot().inboundDead, 1)
+      assert.deepEqual((await engine.journal.list('inbox', { state: 'dead', limit: 10 })).map((d) => d.record.id), ['m1'])
+    },
+  },
+  {
+    name: 'engine: a redelivered event finds its record instead of a second one',
+    async run({ backend, scopeId }) {
+      const engine = engineOn(backend, scopeId(), 'solo')
+      await engine.clock.sync()
+      const first = await admitInbound(engine, event('m1'), event('m1'), 'mock')
+      const second = await admitInbound(engine, event('m1'), event('m1'), 'mock')
+      assert.ok('held' in first)
+      assert.ok('existing' in second && second.existing?.id === 'm1')
+    },
+  },
+  {
+    name: 'engine: outbox transitions — sent records the provider id; a transient error fails with a retry time; a final error is dead',
+    async run({ backend, scopeId }) {
+      const engine = engineOn(backend, scopeId(), 'solo')
+      await engine.clock.sync()
+      const provider = new MockProvider()
+      const transport: Transport = { textLimit: undefined, send: (chatId, content) => provider.send(chatId, content), isStandby: () => false, afterSend: async () => {} }
+      await engine.journal.write('outbox.journal', ['ok', 'flaky', 'final'].map((key) => ({ kind: 'outbox' as const, record: outboxRecord(key, { chatId: key, updatedAt: engine.now(), createdAt: engine.now() }), expectVersion: 0 })))
+      const outcome = async (key: string) => {
+        const [found] = await engine.journal.read('outbox', [key])
+        const held = await claimOutbound(engine, found!)
+        assert.ok(held)
+        return attemptDelivery(engine, transport, held)
+      }
+      assert.equal((await outcome('ok')).outcome, 'sent')
+      provider.failNext(1, new ProviderError('TRANSIENT', 'try later'))
+      assert.equal((await outcome('flaky')).outcome, 'failed')
+      provider.failNext(1, new UnsupportedContentError())
+      assert.equal((await outcome('final')).outcome, 'dead')
+      const [ok, flaky, final] = await engine.journal.read('outbox', ['ok', 'flaky', 'final'])
+      assert.equal(ok!.record.state, 'sent')
+      assert.equal(ok!.record.providerMessageId, provider.sent[0]!.messageId)
+      assert.equal(flaky!.record.state, 'failed')
+      assert.ok(flaky!.record.nextAttemptAt! >= flaky!.record.updatedAt)
+      assert.equal(final!.record.state, 'dead')
+      assert.equal(final!.record.lastError!.code, 'UNSUPPORTED_CONTENT')
+    },
+  },
+  {
+    name: 'engine: operator replay, retry and discard are compare-and-sets that keep who, when and why',
+    async run({ backend, scopeId }) {
+      const engine = engineOn(backend, scopeId(), 'solo')
+      await engine.clock.sync()
+      const admitted = await admitInbound(engine, event('m1'), event('m1'), 'mock')
+      assert.ok('held' in admitted)
+      await completeInbound(engine, admitted.held)
+      await engine.journal.write('outbox.journal', [{ kind: 'outbox', record: outboxRecord('k1', { state: 'dead' }), expectVersion: 0 }])
+      const replayed = await replayInbound(engine.journal, 'm1', { by: 'ops', reason: 'fixed the handler' })
+      assert.equal(replayed.state, 'pending')
+      assert.deepEqual(replayed.audit!.map((a) => [a.action, a.by, a.reason]), [['replay', 'ops', 'fixed the handler']])
+      const [retried] = await retrySend(engine.journal, 'k1', { by: 'ops' })
+      assert.equal(retried!.state, 'pending')
+      assert.equal((await engine.journal.due('outbox', engine.now() + 1_000, 10)).length, 1)
+      await discardSend(engine.journal, 'k1')
+      assert.deepEqual(await engine.journal.read('outbox', ['k1']), [undefined])
+    },
+  },
+  {
+    name: 'engine: retention purges done and sent records older than the retention, and keeps the rest',
+    async run({ backend, scopeId }) {
+      const engine = engineOn(backend, scopeId(), 'solo', { retention: 50 })
+      await engine.clock.sync()
+      const old = engine.now() - 10_000
+      await engine.journal.write('outbox.journal', [
+        { kind: 'outbox', record: outboxRecord('old-sent', { state: 'sent', updatedAt: old }), expectVersion: 0 },
+        { kind: 'outbox', record: outboxRecord('old-dead', { state: 'dead', updatedAt: old }), expectVersion: 0 },
+        { kind: 'outbox', record: outboxRecord('new-sent', { state: 'sent', updatedAt: engine.now() + 60_000 }), expectVersion: 0 },
+      ])
+      assert.equal(await purgeExpired(engine), 1)
+      const left = await engine.journal.read('outbox', ['old-sent', 'old-dead', 'new-sent'])
+      assert.deepEqual(left.map((f) => f?.record.key), [undefined, 'old-dead', 'new-sent'])
+    },
+  },
+  {
+    name: 'engine: a bot runs end to end — journals, replies once, recognises a redelivery',
+    async run({ backend }) {
+      const provider = new MockProvider()
+      const bot = new Bot({ provider, botId: `conformance${Math.floor(Math.random() * 1e9)}`, durability: { backend, instanceId: 'conformance-bot', pollMs: 20 } })
+      bot.when(TEXT, (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
+      await bot.start()
+      try {
+        await provider.receive({ id: 'w1', chatId: 'c', text: 'one' })
+        await provider.receive({ id: 'w2', chatId: 'c', text: 'two' })
+        await bot.idle()
+        await provider.receive({ id: 'w1', chatId: 'c', text: 'one' })
+        await bot.idle()
+        assert.deepEqual(provider.texts(), ['echo: one', 'echo: two'])
+        const metrics = bot.durability!.metrics()
+        assert.equal(metrics.inboundJournaled, 2)
+        assert.equal(metrics.inboundDuplicates, 1)
+        assert.equal(metrics.outboxJournaled, 2)
+        assert.equal((await bot.durability!.inbox.list({ state: 'done' })).length, 2)
+        assert.equal((await bot.durability!.outbox.list({ state: 'sent' })).length, 2)
+      } finally {
+        await bot.stop()
+      }
+    },
+  },
+]

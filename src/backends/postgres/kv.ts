@@ -61,7 +61,8 @@ export class PostgresKv implements DurableKv {
   readonly #scope: string
   /** Views (from `scope()`) leave start and stop to the root. */
   readonly #isView: boolean
-  #started = false
+  /** Set while started (or starting), so concurrent and repeated starts share one. */
+  #starting: Promise<void> | undefined
 
   constructor(options: PostgresKvOptions, connection?: PgConnection, view?: { scope: string; of: PostgresKv }) {
     this.tables = view?.of.tables ?? durableTables(options.tablePrefix ?? TABLE_PREFIX_DEFAULT)
@@ -71,9 +72,26 @@ export class PostgresKv implements DurableKv {
     this.#isView = view !== undefined
   }
 
-  /** Opens the pool (our own) and creates the table, its indexes and counts if missing. */
+  /** Opens the pool (our own) and creates the table, its indexes and counts if missing. Idempotent. */
   async start(): Promise<void> {
-    if (this.#isView || this.#started) return
+    if (this.#isView) return
+    this.#starting ??= this.#open().catch((error: unknown) => {
+      this.#starting = undefined
+      throw error
+    })
+    await this.#starting
+  }
+
+  /** Gives the connection back; a pool we created ends with its last user. Idempotent. */
+  async stop(): Promise<void> {
+    const starting = this.#starting
+    if (this.#isView || !starting) return
+    this.#starting = undefined
+    // A start that failed gave its share back already.
+    if (await starting.then(() => true, () => false)) await this.connection.release()
+  }
+
+  async #open(): Promise<void> {
     await this.connection.acquire()
     try {
       await this.#query(durableSchemaSql(this.tables))
@@ -81,14 +99,6 @@ export class PostgresKv implements DurableKv {
       await this.connection.release()
       throw error
     }
-    this.#started = true
-  }
-
-  /** Gives the connection back; a pool we created ends with its last user. */
-  async stop(): Promise<void> {
-    if (this.#isView || !this.#started) return
-    this.#started = false
-    await this.connection.release()
   }
 
   async now(): Promise<number> {

@@ -35,7 +35,8 @@ export class PostgresStore implements Store {
   readonly tables: StoreTables
   readonly #tablePrefix: string
   #durability: PostgresDurability | undefined
-  #started = false
+  /** Set while started (or starting), so concurrent and repeated starts share one. */
+  #starting: Promise<void> | undefined
 
   constructor(options: PostgresStoreOptions) {
     this.#tablePrefix = options.tablePrefix ?? TABLE_PREFIX_DEFAULT
@@ -45,7 +46,23 @@ export class PostgresStore implements Store {
 
   /** Opens the pool (our own) and creates the store's tables if missing. Idempotent. */
   async start(): Promise<void> {
-    if (this.#started) return
+    this.#starting ??= this.#open().catch((error: unknown) => {
+      this.#starting = undefined
+      throw error
+    })
+    await this.#starting
+  }
+
+  /** Gives the pool back; a pool the store created ends once its durability has stopped too. Idempotent. */
+  async stop(): Promise<void> {
+    const starting = this.#starting
+    if (!starting) return
+    this.#starting = undefined
+    // A start that failed gave its share back already.
+    if (await starting.then(() => true, () => false)) await this.connection.release()
+  }
+
+  async #open(): Promise<void> {
     await this.connection.acquire()
     try {
       await this.#query(sql.STORE_SCHEMA(this.tables))
@@ -53,14 +70,6 @@ export class PostgresStore implements Store {
       await this.connection.release()
       throw error
     }
-    this.#started = true
-  }
-
-  /** Gives the pool back; a pool the store created ends once its durability has stopped too. */
-  async stop(): Promise<void> {
-    if (!this.#started) return
-    this.#started = false
-    await this.connection.release()
   }
 
   /** The journals on the same server, pool and table prefix (the bot starts and stops them). */

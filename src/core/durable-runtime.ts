@@ -160,8 +160,10 @@ export class DurableRuntime {
 
   /** Runs an inbound record this process holds: route (may fail: retried), handlers, then done. */
   #run(held: HeldRecord<'inbox'>, live: InboundEvent | undefined): void {
+    // Held from now on, not from when its turn in the chat comes: a message queued behind a slow
+    // handler keeps its lease through the heartbeat, and the sweeper never claims it from us.
+    this.engine.keeper.add(held)
     const work = this.deps.inboundQueue.run(held.record.chatId, async () => {
-      this.engine.keeper.add(held)
       try {
         let event: InboundEvent
         let route

@@ -142,3 +142,23 @@ export class JournalReadOnlyError extends BotmeshError {
     this.file = file
   }
 }
+
+/**
+ * A backend URL that cannot be used: malformed (`BACKEND_URL_INVALID`), naming a scheme botmesh does
+ * not know (`BACKEND_SCHEME_UNKNOWN`), or a backend this build does not have yet (`BACKEND_NOT_AVAILABLE`).
+ * The message never carries the URL's password.
+ */
+export class BackendUrlError extends BotmeshError {
+  constructor(message: string, code: 'BACKEND_URL_INVALID' | 'BACKEND_SCHEME_UNKNOWN' | 'BACKEND_NOT_AVAILABLE' = 'BACKEND_URL_INVALID') {
+    super(code, message)
+  }
+}
+
+/** A journal file a tool was asked to read does not exist, or is not a journal at all (a directory, 0 bytes, another format). */
+export class JournalMissingError extends BotmeshError {
+  readonly file: string
+  constructor(file: string, detail: string) {
+    super('JOURNAL_MISSING', `${file} ${detail}`)
+    this.file = file
+  }
+}

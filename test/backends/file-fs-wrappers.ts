@@ -7,32 +7,32 @@ import type { FileHandle, FileStat, FileSystem, OpenHow } from '../../src/backen
 /** Passes every call to `inner`; subclasses hook `before`/`after`. */
 class WrappingFs implements FileSystem {
   constructor(protected readonly inner: FileSystem) {}
-  protected before(_operation: string, _path: string): void {}
+  protected before(_operation: string, _path: string): void | Promise<void> {}
   protected afterWrite(_path: string, _bytes: number): void {}
 
   async open(path: string, how: OpenHow, mode?: number): Promise<FileHandle> {
-    this.before('open', path)
+    await this.before('open', path)
     const handle = await this.inner.open(path, how, mode)
     return {
       write: async (data, position) => {
-        this.before('write', path)
+        await this.before('write', path)
         await handle.write(data, position)
         this.afterWrite(path, data.byteLength)
       },
       sync: async () => {
-        this.before('sync', path)
+        await this.before('sync', path)
         await handle.sync()
       },
       truncate: async (length) => {
-        this.before('truncate', path)
+        await this.before('truncate', path)
         await handle.truncate(length)
       },
       size: () => handle.size(),
       close: () => handle.close(),
     }
   }
-  readFile(path: string): Promise<Buffer> {
-    this.before('readFile', path)
+  async readFile(path: string): Promise<Buffer> {
+    await this.before('readFile', path)
     return this.inner.readFile(path)
   }
   stat(path: string): Promise<FileStat | undefined> {
@@ -45,18 +45,18 @@ class WrappingFs implements FileSystem {
     return this.inner.mkdir(path, mode)
   }
   async rename(from: string, to: string): Promise<void> {
-    this.before('rename', to)
+    await this.before('rename', to)
     await this.inner.rename(from, to)
   }
   link(from: string, to: string): Promise<void> {
     return this.inner.link(from, to)
   }
-  unlink(path: string): Promise<void> {
-    this.before('unlink', path)
+  async unlink(path: string): Promise<void> {
+    await this.before('unlink', path)
     return this.inner.unlink(path)
   }
   async syncDirectory(path: string): Promise<void> {
-    this.before('syncDirectory', path)
+    await this.before('syncDirectory', path)
     await this.inner.syncDirectory(path)
   }
 }
@@ -84,19 +84,26 @@ export class CountingFs extends WrappingFs {
   }
 }
 
-/** Fails chosen operations with an errno-style error, like a full disk would. */
+/** Fails chosen operations with an errno-style error, like a full disk would, or holds them until released. */
 export class FailingFs extends WrappingFs {
-  #rules: { operation: string; pathIncludes: string; times: number; code: string }[] = []
+  #rules: { operation: string; pathIncludes: string; times: number; code?: string; until?: Promise<void>; after?: Promise<void> }[] = []
 
-  /** Fails the next `times` calls of `operation` on paths containing `pathIncludes`. */
-  failNext(operation: string, pathIncludes: string, options: { times?: number; code?: string } = {}): void {
-    this.#rules.push({ operation, pathIncludes, times: options.times ?? 1, code: options.code ?? 'ENOSPC' })
+  /** Fails the next `times` calls of `operation` on paths containing `pathIncludes` (once `after` resolves, if given). */
+  failNext(operation: string, pathIncludes: string, options: { times?: number; code?: string; after?: Promise<void> } = {}): void {
+    this.#rules.push({ operation, pathIncludes, times: options.times ?? 1, code: options.code ?? 'ENOSPC', after: options.after })
   }
 
-  protected override before(operation: string, path: string): void {
+  /** Holds the next call of `operation` on a path containing `pathIncludes` until `until` resolves (then it proceeds). */
+  holdNext(operation: string, pathIncludes: string, until: Promise<void>): void {
+    this.#rules.push({ operation, pathIncludes, times: 1, until })
+  }
+
+  protected override async before(operation: string, path: string): Promise<void> {
     const rule = this.#rules.find((r) => r.operation === operation && path.includes(r.pathIncludes) && r.times > 0)
     if (!rule) return
     rule.times--
+    if (rule.until) return rule.until
+    await rule.after
     throw Object.assign(new Error(`${rule.code}: injected failure of ${operation} on ${path}`), { code: rule.code })
   }
 }

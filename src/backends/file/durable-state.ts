@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path'
 import type { KvEntry, KvOp, KvWriteResult } from '../../core/durability/kv.js'
-import { JournalClosedError, JournalLockedError, JournalReadOnlyError } from '../../core/errors.js'
+import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../../core/errors.js'
 import type { KvState } from '../memory/state.js'
 import { AppendLog, logPathOf } from './append-log.js'
 import { removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
@@ -112,7 +112,10 @@ export class DurableState {
       results.push(result)
     }
     // Submitted even without changes: a conflict result may show a write not committed yet (I4).
-    await this.#commits.submit(pending)
+    await this.#commits.submit(pending).catch((error: unknown) => {
+      // Rolled back already (I5): nothing of this write, or of the writes it could see, remains.
+      throw new JournalUnavailableError(`${this.path}: the write could not be committed (${errorMessage(error)}); nothing of it was applied`, error)
+    })
     return results
   }
 
@@ -260,4 +263,8 @@ export class DurableState {
     this.#logAtOpen = loaded.replayed === 0 ? { validBytes: 0, records: 0 } : { validBytes: log.validBytes, records: log.records.length }
     this.#log = await AppendLog.open(this.options.fs, logPathOf(this.path), { ...this.#logAtOpen, lastSeq: this.#lastSeq, fsync: this.options.fsync })
   }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }

@@ -32,7 +32,12 @@ export class FileKv implements DurableKv {
 
   /** Waits for the writes in flight to commit; the journal stays open (and locked) until `close()`. */
   async stop(): Promise<void> {
-    await this.#journal.flush()
+    await this.flush()
+  }
+
+  /** Resolves once every write and compaction started so far has committed or failed. */
+  flush(): Promise<void> {
+    return this.#journal.flush()
   }
 
   async now(): Promise<number> {

@@ -1,0 +1,239 @@
+/**
+ * FileDurability's own behaviour beyond the conformance suite: what survives a reopen, group
+ * commit, compaction, flat write cost, the lifecycle (open/start/stop/close), failed commits rolled
+ * back, and nothing observed before it is committed.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { FileDurability, nodeFileSystem, type FileDurabilityOptions } from '../../src/backends/file/index.js'
+import type { KvOp } from '../../src/core/durability/kv.js'
+import { ConfigError, JournalUnavailableError } from '../../src/core/errors.js'
+import { CountingFs, FailingFs } from './file-fs-wrappers.js'
+
+const dirs: string[] = []
+async function journalPath(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'botmesh-file-'))
+  dirs.push(dir)
+  return join(dir, 'durable.json')
+}
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+const put = (key: string, expectVersion = 0, fields: Partial<KvOp & { op: 'put' }> = {}): KvOp => ({
+  op: 'put',
+  collection: 'inbox',
+  key,
+  expectVersion,
+  value: { key, expectVersion },
+  state: 'pending',
+  stateTime: 1,
+  due: null,
+  ...fields,
+})
+
+async function dump(durability: FileDurability): Promise<string> {
+  const out: unknown[] = []
+  for (const scope of (await durability.scopes()).sort()) {
+    const kv = durability.kv.scope(scope)
+    for (const state of ['pending', 'done']) out.push(scope, state, await kv.list('inbox', { state, limit: 100_000 }))
+    out.push(await kv.due('inbox', Number.MAX_SAFE_INTEGER, 100_000))
+  }
+  return JSON.stringify(out)
+}
+
+const MODES: Record<string, FileDurabilityOptions> = {
+  snapshot: {},
+  appendLog: { appendLog: true },
+  'appendLog, compacting every 3': { appendLog: { compactEvery: 3 } },
+}
+
+describe('FileDurability keeps everything across a reopen', () => {
+  for (const [name, options] of Object.entries(MODES)) {
+    it(`${name}: entries, versions, scopes and both indexes come back, whatever mode reopens it`, async () => {
+      const path = await journalPath()
+      const first = await FileDurability.open(path, options)
+      const a = first.kv.scope('bot-a')
+      const b = first.kv.scope('bot-b')
+      await a.write([put('m1'), put('m2', 0, { state: 'done', stateTime: 5 })])
+      await b.write([put('m1', 0, { due: 50 })])
+      await a.write([put('m1', 1, { due: 10, stateTime: 3 })])
+      await a.write([{ op: 'delete', collection: 'inbox', key: 'm2', expectVersion: 1 }])
+      assert.equal(await b.purge('inbox', 'pending', 10, 10), 1)
+      await b.write([put('m3', 0, { value: { text: 'héllo 👋\n"quoted"', big: 'x'.repeat(100_000) } })])
+      const before = await dump(first)
+      await first.close()
+      for (const reopenWith of Object.values(MODES)) {
+        const again = await FileDurability.open(path, reopenWith)
+        assert.equal(await dump(again), before)
+        await again.close()
+      }
+    })
+  }
+})
+
+describe('group commit', () => {
+  it('appendLog: concurrent writes share one append and one fsync', async () => {
+    const fs = new CountingFs(nodeFileSystem)
+    const durability = await FileDurability.open(await journalPath(), { appendLog: true, fs })
+    await durability.kv.write([put('warm')])
+    fs.reset()
+    const results = await Promise.all(Array.from({ length: 50 }, (_, n) => durability.kv.write([put(`m${n}`)])))
+    assert.ok(results.every(([result]) => result!.ok))
+    assert.equal(fs.count('sync'), 1, 'one fsync for 50 concurrent writes')
+    assert.equal(fs.count('write'), 1, 'one append for 50 concurrent writes')
+    assert.equal(durability.stats().logRecords, 51, 'one log record per write')
+    await durability.close()
+  })
+
+  it('snapshot: concurrent writes share one snapshot rewrite', async () => {
+    const fs = new CountingFs(nodeFileSystem)
+    const durability = await FileDurability.open(await journalPath(), { fsync: true, fs })
+    await Promise.all(Array.from({ length: 50 }, (_, n) => durability.kv.write([put(`m${n}`)])))
+    assert.equal(fs.count('rename'), 1)
+    await durability.close()
+  })
+})
+
+describe('appendLog compaction and write cost', () => {
+  it('folds the log into the snapshot every compactEvery records, and on close', async () => {
+    const path = await journalPath()
+    const durability = await FileDurability.open(path, { appendLog: { compactEvery: 5 } })
+    for (let n = 0; n < 7; n++) await durability.kv.write([put(`m${n}`)])
+    await durability.kv.flush()
+    assert.equal(durability.stats().logRecords, 2, 'the 5th write triggered a fold')
+    assert.equal(durability.stats().logSeq, 5)
+    await durability.close()
+    await expect(stat(`${path}.log`)).rejects.toThrow(/ENOENT/)
+    const reopened = await FileDurability.open(path, { appendLog: true })
+    assert.equal((await reopened.kv.list('inbox', { state: 'pending', limit: 100 })).length, 7)
+    assert.equal(reopened.stats().logSeq, 7)
+    await reopened.close()
+  })
+
+  it('folds once the log holds compactBytes', async () => {
+    const durability = await FileDurability.open(await journalPath(), { appendLog: { compactBytes: 2_000 } })
+    for (let n = 0; n < 10; n++) await durability.kv.write([put(`m${n}`, 0, { value: 'v'.repeat(500) })])
+    await durability.kv.flush()
+    assert.ok(durability.stats().logBytes < 2_000 + 700, `log bytes ${durability.stats().logBytes}`)
+    assert.ok(durability.stats().logSeq > 0, 'a fold happened')
+    await durability.close()
+  })
+
+  it('a write appends the same bytes at 1,000 and at 20,000 entries, and rewrites no snapshot (I13)', async () => {
+    const fs = new CountingFs(nodeFileSystem)
+    const durability = await FileDurability.open(await journalPath(), { appendLog: { compactEvery: 1_000_000, compactBytes: 1 << 30 }, fs })
+    const perWrite: number[] = []
+    for (const size of [1_000, 20_000]) {
+      for (let n = durability.stats().entries; n < size; n += 500) {
+        await durability.kv.write(Array.from({ length: 500 }, (_, i) => put(`bulk${n + i}`)))
+      }
+      fs.reset()
+      for (let n = 0; n < 20; n++) await durability.kv.write([put(`probe-${size}-${n}`)])
+      assert.equal(fs.bytesToSnapshot, 0)
+      perWrite.push(fs.bytesToLog / 20)
+    }
+    assert.ok(Math.abs(perWrite[1]! - perWrite[0]!) <= 8, `bytes per write: ${perWrite.join(' vs ')}`)
+    await durability.close()
+  })
+
+  it('compact() folds now; a no-op in snapshot mode', async () => {
+    const logged = await FileDurability.open(await journalPath(), { appendLog: true })
+    await logged.kv.write([put('a')])
+    const logBytes = logged.stats().logBytes
+    assert.ok(logBytes > 0)
+    assert.deepEqual(await logged.compact(), { folded: 1, logBytes, entries: 1, logSeq: 1 })
+    assert.equal(logged.stats().logBytes, 0)
+    await logged.close()
+    const snapshot = await FileDurability.open(await journalPath())
+    assert.equal((await snapshot.compact()).folded, 0)
+    await snapshot.close()
+  })
+})
+
+describe('lifecycle', () => {
+  it('start and stop are counted and keep the journal open; close releases it', async () => {
+    const path = await journalPath()
+    const durability = await FileDurability.open(path)
+    assert.equal(durability.kind, 'file')
+    assert.equal(durability.shared, false)
+    assert.equal(durability.scoped, true)
+    await durability.start()
+    await durability.start()
+    await durability.stop()
+    await durability.stop()
+    await durability.kv.write([put('after-stop')])
+    await durability.start()
+    await durability.stop()
+    await durability.close()
+    const again = await FileDurability.open(path)
+    assert.equal((await again.kv.get('inbox', ['after-stop']))[0]?.version, 1)
+    await again.close()
+  })
+
+  it('removes temp files a crashed writer left, and creates nothing before the first write', async () => {
+    const path = await journalPath()
+    const dir = join(path, '..')
+    await writeFile(`${path}.tmp-999-1`, 'half a snapshot')
+    const durability = await FileDurability.open(path)
+    assert.deepEqual((await readdir(dir)).sort(), ['durable.json.lock'])
+    await durability.close()
+    assert.deepEqual(await readdir(dir), [])
+  })
+
+  it('refuses bad options with a ConfigError', async () => {
+    await expect(FileDurability.open(await journalPath(), { appendLog: { compactEvery: 0 } })).rejects.toBeInstanceOf(ConfigError)
+    await expect(FileDurability.open(await journalPath(), { appendLog: { compactBytes: -1 } })).rejects.toBeInstanceOf(ConfigError)
+  })
+})
+
+describe('failed commits and visibility', () => {
+  for (const [name, options, failing] of [
+    ['appendLog', { appendLog: true }, ['sync', '.log']],
+    ['snapshot', { fsync: true }, ['rename', 'durable.json']],
+  ] as const) {
+    it(`${name}: a failed commit is rolled back with the writes queued behind it, and later writes work`, async () => {
+      const path = await journalPath()
+      const fs = new FailingFs(nodeFileSystem)
+      const durability = await FileDurability.open(path, { ...options, fs })
+      await durability.kv.write([put('a')])
+      let release!: () => void
+      fs.failNext(failing[0], failing[1], { after: new Promise<void>((resolve) => (release = resolve)) })
+      const failed = durability.kv.write([put('b'), put('a', 1)])
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      // Applied on top of the failing write (it updates b), queued behind its commit: it must go too.
+      const behind = durability.kv.write([put('b', 1)])
+      assert.equal(durability.stats().entries, 2)
+      release()
+      await expect(failed).rejects.toBeInstanceOf(JournalUnavailableError)
+      await expect(behind).rejects.toMatchObject({ code: 'JOURNAL_UNAVAILABLE', retryable: true })
+      assert.deepEqual((await durability.kv.get('inbox', ['a', 'b'])).map((entry) => entry?.version), [1, undefined])
+      await durability.kv.write([put('c'), put('a', 1)])
+      await durability.close()
+      const reopened = await FileDurability.open(path)
+      assert.deepEqual((await reopened.kv.get('inbox', ['a', 'b', 'c'])).map((entry) => entry?.version), [2, undefined, 1])
+      await reopened.close()
+    })
+  }
+
+  it('a conflict or a read that sees a write in flight waits for its commit (I4)', async () => {
+    const fs = new FailingFs(nodeFileSystem)
+    const durability = await FileDurability.open(await journalPath(), { appendLog: true, fs })
+    await durability.kv.write([put('warm')])
+    let release!: () => void
+    fs.holdNext('sync', '.log', new Promise<void>((resolve) => (release = resolve)))
+    const settled: string[] = []
+    const first = durability.kv.write([put('m')]).then(() => settled.push('write'))
+    const conflict = durability.kv.write([put('m')]).then(([result]) => settled.push(`conflict ${result!.ok}`))
+    const read = durability.kv.get('inbox', ['m']).then(([entry]) => settled.push(`read v${entry?.version}`))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.deepEqual(settled, [], 'nothing resolves while the commit holding the insert is in flight')
+    release()
+    await Promise.all([first, conflict, read])
+    assert.deepEqual(settled.sort(), ['conflict false', 'read v1', 'write'])
+    await durability.close()
+  })
+})

@@ -3,7 +3,6 @@
  * journals around them. Without that key nothing of the durability engine is created: the bot
  * runs handlers in memory, in one process, as it always did.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { EventEmitter } from 'node:events'
 import { ChatQueue } from './chat-queue.js'
 import type { Context, SendOptions } from './context.js'
@@ -36,7 +35,7 @@ export interface BotConfig extends NamespaceOptions {
   logger?: Logger
 }
 
-/** The handler context of the message being handled, so every send it makes gets a derived key. */
+/** The message a handler is handling: every send made through its context gets a derived key. */
 export interface SendOrigin {
   inboundId: string
   sends: number
@@ -58,7 +57,6 @@ export class Bot extends EventEmitter {
   readonly #inbound = new ChatQueue()
   readonly #outbound = new ChatQueue()
   readonly #inFlight = new Set<Promise<unknown>>()
-  readonly #origin = new AsyncLocalStorage<SendOrigin>()
   readonly #dispatcher: Dispatcher
   readonly #durable: DurableRuntime | undefined
   #started = false
@@ -76,7 +74,8 @@ export class Bot extends EventEmitter {
       provider: this.provider,
       registrations: this.#registrations,
       flows: this.#flows,
-      send: (chatId, content, options) => this.send(chatId, content, options),
+      send: (chatId, content, options, origin) => this.#sendFrom(origin, chatId, content, options),
+      enqueue: (chatId, content, options, origin) => this.#enqueueFrom(origin, chatId, content, options),
       onError: (error) => this.#reportError(error),
     })
     if (config.durability) {
@@ -89,7 +88,6 @@ export class Bot extends EventEmitter {
         hooks: this.#hooks,
         dispatcher: this.#dispatcher,
         inboundQueue: this.#inbound,
-        origin: this.#origin,
         track: (work) => this.#track(work),
         events: {
           dead: (info) => this.emit('durability:dead', info),
@@ -150,9 +148,16 @@ export class Bot extends EventEmitter {
     }
   }
 
-  /** Sends now (retrying inline up to outbox.inlineMaxMs with durability). */
+  /**
+   * Sends now (retrying inline up to outbox.inlineMaxMs with durability). Inside a handler the send
+   * gets a key derived from the message (like ctx.reply); outside one, a random key unless you pass
+   * idempotencyKey.
+   */
   send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
-    const origin = this.#origin.getStore()
+    return this.#sendFrom(this.#durable?.currentOrigin(), chatId, content, options)
+  }
+
+  #sendFrom(origin: SendOrigin | undefined, chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
     const result = this.#durable
       ? this.#durable.send(chatId, content, options, origin, this.#outbound)
       : this.#outbound.run(chatId, () => this.#sendPlain(chatId, content))
@@ -162,7 +167,15 @@ export class Bot extends EventEmitter {
 
   /** Journals a send for the sweeper and returns at once; a second enqueue of a key is a no-op. */
   async enqueue(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<{ key: string }> {
-    if (this.#durable) return this.#durable.enqueue(chatId, content, options, this.#origin.getStore())
+    return this.#enqueueFrom(this.#durable?.currentOrigin(), chatId, content, options)
+  }
+
+  async #enqueueFrom(origin: SendOrigin | undefined, chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<{ key: string }> {
+    if (this.#durable) {
+      const journaled = this.#durable.enqueue(chatId, content, options, origin)
+      origin?.pending.push(journaled.catch(() => undefined))
+      return journaled
+    }
     const sending = this.#outbound.run(chatId, () => this.#sendPlain(chatId, content))
     void this.#track(sending).catch((error) => this.#reportError(error))
     return { key: options.idempotencyKey ?? '' }

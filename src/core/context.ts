@@ -34,6 +34,10 @@ export interface Context {
   chatId: string
   /** Replies in this chat. */
   reply(content: OutboundContent, options?: SendOptions): Promise<SendResult>
+  /** Sends to any chat, with a key derived from this message like a reply. */
+  send(chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult>
+  /** Journals a send for the sweeper (see bot.enqueue), keyed from this message unless idempotencyKey is given. */
+  enqueue(chatId: string, content: OutboundContent, options?: SendOptions): Promise<{ key: string }>
   /** Per-chat user data, kept in the store. */
   user: StateAccess
   /** The flow's state (kept with its checkpoint); outside a flow, a bag for this message only. */

@@ -2,6 +2,7 @@
  * Routing and running: which handler (or waiting flow) takes an inbound message, and running it
  * with its context. Used alike with and without durability.
  */
+import type { SendOrigin } from './bot.js'
 import type { Json } from './durability/kv.js'
 import type { SendResult } from './durability/outbox.js'
 import { conversationFor, Flow, type Conversation } from './flow.js'
@@ -31,7 +32,8 @@ export interface DispatcherDeps {
   provider: IProvider
   registrations: Registration[]
   flows: Map<string, Flow>
-  send(chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult>
+  send(chatId: string, content: OutboundContent, options: SendOptions | undefined, origin: SendOrigin | undefined): Promise<SendResult>
+  enqueue(chatId: string, content: OutboundContent, options: SendOptions | undefined, origin: SendOrigin | undefined): Promise<{ key: string }>
   onError(error: unknown): void
 }
 
@@ -51,10 +53,10 @@ export class Dispatcher {
   }
 
   /** Runs a route. A handler that throws is reported, not retried: its side effects already ran. */
-  async run(route: Route, event: InboundEvent, recordId: string): Promise<void> {
+  async run(route: Route, event: InboundEvent, recordId: string, origin?: SendOrigin): Promise<void> {
     if (route.type === 'none') return
     const flowState = route.type === 'answer' ? { ...route.conversation.state } : {}
-    const ctx = this.#context(event, recordId, flowState)
+    const ctx = this.#context(event, recordId, flowState, origin)
     try {
       if (route.type === 'answer') await this.#answer(route, ctx, flowState, recordId)
       else if (route.handler instanceof Flow) await this.#startFlow(route.handler, route.stored, ctx, recordId)
@@ -92,7 +94,7 @@ export class Dispatcher {
     else this.#memory.set(chatId, conversation)
   }
 
-  #context(event: InboundEvent, recordId: string, flowState: Record<string, Json>): Context {
+  #context(event: InboundEvent, recordId: string, flowState: Record<string, Json>, origin: SendOrigin | undefined): Context {
     const { store, scope } = this.deps
     const message: Message = { ...event, kind: event.kind ?? (event.interaction ? 'interaction' : 'message') }
     const user: StateAccess = {
@@ -109,7 +111,9 @@ export class Dispatcher {
       ref: { id: recordId, chatId: event.chatId, messageId: event.id },
       message,
       chatId: event.chatId,
-      reply: (content, options) => this.deps.send(event.chatId, content, options),
+      reply: (content, options) => this.deps.send(event.chatId, content, options, origin),
+      send: (chatId, content, options) => this.deps.send(chatId, content, options, origin),
+      enqueue: (chatId, content, options) => this.deps.enqueue(chatId, content, options, origin),
       user,
       state,
     }

@@ -2,7 +2,7 @@
  * Everything the `durability` key adds to a bot: the engine, the inbox admission, the outbox sends,
  * the sweeper and the instance heartbeat. The bot creates this only when the key is set.
  */
-import type { AsyncLocalStorage } from 'node:async_hooks'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { MemoryDurability } from '../backends/memory/index.js'
 import type { SendOrigin } from './bot.js'
 import type { ChatQueue } from './chat-queue.js'
@@ -37,7 +37,6 @@ export interface DurableRuntimeDeps {
   hooks: SendHooks
   dispatcher: Dispatcher
   inboundQueue: ChatQueue
-  origin: AsyncLocalStorage<SendOrigin>
   track<T>(work: Promise<T>): Promise<T>
   events: EngineEvents
 }
@@ -54,6 +53,11 @@ export class DurableRuntime {
   readonly #beatLoop: BackgroundLoop
   /** Event ids admitted lately by this process: a redelivery is recognised without a round trip. */
   readonly #recent = new Set<string>()
+  /**
+   * The message being handled, so that bot.send / bot.enqueue inside a handler get derived keys too
+   * (rule 2). Only a durable bot creates it: async context tracking has a cost on every promise.
+   */
+  readonly #origin = new AsyncLocalStorage<SendOrigin>()
 
   constructor(private readonly deps: DurableRuntimeDeps) {
     this.backend = deps.options.backend ?? new MemoryDurability()
@@ -81,6 +85,11 @@ export class DurableRuntime {
     await this.engine.keeper.stop()
     await this.#beat.remove().catch((error) => this.deps.events.error(error))
     await this.backend.stop()
+  }
+
+  /** The inbound message whose handler is running in this async context, if any. */
+  currentOrigin(): SendOrigin | undefined {
+    return this.#origin.getStore()
   }
 
   /** Runs a sweep soon (after a replay, a retry or an enqueue). */
@@ -177,7 +186,7 @@ export class DurableRuntime {
           return
         }
         const origin: SendOrigin = { inboundId: held.id, sends: 0, replay: !live, pending: [] }
-        await this.deps.origin.run(origin, () => this.deps.dispatcher.run(route, event, held.id))
+        await this.#origin.run(origin, () => this.deps.dispatcher.run(route, event, held.id, origin))
         // Done only once its effects settled: every send the handler started is journaled or finished.
         for (let settled = 0; settled < origin.pending.length; ) {
           const batch = origin.pending.slice(settled)

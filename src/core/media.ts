@@ -18,7 +18,9 @@ const providers = new WeakMap<object, IProvider>()
 /** The inbound event as journaled: JSON, with media as a serialized reference. */
 export function journalEvent(event: InboundEvent, provider: IProvider, mediaRefs: boolean): Json {
   const { media, ...rest } = event
-  const base = JSON.parse(JSON.stringify(rest)) as Record<string, Json>
+  // Plain events (strings and numbers only) are JSON already; anything else goes through JSON once.
+  const plain = Object.values(rest).every((value) => value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))
+  const base = (plain ? rest : JSON.parse(JSON.stringify(rest))) as Record<string, Json>
   if (!media) return base
   const described: Record<string, Json> = { type: media.type }
   if (media.mimeType) described.mimeType = media.mimeType

@@ -4,7 +4,7 @@
  * 2. otherwise, while handling an inbound message, `<inbound record id>:<n>` for its n-th send (derived);
  * 3. otherwise a random key.
  */
-import { createHash, randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import type { OutboundContent } from '../provider.js'
 import type { OutboxRecord } from './records.js'
 
@@ -24,11 +24,8 @@ export function sendKey(explicit: string | undefined, origin: { inboundId: strin
 
 /** sha256 of the chat and the content as the handler made it (before the before('send') hooks). */
 export function fingerprint(chatId: string, content: OutboundContent): string {
-  const hash = createHash('sha256')
-  hash.update(chatId)
-  hash.update('\u0000')
-  hash.update(stableJson(content))
-  return hash.digest('hex')
+  const body = typeof content === 'string' ? JSON.stringify(content) : stableJson(content)
+  return hash('sha256', `${chatId}\u0000${body}`, 'hex')
 }
 
 /**

@@ -61,7 +61,7 @@ export class Outbox {
     const resolved = await this.#resolveKey(send)
     if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
     const content = await send.beforeSend(send.content)
-    const records = this.#records(send, resolved.key, content, true)
+    const records = this.#records(send, resolved, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
     return this.#track(records.map((record) => record.key), async () => {
       const results = await this.engine.journal.write('outbox.journal', records.map((record, n) => ({ kind: 'outbox' as const, record, expectVersion: 0 })))
@@ -87,7 +87,7 @@ export class Outbox {
     }
     const content = await send.beforeSend(send.content)
     // Enqueued texts are journaled whole; the sweeper splits them with the same splitter.
-    const records = this.#records(send, resolved.key, content, false)
+    const records = this.#records(send, resolved, content, false)
     if ('bypass' in records) {
       await send.bypass(content, records.bypass)
       return { key: resolved.key }
@@ -128,7 +128,7 @@ export class Outbox {
   }
 
   /** The records of a send: one, or one per part of a text over the channel's limit. */
-  #records(send: OutboxSend, key: string, content: OutboundContent, split: boolean): OutboxRecord[] | { bypass: string } {
+  #records(send: OutboxSend, { key, fingerprint }: { key: string; fingerprint: string | null }, content: OutboundContent, split: boolean): OutboxRecord[] | { bypass: string } {
     const texts = split ? splitContent(content, this.transport.textLimit) : [content]
     const now = this.engine.now()
     const records: OutboxRecord[] = []
@@ -141,7 +141,7 @@ export class Outbox {
         state: first && split ? 'sending' : 'pending',
         chatId: send.chatId,
         payload: encoded.payload,
-        fingerprint: send.key.source === 'derived' ? fingerprintOf(send.chatId, send.content) : null,
+        fingerprint,
         keySource: send.key.source,
         inboundId: send.key.inboundId,
         ordinal: send.key.ordinal,

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SQLiteDurability, SQLiteStore } from '../../src/backends/sqlite/index.js'
 import type { MessageLogEntry } from '../../src/core/store.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { DURABLE_SQL, STORE_SQL } from '../../src/backends/sqlite/statements.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
 
 const temps: ReturnType<typeof tempDir>[] = []
@@ -180,6 +181,12 @@ describe('SQLiteStore and its durability on one connection', () => {
       await durability.stop()
       await store.stop()
     }
+  })
+
+  it('the store statements name only store tables, the journal statements only journal tables', () => {
+    const tables = (sql: string) => new Set([...sql.matchAll(/\b(?:FROM|INTO|(?<!DO\s)UPDATE|JOIN)\s+(\w+)/gi)].map((match) => match[1]!))
+    for (const sql of Object.values(STORE_SQL)) for (const table of tables(sql)) expect(table, sql).toMatch(/^store_/)
+    for (const sql of Object.values(DURABLE_SQL)) for (const table of tables(sql)) expect(['durable', 'durable_counts'], sql).toContain(table)
   })
 
   it('the store never writes the journal tables and the journals never write the store tables', async () => {

@@ -12,7 +12,7 @@ const entries = [
   'src/backends/events/index.ts',
   'src/backends/events/durability.ts',
   'src/cli/main.ts',
-  'src/core/testing/child-bot.ts',
+  'src/demo/worker.ts',
 ].filter((file) => existsSync(file))
 
 export default defineConfig({

@@ -1,0 +1,128 @@
+/**
+ * `botmesh demo`: runs the demo bot on the embedded default backend, kills it with SIGKILL in the
+ * middle of its work, starts it again with the same instanceId, and sums up what the journals did.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { SQLiteStore } from '../backends/sqlite/index.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/records.js'
+
+export interface DemoOptions {
+  /** The SQLite file. @default './data/bot.db' */
+  file?: string
+  /** When the first run is killed, in ms after it started. @default 2500 */
+  crashAfterMs?: number
+  /** Where the story goes, line by line. */
+  print(line: string): void
+}
+
+export interface DemoSummary {
+  file: string
+  scope: string
+  metrics: Record<string, number>
+  inbox: Record<string, number>
+  outbox: Record<string, number>
+  deadInbox: string[]
+  deadOutbox: string[]
+}
+
+const DEMO_SCOPE = 'default/default/demo/default'
+
+export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
+  const file = resolve(options.file ?? './data/bot.db')
+  mkdirSync(dirname(file), { recursive: true })
+  await clearDemoScope(file)
+  const worker = workerCommand()
+  options.print(`botmesh demo: a bot with a simulated channel, journaling to ${file}`)
+  await runWorker(worker, [file, '1'], options.print, options.crashAfterMs ?? 2_500)
+  options.print('✖ crash: the bot process was killed with SIGKILL in the middle of its work')
+  const { metrics } = await runWorker(worker, [file, '2'], options.print)
+  const summary = await summarize(file, metrics)
+  options.print('')
+  options.print(`inbox:  ${describe(summary.inbox)}`)
+  options.print(`outbox: ${describe(summary.outbox)}`)
+  options.print(`after the restart: replayed ${metrics.inboundReplayed ?? 0}, redeliveries recognised ${metrics.inboundDuplicates ?? 0}, answered from the outbox ${metrics.outboxDeduped ?? 0}, ambiguous ${metrics.outboxAmbiguous ?? 0}`)
+  options.print('')
+  options.print('Try next:')
+  options.print('  npx botmesh stats')
+  options.print('  npx botmesh dlq list')
+  if (summary.deadInbox[0]) options.print(`  npx botmesh replay ${summary.deadInbox[0]}`)
+  if (summary.deadOutbox[0]) options.print(`  npx botmesh retry ${summary.deadOutbox[0]}`)
+  return summary
+}
+
+/** Starts the worker; resolves with its summary, or after killing it with SIGKILL at `killAfterMs`. */
+function runWorker(command: string[], args: string[], print: (line: string) => void, killAfterMs?: number): Promise<{ metrics: Record<string, number> }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...command, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let metrics: Record<string, number> = {}
+    let buffered = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => {
+      buffered += chunk
+      const lines = buffered.split('\n')
+      buffered = lines.pop() ?? ''
+      for (const line of lines) {
+        if (line.startsWith('SUMMARY ')) metrics = (JSON.parse(line.slice(8)) as { metrics: Record<string, number> }).metrics
+        else print(line)
+      }
+    })
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+    child.on('error', reject)
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      if (signal === 'SIGKILL' || code === 0) resolvePromise({ metrics })
+      else reject(new Error(`the demo bot exited with ${signal ?? `code ${code}`}`))
+    })
+  })
+}
+
+/** The worker script: built (dist/demo/worker.js) or, in this repository's tests, the TypeScript source. */
+function workerCommand(): string[] {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let up = 0; up < 4; up++) {
+    for (const candidate of [join(dir, 'demo', 'worker.js'), join(dir, 'dist', 'demo', 'worker.js')]) if (existsSync(candidate)) return [candidate]
+    const source = join(dir, 'worker.ts')
+    if (existsSync(source)) return ['--import', join(dir, '..', '..', 'test-utils', 'ts-loader.mjs'), source]
+    dir = dirname(dir)
+  }
+  throw new Error('cannot find the demo worker (dist/demo/worker.js): run npm run build first')
+}
+
+/** The demo starts from a clean slate in its own scope; other scopes of the file are left alone. */
+async function clearDemoScope(file: string): Promise<void> {
+  if (!existsSync(file)) return
+  const backend = new SQLiteStore({ file }).durability()
+  await backend.start()
+  try {
+    const journal = backend.journal(DEMO_SCOPE)
+    for (const [kind, states] of [['inbox', INBOX_STATES], ['outbox', OUTBOX_STATES], ['instances', ['live']]] as const) {
+      for (const state of states) while ((await journal.purge(kind, state, Number.MAX_SAFE_INTEGER, 10_000)) > 0);
+    }
+  } finally {
+    await backend.stop()
+  }
+}
+
+async function summarize(file: string, metrics: Record<string, number>): Promise<DemoSummary> {
+  const backend = new SQLiteStore({ file }).durability()
+  await backend.start()
+  try {
+    const journal = backend.journal(DEMO_SCOPE)
+    const [inbox, outbox, deadInbox, deadOutbox] = await Promise.all([
+      journal.count('inbox'),
+      journal.count('outbox'),
+      journal.list('inbox', { state: 'dead', limit: 10 }),
+      journal.list('outbox', { state: 'dead', limit: 10 }),
+    ])
+    return { file, scope: DEMO_SCOPE, metrics, inbox, outbox, deadInbox: deadInbox.map((f) => f.record.id), deadOutbox: deadOutbox.map((f) => f.record.key) }
+  } finally {
+    await backend.stop()
+  }
+}
+
+function describe(counts: Record<string, number>): string {
+  return Object.entries(counts).filter(([, n]) => n > 0).map(([state, n]) => `${n} ${state}`).join(', ') || 'empty'
+}

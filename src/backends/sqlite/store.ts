@@ -3,6 +3,7 @@
  * SQLite file, whose schema also holds the journals' `durable` table. `store.durability()` hands
  * out the journals on the same connection. The store reads and writes only its `store_*` tables.
  */
+import type BetterSqlite3 from 'better-sqlite3'
 import type { Json } from '../../core/durability/kv.js'
 import { ConfigError } from '../../core/errors.js'
 import type { MessageLogEntry, Store } from '../../core/store.js'
@@ -103,7 +104,7 @@ export class SQLiteStore implements Store {
     )
   }
 
-  #run<T>(what: string, run: (statements: StoreStatements, db: ReturnType<SqliteConnection['database']>) => T): T {
+  #run<T>(what: string, run: (statements: StoreStatements, db: BetterSqlite3.Database) => T): T {
     const db = this.#connection.database(this, OWNER)
     try {
       return run(this.#connection.storeStatements(db), db)

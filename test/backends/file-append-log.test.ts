@@ -10,11 +10,15 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { AppendLog, readAppendLog, scanAppendLog } from '../../src/backends/file/append-log.js'
 import { writeFileAtomic } from '../../src/backends/file/atomic-snapshot.js'
 import { crc32, decodeRecord, encodeRecord } from '../../src/backends/file/framing.js'
+
 import { nodeFileSystem } from '../../src/backends/file/fs.js'
 import { GroupCommit } from '../../src/backends/file/group-commit.js'
 import { AppendLogCorruptError } from '../../src/core/errors.js'
 import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'
 import { FailingFs, TearingFs } from './file-fs-wrappers.js'
+
+/** A framed line as bytes. */
+const frame = (seq: number, payload: string): Buffer => Buffer.from(encodeRecord(seq, payload))
 
 const dirs: string[] = []
 async function tempDir(): Promise<string> {
@@ -26,11 +30,11 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
 })
 
-const lines = (...records: [number, string][]) => Buffer.concat(records.map(([seq, payload]) => encodeRecord(seq, payload)))
+const lines = (...records: [number, string][]) => Buffer.concat(records.map(([seq, payload]) => frame(seq, payload)))
 
 describe('framing', () => {
   it('round-trips a record, and any changed byte fails its length or checksum', () => {
-    const line = encodeRecord(42, '{"text":"héllo\\tworld 👋"}')
+    const line = frame(42, '{"text":"héllo\\tworld 👋"}')
     assert.equal(line.at(-1), 0x0a)
     assert.deepEqual(decodeRecord(line.subarray(0, -1)), { seq: 42, payload: '{"text":"héllo\\tworld 👋"}' })
     for (let at = 0; at < line.length - 1; at++) {
@@ -41,7 +45,7 @@ describe('framing', () => {
   })
 
   it('refuses a payload with a newline', () => {
-    assert.throws(() => encodeRecord(1, 'a\nb'), /newline/)
+    assert.throws(() => frame(1, 'a\nb'), /newline/)
   })
 
   it('computes the standard CRC-32', () => {
@@ -56,7 +60,7 @@ describe('reading an append log', () => {
     const scan = scanAppendLog('x.log', content)
     assert.deepEqual(scan.records.map((r) => [r.seq, r.payload, r.line, r.offset]), [
       [1, '"a"', 1, 0],
-      [2, '"b"', 2, encodeRecord(1, '"a"').length],
+      [2, '"b"', 2, frame(1, '"a"').length],
     ])
     assert.equal(scan.validBytes, content.length)
     assert.equal(scan.tornTail, undefined)
@@ -64,7 +68,7 @@ describe('reading an append log', () => {
 
   it('tells an incomplete last line (torn tail) from damage', () => {
     const sound = lines([1, '"a"'], [2, '"b"'])
-    const torn = Buffer.concat([sound, encodeRecord(3, '"c"').subarray(0, 7)])
+    const torn = Buffer.concat([sound, frame(3, '"c"').subarray(0, 7)])
     const scan = scanAppendLog('x.log', torn)
     assert.equal(scan.records.length, 2)
     assert.deepEqual(scan.tornTail, { offset: sound.length, bytes: 7 })
@@ -72,9 +76,9 @@ describe('reading an append log', () => {
   })
 
   it('refuses a complete bad line in the middle with file, line and byte offset', () => {
-    const first = encodeRecord(1, '"a"')
+    const first = frame(1, '"a"')
     const bad = Buffer.from('1\t3\tdeadbeef\t"x"\n')
-    const content = Buffer.concat([first, bad, encodeRecord(2, '"b"')])
+    const content = Buffer.concat([first, bad, frame(2, '"b"')])
     const error = catchError(() => scanAppendLog('/j/x.log', content))
     assert.ok(error instanceof AppendLogCorruptError)
     assert.equal(error.code, 'APPEND_LOG_CORRUPT')
@@ -82,7 +86,7 @@ describe('reading an append log', () => {
   })
 
   it('refuses a complete last line that fails its checksum (damage, not a torn tail)', () => {
-    const content = Buffer.concat([encodeRecord(1, '"a"'), Buffer.from('2\t3\t00000000\t"b"\n')])
+    const content = Buffer.concat([frame(1, '"a"'), Buffer.from('2\t3\t00000000\t"b"\n')])
     expect(() => scanAppendLog('x.log', content)).toThrow(AppendLogCorruptError)
   })
 

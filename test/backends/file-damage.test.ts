@@ -11,8 +11,12 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability, salvageJournal, verifyJournal } from '../../src/backends/file/index.js'
 import { encodeRecord } from '../../src/backends/file/framing.js'
+
 import { AppendLogCorruptError, JournalCorruptError } from '../../src/core/errors.js'
 import type { KvOp } from '../../src/core/durability/kv.js'
+
+/** A framed line as bytes. */
+const frame = (seq: number, payload: string): Buffer => Buffer.from(encodeRecord(seq, payload))
 
 const dirs: string[] = []
 async function tempDir(): Promise<string> {
@@ -124,7 +128,7 @@ describe('a damaged snapshot is refused, naming the file, and left as it is', ()
     const path = await crashedJournal({ snapshotKeys: 2, logKeys: 0 })
     const content = (await readFile(path)).toString()
     const [header, first] = content.split('\n')
-    await writeFile(path, `${header}\n${first}\n${encodeRecord(3, JSON.stringify(['', 'inbox', { key: 'x', version: 'one' }])).toString()}`)
+    await writeFile(path, `${header}\n${first}\n${frame(3, JSON.stringify(['', 'inbox', { key: 'x', version: 'one' }])).toString()}`)
     assert.match((await expectRefused(path)).message, /line 3 .*no valid version/)
   })
 })
@@ -133,7 +137,7 @@ describe('the append log', () => {
   it('a torn last line is cut and the rest replayed', async () => {
     const path = await crashedJournal({ snapshotKeys: 2, logKeys: 3 })
     const sound = await readFile(`${path}.log`)
-    await writeFile(`${path}.log`, Buffer.concat([sound, encodeRecord(4, '[["put"').subarray(0, 9)]))
+    await writeFile(`${path}.log`, Buffer.concat([sound, frame(4, '[["put"').subarray(0, 9)]))
     const readOnly = await FileDurability.open(path, { readOnly: true })
     assert.deepEqual(await keysOf(readOnly), ['l1', 'l2', 'l3', 's1', 's2'])
     assert.equal((await readFile(`${path}.log`)).length, sound.length + 9, 'a read-only open cuts nothing')
@@ -175,7 +179,7 @@ describe('the append log', () => {
   it('a well-framed record of the wrong shape is damage', async () => {
     const path = await crashedJournal({ snapshotKeys: 0, logKeys: 2 })
     const log = await readFile(`${path}.log`)
-    await writeFile(`${path}.log`, Buffer.concat([log, encodeRecord(3, '[["put","","inbox",{"key":7}]]'), encodeRecord(4, '[]')]))
+    await writeFile(`${path}.log`, Buffer.concat([log, frame(3, '[["put","","inbox",{"key":7}]]'), frame(4, '[]')]))
     const error = await expectRefused(path)
     assert.ok(error instanceof AppendLogCorruptError)
     assert.deepEqual([error.line, error.offset], [3, log.length])
@@ -183,7 +187,7 @@ describe('the append log', () => {
 
   it('a log that starts past the snapshot (records missing) is refused', async () => {
     const path = await crashedJournal({ snapshotKeys: 0, logKeys: 0 })
-    await writeFile(`${path}.log`, Buffer.concat([encodeRecord(7, '[]'), encodeRecord(8, '[]')]))
+    await writeFile(`${path}.log`, Buffer.concat([frame(7, '[]'), frame(8, '[]')]))
     const error = await expectRefused(path)
     assert.ok(error instanceof AppendLogCorruptError)
     assert.match(error.message, /records 1\.\.6 are missing/)

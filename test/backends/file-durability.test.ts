@@ -206,8 +206,10 @@ describe('failed commits and visibility', () => {
       await new Promise((resolve) => setTimeout(resolve, 10))
       // Applied on top of the failing write (it updates b), queued behind its commit: it must go too.
       const behind = durability.kv.write([put('b', 1)])
+      const readDuring = durability.kv.get('inbox', ['b'])
       assert.equal(durability.stats().entries, 2)
       release()
+      assert.deepEqual(await readDuring, [undefined], 'a read that saw the failed write is made again after the roll-back')
       await expect(failed).rejects.toBeInstanceOf(JournalUnavailableError)
       await expect(behind).rejects.toMatchObject({ code: 'JOURNAL_UNAVAILABLE', retryable: true })
       assert.deepEqual((await durability.kv.get('inbox', ['a', 'b'])).map((entry) => entry?.version), [1, undefined])

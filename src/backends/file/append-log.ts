@@ -150,7 +150,7 @@ export class AppendLog {
       await this.#handle.sync()
       this.#dirty = false
     }
-    const data = Buffer.concat(payloads.map((payload, n) => encodeRecord(this.#lastSeq + 1 + n, payload)))
+    const data = Buffer.from(payloads.map((payload, n) => encodeRecord(this.#lastSeq + 1 + n, payload)).join(''))
     try {
       await this.#handle.write(data, this.#size)
       if (this.#fsync) await this.#handle.sync()

@@ -30,7 +30,7 @@ export function tempPrefix(path: string): string {
  * directory (I2). Readers see the old file or the new one, never a mix. On failure the temp is
  * removed (best effort) and the old file is untouched.
  */
-export async function writeFileAtomic(fs: FileSystem, path: string, content: readonly Uint8Array[], options: AtomicWriteOptions): Promise<void> {
+export async function writeFileAtomic(fs: FileSystem, path: string, content: readonly (string | Uint8Array)[], options: AtomicWriteOptions): Promise<void> {
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${++tempCounter}`)
   try {
     const handle = await fs.open(temp, 'replace', options.mode ?? FILE_MODE)
@@ -89,18 +89,24 @@ export async function removeStrayTemps(fs: FileSystem, path: string): Promise<st
   return removed
 }
 
-/** Joins small chunks into writes of about `size` bytes; large chunks pass as they are. */
-function* coalesce(chunks: readonly Uint8Array[], size: number): Generator<Uint8Array> {
-  let pending: Uint8Array[] = []
-  let pendingBytes = 0
-  for (const chunk of chunks) {
-    if (pendingBytes + chunk.byteLength > size && pending.length > 0) {
-      yield Buffer.concat(pending)
-      pending = []
-      pendingBytes = 0
-    }
-    pending.push(chunk)
-    pendingBytes += chunk.byteLength
+/** Joins small chunks (text is UTF-8 encoded) into writes of about `size` bytes; large byte chunks pass as they are. */
+function* coalesce(chunks: readonly (string | Uint8Array)[], size: number): Generator<Uint8Array> {
+  let pending: (string | Uint8Array)[] = []
+  let pendingLength = 0
+  const flush = () => {
+    const joined = pending.every((chunk) => typeof chunk === 'string')
+      ? Buffer.from(pending.join(''))
+      : Buffer.concat(pending.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)))
+    pending = []
+    pendingLength = 0
+    return joined
   }
-  if (pending.length > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending)
+  for (const chunk of chunks) {
+    // String length counts UTF-16 units, not bytes: close enough to bound a write.
+    const length = typeof chunk === 'string' ? chunk.length : chunk.byteLength
+    if (pendingLength + length > size && pending.length > 0) yield flush()
+    pending.push(chunk)
+    pendingLength += length
+  }
+  if (pending.length > 0) yield flush()
 }

@@ -23,7 +23,7 @@ export interface CompactionReport {
  * Writes `snapshot` (the state up to `log.lastSeq`) and empties the log. The snapshot is fsynced
  * whatever the journal's fsync option, because the truncation destroys the only other copy (I11).
  */
-export async function foldLog(fs: FileSystem, path: string, snapshot: readonly Buffer[], log: AppendLog): Promise<CompactionReport> {
+export async function foldLog(fs: FileSystem, path: string, snapshot: readonly string[], log: AppendLog): Promise<CompactionReport> {
   const report = { folded: log.records, logBytes: log.size, entries: snapshot.length - 1, logSeq: log.lastSeq }
   await writeFileAtomic(fs, path, snapshot, { fsync: true })
   await log.truncate()
@@ -34,7 +34,7 @@ export async function foldLog(fs: FileSystem, path: string, snapshot: readonly B
  * Folds a log left by an earlier process into a new snapshot and removes it (snapshot mode keeps
  * no log). `snapshot` must carry the log's last sequence, so a crash before the unlink is harmless.
  */
-export async function foldLeftoverLog(fs: FileSystem, path: string, snapshot: readonly Buffer[] | undefined): Promise<void> {
+export async function foldLeftoverLog(fs: FileSystem, path: string, snapshot: readonly string[] | undefined): Promise<void> {
   if (snapshot) await writeFileAtomic(fs, path, snapshot, { fsync: true })
   try {
     await fs.unlink(logPathOf(path))

@@ -16,7 +16,10 @@ import { GroupCommit } from './group-commit.js'
 import { acquireLock, lockHolderOf, type HeldLock } from './lock-file.js'
 import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
 import { loadJournal, type LoadedJournal } from './recovery.js'
-import { encodeSnapshot, overlayKey, type SnapshotOverlay } from './snapshot-format.js'
+import { encodeSnapshot, overlayKey, type SnapshotEncodingCache, type SnapshotOverlay } from './snapshot-format.js'
+
+/** Times a read is made again because commits it saw failed, before it gives up. */
+const READ_ATTEMPTS_MAX = 3
 
 /** One write call, applied in memory and waiting for its commit. */
 interface PendingWrite {
@@ -53,6 +56,12 @@ export class DurableState {
   #compactAt: { records: number; bytes: number }
   #compactionError: unknown
   #closing: Promise<void> | undefined
+  /** Writes applied in memory whose commit has not settled, and the settling of the latest one (I4). */
+  #uncommitted = 0
+  #lastWrite: Promise<void> = Promise.resolve()
+  /** Failed commits rolled back so far. */
+  #rollBacks = 0
+  readonly #encoded: SnapshotEncodingCache = new WeakMap()
 
   private constructor(path: string, options: ResolvedFileOptions, loaded: LoadedJournal, lock: HeldLock | undefined) {
     this.path = path
@@ -112,18 +121,38 @@ export class DurableState {
       results.push(result)
     }
     // Submitted even without changes: a conflict result may show a write not committed yet (I4).
-    await this.#commits.submit(pending).catch((error: unknown) => {
+    this.#uncommitted++
+    const committed = this.#commits.submit(pending)
+    this.#lastWrite = committed.then(
+      () => {},
+      () => {},
+    )
+    try {
+      await committed
+    } catch (error) {
       // Rolled back already (I5): nothing of this write, or of the writes it could see, remains.
       throw new JournalUnavailableError(`${this.path}: the write could not be committed (${errorMessage(error)}); nothing of it was applied`, error)
-    })
+    } finally {
+      this.#uncommitted--
+    }
     return results
   }
 
-  /** Runs `read` once every write applied so far is committed (I4). */
+  /**
+   * Runs `read` now and resolves once every write it could see is committed (I4): it waits for the
+   * writes applied before it, never for later ones (no starvation) nor for a fold alone. If one of
+   * those commits failed, its writes were rolled back and the read is made again.
+   */
   async read<T>(read: () => T): Promise<T> {
-    if (this.#commits.busy) await this.#commits.settled()
-    if (this.#closing) throw new JournalClosedError(this.path)
-    return read()
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closing) throw new JournalClosedError(this.path)
+      const value = read()
+      if (this.#uncommitted === 0) return value
+      const rollBacks = this.#rollBacks
+      await this.#lastWrite
+      if (this.#rollBacks === rollBacks) return value
+      if (attempt >= READ_ATTEMPTS_MAX) throw new JournalUnavailableError(`${this.path}: commits keep failing; the read was not answered`)
+    }
   }
 
   /** Resolves once every write made so far is committed or failed. */
@@ -188,7 +217,7 @@ export class DurableState {
   async #rewrite(writes: PendingWrite[]): Promise<void> {
     if (!writes.some((write) => write.changes.length > 0)) return
     // Encoded before the first await: the state now holds exactly the batch and what was committed.
-    const lines = encodeSnapshot(this.state, this.#logSeq, this.#overlay())
+    const lines = encodeSnapshot(this.state, this.#logSeq, this.#overlay(), this.#encoded)
     await writeFileAtomic(this.options.fs, this.path, lines, { fsync: this.options.fsync })
   }
 
@@ -218,7 +247,7 @@ export class DurableState {
     this.#compactionScheduled = false
     const log = this.#log
     if (!log || log.records === 0) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
-    const report = await foldLog(this.options.fs, this.path, encodeSnapshot(this.state, log.lastSeq, this.#overlay()), log)
+    const report = await foldLog(this.options.fs, this.path, encodeSnapshot(this.state, log.lastSeq, this.#overlay(), this.#encoded), log)
     this.#logSeq = report.logSeq
     this.#compactAt = { records: this.options.compactEvery, bytes: this.options.compactBytes }
     this.#compactionError = undefined
@@ -239,6 +268,7 @@ export class DurableState {
 
   /** Undoes failed writes, newest first, so the state is the committed one again (I5). */
   #rollBack(writes: PendingWrite[]): void {
+    this.#rollBacks++
     for (const write of [...writes].reverse()) {
       for (const { scope, collection, key, before } of [...write.undo].reverse()) {
         if (before) this.state.load(scope, collection, before)
@@ -253,7 +283,7 @@ export class DurableState {
     if (!log) return
     if (this.options.mode === 'snapshot') {
       // Snapshot mode keeps no log: fold what it adds (I10, I11), then remove it.
-      const lines = loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq) : undefined
+      const lines = loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq, new Map(), this.#encoded) : undefined
       await foldLeftoverLog(this.options.fs, this.path, lines)
       this.#logSeq = loaded.lastSeq
       this.#logAtOpen = { validBytes: 0, records: 0 }

@@ -1,13 +1,14 @@
 /**
  * The record framing shared by the append log and the snapshot (I7): one record per line,
  * `<seq>\t<length>\t<crc32>\t<payload>\n`. The length and checksum tell a complete record from a
- * damaged one; the newline tells a complete record from a torn one.
+ * damaged one; the newline tells a complete record from a torn one. The checksum is the CRC-32 of
+ * `<seq>\t<length>\t` XOR the CRC-32 of the payload, so a payload's CRC can be computed once and
+ * reused for every snapshot that holds it.
  */
 import * as zlib from 'node:zlib'
 
 const NEWLINE = 0x0a
 const TAB = 0x09
-const NEWLINE_BYTES = Buffer.from('\n')
 
 /** One framed line of a file, as read back. */
 export interface FramedLine {
@@ -32,13 +33,24 @@ export interface SplitLines {
   tail: { offset: number; bytes: number } | undefined
 }
 
-/** Encodes one record as a line (payload must be single-line, as JSON is). */
-export function encodeRecord(seq: number, payload: string): Buffer {
-  if (payload.includes('\n')) throw new Error('a framed payload must not contain a newline')
-  const body = Buffer.from(payload)
-  const head = Buffer.from(`${seq}\t${body.length}\t`)
-  const sum = Buffer.from(`${hex(crc32(body, crc32(head)))}\t`)
-  return Buffer.concat([head, sum, body, NEWLINE_BYTES])
+/** A payload ready to frame: its text, UTF-8 byte length and CRC-32, computed once. */
+export interface FramedPayload {
+  text: string
+  bytes: number
+  crc: number
+}
+
+/** Measures and checksums a payload (which must be single-line, as JSON is). */
+export function preparePayload(text: string): FramedPayload {
+  if (text.includes('\n')) throw new Error('a framed payload must not contain a newline')
+  return { text, bytes: Buffer.byteLength(text), crc: crc32(text) }
+}
+
+/** Encodes one record as a line of text, newline included. */
+export function encodeRecord(seq: number, payload: string | FramedPayload): string {
+  const prepared = typeof payload === 'string' ? preparePayload(payload) : payload
+  const head = `${seq}\t${prepared.bytes}\t`
+  return `${head}${hex(crc32(head) ^ prepared.crc)}\t${prepared.text}\n`
 }
 
 /** Splits a file's bytes into newline-terminated lines plus an unterminated tail. */
@@ -69,23 +81,23 @@ export function decodeRecord(bytes: Buffer): FramedRecord | string {
   const length = Number(lengthText)
   const payloadBytes = bytes.subarray(third + 1)
   if (payloadBytes.length !== length) return `the payload is ${payloadBytes.length} bytes, its frame says ${length}`
-  // The checksum covers the first two fields with their tabs, and the payload.
-  if (sum !== hex(crc32(payloadBytes, crc32(bytes.subarray(0, second + 1))))) return 'the checksum does not match'
+  if (sum !== hex(crc32(bytes.subarray(0, second + 1)) ^ crc32(payloadBytes))) return 'the checksum does not match'
   return { seq, payload: payloadBytes.toString('utf8') }
 }
 
 function hex(sum: number): string {
-  return sum.toString(16).padStart(8, '0')
+  return (sum >>> 0).toString(16).padStart(8, '0')
 }
 
-type Crc32 = (data: Uint8Array, initial?: number) => number
+type Crc32 = (data: Uint8Array | string, initial?: number) => number
 
 /** CRC-32 (IEEE), continuing from `initial`: zlib's native one where Node has it (>= 20.15), else a table in JS. */
 export const crc32: Crc32 = (zlib as { crc32?: Crc32 }).crc32 ?? crc32Js
 
 let table: Uint32Array | undefined
 
-function crc32Js(data: Uint8Array, initial = 0): number {
+function crc32Js(input: Uint8Array | string, initial = 0): number {
+  const data = typeof input === 'string' ? Buffer.from(input) : input
   table ??= Uint32Array.from({ length: 256 }, (_, n) => {
     let c = n
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1

@@ -4,6 +4,7 @@
  * The rules it keeps are in INVARIANTS.md.
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
+import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
 import { DurableState, type FileJournalStats } from './durable-state.js'
 import type { CompactionReport } from './compaction.js'
 import { FileKv } from './kv.js'
@@ -51,7 +52,11 @@ export class FileDurability extends KvDurability {
    */
   static async open(path: string, options: FileDurabilityOptions = {}): Promise<FileDurability> {
     const resolved = resolveFileOptions(options)
-    const state = await DurableState.open(path, resolved)
+    const state = await DurableState.open(path, resolved).catch((error: unknown) => {
+      if (error instanceof BotmeshError) throw error
+      // An operating error of the file system (EACCES, ENOTDIR, EIO…): name the file.
+      throw new JournalUnavailableError(`${path}: the journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`, error)
+    })
     return new FileDurability(new FileKv(state), resolved.readOnly)
   }
 

@@ -221,6 +221,36 @@ describe('failed commits and visibility', () => {
     })
   }
 
+  it('snapshot: a directory fsync failing after the rename breaks the journal until it is reopened', async () => {
+    const path = await journalPath()
+    const fs = new FailingFs(nodeFileSystem)
+    const durability = await FileDurability.open(path, { fsync: true, fs })
+    await durability.kv.write([put('a')])
+    fs.failNext('syncDirectory', join(path, '..'))
+    await expect(durability.kv.write([put('b')])).rejects.toThrow(/outcome is unknown/)
+    await expect(durability.kv.write([put('c')])).rejects.toBeInstanceOf(JournalUnavailableError)
+    await expect(durability.kv.get('inbox', ['a'])).rejects.toThrow(/reopen the journal/)
+    await durability.close()
+    const reopened = await FileDurability.open(path)
+    assert.deepEqual((await reopened.kv.get('inbox', ['a', 'b', 'c'])).map((entry) => entry?.version), [1, 1, undefined], 'the renamed snapshot is the file')
+    await reopened.close()
+  })
+
+  it('appendLog: a failed append that cannot be cut back breaks the journal; the next open reads the disk', async () => {
+    const path = await journalPath()
+    const fs = new FailingFs(nodeFileSystem)
+    const durability = await FileDurability.open(path, { appendLog: true, fs })
+    await durability.kv.write([put('a')])
+    fs.failNext('sync', '.log')
+    fs.failNext('truncate', '.log')
+    await expect(durability.kv.write([put('b')])).rejects.toThrow(/outcome is unknown/)
+    await expect(durability.kv.write([put('c')])).rejects.toThrow(/could not be cut back/)
+    await durability.close()
+    const reopened = await FileDurability.open(path, { appendLog: true })
+    assert.deepEqual((await reopened.kv.get('inbox', ['a', 'c'])).map((entry) => entry?.version), [1, undefined])
+    await reopened.close()
+  })
+
   it('a conflict or a read that sees a write in flight waits for its commit (I4)', async () => {
     const fs = new FailingFs(nodeFileSystem)
     const durability = await FileDurability.open(await journalPath(), { appendLog: true, fs })

@@ -1,7 +1,7 @@
 /**
  * An append log of framed records (I7): reading tells a torn tail from damage (I8), writing
- * appends a batch with one write and one fsync (I3, I6), and a failed append is cut away before
- * the next one (I5). The payloads are opaque strings: FileDurability and the events journals give
+ * appends a batch with one write and one fsync (I3, I6), and a failed append is cut away at once
+ * (I5). The payloads are opaque strings: FileDurability and the events journals give
  * them their meaning.
  */
 import { AppendLogCorruptError } from '../../core/errors.js'
@@ -94,8 +94,8 @@ export class AppendLog {
   #size: number
   #lastSeq: number
   #records: number
-  /** A failed append may have left a partial record past #size: cut it before the next (I5). */
-  #dirty = false
+  /** Set when a failed append could not be cut back: the file may hold a record nobody acknowledged. */
+  #broken: unknown
 
   private constructor(path: string, handle: FileHandle, options: AppendLogWriterOptions) {
     this.path = path
@@ -145,22 +145,29 @@ export class AppendLog {
    */
   async append(payloads: readonly string[]): Promise<void> {
     if (payloads.length === 0) return
-    if (this.#dirty) {
-      await this.#handle.truncate(this.#size)
-      await this.#handle.sync()
-      this.#dirty = false
-    }
+    if (this.#broken !== undefined) throw new Error(`${this.path} could not be cut back after a failed append; reopen the journal`, { cause: this.#broken })
     const data = Buffer.from(payloads.map((payload, n) => encodeRecord(this.#lastSeq + 1 + n, payload)).join(''))
     try {
       await this.#handle.write(data, this.#size)
       if (this.#fsync) await this.#handle.sync()
     } catch (error) {
-      this.#dirty = true
+      // Cut the records back at once (I5): a restart must not replay a write that was refused.
+      await this.#cutBack().catch((cutError: unknown) => (this.#broken = cutError))
       throw error
     }
     this.#size += data.length
     this.#lastSeq += payloads.length
     this.#records += payloads.length
+  }
+
+  /** Whether a failed append could not be cut back (the journal must be reopened). */
+  get broken(): boolean {
+    return this.#broken !== undefined
+  }
+
+  async #cutBack(): Promise<void> {
+    await this.#handle.truncate(this.#size)
+    await this.#handle.sync()
   }
 
   /** Empties the log (after its records were folded into a durable snapshot, I11). Sequences continue. */
@@ -169,7 +176,6 @@ export class AppendLog {
     await this.#handle.sync()
     this.#size = 0
     this.#records = 0
-    this.#dirty = false
   }
 
   async close(): Promise<void> {

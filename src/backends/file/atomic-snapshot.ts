@@ -50,7 +50,24 @@ export async function writeFileAtomic(fs: FileSystem, path: string, content: rea
     throw error
   }
   // After the rename the new content is the file; the directory fsync makes the name durable (I2).
-  if (options.fsync) await fs.syncDirectory(dirname(path))
+  if (options.fsync) {
+    try {
+      await fs.syncDirectory(dirname(path))
+    } catch (error) {
+      throw new AfterRenameError(path, error)
+    }
+  }
+}
+
+/**
+ * The new content replaced the file, but the directory fsync after the rename failed: the file
+ * holds the new content and whether it survives a power loss is unknown. It cannot be undone.
+ */
+export class AfterRenameError extends Error {
+  constructor(path: string, cause: unknown) {
+    super(`${path} was replaced, but fsync of its directory failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.name = 'AfterRenameError'
+  }
 }
 
 /**

@@ -4,29 +4,23 @@
  * Every scope view (`FileKv`) of one open journal shares one `DurableState`.
  */
 import { dirname } from 'node:path'
-import type { KvEntry, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import type { KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../../core/errors.js'
 import type { KvState } from '../memory/state.js'
 import { AppendLog, logPathOf } from './append-log.js'
-import { removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
-import { encodeChanges, type Change } from './changes.js'
+import { AfterRenameError, removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
+import { encodeChanges } from './changes.js'
 import { foldLeftoverLog, foldLog, type CompactionReport } from './compaction.js'
 import { DIRECTORY_MODE } from './fs.js'
 import { GroupCommit } from './group-commit.js'
 import { acquireLock, lockHolderOf, type HeldLock } from './lock-file.js'
 import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
 import { loadJournal, type LoadedJournal } from './recovery.js'
-import { encodeSnapshot, overlayKey, type SnapshotEncodingCache, type SnapshotOverlay } from './snapshot-format.js'
+import { applyWrite, overlayOf, rollBack, type PendingWrite } from './pending-writes.js'
+import { encodeSnapshot, type SnapshotEncodingCache } from './snapshot-format.js'
 
 /** Times a read is made again because commits it saw failed, before it gives up. */
 const READ_ATTEMPTS_MAX = 3
-
-/** One write call, applied in memory and waiting for its commit. */
-interface PendingWrite {
-  changes: Change[]
-  /** What each changed entry was before, to roll the write back if its commit fails (I5). */
-  undo: { scope: string; collection: string; key: string; before: KvEntry | undefined }[]
-}
 
 /** Figures about an open journal. */
 export interface FileJournalStats {
@@ -61,6 +55,8 @@ export class DurableState {
   #lastWrite: Promise<void> = Promise.resolve()
   /** Failed commits rolled back so far. */
   #rollBacks = 0
+  /** Why the journal can take no more calls: a failed commit whose outcome on disk is unknown. */
+  #broken: string | undefined
   readonly #encoded: SnapshotEncodingCache = new WeakMap()
 
   private constructor(path: string, options: ResolvedFileOptions, loaded: LoadedJournal, lock: HeldLock | undefined) {
@@ -76,7 +72,7 @@ export class DurableState {
       // A snapshot rewrite writes the whole state, so it takes every queued write (I6).
       batchMax: options.mode === 'appendLog' ? FILE_LIMITS.appendBatchMax : Number.POSITIVE_INFINITY,
       commit: (writes) => (options.mode === 'appendLog' ? this.#append(writes) : this.#rewrite(writes)),
-      onFailure: (writes) => this.#rollBack(writes),
+      onFailure: (writes, error) => this.#commitFailed(writes, error),
     })
   }
 
@@ -105,21 +101,8 @@ export class DurableState {
   /** Applies `ops` as compare-and-sets and resolves once they are committed (I3, I4). */
   async write(scope: string, ops: readonly KvOp[]): Promise<KvWriteResult[]> {
     // No await before the ops are applied: writes apply, and commit, in call order (I6).
-    if (this.#closing || this.options.readOnly) await this.#refuseWrite()
-    const pending: PendingWrite = { changes: [], undo: [] }
-    const results: KvWriteResult[] = []
-    for (const op of ops) {
-      const before = this.state.get(scope, op.collection, op.key)
-      const result = this.state.apply(scope, structuredClone(op) as KvOp)
-      if (!result.ok) {
-        results.push({ ok: false, current: result.current && structuredClone(result.current) })
-        continue
-      }
-      pending.undo.push({ scope, collection: op.collection, key: op.key, before })
-      const after = this.state.get(scope, op.collection, op.key)
-      pending.changes.push(after ? ['put', scope, op.collection, after] : ['delete', scope, op.collection, op.key])
-      results.push(result)
-    }
+    if (this.#closing || this.options.readOnly || this.#broken) await this.#refuseWrite()
+    const { results, pending } = applyWrite(this.state, scope, ops)
     // Submitted even without changes: a conflict result may show a write not committed yet (I4).
     this.#uncommitted++
     const committed = this.#commits.submit(pending)
@@ -130,8 +113,9 @@ export class DurableState {
     try {
       await committed
     } catch (error) {
-      // Rolled back already (I5): nothing of this write, or of the writes it could see, remains.
-      throw new JournalUnavailableError(`${this.path}: the write could not be committed (${errorMessage(error)}); nothing of it was applied`, error)
+      // Rolled back already (I5), unless the journal broke: then the outcome is unknown.
+      const outcome = this.#broken ? `its outcome is unknown (${this.#broken}); reopen the journal` : 'nothing of it was applied'
+      throw new JournalUnavailableError(`${this.path}: the write could not be committed (${errorMessage(error)}); ${outcome}`, error)
     } finally {
       this.#uncommitted--
     }
@@ -145,7 +129,7 @@ export class DurableState {
    */
   async read<T>(read: () => T): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      if (this.#closing) throw new JournalClosedError(this.path)
+      if (this.#closing || this.#broken) await this.#refuseWrite()
       const value = read()
       if (this.#uncommitted === 0) return value
       const rollBacks = this.#rollBacks
@@ -162,7 +146,7 @@ export class DurableState {
 
   /** Folds the log into the snapshot now (appendLog mode; a no-op in snapshot mode, which keeps no log). */
   async compact(): Promise<CompactionReport> {
-    if (this.#closing || this.options.readOnly) await this.#refuseWrite()
+    if (this.#closing || this.options.readOnly || this.#broken) await this.#refuseWrite()
     return this.#commits.exclusive(() => this.#compactNow())
   }
 
@@ -191,19 +175,21 @@ export class DurableState {
       .exclusive(async () => {
         if (this.options.readOnly) return
         try {
-          if (this.#log && this.#log.records > 0) await this.#compactNow()
+          // A broken journal is left as it is on disk; the next open reads what is there.
+          if (this.#log && this.#log.records > 0 && !this.#broken) await this.#compactNow()
         } finally {
           await this.#log?.close()
         }
-        if (this.#log) await foldLeftoverLog(this.options.fs, this.path, undefined)
+        if (this.#log && !this.#broken) await foldLeftoverLog(this.options.fs, this.path, undefined)
       })
       .finally(() => this.#lock?.release())
     return this.#closing
   }
 
-  /** Rejects a write to a closed or read-only journal, naming a live holder if there is one (I15). */
+  /** Rejects a call to a closed, broken or read-only journal, naming a live holder if there is one (I15). */
   async #refuseWrite(): Promise<never> {
     if (this.#closing) throw new JournalClosedError(this.path)
+    if (this.#broken) throw new JournalUnavailableError(`${this.path}: ${this.#broken}; close and reopen the journal`)
     const holder = await lockHolderOf(this.options.fs, this.path)
     if (!holder) throw new JournalReadOnlyError(this.path)
     throw new JournalLockedError(
@@ -217,7 +203,7 @@ export class DurableState {
   async #rewrite(writes: PendingWrite[]): Promise<void> {
     if (!writes.some((write) => write.changes.length > 0)) return
     // Encoded before the first await: the state now holds exactly the batch and what was committed.
-    const lines = encodeSnapshot(this.state, this.#logSeq, this.#overlay(), this.#encoded)
+    const lines = encodeSnapshot(this.state, this.#logSeq, overlayOf(this.#commits.queuedItems()), this.#encoded)
     await writeFileAtomic(this.options.fs, this.path, lines, { fsync: this.options.fsync })
   }
 
@@ -247,34 +233,26 @@ export class DurableState {
     this.#compactionScheduled = false
     const log = this.#log
     if (!log || log.records === 0) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
-    const report = await foldLog(this.options.fs, this.path, encodeSnapshot(this.state, log.lastSeq, this.#overlay(), this.#encoded), log)
+    const report = await foldLog(this.options.fs, this.path, encodeSnapshot(this.state, log.lastSeq, overlayOf(this.#commits.queuedItems()), this.#encoded), log)
     this.#logSeq = report.logSeq
     this.#compactAt = { records: this.options.compactEvery, bytes: this.options.compactBytes }
     this.#compactionError = undefined
     return report
   }
 
-  /** The entries as they were before the writes still queued (applied in memory, not committed). */
-  #overlay(): SnapshotOverlay {
-    const overlay: SnapshotOverlay = new Map()
-    for (const write of this.#commits.queuedItems()) {
-      for (const { scope, collection, key, before } of write.undo) {
-        const at = overlayKey(scope, collection, key)
-        if (!overlay.has(at)) overlay.set(at, before ? { scope, collection, entry: before } : null)
-      }
+  /**
+   * A commit failed (I5): its writes and those queued behind it are rolled back, unless the disk
+   * may hold them anyway (a snapshot renamed before its directory fsync failed, a log that could
+   * not be cut back); then the journal takes no more calls until it is reopened.
+   */
+  #commitFailed(writes: PendingWrite[], error: unknown): void {
+    if (error instanceof AfterRenameError) {
+      this.#broken = 'a snapshot replaced the journal file but its directory could not be fsynced'
+      return // memory already matches the file: nothing to roll back
     }
-    return overlay
-  }
-
-  /** Undoes failed writes, newest first, so the state is the committed one again (I5). */
-  #rollBack(writes: PendingWrite[]): void {
+    if (this.#log?.broken) this.#broken = 'a failed log append could not be cut back'
     this.#rollBacks++
-    for (const write of [...writes].reverse()) {
-      for (const { scope, collection, key, before } of [...write.undo].reverse()) {
-        if (before) this.state.load(scope, collection, before)
-        else this.state.unload(scope, collection, key)
-      }
-    }
+    rollBack(this.state, writes)
   }
 
   /** After a writable open: cut a torn tail, drop a log the snapshot already holds, or fold it in snapshot mode. */

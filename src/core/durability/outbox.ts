@@ -63,9 +63,9 @@ export class Outbox {
     const content = await send.beforeSend(send.content)
     const records = this.#records(send, resolved, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
-    return this.#track(records.map((record) => record.key), async () => {
+    const outcome = await this.#track(records.map((record) => record.key), async (): Promise<SendResult | { taken: OutboxRecord | undefined }> => {
       const results = await this.engine.journal.write('outbox.journal', records.map((record, n) => ({ kind: 'outbox' as const, record, expectVersion: 0 })))
-      if (!results[0]!.ok) return this.#answerFromOutbox(results[0]!.current?.record as OutboxRecord | undefined, true)
+      if (!results[0]!.ok) return { taken: results[0]!.current?.record as OutboxRecord | undefined }
       this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
       const messageIds: string[] = []
       let held: HeldRecord<'outbox'> | undefined = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
@@ -76,6 +76,10 @@ export class Outbox {
       }
       return { key: resolved.key, messageId: messageIds[0] ?? null, messageIds, deduped: false }
     })
+    // The key was taken meanwhile (another holder journaled it): answer from its record, outside our
+    // own in-flight mark, or a send in flight elsewhere would wait on this very promise forever.
+    if ('taken' in outcome) return this.#answerFromOutbox(outcome.taken, true)
+    return outcome
   }
 
   /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
@@ -188,7 +192,12 @@ export class Outbox {
     return claimOutbound(this.engine, found)
   }
 
-  /** Answers a send from its journaled record instead of sending again. */
+  /**
+   * Answers a send from its journaled record instead of sending again. A send still on its way
+   * (pending, failed, or in flight elsewhere) is the outbox's to deliver: it is delivered inline if
+   * it can be claimed, and otherwise answered as journaled, so a replayed handler goes on to make
+   * its later sends instead of stopping at this one.
+   */
   async #answerFromOutbox(record: OutboxRecord | undefined, inline: boolean): Promise<SendResult> {
     this.engine.metrics.increment('outboxDeduped')
     if (!record) throw new SendDeferredError('(unknown)')
@@ -202,17 +211,16 @@ export class Outbox {
         throw new SendDeadError(record.key, record.lastError?.message ?? 'dead-lettered')
       case 'sending': {
         const inFlight = this.#inFlight.get(record.key)
-        if (inFlight) await inFlight.catch(() => undefined)
+        if (!inFlight) return answer(null)
+        await inFlight.catch(() => undefined)
         const [now] = await this.engine.journal.read('outbox', [record.key])
-        if (now && now.record.state !== 'sending') return this.#answerFromOutbox(now.record, inline)
-        throw new SendDeferredError(record.key)
+        return now?.record.state === 'sent' ? answer(now.record.providerMessageId) : answer(null)
       }
       default: {
-        // Pending or failed: it is journaled and the sweeper would deliver it; deliver it inline now.
-        if (!inline || this.#inFlight.has(record.key)) throw new SendDeferredError(record.key)
+        if (!inline || this.#inFlight.has(record.key)) return answer(null)
         return this.#track([record.key], async () => {
           const held = await this.#claimByKey(record.key)
-          if (!held) throw new SendDeferredError(record.key)
+          if (!held) return answer(null)
           const messageId = await this.#deliverInline(held)
           return { key: record.key, messageId, messageIds: [messageId], deduped: true }
         })

@@ -17,8 +17,8 @@ import { deferred, waitFor } from '../../test-utils/wait.js'
 /** Durations small enough that a test runs in milliseconds (no jitter, so journaled times are exact). */
 export const FAST: DurabilityOptions = {
   pollMs: 10,
-  inbox: { leaseMs: 200, backoff: { baseMs: 5, capMs: 20, jitter: 0 } },
-  outbox: { leaseMs: 200, backoff: { baseMs: 5, capMs: 20, jitter: 0 }, inlineMaxMs: 2000 },
+  inbox: { leaseMs: 300, backoff: { baseMs: 5, capMs: 20, jitter: 0 } },
+  outbox: { leaseMs: 300, backoff: { baseMs: 5, capMs: 20, jitter: 0 }, inlineMaxMs: 2000 },
 }
 
 /** FAST with `overrides` merged in (one level deep for inbox/outbox). */

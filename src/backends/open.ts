@@ -1,0 +1,177 @@
+/**
+ * `openBackend(url)`: a backend URL → an opened (started) durability backend. This is the CLI's
+ * only way in (DESIGN.md §6). Each backend's module, and so its driver, loads only when its URL
+ * is opened. Opening checks what is there before it touches anything: a journal a read asks for
+ * must exist and be a journal; a file journal held by a live process is opened read-only.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import type { DurabilityBackend } from '../core/durability/backend.js'
+import { BotmeshError, JournalLockedError, JournalMissingError } from '../core/errors.js'
+import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
+import { eventsNotAvailable, throwawayFactory, type ThrowawayOptions } from './throwaway.js'
+
+export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
+
+/** What the opener may do to the journal. */
+export type BackendAccess = 'read' | 'write' | 'create'
+
+/** Options of `openBackend`. */
+export interface OpenBackendOptions extends ThrowawayOptions {
+  /**
+   * `read`: change nothing (a file journal opens read-only; the journal must exist). `write`: may
+   * change records of an existing journal. `create`: may also create the journal (import).
+   * @default 'read'
+   */
+  access?: BackendAccess
+}
+
+/** An opened backend, and how to let go of it. */
+export interface OpenedBackend {
+  /** Started; `close()` stops it. */
+  readonly backend: DurabilityBackend
+  readonly target: BackendTarget
+  /** The URL with its password replaced by `***`. */
+  readonly label: string
+  /** Set when a live process holds the file journal: it was opened read-only instead. */
+  readonly heldBy: { pid: number; file: string } | undefined
+  /** Whether every write will be refused (a `read` open of a file journal, or one held by another process). */
+  readonly readOnly: boolean
+  /** Stops the backend and releases what opening took (a lock, a pool, a throwaway's data). Idempotent. */
+  close(): Promise<void>
+}
+
+/** SQLite files start with this header. */
+const SQLITE_MAGIC = 'SQLite format 3\0'
+
+/** Opens and starts the backend a URL names. */
+export async function openBackend(url: string | BackendTarget, options: OpenBackendOptions = {}): Promise<OpenedBackend> {
+  const target = typeof url === 'string' ? parseBackendUrl(url) : url
+  const access = options.access ?? 'read'
+  if (target.kind === 'events') throw eventsNotAvailable()
+  if (target.throwaway) return openThrowaway(target, options)
+  switch (target.kind) {
+    case 'file':
+      return openFile(target, access)
+    case 'sqlite': {
+      checkJournalFile(target.path, access, (head) => head.toString('latin1', 0, 16) === SQLITE_MAGIC, 'is not a SQLite database')
+      const { SQLiteDurability } = await import('./sqlite/index.js')
+      return started(target, new SQLiteDurability({ file: target.path }))
+    }
+    case 'redis': {
+      const { RedisDurability } = await import('./redis/index.js')
+      const { prefixGiven: _given, ...redis } = target.redis
+      // ioredis reports why a connect failed (refused, WRONGPASS) as an event; the rejection only says it closed.
+      const seen: string[] = []
+      const logger = { error: (message: string) => (seen.push(message), options.logger?.error(message)) }
+      const backend = new RedisDurability({ ...redis, logger, connectTimeoutMs: options.connectTimeoutMs, commandTimeoutMs: options.connectTimeoutMs })
+      return started(target, backend, { explain: () => seen[0]?.replace(/^Redis connection error \(botmesh keeps reconnecting\): /, '') })
+    }
+    case 'postgres': {
+      const { PostgresDurability } = await import('./postgres/index.js')
+      const backend = new PostgresDurability({
+        connectionString: target.connectionString,
+        tablePrefix: target.tablePrefix,
+        connectTimeoutMs: options.connectTimeoutMs,
+        logger: options.logger ?? { error: () => {} },
+      })
+      return started(target, backend)
+    }
+  }
+}
+
+async function openThrowaway(target: BackendTarget, options: OpenBackendOptions): Promise<OpenedBackend> {
+  const factory = throwawayFactory(target, options)
+  const backend = await factory.create()
+  return started(target, backend, { cleanup: () => factory.cleanup(backend) })
+}
+
+async function openFile(target: Extract<BackendTarget, { path: string }>, access: BackendAccess): Promise<OpenedBackend> {
+  const { FileDurability } = await import('./file/index.js')
+  checkJournalFile(target.path, access, () => true, '')
+  if (access === 'read') {
+    const backend = await FileDurability.open(target.path, { readOnly: true })
+    return started(target, backend, { cleanup: () => backend.close(), readOnly: true })
+  }
+  try {
+    // appendLog: an operator's bulk change appends a line per write instead of rewriting the file.
+    const backend = await FileDurability.open(target.path, { appendLog: true })
+    return started(target, backend, { cleanup: () => backend.close() })
+  } catch (error) {
+    if (!(error instanceof JournalLockedError) || error.pid === undefined || error.pid === process.pid) throw error
+    const backend = await FileDurability.open(target.path, { readOnly: true })
+    return started(target, backend, { cleanup: () => backend.close(), readOnly: true, heldBy: { pid: error.pid, file: target.path } })
+  }
+}
+
+async function started(
+  target: BackendTarget,
+  backend: DurabilityBackend,
+  extra: { cleanup?: () => Promise<void>; readOnly?: boolean; heldBy?: { pid: number; file: string }; explain?: () => string | undefined } = {},
+): Promise<OpenedBackend> {
+  try {
+    await backend.start()
+  } catch (error) {
+    await backend.stop().catch(() => {})
+    await extra.cleanup?.().catch(() => {})
+    throw openFailure(target, error, extra.explain?.())
+  }
+  let closing: Promise<void> | undefined
+  return {
+    backend,
+    target,
+    label: target.label,
+    heldBy: extra.heldBy,
+    readOnly: extra.readOnly ?? false,
+    close: () =>
+      (closing ??= (async () => {
+        try {
+          await backend.stop()
+        } finally {
+          await extra.cleanup?.()
+        }
+      })()),
+  }
+}
+
+/**
+ * A driver's own error (wrong credentials, a database that does not exist) becomes a botmesh error
+ * with a stable code that names the backend; botmesh's own errors pass through. No message shows a password.
+ */
+function openFailure(target: BackendTarget, error: unknown, detail?: string): unknown {
+  const said = error instanceof Error ? error.message || String(error) : String(error)
+  const message = scrubSecrets(detail && !said.includes(detail) ? `${said} (${detail})` : said, target.secrets)
+  const code = (error as { code?: unknown } | null)?.code
+  const auth = (typeof code === 'string' && /^28/.test(code)) || /WRONGPASS|NOAUTH|invalid username-password|authentication failed/i.test(message)
+  if (auth) return new BotmeshError('AUTH_FAILED', `${target.label}: the server refused the credentials (${message})`, { cause: error })
+  if (error instanceof BotmeshError) return new BotmeshError(error.code, `cannot open ${target.label}: ${message}`, { retryable: error.retryable, cause: error })
+  return new BotmeshError('BACKEND_OPEN_FAILED', `cannot open ${target.label}: ${message}`, { cause: error })
+}
+
+/**
+ * Refuses what is not a journal before any backend opens (and so creates or repairs) it: a
+ * directory, a 0-byte file, another format; and a missing file unless the caller may create one.
+ */
+function checkJournalFile(path: string, access: BackendAccess, looksRight: (head: Buffer) => boolean, wrongFormat: string): void {
+  let stat: ReturnType<typeof statSync> | undefined
+  try {
+    stat = statSync(path)
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOENT') throw error
+  }
+  if (!stat) {
+    if (access === 'create') return
+    throw new JournalMissingError(path, 'does not exist; check --backend (or BOTMESH_BACKEND), or run botmesh demo to make one')
+  }
+  if (stat.isDirectory()) throw new JournalMissingError(path, 'is a directory, not a journal file')
+  if (!stat.isFile()) throw new JournalMissingError(path, 'is not a regular file')
+  if (stat.size === 0) throw new JournalMissingError(path, 'is empty (0 bytes), not a journal; move it aside or give another path')
+  if (!wrongFormat) return
+  const head = Buffer.alloc(16)
+  const fd = openSync(path, 'r')
+  try {
+    readSync(fd, head, 0, 16, 0)
+  } finally {
+    closeSync(fd)
+  }
+  if (!looksRight(head)) throw new JournalMissingError(path, wrongFormat)
+}

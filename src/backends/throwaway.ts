@@ -1,0 +1,196 @@
+/**
+ * Throwaway backends: a fresh, empty backend for each conformance case, crash case or benchmark,
+ * removed afterwards. A bare name (`sqlite`, `redis`…) makes them in a temp dir or under a random
+ * prefix on the default server; a URL makes them next to what it names (a temp dir beside the
+ * file, a random key prefix or table prefix on the same server), so an operator can test their
+ * own disk or server without ever touching the data on it.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import type { DurabilityBackend } from '../core/durability/backend.js'
+import { BackendUrlError } from '../core/errors.js'
+import type { BackendTarget } from './backend-url.js'
+
+/** Where bare names put their instances. */
+export interface ThrowawayOptions {
+  /** The server of a bare `redis`. @default process.env.BOTMESH_REDIS_URL ?? 'redis://127.0.0.1:6379' */
+  redisUrl?: string
+  /** The server of a bare `postgres`. @default process.env.BOTMESH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' */
+  postgresUrl?: string
+  /** Connect timeout of server backends. @default 5000 */
+  connectTimeoutMs?: number
+  /** Receives what a backend cannot throw to anyone (an idle connection dropped). */
+  logger?: { error(message: string): void }
+}
+
+/** Makes fresh backends, the backend a restarted process would open, and removes them. */
+export interface ThrowawayFactory {
+  /** What the instances are, for reports ("sqlite in a temp dir under /tmp"). */
+  readonly description: string
+  /** A new, empty, not yet started backend. */
+  create(): Promise<DurabilityBackend>
+  /** The backend a new process opens on the same data after `crashed` died. */
+  restart(crashed: DurabilityBackend): Promise<DurabilityBackend>
+  /** Stops `backend` whatever its start count, and removes its data. */
+  cleanup(backend: DurabilityBackend): Promise<void>
+}
+
+export const THROWAWAY_DEFAULTS = {
+  redisUrl: 'redis://127.0.0.1:6379',
+  postgresUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
+} as const
+
+/** A factory of throwaway backends for a bare name or next to what a URL names. */
+export function throwawayFactory(target: BackendTarget, options: ThrowawayOptions = {}): ThrowawayFactory {
+  switch (target.kind) {
+    case 'memory':
+      return memoryFactory()
+    case 'file':
+    case 'sqlite':
+      return fileFactory(target.kind, target.throwaway ? tmpdir() : dirname(target.path))
+    case 'redis':
+      return redisFactory(target, options)
+    case 'postgres':
+      return postgresFactory(target, options)
+    case 'events':
+      throw eventsNotAvailable()
+  }
+}
+
+/** The events journals join with their own issue. */
+export function eventsNotAvailable(): BackendUrlError {
+  return new BackendUrlError('the events journals (events:, events+shared:) are not available in this build yet; use file:, sqlite:, redis:// or postgres://', 'BACKEND_NOT_AVAILABLE')
+}
+
+function memoryFactory(): ThrowawayFactory {
+  return {
+    description: 'memory (a new MemoryDurability per run)',
+    async create() {
+      const { MemoryDurability } = await import('./memory/index.js')
+      return new MemoryDurability()
+    },
+    restart: async (crashed) => crashed,
+    cleanup: async () => {},
+  }
+}
+
+function fileFactory(kind: 'file' | 'sqlite', parent: string): ThrowawayFactory {
+  const dirs = new Map<DurabilityBackend, string>()
+  const open = async (dir: string): Promise<DurabilityBackend> => {
+    if (kind === 'sqlite') {
+      const { SQLiteDurability } = await import('./sqlite/index.js')
+      return new SQLiteDurability({ file: join(dir, 'bot.db') })
+    }
+    const { FileDurability } = await import('./file/index.js')
+    return FileDurability.open(join(dir, 'durable.json'), { appendLog: true })
+  }
+  const release = async (backend: DurabilityBackend) => {
+    if (kind === 'file') await (backend as import('./file/index.js').FileDurability).close()
+    else await (backend as import('./sqlite/index.js').SQLiteDurability).kv.stop()
+  }
+  return {
+    description: `${kind === 'file' ? 'FileDurability (appendLog, fsync)' : 'SQLiteDurability (WAL)'} in a temp dir under ${parent}`,
+    async create() {
+      const dir = await mkdtemp(join(parent, '.botmesh-throwaway-'))
+      const backend = await open(dir)
+      dirs.set(backend, dir)
+      return backend
+    },
+    async restart(crashed) {
+      const dir = dirs.get(crashed)!
+      await release(crashed)
+      dirs.delete(crashed)
+      const backend = await open(dir)
+      dirs.set(backend, dir)
+      return backend
+    },
+    async cleanup(backend) {
+      await release(backend).catch(() => {})
+      const dir = dirs.get(backend)
+      dirs.delete(backend)
+      if (dir) await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options: ThrowawayOptions): ThrowawayFactory {
+  const suffix = () => `throwaway-${randomBytes(6).toString('hex')}`
+  const { redis, description } = target.throwaway
+    ? { redis: { url: options.redisUrl ?? process.env.BOTMESH_REDIS_URL ?? THROWAWAY_DEFAULTS.redisUrl, prefix: 'botmesh' }, description: 'Redis' }
+    : { redis: target.redis, description: `Redis at ${target.label}` }
+  type Redis = import('./redis/index.js').RedisDurability
+  const make = async (prefix: string): Promise<Redis> => {
+    const { RedisDurability } = await import('./redis/index.js')
+    const { prefix: _prefix, prefixGiven: _given, ...connection } = redis as typeof redis & { prefixGiven?: boolean }
+    return new RedisDurability({ ...connection, prefix, connectTimeoutMs: options.connectTimeoutMs })
+  }
+  return {
+    description: `${description}, under a random key prefix ${redis.prefix}-throwaway-…`,
+    create: () => make(`${redis.prefix}-${suffix()}`),
+    async restart(crashed) {
+      const old = crashed as Redis
+      await old.kv.stop()
+      return make(old.prefix)
+    },
+    async cleanup(backend) {
+      const durability = backend as Redis
+      try {
+        await durability.start()
+        await durability.kv.connection.run('remove throwaway keys', 'journal', (client) => deleteKeys(client, `${durability.prefix}:*`))
+      } finally {
+        await durability.kv.stop()
+      }
+    },
+  }
+}
+
+/** Deletes every key matching `pattern` on every master (one key per DEL: no cross-slot calls). */
+async function deleteKeys(client: import('./redis/index.js').RedisClient, pattern: string): Promise<number> {
+  const nodes = 'nodes' in client && typeof client.nodes === 'function' ? client.nodes('master') : [client as import('ioredis').Redis]
+  let deleted = 0
+  for (const node of nodes) {
+    let cursor = '0'
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000)
+      await Promise.all(keys.map((key) => client.del(key)))
+      deleted += keys.length
+      cursor = next
+    } while (cursor !== '0')
+  }
+  return deleted
+}
+
+function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, options: ThrowawayOptions): ThrowawayFactory {
+  const connectionString = target.throwaway ? (options.postgresUrl ?? process.env.BOTMESH_POSTGRES_URL ?? THROWAWAY_DEFAULTS.postgresUrl) : target.connectionString
+  // A table prefix is at most 40 characters; a long one of the operator's is not reused.
+  const given = target.throwaway ? undefined : target.tablePrefix
+  const base = given && given.length <= 24 ? given : 'botmesh_'
+  type Postgres = import('./postgres/index.js').PostgresDurability
+  const make = async (tablePrefix: string): Promise<Postgres> => {
+    const { PostgresDurability } = await import('./postgres/index.js')
+    return new PostgresDurability({ connectionString, tablePrefix, connectTimeoutMs: options.connectTimeoutMs, logger: options.logger })
+  }
+  return {
+    description: `PostgreSQL${target.throwaway ? '' : ` at ${target.label}`}, under a random table prefix ${base}tmp_…`,
+    create: () => make(`${base}tmp_${randomBytes(5).toString('hex')}_`),
+    async restart(crashed) {
+      const old = crashed as Postgres
+      await old.kv.stop()
+      return make(old.kv.tables.prefix)
+    },
+    async cleanup(backend) {
+      const durability = backend as Postgres
+      const tables = durability.kv.tables
+      try {
+        await durability.start()
+        await durability.kv.connection.query(
+          `DROP TABLE IF EXISTS ${tables.durable}, ${tables.counts} CASCADE; DROP FUNCTION IF EXISTS ${tables.countsFunction}() CASCADE`,
+        )
+      } finally {
+        await durability.kv.stop()
+      }
+    },
+  }
+}

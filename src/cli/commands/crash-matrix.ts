@@ -1,0 +1,40 @@
+/** `botmesh crash-matrix --backend X [--seed N] [--random N] [--policy skip|resend|both] [--case-seed N]` */
+import type { Command } from 'commander'
+import type { Cli } from '../context.js'
+import { parseChoice, parseCount } from '../config.js'
+import { ReportedFailure } from '../errors.js'
+import { examples } from '../options.js'
+import { crashCases, runCrashMatrix } from '../services/crash-matrix.js'
+import { crashMatrixView } from '../views/checks.js'
+import { suiteFactory } from './suites.js'
+
+/** The default seed changes daily, so repeated runs explore new random cases; it is printed for replay. */
+const todaysSeed = () => Number(new Date().toISOString().slice(0, 10).replaceAll('-', ''))
+
+export function registerCrashMatrix(program: Command, cli: Cli): void {
+  program
+    .command('crash-matrix')
+    .description('crash a bot at every journal write (before and after, under both ambiguity policies, plus seeded random points) on throwaway instances of a backend; exit 1 on any lost or duplicated send')
+    .option('--seed <n>', "seeds the cases' timing and draws the random cases (default: today's date)")
+    .option('--random <n>', 'random cases to add', '8')
+    .option('--policy <policy>', 'onAmbiguous policy: skip, resend or both', 'both')
+    .option('--case-seed <n>', 'run only the random case this seed stands for (printed by a failure)')
+    .option('--match <text>', 'only cases whose name contains this (e.g. outbox.markSent)')
+    .addHelpText('after', examples('botmesh crash-matrix --backend sqlite', 'botmesh crash-matrix --backend redis --policy skip --random 50 --seed 7', 'botmesh crash-matrix --backend postgres --case-seed 123456789'))
+    .action(async (options: { seed?: string; random: string; policy: string; caseSeed?: string; match?: string }) => {
+      const seed = options.seed === undefined ? todaysSeed() : parseCount(options.seed, '--seed', { min: 0 })
+      const policy = parseChoice(options.policy, ['skip', 'resend', 'both'] as const, '--policy')
+      const cases = crashCases({
+        policies: policy === 'both' ? ['skip', 'resend'] : [policy],
+        seed,
+        random: parseCount(options.random, '--random', { min: 0, max: 10_000 }),
+        ...(options.caseSeed !== undefined && { caseSeed: parseCount(options.caseSeed, '--case-seed', { min: 0 }) }),
+        ...(options.match !== undefined && { match: options.match }),
+      })
+      const { label, factory } = suiteFactory(cli, 'crash-matrix')
+      const progress = cli.out.progress('crash matrix', cases.length)
+      const report = await runCrashMatrix(label, factory, cases, seed, { signal: cli.signal, onResult: (result, index) => progress.update(index + 1, result.name) }).finally(() => progress.done())
+      cli.out.result(report, crashMatrixView)
+      if (report.failed > 0) throw new ReportedFailure(`${report.failed} of ${report.cases} crash case(s) failed on ${label}`)
+    })
+}

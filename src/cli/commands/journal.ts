@@ -1,0 +1,48 @@
+/** `botmesh inbox list|show` and `botmesh outbox list|show`: the same two subcommands for each journal. */
+import type { Command } from 'commander'
+import type { Cli } from '../context.js'
+import { parseCount } from '../config.js'
+import { examples, filtersFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
+import { lanesOf, listRecords, type WorkKind } from '../services/records.js'
+import { showRecord } from '../services/show.js'
+import { withJournal } from '../session.js'
+import { recordPageView, shownView } from '../views/records.js'
+
+/** What the help of a journal's commands says. */
+interface JournalHelp {
+  noun: string
+  idName: string
+  listExamples: string[]
+  showExamples: string[]
+}
+
+export function registerJournal(program: Command, cli: Cli, kind: WorkKind, help: JournalHelp): void {
+  const journal = program.command(kind).description(`the ${kind}: ${help.noun}`)
+  listOptions(journal.command('list').description(`list ${help.noun}, oldest change first, by state, chat, age or error`), true)
+    .addHelpText('after', examples(...help.listExamples))
+    .action(async (options: FilterFlags & { state?: string; limit?: string; after?: string }) => {
+      await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
+        const now = await backend.now()
+        const page = await listRecords(journal, lanesOf([kind], statesFrom(options.state)), filtersFrom(options, now), pageFrom(options))
+        cli.out.result(page, recordPageView(now, false))
+      })
+    })
+  showCommand(journal.command('show'), cli, [kind], help.idName, help.showExamples)
+}
+
+/** `show <id>`: the whole record and why it is not running now; shared by `botmesh show`. */
+export function showCommand(command: Command, cli: Cli, kinds: WorkKind[], idName: string, lines: string[]): Command {
+  return command
+    .argument(`<${idName}>`)
+    .description(`show the whole record: payload, attempts, lease, last error, audit, and in words why it is not running now`)
+    .option('--max-attempts <n>', "the bot's inbox.maxAttempts, for 'attempt n of m'", '5')
+    .option('--retries <n>', "the bot's outbox.retries, for 'provider call n of m'", '5')
+    .addHelpText('after', examples(...lines))
+    .action(async (id: string, options: { maxAttempts: string; retries: string }) => {
+      const budget = { inboxMaxAttempts: parseCount(options.maxAttempts, '--max-attempts'), outboxCalls: parseCount(options.retries, '--retries', { min: 0 }) + 1 }
+      await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
+        const now = await backend.now()
+        cli.out.result(await showRecord(journal, id, kinds, now, budget), shownView(now))
+      })
+    })
+}

@@ -1,0 +1,30 @@
+/** `botmesh retry <key…>` and `botmesh retry --all-dead|--all-failed|--all-unknown [filters]` */
+import type { Command } from 'commander'
+import type { Cli } from '../context.js'
+import { confirmChange, finishChange } from '../destructive.js'
+import { changeFrom, changeOptions, examples, filterOptions, paceFrom, selectionFrom } from '../options.js'
+import { outcomeOf } from '../services/bulk.js'
+import { applyRetry, planRetry } from '../services/retry.js'
+import { withJournal } from '../session.js'
+import { planView } from '../views/operations.js'
+import type { ChangeFlags } from './flags.js'
+
+export function registerRetry(program: Command, cli: Cli): void {
+  changeOptions(filterOptions(program.command('retry').argument('[key...]', 'outbox keys')))
+    .description("re-queue sends (dead, failed or unknown) with a fresh retry budget; the running bot's sweeper sends them")
+    .option('--all-dead', 'every dead send (with the filters)')
+    .option('--all-failed', 'every failed send (with the filters)')
+    .option('--all-unknown', 'every send whose outcome is unknown after a crash (may send twice)')
+    .addHelpText('after', examples('botmesh retry invoice:42', 'botmesh retry --all-dead --error RATE_LIMITED --limit 10000 --rate 50 --yes --reason "quota raised"', 'botmesh retry --all-unknown --chat 5511999 --dry-run'))
+    .action(async (keys: string[], flags: ChangeFlags & { allDead?: boolean; allFailed?: boolean; allUnknown?: boolean }) => {
+      const states = [...(flags.allDead ? ['dead'] : []), ...(flags.allFailed ? ['failed'] : []), ...(flags.allUnknown ? ['unknown'] : [])]
+      await withJournal(cli.config(), flags.dryRun ? 'read' : 'write', async ({ journal, backend }) => {
+        const now = await backend.now()
+        const plan = await planRetry(journal, selectionFrom(keys, states, flags, now, 'key'))
+        const go = await confirmChange(cli, `retry ${plan.ids.length} send(s)`, plan.ids.length, planView('retry', plan, now), flags)
+        const pace = paceFrom(cli, flags, 'retrying', plan.ids.length)
+        const items = go ? await applyRetry(journal, plan, changeFrom(flags, await backend.now()), pace).finally(pace.finish) : []
+        finishChange(cli, outcomeOf('retry', plan, items, { reason: flags.reason, dryRun: flags.dryRun }))
+      })
+    })
+}

@@ -1,0 +1,108 @@
+/**
+ * The CLI's configuration, resolved in one function: a flag wins over the environment, which wins
+ * over the default. The result carries the same options object `openBackend` takes.
+ */
+import { toMs } from '../core/duration.js'
+import type { OpenBackendOptions } from '../backends/open.js'
+import { parseBackendUrl, type BackendTarget } from '../backends/backend-url.js'
+import { UsageError } from './errors.js'
+
+/** The backend the CLI opens when neither --backend nor BOTMESH_BACKEND says one: the embedded default. */
+export const DEFAULT_BACKEND = 'sqlite:./data/bot.db'
+
+/** How long opening a server backend may take before the CLI gives up, by default. */
+export const CONNECT_TIMEOUT_DEFAULT = '5s'
+
+/** The global flags, as commander parsed them. */
+export interface GlobalFlags {
+  backend?: string
+  scope?: string
+  bot?: string
+  json?: boolean
+  connectTimeout?: string
+}
+
+/** Which scope a command works in: one named, one bot's, or the only one there is. */
+export interface ScopeChoice {
+  scope?: string
+  bot?: string
+}
+
+/** Everything a command needs to know before it opens anything. */
+export interface CliConfig {
+  /** The backend URL as given (never printed: `target.label` is the redacted form). */
+  backend: string
+  /** Where the backend URL came from. */
+  backendFrom: 'flag' | 'env' | 'default'
+  target: BackendTarget
+  scope: ScopeChoice
+  json: boolean
+  /** `openBackend`'s options, less the access each command decides. */
+  open: Omit<OpenBackendOptions, 'access'>
+}
+
+/** flag > environment > default, for every setting. Throws `BackendUrlError` / `UsageError` on bad values. */
+export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): CliConfig {
+  const fromEnv = env.BOTMESH_BACKEND?.trim() || undefined
+  const backend = flags.backend ?? fromEnv ?? DEFAULT_BACKEND
+  const backendFrom = flags.backend !== undefined ? 'flag' : fromEnv !== undefined ? 'env' : 'default'
+  if (flags.scope !== undefined && flags.bot !== undefined) throw new UsageError('give either --scope or --bot, not both')
+  for (const [name, value] of [['--scope', flags.scope], ['--bot', flags.bot]] as const) {
+    if (value !== undefined && value.trim() === '') throw new UsageError(`${name} needs a value`)
+  }
+  return {
+    backend,
+    backendFrom,
+    target: parseBackendUrl(backend),
+    scope: { scope: flags.scope, bot: flags.bot },
+    json: flags.json === true,
+    open: {
+      connectTimeoutMs: parseDuration(flags.connectTimeout ?? env.BOTMESH_CONNECT_TIMEOUT ?? CONNECT_TIMEOUT_DEFAULT, '--connect-timeout'),
+      redisUrl: env.BOTMESH_REDIS_URL,
+      postgresUrl: env.BOTMESH_POSTGRES_URL,
+    },
+  }
+}
+
+/** A duration flag ('5s', '1h', or ms) in ms; a `UsageError` naming the flag when it is not one. */
+export function parseDuration(value: string, flag: string): number {
+  try {
+    const ms = toMs(/^\d+$/.test(value) ? Number(value) : value, flag)
+    if (ms <= 0) throw new Error('not positive')
+    return ms
+  } catch {
+    throw new UsageError(`${flag} must be a duration such as 30s, 15m, 7d (or milliseconds); got ${JSON.stringify(value)}`)
+  }
+}
+
+/** A whole-number flag within bounds; a `UsageError` naming the flag otherwise. */
+export function parseCount(value: string, flag: string, bounds: { min?: number; max?: number } = {}): number {
+  const { min = 1, max = Number.MAX_SAFE_INTEGER } = bounds
+  const n = Number(value)
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`)
+  }
+  return n
+}
+
+/** A positive rate (per second, fractions allowed). */
+export function parseRate(value: string, flag: string): number {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number per second; got ${JSON.stringify(value)}`)
+  return n
+}
+
+/** `--since`: a duration back from now ('1h') or a date ('2024-05-01T10:00Z'), as ms since the epoch. */
+export function parseSince(value: string, now: number): number {
+  if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    const at = Date.parse(value)
+    if (Number.isFinite(at)) return at
+  }
+  return now - parseDuration(value, '--since')
+}
+
+/** One value of a fixed set; a `UsageError` listing the choices otherwise. */
+export function parseChoice<T extends string>(value: string, choices: readonly T[], flag: string): T {
+  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}; got ${JSON.stringify(value)}`)
+  return value as T
+}

@@ -1,0 +1,40 @@
+/**
+ * How destructive and bulk commands ask before they change anything: show what they will touch (a
+ * count and a sample), stop there on --dry-run, go ahead with --yes, ask on a terminal, and refuse
+ * off one. Then report the outcome, failing the run when any record could not be changed.
+ */
+import { BotmeshError } from '../core/errors.js'
+import type { Cli } from './context.js'
+import { ReportedFailure, UsageError } from './errors.js'
+import type { Block } from './output.js'
+import type { BulkOutcome } from './services/bulk.js'
+import { outcomeView } from './views/operations.js'
+
+/** Flags that decide whether to go ahead. */
+export interface ConfirmFlags {
+  dryRun?: boolean
+  yes?: boolean
+}
+
+/** Shows the plan and resolves whether to apply it. */
+export async function confirmChange(cli: Cli, question: string, count: number, plan: Block[], flags: ConfirmFlags): Promise<boolean> {
+  if (count === 0) {
+    cli.out.show([{ text: 'nothing matches: nothing to change', tone: 'dim' }])
+    return false
+  }
+  cli.out.show(plan)
+  if (flags.dryRun) return false
+  if (flags.yes) return true
+  if (!cli.out.canPrompt) {
+    throw new UsageError(`${question} refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look`, 'CONFIRMATION_REQUIRED')
+  }
+  if (await cli.out.confirm(`${question}?`)) return true
+  throw new BotmeshError('CANCELLED', 'cancelled: nothing was changed')
+}
+
+/** Prints the outcome; a record that could not be changed fails the run (exit 1). */
+export function finishChange(cli: Cli, outcome: BulkOutcome): void {
+  cli.out.result(outcome, outcomeView)
+  if (outcome.failed > 0) throw new ReportedFailure(`${outcome.failed} of ${outcome.attempted} record(s) could not be changed (see above)`)
+  if (cli.signal.aborted) throw new ReportedFailure(`interrupted after ${outcome.attempted} of ${outcome.matched} record(s)`)
+}

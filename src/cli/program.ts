@@ -1,0 +1,105 @@
+/**
+ * The commander program: global flags, every command, and the hook that resolves the run's
+ * configuration before an action. Building it writes nothing and exits nothing (`main.ts` does).
+ */
+import { Command } from 'commander'
+import type { Cli } from './context.js'
+import { CONNECT_TIMEOUT_DEFAULT, DEFAULT_BACKEND, resolveCliConfig, type CliConfig, type GlobalFlags } from './config.js'
+import type { Output } from './output.js'
+import { registerBench } from './commands/bench.js'
+import { registerCompact } from './commands/compact.js'
+import { registerConformance } from './commands/conformance.js'
+import { registerCrashMatrix } from './commands/crash-matrix.js'
+import { registerDiscard } from './commands/discard.js'
+import { registerDlq } from './commands/dlq.js'
+import { registerExport } from './commands/export.js'
+import { registerImport } from './commands/import.js'
+import { registerInbox } from './commands/inbox.js'
+import { registerInstances } from './commands/instances.js'
+import { registerLeases } from './commands/leases.js'
+import { registerOutbox } from './commands/outbox.js'
+import { registerPurge } from './commands/purge.js'
+import { registerReplay } from './commands/replay.js'
+import { registerRetry } from './commands/retry.js'
+import { registerScopes } from './commands/scopes.js'
+import { registerShow } from './commands/show.js'
+import { registerStats } from './commands/stats.js'
+import { registerVerify } from './commands/verify.js'
+
+/** Every command, in the order --help lists them. Commands of other issues (demo, dashboard) join here. */
+export const COMMANDS: ((program: Command, cli: Cli) => void)[] = [
+  registerScopes,
+  registerStats,
+  registerInbox,
+  registerOutbox,
+  registerDlq,
+  registerShow,
+  registerReplay,
+  registerRetry,
+  registerDiscard,
+  registerPurge,
+  registerLeases,
+  registerInstances,
+  registerVerify,
+  registerCompact,
+  registerExport,
+  registerImport,
+  registerConformance,
+  registerCrashMatrix,
+  registerBench,
+]
+
+/** What the program needs from its process. */
+export interface ProgramIo {
+  out: Output
+  env: NodeJS.ProcessEnv
+  stdin: NodeJS.ReadableStream
+  signal: AbortSignal
+  version: string
+}
+
+/** Builds the program; `extra` registers more commands (the lead's demo and dashboard). */
+export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli) => void)[] = []): Command {
+  let config: CliConfig | undefined
+  const cli: Cli = {
+    out: io.out,
+    env: io.env,
+    stdin: io.stdin,
+    signal: io.signal,
+    config: () => {
+      if (!config) throw new Error('the configuration is resolved before an action runs (preAction hook)')
+      return config
+    },
+  }
+  const program = new Command('botmesh')
+    .description('Operate botmesh journals (inbox, outbox, dead letters, leases) on any backend, from a terminal or a script.')
+    .version(io.version, '-V, --version')
+    .option('--backend <url>', `backend URL (env BOTMESH_BACKEND; default ${DEFAULT_BACKEND})`)
+    .option('--scope <id>', 'work in this scope: <tenantId>/<environmentId>/<botId>/<connectionId>')
+    .option('--bot <botId>', "work in this bot's scope")
+    .option('--json', 'print one JSON document (shapes: docs/cli-json.md); messages go to stderr')
+    .option('--connect-timeout <duration>', `give up opening a server backend after this long (env BOTMESH_CONNECT_TIMEOUT; default ${CONNECT_TIMEOUT_DEFAULT})`)
+    .configureOutput(io.out.commanderOutput())
+    .exitOverride()
+    .showSuggestionAfterError()
+    .addHelpText('after', BACKENDS_HELP)
+  program.hook('preAction', (_program, action) => {
+    const flags = action.optsWithGlobals<GlobalFlags>()
+    io.out.configure({ json: flags.json === true })
+    config = resolveCliConfig(flags, io.env)
+    io.out.configure({ json: config.json, secrets: config.target.secrets })
+  })
+  for (const register of [...COMMANDS, ...extra]) register(program, cli)
+  return program
+}
+
+const BACKENDS_HELP = `
+Backend URLs:
+  sqlite:./data/bot.db, ./x.db      SQLiteDurability on that file (the default: ${DEFAULT_BACKEND})
+  file:./data/durable.json          FileDurability (and its .log); read-only while a bot holds it
+  redis://[:pw@]host:port[/db]?prefix=P, rediss://…, redis+cluster://h1:p1,h2:p2?prefix=P
+  postgres://user@host:port/db?tablePrefix=T (postgresql:// too)
+  memory | file | sqlite | redis | postgres   a throwaway instance (conformance, crash-matrix, bench)
+
+Exit codes: 0 done, 1 failed, 2 bad usage or input (nothing was changed).
+`

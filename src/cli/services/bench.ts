@@ -1,0 +1,154 @@
+/**
+ * `bench`: messages per second through the full journal path. A message is one inbound journaled,
+ * a handler, one reply sent through the outbox (DESIGN.md §9). `concurrency` clients each send a
+ * message to their own chat and wait for its reply before sending the next (a closed loop), so
+ * latency is the time from delivery to the reply reaching the channel. The same run without
+ * durability gives the baseline, and the ratio of the two is the figure that holds across
+ * machines. Round trips are the backend calls a wrapper counted, per message.
+ */
+import { Bot } from '../../core/bot.js'
+import type { DurabilityBackend } from '../../core/durability/backend.js'
+import { textOf } from '../../core/hooks.js'
+import { TEXT } from '../../core/matchers.js'
+import type { OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import { MockProvider } from '../../core/testing/mock-provider.js'
+import type { ThrowawayFactory } from '../../backends/throwaway.js'
+import { CountingBackend, type CallCounts } from './counting-backend.js'
+
+/** How much to send. */
+export interface BenchOptions {
+  messages: number
+  concurrency: number
+  onProgress?(done: number, total: number, phase: 'durable' | 'baseline'): void
+}
+
+/** One run's figures. */
+export interface RunFigures {
+  seconds: number
+  messagesPerSecond: number
+  msPerMessage: number
+  p50Ms: number
+  p99Ms: number
+}
+
+/** What `bench` reports. */
+export interface BenchReport {
+  backend: string
+  instances: string
+  messages: number
+  concurrency: number
+  durable: RunFigures
+  baseline: RunFigures
+  /** Time per message with durability over time per message without it. */
+  slowdown: number
+  roundTripsPerMessage: number
+  callsPerMessage: Record<keyof CallCounts, number>
+}
+
+/** Messages each client sends before measuring starts (connections, prepared statements, JIT). */
+const WARMUP_PER_CLIENT = 3
+
+/** Runs the benchmark on a throwaway instance, then the baseline. */
+export async function runBench(label: string, factory: ThrowawayFactory, options: BenchOptions): Promise<BenchReport> {
+  const inner = await factory.create()
+  const counting = new CountingBackend(inner)
+  let durable: RunFigures
+  try {
+    durable = await measure(counting, options, (done) => options.onProgress?.(done, options.messages, 'durable'))
+  } finally {
+    await factory.cleanup(inner)
+  }
+  const baseline = await measure(undefined, options, (done) => options.onProgress?.(done, options.messages, 'baseline'))
+  const perMessage = (n: number) => round(n / options.messages, 2)
+  return {
+    backend: label,
+    instances: factory.description,
+    messages: options.messages,
+    concurrency: options.concurrency,
+    durable,
+    baseline,
+    slowdown: round(durable.msPerMessage / baseline.msPerMessage, 2),
+    roundTripsPerMessage: perMessage(counting.total),
+    callsPerMessage: Object.fromEntries(Object.entries(counting.calls).map(([verb, n]) => [verb, perMessage(n)])) as Record<keyof CallCounts, number>,
+  }
+}
+
+/** A provider that tells the bench when the reply to a message reached the channel. */
+class BenchProvider extends MockProvider {
+  readonly #waiting = new Map<string, () => void>()
+
+  replyTo(text: string): Promise<void> {
+    return new Promise((resolve) => this.#waiting.set(`re:${text}`, resolve))
+  }
+
+  override async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    const result = await super.send(chatId, content)
+    this.sent.length = 0 // the bench needs no log of what went out; a long run must not grow one
+    const text = textOf(content) ?? ''
+    this.#waiting.get(text)?.()
+    this.#waiting.delete(text)
+    return result
+  }
+}
+
+/** One closed-loop run; with a backend the bot journals, without one it runs in memory. */
+async function measure(backend: CountingBackend | undefined, options: BenchOptions, onProgress: (done: number) => void): Promise<RunFigures> {
+  const provider = new BenchProvider()
+  const bot = new Bot({
+    provider,
+    botId: 'bench',
+    logger: { warn: () => {}, error: () => {} },
+    ...(backend && { durability: { backend: backend as DurabilityBackend, instanceId: 'bench-1' } }),
+  })
+  bot.on('error', () => {})
+  bot.when(TEXT, (ctx) => ctx.reply(`re:${ctx.message.text}`))
+  await bot.start()
+  try {
+    const deliver = async (id: string, client: number) => {
+      const reply = provider.replyTo(id)
+      await provider.receive({ id, chatId: `bench-chat-${client}`, text: id })
+      await reply
+    }
+    await clients(options.concurrency, WARMUP_PER_CLIENT * options.concurrency, (n, client) => deliver(`warmup-${n}`, client))
+    backend?.reset()
+    const latencies: number[] = []
+    const started = performance.now()
+    await clients(options.concurrency, options.messages, async (n, client) => {
+      const sent = performance.now()
+      await deliver(`m${n}`, client)
+      latencies.push(performance.now() - sent)
+      onProgress(latencies.length)
+    })
+    const seconds = (performance.now() - started) / 1_000
+    latencies.sort((a, b) => a - b)
+    return {
+      seconds: round(seconds, 3),
+      messagesPerSecond: round(options.messages / seconds, 1),
+      msPerMessage: round((seconds * 1_000) / options.messages, 4),
+      p50Ms: round(percentile(latencies, 0.5), 2),
+      p99Ms: round(percentile(latencies, 0.99), 2),
+    }
+  } finally {
+    await bot.stop()
+  }
+}
+
+/** `count` messages shared by `concurrency` clients, each sending its next one when the last was answered. */
+async function clients(concurrency: number, count: number, send: (n: number, client: number) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, client) => {
+      while (next < count) await send(next++, client)
+    }),
+  )
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits
+  return Math.round(value * scale) / scale
+}

@@ -1,0 +1,43 @@
+/**
+ * `compact`: fold a FileDurability log into its snapshot, or checkpoint a SQLite WAL into the
+ * database file. Server backends (Redis, PostgreSQL) reclaim space on their own, so there is
+ * nothing for the CLI to do there and it says so.
+ */
+import type { DurabilityBackend } from '../../core/durability/backend.js'
+import { BotmeshError } from '../../core/errors.js'
+import type { BackendTarget } from '../../backends/backend-url.js'
+
+/** What `compact` did. */
+export interface CompactOutcome {
+  backend: string
+  kind: 'file' | 'sqlite'
+  /** FileDurability: log records folded and bytes freed; SQLite: WAL frames checkpointed and bytes freed. */
+  folded: number
+  bytesFreed: number
+  /** The backend's own report. */
+  report: unknown
+}
+
+/** Whether the target is something `compact` works on; throws `NOT_APPLICABLE` otherwise (before anything opens). */
+export function assertCompactable(target: BackendTarget): void {
+  if ((target.kind === 'file' || target.kind === 'sqlite') && !target.throwaway) return
+  throw new BotmeshError(
+    'NOT_APPLICABLE',
+    `compact works on file journals (file:) and SQLite files (sqlite:); ${target.label} is ${target.kind}, which reclaims space on its own (Redis memory, PostgreSQL autovacuum)`,
+  )
+}
+
+/** Compacts an opened file or SQLite backend; `onPhase` names each step for a progress line. */
+export async function compact(backend: DurabilityBackend, label: string, onPhase: (phase: string) => void = () => {}): Promise<CompactOutcome> {
+  if (backend.kind === 'file') {
+    const file = backend as import('../../backends/file/index.js').FileDurability
+    const before = file.stats()
+    onPhase(`folding ${before.logRecords} log record(s) (${before.logBytes} bytes) into the snapshot`)
+    const report = await file.compact()
+    return { backend: label, kind: 'file', folded: report.folded, bytesFreed: report.logBytes, report }
+  }
+  const sqlite = backend as import('../../backends/sqlite/index.js').SQLiteDurability
+  onPhase('checkpointing the WAL into the database file')
+  const report = await sqlite.compact()
+  return { backend: label, kind: 'sqlite', folded: report.checkpointedFrames, bytesFreed: report.walBytesBefore - report.walBytesAfter, report }
+}

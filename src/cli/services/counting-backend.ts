@@ -1,0 +1,62 @@
+/**
+ * A wrapper that counts the calls a bot makes to its backend: each journal verb and each clock
+ * read is one round trip to the store (a batch of writes is one call, as the backends send it).
+ * `bench` divides the count by the messages handled. Counting is a wrapper, never a flag.
+ */
+import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
+
+/** Calls per verb. */
+export type CallCounts = Record<'read' | 'write' | 'due' | 'list' | 'count' | 'purge' | 'now', number>
+
+export class CountingBackend implements DurabilityBackend {
+  readonly kind: string
+  readonly shared: boolean
+  readonly scoped: boolean
+  readonly calls: CallCounts = { read: 0, write: 0, due: 0, list: 0, count: 0, purge: 0, now: 0 }
+
+  constructor(readonly inner: DurabilityBackend) {
+    this.kind = inner.kind
+    this.shared = inner.shared
+    this.scoped = inner.scoped
+  }
+
+  /** Every call since the last reset. */
+  get total(): number {
+    return Object.values(this.calls).reduce((sum, n) => sum + n, 0)
+  }
+
+  reset(): void {
+    for (const verb of Object.keys(this.calls) as (keyof CallCounts)[]) this.calls[verb] = 0
+  }
+
+  start(): Promise<void> {
+    return this.inner.start()
+  }
+
+  stop(): Promise<void> {
+    return this.inner.stop()
+  }
+
+  now(): Promise<number> {
+    this.calls.now++
+    return this.inner.now()
+  }
+
+  scopes(): Promise<string[]> {
+    return this.inner.scopes()
+  }
+
+  journal(scopeId: string): Journal {
+    const inner = this.inner.journal(scopeId)
+    const calls = this.calls
+    return {
+      scopeId,
+      read: (kind, ids) => (calls.read++, inner.read(kind, ids)),
+      write: (name, writes) => (calls.write++, inner.write(name, writes)),
+      due: (kind, until, limit) => (calls.due++, inner.due(kind, until, limit)),
+      list: (kind, query) => (calls.list++, inner.list(kind, query)),
+      count: (kind) => (calls.count++, inner.count(kind)),
+      purge: (kind, state, olderThan, limit) => (calls.purge++, inner.purge(kind, state, olderThan, limit)),
+    }
+  }
+}

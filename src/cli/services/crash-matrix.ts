@@ -1,0 +1,88 @@
+/**
+ * `crash-matrix`: the library's crash matrix (src/core/testing/crash-matrix) against a backend an
+ * operator names: every crash point before and after, under the chosen ambiguity policies, plus
+ * seeded random cases, each on a fresh throwaway instance. A failed random case is replayed alone
+ * with --case-seed.
+ */
+import {
+  deterministicCases,
+  randomCase,
+  randomCases,
+  runCrashCase,
+  type CrashCase,
+  type CrashCaseResult,
+} from '../../core/testing/crash-matrix/index.js'
+import type { ThrowawayFactory } from '../../backends/throwaway.js'
+import { UsageError } from '../errors.js'
+
+/** Which cases to run. */
+export interface CrashSelection {
+  policies: ('skip' | 'resend')[]
+  /** Seeds the deterministic cases' timing and draws the random cases. */
+  seed: number
+  /** Random cases to add. */
+  random: number
+  /** Run only the random case this seed stands for. */
+  caseSeed?: number
+  /** Only cases whose name contains this. */
+  match?: string
+}
+
+/** The matrix's outcome. */
+export interface CrashMatrixReport {
+  backend: string
+  instances: string
+  seed: number
+  cases: number
+  passed: number
+  failed: number
+  crashedAsAimed: number
+  totals: { lost: number; duplicated: number; unexpected: number; ambiguous: number }
+  ms: number
+  results: CrashCaseResult[]
+}
+
+/** The cases a selection stands for. */
+export function crashCases(selection: CrashSelection): CrashCase[] {
+  if (selection.caseSeed !== undefined) {
+    const found = randomCase(selection.caseSeed, selection.policies)
+    if (!found) throw new UsageError(`--case-seed ${selection.caseSeed} stands for no reachable case under policy ${selection.policies.join(' and ')}`)
+    return [found]
+  }
+  const cases = [...deterministicCases(selection.policies, selection.seed), ...randomCases(selection.seed, selection.random, selection.policies)]
+  const chosen = cases.filter((testCase) => !selection.match || testCase.name.includes(selection.match))
+  if (chosen.length === 0) throw new UsageError(`no crash case matches "${selection.match}"`)
+  return chosen
+}
+
+/** Runs the cases one after another, reporting each as it finishes. */
+export async function runCrashMatrix(
+  label: string,
+  factory: ThrowawayFactory,
+  cases: readonly CrashCase[],
+  seed: number,
+  options: { onResult?: (result: CrashCaseResult, index: number, total: number) => void; signal?: AbortSignal } = {},
+): Promise<CrashMatrixReport> {
+  const started = performance.now()
+  const results: CrashCaseResult[] = []
+  for (const [index, testCase] of cases.entries()) {
+    if (options.signal?.aborted) break
+    const result = await runCrashCase(factory, testCase)
+    results.push(result)
+    options.onResult?.(result, index, cases.length)
+  }
+  const total = (key: 'lost' | 'duplicated' | 'unexpected' | 'ambiguous') => results.reduce((sum, result) => sum + result[key], 0)
+  const failed = results.filter((result) => !result.ok).length
+  return {
+    backend: label,
+    instances: factory.description,
+    seed,
+    cases: results.length,
+    passed: results.length - failed,
+    failed,
+    crashedAsAimed: results.filter((result) => result.crashed).length,
+    totals: { lost: total('lost'), duplicated: total('duplicated'), unexpected: total('unexpected'), ambiguous: total('ambiguous') },
+    ms: performance.now() - started,
+    results,
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * `instances`: the replicas that wrote a heartbeat into the scope (host, pid, start, last beat and
+ * sweep, their metrics), and `leases`: the records a replica is working on right now.
+ */
+import type { Journal } from '../../core/durability/backend.js'
+import type { InboxRecord, InstanceRecord, OutboxRecord } from '../../core/durability/records.js'
+import type { WorkKind } from './records.js'
+
+/** An instance as `instances` shows it. */
+export interface InstanceView extends InstanceRecord {
+  live: boolean
+  /** Since the last heartbeat. */
+  lastBeatAgoMs: number
+  uptimeMs: number
+}
+
+/** Heartbeat records read at most. */
+export const INSTANCES_MAX = 1_000
+
+/** The scope's instances; `all` keeps those whose heartbeat expired too. */
+export async function listInstances(journal: Journal, now: number, options: { all?: boolean } = {}): Promise<InstanceView[]> {
+  const found = await journal.list('instances', { state: 'live', limit: INSTANCES_MAX })
+  return found
+    .map(({ record }) => ({ ...record, live: record.expiresAt > now, lastBeatAgoMs: now - record.lastBeatAt, uptimeMs: record.lastBeatAt - record.startedAt }))
+    .filter((instance) => options.all || instance.live)
+}
+
+/** A lease as `leases` shows it. */
+export interface LeaseView {
+  kind: WorkKind
+  id: string
+  chatId: string
+  owner: string
+  token: number
+  expiresAt: number
+  /** Negative once expired (a sweep will reclaim it). */
+  expiresInMs: number
+  attempts: number
+}
+
+/** Records with a lease (processing inbound, sending outbound), soonest expiry first, at most `limit`. */
+export async function listLeases(journal: Journal, now: number, limit: number): Promise<LeaseView[]> {
+  const [inbox, outbox] = await Promise.all([
+    journal.list('inbox', { state: 'processing', limit }),
+    journal.list('outbox', { state: 'sending', limit }),
+  ])
+  const views: LeaseView[] = []
+  for (const { record } of inbox) if (record.lease) views.push(view('inbox', record.id, record, now))
+  for (const { record } of outbox) if (record.lease) views.push(view('outbox', record.key, record, now))
+  return views.sort((a, b) => a.expiresAt - b.expiresAt).slice(0, limit)
+}
+
+function view(kind: WorkKind, id: string, record: InboxRecord | OutboxRecord, now: number): LeaseView {
+  const lease = record.lease!
+  return { kind, id, chatId: record.chatId, owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt, expiresInMs: lease.expiresAt - now, attempts: record.attempts }
+}

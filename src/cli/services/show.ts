@@ -1,0 +1,136 @@
+/**
+ * `show`: a whole record, and in words why it is not running now (backing off, leased, waiting
+ * behind an earlier part, dead and why, done). The engine's settings (maxAttempts, retries) live
+ * in the bot, not the journal, so the attempt budget is given by the caller (the seed's defaults).
+ */
+import type { Journal } from '../../core/durability/backend.js'
+import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
+import { RecordNotFoundError } from '../../core/errors.js'
+import type { WorkKind } from './records.js'
+
+/** A record found by id or key, with its explanation. */
+export interface ShownRecord {
+  kind: WorkKind
+  version: number
+  record: InboxRecord | OutboxRecord
+  /** Why the record is not running now, in one or two sentences. */
+  why: string
+  /** Outbox: the earlier part it waits behind, with that part's state. */
+  previousPart?: { key: string; state: string | null }
+}
+
+/** Run budgets the explanation counts against. */
+export interface AttemptBudget {
+  /** inbox.maxAttempts. @default 5 */
+  inboxMaxAttempts: number
+  /** outbox.retries + 1 provider calls. @default 6 */
+  outboxCalls: number
+}
+
+export const DEFAULT_BUDGET: AttemptBudget = { inboxMaxAttempts: 5, outboxCalls: 6 }
+
+/** Finds `id` among the kinds (inbox ids, outbox keys); throws `RecordNotFoundError` when none has it. */
+export async function showRecord(journal: Journal, id: string, kinds: readonly WorkKind[], now: number, budget: AttemptBudget = DEFAULT_BUDGET): Promise<ShownRecord[]> {
+  const shown: ShownRecord[] = []
+  for (const kind of kinds) {
+    const [found] = await journal.read(kind, [id])
+    if (!found) continue
+    if (kind === 'inbox') {
+      const record = found.record as InboxRecord
+      shown.push({ kind, version: found.version, record, why: whyInbox(record, now, budget) })
+    } else {
+      const record = found.record as OutboxRecord
+      const previous = record.previousPart ? (await journal.read('outbox', [record.previousPart]))[0] : undefined
+      const previousPart = record.previousPart ? { key: record.previousPart, state: previous?.record.state ?? null } : undefined
+      shown.push({ kind, version: found.version, record, why: whyOutbox(record, now, budget, previousPart), ...(previousPart && { previousPart }) })
+    }
+  }
+  if (shown.length === 0) throw new RecordNotFoundError(kinds.join(' or '), id)
+  return shown
+}
+
+/** Why an inbound record is not running now. */
+export function whyInbox(record: InboxRecord, now: number, budget: AttemptBudget): string {
+  const next = `attempt ${record.attempts + 1} of ${budget.inboxMaxAttempts}`
+  switch (record.state) {
+    case 'pending':
+    case 'failed':
+      return waiting(record, now, next, 'replayed')
+    case 'processing':
+      return leased(record, now, 'a handler is running it')
+    case 'done':
+      return `done at ${iso(record.updatedAt)}: it was handled; nothing runs it again unless an operator replays it (botmesh replay ${record.id}).`
+    case 'dead':
+      return `dead since ${iso(record.updatedAt)} after ${record.attempts} run(s)${because(record)}; botmesh replay ${record.id} runs it again with a fresh budget.`
+  }
+}
+
+/** Why a send is not going out now. */
+export function whyOutbox(record: OutboxRecord, now: number, budget: AttemptBudget, previousPart?: { key: string; state: string | null }): string {
+  const next = `provider call ${record.attempts + 1} of ${budget.outboxCalls}`
+  switch (record.state) {
+    case 'pending':
+    case 'failed': {
+      if (previousPart && previousPart.state !== 'sent' && previousPart.state !== 'unknown') {
+        const state = previousPart.state ?? 'gone'
+        return `waiting behind part ${previousPart.key} (${state}): a part never overtakes an earlier one; waiting does not use up its attempts.`
+      }
+      return waiting(record, now, next, 'sent')
+    }
+    case 'sending':
+      return leased(record, now, 'the provider is being called')
+    case 'sent':
+      return `sent at ${iso(record.updatedAt)}${record.providerMessageId ? ` as provider message ${record.providerMessageId}` : ''}; a replay answers from this record instead of sending again.`
+    case 'unknown':
+      return (
+        `unknown since ${iso(record.updatedAt)}: the process died between calling the provider and recording the result, so it may or may not have gone out ` +
+        `(onAmbiguous 'skip' never resends it); botmesh retry ${record.key} sends it again, possibly twice.`
+      )
+    case 'dead': {
+      const withPart = record.lastError?.code === 'PREVIOUS_PART_DEAD' ? ' (it died with an earlier part of the same text)' : ''
+      return `dead since ${iso(record.updatedAt)} after ${record.attempts} provider call(s)${because(record)}${withPart}; botmesh retry ${record.key} sends it again with a fresh budget.`
+    }
+  }
+}
+
+function waiting(record: InboxRecord | OutboxRecord, now: number, next: string, verb: string): string {
+  const at = record.nextAttemptAt ?? record.updatedAt
+  const last = record.lastError ? ` Last error: ${errorText(record)}.` : ''
+  if (at > now) return `backing off until ${iso(at)} (in ${duration(at - now)}), ${next}.${last}`
+  return `due since ${iso(at)} (${duration(now - at)} ago), ${next}: the next sweep of a running bot in this scope picks it up and it is ${verb} then.${last}`
+}
+
+function leased(record: InboxRecord | OutboxRecord, now: number, what: string): string {
+  const lease = record.lease
+  if (!lease) return `${what}, but it carries no lease: the next sweep takes it.`
+  const holder = `leased to ${lease.owner}, token ${lease.token}`
+  if (lease.expiresAt > now) return `${what}: ${holder}, expires in ${duration(lease.expiresAt - now)} (the holder's heartbeat extends it while it works).`
+  return `${holder}, but the lease expired ${duration(now - lease.expiresAt)} ago (the holder died or froze): the next sweep of any replica reclaims it under a new token.`
+}
+
+function because(record: InboxRecord | OutboxRecord): string {
+  return record.lastError ? `: ${errorText(record)}` : ''
+}
+
+function errorText(record: InboxRecord | OutboxRecord): string {
+  const error = record.lastError!
+  return `${error.message}${error.code ? ` (${error.code})` : ''}`
+}
+
+/** A timestamp for people: ISO 8601 in UTC. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+/** A short duration for people: 850ms, 12s, 4m 10s, 3h 2m, 2d 4h. */
+export function duration(ms: number): string {
+  const value = Math.max(0, Math.round(ms))
+  if (value < 1_000) return `${value}ms`
+  const seconds = Math.floor(value / 1_000)
+  if (seconds < 60) return `${seconds}s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 48) return `${hours}h ${minutes % 60}m`
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`
+}

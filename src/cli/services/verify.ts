@@ -1,0 +1,110 @@
+/**
+ * `verify`: read a journal and report damage, changing nothing. A file journal is read the way
+ * open() would (damage with file, line and byte offset; a torn tail); a SQLite file gets SQLite's
+ * integrity check and botmesh's schema and count checks; a server journal (Redis, PostgreSQL) is
+ * walked record by record through the index, checking each record's shape and that the index
+ * counts agree. `salvage` writes what is readable of a damaged file journal into a new file.
+ */
+import type { DurabilityBackend } from '../../core/durability/backend.js'
+import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
+import { BotmeshError } from '../../core/errors.js'
+import type { BackendTarget } from '../../backends/backend-url.js'
+import { eventsNotAvailable } from '../../backends/throwaway.js'
+
+/** What `verify` found, whatever the backend. */
+export interface VerifyOutcome {
+  backend: string
+  kind: string
+  ok: boolean
+  /** One sentence per problem: file, line and byte offset where there are such things. */
+  problems: string[]
+  /** The backend's own report (the file or SQLite verifier's), for --json. */
+  report: unknown
+}
+
+/** Problems a server walk lists at most (the rest are counted). */
+export const VERIFY_PROBLEMS_MAX = 100
+/** Records the server walk reads per round trip. */
+const VERIFY_PAGE = 1_000
+
+/** Whether the target is a journal file (file:, sqlite:) that verify reads without opening it as a backend. */
+export function isJournalFile(target: BackendTarget): boolean {
+  return (target.kind === 'file' || target.kind === 'sqlite' || target.kind === 'events') && !target.throwaway
+}
+
+/** Verifies a file or SQLite journal without opening it as a backend (which would refuse damage or set up a schema). */
+export async function verifyPath(target: BackendTarget): Promise<VerifyOutcome> {
+  if (target.kind === 'events') throw eventsNotAvailable()
+  if (target.kind === 'file' && !target.throwaway) {
+    const { verifyJournal } = await import('../../backends/file/index.js')
+    const report = await verifyJournal(target.path)
+    const problems: string[] = []
+    for (const file of [report.snapshot, report.log]) {
+      if (file.damage) problems.push(`${file.file}: damaged at line ${file.damage.line} (byte offset ${file.damage.offset}): ${file.damage.detail}`)
+    }
+    if (!report.snapshot.exists && !report.log.exists) problems.push(`${target.path} does not exist`)
+    return { backend: target.label, kind: 'file', ok: problems.length === 0, problems, report }
+  }
+  if (target.kind === 'sqlite' && !target.throwaway) {
+    const { verifySqlite } = await import('../../backends/sqlite/index.js')
+    const report = await verifySqlite(target.path)
+    return { backend: target.label, kind: 'sqlite', ok: report.ok, problems: report.problems, report }
+  }
+  throw new BotmeshError('NOT_APPLICABLE', `${target.label} is not a journal file`)
+}
+
+/** Walks every scope's records through the index: each record well-formed and in the state its index says; counts agree. */
+export async function verifyRecords(backend: DurabilityBackend, label: string): Promise<VerifyOutcome> {
+  const problems: string[] = []
+  let extra = 0
+  const report = (problem: string) => (problems.length < VERIFY_PROBLEMS_MAX ? problems.push(problem) : extra++)
+  const scopes = await backend.scopes()
+  let records = 0
+  for (const scope of scopes) {
+    const journal = backend.journal(scope)
+    for (const [kind, states] of [['inbox', INBOX_STATES], ['outbox', OUTBOX_STATES], ['instances', ['live']]] as [RecordKind, readonly string[]][]) {
+      const counts = await journal.count(kind)
+      for (const state of states) {
+        let listed = 0
+        let after: { stateTime: number; key: string } | undefined
+        for (;;) {
+          const page = await journal.list(kind, { state, after, limit: VERIFY_PAGE })
+          for (const found of page) {
+            const problem = shapeProblem(kind, state, found.record as unknown as Record<string, unknown>)
+            if (problem) report(`${scope} ${kind}: ${problem}`)
+            const key = String((found.record as unknown as Record<string, unknown>)[kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'])
+            after = { stateTime: Number((found.record as unknown as Record<string, unknown>)[kind === 'instances' ? 'startedAt' : 'updatedAt']), key }
+          }
+          listed += page.length
+          if (page.length < VERIFY_PAGE) break
+        }
+        records += listed
+        if ((counts[state] ?? 0) !== listed) report(`${scope} ${kind}: the index counts ${counts[state] ?? 0} ${state} record(s), the index lists ${listed}`)
+      }
+      for (const state of Object.keys(counts)) if (!states.includes(state) && counts[state]! > 0) report(`${scope} ${kind}: ${counts[state]} record(s) in unknown state "${state}"`)
+    }
+  }
+  if (extra > 0) problems.push(`… and ${extra} more problem(s)`)
+  return { backend: label, kind: backend.kind, ok: problems.length === 0, problems, report: { scopes: scopes.length, records } }
+}
+
+function shapeProblem(kind: RecordKind, state: string, record: Record<string, unknown>): string | undefined {
+  const id = kind === 'inbox' ? record.id : kind === 'outbox' ? record.key : record.instanceId
+  if (typeof id !== 'string' || id === '') return `a record without its ${kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'}: ${JSON.stringify(record).slice(0, 120)}`
+  if (kind === 'instances') return typeof record.expiresAt === 'number' ? undefined : `instance "${id}" has no expiresAt`
+  if (record.state !== state) return `"${id}" is listed under ${state} but its record says ${String(record.state)}`
+  for (const field of ['attempts', 'fencingToken', 'createdAt', 'updatedAt']) {
+    if (typeof record[field] !== 'number') return `"${id}" has no number ${field}`
+  }
+  if (typeof record.chatId !== 'string') return `"${id}" has no chatId`
+  return undefined
+}
+
+/** The salvage of a damaged file journal into a new file (the damaged files are left as they are). */
+export async function salvage(target: BackendTarget, out: string): Promise<unknown> {
+  if (target.kind !== 'file' || target.throwaway) {
+    throw new BotmeshError('NOT_APPLICABLE', `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
+  }
+  const { salvageJournal } = await import('../../backends/file/index.js')
+  return salvageJournal(target.path, out)
+}

@@ -1,0 +1,54 @@
+/**
+ * A command's time with a backend: open it (the access the command needs), choose the scope, do
+ * the work, and close what was opened whatever happens. A write on a file journal a live process
+ * holds is refused here, before any service runs.
+ */
+import type { DurabilityBackend, Journal } from '../core/durability/backend.js'
+import { JournalLockedError } from '../core/errors.js'
+import { openBackend, type BackendAccess, type OpenedBackend } from '../backends/open.js'
+import type { CliConfig } from './config.js'
+import { chooseScope } from './scope.js'
+
+/** An opened backend. */
+export interface Session {
+  opened: OpenedBackend
+  backend: DurabilityBackend
+  /** The backend URL without its password. */
+  label: string
+}
+
+/** An opened backend and the journal of the chosen scope. */
+export interface ScopedSession extends Session {
+  scope: string
+  journal: Journal
+}
+
+/** Opens the configured backend for `access`, runs `work`, and closes the backend. */
+export async function withBackend<T>(config: CliConfig, access: BackendAccess, work: (session: Session) => Promise<T>): Promise<T> {
+  const opened = await openBackend(config.target, { ...config.open, access })
+  try {
+    if (access !== 'read' && opened.heldBy) throw heldByProcess(opened.heldBy)
+    return await work({ opened, backend: opened.backend, label: opened.label })
+  } finally {
+    await opened.close()
+  }
+}
+
+/** As `withBackend`, in the chosen scope's journal. */
+export async function withJournal<T>(config: CliConfig, access: BackendAccess, work: (session: ScopedSession) => Promise<T>): Promise<T> {
+  return withBackend(config, access, async (session) => {
+    const scope = await chooseScope(session.backend, config.scope, { allowNew: access === 'create' })
+    return work({ ...session, scope, journal: session.backend.journal(scope) })
+  })
+}
+
+/** The refusal of a write to a journal a running process holds: who holds it, and what to do instead. */
+export function heldByProcess(held: { pid: number; file: string }): JournalLockedError {
+  return new JournalLockedError(
+    held.file,
+    held.pid,
+    `${held.file} is held by process ${held.pid} (a running bot), so botmesh opened it read-only and will not change it. ` +
+      `Stop that process first, or make the change from inside it (bot.durability.replayInbound / retrySend / outbox.discard), ` +
+      `or move the bot to a backend tools may change while it runs (sqlite:, redis://, postgres://)`,
+  )
+}

@@ -1,0 +1,103 @@
+/** Human views of the suites and tools: conformance, crash matrix, bench, verify, compact, export, import. */
+import type { CaseResult } from '../../core/testing/conformance/index.js'
+import type { CrashCaseResult } from '../../core/testing/crash-matrix/index.js'
+import type { Block } from '../output.js'
+import { table } from '../output.js'
+import type { BenchReport, RunFigures } from '../services/bench.js'
+import type { CompactOutcome } from '../services/compact.js'
+import type { ConformanceReport } from '../services/conformance.js'
+import type { CrashMatrixReport } from '../services/crash-matrix.js'
+import type { ExportSummary } from '../services/export.js'
+import type { ImportSummary } from '../services/import.js'
+import type { VerifyOutcome } from '../services/verify.js'
+
+export function conformanceView(report: ConformanceReport): Block[] {
+  return [
+    table(
+      [
+        { header: 'case', value: (r: CaseResult) => r.name, maxWidth: 80 },
+        { header: 'result', value: (r) => (r.ok ? 'pass' : 'FAIL'), tone: (r) => (r.ok ? 'green' : 'red') },
+        { header: 'ms', value: (r) => Math.round(r.ms), align: 'right' },
+        { header: 'error', value: (r) => r.error ?? '', maxWidth: 60 },
+      ],
+      report.results,
+    ),
+    { text: `conformance on ${report.backend}: ${report.passed} passed, ${report.failed} failed, ${report.cases} cases in ${(report.ms / 1000).toFixed(1)}s (instances: ${report.instances})`, tone: report.failed ? 'red' : 'green' },
+  ]
+}
+
+export function crashMatrixView(report: CrashMatrixReport): Block[] {
+  const failed = report.results.filter((r) => !r.ok)
+  const blocks: Block[] = [
+    table(
+      [
+        { header: 'case', value: (r: CrashCaseResult) => r.name, maxWidth: 60 },
+        { header: 'result', value: (r) => (r.ok ? 'pass' : 'FAIL'), tone: (r) => (r.ok ? 'green' : 'red') },
+        { header: 'crashed', value: (r) => (r.crashed ? 'yes' : 'no') },
+        { header: 'delivered', value: (r) => `${r.delivered}/${r.expected}`, align: 'right' },
+        { header: 'lost', value: (r) => r.lost, align: 'right' },
+        { header: 'dup', value: (r) => r.duplicated, align: 'right' },
+        { header: 'ambiguous', value: (r) => r.ambiguous, align: 'right' },
+      ],
+      report.results,
+    ),
+    {
+      text: `crash matrix on ${report.backend} (seed ${report.seed}): ${report.passed} passed, ${report.failed} failed of ${report.cases}; ${report.crashedAsAimed} crashed as aimed; lost ${report.totals.lost}, duplicated ${report.totals.duplicated}, unexpected ${report.totals.unexpected}, ambiguous ${report.totals.ambiguous}`,
+      tone: report.failed ? 'red' : 'green',
+    },
+  ]
+  for (const result of failed) blocks.push({ text: `FAIL ${result.name}: ${result.problems.join('; ')} (replay: --case-seed ${result.seed} or --seed ${report.seed} --match "${result.name}")`, tone: 'red' })
+  return blocks
+}
+
+export function benchView(report: BenchReport): Block[] {
+  const runs: [string, RunFigures][] = [['with durability', report.durable], ['without (baseline)', report.baseline]]
+  return [
+    { text: `bench on ${report.backend}: ${report.messages} messages, concurrency ${report.concurrency} (instances: ${report.instances})`, tone: 'bold' },
+    table(
+      [
+        { header: 'run', value: (r: [string, RunFigures]) => r[0] },
+        { header: 'messages/s', value: (r) => r[1].messagesPerSecond, align: 'right' },
+        { header: 'p50 ms', value: (r) => r[1].p50Ms, align: 'right' },
+        { header: 'p99 ms', value: (r) => r[1].p99Ms, align: 'right' },
+        { header: 'seconds', value: (r) => r[1].seconds, align: 'right' },
+      ],
+      runs,
+    ),
+    {
+      fields: [
+        ['time per message', `${report.slowdown}× the baseline`],
+        ['round trips/message', `${report.roundTripsPerMessage} (${Object.entries(report.callsPerMessage).filter(([, n]) => n > 0).map(([verb, n]) => `${verb} ${n}`).join(', ')})`],
+      ],
+    },
+  ]
+}
+
+export function verifyView(outcome: VerifyOutcome): Block[] {
+  if (outcome.ok) return [{ text: `${outcome.backend}: no damage found`, tone: 'green' }]
+  return [{ text: `${outcome.backend}: ${outcome.problems.length} problem(s):`, tone: 'red' }, ...outcome.problems.map((problem) => ({ text: `  ${problem}` }))]
+}
+
+export function salvageView(report: unknown): Block[] {
+  const r = report as { out: string; entries: number; fromSnapshot: number; fromLog: number; logLinesLost: number }
+  return [{ text: `salvaged ${r.entries} entries into ${r.out} (${r.fromSnapshot} from the snapshot, ${r.fromLog} log records replayed, ${r.logLinesLost} damaged log line(s) lost); the original files are untouched` }]
+}
+
+export function compactView(outcome: CompactOutcome): Block[] {
+  const what = outcome.kind === 'file' ? `folded ${outcome.folded} log record(s) into the snapshot` : `checkpointed ${outcome.folded} WAL frame(s) into the database file`
+  return [{ text: `${outcome.backend}: ${what}, ${outcome.bytesFreed} bytes freed`, tone: 'green' }]
+}
+
+export function exportView(summary: ExportSummary & { out: string }): Block[] {
+  return [{ text: `exported ${summary.records} record(s) (${summary.byKind.inbox} inbox, ${summary.byKind.outbox} outbox) of ${summary.scopes.length} scope(s) to ${summary.out}` }]
+}
+
+export function importView(summary: ImportSummary): Block[] {
+  if (summary.dryRun) return [{ text: `dry run: ${summary.records} record(s) would be imported into ${summary.scopes.length} scope(s), ${summary.existing} of them already exist` }]
+  return [
+    {
+      text: `imported ${summary.records} record(s) (${summary.byKind.inbox} inbox, ${summary.byKind.outbox} outbox) into ${summary.scopes.join(', ')}: ${summary.inserted} inserted, ${summary.overwritten} overwritten${summary.conflicts ? `, ${summary.conflicts} changed meanwhile and were not overwritten` : ''}`,
+      tone: summary.conflicts ? 'red' : 'green',
+    },
+  ]
+}

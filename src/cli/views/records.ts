@@ -1,0 +1,64 @@
+/** Human views of record lists and of one record. */
+import type { Block, Column, Tone } from '../output.js'
+import { table } from '../output.js'
+import type { RecordPage, RecordSummary } from '../services/records.js'
+import type { ShownRecord } from '../services/show.js'
+import { ago, duration, errorLine, iso } from './format.js'
+
+const STATE_TONES: Record<string, Tone> = { dead: 'red', failed: 'yellow', unknown: 'yellow', processing: 'cyan', sending: 'cyan', done: 'green', sent: 'green' }
+
+/** The columns of a record list; `withKind` adds the kind (the DLQ mixes both). */
+export function recordColumns(now: number, withKind: boolean): Column<RecordSummary>[] {
+  return [
+    ...(withKind ? [{ header: 'kind', value: (r: RecordSummary) => r.kind }] : []),
+    { header: 'id', value: (r) => r.id, maxWidth: 48 },
+    { header: 'state', value: (r) => r.state, tone: (r) => STATE_TONES[r.state] },
+    { header: 'chat', value: (r) => r.chatId, maxWidth: 24 },
+    { header: 'attempts', value: (r) => r.attempts, align: 'right' },
+    { header: 'updated', value: (r) => ago(r.updatedAt, now) },
+    { header: 'last error', value: (r) => errorLine(r.lastError), maxWidth: 50 },
+  ]
+}
+
+/** A page of records, with how to get the next one. */
+export function recordPageView(now: number, withKind: boolean) {
+  return (page: RecordPage): Block[] => {
+    const blocks: Block[] = [table(recordColumns(now, withKind), page.records, '(no records)')]
+    if (page.scanLimited) blocks.push({ text: `read ${page.scanned} records without filling the page; more may match`, tone: 'dim' })
+    if (page.next) blocks.push({ text: `more: add --after ${page.next}`, tone: 'dim' })
+    return blocks
+  }
+}
+
+/** One or more records shown whole, each with why it is not running now. */
+export function shownView(now: number) {
+  return (shown: ShownRecord[]): Block[] =>
+    shown.flatMap(({ kind, version, record, why }) => {
+      const id = kind === 'inbox' ? (record as { id: string }).id : (record as { key: string }).key
+      const lease = record.lease
+      const fields: [string, string | number | null][] = [
+        [kind === 'inbox' ? 'inbox record' : 'outbox send', id],
+        ['state', record.state],
+        ['chat', record.chatId],
+        ['attempts', record.attempts],
+        ['next attempt', record.nextAttemptAt === null ? null : `${iso(record.nextAttemptAt)} (${record.nextAttemptAt > now ? `in ${duration(record.nextAttemptAt - now)}` : `${duration(now - record.nextAttemptAt)} ago`})`],
+        ['lease', lease ? `${lease.owner}, token ${lease.token}, expires ${iso(lease.expiresAt)}` : null],
+        ['fencing token', record.fencingToken],
+        ['last error', errorLine(record.lastError)],
+        ['created', iso(record.createdAt)],
+        ['updated', `${iso(record.updatedAt)} (${ago(record.updatedAt, now)})`],
+        ['version', version],
+      ]
+      if (kind === 'outbox') {
+        const send = record as { providerMessageId: string | null; previousPart: string | null; keySource: string; inboundId: string | null }
+        fields.push(['key source', send.keySource], ['inbound', send.inboundId], ['previous part', send.previousPart], ['provider message', send.providerMessageId])
+      }
+      for (const entry of record.audit ?? []) fields.push([`audit ${entry.action}`, `${iso(entry.at)} by ${entry.by}${entry.reason ? `: ${entry.reason}` : ''}`])
+      const body = kind === 'inbox' ? (record as { event: unknown }).event : (record as { payload: unknown }).payload
+      return [
+        { fields },
+        { text: `${kind === 'inbox' ? 'event' : 'payload'}: ${JSON.stringify(body)}` },
+        { text: `why: ${why}`, tone: 'bold' as const },
+      ]
+    })
+}

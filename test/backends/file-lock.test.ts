@@ -81,6 +81,22 @@ describe('FileDurability lock', () => {
     }
   })
 
+  it('lets exactly one of three processes racing for a stale lock take it', async () => {
+    const path = await journalPath()
+    await (await FileDurability.open(path)).close()
+    await writeFile(`${path}.lock`, JSON.stringify({ pid: deadPid(), host: hostname(), takenAt: 1 }))
+    const children = [1, 2, 3].map(() => startJournalChild('hold', path))
+    const outcomes = await Promise.all(children.map((child) => child.waitForLine((line) => /"event":"(opened|refused)"/.test(line)).then((line) => JSON.parse(line))))
+    const winners = outcomes.filter((outcome) => outcome.event === 'opened')
+    assert.equal(winners.length, 1, JSON.stringify(outcomes))
+    for (const outcome of outcomes.filter((o) => o.event === 'refused')) {
+      assert.equal(outcome.code, 'JOURNAL_LOCKED')
+      assert.equal(outcome.pid, winners[0].pid)
+    }
+    for (const child of children) child.process.stdin!.end('close\n')
+    await Promise.all(children.map((child) => child.exited))
+  })
+
   it('treats a lock from another host as live (it cannot be checked)', async () => {
     const path = await journalPath()
     await (await FileDurability.open(path)).close()

@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     reporters: ['default'],
+    globalSetup: ['test/cli/global-setup.ts'],
   },
 })

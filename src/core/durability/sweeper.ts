@@ -15,7 +15,8 @@ import type { InboxRecord, OutboxRecord } from './records.js'
 import { purgeExpired } from './retention.js'
 
 export class Sweeper {
-  #sweeps = 0
+  /** Whether a sweep of this incarnation got through its reclaim of a dead incarnation's leases. */
+  #reclaimDone = false
   #lastPurgeAt = 0
   lastSweepAt: number | null = null
 
@@ -31,14 +32,15 @@ export class Sweeper {
   async sweep(): Promise<void> {
     const engine = this.engine
     await engine.clock.sync()
-    this.#sweeps++
     const now = engine.now()
     const [outboxDue, inboxDue] = await Promise.all([
       engine.journal.due('outbox', now, LIMITS.sweepBatchMax),
       engine.journal.due('inbox', now, LIMITS.sweepBatchMax),
     ])
-    // The first sweep of an incarnation also takes back what a dead incarnation of this instanceId left leased.
-    const reclaimed = this.#sweeps === 1 ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
+    // The first sweep of an incarnation also takes back what a dead incarnation of this instanceId left
+    // leased; if that sweep fails half-way (the backend briefly unreachable), the next one does it.
+    const reclaiming = !this.#reclaimDone
+    const reclaimed = reclaiming ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
     for (const found of [...inboxDue, ...reclaimed.inbox]) {
       if (engine.keeper.holds('inbox', found.record.id)) continue
@@ -46,6 +48,7 @@ export class Sweeper {
       const held = await claimInbound(engine, found)
       if (held) this.runInbound(held)
     }
+    if (reclaiming) this.#reclaimDone = true
     if (engine.config.retentionMs > 0 && now - this.#lastPurgeAt >= Math.min(LIMITS.purgeEveryMs, engine.config.retentionMs)) {
       this.#lastPurgeAt = now
       await purgeExpired(engine)

@@ -220,6 +220,27 @@ describe('instanceId', () => {
     expect(second.bot.durability!.metrics()).toMatchObject({ inboundReplayed: 1, outboxAmbiguous: 1 })
   })
 
+  it('a restarted instance reclaims its own earlier leases at its first sweep — also when that sweep failed half-way (the backend briefly unreachable)', async () => {
+    const shared = new MemoryDurability()
+    const a = crashable(shared).crashAfter('outbox.journal')
+    const durability = { inbox: { leaseMs: '60s' }, outbox: { leaseMs: '60s' } } as const
+    const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
+    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ ...durability, backend: a, instanceId: 'i1' }), setup })
+    await first.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
+    await a.whenCrashed()
+    bots.abandon(first)
+
+    const tapB = new TapBackend(shared)
+    let failures = 1
+    tapB.intercept((call) => {
+      if (call.op === 'due' && call.kind === 'inbox' && failures-- > 0) throw new Error('connection reset')
+    })
+    const second = await bots.start({ durability: fast({ ...durability, backend: tapB, instanceId: 'i1' }), setup, untapped: true })
+    await waitFor(async () => (await second.bot.durability!.inbox.get('m1'))!.state === 'done', { message: 'm1 reclaimed and replayed long before its 60 s lease' })
+    expect(second.errors.map((e) => (e as Error).message)).toContain('connection reset')
+    expect(second.ambiguous).toEqual([{ key: 'm1:1', chatId: 'c1' }])
+  })
+
   it('another instanceId (another replica, or a default id after a restart on a shared backend) waits for the old leases to expire', async () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashAfter('inbox.admit')

@@ -53,6 +53,8 @@ export class DurableRuntime {
   readonly #beatLoop: BackgroundLoop
   /** Event ids admitted lately by this process: a redelivery is recognised without a round trip. */
   readonly #recent = new Set<string>()
+  /** Admissions in flight, by event id: a redelivery meanwhile is answered as the first one is. */
+  readonly #admitting = new Map<string, Promise<void>>()
   /**
    * The message being handled, so that bot.send / bot.enqueue inside a handler get derived keys too
    * (rule 2). Only a durable bot creates it: async context tracking has a cost on every promise.
@@ -111,10 +113,28 @@ export class DurableRuntime {
 
   /** Journals an inbound event, then dispatches it; resolves once it is journaled. Fail-closed unless failOpen. */
   async receive(event: InboundEvent): Promise<void> {
+    const admitting = this.#admitting.get(event.id)
+    if (admitting) {
+      // A redelivery while the first delivery is still being journaled: acknowledged only once that one
+      // is, and refused if it fails (fail-closed), so the channel delivers it again instead of losing it.
+      await admitting
+      this.engine.metrics.increment('inboundDuplicates')
+      return
+    }
     if (this.#recent.has(event.id)) {
       this.engine.metrics.increment('inboundDuplicates')
       return
     }
+    const admission = this.#admit(event)
+    this.#admitting.set(event.id, admission)
+    try {
+      await admission
+    } finally {
+      this.#admitting.delete(event.id)
+    }
+  }
+
+  async #admit(event: InboundEvent): Promise<void> {
     this.#remember(event.id)
     let admitted: Awaited<ReturnType<typeof admitInbound>>
     try {

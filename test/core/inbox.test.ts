@@ -169,6 +169,44 @@ describe('Fail-closed', () => {
     expect(t.bot.durability!.metrics().inboundDuplicates).toBe(0)
   })
 
+  it('a redelivery that arrives while the first delivery is still being journaled is not acknowledged before the journal answered (so a failed write never loses it)', async () => {
+    const provider = new MockProvider()
+    let runs = 0
+    const t = await bots.start({
+      provider,
+      durability: fast(),
+      setup: (bot) =>
+        bot.when(TEXT, async (ctx) => {
+          runs++
+          await ctx.reply('handled')
+        }),
+    })
+    const slowWrite = deferred()
+    const removeFault = t.tap!.intercept(async (call) => {
+      if (call.op === 'write' && call.name === 'inbox.admit') {
+        await slowWrite.promise
+        throw new Error('timeout')
+      }
+    })
+    const first = provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' }).then(() => 'acknowledged', () => 'refused')
+    // The channel gives up waiting and redelivers while the first write is still in flight.
+    const redelivery = provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' }).then(() => 'acknowledged', () => 'refused')
+    slowWrite.resolve()
+    const outcomes = [await first, await redelivery]
+    removeFault()
+    await t.bot.idle()
+    // Whatever was acknowledged must be journaled (or handled): a 200 for nothing is a lost message.
+    if (outcomes.includes('acknowledged')) {
+      expect(runs).toBe(1)
+    } else {
+      expect(runs).toBe(0)
+      await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
+      await t.bot.idle()
+      expect(runs).toBe(1)
+    }
+    expect(provider.texts()).toEqual(['handled'])
+  })
+
   it('`failOpen: true` dispatches an inbound event even when the journal cannot record it', async () => {
     const provider = new MockProvider()
     let runs = 0

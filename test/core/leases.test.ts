@@ -97,6 +97,31 @@ describe('Leases with heartbeat', () => {
   })
 })
 
+describe('The backend’s clock', () => {
+  it('lease expiry is judged by the backend’s clock: a replica whose own clock is ten minutes off neither steals a live lease nor keeps a dead one', async () => {
+    const backend = new MemoryDurability()
+    const release = deferred()
+    let runs = 0
+    const setup = (bot: import('../../src/core/bot.js').Bot) =>
+      bot.when(TEXT, async () => {
+        runs++
+        await release.promise
+      })
+    const ahead = await bots.start({ durability: fast({ backend, instanceId: 'ahead', clock: () => Date.now() + 600_000 }), setup })
+    const behind = await bots.start({ durability: fast({ backend, instanceId: 'behind', clock: () => Date.now() - 600_000 }), setup })
+    await behind.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
+    const lease = (await behind.bot.durability!.inbox.get('m1'))!.lease!
+    // Written on the backend's clock, not the replica's own.
+    expect(Math.abs(lease.acquiredAt - Date.now())).toBeLessThan(60_000)
+    await sweeps(ahead, 3)
+    expect(runs).toBe(1)
+    expect(ahead.bot.durability!.metrics().inboundReplayed).toBe(0)
+    release.resolve()
+    await waitFor(async () => (await behind.bot.durability!.inbox.get('m1'))!.state === 'done')
+    expect(behind.bot.durability!.metrics().staleLeases).toBe(0)
+  })
+})
+
 describe('Fencing', () => {
   it('every claim takes a new, larger token (inbox)', async () => {
     const store = new MemoryStore()

@@ -4,7 +4,7 @@
  * is opened. Opening checks what is there before it touches anything: a journal a read asks for
  * must exist and be a journal; a file journal held by a live process is opened read-only.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { BotmeshError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
@@ -87,7 +87,9 @@ async function openThrowaway(target: BackendTarget, options: OpenBackendOptions)
 
 async function openFile(target: Extract<BackendTarget, { path: string }>, access: BackendAccess): Promise<OpenedBackend> {
   const { FileDurability } = await import('./file/index.js')
-  checkJournalFile(target.path, access, () => true, '')
+  // A journal in appendLog mode may be only its log until the first compaction writes the snapshot.
+  if (!existsSync(target.path) && existsSync(`${target.path}.log`)) checkJournalFile(`${target.path}.log`, 'create', () => true, '')
+  else checkJournalFile(target.path, access, () => true, '')
   if (access === 'read') {
     const backend = await FileDurability.open(target.path, { readOnly: true })
     return started(target, backend, { cleanup: () => backend.close(), readOnly: true })

@@ -102,6 +102,7 @@ export class DurableRuntime {
   /** Whether anything can be done now: a sweep in flight, or a due record nobody is working on. */
   async hasDueWork(): Promise<boolean> {
     await this.#sweepLoop.settled()
+    if (this.#sweeper.reclaiming) return true
     const engine = this.engine
     const now = engine.now()
     const [outbox, inbox] = await Promise.all([engine.journal.due('outbox', now, 50), engine.journal.due('inbox', now, 50)])

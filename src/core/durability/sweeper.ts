@@ -15,8 +15,12 @@ import type { InboxRecord, OutboxRecord } from './records.js'
 import { purgeExpired } from './retention.js'
 
 export class Sweeper {
-  /** Whether a sweep of this incarnation got through its reclaim of a dead incarnation's leases. */
-  #reclaimDone = false
+  /**
+   * Whether to look for records an earlier run of this instanceId left leased. From the first sweep
+   * until a sweep gets through finding none: a sweep may fail half-way (the backend briefly
+   * unreachable), and a write of the dead run may land late and make a reclaim lose its race.
+   */
+  #reclaiming = true
   #lastPurgeAt = 0
   lastSweepAt: number | null = null
 
@@ -37,23 +41,29 @@ export class Sweeper {
       engine.journal.due('outbox', now, LIMITS.sweepBatchMax),
       engine.journal.due('inbox', now, LIMITS.sweepBatchMax),
     ])
-    // The first sweep of an incarnation also takes back what a dead incarnation of this instanceId left
-    // leased; if that sweep fails half-way (the backend briefly unreachable), the next one does it.
-    const reclaiming = !this.#reclaimDone
-    const reclaimed = reclaiming ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
+    // A restarted instance takes back at once what its dead earlier run left leased.
+    const reclaimed = this.#reclaiming ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
+    const foundAbandoned = reclaimed.outbox.length + reclaimed.inbox.length > 0
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
-    for (const found of [...inboxDue, ...reclaimed.inbox]) {
+    // Replays of one chat run in the order the messages arrived, so an answer never overtakes its question.
+    const replays = [...inboxDue, ...reclaimed.inbox].sort((a, b) => a.record.createdAt - b.record.createdAt || (a.record.id < b.record.id ? -1 : 1))
+    for (const found of replays) {
       if (engine.keeper.holds('inbox', found.record.id)) continue
       if (found.record.state === 'processing' && !engine.leaseIsOver(found.record.lease, 'inbox', found.record.id)) continue
       const held = await claimInbound(engine, found)
       if (held) this.runInbound(held)
     }
-    if (reclaiming) this.#reclaimDone = true
+    if (!foundAbandoned) this.#reclaiming = false
     if (engine.config.retentionMs > 0 && now - this.#lastPurgeAt >= Math.min(LIMITS.purgeEveryMs, engine.config.retentionMs)) {
       this.#lastPurgeAt = now
       await purgeExpired(engine)
     }
     this.lastSweepAt = engine.now()
+  }
+
+  /** Whether records of an earlier run of this instanceId may still wait to be taken back. */
+  get reclaiming(): boolean {
+    return this.#reclaiming
   }
 
   /** Sends of different chats go out in parallel; within a chat, in due order. */

@@ -13,6 +13,8 @@ export interface Tally {
   duplicated: number
   unexpected: number
   ambiguous: number
+  /** Which sends were lost, duplicated or unexpected ("chat: text"), for the report. */
+  details: { lost: string[]; duplicated: string[]; unexpected: string[] }
 }
 
 /** Counts lost, duplicated and unexpected sends. */
@@ -27,13 +29,25 @@ export function tally(expected: readonly string[], accepted: readonly { chatId: 
   let lost = 0
   let duplicated = 0
   let unexpected = 0
+  const details = { lost: [] as string[], duplicated: [] as string[], unexpected: [] as string[] }
+  const readable = (id: string) => id.replace('\u241f', ': ')
   for (const [id, count] of want) {
     const have = got.get(id) ?? 0
-    if (have < count) lost += count - have
-    if (have > count) duplicated += have - count
+    if (have < count) {
+      lost += count - have
+      details.lost.push(readable(id))
+    }
+    if (have > count) {
+      duplicated += have - count
+      details.duplicated.push(readable(id))
+    }
   }
-  for (const [id, count] of got) if (!want.has(id)) unexpected += count
-  return { expected: expected.length, delivered: accepted.length, lost, duplicated, unexpected, ambiguous }
+  for (const [id, count] of got) {
+    if (want.has(id)) continue
+    unexpected += count
+    details.unexpected.push(readable(id))
+  }
+  return { expected: expected.length, delivered: accepted.length, lost, duplicated, unexpected, ambiguous, details }
 }
 
 /** What the seed's guarantee allows under a policy; empty when the run kept it. */

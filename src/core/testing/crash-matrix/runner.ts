@@ -84,7 +84,7 @@ export async function runCrashCase(factory: CrashBackendFactory, testCase: Crash
 }
 
 /** The scope the workload bot works in. */
-const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
+export const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
 
 /** Delivers the messages (chats in parallel, in order within a chat) until the bot crashes or goes idle. */
 async function runGeneration(
@@ -131,7 +131,7 @@ function redeliveries(chats: InboundEvent[][], acknowledged: Set<string>, random
  * The journal must end settled: every inbound done (the poisoned one dead), no send left pending.
  * Sends left unknown are ambiguous even when the crash swallowed their 'durability:ambiguous' event.
  */
-async function journalProblems(backend: DurabilityBackend, scopeId: string, ambiguous: Set<string>): Promise<string[]> {
+export async function journalProblems(backend: DurabilityBackend, scopeId: string, ambiguous: Set<string>): Promise<string[]> {
   await backend.start()
   try {
     const journal = backend.journal(scopeId)

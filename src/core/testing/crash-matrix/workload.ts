@@ -71,17 +71,41 @@ export function scriptProvider(provider: MockProvider): void {
 }
 
 /** A store that fails once for c-store and always for c-poison: failures before any handler runs. */
-export class WorkloadStore extends MemoryStore {
-  #failedOnce = false
+export class WorkloadStore implements Store {
+  #failedOnce: boolean
 
-  override async getCheckpoint(scope: string, chatId: string) {
+  /** `failedOnce`: the one failure already happened (in an earlier process); `onFailOnce` records it. */
+  constructor(
+    private readonly inner: Store = new MemoryStore(),
+    private readonly options: { failedOnce?: boolean; onFailOnce?: () => void } = {},
+  ) {
+    this.#failedOnce = options.failedOnce ?? false
+  }
+
+  async start(): Promise<void> {
+    await this.inner.start?.()
+  }
+
+  async stop(): Promise<void> {
+    await this.inner.stop?.()
+  }
+
+  async getCheckpoint(scope: string, chatId: string) {
     if (chatId === 'c-poison') throw new Error('the store is down for c-poison (scripted)')
     if (chatId === 'c-store' && !this.#failedOnce) {
       this.#failedOnce = true
+      this.options.onFailOnce?.()
       throw new Error('the store is down once (scripted)')
     }
-    return super.getCheckpoint(scope, chatId)
+    return this.inner.getCheckpoint(scope, chatId)
   }
+
+  getUser: Store['getUser'] = (...args) => this.inner.getUser(...args)
+  setUser: Store['setUser'] = (...args) => this.inner.setUser(...args)
+  setCheckpoint: Store['setCheckpoint'] = (...args) => this.inner.setCheckpoint(...args)
+  deleteCheckpoint: Store['deleteCheckpoint'] = (...args) => this.inner.deleteCheckpoint(...args)
+  appendLog: Store['appendLog'] = (...args) => this.inner.appendLog(...args)
+  listLog: Store['listLog'] = (...args) => this.inner.listLog(...args)
 }
 
 export interface WorkloadBotOptions {
@@ -107,7 +131,7 @@ export function workloadBot(options: WorkloadBotOptions): Bot {
       outbox: { retries: 3, backoff: { baseMs: 5, capMs: 20, jitter: 0 }, inlineMaxMs: 40, onAmbiguous: options.onAmbiguous, leaseMs: 300 },
     },
   })
-  bot.on('error', () => {})
+  bot.on('error', (e: Error) => { if (process.env.CRASH_DEBUG) console.error('bot error:', e.message) })
   bot.when(text('two'), async (ctx) => {
     await ctx.reply('one of two')
     await ctx.reply('two of two')

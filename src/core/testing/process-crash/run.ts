@@ -1,0 +1,112 @@
+/**
+ * The real-process crash test: a child process runs the workload bot on a backend and is killed
+ * with SIGKILL in the middle of a handler, a provider call or a journal write (the seed picks which
+ * and when); a new child with the same instanceId then recovers on the same storage. The verdict
+ * comes from the oracle file (what the channel accepted), as in the crash matrix.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { DurabilityBackend } from '../../durability/backend.js'
+import { tally, violations, type Tally } from '../crash-matrix/checker.js'
+import { journalProblems, WORKLOAD_SCOPE } from '../crash-matrix/runner.js'
+import { expectedSends } from '../crash-matrix/workload.js'
+import { pick, seededRandom } from '../crash-matrix/random.js'
+import type { ChildConfig } from './child.js'
+import { createOracle, readOracle } from './oracle-file.js'
+
+export type KillMoment = 'handler' | 'send' | 'write'
+
+export interface ProcessCrashOptions {
+  backendModule: string
+  backendArg: unknown
+  /** Opens the same storage in this process, to read the journal afterwards. */
+  openBackend(): Promise<DurabilityBackend>
+  /** A folder for the oracle file. */
+  dir: string
+  seed: number
+  policy: 'skip' | 'resend'
+  /** Where the kill lands; drawn from the seed when omitted. */
+  killOn?: KillMoment
+}
+
+export interface ProcessCrashResult extends Tally {
+  seed: number
+  policy: 'skip' | 'resend'
+  killOn: KillMoment
+  /** Which occurrence of the marker the kill followed; killed false when the run finished first. */
+  nth: number
+  killed: boolean
+  ok: boolean
+  problems: string[]
+}
+
+/** A child that neither finishes nor gets killed within this time fails the run. */
+const CHILD_TIMEOUT_MS = 60_000
+
+export async function runProcessCrash(options: ProcessCrashOptions): Promise<ProcessCrashResult> {
+  const random = seededRandom(options.seed)
+  const killOn = options.killOn ?? (['handler', 'send', 'write'] as const)[pick(random, 0, 2)]!
+  const nth = pick(random, 1, killOn === 'write' ? 40 : 12)
+  const pauseMs = pick(random, 2, 15)
+  const oracleFile = join(options.dir, `oracle-${options.seed}-${process.pid}-${Date.now()}.ndjson`)
+  createOracle(oracleFile)
+  const config: ChildConfig = { backendModule: options.backendModule, backendArg: options.backendArg, oracleFile, policy: options.policy, pauseMs }
+  const problems: string[] = []
+  const first = await runChild(config, { kind: killOn, nth })
+  if (first === 'timeout') problems.push('the first process neither finished nor was killed in time')
+  const second = await runChild(config)
+  if (second !== 'idle') problems.push(`the restarted process did not finish: ${second}`)
+  const lines = readOracle(oracleFile)
+  const ambiguous = new Set(lines.flatMap((line) => ('ambiguous' in line ? [line.ambiguous] : [])))
+  if (problems.length === 0) {
+    const backend = await options.openBackend()
+    problems.push(...(await journalProblems(backend, WORKLOAD_SCOPE, ambiguous)))
+  }
+  const accepted = lines.flatMap((line) => ('sent' in line ? [line.sent] : []))
+  const counts = tally(expectedSends(), accepted, ambiguous.size)
+  problems.push(...violations(counts, options.policy))
+  return { seed: options.seed, policy: options.policy, killOn, nth, killed: first === 'killed', ...counts, ok: problems.length === 0, problems }
+}
+
+/** Runs the child; with `kill`, sends SIGKILL right after the nth marker of that kind. */
+function runChild(config: ChildConfig, kill?: { kind: KillMoment; nth: number }): Promise<'idle' | 'killed' | 'timeout' | string> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...childCommand(), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let seen = 0
+    let idle = false
+    let stderr = ''
+    let buffered = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      resolve('timeout')
+    }, CHILD_TIMEOUT_MS)
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4_000)
+    })
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk
+      const lines = buffered.split('\n')
+      buffered = lines.pop() ?? ''
+      for (const line of lines) {
+        if (line === 'IDLE') idle = true
+        if (kill && line === `MARK ${kill.kind}` && ++seen === kill.nth) child.kill('SIGKILL')
+      }
+    })
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer)
+      if (signal === 'SIGKILL') resolve('killed')
+      else if (code === 0 && idle) resolve('idle')
+      else resolve(`exit ${signal ?? code}: ${stderr.trim()}`)
+    })
+  })
+}
+
+/** The child script: built (dist) or, in this repository's tests, the TypeScript source through the loader. */
+function childCommand(): string[] {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const built = join(here, 'child.js')
+  if (existsSync(built)) return [built]
+  return ['--import', join(here, '..', '..', '..', '..', 'test-utils', 'ts-loader.mjs'), join(here, 'child.ts')]
+}

@@ -13,6 +13,7 @@ const entries = [
   'src/backends/events/durability.ts',
   'src/cli/main.ts',
   'src/demo/worker.ts',
+  'src/core/testing/process-crash/child.ts',
 ].filter((file) => existsSync(file))
 
 export default defineConfig({

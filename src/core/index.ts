@@ -13,6 +13,19 @@ export * from './errors.js'
 export { MemoryStore, type Store, type MessageLogEntry } from './store.js'
 export type { Duration } from './duration.js'
 export { MemoryDurability } from '../backends/memory/index.js'
+export {
+  FileDurability,
+  FileKv,
+  FILE_LIMITS,
+  verifyJournal,
+  salvageJournal,
+  type FileDurabilityOptions,
+  type AppendLogOptions,
+  type CompactionReport,
+  type FileJournalStats,
+  type VerifyReport,
+  type SalvageReport,
+} from '../backends/file/index.js'
 export type { DurabilityOptions, BackoffOptions } from './durability/config.js'
 export { Durability, type RecordListQuery } from './durability/facade.js'
 export type { SendResult } from './durability/outbox.js'

@@ -10,7 +10,8 @@ import type { InstanceRecord } from './records.js'
 
 export class InstanceBeat {
   #version = 0
-  readonly #startedAt = Date.now()
+  /** On the backend's clock, like every other time in the record (set by the first beat). */
+  #startedAt: number | undefined
 
   constructor(
     private readonly engine: DurabilityEngine,
@@ -21,6 +22,7 @@ export class InstanceBeat {
   /** Writes the heartbeat (compare-and-set; a record left by an earlier incarnation is taken over). */
   async beat(): Promise<void> {
     const now = this.engine.now()
+    this.#startedAt ??= now
     const record: InstanceRecord = {
       instanceId: this.engine.instanceId,
       botId: this.botId,

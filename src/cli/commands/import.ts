@@ -4,7 +4,7 @@ import type { Cli } from '../context.js'
 import { ReportedFailure } from '../errors.js'
 import { lineSource } from '../files.js'
 import { examples } from '../options.js'
-import { importRecords } from '../services/import.js'
+import { checkExport, importRecords } from '../services/import.js'
 import { withBackend } from '../session.js'
 import { importView } from '../views/checks.js'
 
@@ -19,6 +19,7 @@ export function registerImport(program: Command, cli: Cli): void {
     .action(async (file: string, options: { overwrite?: boolean; dryRun?: boolean }) => {
       const config = cli.config()
       const lines = await lineSource(file, cli.stdin)
+      await checkExport(lines, { scope: config.scope.scope })
       const progress = cli.out.progress('importing')
       await withBackend(config, options.dryRun ? 'read' : 'create', async ({ backend }) => {
         const summary = await importRecords(backend, lines, { ...options, scope: config.scope.scope, onProgress: (phase, n) => progress.update(n, phase) }).finally(() => progress.done())

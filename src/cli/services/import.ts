@@ -39,6 +39,17 @@ export const IMPORT_BATCH = 100
 /** Keys of existing records a refusal names. */
 const CONFLICT_SAMPLE_MAX = 3
 
+/** Checks every line of an export without a backend, so a bad file is refused before anything is opened or created. */
+export async function checkExport(readLines: () => AsyncIterable<string>, options: Pick<ImportOptions, 'scope'> = {}): Promise<{ records: number; scopes: string[] }> {
+  let records = 0
+  const scopes = new Set<string>()
+  await inBatches(readLines(), options, async (scope, _kind, lines) => {
+    records += lines.length
+    scopes.add(scope)
+  })
+  return { records, scopes: [...scopes].sort() }
+}
+
 /** Imports the lines `readLines()` yields (it is called once per pass). */
 export async function importRecords(backend: DurabilityBackend, readLines: () => AsyncIterable<string>, options: ImportOptions = {}): Promise<ImportSummary> {
   const summary: ImportSummary = { records: 0, byKind: { inbox: 0, outbox: 0 }, scopes: [], existing: 0, inserted: 0, overwritten: 0, conflicts: 0, dryRun: options.dryRun ?? false }

@@ -4,6 +4,7 @@
  */
 import { CONFORMANCE_CASES, runCases, type CaseResult } from '../../core/testing/conformance/index.js'
 import type { ThrowawayFactory } from '../../backends/throwaway.js'
+import { UsageError } from '../errors.js'
 
 /** The suite's outcome. */
 export interface ConformanceReport {
@@ -24,6 +25,7 @@ export async function runConformance(
   options: { match?: string; onResult?: (result: CaseResult, index: number, total: number) => void } = {},
 ): Promise<ConformanceReport> {
   const cases = CONFORMANCE_CASES.filter((testCase) => !options.match || testCase.name.includes(options.match))
+  if (cases.length === 0) throw new UsageError(`no conformance case matches "${options.match}"`)
   const started = performance.now()
   const results = await runCases(factory, cases, (result, index) => options.onResult?.(result, index, cases.length))
   const failed = results.filter((result) => !result.ok).length

@@ -47,11 +47,15 @@ export class Sweeper {
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
     // Replays of one chat run in the order the messages arrived, so an answer never overtakes its question.
     const replays = [...inboxDue, ...reclaimed.inbox].sort((a, b) => a.record.createdAt - b.record.createdAt || (a.record.id < b.record.id ? -1 : 1))
+    // A chat whose earlier record cannot be taken now (live elsewhere, or a claim that lost its race)
+    // waits: none of its later records may run before it.
+    const waiting = new Set<string>()
     for (const found of replays) {
-      if (engine.keeper.holds('inbox', found.record.id)) continue
-      if (found.record.state === 'processing' && !engine.leaseIsOver(found.record.lease, 'inbox', found.record.id)) continue
-      const held = await claimInbound(engine, found)
+      const { id, chatId } = found.record
+      if (waiting.has(chatId) || engine.keeper.holds('inbox', id)) continue
+      const held = found.record.state === 'processing' && !engine.leaseIsOver(found.record.lease, 'inbox', id) ? undefined : await claimInbound(engine, found)
       if (held) this.runInbound(held)
+      else waiting.add(chatId)
     }
     if (!foundAbandoned) this.#reclaiming = false
     if (engine.config.retentionMs > 0 && now - this.#lastPurgeAt >= Math.min(LIMITS.purgeEveryMs, engine.config.retentionMs)) {

@@ -21,6 +21,8 @@ export function startJournalChild(command: 'hold' | 'write-loop', path: string, 
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
   })
+  // A child that already exited (the loser of a lock race) makes a late write to its stdin fail with EPIPE: harmless here.
+  child.stdin.on('error', () => {})
   const lines: string[] = []
   let pending = ''
   let stderr = ''

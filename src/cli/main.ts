@@ -23,6 +23,10 @@ export async function main(argv: string[]): Promise<ExitCode> {
     interrupt.abort()
   }
   process.on('SIGINT', onInterrupt)
+  // A reader that went away (`botmesh export | head`) is not an error: stop quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_CODES.done)
+  })
   try {
     const program = buildProgram({ out, env: process.env, stdin: process.stdin, signal: interrupt.signal, version: packageVersion() })
     await program.parseAsync(argv, { from: 'user' })

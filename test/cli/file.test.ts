@@ -63,11 +63,13 @@ describe('a journal a live process holds', () => {
     })
     const url = `file:${path}`
     const before = await filesOf(path)
+    const exported = await botmesh(['export', '--backend', url])
+    expect(exported.code).toBe(0)
     const dlq = await botmesh(['dlq', 'list', '--json', '--backend', url])
     expect(dlq.code).toBe(0)
     expect(jsonOf<{ records: unknown[] }>(dlq).records).toHaveLength(5)
     for (const args of [['replay', 'in-dead-1', '--yes'], ['retry', '--all-dead', '--yes'], ['discard', 'out-dead-1', '--yes'], ['purge', '--older-than', '1d', '--yes'], ['compact'], ['import', '-']]) {
-      const refused = await botmesh([...args, '--backend', url], { input: '' })
+      const refused = await botmesh([...args, '--backend', url], { input: exported.stdout })
       expect(refused.code, args.join(' ')).toBe(2)
       expect(refused.stderr, args.join(' ')).toContain(`${path} is held by process ${holder.pid} (a running bot)`)
       expect(refused.stderr, args.join(' ')).toMatch(/Stop that process first, or make the change from inside it \(bot\.durability\.replayInbound.*\(JOURNAL_LOCKED\)/)

@@ -7,7 +7,7 @@
 import type { Journal } from '../../core/durability/backend.js'
 import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
 import { BotmeshError, InvalidStateError, RecordNotFoundError } from '../../core/errors.js'
-import { scan, summarize, type Lane, type RecordFilters, type RecordSummary, type WorkKind } from './records.js'
+import { isFiltered, scan, summarize, type Lane, type RecordFilters, type RecordSummary, type WorkKind } from './records.js'
 
 /** Limits of bulk work, named with units last. */
 export const BULK_LIMITS = {
@@ -71,7 +71,7 @@ export async function planFiltered(journal: Journal, lanes: readonly Lane[], fil
   const ids: string[] = []
   const sample: RecordSummary[] = []
   let matched = 0
-  const unfiltered = filters.chat === undefined && filters.since === undefined && filters.error === undefined
+  const unfiltered = !isFiltered(filters)
   for await (const { summary } of scan(journal, lanes, filters)) {
     if (!summary) continue
     matched++

@@ -93,10 +93,18 @@ export async function listRecords(journal: Journal, lanes: readonly Lane[], filt
   const limit = options.limit ?? LIST_LIMITS.pageDefault
   const records: RecordSummary[] = []
   let scanned = 0
-  for await (const { summary, position } of scan(journal, lanes, filters, options.after ? decodeCursor(options.after, lanes.length) : undefined)) {
+  // Unfiltered, a page reads what it shows (plus one, to know whether there is more); filtered, it reads ahead.
+  const batch = isFiltered(filters) ? LIST_LIMITS.readBatch : Math.min(LIST_LIMITS.readBatch, limit + 1)
+  const found = scan(journal, lanes, filters, options.after ? decodeCursor(options.after, lanes.length) : undefined, batch)
+  let last: Cursor | undefined
+  for await (const { summary, position } of found) {
+    if (records.length >= limit) {
+      // The page is full and another record follows (shown or not): the page ends at the last one shown.
+      return { records, next: encodeCursor(last!), scanned, scanLimited: false }
+    }
     scanned++
+    last = position
     if (summary) records.push(summary)
-    if (records.length >= limit) return { records, next: encodeCursor(position), scanned, scanLimited: false }
     if (scanned >= LIST_LIMITS.scanMax) return { records, next: encodeCursor(position), scanned, scanLimited: true }
   }
   return { records, next: null, scanned, scanLimited: false }
@@ -111,6 +119,7 @@ export async function* scan(
   lanes: readonly Lane[],
   filters: RecordFilters,
   from?: Cursor,
+  batch: number = LIST_LIMITS.readBatch,
 ): AsyncGenerator<{ summary: RecordSummary | undefined; position: Cursor }> {
   for (let lane = from?.lane ?? 0; lane < lanes.length; lane++) {
     const { kind, state } = lanes[lane]!
@@ -118,7 +127,7 @@ export async function* scan(
     // The index is in time order: start just before --since instead of reading older records.
     if (!after && filters.since !== undefined) after = { stateTime: filters.since - 1, key: '' }
     for (;;) {
-      const page = await journal.list(kind, { state, after, limit: LIST_LIMITS.readBatch })
+      const page = await journal.list(kind, { state, after, limit: batch })
       for (const found of page) {
         const record = found.record as InboxRecord | OutboxRecord
         const { stateTime } = recordIndex(kind, record)
@@ -126,7 +135,7 @@ export async function* scan(
         after = { stateTime, key: position.key }
         yield { summary: matches(record, filters) ? summarize(kind, record) : undefined, position }
       }
-      if (page.length < LIST_LIMITS.readBatch) break
+      if (page.length < batch) break
     }
   }
 }
@@ -148,6 +157,11 @@ export function summarize(kind: WorkKind, record: InboxRecord | OutboxRecord): R
   if (kind === 'inbox') return base
   const outbox = record as OutboxRecord
   return { ...base, previousPart: outbox.previousPart, providerMessageId: outbox.providerMessageId }
+}
+
+/** Whether any filter is set. */
+export function isFiltered(filters: RecordFilters): boolean {
+  return filters.chat !== undefined || filters.since !== undefined || filters.error !== undefined
 }
 
 function matches(record: InboxRecord | OutboxRecord, filters: RecordFilters): boolean {

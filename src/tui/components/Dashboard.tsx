@@ -1,0 +1,30 @@
+/**
+ * The dashboard's root: the one component with hooks. It wires the live state (`useDashboard`),
+ * the terminal's size and the keys to the props-only `Screen`.
+ */
+import { useApp, useInput } from 'ink'
+import type { DashboardConnection } from '../connection.js'
+import { useDashboard } from '../hooks/use-dashboard.js'
+import { useTerminalSize } from '../hooks/use-terminal-size.js'
+import type { Theme } from '../theme.js'
+import { Screen } from './Screen.js'
+
+export interface DashboardProps {
+  connection: DashboardConnection
+  refreshMs: number
+  /** --scope: this scope (it may hold no records yet). */
+  scope?: string
+  /** --bot: the scope of this botId. */
+  bot?: string
+  theme: Theme
+  /** Receives the promise of the background work's end, once the dashboard unmounted. */
+  onStopped?(stopped: Promise<void>): void
+}
+
+export function Dashboard({ connection, refreshMs, scope, bot, theme, onStopped }: DashboardProps) {
+  const { exit } = useApp()
+  const { state, press } = useDashboard({ connection, refreshMs, scope, bot, onQuit: () => exit(), onStopped })
+  const size = useTerminalSize()
+  useInput(press)
+  return <Screen state={state} size={size} theme={theme} />
+}

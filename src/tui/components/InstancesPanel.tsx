@@ -1,0 +1,68 @@
+/**
+ * Instances: every replica that wrote a heartbeat into the scope, with its host, pid, the age of
+ * its last heartbeat and its counters. One whose heartbeat stopped (it crashed, or froze) shows as
+ * gone (✖) until its record is replaced; a bot that stopped gracefully removed its own.
+ */
+import { Box } from 'ink'
+import type { InstanceView } from '../../cli/services/instances.js'
+import { columnWidths, compact, duration, row, type ColumnSpec } from '../format.js'
+import { windowStart } from '../layout.js'
+import type { RowState } from '../selection.js'
+import type { Theme } from '../theme.js'
+import { ListRow } from './ListRow.js'
+import { PanelTitle } from './PanelTitle.js'
+
+export interface InstancesPanelProps {
+  number: number
+  instances: InstanceView[]
+  row: RowState
+  focused: boolean
+  height: number
+  width: number
+  now: number
+  theme: Theme
+}
+
+const COLUMNS: ColumnSpec[] = [
+  { min: 6 },
+  { min: 10, grow: 4, max: 48 },
+  { min: 10, grow: 1, max: 28 },
+  { min: 12 },
+  { min: 10, grow: 2 },
+]
+
+/** The counters a row has room for, by short name (the detail shows all of them). */
+const SHOWN_METRICS: [name: string, label: string][] = [
+  ['inboundJournaled', 'in'],
+  ['outboxJournaled', 'out'],
+  ['inboundDead', 'dead in'],
+  ['outboxDead', 'dead out'],
+  ['outboxRetried', 'retried'],
+  ['inboundReplayed', 'replayed'],
+  ['outboxAmbiguous', 'unknown'],
+  ['staleLeases', 'stale'],
+]
+
+export function InstancesPanel({ number, instances, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
+  const live = instances.filter((instance) => instance.live).length
+  const gone = instances.length - live
+  const summary = instances.length === 0 ? 'no heartbeat: no bot running in this scope' : `${live} live${gone > 0 ? ` · ${gone} gone (✖)` : ''}`
+  const rows = Math.max(0, height - 1)
+  const start = windowStart(instances.length, selection.index, rows)
+  const widths = columnWidths(width - 2, COLUMNS)
+  return (
+    <Box flexDirection="column" height={height} overflow="hidden">
+      <PanelTitle number={number} title="Instances" summary={summary} focused={focused} width={width} theme={theme} />
+      {instances.slice(start, start + rows).map((instance, offset) => {
+        const metrics = SHOWN_METRICS.filter(([name]) => instance.metrics[name] !== undefined)
+          .map(([name, label]) => `${label} ${compact(instance.metrics[name]!)}`)
+          .join(' ')
+        const status = instance.live ? '● live' : '✖ gone'
+        const text = row([status, instance.instanceId, `${instance.host}:${instance.pid}`, `beat ${duration(now - instance.lastBeatAt)}`, metrics || '-'], widths, COLUMNS)
+        return (
+          <ListRow key={instance.instanceId} text={text} selected={start + offset === selection.index} focused={focused} width={width} theme={theme} tone={instance.live ? undefined : 'error'} />
+        )
+      })}
+    </Box>
+  )
+}

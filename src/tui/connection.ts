@@ -1,0 +1,112 @@
+/**
+ * The dashboard's way to the backend, opened with the CLI's `openBackend`. A shared backend
+ * (SQLite, Redis, PostgreSQL) is opened once and kept; when it keeps failing (a server restarted,
+ * a pool wedged) it is closed and opened again on the next use, so a server that comes back is
+ * picked up without restarting the dashboard. A file journal belongs to one process at a time:
+ * each refresh opens it read-only (seeing what the bot last wrote) and each action opens it for
+ * writing, which is refused while a running bot holds it.
+ */
+import type { DurabilityBackend } from '../core/durability/backend.js'
+import { BotmeshError } from '../core/errors.js'
+import { openBackend, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../backends/open.js'
+import { heldByProcess } from '../cli/session.js'
+import { DASHBOARD_LIMITS } from './limits.js'
+
+export type ConnectionAccess = 'read' | 'write'
+
+/** An opened (or openable) backend the dashboard reads and acts through. */
+export interface DashboardConnection {
+  /** The backend URL, its password replaced by ***. */
+  readonly label: string
+  /** Runs `work` on the opened backend, opening it first when needed. */
+  use<T>(access: ConnectionAccess, work: (backend: DurabilityBackend) => Promise<T>): Promise<T>
+  /** An error's message as the dashboard shows it (code added, passwords scrubbed). */
+  describe(error: unknown): string
+  /** Closes what is open. Idempotent. */
+  close(): Promise<void>
+}
+
+/** A connection to `target`; nothing opens until the first `use`. */
+export function connect(target: BackendTarget, options: Omit<OpenBackendOptions, 'access'> = {}): DashboardConnection {
+  return target.kind === 'file' ? new PerUseConnection(target, options) : new KeptConnection(target, options)
+}
+
+abstract class BaseConnection implements DashboardConnection {
+  constructor(
+    protected readonly target: BackendTarget,
+    protected readonly options: Omit<OpenBackendOptions, 'access'>,
+  ) {}
+
+  get label(): string {
+    return this.target.label
+  }
+
+  abstract use<T>(access: ConnectionAccess, work: (backend: DurabilityBackend) => Promise<T>): Promise<T>
+  abstract close(): Promise<void>
+
+  describe(error: unknown): string {
+    const message = error instanceof Error ? error.message || error.name : String(error)
+    const code = error instanceof BotmeshError ? error.code : (error as { code?: unknown } | null)?.code
+    const text = typeof code === 'string' && code !== '' && !message.includes(code) ? `${message} (${code})` : message
+    return scrubSecrets(text, this.target.secrets)
+  }
+}
+
+/** SQLite, Redis, PostgreSQL: one opened backend, reopened after repeated failures. */
+class KeptConnection extends BaseConnection {
+  #opened: Promise<OpenedBackend> | undefined
+  #failures = 0
+  #closed = false
+
+  async use<T>(_access: ConnectionAccess, work: (backend: DurabilityBackend) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new BotmeshError('DASHBOARD_CLOSED', 'the dashboard is closing')
+    const opening = (this.#opened ??= openBackend(this.target, { ...this.options, access: 'write' }))
+    let opened: OpenedBackend
+    try {
+      opened = await opening
+    } catch (error) {
+      // Nothing is open: the next use tries again (the server may be back by then).
+      if (this.#opened === opening) this.#opened = undefined
+      throw error
+    }
+    try {
+      const result = await work(opened.backend)
+      this.#failures = 0
+      return result
+    } catch (error) {
+      if (++this.#failures >= DASHBOARD_LIMITS.failuresBeforeReopen && this.#opened === opening) {
+        this.#failures = 0
+        this.#opened = undefined
+        await opened.close().catch(() => {})
+      }
+      throw error
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    const opening = this.#opened
+    this.#opened = undefined
+    if (opening) await opening.then((opened) => opened.close(), () => {})
+  }
+}
+
+/** A file journal: opened for each use and closed after it, so the dashboard never holds its lock. */
+class PerUseConnection extends BaseConnection {
+  #closed = false
+
+  async use<T>(access: ConnectionAccess, work: (backend: DurabilityBackend) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new BotmeshError('DASHBOARD_CLOSED', 'the dashboard is closing')
+    const opened = await openBackend(this.target, { ...this.options, access })
+    try {
+      if (access === 'write' && opened.heldBy) throw heldByProcess(opened.heldBy)
+      return await work(opened.backend)
+    } finally {
+      await opened.close()
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+  }
+}

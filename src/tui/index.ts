@@ -1,0 +1,13 @@
+/**
+ * The dashboard (`botmesh dashboard`, and `botmesh demo` opens it too): an Ink terminal UI over one
+ * scope of any backend. `runDashboard` is the entry point; the rest is exported for tools that
+ * embed the view or its state.
+ */
+export { runDashboard, type RunDashboardOptions } from './run-dashboard.js'
+export { Dashboard, type DashboardProps } from './components/Dashboard.js'
+export { connect, type DashboardConnection } from './connection.js'
+export { takeSnapshot, type Snapshot, type SnapshotQuery } from './snapshot.js'
+export { initialState, reduce, type DashboardEvent, type DashboardState } from './state.js'
+export { KEY_HELP } from './keys.js'
+export { DASHBOARD_LIMITS } from './limits.js'
+export { themeFor, type Theme } from './theme.js'

@@ -1,0 +1,43 @@
+/**
+ * The dashboard's limits, named with units last and defined once: every list it holds, every
+ * history it keeps and every wait it makes is bounded by one of these, so a dashboard left open
+ * for a week on a journal of a million records holds what it held after a minute.
+ */
+export const DASHBOARD_LIMITS = {
+  /** How often the backend is read when --refresh is not given. */
+  refreshDefaultMs: 1_000,
+  /** The fastest refresh allowed (each refresh is a handful of index reads). */
+  refreshMinMs: 100,
+  /** Samples kept for the sparklines and rates: at one refresh a second, the last three minutes. */
+  historyMax: 180,
+  /** Dead letters one page of a dead-letter panel reads and shows. */
+  deadPageSize: 50,
+  /** Records a filtered dead-letter page reads at most before it stops and says so. */
+  filterScanMax: 5_000,
+  /** Pages back a dead-letter panel remembers (PgUp). */
+  pageStackMax: 1_000,
+  /** Active leases read per refresh (soonest expiry first). */
+  leasesMax: 100,
+  /** Scopes the scope picker lists. */
+  scopesMax: 1_000,
+  /** Lines a record's detail keeps (its JSON payload is cut after this). */
+  detailLinesMax: 400,
+  /** Characters a line of a record's detail keeps. */
+  detailLineLengthMax: 1_000,
+  /** Characters the filter may hold. */
+  filterLengthMax: 200,
+  /** How long a notice (an action's outcome) stays on the message line. */
+  noticeMs: 15_000,
+  /** The countdowns (lease expiry, ages) move this often between refreshes. */
+  tickMs: 1_000,
+  /** After a failed refresh the next try waits at most this long (the wait doubles from the refresh rate). */
+  retryMaxMs: 10_000,
+  /** A refresh that takes longer than this (or 10 refresh periods) is given up and reported. */
+  refreshTimeoutMs: 15_000,
+  /** Consecutive failed refreshes after which the backend is closed and opened again. */
+  failuresBeforeReopen: 3,
+  /** Progress of a bulk action is shown at most this often. */
+  progressEveryMs: 100,
+  /** How long quitting waits for a refresh in flight before it closes the backend anyway. */
+  stopWaitMs: 5_000,
+} as const

@@ -1,0 +1,84 @@
+/**
+ * `runDashboard`: opens a backend URL and runs the dashboard on a terminal until the operator quits
+ * (q, Ctrl-C), the caller's signal aborts, or it fails; then it stops polling, closes the backend
+ * and gives the terminal back as it was. `botmesh dashboard` and `botmesh demo` both call it.
+ */
+import { render } from 'ink'
+import { parseBackendUrl, type OpenBackendOptions } from '../backends/open.js'
+import { UsageError } from '../cli/errors.js'
+import { Dashboard } from './components/Dashboard.js'
+import { connect } from './connection.js'
+import { DASHBOARD_LIMITS } from './limits.js'
+import { enterAlternateScreen } from './terminal-screen.js'
+import { themeFor } from './theme.js'
+
+/** Options of `runDashboard`. */
+export interface RunDashboardOptions {
+  /** A backend URL as `--backend` takes it (sqlite:./data/bot.db, redis://…, postgres://…, file:…). */
+  backendUrl: string
+  /** The scope to show; it may hold no records yet (a bot about to start). */
+  scope?: string
+  /** Or the scope of this botId. With neither, the only scope there is, or the operator picks one. */
+  bot?: string
+  /** How often to read the backend. @default 1000 */
+  refreshMs?: number
+  /** How the backend is opened (connect timeout, …), as the CLI's configuration resolved it. */
+  open?: Omit<OpenBackendOptions, 'access'>
+  /** NO_COLOR is read from here. @default process.env */
+  env?: NodeJS.ProcessEnv
+  /** @default process.stdin */
+  stdin?: NodeJS.ReadStream
+  /** @default process.stdout */
+  stdout?: NodeJS.WriteStream
+  /** @default process.stderr */
+  stderr?: NodeJS.WriteStream
+  /** Aborting it closes the dashboard as quitting does. */
+  signal?: AbortSignal
+}
+
+/** Runs the dashboard; resolves once it was quit and everything it opened is closed. */
+export async function runDashboard(options: RunDashboardOptions): Promise<void> {
+  const refreshMs = options.refreshMs ?? DASHBOARD_LIMITS.refreshDefaultMs
+  if (!Number.isFinite(refreshMs) || refreshMs < DASHBOARD_LIMITS.refreshMinMs) {
+    throw new UsageError(`the refresh period must be at least ${DASHBOARD_LIMITS.refreshMinMs}ms; got ${refreshMs}`)
+  }
+  // A bad URL is refused before the screen changes.
+  const target = parseBackendUrl(options.backendUrl)
+  const stdin = options.stdin ?? process.stdin
+  const stdout = options.stdout ?? process.stdout
+  if (!stdin.isTTY || !stdout.isTTY) {
+    throw new UsageError('botmesh dashboard needs a terminal (stdin and stdout must be a TTY); in scripts use botmesh stats --watch or --json')
+  }
+  if (options.signal?.aborted) return
+  const connection = connect(target, options.open)
+  const restoreScreen = enterAlternateScreen(stdout)
+  let stopped: Promise<void> = Promise.resolve()
+  try {
+    const app = render(
+      <Dashboard
+        connection={connection}
+        refreshMs={refreshMs}
+        scope={options.scope}
+        bot={options.bot}
+        theme={themeFor(options.env ?? process.env)}
+        onStopped={(promise) => (stopped = promise)}
+      />,
+      { stdin, stdout, stderr: options.stderr ?? process.stderr, exitOnCtrlC: false },
+    )
+    const quit = () => app.unmount()
+    options.signal?.addEventListener('abort', quit, { once: true })
+    // A terminal that went away (EIO) ends the dashboard instead of crashing the process.
+    stdout.on('error', quit)
+    try {
+      await app.waitUntilExit()
+    } finally {
+      options.signal?.removeEventListener('abort', quit)
+      stdout.off('error', quit)
+      app.unmount()
+    }
+  } finally {
+    await stopped
+    await connection.close()
+    restoreScreen()
+  }
+}

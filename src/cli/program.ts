@@ -10,6 +10,7 @@ import { registerBench } from './commands/bench.js'
 import { registerCompact } from './commands/compact.js'
 import { registerConformance } from './commands/conformance.js'
 import { registerCrashMatrix } from './commands/crash-matrix.js'
+import { registerDashboard } from './commands/dashboard.js'
 import { registerDemo } from './commands/demo.js'
 import { registerDiscard } from './commands/discard.js'
 import { registerDlq } from './commands/dlq.js'
@@ -48,6 +49,7 @@ export const COMMANDS: ((program: Command, cli: Cli) => void)[] = [
   registerConformance,
   registerCrashMatrix,
   registerBench,
+  registerDashboard,
   registerDemo,
 ]
 

@@ -16,7 +16,7 @@ import { GroupCommit } from './group-commit.js'
 import { acquireLock, lockHolderOf, type HeldLock } from './lock-file.js'
 import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
 import { loadJournal, type LoadedJournal } from './recovery.js'
-import { applyWrite, overlayOf, rollBack, type PendingWrite } from './pending-writes.js'
+import { applyPlacedWrite, overlayOf, rollBack, type PendingWrite, type PlacedOp } from './pending-writes.js'
 import { encodeSnapshot, type SnapshotEncodingCache } from './snapshot-format.js'
 
 /** Times a read is made again because commits it saw failed, before it gives up. */
@@ -83,26 +83,35 @@ export class DurableState {
    */
   static async open(path: string, options: ResolvedFileOptions): Promise<DurableState> {
     const { fs } = options
-    if (options.readOnly) return new DurableState(path, options, await loadJournal(fs, path), undefined)
+    if (options.readOnly) return new DurableState(path, options, await loadJournal(fs, path, options.format), undefined)
     await fs.mkdir(dirname(path), DIRECTORY_MODE)
-    const lock = await acquireLock(fs, path)
+    const lock = options.lock ? await acquireLock(fs, path) : undefined
     try {
-      const loaded = await loadJournal(fs, path)
+      const loaded = await loadJournal(fs, path, options.format)
       const opened = new DurableState(path, options, loaded, lock)
       await removeStrayTemps(fs, path)
       await opened.#tidyLog(loaded)
       return opened
     } catch (error) {
-      await lock.release().catch(() => {}) // the open's own error is the one to report
+      await lock?.release().catch(() => {}) // the open's own error is the one to report
       throw error
     }
   }
 
   /** Applies `ops` as compare-and-sets and resolves once they are committed (I3, I4). */
-  async write(scope: string, ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+  write(scope: string, ops: readonly KvOp[]): Promise<KvWriteResult[]> {
+    return this.writePlaced(ops.map((op) => ({ scope, op })))
+  }
+
+  /**
+   * `write` for ops that each name their scope. The ops are applied before this returns its promise
+   * (no await comes first), so a caller that computed them from `state` in the same tick writes
+   * atomically against what it read.
+   */
+  async writePlaced(ops: readonly PlacedOp[]): Promise<KvWriteResult[]> {
     // No await before the ops are applied: writes apply, and commit, in call order (I6).
     if (this.#closing || this.options.readOnly || this.#broken) await this.#refuseWrite()
-    const { results, pending } = applyWrite(this.state, scope, ops)
+    const { results, pending } = applyPlacedWrite(this.state, ops)
     // Submitted even without changes: a conflict result may show a write not committed yet (I4).
     this.#uncommitted++
     const committed = this.#commits.submit(pending)
@@ -137,6 +146,19 @@ export class DurableState {
       if (this.#rollBacks === rollBacks) return value
       if (attempt >= READ_ATTEMPTS_MAX) throw new JournalUnavailableError(`${this.path}: commits keep failing; the read was not answered`)
     }
+  }
+
+  /**
+   * Applies `ops` in memory only, with no commit of their own: they reach the file with the next
+   * snapshot (snapshot mode only). For changes worth nothing after a crash, such as an events
+   * journal's lease heartbeats; they are observed before they are durable (an exception to I4).
+   * Resolves once the writes applied before them are committed, like a read.
+   */
+  async writeDeferred(ops: readonly PlacedOp[]): Promise<KvWriteResult[]> {
+    if (this.options.mode !== 'snapshot') return this.writePlaced(ops)
+    if (this.#closing || this.options.readOnly || this.#broken) await this.#refuseWrite()
+    const { results } = applyPlacedWrite(this.state, ops)
+    return this.read(() => results)
   }
 
   /** Resolves once every write made so far is committed or failed. */
@@ -203,7 +225,7 @@ export class DurableState {
   async #rewrite(writes: PendingWrite[]): Promise<void> {
     if (!writes.some((write) => write.changes.length > 0)) return
     // Encoded before the first await: the state now holds exactly the batch and what was committed.
-    const lines = encodeSnapshot(this.state, this.#logSeq, overlayOf(this.#commits.queuedItems()), this.#encoded)
+    const lines = encodeSnapshot(this.state, this.#logSeq, overlayOf(this.#commits.queuedItems()), this.#encoded, this.options.format)
     await writeFileAtomic(this.options.fs, this.path, lines, { fsync: this.options.fsync })
   }
 
@@ -233,7 +255,8 @@ export class DurableState {
     this.#compactionScheduled = false
     const log = this.#log
     if (!log || log.records === 0) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
-    const report = await foldLog(this.options.fs, this.path, encodeSnapshot(this.state, log.lastSeq, overlayOf(this.#commits.queuedItems()), this.#encoded), log)
+    const lines = encodeSnapshot(this.state, log.lastSeq, overlayOf(this.#commits.queuedItems()), this.#encoded, this.options.format)
+    const report = await foldLog(this.options.fs, this.path, lines, log)
     this.#logSeq = report.logSeq
     this.#compactAt = { records: this.options.compactEvery, bytes: this.options.compactBytes }
     this.#compactionError = undefined
@@ -261,7 +284,7 @@ export class DurableState {
     if (!log) return
     if (this.options.mode === 'snapshot') {
       // Snapshot mode keeps no log: fold what it adds (I10, I11), then remove it.
-      const lines = loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq, new Map(), this.#encoded) : undefined
+      const lines = loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq, new Map(), this.#encoded, this.options.format) : undefined
       await foldLeftoverLog(this.options.fs, this.path, lines)
       this.#logSeq = loaded.lastSeq
       this.#logAtOpen = { validBytes: 0, records: 0 }

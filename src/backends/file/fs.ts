@@ -36,6 +36,10 @@ export interface FileStat {
   isDirectory: boolean
   size: number
   mode: number
+  /** Last modification (ms since the epoch, sub-ms precision where the platform has it); absent if a wrapper drops it. */
+  mtimeMs?: number
+  /** The inode number; absent if a wrapper drops it. With mtimeMs and size it tells one version of a file from another. */
+  ino?: number
 }
 
 /** The operations the file backends need, over paths. Errors carry Node's `code` (ENOENT, EEXIST, …). */
@@ -75,7 +79,14 @@ export const nodeFileSystem: FileSystem = {
   async stat(path) {
     try {
       const stat = await fsp.stat(path)
-      return { isFile: stat.isFile(), isDirectory: stat.isDirectory(), size: stat.size, mode: stat.mode & 0o777 }
+      return {
+        isFile: stat.isFile(),
+        isDirectory: stat.isDirectory(),
+        size: stat.size,
+        mode: stat.mode & 0o777,
+        mtimeMs: stat.mtimeMs,
+        ino: stat.ino,
+      }
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return undefined
       throw error

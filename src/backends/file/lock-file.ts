@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import { JournalLockedError } from '../../core/errors.js'
-import { errorCode, FILE_MODE, type FileSystem } from './fs.js'
+import { errorCode, FILE_MODE, type FileHandle, type FileSystem } from './fs.js'
 
 /** What a lock file says about its holder. */
 export interface LockHolder {
@@ -79,18 +79,26 @@ export async function lockHolderOf(fs: FileSystem, file: string): Promise<LockHo
 
 /** Creates the lock file complete or not at all: a private temp, then link() to the name (I14). */
 async function createLockFile(fs: FileSystem, lockPath: string, content: string): Promise<boolean> {
-  const temp = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}`
+  const handle = await createExclusiveFile(fs, lockPath, content)
+  await handle?.close()
+  return handle !== undefined
+}
+
+/**
+ * Creates `path` with `content`, complete or not at all (a private temp, then link() to the name),
+ * and returns a handle on the new file, kept open; undefined when `path` exists. A write through
+ * the handle touches the file's mtime wherever it is linked (the events journals' mutex heartbeat).
+ */
+export async function createExclusiveFile(fs: FileSystem, path: string, content: string): Promise<FileHandle | undefined> {
+  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`
   const handle = await fs.open(temp, 'exclusive', FILE_MODE)
   try {
     await handle.write(Buffer.from(content), 0)
-  } finally {
-    await handle.close()
-  }
-  try {
-    await fs.link(temp, lockPath)
-    return true
+    await fs.link(temp, path)
+    return handle
   } catch (error) {
-    if (errorCode(error) === 'EEXIST') return false
+    await handle.close().catch(() => {})
+    if (errorCode(error) === 'EEXIST') return undefined
     throw error
   } finally {
     await fs.unlink(temp).catch(() => {})
@@ -101,7 +109,7 @@ async function createLockFile(fs: FileSystem, lockPath: string, content: string)
  * Removes a stale lock. It is first renamed aside, which only one process can do to one file, and
  * removed only if it is still the stale one we read; a fresh lock moved by mistake is put back.
  */
-async function takeOver(fs: FileSystem, lockPath: string, stale: string): Promise<void> {
+export async function takeOver(fs: FileSystem, lockPath: string, stale: string): Promise<void> {
   const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString('hex')}`
   try {
     await fs.rename(lockPath, aside)
@@ -130,7 +138,8 @@ function heldLock(fs: FileSystem, key: string, lockPath: string, content: string
   }
 }
 
-async function readLockFile(fs: FileSystem, lockPath: string): Promise<string | undefined> {
+/** A lock file's content; undefined when there is none. */
+export async function readLockFile(fs: FileSystem, lockPath: string): Promise<string | undefined> {
   try {
     return (await fs.readFile(lockPath)).toString('utf8')
   } catch (error) {
@@ -140,7 +149,7 @@ async function readLockFile(fs: FileSystem, lockPath: string): Promise<string | 
 }
 
 /** A holder from a lock file's content; undefined for content no botmesh process writes (stale). */
-function parseHolder(content: string): LockHolder | undefined {
+export function parseHolder(content: string): LockHolder | undefined {
   try {
     const value = JSON.parse(content) as Partial<LockHolder>
     if (Number.isSafeInteger(value.pid) && value.pid! > 0 && typeof value.host === 'string') {
@@ -157,7 +166,7 @@ function parseHolder(content: string): LockHolder | undefined {
  * pid is not live here: the registry refused a second open already, so the file is a leftover of
  * an earlier process that had the same pid (a container restarted as pid 1).
  */
-function isLive(holder: LockHolder): boolean {
+export function isLive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true
   if (holder.pid === process.pid) return false
   try {

@@ -3,6 +3,7 @@
  */
 import { ConfigError } from '../../core/errors.js'
 import { nodeFileSystem, type FileSystem } from './fs.js'
+import { SNAPSHOT_FORMAT } from './snapshot-format.js'
 
 /** Options of `FileDurability.open`. */
 export interface FileDurabilityOptions {
@@ -59,6 +60,10 @@ export interface ResolvedFileOptions {
   readOnly: boolean
   now: () => number
   fs: FileSystem
+  /** Whether a writable open takes the pid lock (I14). FileDurability always does; an unlocked FileEventJournal does not. */
+  lock: boolean
+  /** The format name in the snapshot's header: FileDurability's, or an events journal's. */
+  format: string
 }
 
 /** Applies the defaults and checks the values; throws `ConfigError`. */
@@ -83,5 +88,7 @@ export function resolveFileOptions(options: FileDurabilityOptions): ResolvedFile
     readOnly: options.readOnly ?? false,
     now: options.now ?? Date.now,
     fs: options.fs ?? nodeFileSystem,
+    lock: true,
+    format: SNAPSHOT_FORMAT,
   }
 }

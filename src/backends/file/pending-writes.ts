@@ -16,11 +16,25 @@ export interface PendingWrite {
   undo: { scope: string; collection: string; key: string; before: KvEntry | undefined }[]
 }
 
+/** One op and the scope it applies in (a write may span scopes: the events journals' records and side entries). */
+export interface PlacedOp {
+  scope: string
+  op: KvOp
+}
+
 /** Applies `ops` as compare-and-sets on `state`, in order; returns the results and what to commit. */
 export function applyWrite(state: KvState, scope: string, ops: readonly KvOp[]): { results: KvWriteResult[]; pending: PendingWrite } {
+  return applyPlacedWrite(
+    state,
+    ops.map((op) => ({ scope, op })),
+  )
+}
+
+/** `applyWrite` for ops that each name their scope: one write call, one log record, one undo list. */
+export function applyPlacedWrite(state: KvState, ops: readonly PlacedOp[]): { results: KvWriteResult[]; pending: PendingWrite } {
   const pending: PendingWrite = { changes: [], undo: [] }
   const results: KvWriteResult[] = []
-  for (const op of ops) {
+  for (const { scope, op } of ops) {
     const before = state.get(scope, op.collection, op.key)
     // A copy: the caller may reuse its op, and a stored entry is never mutated (snapshot-format's cache).
     const result = state.apply(scope, structuredClone(op) as KvOp)

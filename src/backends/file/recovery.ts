@@ -9,7 +9,7 @@ import { readJournalFile } from './atomic-snapshot.js'
 import { logPathOf, readAppendLog, type LogScan } from './append-log.js'
 import { applyChanges, decodeChanges } from './changes.js'
 import type { FileSystem } from './fs.js'
-import { decodeSnapshot } from './snapshot-format.js'
+import { decodeSnapshot, SNAPSHOT_FORMAT } from './snapshot-format.js'
 
 /** A journal as loaded from its files. */
 export interface LoadedJournal {
@@ -26,10 +26,10 @@ export interface LoadedJournal {
   replayed: number
 }
 
-/** Reads the snapshot and replays the log into a fresh state; refuses damage (I8, I9, I10). */
-export async function loadJournal(fs: FileSystem, path: string): Promise<LoadedJournal> {
+/** Reads the snapshot (of `format`) and replays the log into a fresh state; refuses damage (I8, I9, I10). */
+export async function loadJournal(fs: FileSystem, path: string, format: string = SNAPSHOT_FORMAT): Promise<LoadedJournal> {
   const content = await readJournalFile(fs, path, { allowEmpty: false })
-  const snapshot = content === undefined ? { logSeq: 0, entries: [] } : decodeSnapshot(path, content)
+  const snapshot = content === undefined ? { logSeq: 0, entries: [] } : decodeSnapshot(path, content, format)
   const state = new KvState()
   for (const { scope, collection, entry } of snapshot.entries) state.load(scope, collection, entry)
   const logPath = logPathOf(path)

@@ -15,7 +15,8 @@ export const SNAPSHOT_VERSION = 1
 
 /** A snapshot's header. */
 export interface SnapshotHeader {
-  format: typeof SNAPSHOT_FORMAT
+  /** `SNAPSHOT_FORMAT` for FileDurability; the events journals write their own name here. */
+  format: string
   version: typeof SNAPSHOT_VERSION
   /** The sequence of the last log record folded in (I10). */
   logSeq: number
@@ -57,12 +58,16 @@ export function overlayKey(scope: string, collection: string, key: string): stri
  */
 export type SnapshotEncodingCache = WeakMap<KvEntry, FramedPayload>
 
-/** The lines of a snapshot of `state` (seen through `overlay`) that has folded the log up to `logSeq`. */
+/**
+ * The lines of a snapshot of `state` (seen through `overlay`) that has folded the log up to `logSeq`.
+ * `format` names the file's kind in its header (the events journals use the same layout under another name).
+ */
 export function encodeSnapshot(
   state: KvState,
   logSeq: number,
   overlay: SnapshotOverlay = new Map(),
   cache: SnapshotEncodingCache = new WeakMap(),
+  format: string = SNAPSHOT_FORMAT,
 ): string[] {
   const lines: string[] = [''] // the header goes first, once the entries are counted
   const add = (placed: PlacedEntry) => {
@@ -77,14 +82,14 @@ export function encodeSnapshot(
     if (overlay.size === 0 || !overlay.has(overlayKey(placed.scope, placed.collection, placed.entry.key))) add(placed)
   }
   for (const placed of overlay.values()) if (placed) add(placed)
-  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, logSeq, entries: lines.length - 1 }
+  const header: SnapshotHeader = { format, version: SNAPSHOT_VERSION, logSeq, entries: lines.length - 1 }
   lines[0] = encodeRecord(1, JSON.stringify(header))
   return lines
 }
 
 /** Reads a snapshot whole; rejects any damage with a `JournalCorruptError` naming the file (I9). */
-export function decodeSnapshot(file: string, content: Buffer): { logSeq: number; entries: PlacedEntry[] } {
-  const scan = scanSnapshot(content)
+export function decodeSnapshot(file: string, content: Buffer, format: string = SNAPSHOT_FORMAT): { logSeq: number; entries: PlacedEntry[] } {
+  const scan = scanSnapshot(content, format)
   if (scan.damage) {
     const { line, offset, detail } = scan.damage
     throw new JournalCorruptError(file, `the snapshot cannot be read back at line ${line} (byte offset ${offset}): ${detail}`)
@@ -93,17 +98,17 @@ export function decodeSnapshot(file: string, content: Buffer): { logSeq: number;
 }
 
 /** Reads a snapshot as far as it is sound (for verify and salvage). Never throws. */
-export function scanSnapshot(content: Buffer): SnapshotScan {
+export function scanSnapshot(content: Buffer, format: string = SNAPSHOT_FORMAT): SnapshotScan {
   const { lines, tail } = splitLines(content)
   const entries: PlacedEntry[] = []
   let header: SnapshotHeader | undefined
   for (const { line, offset, bytes } of lines) {
     const damage = (detail: string): SnapshotScan => ({ header, entries, damage: { line, offset, detail } })
     const record = decodeRecord(bytes)
-    if (typeof record === 'string') return damage(line === 1 ? `not a FileDurability snapshot (${record})` : record)
+    if (typeof record === 'string') return damage(line === 1 ? `not a ${formatLabel(format)} snapshot (${record})` : record)
     if (record.seq !== line) return damage(`line ${line} carries sequence ${record.seq}`)
     if (line === 1) {
-      const checked = checkHeader(record.payload)
+      const checked = checkHeader(record.payload, format)
       if (typeof checked === 'string') return damage(checked)
       header = checked
       continue
@@ -122,16 +127,21 @@ export function scanSnapshot(content: Buffer): SnapshotScan {
   return { header, entries, damage: undefined }
 }
 
-function checkHeader(payload: string): SnapshotHeader | string {
+function checkHeader(payload: string, format: string): SnapshotHeader | string {
   let value: Partial<SnapshotHeader>
   try {
     value = JSON.parse(payload) as Partial<SnapshotHeader>
   } catch {
     return 'the header is not JSON'
   }
-  if (value?.format !== SNAPSHOT_FORMAT) return `not a FileDurability snapshot (format ${JSON.stringify(value?.format)})`
+  if (value?.format !== format) return `not a ${formatLabel(format)} snapshot (format ${JSON.stringify(value?.format)})`
   if (value.version !== SNAPSHOT_VERSION) return `snapshot version ${JSON.stringify(value.version)} is not supported (expected ${SNAPSHOT_VERSION})`
   if (!Number.isSafeInteger(value.logSeq) || value.logSeq! < 0) return 'the header has no valid logSeq'
   if (!Number.isSafeInteger(value.entries) || value.entries! < 0) return 'the header has no valid entry count'
-  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, logSeq: value.logSeq!, entries: value.entries! }
+  return { format, version: SNAPSHOT_VERSION, logSeq: value.logSeq!, entries: value.entries! }
+}
+
+/** How messages name a snapshot of `format`. */
+function formatLabel(format: string): string {
+  return format === SNAPSHOT_FORMAT ? 'FileDurability' : format
 }

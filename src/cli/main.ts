@@ -34,6 +34,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
   } catch (error) {
     if (error instanceof CommanderError) return COMMANDER_DONE.has(error.code) ? EXIT_CODES.done : EXIT_CODES.badInput
     out.error(error)
+    // An error that is not botmesh's own is a bug: BOTMESH_DEBUG=1 shows where it came from.
+    if (process.env.BOTMESH_DEBUG && error instanceof Error && error.stack) out.note(error.stack)
     return exitCodeOf(error)
   } finally {
     process.off('SIGINT', onInterrupt)

@@ -6,7 +6,7 @@ import { examples } from '../options.js'
 import { exportRecords } from '../services/export.js'
 import { chooseScope } from '../scope.js'
 import { withBackend } from '../session.js'
-import { exportView } from '../views/checks.js'
+import { exportSummaryLine, exportView } from '../views/checks.js'
 
 export function registerExport(program: Command, cli: Cli): void {
   program
@@ -22,8 +22,9 @@ export function registerExport(program: Command, cli: Cli): void {
         const scopes = config.scope.scope !== undefined || config.scope.bot !== undefined ? [await chooseScope(backend, config.scope)] : (await backend.scopes()).sort()
         const summary = await exportRecords(backend, scopes, (line) => (file ? file.write(line) : cli.out.raw(line)), (n) => progress.update(n)).finally(() => progress.done())
         await file?.close()
+        // Without --out the records are the output: the summary is a note on stderr.
         if (file) cli.out.result({ ...summary, out: options.out! }, exportView)
-        else cli.out.note(exportView({ ...summary, out: 'stdout' }).map((block) => ('text' in block ? block.text : '')).join('\n'))
+        else cli.out.note(exportSummaryLine({ ...summary, out: 'stdout' }))
       })
     })
 }

@@ -88,8 +88,12 @@ export function compactView(outcome: CompactOutcome): Block[] {
   return [{ text: `${outcome.backend}: ${what}, ${outcome.bytesFreed} bytes freed`, tone: 'green' }]
 }
 
+export function exportSummaryLine(summary: ExportSummary & { out: string }): string {
+  return `exported ${summary.records} record(s) (${summary.byKind.inbox} inbox, ${summary.byKind.outbox} outbox) of ${summary.scopes.length} scope(s) to ${summary.out}`
+}
+
 export function exportView(summary: ExportSummary & { out: string }): Block[] {
-  return [{ text: `exported ${summary.records} record(s) (${summary.byKind.inbox} inbox, ${summary.byKind.outbox} outbox) of ${summary.scopes.length} scope(s) to ${summary.out}` }]
+  return [{ text: exportSummaryLine(summary) }]
 }
 
 export function importView(summary: ImportSummary): Block[] {

@@ -1,0 +1,111 @@
+/**
+ * `botmesh/events/durability`: `eventsDurability({ journal, outbox? })` runs a bot's durability
+ * on an `@botmesh/events` journal the app already keeps. The inbox records are event records of
+ * that journal (channel 'botwa:durable', eventType 'botwa.inbound.message' or
+ * 'botwa.inbound.interaction'), visible to its `list()` and `replay()`: a replayed record is
+ * pending again, and the bot's sweeper picks it up. The outbox is kept as a sidecar of the journal
+ * (the same file and the same atomic write as the inbox), or in a `DurableKv` passed as `outbox`.
+ */
+import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
+import type { DurableKv } from '../../core/durability/kv.js'
+import { KvDurability } from '../../core/durability/kv-durability.js'
+import { ConfigError, JournalClosedError } from '../../core/errors.js'
+import { EventsJournal } from './events-journal.js'
+import type { LeasedEventJournal } from './journal.js'
+import { DURABLE_CHANNEL } from './plans.js'
+
+/** Options of `eventsDurability`. */
+export interface EventsDurabilityOptions {
+  /**
+   * The journal: a `FileEventJournal` opened with `{ lock: true }`, a `SharedFileEventJournal`, or
+   * another `LeasedEventJournal`. An unlocked `FileEventJournal` is refused.
+   */
+  journal: LeasedEventJournal
+  /**
+   * Where the outbox (and the instances' heartbeats) live instead of the journal's own file: the
+   * `DurableKv` of a database backend (`new PostgresDurability(…).kv`, `new RedisDurability(…).kv`).
+   * The backend starts and stops it with the bot. @default the journal's sidecar
+   */
+  outbox?: DurableKv
+}
+
+/** The durability backend over an events journal. */
+export function eventsDurability(options: EventsDurabilityOptions): EventsDurability {
+  return new EventsDurability(options)
+}
+
+/** A durability backend whose inbox is an events journal (see `eventsDurability`). */
+export class EventsDurability implements DurabilityBackend {
+  readonly kind = 'events'
+  /** Whether several processes may share it: the journal's call (`SharedFileEventJournal`). */
+  readonly shared: boolean
+  readonly scoped = true
+  readonly journalOfEvents: LeasedEventJournal
+  /** The store of the outbox and instances: the `outbox` option, or the journal's sidecar. */
+  readonly outbox: DurableKv
+  readonly #external: boolean
+  readonly #side: KvDurability
+  #starts = 0
+  #starting: Promise<void> | undefined
+
+  constructor(options: EventsDurabilityOptions) {
+    const { journal, outbox } = options
+    if (!journal || typeof journal.storage?.write !== 'function') {
+      throw new ConfigError('eventsDurability: journal must be a LeasedEventJournal (FileEventJournal.open(path, { lock: true }) or SharedFileEventJournal.open(path))')
+    }
+    if (journal.writers === 'unguarded') {
+      throw new ConfigError(
+        `eventsDurability: the FileEventJournal at ${journal.name} was opened without { lock: true }, so nothing stops a second process ` +
+          `from writing the file and losing the bot's records. Open it with FileEventJournal.open(path, { lock: true }), or use a SharedFileEventJournal.`,
+      )
+    }
+    const side = outbox ?? journal.storage.sidecar
+    if (!side) throw new ConfigError(`eventsDurability: the journal ${journal.name} keeps no side entries; pass a DurableKv as outbox`)
+    this.journalOfEvents = journal
+    this.outbox = side
+    this.#external = outbox !== undefined
+    this.#side = new KvDurability(side)
+    this.shared = journal.writers === 'shared'
+  }
+
+  /** Checks the journal is open, and starts the outbox store on the first call; later calls wait for it. */
+  async start(): Promise<void> {
+    if (this.journalOfEvents.closed) throw new JournalClosedError(this.journalOfEvents.name)
+    this.#starts++
+    this.#starting ??= (this.#external ? this.outbox.start() : Promise.resolve()).catch((error: unknown) => {
+      this.#starting = undefined
+      this.#starts = 0
+      throw error
+    })
+    await this.#starting
+  }
+
+  /** When every start was matched: waits for the writes in flight, and stops the outbox store. The journal stays open: close it yourself. */
+  async stop(): Promise<void> {
+    if (this.#starts === 0) return
+    this.#starts--
+    if (this.#starts > 0) return
+    this.#starting = undefined
+    try {
+      if (!this.journalOfEvents.closed) await this.journalOfEvents.storage.flush()
+    } finally {
+      if (this.#external) await this.outbox.stop()
+    }
+  }
+
+  now(): Promise<number> {
+    return this.journalOfEvents.now()
+  }
+
+  journal(scopeId: string): Journal {
+    return new EventsJournal(this.journalOfEvents, scopeId, this.#side.journal(scopeId), !this.#external)
+  }
+
+  async scopes(): Promise<string[]> {
+    const [inbox, side] = await Promise.all([this.journalOfEvents.storage.scopes(DURABLE_CHANNEL), this.#side.scopes()])
+    return [...new Set([...inbox, ...side])].sort()
+  }
+}
+
+export { INBOUND_EVENT_TYPES, inboundEventId, toInboxRecord } from './inbox-mapping.js'
+export { DURABLE_CHANNEL } from './plans.js'

@@ -1,0 +1,31 @@
+/**
+ * `botmesh/events`: event journals whose records workers claim under leases with fencing tokens.
+ * `FileEventJournal` (one process, the whole file rewritten per write) and
+ * `SharedFileEventJournal` (a few processes on one host, under a cross-process mutex) implement
+ * `LeasedEventJournal`; `EventWorker` runs records of one channel. `eventsDurability`
+ * (`botmesh/events/durability`) runs a bot's durability on such a journal.
+ */
+export { FileEventJournal } from './file-journal.js'
+export { SharedFileEventJournal } from './shared-journal.js'
+export { EventWorker, type EventWorkerOptions, type EventWorkerStats, type EventRunContext } from './worker.js'
+export type {
+  LeasedEventJournal,
+  EventStorage,
+  StorageOp,
+  StorageResult,
+  AppendInput,
+  AppendResult,
+  EventListQuery,
+  ClaimOptions,
+  ClaimRef,
+  FailOptions,
+  ReplayQuery,
+  EventPurgeQuery,
+} from './journal.js'
+export { EVENT_STATES, REPLAYABLE_EVENT_STATES, EVENTS_SNAPSHOT_FORMAT, type EventRecord, type EventRecordInput, type EventState, type EventLease, type EventError, type EventLane } from './record.js'
+export type { FileEventJournalOptions, SharedFileEventJournalOptions } from './options.js'
+export type { MutexBreak } from './mutex-file.js'
+export { mutexPathOf } from './mutex-file.js'
+export { EVENTS_LIMITS, WORKER_DEFAULTS } from './limits.js'
+export { DURABLE_CHANNEL } from './plans.js'
+export { LeaseLostError, JournalLockedError, JournalClosedError, JournalCorruptError, AppendLogCorruptError, JournalUnavailableError } from '../../core/errors.js'

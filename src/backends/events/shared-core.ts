@@ -1,0 +1,295 @@
+/**
+ * The core of `SharedFileEventJournal`: every operation runs holding the file's cross-process
+ * mutex, against the file as it is now. Operations called while one is in flight share the next
+ * turn (one mutex, one reread, one commit: FileDurability's group commit). The state read last is
+ * kept, and reread only as far as the files changed: the new lines of the log when only the log
+ * grew, the whole file when the snapshot was replaced.
+ */
+import type { KvWriteResult } from '../../core/durability/kv.js'
+import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
+import type { KvState } from '../memory/state.js'
+import { AppendLog, logPathOf, scanAppendLog } from '../file/append-log.js'
+import { AfterRenameError, readJournalFile, removeStrayTemps, writeFileAtomic } from '../file/atomic-snapshot.js'
+import { applyChanges, decodeChanges, encodeChanges } from '../file/changes.js'
+import { foldLog } from '../file/compaction.js'
+import { errorCode, type FileStat } from '../file/fs.js'
+import { GroupCommit } from '../file/group-commit.js'
+import { lockHolderOf } from '../file/lock-file.js'
+import type { ResolvedFileOptions } from '../file/options.js'
+import { applyPlacedWrite, type PendingWrite } from '../file/pending-writes.js'
+import { loadJournal } from '../file/recovery.js'
+import { encodeSnapshot, type SnapshotEncodingCache } from '../file/snapshot-format.js'
+import type { JournalCore, Plan, PlanStep } from './core.js'
+import { acquireMutex, type HeldMutex, type MutexOptions } from './mutex-file.js'
+
+/** One operation waiting for its turn. */
+interface Turn {
+  plan: Plan<unknown>
+  step?: PlanStep<unknown>
+  results?: KvWriteResult[]
+  answer?: unknown
+  failed?: { error: unknown }
+}
+
+/** The journal as this process read it last, and which version of the files that was. */
+interface Cache {
+  state: KvState
+  /** The snapshot's inode, size and mtime when read (undefined: cannot tell versions apart, always reread). */
+  snapshot: string | undefined
+  /** The last log sequence applied (in the snapshot or the log). */
+  lastSeq: number
+  /** The log's complete records and their bytes, and the file's size when read (a torn tail included). */
+  logRecords: number
+  logValidBytes: number
+  logFileBytes: number
+}
+
+/** Everything a shared core needs. */
+export interface SharedCoreOptions {
+  file: ResolvedFileOptions
+  mutex: MutexOptions
+  batchMax: number
+}
+
+export class SharedCore implements JournalCore {
+  readonly path: string
+  readonly #options: SharedCoreOptions
+  readonly #turns: GroupCommit<Turn>
+  readonly #encoded: SnapshotEncodingCache = new WeakMap()
+  #cache: Cache | undefined
+  /** Turns started so far: a read without the mutex checks that none started while it looked at the files. */
+  #turnsTaken = 0
+  #closing: Promise<void> | undefined
+  /** The error of the last compaction, if it failed (the log keeps every record meanwhile). */
+  compactionError: unknown
+
+  constructor(path: string, options: SharedCoreOptions) {
+    this.path = path
+    this.#options = options
+    this.#turns = new GroupCommit<Turn>({ batchMax: options.batchMax, commit: (turns) => this.#take(turns) })
+  }
+
+  get closed(): boolean {
+    return this.#closing !== undefined
+  }
+
+  now(): number {
+    return this.#options.file.now()
+  }
+
+  async run<T>(plan: Plan<T>): Promise<T> {
+    if (this.#closing) throw new JournalClosedError(this.path)
+    const turn: Turn = { plan }
+    await this.#turns.submit(turn)
+    if (turn.failed) throw turn.failed.error
+    return turn.answer as T
+  }
+
+  /**
+   * Answers from the state read last when the files did not change since, without the mutex: a
+   * write of another process is visible once its rename or append returned, and then the files
+   * show it. While a turn of this process is queued or running, or when the files changed, the read
+   * takes a turn like a write (so it never sees a write that is applied but not committed).
+   */
+  async read<T>(read: (state: KvState) => T): Promise<T> {
+    if (this.#closing) throw new JournalClosedError(this.path)
+    const cache = this.#cache
+    if (cache && !this.#turns.busy) {
+      const turns = this.#turnsTaken
+      if ((await this.#unchanged(cache)) && turns === this.#turnsTaken && !this.#turns.busy && this.#cache === cache) return read(cache.state)
+    }
+    return this.run((state) => {
+      const value = read(state)
+      return { ops: [], result: () => value }
+    })
+  }
+
+  /** Whether the files are the version `cache` was read from, and no FileEventJournal holds them. */
+  async #unchanged(cache: Cache): Promise<boolean> {
+    const { fs } = this.#options.file
+    const [snapshot, log] = await Promise.all([fs.stat(this.path), fs.stat(logPathOf(this.path))])
+    if (cache.snapshot === undefined || identity(snapshot) !== cache.snapshot || (log?.size ?? 0) !== cache.logFileBytes) return false
+    await this.#refuseIfLocked()
+    return true
+  }
+
+  flush(): Promise<void> {
+    return this.#turns.settled()
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#turns.exclusive(async () => {})
+    return this.#closing
+  }
+
+  /**
+   * Opens: checks nothing else holds the file and reads it whole (a damaged file is refused and
+   * left as it is), under the mutex.
+   */
+  async open(): Promise<void> {
+    const mutex = await acquireMutex(this.path, this.#options.mutex)
+    try {
+      await this.#refuseIfLocked()
+      await this.#refresh()
+      // A temp file left by a writer that died mid-rewrite; only the mutex holder writes one.
+      await removeStrayTemps(this.#options.file.fs, this.path)
+    } finally {
+      await mutex.release()
+    }
+  }
+
+  /** One turn: the mutex, the current state, every plan applied, one commit. */
+  async #take(turns: Turn[]): Promise<void> {
+    this.#turnsTaken++
+    const mutex = await acquireMutex(this.path, this.#options.mutex)
+    try {
+      await this.#refuseIfLocked()
+      const state = await this.#refresh()
+      const writes: PendingWrite[] = []
+      for (const turn of turns) {
+        try {
+          turn.step = turn.plan(state)
+          const { results, pending } = applyPlacedWrite(state, turn.step.ops)
+          turn.results = results
+          if (pending.changes.length > 0) writes.push(pending)
+        } catch (error) {
+          turn.failed = { error }
+        }
+      }
+      if (writes.length > 0) await this.#commit(mutex, state, writes)
+    } catch (error) {
+      // The state may hold writes that did not land: the next turn rereads the files.
+      this.#cache = undefined
+      throw error
+    } finally {
+      await mutex.release()
+    }
+    for (const turn of turns) {
+      if (turn.failed || !turn.step) continue
+      try {
+        turn.answer = turn.step.result(turn.results!)
+      } catch (error) {
+        turn.failed = { error }
+      }
+    }
+  }
+
+  async #commit(mutex: HeldMutex, state: KvState, writes: PendingWrite[]): Promise<void> {
+    // Right before writing: a holder that stalled past staleLockMs lost the mutex and must not write.
+    if (!(await mutex.stillHeld())) {
+      throw new JournalUnavailableError(`${this.path}: this process stalled and its mutex was taken over by another process; nothing was written, try again`)
+    }
+    try {
+      if (this.#options.file.mode === 'appendLog') await this.#append(state, writes)
+      else await this.#rewrite(state)
+    } catch (error) {
+      const outcome = error instanceof AfterRenameError ? 'its outcome is unknown' : 'nothing of it was written'
+      throw new JournalUnavailableError(`${this.path}: the write could not be committed (${error instanceof Error ? error.message : String(error)}); ${outcome}`, error)
+    }
+  }
+
+  /** Without appendLog: the whole file rewritten; a log another process left is folded in and removed. */
+  async #rewrite(state: KvState): Promise<void> {
+    const { fs, fsync, format } = this.#options.file
+    const cache = this.#cache!
+    const lines = encodeSnapshot(state, cache.lastSeq, undefined, this.#encoded, format)
+    const hasLog = cache.logFileBytes > 0
+    // The log is removed only once the snapshot holding its records is durable (I11).
+    await writeFileAtomic(fs, this.path, lines, { fsync: fsync || hasLog })
+    if (hasLog) await fs.unlink(logPathOf(this.path)).catch((error: unknown) => (errorCode(error) === 'ENOENT' ? undefined : Promise.reject(error)))
+    this.#cache = { ...cache, snapshot: identity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
+  }
+
+  /** appendLog: one line per write, one append (a torn tail cut first), then a fold when the log is due. */
+  async #append(state: KvState, writes: PendingWrite[]): Promise<void> {
+    const { fs, fsync, format, compactEvery, compactBytes } = this.#options.file
+    const cache = this.#cache!
+    const log = await AppendLog.open(fs, logPathOf(this.path), { validBytes: cache.logValidBytes, lastSeq: cache.lastSeq, records: cache.logRecords, fsync })
+    try {
+      await log.append(writes.map((write) => encodeChanges(write.changes)))
+      this.#cache = { ...cache, lastSeq: log.lastSeq, logRecords: log.records, logValidBytes: log.size, logFileBytes: log.size }
+      if (log.records < compactEvery && log.size < compactBytes) return
+      // The writes are in the log already: a failed fold loses nothing, it is tried again after the next append.
+      try {
+        await foldLog(fs, this.path, encodeSnapshot(state, log.lastSeq, undefined, this.#encoded, format), log)
+        this.#cache = { ...this.#cache, snapshot: identity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
+        this.compactionError = undefined
+      } catch (error) {
+        this.compactionError = error
+        this.#cache = undefined
+      }
+    } finally {
+      await log.close()
+    }
+  }
+
+  /** Refuses while a live locked FileEventJournal holds the file: it would overwrite whatever we write. */
+  async #refuseIfLocked(): Promise<void> {
+    const holder = await lockHolderOf(this.#options.file.fs, this.path)
+    if (!holder) return
+    throw new JournalLockedError(
+      this.path,
+      holder.pid,
+      `${this.path} is held by a FileEventJournal opened with { lock: true } in process ${holder.pid}; ` +
+        'a SharedFileEventJournal never writes a file a FileEventJournal holds: close that journal, or open the file with SharedFileEventJournal everywhere',
+    )
+  }
+
+  /** The current state: the cache if the files did not change, its log's new lines if only the log grew, else the files read whole. */
+  async #refresh(): Promise<KvState> {
+    const { fs, format } = this.#options.file
+    const logPath = logPathOf(this.path)
+    const snapshot = identity(await fs.stat(this.path))
+    const logStat = await fs.stat(logPath)
+    const logBytes = logStat?.size ?? 0
+    const cache = this.#cache
+    if (cache && snapshot !== undefined && snapshot === cache.snapshot) {
+      if (logBytes === cache.logFileBytes) return cache.state
+      if (logBytes > cache.logFileBytes) {
+        const grown = await this.#readLogGrowth(cache)
+        if (grown) return grown
+      }
+    }
+    const loaded = await loadJournal(fs, this.path, format)
+    const log = loaded.log
+    this.#cache = {
+      state: loaded.state,
+      snapshot: identity(await fs.stat(this.path)),
+      lastSeq: loaded.lastSeq,
+      logRecords: log?.records.length ?? 0,
+      logValidBytes: log?.validBytes ?? 0,
+      logFileBytes: log ? log.validBytes + (log.tornTail?.bytes ?? 0) : 0,
+    }
+    return loaded.state
+  }
+
+  /** Applies the log records past the cache's; undefined when the log does not continue it (read it whole). */
+  async #readLogGrowth(cache: Cache): Promise<KvState | undefined> {
+    const logPath = logPathOf(this.path)
+    const content = await readJournalFile(this.#options.file.fs, logPath, { allowEmpty: true })
+    if (!content) return undefined
+    const scan = scanAppendLog(logPath, content)
+    const fresh = scan.records.filter((record) => record.seq > cache.lastSeq)
+    if (fresh.length > 0 && fresh[0]!.seq !== cache.lastSeq + 1) return undefined
+    for (const record of fresh) {
+      const changes = decodeChanges(record.payload)
+      if (typeof changes === 'string') throw new AppendLogCorruptError(logPath, record.line, record.offset, changes)
+      applyChanges(cache.state, changes)
+    }
+    this.#cache = {
+      ...cache,
+      lastSeq: fresh.at(-1)?.seq ?? cache.lastSeq,
+      logRecords: scan.records.length,
+      logValidBytes: scan.validBytes,
+      logFileBytes: content.length,
+    }
+    return cache.state
+  }
+}
+
+/** Which version of a file a stat saw: 'none' when missing, undefined when the file system cannot tell. */
+function identity(stat: FileStat | undefined): string | undefined {
+  if (!stat) return 'none'
+  if (stat.ino === undefined || stat.mtimeMs === undefined) return undefined
+  return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
+}

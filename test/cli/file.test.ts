@@ -68,11 +68,13 @@ describe('a journal a live process holds', () => {
     const dlq = await botmesh(['dlq', 'list', '--json', '--backend', url])
     expect(dlq.code).toBe(0)
     expect(jsonOf<{ records: unknown[] }>(dlq).records).toHaveLength(5)
-    for (const args of [['replay', 'in-dead-1', '--yes'], ['retry', '--all-dead', '--yes'], ['discard', 'out-dead-1', '--yes'], ['purge', '--older-than', '1d', '--yes'], ['compact'], ['import', '-']]) {
-      const refused = await botmesh([...args, '--backend', url], { input: exported.stdout })
-      expect(refused.code, args.join(' ')).toBe(2)
-      expect(refused.stderr, args.join(' ')).toContain(`${path} is held by process ${holder.pid} (a running bot)`)
-      expect(refused.stderr, args.join(' ')).toMatch(/Stop that process first, or make the change from inside it \(bot\.durability\.replayInbound.*\(JOURNAL_LOCKED\)/)
+    const writes = [['replay', 'in-dead-1', '--yes'], ['retry', '--all-dead', '--yes'], ['discard', 'out-dead-1', '--yes'], ['purge', '--older-than', '1d', '--yes'], ['compact'], ['import', '-']]
+    const refusals = await Promise.all(writes.map((args) => botmesh([...args, '--backend', url], { input: exported.stdout })))
+    for (const [index, refused] of refusals.entries()) {
+      const name = writes[index]!.join(' ')
+      expect(refused.code, name).toBe(2)
+      expect(refused.stderr, name).toContain(`${path} is held by process ${holder.pid} (a running bot)`)
+      expect(refused.stderr, name).toMatch(/Stop that process first, or make the change from inside it \(bot\.durability\.replayInbound.*\(JOURNAL_LOCKED\)/)
     }
     const dry = await botmesh(['replay', '--all-dead', '--dry-run', '--backend', url])
     expect(dry.code).toBe(0)

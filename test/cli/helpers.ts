@@ -7,7 +7,11 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterAll } from 'vitest'
+import { afterAll, vi } from 'vitest'
+
+// A test here runs several processes one after another; on a loaded machine that takes a while.
+// A hang is still caught: each child is killed after RUN_TIMEOUT_MS.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 export const ROOT = resolve(import.meta.dirname, '..', '..')
 export const BIN = join(ROOT, 'bin', 'botmesh.js')

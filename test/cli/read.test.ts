@@ -77,12 +77,14 @@ describe.concurrent('read commands on SQLite', () => {
   })
 
   it('outbox list: --chat, --error and --since filter; --limit and --after page', async () => {
-    const chat = jsonOf<Page>(await run('outbox', 'list', '--chat', 'chat-b', '--json'))
-    expect(chat.records.map((r) => r.id).sort()).toEqual(['out-dead-2', 'part:1', 'part:1#2'])
-    const error = jsonOf<Page>(await run('outbox', 'list', '--error', 'rate_limited', '--json'))
-    expect(error.records.map((r) => r.id)).toEqual(['out-pending', 'out-dead-2'])
-    const recent = jsonOf<Page>(await run('outbox', 'list', '--state', 'dead', '--since', '10m', '--json'))
-    expect(recent.records.map((r) => r.id)).toEqual(['out-dead-2'])
+    const [chat, error, recent] = (await Promise.all([
+      run('outbox', 'list', '--chat', 'chat-b', '--json'),
+      run('outbox', 'list', '--error', 'rate_limited', '--json'),
+      run('outbox', 'list', '--state', 'dead', '--since', '10m', '--json'),
+    ])).map((result) => jsonOf<Page>(result))
+    expect(chat!.records.map((r) => r.id).sort()).toEqual(['out-dead-2', 'part:1', 'part:1#2'])
+    expect(error!.records.map((r) => r.id)).toEqual(['out-pending', 'out-dead-2'])
+    expect(recent!.records.map((r) => r.id)).toEqual(['out-dead-2'])
     const first = jsonOf<Page>(await run('outbox', 'list', '--limit', '4', '--json'))
     expect(first.records).toHaveLength(4)
     const second = jsonOf<Page>(await run('outbox', 'list', '--limit', '4', '--after', first.next!, '--json'))
@@ -107,14 +109,16 @@ describe.concurrent('read commands on SQLite', () => {
 
   it('show: the whole record and why it is not running now', async () => {
     const why = async (id: string) => jsonOf<{ why: string; record: Record<string, unknown> }[]>(await run('show', id, '--json'))[0]!
-    expect((await why('in-pending')).why).toMatch(/^backing off until \S+ \(in (59|60)m \d+s\), attempt 3 of 5\. Last error: the CRM timed out \(ETIMEDOUT\)\.$/)
-    expect((await why('in-processing')).why).toMatch(/leased to bot-1, token 7, expires in (\d+m )?\d+s/)
-    expect((await why('part:1#2')).why).toMatch(/^waiting behind part part:1 \(failed\)/)
-    expect((await why('out-dead-1')).why).toMatch(/^dead since \S+ after 6 provider call\(s\): unsupported content \(UNSUPPORTED_CONTENT\); botmesh retry out-dead-1/)
-    expect((await why('in-dead-1')).why).toMatch(/dead since .* after 5 run\(s\): the CRM refused the lead \(CRM_REFUSED\); botmesh replay in-dead-1/)
-    expect((await why('out-unknown')).why).toMatch(/^unknown since .* may or may not have gone out/)
-    expect((await why('out-sent')).why).toMatch(/^sent at .* as provider message mock-1/)
-    expect((await why('in-failed')).why).toMatch(/^due since .* attempt 4 of 5: the next sweep of a running bot/)
+    const ids = ['in-pending', 'in-processing', 'part:1#2', 'out-dead-1', 'in-dead-1', 'out-unknown', 'out-sent', 'in-failed'] as const
+    const said = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await why(id)).why] as const))) as Record<(typeof ids)[number], string>
+    expect(said['in-pending']).toMatch(/^backing off until \S+ \(in (59|60)m \d+s\), attempt 3 of 5\. Last error: the CRM timed out \(ETIMEDOUT\)\.$/)
+    expect(said['in-processing']).toMatch(/leased to bot-1, token 7, expires in (\d+m )?\d+s/)
+    expect(said['part:1#2']).toMatch(/^waiting behind part part:1 \(failed\)/)
+    expect(said['out-dead-1']).toMatch(/^dead since \S+ after 6 provider call\(s\): unsupported content \(UNSUPPORTED_CONTENT\); botmesh retry out-dead-1/)
+    expect(said['in-dead-1']).toMatch(/dead since .* after 5 run\(s\): the CRM refused the lead \(CRM_REFUSED\); botmesh replay in-dead-1/)
+    expect(said['out-unknown']).toMatch(/^unknown since .* may or may not have gone out/)
+    expect(said['out-sent']).toMatch(/^sent at .* as provider message mock-1/)
+    expect(said['in-failed']).toMatch(/^due since .* attempt 4 of 5: the next sweep of a running bot/)
     const shown = await why('out-pending')
     expect(shown.record.payload).toEqual({ text: 'reply out-pending' })
     const budget = jsonOf<{ why: string }[]>(await run('outbox', 'show', 'out-pending', '--retries', '2', '--json'))[0]!

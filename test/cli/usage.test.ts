@@ -43,7 +43,7 @@ describe('botmesh --help', () => {
   })
 })
 
-describe('bad usage exits 2', () => {
+describe.concurrent('bad usage exits 2', () => {
   it.each([
     [['nope'], /unknown command 'nope'/],
     [['stats', '--bogus'], /unknown option '--bogus'/],
@@ -65,7 +65,7 @@ describe('bad usage exits 2', () => {
   })
 })
 
-describe('bad backend URLs: one clear line, exit 2, nothing touched', () => {
+describe.concurrent('bad backend URLs: one clear line, exit 2, nothing touched', () => {
   it.each([
     ['foo://somewhere', /unknown backend scheme "foo:" .*BACKEND_SCHEME_UNKNOWN/],
     ['./data/durable.json', /is not a backend URL \(did you mean file:\.\/data\/durable\.json\?\)/],
@@ -100,7 +100,7 @@ describe('bad backend URLs: one clear line, exit 2, nothing touched', () => {
   })
 })
 
-describe('where the backend comes from', () => {
+describe.concurrent('where the backend comes from', () => {
   it('defaults to sqlite:./data/bot.db, and a missing default journal is bad input that creates nothing', async () => {
     const cwd = tempDir()
     const result = await botmesh(['stats'], { cwd })

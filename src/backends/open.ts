@@ -8,7 +8,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { BotmeshError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
-import { eventsNotAvailable, throwawayFactory, type ThrowawayOptions } from './throwaway.js'
+import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
 
@@ -47,11 +47,12 @@ const SQLITE_MAGIC = 'SQLite format 3\0'
 export async function openBackend(url: string | BackendTarget, options: OpenBackendOptions = {}): Promise<OpenedBackend> {
   const target = typeof url === 'string' ? parseBackendUrl(url) : url
   const access = options.access ?? 'read'
-  if (target.kind === 'events') throw eventsNotAvailable()
   if (target.throwaway) return openThrowaway(target, options)
   switch (target.kind) {
     case 'file':
       return openFile(target, access)
+    case 'events':
+      return openEvents(target, access)
     case 'sqlite': {
       checkJournalFile(target.path, access, (head) => head.toString('latin1', 0, 16) === SQLITE_MAGIC, 'is not a SQLite database')
       const { SQLiteDurability } = await import('./sqlite/index.js')
@@ -103,6 +104,47 @@ async function openFile(target: Extract<BackendTarget, { path: string }>, access
     const backend = await FileDurability.open(target.path, { readOnly: true })
     return started(target, backend, { cleanup: () => backend.close(), readOnly: true, heldBy: { pid: error.pid, file: target.path } })
   }
+}
+
+/**
+ * An events journal. `events+shared:` is made for several processes (a cross-process mutex), so
+ * the CLI reads and writes it beside running bots. `events:` is a FileEventJournal a bot holds
+ * with its pid lock: opened locked when it is free; when a live process holds it, opened without
+ * the lock as a view that only reads (FileEventJournal has no read-only mode yet), and every write
+ * command is refused with the holder's pid.
+ */
+async function openEvents(target: Extract<BackendTarget, { kind: 'events' }>, access: BackendAccess): Promise<OpenedBackend> {
+  const { FileEventJournal, SharedFileEventJournal } = await import('./events/index.js')
+  const { eventsDurability } = await import('./events/durability.js')
+  const path = target.path!
+  checkJournalFile(path, access, () => true, '')
+  if (target.shared) {
+    const journal = await SharedFileEventJournal.open(path)
+    return started(target, eventsDurability({ journal }), { cleanup: () => journal.close() })
+  }
+  try {
+    const journal = await FileEventJournal.open(path, { lock: true })
+    return started(target, eventsDurability({ journal }), { cleanup: () => journal.close() })
+  } catch (error) {
+    if (!(error instanceof JournalLockedError) || error.pid === undefined || error.pid === process.pid) throw error
+    const journal = await FileEventJournal.open(path)
+    const backend = eventsDurability({ journal: readingView(journal) })
+    return started(target, backend, { cleanup: () => journal.close(), readOnly: true, heldBy: { pid: error.pid, file: path } })
+  }
+}
+
+/**
+ * An unlocked journal presented as a locked one, so `eventsDurability` accepts it for reading
+ * while its owner runs. Only ever used for reads: the caller refuses every write (`heldBy`).
+ */
+function readingView<J extends object>(journal: J): J {
+  return new Proxy(journal, {
+    get(target, property) {
+      if (property === 'writers') return 'locked'
+      const value: unknown = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 async function started(

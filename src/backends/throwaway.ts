@@ -10,7 +10,6 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { DurabilityBackend } from '../core/durability/backend.js'
-import { BackendUrlError } from '../core/errors.js'
 import type { BackendTarget } from './backend-url.js'
 
 /** Where bare names put their instances. */
@@ -55,13 +54,8 @@ export function throwawayFactory(target: BackendTarget, options: ThrowawayOption
     case 'postgres':
       return postgresFactory(target, options)
     case 'events':
-      throw eventsNotAvailable()
+      return eventsFactory(target.shared, target.throwaway ? tmpdir() : dirname(target.path!))
   }
-}
-
-/** The events journals join with their own issue. */
-export function eventsNotAvailable(): BackendUrlError {
-  return new BackendUrlError('the events journals (events:, events+shared:) are not available in this build yet; use file:, sqlite:, redis:// or postgres://', 'BACKEND_NOT_AVAILABLE')
 }
 
 function memoryFactory(): ThrowawayFactory {
@@ -108,6 +102,40 @@ function fileFactory(kind: 'file' | 'sqlite', parent: string): ThrowawayFactory 
     },
     async cleanup(backend) {
       await release(backend).catch(() => {})
+      const dir = dirs.get(backend)
+      dirs.delete(backend)
+      if (dir) await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
+  type Events = import('./events/durability.js').EventsDurability
+  const dirs = new Map<DurabilityBackend, string>()
+  const open = async (dir: string): Promise<Events> => {
+    const { FileEventJournal, SharedFileEventJournal } = await import('./events/index.js')
+    const { eventsDurability } = await import('./events/durability.js')
+    const path = join(dir, 'events.json')
+    return eventsDurability({ journal: shared ? await SharedFileEventJournal.open(path) : await FileEventJournal.open(path, { lock: true }) })
+  }
+  return {
+    description: `eventsDurability over a ${shared ? 'SharedFileEventJournal' : 'locked FileEventJournal'} in a temp dir under ${parent}`,
+    async create() {
+      const dir = await mkdtemp(join(parent, '.botmesh-throwaway-'))
+      const backend = await open(dir)
+      dirs.set(backend, dir)
+      return backend
+    },
+    async restart(crashed) {
+      const dir = dirs.get(crashed)!
+      await (crashed as Events).journalOfEvents.close()
+      dirs.delete(crashed)
+      const backend = await open(dir)
+      dirs.set(backend, dir)
+      return backend
+    },
+    async cleanup(backend) {
+      await (backend as Events).journalOfEvents.close().catch(() => {})
       const dir = dirs.get(backend)
       dirs.delete(backend)
       if (dir) await rm(dir, { recursive: true, force: true })

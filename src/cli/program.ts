@@ -103,7 +103,10 @@ Backend URLs:
   file:./data/durable.json          FileDurability (and its .log); read-only while a bot holds it
   redis://[:pw@]host:port[/db]?prefix=P, rediss://…, redis+cluster://h1:p1,h2:p2?prefix=P
   postgres://user@host:port/db?tablePrefix=T (postgresql:// too)
-  memory | file | sqlite | redis | postgres   a throwaway instance (conformance, crash-matrix, bench)
+  events:./data/events.json         eventsDurability over a locked FileEventJournal (read through a view while a bot holds it)
+  events+shared:./data/events.json  eventsDurability over a SharedFileEventJournal
+  memory | file | sqlite | redis | postgres | events | events-shared
+                                    a throwaway instance (conformance, crash-matrix, bench)
 
 Exit codes: 0 done, 1 failed, 2 bad usage or input (nothing was changed).
 `

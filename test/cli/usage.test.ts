@@ -75,8 +75,7 @@ describe.concurrent('bad backend URLs: one clear line, exit 2, nothing touched',
     ['postgres://', /names no host/],
     ['postgres://u@h/db?tablePrefix=bad-prefix', /tablePrefix must be letters, digits and underscores/],
     ['sqlite:', /names no file/],
-    ['events:./data/events.json', /not available in this build yet.*BACKEND_NOT_AVAILABLE/],
-    ['events+shared:./data/events.json', /not available in this build yet/],
+    ['events:', /names no file; expected events:<path>/],
   ])('%s', async (url, message) => {
     const result = await botmesh(['stats', '--backend', url])
     expect(result.code).toBe(2)

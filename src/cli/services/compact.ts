@@ -21,6 +21,12 @@ export interface CompactOutcome {
 /** Whether the target is something `compact` works on; throws `NOT_APPLICABLE` otherwise (before anything opens). */
 export function assertCompactable(target: BackendTarget): void {
   if ((target.kind === 'file' || target.kind === 'sqlite') && !target.throwaway) return
+  if (target.kind === 'events') {
+    throw new BotmeshError(
+      'NOT_APPLICABLE',
+      `${target.label}: an events journal compacts on its own (a FileEventJournal rewrites its file on every write; a shared one folds its log every 1000 entries or 4 MiB); there is no explicit compaction to run`,
+    )
+  }
   throw new BotmeshError(
     'NOT_APPLICABLE',
     `compact works on file journals (file:) and SQLite files (sqlite:); ${target.label} is ${target.kind}, which reclaims space on its own (Redis memory, PostgreSQL autovacuum)`,

@@ -2,14 +2,13 @@
  * `verify`: read a journal and report damage, changing nothing. A file journal is read the way
  * open() would (damage with file, line and byte offset; a torn tail); a SQLite file gets SQLite's
  * integrity check and botmesh's schema and count checks; a server journal (Redis, PostgreSQL) is
- * walked record by record through the index, checking each record's shape and that the index
+ * (and an events journal, which open() has read back whole) walked record by record through the index, checking each record's shape and that the index
  * counts agree. `salvage` writes what is readable of a damaged file journal into a new file.
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
 import { BotmeshError } from '../../core/errors.js'
 import type { BackendTarget } from '../../backends/backend-url.js'
-import { eventsNotAvailable } from '../../backends/throwaway.js'
 
 /** What `verify` found, whatever the backend. */
 export interface VerifyOutcome {
@@ -29,12 +28,11 @@ const VERIFY_PAGE = 1_000
 
 /** Whether the target is a journal file (file:, sqlite:) that verify reads without opening it as a backend. */
 export function isJournalFile(target: BackendTarget): boolean {
-  return (target.kind === 'file' || target.kind === 'sqlite' || target.kind === 'events') && !target.throwaway
+  return (target.kind === 'file' || target.kind === 'sqlite') && !target.throwaway
 }
 
 /** Verifies a file or SQLite journal without opening it as a backend (which would refuse damage or set up a schema). */
 export async function verifyPath(target: BackendTarget): Promise<VerifyOutcome> {
-  if (target.kind === 'events') throw eventsNotAvailable()
   if (target.kind === 'file' && !target.throwaway) {
     const { verifyJournal } = await import('../../backends/file/index.js')
     const report = await verifyJournal(target.path)

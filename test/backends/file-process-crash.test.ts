@@ -60,7 +60,6 @@ for (const mode of ['snapshot', 'appendLog'] as const) {
         }
       },
     },
-    { runs: 9 },
   )
 }
 

@@ -49,5 +49,7 @@ export function panelHeights(available: number, focus: PanelId, wanted: Record<P
 /** The first row to show of `count` rows in `size` lines so that row `selected` is visible. */
 export function windowStart(count: number, selected: number, size: number): number {
   if (size <= 0 || count <= size) return 0
-  return Math.min(Math.max(0, selected - size + 1 + Math.min(1, count - 1 - selected)), count - size)
+  // With room for it, one row past the selection shows too: the operator sees what comes next.
+  const lookahead = size > 2 && selected < count - 1 ? 1 : 0
+  return Math.min(Math.max(0, selected - size + 1 + lookahead), count - size)
 }

@@ -92,7 +92,8 @@ export class DashboardSource {
   async #refresh(): Promise<void> {
     const { connection, current, dispatch } = this.options
     const clock = this.options.clock ?? Date.now
-    if (current().paused) return
+    // Paused: nothing is read. An action running: it has the backend to itself, and the refresh after it shows its result.
+    if (current().paused || current().overlay.type === 'running') return
     try {
       await withTimeout(connection.use('read', (backend) => this.#read(backend)), Math.max(DASHBOARD_LIMITS.refreshTimeoutMs, current().refreshMs * 10))
       this.#failures = 0

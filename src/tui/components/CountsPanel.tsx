@@ -30,7 +30,7 @@ export function CountsPanel({ counts, oldestPendingMs, history, lines, width, th
     { name: 'outbox', states: OUTBOX_STATES, counts: counts?.outbox, oldest: oldestPendingMs?.outbox, rates: `in ${rate(last?.outboxIn)}  sent ${rate(last?.outboxSent)}`, series: history.map((sample) => sample.outboxSent) },
   ]
   return (
-    <Box flexDirection="column" height={lines} overflow="hidden">
+    <Box flexDirection="column" width={width} height={lines} overflow="hidden">
       {journals.map((journal) => {
         const oldest = journal.oldest === null || journal.oldest === undefined ? '' : `  oldest pending ${duration(journal.oldest)}`
         const rateLine = `${journal.rates}  `

@@ -45,7 +45,7 @@ export function DeadLettersPanel(props: DeadLettersPanelProps) {
   const start = windowStart(records.length, selection.index, rows)
   const widths = columnWidths(width - 2, COLUMNS)
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <PanelTitle number={props.number} title={props.title} summary={summary} focused={focused} width={width} theme={theme} />
       {records.slice(start, start + rows).map((record, offset) => {
         const error = record.lastError ? `${record.lastError.code ? `${record.lastError.code}: ` : ''}${record.lastError.message}` : '-'

@@ -21,7 +21,7 @@ export function DetailView({ detail, height, width, theme }: DetailViewProps) {
   const title = detail.content?.title ?? `${detail.target.kind === 'inbox' ? 'inbound record' : detail.target.kind === 'outbox' ? 'send' : 'instance'} ${detail.target.id}`
   const position = lines.length > rows ? `  [${start + 1}-${Math.min(lines.length, start + rows)} of ${lines.length}]` : ''
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Text bold color={theme.tone('focus')} wrap="truncate-end">
         {fit(`▶ ${title}${position}`, width)}
       </Text>

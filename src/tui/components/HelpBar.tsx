@@ -21,12 +21,12 @@ export interface HelpBarProps {
 export function HelpBar({ overlay, focus, detailPanel, paused, width, theme }: HelpBarProps) {
   const [first, second] = keysFor(overlay, focus, detailPanel, paused)
   return (
-    <Box flexDirection="column" height={2}>
+    <Box flexDirection="column" width={width} height={2}>
       <Text wrap="truncate-end" color={theme.tone('accent')}>
-        {fit(first, width)}
+        {fit(first, width) || " "}
       </Text>
       <Text wrap="truncate-end" color={theme.tone('muted')}>
-        {fit(second, width)}
+        {fit(second, width) || " "}
       </Text>
     </Box>
   )

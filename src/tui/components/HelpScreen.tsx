@@ -20,7 +20,7 @@ export function HelpScreen({ height, width, theme }: HelpScreenProps) {
   const keyWidth = Math.max(...KEY_HELP.map(([keys]) => keys.length)) + 2
   const lines = [...KEY_HELP.map(([keys, what]) => `${keys.padEnd(keyWidth)}${what}`), '', ...LEGEND]
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Text bold color={theme.tone('focus')}>
         {fit('Keys', width)}
       </Text>

@@ -15,6 +15,8 @@ import { PanelTitle } from './PanelTitle.js'
 export interface InstancesPanelProps {
   number: number
   instances: InstanceView[]
+  /** The text filter in use ('' for none). */
+  filter: string
   row: RowState
   focused: boolean
   height: number
@@ -25,10 +27,10 @@ export interface InstancesPanelProps {
 
 const COLUMNS: ColumnSpec[] = [
   { min: 6 },
-  { min: 10, grow: 4, max: 48 },
-  { min: 10, grow: 1, max: 28 },
+  { min: 12, grow: 4, max: 40 },
+  { min: 10, grow: 1, max: 22 },
   { min: 12 },
-  { min: 10, grow: 2 },
+  { min: 10, grow: 3 },
 ]
 
 /** The counters a row has room for, by short name (the detail shows all of them). */
@@ -43,15 +45,16 @@ const SHOWN_METRICS: [name: string, label: string][] = [
   ['staleLeases', 'stale'],
 ]
 
-export function InstancesPanel({ number, instances, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
+export function InstancesPanel({ number, instances, filter, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
   const live = instances.filter((instance) => instance.live).length
   const gone = instances.length - live
-  const summary = instances.length === 0 ? 'no heartbeat: no bot running in this scope' : `${live} live${gone > 0 ? ` · ${gone} gone (✖)` : ''}`
+  const empty = filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope'
+  const summary = instances.length === 0 ? empty : `${live} live${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
   const rows = Math.max(0, height - 1)
   const start = windowStart(instances.length, selection.index, rows)
   const widths = columnWidths(width - 2, COLUMNS)
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <PanelTitle number={number} title="Instances" summary={summary} focused={focused} width={width} theme={theme} />
       {instances.slice(start, start + rows).map((instance, offset) => {
         const metrics = SHOWN_METRICS.filter(([name]) => instance.metrics[name] !== undefined)

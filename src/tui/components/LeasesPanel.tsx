@@ -15,6 +15,8 @@ import { PanelTitle } from './PanelTitle.js'
 export interface LeasesPanelProps {
   number: number
   leases: LeaseView[]
+  /** The text filter in use ('' for none). */
+  filter: string
   row: RowState
   focused: boolean
   height: number
@@ -30,17 +32,18 @@ const COLUMNS: ColumnSpec[] = [
   { min: 6, grow: 1, max: 18 },
   { min: 8, grow: 2, max: 32 },
   { min: 8, max: 14 },
-  { min: 19, align: 'right' },
+  { min: 20, align: 'right' },
 ]
 
-export function LeasesPanel({ number, leases, row: selection, focused, height, width, now, theme }: LeasesPanelProps) {
+export function LeasesPanel({ number, leases, filter, row: selection, focused, height, width, now, theme }: LeasesPanelProps) {
   const expired = leases.filter((lease) => lease.expiresAt <= now).length
-  const summary = leases.length === 0 ? 'none' : `${leases.length}${expired > 0 ? ` · ${expired} past expiry (!)` : ''}`
+  const summary =
+    leases.length === 0 ? (filter ? `none match "${filter}"` : 'none') : `${leases.length}${expired > 0 ? ` · ${expired} past expiry (!)` : ''}${filter ? ` · filter "${filter}"` : ''}`
   const rows = Math.max(0, height - 1)
   const start = windowStart(leases.length, selection.index, rows)
   const widths = columnWidths(width - 2, COLUMNS)
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <PanelTitle number={number} title="Active leases" summary={summary} focused={focused} width={width} theme={theme} />
       {leases.slice(start, start + rows).map((lease, offset) => {
         const left = lease.expiresAt - now

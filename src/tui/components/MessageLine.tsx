@@ -24,7 +24,8 @@ export function MessageLine(props: MessageLineProps) {
   const { text, tone, bold } = messageOf(props)
   return (
     <Text wrap="truncate-end" color={tone ? props.theme.tone(tone) : undefined} bold={bold}>
-      {fit(text, props.width)}
+      {/* An empty Text takes no line in Ink: a space keeps the layout still. */}
+      {fit(text, props.width) || ' '}
     </Text>
   )
 }
@@ -39,7 +40,8 @@ function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock }: M
   if (failure) {
     const retry = failure.retryAt > clock ? `retrying in ${duration(failure.retryAt - clock)}` : 'retrying'
     const stale = lastRefreshAt === undefined ? 'nothing read yet' : `showing what was read at ${clockTime(lastRefreshAt)}`
-    return { text: `✖ refresh failed${failure.count > 1 ? ` ${failure.count}× in a row` : ''}: ${failure.message} · ${retry} · ${stale}`, tone: 'error', bold: true }
+    // The retry first: a long error message is cut at the end of the line, the retry never is.
+    return { text: `✖ refresh failed${failure.count > 1 ? ` ${failure.count}× in a row` : ''}, ${retry}: ${failure.message} · ${stale}`, tone: 'error', bold: true }
   }
   if (notice) return { text: `${notice.tone === 'error' ? '✖' : notice.tone === 'ok' ? '✔' : '·'} ${notice.text}`, tone: notice.tone === 'error' ? 'error' : notice.tone === 'ok' ? 'ok' : undefined }
   if (filter) return { text: `filter "${filter}" on every list (esc clears)`, tone: 'accent' }

@@ -14,7 +14,7 @@ export interface ScopePickerProps {
   theme: Theme
 }
 
-const COLUMNS: ColumnSpec[] = [{ min: 16, grow: 3, max: 60 }, { min: 11 }, { min: 12 }, { min: 9 }, { min: 12 }]
+const COLUMNS: ColumnSpec[] = [{ min: 16, grow: 1 }, { min: 9 }, { min: 10 }, { min: 8 }, { min: 12 }]
 
 export function ScopePicker({ picker, current, height, width, theme }: ScopePickerProps) {
   const scopes = picker.scopes ?? []
@@ -24,7 +24,7 @@ export function ScopePicker({ picker, current, height, width, theme }: ScopePick
   const why = picker.required ? 'the backend holds several scopes: choose one' : 'switch scope'
   const status = picker.error ? `✖ ${picker.error} (r reads again)` : picker.scopes === undefined ? 'reading scopes…' : scopes.length === 0 ? 'this backend holds no scopes yet' : ''
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Text bold color={theme.tone('focus')} wrap="truncate-end">
         {fit(`▶ Scopes · ${why}`, width)}
       </Text>

@@ -75,8 +75,8 @@ function Panels({ state, height, width, theme }: { state: DashboardState; height
   return (
     <>
       {PANELS.filter((panel) => heights[panel] > 0).map((panel) => {
-        if (panel === 'instances') return <InstancesPanel key={panel} instances={snapshot?.instances ?? []} {...common(panel)} />
-        if (panel === 'leases') return <LeasesPanel key={panel} leases={snapshot?.leases ?? []} {...common(panel)} />
+        if (panel === 'instances') return <InstancesPanel key={panel} instances={snapshot?.instances ?? []} filter={state.filter} {...common(panel)} />
+        if (panel === 'leases') return <LeasesPanel key={panel} leases={snapshot?.leases ?? []} filter={state.filter} {...common(panel)} />
         const counts = panel === 'inboxDead' ? snapshot?.counts.inbox : snapshot?.counts.outbox
         return (
           <DeadLettersPanel

@@ -1,58 +1,45 @@
 /**
- * The crash matrix and the real-process SIGKILL test on PostgresDurability: every case on a table
- * prefix of its own; a "restart" is a new backend with its own pool on the same tables, as the next
- * process would open. The dead generation's pool is ended (its connections die with the process).
+ * The crash matrix and the real-process SIGKILL test on PostgresDurability. A matrix case's "restart"
+ * is a new backend object on the same tables, as the next process would open (the dead generation's
+ * calls hang in crashable() and never reach the server); each SIGKILL run has tables of its own, and
+ * its child processes their own pools.
  */
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe } from 'vitest'
-import { PostgresDurability } from '../../src/backends/postgres/index.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import { durableTables, PostgresDurability } from '../../src/backends/postgres/index.js'
 import { describeCrashMatrix } from '../../test-utils/durability-crash.js'
 import { describeProcessCrash } from '../../test-utils/process-crash.js'
-import { dropTablePrefix, PG_URL, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
+import { dropTablePrefix, PG_URL, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
 
 const available = await postgresAvailable()
 
-/** The table prefix each backend of a case works on. */
-const prefixes = new Map<DurabilityBackend, string>()
-const open = (tablePrefix: string) => {
-  const backend = new PostgresDurability({ connectionString: PG_URL, tablePrefix, poolMax: 4, logger: { error: () => {} } })
-  prefixes.set(backend, tablePrefix)
-  return backend
-}
-
 describe.runIf(available)('PostgresDurability under crashes', () => {
-  // Dropping a case's tables costs a few hundred ms of DDL; they are dropped together at the end.
-  const used: string[] = []
+  // One table prefix for the matrix (its cases run one after another, each on an emptied table) and one
+  // pool for the file: a case then costs no DDL and no new connections. A restart is still a new
+  // backend object, as the next process would open; the pool is the test's, so stopping one never ends it.
+  const pool = testPool({ max: 4 })
+  const tablePrefix = randomTablePrefix()
+  const used = [tablePrefix]
   afterAll(async () => {
+    await pool.end()
     // A few at a time: each drop opens a connection of its own, and the server is shared.
-    for (let n = 0; n < used.length; n += 4) await Promise.all(used.slice(n, n + 4).map((tablePrefix) => dropTablePrefix(tablePrefix)))
+    for (let n = 0; n < used.length; n += 4) await Promise.all(used.slice(n, n + 4).map((prefix) => dropTablePrefix(prefix)))
   }, 120_000)
 
   describeCrashMatrix('PostgresDurability', {
-    create: async () => open(randomTablePrefix()),
-    // The crashed generation never stops its bot (its journal calls hang in crashable()), so its pool is ended here.
-    restart: async (crashed) => {
-      await (crashed as PostgresDurability).kv.stop()
-      return open(prefixes.get(crashed)!)
-    },
-    cleanup: async (backend) => {
-      await (backend as PostgresDurability).kv.stop()
-      used.push(prefixes.get(backend)!)
+    create: async () => new PostgresDurability({ pool, tablePrefix }),
+    restart: async () => new PostgresDurability({ pool, tablePrefix }),
+    cleanup: async () => {
+      await pool.query(`DELETE FROM ${durableTables(tablePrefix).durable}`)
     },
   })
 
   describeProcessCrash('PostgresDurability', {
     module: fileURLToPath(new URL('../fixtures/process-crash/postgres-backend.ts', import.meta.url)),
     prepare() {
-      const tablePrefix = randomTablePrefix()
-      return {
-        arg: { connectionString: PG_URL, tablePrefix },
-        open: async () => open(tablePrefix),
-        cleanup: async () => {
-          used.push(tablePrefix)
-        },
-      }
+      const prefix = randomTablePrefix()
+      used.push(prefix)
+      return { arg: { connectionString: PG_URL, tablePrefix: prefix }, open: async () => new PostgresDurability({ pool, tablePrefix: prefix }) }
     },
   })
 })

@@ -29,10 +29,15 @@ describe.concurrent('events journals', () => {
     expect(verify.code).toBe(0)
   })
 
+})
+
+// One suite at a time: the engine cases hold leases of 80 ms, which a machine loaded by parallel suites can stall past.
+describe('conformance on the events journals', () => {
   it.each(['events', 'events-shared'])('conformance --backend %s', async (name) => {
     const result = await botmesh(['conformance', '--json', '--backend', name])
+    const report = jsonOf<{ failed: number; results: { ok: boolean }[] }>(result)
+    expect(report.failed, JSON.stringify(report.results.filter((r) => !r.ok))).toBe(0)
     expect(result.code, result.stderr).toBe(0)
-    expect(jsonOf<{ failed: number; cases: number }>(result)).toMatchObject({ failed: 0 })
   })
 })
 

@@ -89,7 +89,12 @@ describe.each(targets)('four replica processes on $name', (target) => {
       })
       const [, killed, frozen] = replicas as [ReplicaProcess, ReplicaProcess, ReplicaProcess, ReplicaProcess]
       const thawed = { done: false }
-      killed.onHandler((id) => id === KILLED_IN && killed.signal('SIGKILL'))
+      let killedNow = false
+      killed.onHandler((id) => {
+        if (id !== KILLED_IN || killedNow) return
+        killed.signal('SIGKILL')
+        killedNow = true
+      })
       let frozenNow = false
       frozen.onHandler((id) => {
         if (id !== FROZEN_IN || thawed.done || frozenNow) return
@@ -143,6 +148,7 @@ describe.each(targets)('four replica processes on $name', (target) => {
       frozen.signal('SIGCONT')
 
       await delivering
+      await waitFor(() => killedNow, { timeoutMs: 60_000, intervalMs: 20, message: `${killed.name} killed in the handler of ${KILLED_IN}` })
       await killed.exited
       // Settled: every inbound done, no send left to make or to settle.
       await waitFor(

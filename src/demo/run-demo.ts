@@ -28,7 +28,7 @@ export interface DemoSummary {
   deadOutbox: string[]
 }
 
-const DEMO_SCOPE = 'default/default/demo/default'
+export const DEMO_SCOPE = 'default/default/demo/default'
 
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const file = resolve(options.file ?? './data/bot.db')

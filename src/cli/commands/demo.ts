@@ -1,23 +1,45 @@
 /** `botmesh demo`: the first thing a newcomer runs. */
+import { createWriteStream } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { UsageError } from '../errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
-import { runDemo } from '../../demo/run-demo.js'
+import { DEMO_SCOPE, runDemo, type DemoSummary } from '../../demo/run-demo.js'
 
 export function registerDemo(program: Command, cli: Cli): void {
   program
     .command('demo')
-    .description('run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process')
+    .description('run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process; on a terminal the dashboard shows it live')
     .option('--crash-after <ms>', 'kill the first bot process after this many ms', '2500')
-    .addHelpText('after', examples('botmesh demo', 'botmesh demo --backend sqlite:./tmp/demo.db', 'botmesh dlq list   # afterwards: what the demo left in the dead-letter queues'))
-    .action(async (options: { crashAfter: string }) => {
+    .option('--no-dashboard', 'print the story instead of opening the dashboard')
+    .addHelpText('after', examples('botmesh demo', 'botmesh demo --no-dashboard', 'botmesh demo --backend sqlite:./tmp/demo.db', 'botmesh dlq list   # afterwards: what the demo left in the dead-letter queues'))
+    .action(async (options: { crashAfter: string; dashboard: boolean }) => {
       const config = cli.config()
       const target = config.target
       if (target.kind !== 'sqlite' || target.throwaway) throw new UsageError(`the demo runs on a SQLite file (sqlite:<file>); got ${target.kind}`)
       const crashAfterMs = Number(options.crashAfter)
       if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0) throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
-      const summary = await runDemo({ file: target.path, crashAfterMs, print: (line) => cli.out.info(line) })
+      const live = options.dashboard && !config.json && process.stdin.isTTY && process.stdout.isTTY
+      const summary = live
+        ? await demoWithDashboard(cli, target.path, crashAfterMs)
+        : await runDemo({ file: target.path, crashAfterMs, print: (line) => cli.out.info(line) })
       if (config.json) cli.out.result(summary, () => [])
     })
+}
+
+/** Runs the demo with its story in a log file while the dashboard shows the journal live; sums up after quitting. */
+async function demoWithDashboard(cli: Cli, file: string, crashAfterMs: number): Promise<DemoSummary> {
+  const logFile = join(dirname(resolve(file)), 'demo.log')
+  const log = createWriteStream(logFile, { flags: 'w', mode: 0o600 })
+  const story: string[] = []
+  const demo = runDemo({ file, crashAfterMs, print: (line) => (log.write(`${line}\n`), story.push(line)) })
+  demo.catch(() => undefined)
+  const { runDashboard } = await import('../../tui/index.js')
+  await runDashboard({ backendUrl: `sqlite:${file}`, scope: DEMO_SCOPE, refreshMs: 500, env: cli.env, signal: cli.signal })
+  cli.out.info(`the demo's story is in ${logFile}`)
+  const summary = await demo
+  log.end()
+  for (const line of story.slice(story.findIndex((l) => l === '') + 1)) cli.out.info(line)
+  return summary
 }

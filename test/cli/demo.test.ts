@@ -1,0 +1,37 @@
+// `botmesh demo`, the newcomer's first command: the built binary, on the embedded default in a temp folder.
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { botmesh, jsonOf, useTempDirs } from './helpers.js'
+
+describe('botmesh demo', () => {
+  const tempDir = useTempDirs()
+
+  it('runs the demo bot on ./data/bot.db, crashes and restarts it, and leaves dead letters that dlq list, replay and retry work on', async () => {
+    const cwd = tempDir()
+    const run = await botmesh(['demo', '--no-dashboard', '--crash-after', '1500'], { cwd, timeoutMs: 120_000 })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain('✖ crash: the bot process was killed with SIGKILL')
+    expect(run.stdout).toContain('bot restarted')
+    expect(existsSync(join(cwd, 'data', 'bot.db'))).toBe(true)
+
+    const dlq = jsonOf<{ records: { kind: string; id: string }[] }>(await botmesh(['dlq', 'list', '--json'], { cwd }))
+    const ids = dlq.records.map((r) => `${r.kind}:${r.id}`).sort()
+    expect(ids).toEqual(['inbox:demo.grace.9', 'outbox:demo.frank.8:1'])
+
+    const replay = await botmesh(['replay', 'demo.grace.9', '--yes'], { cwd })
+    expect(replay.code, replay.stderr).toBe(0)
+    const retry = await botmesh(['retry', 'demo.frank.8:1', '--yes'], { cwd })
+    expect(retry.code, retry.stderr).toBe(0)
+    const after = jsonOf<{ records: unknown[] }>(await botmesh(['dlq', 'list', '--json'], { cwd }))
+    expect(after.records).toEqual([])
+  }, 180_000)
+
+  it('refuses a backend that is not a SQLite file, touching nothing', async () => {
+    const cwd = tempDir()
+    const run = await botmesh(['demo', '--backend', 'redis://127.0.0.1:6379'], { cwd })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(/SQLite file/)
+    expect(existsSync(join(cwd, 'data'))).toBe(false)
+  })
+})

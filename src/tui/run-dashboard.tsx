@@ -12,6 +12,9 @@ import { DASHBOARD_LIMITS } from './limits.js'
 import { enterAlternateScreen } from './terminal-screen.js'
 import { themeFor } from './theme.js'
 
+/** Signals that close the dashboard as quitting does. */
+const QUIT_SIGNALS = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const
+
 /** Options of `runDashboard`. */
 export interface RunDashboardOptions {
   /** A backend URL as `--backend` takes it (sqlite:./data/bot.db, redis://…, postgres://…, file:…). */
@@ -69,11 +72,15 @@ export async function runDashboard(options: RunDashboardOptions): Promise<void> 
     options.signal?.addEventListener('abort', quit, { once: true })
     // A terminal that went away (EIO) ends the dashboard instead of crashing the process.
     stdout.on('error', quit)
+    // A signal quits as q does, so the terminal is given back. With a listener of ours, Ink's
+    // signal-exit handler unmounts without killing the process before our cleanup ran.
+    for (const signal of QUIT_SIGNALS) process.on(signal, quit)
     try {
       await app.waitUntilExit()
     } finally {
       options.signal?.removeEventListener('abort', quit)
       stdout.off('error', quit)
+      for (const signal of QUIT_SIGNALS) process.off(signal, quit)
       app.unmount()
     }
   } finally {

@@ -14,7 +14,7 @@ import { MemoryStore } from '../../src/core/store.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
-import { LeaseLostError } from '../../src/core/errors.js'
+import { JournalLockedError, LeaseLostError } from '../../src/core/errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { removeDirs, tempDir } from './events-kit.js'
 
@@ -245,5 +245,30 @@ describe('eventsDurability', () => {
       await locked.close()
       await shared.close()
     }
+  })
+})
+
+describe('opening from a path (what the CLI calls)', () => {
+  it('events: opens a locked journal, read-only naming a live holder, or read-only for a read; events+shared: a shared one', async () => {
+    const { openEventsBackend, eventsThrowawayFactory } = await import('../../src/backends/events/open.js')
+    const path = join(tempDir(), 'events.json')
+    const writer = await openEventsBackend(path, { shared: false, access: 'write' })
+    assert.equal(writer.journal.writers, 'locked')
+    await writer.backend.start()
+    await writer.backend.journal('s').write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m1'), expectVersion: 0 }])
+    const reader = await openEventsBackend(path, { shared: false, access: 'read' })
+    assert.equal(reader.readOnly, true)
+    assert.equal((await reader.backend.journal('s').read('inbox', ['m1']))[0]?.record.id, 'm1')
+    await assert.rejects(reader.backend.journal('s').write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m2'), expectVersion: 0 }]), (error: unknown) => error instanceof JournalLockedError)
+    await reader.close()
+    await writer.backend.stop()
+    await writer.close()
+    const shared = await openEventsBackend(path, { shared: true, access: 'write' })
+    assert.equal(shared.backend.shared, true)
+    await shared.close()
+    const factory = eventsThrowawayFactory({ shared: true, parent: tempDir() })
+    const throwaway = await factory.create()
+    const again = await factory.restart(throwaway)
+    await factory.cleanup(again)
   })
 })

@@ -21,7 +21,7 @@ import { CoreStorage } from './storage.js'
 
 /** A journal file's verbs over its core. */
 export abstract class CoreJournal implements LeasedEventJournal {
-  abstract readonly writers: 'locked' | 'shared' | 'unguarded'
+  abstract readonly writers: 'locked' | 'shared' | 'read-only' | 'unguarded'
   readonly storage: EventStorage
   /** @internal */
   protected readonly core: JournalCore

@@ -24,11 +24,11 @@ import { resolveFileJournalOptions, type FileEventJournalOptions } from './optio
  * it. A `SharedFileEventJournal` refuses a file a locked FileEventJournal holds.
  */
 export class FileEventJournal extends CoreJournal {
-  readonly writers: 'locked' | 'unguarded'
+  readonly writers: 'locked' | 'unguarded' | 'read-only'
 
-  private constructor(core: FileCore, locked: boolean) {
+  private constructor(core: FileCore, writers: 'locked' | 'unguarded' | 'read-only') {
     super(core)
-    this.writers = locked ? 'locked' : 'unguarded'
+    this.writers = writers
   }
 
   /**
@@ -45,13 +45,13 @@ export class FileEventJournal extends CoreJournal {
     const open = () => DurableState.open(path, resolved.file)
     try {
       let durable: DurableState
-      if (resolved.file.lock) {
+      if (resolved.file.lock && !resolved.file.readOnly) {
         await resolved.file.fs.mkdir(dirname(path), DIRECTORY_MODE)
         durable = await withMutex(path, resolved.mutex, open)
       } else {
         durable = await open()
       }
-      return new FileEventJournal(new FileCore(durable), resolved.file.lock)
+      return new FileEventJournal(new FileCore(durable), resolved.file.readOnly ? 'read-only' : resolved.file.lock ? 'locked' : 'unguarded')
     } catch (error) {
       if (error instanceof BotmeshError) throw error
       throw new JournalUnavailableError(`${path}: the events journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`, error)

@@ -143,10 +143,11 @@ export interface LeasedEventJournal {
   /** What the journal is (its file), for messages. */
   readonly name: string
   /**
-   * Who may write it: one locked process (`'locked'`), several processes (`'shared'`), or nobody
-   * checks (`'unguarded'`: `eventsDurability` refuses it).
+   * Who may write it: one locked process (`'locked'`), several processes (`'shared'`), nobody
+   * (`'read-only'`: every write is refused), or nobody checks (`'unguarded'`: `eventsDurability`
+   * refuses it).
    */
-  readonly writers: 'locked' | 'shared' | 'unguarded'
+  readonly writers: 'locked' | 'shared' | 'read-only' | 'unguarded'
   /** Whether `close()` was called. */
   readonly closed: boolean
   /** The journal's clock (ms since the epoch): leases are judged by it. */

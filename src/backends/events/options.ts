@@ -26,6 +26,12 @@ export interface FileEventJournalOptions {
    * its mutex if it was not refreshed for this long. @default 30000
    */
   staleLockMs?: number
+  /**
+   * Open without the lock, for tools that inspect a journal a live process may hold: nothing is
+   * written, truncated or removed, and every write is refused (`JournalLockedError` with the
+   * holder's pid when a live process holds the file). @default false
+   */
+  readOnly?: boolean
   /** The clock leases are judged by. @default Date.now */
   now?: () => number
   /** The file system every operation goes through (a test wraps it). @default the real one */
@@ -73,7 +79,10 @@ export function resolveMutexOptions(
 
 /** FileEventJournal's options as FileDurability's state takes them: snapshot mode, its own format. */
 export function resolveFileJournalOptions(options: FileEventJournalOptions): { file: ResolvedFileOptions; mutex: MutexOptions } {
-  const file = { ...resolveFileOptions({ fsync: options.fsync, now: options.now, fs: options.fs }), lock: options.lock === true, format: EVENTS_SNAPSHOT_FORMAT }
+  const readOnly = options.readOnly === true
+  if (readOnly && options.lock) throw new ConfigError('FileEventJournal: readOnly and lock exclude each other (a read-only open takes no lock)')
+  const base = resolveFileOptions({ fsync: options.fsync, now: options.now, fs: options.fs, readOnly })
+  const file = { ...base, lock: options.lock === true, format: EVENTS_SNAPSHOT_FORMAT }
   return { file, mutex: resolveMutexOptions('FileEventJournal', options, file.fs) }
 }
 

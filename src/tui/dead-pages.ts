@@ -32,6 +32,8 @@ export async function readDeadPage(journal: Journal, lane: { kind: WorkKind; sta
     if (match && records.length >= limit) return { records, next: last!, scanned, scanLimited: false }
     scanned++
     last = position
+    // SQLite answers synchronously: without a pause a long filtered read would hold the keys back.
+    if (filter !== '' && scanned % DASHBOARD_LIMITS.filterYieldEvery === 0) await new Promise((resolve) => setImmediate(resolve))
     if (match) records.push(summary)
     if (scanned >= DASHBOARD_LIMITS.filterScanMax) return { records, next: position, scanned, scanLimited: true }
   }

@@ -19,7 +19,9 @@ import { LeasesPanel } from '../../src/tui/components/LeasesPanel.js'
 import { MessageLine } from '../../src/tui/components/MessageLine.js'
 import { ScopePicker } from '../../src/tui/components/ScopePicker.js'
 import { StatusLine } from '../../src/tui/components/StatusLine.js'
+import { readDeadPage } from '../../src/tui/dead-pages.js'
 import { recordDetail } from '../../src/tui/detail-lines.js'
+import { DASHBOARD_LIMITS } from '../../src/tui/limits.js'
 import type { RateSample } from '../../src/tui/rates.js'
 import { takeSnapshot, type Snapshot } from '../../src/tui/snapshot.js'
 import { themeFor } from '../../src/tui/theme.js'
@@ -68,6 +70,30 @@ describe('a refresh on SQLite', () => {
     expect(byOwner.leases.map((l) => l.id)).toEqual(['in-stuck'])
     const byHost = await takeSnapshot(opened.backend, { scope: SCOPE, filter: 'host-2', pages: FIRST_PAGES })
     expect(byHost.instances.map((i) => i.instanceId)).toEqual([SEEDED.instances.gone])
+  })
+})
+
+describe('a filtered page on a long dead-letter queue', () => {
+  it('reads at most filterScanMax records a refresh, says so, and reads on from where it stopped', async () => {
+    const url = await seededSqlite(tempDir(), { extraDead: DASHBOARD_LIMITS.filterScanMax + 100 })
+    const long = await openBackend(url)
+    try {
+      const journal = long.backend.journal(SCOPE)
+      const lane = { kind: 'inbox' as const, state: 'dead' }
+      const first = await readDeadPage(journal, lane, 'in-dead-3')
+      // in-dead-3 is third in time order and matches; the rest of the bound is read looking for more.
+      expect(first).toMatchObject({ scanned: DASHBOARD_LIMITS.filterScanMax, scanLimited: true })
+      expect(first.records.map((r) => r.id)).toEqual(['in-dead-3'])
+      const last = await readDeadPage(journal, lane, 'in-bulk-2099', first.next!)
+      expect(last.records.map((r) => r.id)).toEqual(['in-bulk-2099'])
+      expect(last).toMatchObject({ next: null, scanLimited: false })
+      const plain = await readDeadPage(journal, lane, '')
+      expect(plain).toMatchObject({ scanned: DASHBOARD_LIMITS.deadPageSize, scanLimited: false })
+      expect(plain.records).toHaveLength(DASHBOARD_LIMITS.deadPageSize)
+      expect(plain.next).not.toBeNull()
+    } finally {
+      await long.close()
+    }
   })
 })
 

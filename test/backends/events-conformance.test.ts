@@ -20,7 +20,7 @@ function factory(open: (path: string) => Promise<LeasedEventJournal>) {
       return backend
     },
     async cleanup(backend: unknown) {
-      await (backend as EventsDurability).eventJournal.close()
+      await (backend as EventsDurability).journalOfEvents.close()
       const dir = dirs.get(backend as object)
       if (dir) rmSync(dir, { recursive: true, force: true })
     },

@@ -26,7 +26,7 @@ function target(journal: EventsChildArg['journal']) {
           return backend
         },
         cleanup: async () => {
-          await Promise.all(opened.map((backend) => backend.eventJournal.close()))
+          await Promise.all(opened.map((backend) => backend.journalOfEvents.close()))
         },
       }
     },

@@ -109,14 +109,14 @@ export function eventsCrashFactory(open: JournalOpener, outbox?: { create(): { k
       await dead.fs.kill()
       // A dead process lets go of nothing but its in-process registration: close() fails at its
       // first file operation, and the lock file stays behind naming this pid.
-      await (crashed as EventsDurability).eventJournal.close().catch(() => {})
+      await (crashed as EventsDurability).journalOfEvents.close().catch(() => {})
       await dead.outbox?.stop().catch(() => {})
       const next = dead.reopenOutbox && { kv: dead.reopenOutbox(), reopen: dead.reopenOutbox }
       return make(dead.path, next)
     },
     async cleanup(backend) {
       const entry = opened.get(backend)
-      await (backend as EventsDurability).eventJournal.close().catch(() => {})
+      await (backend as EventsDurability).journalOfEvents.close().catch(() => {})
       if (entry?.outbox && outbox) await outbox.cleanup(entry.outbox)
     },
   }

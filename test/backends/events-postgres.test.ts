@@ -30,7 +30,7 @@ describe.runIf(available)('eventsDurability with a PostgreSQL outbox', () => {
     create: async () => eventsDurability({ journal: await SharedFileEventJournal.open(join(tempDir(), 'events.json')), outbox: outbox() }),
     async cleanup(backend) {
       const durability = backend as EventsDurability
-      await durability.eventJournal.close()
+      await durability.journalOfEvents.close()
       await durability.outbox.stop()
     },
   })

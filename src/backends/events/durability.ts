@@ -40,7 +40,7 @@ export class EventsDurability implements DurabilityBackend {
   /** Whether several processes may share it: the journal's call (`SharedFileEventJournal`). */
   readonly shared: boolean
   readonly scoped = true
-  readonly eventJournal: LeasedEventJournal
+  readonly journalOfEvents: LeasedEventJournal
   /** The store of the outbox and instances: the `outbox` option, or the journal's sidecar. */
   readonly outbox: DurableKv
   readonly #external: boolean
@@ -61,7 +61,7 @@ export class EventsDurability implements DurabilityBackend {
     }
     const side = outbox ?? journal.storage.sidecar
     if (!side) throw new ConfigError(`eventsDurability: the journal ${journal.name} keeps no side entries; pass a DurableKv as outbox`)
-    this.eventJournal = journal
+    this.journalOfEvents = journal
     this.outbox = side
     this.#external = outbox !== undefined
     this.#side = new KvDurability(side)
@@ -70,7 +70,7 @@ export class EventsDurability implements DurabilityBackend {
 
   /** Checks the journal is open, and starts the outbox store on the first call; later calls wait for it. */
   async start(): Promise<void> {
-    if (this.eventJournal.closed) throw new JournalClosedError(this.eventJournal.name)
+    if (this.journalOfEvents.closed) throw new JournalClosedError(this.journalOfEvents.name)
     this.#starts++
     this.#starting ??= (this.#external ? this.outbox.start() : Promise.resolve()).catch((error: unknown) => {
       this.#starting = undefined
@@ -87,22 +87,22 @@ export class EventsDurability implements DurabilityBackend {
     if (this.#starts > 0) return
     this.#starting = undefined
     try {
-      if (!this.eventJournal.closed) await this.eventJournal.storage.flush()
+      if (!this.journalOfEvents.closed) await this.journalOfEvents.storage.flush()
     } finally {
       if (this.#external) await this.outbox.stop()
     }
   }
 
   now(): Promise<number> {
-    return this.eventJournal.now()
+    return this.journalOfEvents.now()
   }
 
   journal(scopeId: string): Journal {
-    return new EventsJournal(this.eventJournal, scopeId, this.#side.journal(scopeId), !this.#external)
+    return new EventsJournal(this.journalOfEvents, scopeId, this.#side.journal(scopeId), !this.#external)
   }
 
   async scopes(): Promise<string[]> {
-    const [inbox, side] = await Promise.all([this.eventJournal.storage.scopes(DURABLE_CHANNEL), this.#side.scopes()])
+    const [inbox, side] = await Promise.all([this.journalOfEvents.storage.scopes(DURABLE_CHANNEL), this.#side.scopes()])
     return [...new Set([...inbox, ...side])].sort()
   }
 }

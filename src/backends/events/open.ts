@@ -68,7 +68,7 @@ export function eventsThrowawayFactory(options: { shared: boolean; parent: strin
   }
   const release = async (backend: DurabilityBackend) => {
     dirs.delete(backend)
-    await (backend as EventsDurability).eventJournal.close()
+    await (backend as EventsDurability).journalOfEvents.close()
   }
   return {
     description: `eventsDurability over a ${options.shared ? 'SharedFileEventJournal' : 'FileEventJournal (locked)'} in a temp dir under ${options.parent}`,

@@ -5,7 +5,9 @@
  * the time between those beats (its counters over its uptime until it beat twice), held until
  * its next beat, and summed over the live instances.
  * Records going out (`done/s`, `sent/s`) come from the index counts: their change between two
- * refreshes. With no live instance, `in/s` falls back to the change of the journal's total.
+ * refreshes. A heartbeat comes every few seconds and carries the counters as they were then, so
+ * `in/s` is the larger of the heartbeats' rate and the growth of the journal's total between two
+ * refreshes (the only measure when no instance is live).
  * Everything here is pure; the reducer keeps the bounded history.
  */
 import type { InstanceView } from '../cli/services/instances.js'
@@ -55,9 +57,9 @@ export function advanceRates(previous: RateMemory | undefined, snapshot: Snapsho
     memory,
     sample: {
       at: snapshot.at,
-      inboxIn: withMetrics ? heartbeat('inboundJournaled') : growth('inbox'),
+      inboxIn: withMetrics ? Math.max(heartbeat('inboundJournaled'), growth('inbox')) : growth('inbox'),
       inboxDone: growth('inbox', 'done'),
-      outboxIn: withMetrics ? heartbeat('outboxJournaled') : growth('outbox'),
+      outboxIn: withMetrics ? Math.max(heartbeat('outboxJournaled'), growth('outbox')) : growth('outbox'),
       outboxSent: growth('outbox', 'sent'),
     },
   }

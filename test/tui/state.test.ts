@@ -393,6 +393,10 @@ describe('layout, rates, requests and formatting', () => {
     third.counts.inbox.pending = 4
     expect(advanceRates(b.memory, third).sample).toMatchObject({ inboxDone: 0, inboxIn: 0 })
     expect(advanceRates(b.memory, third).memory.beats).toEqual({})
+    // A live instance whose last beat is older than the work: the journal's growth is the better measure.
+    const stale = snapshot({ at: T0 + 4_000, instances: [instance('j', { startedAt: T0 - 10_000, lastBeatAt: T0, metrics: { inboundJournaled: 0 } })] })
+    stale.counts.inbox.done = 45
+    expect(advanceRates(advanceRates(undefined, { ...stale, at: T0 + 3_000, counts: third.counts }).memory, stale).sample).toMatchObject({ inboxIn: 36 })
   })
 
   it('requests name what they touch', () => {

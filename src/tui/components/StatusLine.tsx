@@ -19,14 +19,20 @@ export interface StatusLineProps {
   theme: Theme
 }
 
+/** Characters the backend URL keeps before the line drops its less useful parts. */
+const LABEL_MIN = 20
+
 export function StatusLine({ label, scope, refreshMs, paused, lastRefresh, failing, width, theme }: StatusLineProps) {
   const marker = failing ? '✖' : paused ? '‖' : '●'
   const pace = paused ? 'PAUSED' : `every ${duration(refreshMs)}`
-  const refreshed = lastRefresh ? `${clockTime(lastRefresh.at)} (${Math.round(lastRefresh.tookMs)}ms)` : 'connecting…'
-  const head = `${marker} ${refreshed} · ${pace} · scope ${scope ?? '…'} · `
+  const time = lastRefresh ? clockTime(lastRefresh.at) : 'connecting…'
+  const cost = lastRefresh ? ` (${Math.round(lastRefresh.tookMs)}ms)` : ''
+  // On a narrow terminal the refresh's cost and the word "scope" give their room to the backend.
+  const full = `${marker} ${time}${cost} · ${pace} · scope ${scope ?? '…'} · `
+  const head = width - full.length >= LABEL_MIN ? full : `${marker} ${time} · ${pace} · ${scope ?? '…'} · `
   return (
     <Text wrap="truncate-end" bold color={theme.tone(failing ? 'error' : paused ? 'warn' : 'title')}>
-      {fit(head + fitMiddle(label, Math.max(12, width - head.length)), width)}
+      {fit(head + fitMiddle(label, Math.max(0, width - head.length)), width)}
     </Text>
   )
 }

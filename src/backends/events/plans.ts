@@ -70,7 +70,8 @@ export function appendPlan(inputs: readonly AppendInput[], now: number): Plan<Ap
     const ops: PlacedOp[] = []
     for (const input of checked) {
       const id = input.id ?? randomUUID()
-      const existing = fresh.get(id) ?? (findEntry(state, id) && recordOf(findEntry(state, id)!.entry))
+      const stored = fresh.has(id) ? undefined : findEntry(state, id)
+      const existing = fresh.get(id) ?? (stored && recordOf(stored.entry))
       if (existing) {
         answers.push({ appended: false, record: existing })
         continue

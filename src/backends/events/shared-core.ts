@@ -196,7 +196,7 @@ export class SharedCore implements JournalCore {
     const hasLog = cache.logFileBytes > 0
     // The log is removed only once the snapshot holding its records is durable (I11).
     await writeFileAtomic(fs, this.path, lines, { fsync: fsync || hasLog })
-    if (hasLog) await fs.unlink(logPathOf(this.path)).catch((error: unknown) => (errorCode(error) === 'ENOENT' ? undefined : Promise.reject(error)))
+    if (hasLog) await removeIfThere(() => fs.unlink(logPathOf(this.path)))
     this.#cache = { ...cache, snapshot: identity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
   }
 
@@ -295,4 +295,13 @@ function identity(stat: FileStat | undefined): string | undefined {
   if (!stat) return 'none'
   if (stat.ino === undefined || stat.mtimeMs === undefined) return undefined
   return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
+}
+
+/** Runs a removal, taking a file that is already gone as removed. */
+async function removeIfThere(remove: () => Promise<void>): Promise<void> {
+  try {
+    await remove()
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error
+  }
 }

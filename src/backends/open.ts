@@ -109,41 +109,19 @@ async function openFile(target: Extract<BackendTarget, { path: string }>, access
 /**
  * An events journal. `events+shared:` is made for several processes (a cross-process mutex), so
  * the CLI reads and writes it beside running bots. `events:` is a FileEventJournal a bot holds
- * with its pid lock: opened locked when it is free; when a live process holds it, opened without
- * the lock as a view that only reads (FileEventJournal has no read-only mode yet), and every write
- * command is refused with the holder's pid.
+ * with its pid lock: opened locked when it is free; when a live process holds it (or only reading
+ * is asked), opened read-only, touching no file, and every write command is refused with the
+ * holder's pid.
  */
 async function openEvents(target: Extract<BackendTarget, { kind: 'events' }>, access: BackendAccess): Promise<OpenedBackend> {
-  const { FileEventJournal, SharedFileEventJournal } = await import('./events/index.js')
-  const { eventsDurability } = await import('./events/durability.js')
+  const { openEventsBackend } = await import('./events/open.js')
   const path = target.path!
   checkJournalFile(path, access, () => true, '')
-  if (target.shared) {
-    const journal = await SharedFileEventJournal.open(path)
-    return started(target, eventsDurability({ journal }), { cleanup: () => journal.close() })
-  }
-  try {
-    const journal = await FileEventJournal.open(path, { lock: true })
-    return started(target, eventsDurability({ journal }), { cleanup: () => journal.close() })
-  } catch (error) {
-    if (!(error instanceof JournalLockedError) || error.pid === undefined || error.pid === process.pid) throw error
-    const journal = await FileEventJournal.open(path)
-    const backend = eventsDurability({ journal: readingView(journal) })
-    return started(target, backend, { cleanup: () => journal.close(), readOnly: true, heldBy: { pid: error.pid, file: path } })
-  }
-}
-
-/**
- * An unlocked journal presented as a locked one, so `eventsDurability` accepts it for reading
- * while its owner runs. Only ever used for reads: the caller refuses every write (`heldBy`).
- */
-function readingView<J extends object>(journal: J): J {
-  return new Proxy(journal, {
-    get(target, property) {
-      if (property === 'writers') return 'locked'
-      const value: unknown = Reflect.get(target, property, target)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
+  const opened = await openEventsBackend(path, { shared: target.shared, access })
+  return started(target, opened.backend, {
+    cleanup: () => opened.close(),
+    readOnly: opened.readOnly,
+    heldBy: opened.heldBy === undefined ? undefined : { pid: opened.heldBy, file: path },
   })
 }
 

@@ -9,12 +9,13 @@
 import type { Cursor } from '../cli/services/records.js'
 import type { ScopeSummary } from '../cli/services/scopes.js'
 import type { ActionOutcome } from './actions.js'
-import { instanceDetail, type DetailContent } from './detail-lines.js'
+import type { DetailContent } from './detail-lines.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { advanceRates, type RateMemory, type RateSample } from './rates.js'
-import { pastTense, requestFor, type ActionRequest } from './requests.js'
+import type { ActionRequest } from './requests.js'
+import { act, open, outcomeNotice } from './state-actions.js'
 import { DEAD_PANELS, type DeadPanelId, type Snapshot, type SnapshotQuery } from './snapshot.js'
-import { isDeadPanel, reconcileRows, rowIdsOf, selectedRecord, type PanelId, type RowState, PANELS, emptyRows } from './selection.js'
+import { isDeadPanel, reconcileRows, rowIdsOf, type PanelId, type RowState, PANELS, emptyRows } from './selection.js'
 
 export { PANELS, type PanelId, type RowState } from './selection.js'
 
@@ -309,65 +310,8 @@ function turnPage(state: DashboardState, direction: 1 | -1): DashboardState {
   return { ...state, pageStacks: { ...state.pageStacks, [panel]: stack.slice(0, -1) }, rows: { ...state.rows, [panel]: { index: 0, id: null } } }
 }
 
-/** Enter: the selected row's detail (an instance's at once; a record's once the `show` service read it). */
-function open(state: DashboardState): DashboardState {
-  const panel = state.focus
-  const snapshot = state.snapshot
-  const row = state.rows[panel]
-  if (!snapshot || row.id === null) return notice(state, 'info', 'nothing selected here')
-  if (panel === 'instances') {
-    const instance = snapshot.instances.find((candidate) => candidate.instanceId === row.id)
-    if (!instance) return state
-    const target: DetailTarget = { panel, kind: 'instances', id: instance.instanceId }
-    return { ...state, overlay: { type: 'detail', target, content: instanceDetail(instance, backendNow(state)), error: undefined, offset: 0 } }
-  }
-  if (panel === 'leases') {
-    const lease = snapshot.leases.find((candidate) => `${candidate.kind}/${candidate.id}` === row.id)
-    if (!lease) return state
-    return { ...state, overlay: { type: 'detail', target: { panel, kind: lease.kind, id: lease.id }, content: undefined, error: undefined, offset: 0 } }
-  }
-  const record = selectedRecord(state.snapshot, state.rows, panel)
-  if (!record) return state
-  return { ...state, overlay: { type: 'detail', target: { panel, kind: record.kind, id: record.id }, content: undefined, error: undefined, offset: 0 } }
-}
-
-/** r / R / x / X: the confirmation of a request, or why there is none. */
-function act(state: DashboardState, intent: 'requeue' | 'discard', all: boolean): DashboardState {
-  const overlay = state.overlay
-  const fromDetail = overlay.type === 'detail'
-  if (overlay.type !== 'none' && !fromDetail) return state
-  const panel = fromDetail ? overlay.target.panel : state.focus
-  if (!isDeadPanel(panel)) {
-    return notice(state, 'info', 'r and x act on dead letters and unknown sends: move to one of those panels (3, 4, 5)')
-  }
-  if (!state.snapshot) return notice(state, 'info', 'nothing read yet: wait for the first refresh')
-  const page = state.snapshot.pages[panel]
-  const selected = fromDetail ? page.records.find((record) => record.id === overlay.target.id) : selectedRecord(state.snapshot, state.rows, panel)
-  if (fromDetail && !selected) return notice(state, 'info', 'this record is no longer on the page shown; close the detail and look again')
-  const counts = panel === 'inboxDead' ? state.snapshot.counts.inbox : state.snapshot.counts.outbox
-  const made = requestFor({
-    intent,
-    all: all && !fromDetail,
-    panel,
-    selected,
-    filter: state.filter === '' ? undefined : { text: state.filter, records: page.records },
-    count: counts[panel === 'unknown' ? 'unknown' : 'dead'] ?? 0,
-  })
-  if ('refusal' in made) return notice(state, 'info', made.refusal)
-  return { ...state, overlay: { type: 'confirm', request: made.request } }
-}
-
-function outcomeNotice(outcome: ActionOutcome): Omit<Notice, 'at'> {
-  const { request } = outcome
-  const done = `${pastTense(request.verb)} ${outcome.succeeded} of ${outcome.attempted}`
-  const what = outcome.changed.length > 0 ? `: ${outcome.changed.join(', ')}${outcome.succeeded > outcome.changed.length ? ', …' : ''}` : ''
-  const stopped = outcome.cancelled ? ' (stopped before the rest)' : ''
-  if (outcome.failed === 0) return { tone: 'ok', text: `${done}${what}${stopped}` }
-  const error = outcome.firstError!
-  return { tone: 'error', text: `${done}${stopped}; ${outcome.failed} failed, first ${error.id}: ${error.message} (${error.code})` }
-}
-
-function notice(state: DashboardState, tone: Notice['tone'], text: string): DashboardState {
+/** The state with a notice on the message line. */
+export function notice(state: DashboardState, tone: Notice['tone'], text: string): DashboardState {
   return { ...state, notice: { tone, text, at: state.clock } }
 }
 

@@ -114,10 +114,12 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
     expect(record).toMatchObject({ state: 'pending', attempts: 0 })
     expect(record?.audit?.at(-1)).toMatchObject({ action: 'replay', reason: 'botmesh dashboard' })
 
+    // Larger, then 80×24: each layout is drawn from the top, nothing of the one before is left.
+    await tmux('resize-window', '-t', SESSION, '-x', '130', '-y', '40')
+    await until((t) => lines(t)[38] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!), 'the layout at 130×40')
     await tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24')
-    text = await until((t) => lines(t)[22] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit', 'the layout at 80×24')
+    text = await until((t) => lines(t)[22] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!), 'the layout at 80×24')
     shown = lines(text)
-    expect(shown[0]).toMatch(/^● /)
     expect(shown[2]).toMatch(/^inbox /)
     for (const title of ['1 Instances', '2 Active leases', '▶ 3 Inbox dead letters', '4 Outbox dead letters', '5 Unknown sends']) expect(text).toContain(title)
 
@@ -153,16 +155,16 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
   })
 
   it('refuses a bad URL and a stdin that is not a terminal, before the screen changes', async () => {
-    await type('clear; node bin/botmesh.js dashboard --backend nope://x; echo "exit=$?"')
+    await type('clear; node bin/botmesh.js dashboard --backend nope://x; echo "url-exit=$?"')
     await press('Enter')
-    let text = await until((t) => t.includes('exit='), 'the refusal')
+    let text = await until((t) => /url-exit=\d/.test(t), 'the refusal of the URL')
     expect(text).toContain('unknown backend scheme "nope:"')
-    expect(text).toContain('exit=2')
-    await type(`clear; node bin/botmesh.js dashboard --backend ${url} < /dev/null; echo "exit=$?"`)
+    expect(text).toContain('url-exit=2')
+    await type(`clear; node bin/botmesh.js dashboard --backend ${url} < /dev/null; echo "pipe-exit=$?"`)
     await press('Enter')
-    text = await until((t) => t.includes('exit='), 'the refusal')
+    text = await until((t) => /pipe-exit=\d/.test(t), 'the refusal of a pipe')
     expect(text).toContain('botmesh dashboard needs a terminal')
-    expect(text).toContain('exit=2')
+    expect(text).toContain('pipe-exit=2')
     await restored()
   })
 })

@@ -2,7 +2,7 @@
  * The dashboard's root: the one component with hooks. It wires the live state (`useDashboard`),
  * the terminal's size and the keys to the props-only `Screen`.
  */
-import { useApp, useInput } from 'ink'
+import { useApp, useInput, useStdout } from 'ink'
 import type { DashboardConnection } from '../connection.js'
 import { useDashboard } from '../hooks/use-dashboard.js'
 import { useTerminalSize } from '../hooks/use-terminal-size.js'
@@ -24,7 +24,8 @@ export interface DashboardProps {
 export function Dashboard({ connection, refreshMs, scope, bot, theme, onStopped }: DashboardProps) {
   const { exit } = useApp()
   const { state, press } = useDashboard({ connection, refreshMs, scope, bot, onQuit: () => exit(), onStopped })
-  const size = useTerminalSize()
+  // On a real terminal the dashboard owns the (alternate) screen: a resize redraws it from the top.
+  const size = useTerminalSize({ clearOnResize: useStdout().stdout.isTTY === true })
   useInput(press)
   return <Screen state={state} size={size} theme={theme} />
 }

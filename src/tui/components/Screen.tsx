@@ -4,20 +4,16 @@
  * `rows - 1` lines of at most `columns` characters.
  */
 import { Box } from 'ink'
-import { DEAD_PANELS } from '../snapshot.js'
-import { countsLines, panelAreaLines, panelHeights } from '../layout.js'
-import { PANEL_TITLES, PANELS, type PanelId } from '../selection.js'
-import { backendNow, type DashboardState } from '../state.js'
+import { countsLines, panelAreaLines } from '../layout.js'
+import type { DashboardState } from '../state.js'
 import type { Theme } from '../theme.js'
 import type { TerminalSize } from '../hooks/use-terminal-size.js'
 import { CountsPanel } from './CountsPanel.js'
-import { DeadLettersPanel } from './DeadLettersPanel.js'
 import { DetailView } from './DetailView.js'
 import { HelpBar } from './HelpBar.js'
 import { HelpScreen } from './HelpScreen.js'
-import { InstancesPanel } from './InstancesPanel.js'
-import { LeasesPanel } from './LeasesPanel.js'
 import { MessageLine } from './MessageLine.js'
+import { Panels } from './Panels.js'
 import { ScopePicker } from './ScopePicker.js'
 import { StatusLine } from './StatusLine.js'
 
@@ -59,37 +55,5 @@ export function Screen({ state, size, theme }: ScreenProps) {
       </Box>
       <HelpBar overlay={overlay.type} focus={state.focus} detailPanel={overlay.type === 'detail' ? overlay.target.panel : undefined} paused={state.paused} width={width} theme={theme} />
     </Box>
-  )
-}
-
-function Panels({ state, height, width, theme }: { state: DashboardState; height: number; width: number; theme: Theme }) {
-  const { snapshot } = state
-  const now = backendNow(state)
-  const wanted = {
-    instances: snapshot?.instances.length ?? 0,
-    leases: snapshot?.leases.length ?? 0,
-    ...Object.fromEntries(DEAD_PANELS.map((panel) => [panel, snapshot?.pages[panel].records.length ?? 0])),
-  } as Record<PanelId, number>
-  const heights = panelHeights(height, state.focus, wanted)
-  const common = (panel: PanelId) => ({ number: PANELS.indexOf(panel) + 1, row: state.rows[panel], focused: state.focus === panel, height: heights[panel], width, now, theme })
-  return (
-    <>
-      {PANELS.filter((panel) => heights[panel] > 0).map((panel) => {
-        if (panel === 'instances') return <InstancesPanel key={panel} instances={snapshot?.instances ?? []} filter={state.filter} {...common(panel)} />
-        if (panel === 'leases') return <LeasesPanel key={panel} leases={snapshot?.leases ?? []} filter={state.filter} {...common(panel)} />
-        const counts = panel === 'inboxDead' ? snapshot?.counts.inbox : snapshot?.counts.outbox
-        return (
-          <DeadLettersPanel
-            key={panel}
-            title={PANEL_TITLES[panel]}
-            page={snapshot?.pages[panel]}
-            total={counts?.[panel === 'unknown' ? 'unknown' : 'dead'] ?? 0}
-            pagesBefore={state.pageStacks[panel].length}
-            filter={state.filter}
-            {...common(panel)}
-          />
-        )
-      })}
-    </>
   )
 }

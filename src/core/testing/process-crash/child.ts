@@ -5,7 +5,8 @@
  *
  *   node child.js '<json ChildConfig>'
  */
-import type { DurabilityBackend, Journal } from '../../durability/backend.js'
+import type { DurabilityBackend } from '../../durability/backend.js'
+import { aroundJournalWrites } from '../wrap-writes.js'
 import type { Store } from '../../store.js'
 import { appendOracle, OracleProvider, readOracle } from './oracle-file.js'
 import { scriptProvider, workloadBot, workloadMessages, WorkloadStore, WORKLOAD_TEXT_LIMIT } from '../crash-matrix/workload.js'
@@ -41,7 +42,11 @@ class MarkedProvider extends OracleProvider {
   }
 }
 
-const backend = withWriteMarkers(await createBackend(config.backendArg))
+// A marker before every journal write.
+const backend = aroundJournalWrites(await createBackend(config.backendArg), (_name, _writes, write) => {
+  marker('write')
+  return write()
+})
 const provider = new MarkedProvider(config.oracleFile, { textLimit: WORKLOAD_TEXT_LIMIT })
 scriptProvider(provider)
 // The store's one scripted failure happens once per test, not once per process.
@@ -69,31 +74,3 @@ await Promise.all(
 await bot.idle()
 await bot.stop()
 process.stdout.write('IDLE\n')
-
-/** Prints a marker before every journal write. */
-function withWriteMarkers(inner: DurabilityBackend): DurabilityBackend {
-  return {
-    kind: inner.kind,
-    shared: inner.shared,
-    scoped: inner.scoped,
-    start: () => inner.start(),
-    stop: () => inner.stop(),
-    now: () => inner.now(),
-    scopes: () => inner.scopes(),
-    journal(scopeId: string): Journal {
-      const journal = inner.journal(scopeId)
-      return {
-        scopeId,
-        read: (kind, ids) => journal.read(kind, ids),
-        due: (kind, until, limit) => journal.due(kind, until, limit),
-        list: (kind, query) => journal.list(kind, query),
-        count: (kind) => journal.count(kind),
-        purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit),
-        write: (name, writes) => {
-          marker('write')
-          return journal.write(name, writes)
-        },
-      }
-    },
-  }
-}

@@ -78,7 +78,9 @@ async function waitBehindPreviousPart(engine: DurabilityEngine, found: Versioned
     await markOutboxDead(engine, held, { message: why, code: 'PREVIOUS_PART_DEAD', at: engine.now() })
     return true
   }
-  const previousDue = previous.record.state === 'sending' ? previous.record.lease?.expiresAt : previous.record.nextAttemptAt
+  // Behind a part in flight, look again at the next sweep: its settling (sent, or unknown after a
+  // crash) may happen in any process. Behind a part waiting for a retry, wait as long as it does.
+  const previousDue = previous.record.state === 'sending' ? 0 : previous.record.nextAttemptAt
   const waitUntil = Math.max(previousDue ?? 0, engine.now() + engine.config.pollMs)
   const deferred: OutboxRecord = { ...record, nextAttemptAt: waitUntil }
   await engine.journal.write('outbox.defer', [{ kind: 'outbox', record: deferred, expectVersion: found.version }])

@@ -11,6 +11,7 @@
  *
  * A store and its durability share one `PgConnection`, so acquiring is counted.
  */
+import { SharedHandle } from '../shared-handle.js'
 import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
 import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
 import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
@@ -36,13 +37,9 @@ export interface PostgresConnectionOptions extends PostgresTimeouts {
 export class PgConnection {
   /** `host:port/database` of the server, without credentials, for messages. */
   readonly target: string
-  /** Whether the pool is ours to create and end. */
-  readonly owned: boolean
   readonly #options: PostgresConnectionOptions
   readonly #logger: PostgresLogger
-  #pool: Pool | undefined
-  #opening: Promise<Pool> | undefined
-  #users = 0
+  readonly #pool: SharedHandle<Pool>
 
   constructor(options: PostgresConnectionOptions) {
     if (options.pool && options.connectionString) throw new ConfigError('pass either pool or connectionString, not both')
@@ -53,40 +50,29 @@ export class PgConnection {
     }
     this.#options = options
     this.#logger = options.logger ?? console
-    this.owned = !options.pool
-    this.#pool = options.pool
+    this.#pool = new SharedHandle(options.pool)
     this.target = options.pool ? describePool(options.pool) : describeUrl(options.connectionString!)
   }
 
+  /** Whether the pool is ours to create and end. */
+  get owned(): boolean {
+    return this.#pool.owned
+  }
+
   /** Takes a share of the connection, creating our own pool on the first share. */
-  async acquire(): Promise<void> {
-    this.#users++
-    if (!this.owned) return
-    try {
-      this.#opening ??= this.#createPool()
-      this.#pool = await this.#opening
-    } catch (error) {
-      this.#users--
-      this.#opening = undefined
-      throw error
-    }
+  acquire(): Promise<void> {
+    return this.#pool.acquire(() => this.#createPool())
   }
 
   /** Gives a share back; the last one ends a pool we created. An injected pool is left open. */
-  async release(): Promise<void> {
-    if (this.#users === 0) return
-    this.#users--
-    if (this.#users > 0 || !this.owned) return
-    const pool = this.#pool
-    this.#pool = undefined
-    this.#opening = undefined
-    await pool?.end()
+  release(): Promise<void> {
+    return this.#pool.release((pool) => pool.end())
   }
 
   /** Runs one query (a round trip) on any connection of the pool. */
   query<R extends QueryResultRow = QueryResultRow>(query: QueryConfig | string): Promise<QueryResult<R>> {
-    const pool = this.#pool
-    if (!pool || this.#users === 0) {
+    const pool = this.#pool.value
+    if (!pool || this.#pool.users === 0) {
       return Promise.reject(new BotmeshError('BACKEND_NOT_STARTED', `the PostgreSQL backend on ${this.target} is not started: call start() first`))
     }
     return typeof query === 'string' ? pool.query<R>(query) : pool.query<R>(query)

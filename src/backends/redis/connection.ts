@@ -12,6 +12,7 @@
  * engine treats like any failed write). The client keeps reconnecting, so the same instance
  * works again once the server is back.
  */
+import { SharedHandle } from '../shared-handle.js'
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
 import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
 import { redisFailure, withDeadline, type RedisRole } from './failures.js'
@@ -47,62 +48,49 @@ export interface RedisConnectionOptions extends RedisTimeouts {
 /** A counted handle on one Redis connection. */
 export class RedisConnection {
   /** Whether botmesh opened the client (and so closes it). */
-  readonly owned: boolean
   readonly connectTimeoutMs: number
   readonly commandTimeoutMs: number
   readonly #options: RedisConnectionOptions
-  #client: RedisClient | undefined
-  #opening: Promise<RedisClient> | undefined
-  #users = 0
+  readonly #client: SharedHandle<RedisClient>
 
   constructor(options: RedisConnectionOptions) {
     const given = [options.client, options.url, options.cluster].filter((source) => source !== undefined).length
     if (given !== 1) throw new ConfigError(`Redis needs exactly one of client, url or cluster; got ${given}`)
     if (options.cluster !== undefined && clusterNodes(options.cluster).length === 0) throw new ConfigError('the Redis cluster option names no nodes')
     this.#options = options
-    this.owned = options.client === undefined
-    this.#client = options.client
+    this.#client = new SharedHandle(options.client)
     this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? REDIS_LIMITS.connectTimeoutMs)
     this.commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? REDIS_LIMITS.commandTimeoutMs)
   }
 
   /** Opens our own client on the first call (rejects with a retryable error when Redis cannot be reached). */
-  async acquire(role: RedisRole = 'journal'): Promise<void> {
-    this.#users++
-    if (!this.owned) return
-    this.#opening ??= this.#open(role)
-    try {
-      this.#client = await this.#opening
-    } catch (error) {
-      this.#users--
-      this.#opening = undefined
-      throw error
-    }
+  acquire(role: RedisRole = 'journal'): Promise<void> {
+    return this.#client.acquire(() => this.#open(role))
   }
 
   /** Closes our own client when every `acquire` has been released. */
-  async release(): Promise<void> {
-    if (this.#users === 0) return
-    this.#users--
-    if (this.#users > 0 || !this.owned) return
-    const client = this.#client
-    this.#client = undefined
-    this.#opening = undefined
-    if (client) await this.#close(client)
+  release(): Promise<void> {
+    return this.#client.release((client) => this.#close(client))
+  }
+
+  /** Whether the client is ours to create and quit. */
+  get owned(): boolean {
+    return this.#client.owned
   }
 
   /** Whether calls can be made (acquired, or an injected client). */
   get open(): boolean {
-    return this.#client !== undefined && (this.#users > 0 || !this.owned)
+    return this.#client.value !== undefined && (this.#client.users > 0 || !this.owned)
   }
 
   /** The client, for one call; rejects with a typed error if the connection is not acquired. */
   client(role: RedisRole = 'journal'): RedisClient {
-    if (!this.open || this.#client === undefined) {
+    const client = this.#client.value
+    if (!this.open || client === undefined) {
       const owner = role === 'store' ? 'RedisStore' : 'RedisDurability'
       throw new BotmeshError('NOT_STARTED', `${owner} is not started: call start() first (the bot does it)`)
     }
-    return this.#client
+    return client
   }
 
   /**

@@ -17,6 +17,8 @@ import { SendHooks, textOf, type AfterSendHook, type BeforeSendHook } from './ho
 import { LIMITS } from './durability/limits.js'
 import type { Matcher } from './matchers.js'
 import { resolveNamespace, scopeIdOf, type NamespaceOptions } from './namespace.js'
+import { refuseUnknownOptions } from './options.js'
+import type { SendOrigin } from './send-origin.js'
 import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
 import { MemoryStore, type Store } from './store.js'
 
@@ -35,13 +37,8 @@ export interface BotConfig extends NamespaceOptions {
   logger?: Logger
 }
 
-/** The message a handler is handling: every send made through its context gets a derived key. */
-export interface SendOrigin {
-  inboundId: string
-  sends: number
-  replay: boolean
-  pending: Promise<unknown>[]
-}
+/** The keys BotConfig takes: a misspelt `durability` must not run a bot without its journals. */
+const BOT_CONFIG_KEYS = ['provider', 'store', 'durability', 'logger', 'tenantId', 'environmentId', 'botId', 'connectionId'] as const
 
 export class Bot extends EventEmitter {
   readonly provider: IProvider
@@ -63,6 +60,7 @@ export class Bot extends EventEmitter {
 
   constructor(config: BotConfig) {
     super()
+    refuseUnknownOptions(config, BOT_CONFIG_KEYS, 'BotConfig')
     this.provider = config.provider
     this.store = config.store ?? new MemoryStore()
     this.namespace = resolveNamespace(config)
@@ -228,7 +226,8 @@ export class Bot extends EventEmitter {
       this.#inbound.run(event.chatId, async () => {
         await this.store.appendLog(this.scope, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: event.id })
         const route = await this.#dispatcher.route(event, event.id)
-        await this.#dispatcher.run(route, event, event.id)
+        const { unrecorded } = await this.#dispatcher.run(route, event, event.id)
+        if (unrecorded !== undefined) this.#reportError(unrecorded)
       }),
     ).catch((error) => this.#reportError(error))
   }

@@ -2,14 +2,14 @@
  * Routing and running: which handler (or waiting flow) takes an inbound message, and running it
  * with its context. Used alike with and without durability.
  */
-import type { SendOrigin } from './bot.js'
 import type { Json } from './durability/kv.js'
 import type { SendResult } from './durability/outbox.js'
-import { conversationFor, Flow, type Conversation } from './flow.js'
+import { conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from './flow.js'
 import type { Context, Message, SendOptions, StateAccess } from './context.js'
 import type { Matcher } from './matchers.js'
 import { bindMediaProvider } from './media.js'
 import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
+import type { SendOrigin } from './send-origin.js'
 import type { Store } from './store.js'
 
 /** A message handler. */
@@ -24,7 +24,23 @@ export interface Registration {
 export type Route =
   | { type: 'answer'; flow: Flow; conversation: Omit<Conversation, 'previous'>; stored: Conversation | undefined }
   | { type: 'handler'; handler: Handler | Flow; stored: Conversation | undefined }
+  /** A replay of a message that already fed an earlier step: it feeds nothing again. */
+  | { type: 'fed-before'; note: string }
   | { type: 'none' }
+
+/**
+ * What running a route left undone. `unrecorded`: the conversation's checkpoint could not be
+ * written, so the message must not be acknowledged (the next message would answer the wrong step).
+ */
+export interface RunOutcome {
+  unrecorded?: unknown
+}
+
+/** A conversation to write once its step ran. */
+interface Checkpoint {
+  flow: Flow
+  conversation: Conversation
+}
 
 export interface DispatcherDeps {
   store: Store
@@ -45,6 +61,8 @@ export class Dispatcher {
 
   async route(event: InboundEvent, recordId: string): Promise<Route> {
     const stored = this.#memory.get(event.chatId) ?? ((await this.deps.store.getCheckpoint(this.deps.scope, event.chatId)) as Conversation | undefined)
+    const fed = feedOf(stored, recordId)
+    if (fed) return { type: 'fed-before', note: fedBeforeNote(fed) }
     const conversation = conversationFor(stored, recordId)
     const flow = conversation && this.deps.flows.get(conversation.flow)
     if (conversation && flow && flow.steps[conversation.step]) return { type: 'answer', flow, conversation, stored }
@@ -52,44 +70,61 @@ export class Dispatcher {
     return registration ? { type: 'handler', handler: registration.handler, stored } : { type: 'none' }
   }
 
-  /** Runs a route. A handler that throws is reported, not retried: its side effects already ran. */
-  async run(route: Route, event: InboundEvent, recordId: string, origin?: SendOrigin): Promise<void> {
-    if (route.type === 'none') return
+  /**
+   * Runs a route. A handler that throws is reported, not retried: its side effects already ran. A
+   * checkpoint that could not be written is not the handler's failure: it comes back as `unrecorded`.
+   */
+  async run(route: Route, event: InboundEvent, recordId: string, origin?: SendOrigin): Promise<RunOutcome> {
+    if (route.type === 'none' || route.type === 'fed-before') return {}
     const flowState = route.type === 'answer' ? { ...route.conversation.state } : {}
     const ctx = this.#context(event, recordId, flowState, origin)
+    let checkpoint: Checkpoint | undefined
     try {
-      if (route.type === 'answer') await this.#answer(route, ctx, flowState, recordId)
-      else if (route.handler instanceof Flow) await this.#startFlow(route.handler, route.stored, ctx, recordId)
+      if (route.type === 'answer') checkpoint = await this.#answer(route, ctx, flowState, recordId)
+      else if (route.handler instanceof Flow) checkpoint = await this.#startFlow(route.handler, route.stored, ctx, recordId)
       else await route.handler(ctx)
     } catch (error) {
       this.deps.onError(error)
+      return {}
     }
+    if (!checkpoint) return {}
+    try {
+      await this.#save(checkpoint, ctx.chatId)
+    } catch (error) {
+      return { unrecorded: error }
+    }
+    return {}
   }
 
-  async #startFlow(flow: Flow, stored: Conversation | undefined, ctx: Context, recordId: string): Promise<void> {
+  async #startFlow(flow: Flow, stored: Conversation | undefined, ctx: Context, recordId: string): Promise<Checkpoint | undefined> {
     const first = flow.steps[0]
-    if (!first) return
+    if (!first) return undefined
     await ctx.reply(first.question)
-    await this.#save(flow, ctx.chatId, { flow: flow.name, step: 0, state: {}, finished: false, fedBy: recordId, previous: strip(priorOf(stored, recordId)) })
+    const conversation = { flow: flow.name, step: 0, state: {}, finished: false, fedBy: recordId, previous: strip(priorOf(stored, recordId)) }
+    return { flow, conversation: { ...conversation, fed: withFed(stored?.fed, { id: recordId, flow: flow.name, step: -1 }) } }
   }
 
-  async #answer(route: Extract<Route, { type: 'answer' }>, ctx: Context, state: Record<string, Json>, recordId: string): Promise<void> {
-    const { flow, conversation } = route
+  async #answer(route: Extract<Route, { type: 'answer' }>, ctx: Context, state: Record<string, Json>, recordId: string): Promise<Checkpoint> {
+    const { flow, conversation, stored } = route
     await flow.steps[conversation.step]!.handle(ctx, ctx.message)
     const next = conversation.step + 1
     const following = flow.steps[next]
     if (following) await ctx.reply(following.question)
-    await this.#save(flow, ctx.chatId, {
-      flow: flow.name,
-      step: following ? next : conversation.step,
-      state,
-      finished: !following,
-      fedBy: recordId,
-      previous: strip(conversation),
-    })
+    return {
+      flow,
+      conversation: {
+        flow: flow.name,
+        step: following ? next : conversation.step,
+        state,
+        finished: !following,
+        fedBy: recordId,
+        previous: strip(conversation),
+        fed: withFed(stored?.fed, { id: recordId, flow: flow.name, step: conversation.step }),
+      },
+    }
   }
 
-  async #save(flow: Flow, chatId: string, conversation: Conversation): Promise<void> {
+  async #save({ flow, conversation }: Checkpoint, chatId: string): Promise<void> {
     if (flow.isPersistent) await this.deps.store.setCheckpoint(this.deps.scope, chatId, conversation as unknown as Json)
     else this.#memory.set(chatId, conversation)
   }
@@ -120,6 +155,12 @@ export class Dispatcher {
     bindMediaProvider(ctx, this.deps.provider)
     return ctx
   }
+}
+
+/** What an operator reads on a replayed record that fed nothing. */
+function fedBeforeNote(fed: FedRecord): string {
+  const what = fed.step < 0 ? `already started flow "${fed.flow}"` : `already answered question ${fed.step + 1} of flow "${fed.flow}"`
+  return `replayed, but this message ${what}: it is not taken as the answer to the question asked now, and nothing ran`
 }
 
 /** The conversation before the message `recordId` (for a replay of it: the one it started from). */

@@ -4,7 +4,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { MemoryDurability } from '../backends/memory/index.js'
-import type { SendOrigin } from './bot.js'
 import type { ChatQueue } from './chat-queue.js'
 import type { SendOptions } from './context.js'
 import type { Dispatcher } from './dispatcher.js'
@@ -13,9 +12,9 @@ import { resolveDurabilityConfig, type DurabilityConfig, type DurabilityOptions,
 import { DurabilityEngine, type EngineEvents } from './durability/engine.js'
 import { Durability } from './durability/facade.js'
 import type { HeldRecord } from './durability/held-record.js'
-import { admitInbound, completeInbound, failInbound } from './durability/inbox.js'
+import { admitInbound } from './durability/inbox.js'
 import { InstanceBeat } from './durability/instances.js'
-import { sendKey } from './durability/keys.js'
+import { inboxRecordId, sendKey } from './durability/keys.js'
 import { LIMITS } from './durability/limits.js'
 import { BackgroundLoop } from './durability/loop.js'
 import { Outbox, type SendResult } from './durability/outbox.js'
@@ -24,8 +23,10 @@ import { decodePayload } from './durability/payload.js'
 import { Sweeper } from './durability/sweeper.js'
 import { JournalUnavailableError } from './errors.js'
 import { textOf, type SendHooks } from './hooks.js'
-import { journalEvent, replayedEvent } from './media.js'
+import { runInbound } from './inbound-run.js'
+import { journalEvent } from './media.js'
 import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
+import type { SendOrigin } from './send-origin.js'
 import type { Store } from './store.js'
 
 export interface DurableRuntimeDeps {
@@ -114,7 +115,8 @@ export class DurableRuntime {
 
   /** Journals an inbound event, then dispatches it; resolves once it is journaled. Fail-closed unless failOpen. */
   async receive(event: InboundEvent): Promise<void> {
-    const admitting = this.#admitting.get(event.id)
+    const id = inboxRecordId(this.deps.provider.name, event.chatId, event.id)
+    const admitting = this.#admitting.get(id)
     if (admitting) {
       // A redelivery while the first delivery is still being journaled: acknowledged only once that one
       // is, and refused if it fails (fail-closed), so the channel delivers it again instead of losing it.
@@ -122,29 +124,29 @@ export class DurableRuntime {
       this.engine.metrics.increment('inboundDuplicates')
       return
     }
-    if (this.#recent.has(event.id)) {
+    if (this.#recent.has(id)) {
       this.engine.metrics.increment('inboundDuplicates')
       return
     }
-    const admission = this.#admit(event)
-    this.#admitting.set(event.id, admission)
+    const admission = this.#admit(id, event)
+    this.#admitting.set(id, admission)
     try {
       await admission
     } finally {
-      this.#admitting.delete(event.id)
+      this.#admitting.delete(id)
     }
   }
 
-  async #admit(event: InboundEvent): Promise<void> {
-    this.#remember(event.id)
+  async #admit(id: string, event: InboundEvent): Promise<void> {
+    this.#remember(id)
     let admitted: Awaited<ReturnType<typeof admitInbound>>
     try {
-      const journaled = journalEvent(event, this.deps.provider, this.config.inbox.mediaRefs)
+      const journaled = journalEvent(event, this.deps.provider, { mediaRefs: this.config.inbox.mediaRefs, warn: this.deps.events.warn })
       admitted = await admitInbound(this.engine, event, journaled, this.deps.provider.name)
     } catch (cause) {
       // Forget it, so the channel's redelivery is processed.
-      this.#recent.delete(event.id)
-      const error = new JournalUnavailableError(`the inbox could not journal event "${event.id}": ${cause instanceof Error ? cause.message : String(cause)}`, cause)
+      this.#recent.delete(id)
+      const error = new JournalUnavailableError(`the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`, cause)
       this.deps.events.error(error)
       if (!this.config.failOpen) throw error
       void this.deps.track(this.deps.inboundQueue.run(event.chatId, () => this.#dispatchUnjournaled(event))).catch((e) => this.deps.events.error(e))
@@ -160,13 +162,30 @@ export class DurableRuntime {
   send(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined, queue: ChatQueue): Promise<SendResult> {
     const outboxSend = this.#outboxSend(chatId, content, options, origin)
     // Sends to a chat keep their order while one of them is retried inline.
-    return queue.run(chatId, () => this.#outbox.send(outboxSend))
+    return this.#recordingFailure(origin, () => queue.run(chatId, () => this.#outbox.send(outboxSend)))
   }
 
   async enqueue(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<{ key: string }> {
-    const result = await this.#outbox.enqueue(this.#outboxSend(chatId, content, options, origin))
+    const result = await this.#recordingFailure(origin, () => this.#outbox.enqueue(this.#outboxSend(chatId, content, options, origin)))
     this.wake()
     return result
+  }
+
+  /**
+   * Runs a send of a message's handler; a journal failure is kept on the origin, so the message is
+   * released instead of marked done. Once one send of a message failed so, its later sends are
+   * refused too: the replay makes them all, in the handler's order.
+   */
+  async #recordingFailure<T>(origin: SendOrigin | undefined, send: () => Promise<T>): Promise<T> {
+    if (origin?.journalFailure) {
+      throw new JournalUnavailableError(`an earlier send of inbound "${origin.inboundId}" could not be journaled; this one waits for its replay`, origin.journalFailure)
+    }
+    try {
+      return await send()
+    } catch (error) {
+      if (origin && error instanceof JournalUnavailableError) origin.journalFailure ??= error
+      throw error
+    }
   }
 
   #outboxSend(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined) {
@@ -193,38 +212,15 @@ export class DurableRuntime {
     // Held from now on, not from when its turn in the chat comes: a message queued behind a slow
     // handler keeps its lease through the heartbeat, and the sweeper never claims it from us.
     this.engine.keeper.add(held)
-    const work = this.deps.inboundQueue.run(held.record.chatId, async () => {
-      try {
-        let event: InboundEvent
-        let route
-        try {
-          event = live ?? replayedEvent(held.record.event, this.deps.provider)
-          route = await this.deps.dispatcher.route(event, held.id)
-          if (live) await this.deps.store.appendLog(this.deps.scopeId, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: held.id })
-        } catch (error) {
-          this.deps.events.error(error)
-          await failInbound(this.engine, held, error)
-          return
-        }
-        const origin: SendOrigin = { inboundId: held.id, sends: 0, replay: !live, pending: [] }
-        await this.#origin.run(origin, () => this.deps.dispatcher.run(route, event, held.id, origin))
-        // Done only once its effects settled: every send the handler started is journaled or finished.
-        for (let settled = 0; settled < origin.pending.length; ) {
-          const batch = origin.pending.slice(settled)
-          settled = origin.pending.length
-          await Promise.allSettled(batch)
-        }
-        await completeInbound(this.engine, held)
-      } finally {
-        this.engine.keeper.remove(held)
-      }
-    })
+    const deps = { engine: this.engine, dispatcher: this.deps.dispatcher, provider: this.deps.provider, store: this.deps.store, scopeId: this.deps.scopeId, origin: this.#origin }
+    const work = this.deps.inboundQueue.run(held.record.chatId, () => runInbound(deps, held, live).finally(() => this.engine.keeper.remove(held)))
     void this.deps.track(work).catch((error) => this.deps.events.error(error))
   }
 
   async #dispatchUnjournaled(event: InboundEvent): Promise<void> {
     const route = await this.deps.dispatcher.route(event, event.id)
-    await this.deps.dispatcher.run(route, event, event.id)
+    const { unrecorded } = await this.deps.dispatcher.run(route, event, event.id)
+    if (unrecorded !== undefined) this.deps.events.error(unrecorded)
   }
 
   async #sweepOnce(): Promise<void> {

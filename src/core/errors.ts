@@ -101,6 +101,22 @@ export class SendDeadError extends BotmeshError {
   }
 }
 
+/**
+ * `bot.enqueue` of content the outbox cannot journal (over `outbox.maxPayloadBytes`, or not
+ * encodable, such as a stream). Enqueue promises a journaled send, so it refuses instead of sending
+ * inline: nothing was sent.
+ */
+export class PayloadNotJournaledError extends BotmeshError {
+  readonly key: string
+  constructor(key: string, detail: string) {
+    super(
+      'PAYLOAD_NOT_JOURNALED',
+      `bot.enqueue("${key}") was refused and nothing was sent: ${detail}. Pass media by url or path instead of a Buffer or stream, raise outbox.maxPayloadBytes, or use bot.send (which sends such content without the outbox)`,
+    )
+    this.key = key
+  }
+}
+
 /** A backend's driver package is not installed (drivers load only when their backend is used). */
 export class DriverMissingError extends BotmeshError {
   /** The npm package to install. */

@@ -6,6 +6,7 @@
 import type { Json } from './durability/kv.js'
 import type { OutboundContent } from './provider.js'
 import type { Context, Message } from './context.js'
+import { LIMITS } from './durability/limits.js'
 
 /** Handles the answer to a question. */
 export type AnswerHandler = (ctx: Context, answer: Message) => unknown | Promise<unknown>
@@ -56,7 +57,20 @@ export interface Conversation {
   state: Record<string, Json>
   finished: boolean
   fedBy: string | null
-  previous: Omit<Conversation, 'previous'> | null
+  previous: Omit<Conversation, 'previous' | 'fed'> | null
+  /**
+   * The messages that fed this chat's conversations lately (`step` -1: the one that started a flow),
+   * at most LIMITS.conversationFedMax. An operator's replay of one of them, other than the latest,
+   * feeds nothing: it must not be taken as the answer to the question asked now.
+   */
+  fed?: FedRecord[]
+}
+
+/** A message that fed a conversation. */
+export interface FedRecord {
+  id: string
+  flow: string
+  step: number
 }
 
 /** The conversation that a message `recordId` should see. */
@@ -64,4 +78,17 @@ export function conversationFor(stored: Conversation | undefined, recordId: stri
   if (!stored) return undefined
   const current = stored.fedBy === recordId ? (stored.previous ?? undefined) : stored
   return current && !current.finished ? current : undefined
+}
+
+/** Whether `recordId` fed an earlier step than the checkpoint's latest one (a replay of the latest runs its step again). */
+export function feedOf(stored: Conversation | undefined, recordId: string): FedRecord | undefined {
+  if (!stored || stored.fedBy === recordId) return undefined
+  return stored.fed?.find((entry) => entry.id === recordId)
+}
+
+/** `fed` with `entry` appended last (once), bounded by LIMITS.conversationFedMax. */
+export function withFed(fed: readonly FedRecord[] | undefined, entry: FedRecord): FedRecord[] {
+  const kept = (fed ?? []).filter((each) => each.id !== entry.id)
+  kept.push(entry)
+  return kept.slice(-LIMITS.conversationFedMax)
 }

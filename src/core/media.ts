@@ -6,7 +6,7 @@
 import type { Json } from './durability/kv.js'
 import { encodePayload } from './durability/payload.js'
 import { MediaUnavailableError, ProviderError } from './provider-errors.js'
-import type { IProvider, InboundEvent, MediaRef } from './provider.js'
+import type { IProvider, InboundEvent, MediaRef, StoredMediaRef } from './provider.js'
 
 /** Media of a replayed message that cannot be downloaded, and why. */
 const unavailable = new WeakMap<MediaRef, MediaUnavailableError>()
@@ -15,8 +15,12 @@ const rehydrated = new WeakSet<MediaRef>()
 /** The provider each context's media belongs to. */
 const providers = new WeakMap<object, IProvider>()
 
-/** The inbound event as journaled: JSON, with media as a serialized reference. */
-export function journalEvent(event: InboundEvent, provider: IProvider, mediaRefs: boolean): Json {
+/**
+ * The inbound event as journaled: JSON, with media as a serialized reference. A serializer that
+ * throws is the provider's failure, not the journal's: the event is journaled without a reference
+ * (a replay then reports 'not-durable'), `warn` says why, and the handler still runs.
+ */
+export function journalEvent(event: InboundEvent, provider: IProvider, options: { mediaRefs: boolean; warn(message: string): void }): Json {
   const { media, ...rest } = event
   // Plain events (strings and numbers only) are JSON already; anything else goes through JSON once.
   const plain = Object.values(rest).every((value) => value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))
@@ -25,8 +29,8 @@ export function journalEvent(event: InboundEvent, provider: IProvider, mediaRefs
   const described: Record<string, Json> = { type: media.type }
   if (media.mimeType) described.mimeType = media.mimeType
   if (media.fileName) described.fileName = media.fileName
-  if (mediaRefs && provider.serializeMediaRef) {
-    const stored = provider.serializeMediaRef(media)
+  if (options.mediaRefs && provider.serializeMediaRef) {
+    const stored = serializedOrNone(event, provider, options.warn)
     described.stored = stored ? { provider: provider.name, v: stored.v, data: stored.data } : null
   } else {
     // Providers without serializeMediaRef (or mediaRefs: false) journal the token as it is.
@@ -34,6 +38,15 @@ export function journalEvent(event: InboundEvent, provider: IProvider, mediaRefs
     described.token = 'payload' in encoded ? encoded.payload : null
   }
   return { ...base, media: described }
+}
+
+function serializedOrNone(event: InboundEvent, provider: IProvider, warn: (message: string) => void): StoredMediaRef | undefined {
+  try {
+    return provider.serializeMediaRef!(event.media!)
+  } catch (error) {
+    warn(`durability: ${provider.name}.serializeMediaRef threw for event "${event.id}" (${error instanceof Error ? error.message : String(error)}); its media is journaled without a reference, so a replay cannot download it`)
+    return undefined
+  }
 }
 
 /** Rebuilds an inbound event from the journal; media that cannot be rebuilt is marked unavailable, never thrown. */

@@ -25,6 +25,7 @@ import { createOracle } from '../../src/core/testing/process-crash/oracle-file.j
 import { readReplicaLines, type ReplicaConfig } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { replicaVerdict } from '../fixtures/replicas/verdict.js'
+import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { sharedTargets, type SharedStorage } from './shared-targets.js'
 
@@ -38,9 +39,9 @@ const LEASE_MS = 1_000
 const SLOW_MS = 1_500
 const BOT_ID = 'replicas'
 const SCOPE = `default/default/${BOT_ID}/default`
-/** The message whose handler the SIGKILL lands in (chat c1 is routed to r1), and the one r2 freezes in. */
-const KILLED_IN = 'c1.2'
-const FROZEN_IN = 'c2.2'
+/** The message whose handler the SIGKILL lands in (chat c1 is routed to r1), and the one r2 freezes in: inbox record ids. */
+const KILLED_IN = recordId('c1.2', 'c1')
+const FROZEN_IN = recordId('c2.2', 'c2')
 
 /** The inbound stream: CHATS chats of MESSAGES_PER_CHAT messages; a chat's second message is slow in c1, c2 and c7. */
 function inboundStream(): InboundEvent[][] {
@@ -126,7 +127,7 @@ describe.each(targets)('four replica processes on $name', (target) => {
             if (attempt > 50) throw new Error(`${event.id} was never acknowledged`)
             await new Promise((resolve) => setTimeout(resolve, 20))
           }
-          await waitFor(() => started.has(event.id), { timeoutMs: 60_000, intervalMs: 10, message: `a handler of ${event.id} started` })
+          await waitFor(() => started.has(recordId(event.id, event.chatId)), { timeoutMs: 60_000, intervalMs: 10, message: `a handler of ${event.id} started` })
         }
       }
       const delivering = Promise.all(stream.map(deliverChat))
@@ -193,10 +194,12 @@ describe.each(targets)('four replica processes on $name', (target) => {
 
 describe('the verdict of a replica run', () => {
   const messages: InboundEvent[] = [{ id: 'c0.1', chatId: 'c0', text: 'msg c0.1' }]
+  /** The inbox record id of c0.1 (what the replicas log, reply with, and derive send keys from). */
+  const id = recordId('c0.1', 'c0')
   const lease = (replica: string, token: number, acquiredAt: number, expiresAt: number) =>
-    ({ lease: { kind: 'inbox', id: 'c0.1', write: token === 1 ? 'inbox.admit' : 'inbox.claim', replica, owner: `replica-${replica}`, token, acquiredAt, expiresAt } }) as const
+    ({ lease: { kind: 'inbox', id, write: token === 1 ? 'inbox.admit' : 'inbox.claim', replica, owner: `replica-${replica}`, token, acquiredAt, expiresAt } }) as const
   const acked = { acked: 'c0.1' } as const
-  const reply = { sent: { chatId: 'c0', text: 're c0.1' } } as const
+  const reply = { sent: { chatId: 'c0', text: `re ${id}` } } as const
 
   it('passes a clean failover: the second claim starts after the first lease expired', () => {
     expect(replicaVerdict([acked, lease('r0', 1, 0, 1_000), lease('r0', 1, 0, 1_300), lease('r1', 2, 1_300, 2_300), reply], messages).problems).toEqual([])
@@ -205,17 +208,17 @@ describe('the verdict of a replica run', () => {
   it('catches two live holders, a token taken twice, a duplicate reply, a lost one and an unacknowledged message', () => {
     expect(replicaVerdict([acked, lease('r0', 1, 0, 1_000), lease('r1', 2, 900, 1_900), reply, reply], messages).problems).toEqual([
       'the reply to c0.1 went out 2 times',
-      'inbox:c0.1: token 2 (replica-r1) was taken at 900, while token 1 (replica-r0) was live until 1000',
+      `inbox:${id}: token 2 (replica-r1) was taken at 900, while token 1 (replica-r0) was live until 1000`,
     ])
     expect(replicaVerdict([lease('r0', 1, 0, 1_000), lease('r1', 1, 0, 1_000)], messages).problems).toEqual([
       'never acknowledged: c0.1',
       'the reply to c0.1 went out 0 times',
-      'inbox:c0.1: token 1 was taken by replica-r0 and replica-r1',
+      `inbox:${id}: token 1 was taken by replica-r0 and replica-r1`,
     ])
   })
 
   it('allows a reply lost in the ambiguous window under onAmbiguous skip, never a duplicate', () => {
-    expect(replicaVerdict([acked, { ambiguous: 'c0.1:1' }], messages)).toMatchObject({ problems: [], lostAmbiguous: 1 })
-    expect(replicaVerdict([acked, reply, reply], messages, ['c0.1:1']).problems).toEqual(['the reply to c0.1 went out 2 times (its send was ambiguous)'])
+    expect(replicaVerdict([acked, { ambiguous: `${id}:1` }], messages)).toMatchObject({ problems: [], lostAmbiguous: 1 })
+    expect(replicaVerdict([acked, reply, reply], messages, [`${id}:1`]).problems).toEqual(['the reply to c0.1 went out 2 times (its send was ambiguous)'])
   })
 })

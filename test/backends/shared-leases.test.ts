@@ -21,6 +21,7 @@ import type { InboxRecord } from '../../src/core/durability/records.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { crashable } from '../../src/core/testing/crashable.js'
 import { createOracle } from '../../src/core/testing/process-crash/oracle-file.js'
+import { recordId } from '../../test-utils/record-id.js'
 import { deferred, never, waitFor } from '../../test-utils/wait.js'
 import { readReplicaLines, type ReplicaConfig } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
@@ -69,9 +70,10 @@ describe.each(targets)('instanceId and lease expiry on $name', (target) => {
   }
 
   /** Delivers a slow message to the process and SIGKILLs it once its handler started; resolves to the record it left. */
-  const killInHandler = async (replica: ReplicaProcess, journal: Journal, id: string): Promise<InboxRecord> => {
+  const killInHandler = async (replica: ReplicaProcess, journal: Journal, eventId: string): Promise<InboxRecord> => {
+    const id = recordId(eventId)
     replica.onHandler((started) => started === id && replica.signal('SIGKILL'))
-    expect(await replica.deliver({ id, chatId: 'c1', text: `slow ${id}` })).toBe('acked')
+    expect(await replica.deliver({ id: eventId, chatId: 'c1', text: `slow ${eventId}` })).toBe('acked')
     expect(await replica.exited).toBe('SIGKILL')
     const [left] = await journal.read('inbox', [id])
     expect(left!.record).toMatchObject({ state: 'processing', fencingToken: 1, lease: { owner: replica.instanceId, token: 1 } })
@@ -122,12 +124,12 @@ describe.each(targets)('instanceId and lease expiry on $name', (target) => {
 
     const restarted = await bots.start(storage, { durability: quick({ inbox: { leaseMs: 1_500 } }), setup: reply })
     expect(restarted.bot.durability!.instanceId).not.toBe(left.lease!.owner)
-    const { done, early } = await watchTakeover(journal, backend, 'm1', left.lease!.expiresAt)
+    const { done, early } = await watchTakeover(journal, backend, recordId('m1'), left.lease!.expiresAt)
     expect(early).toEqual([])
     expect(done.fencingToken).toBe(2)
     const [claim] = restarted.tap.written<InboxRecord>('inbox.claim')
     expect(claim!.lease!.acquiredAt).toBeGreaterThanOrEqual(left.lease!.expiresAt)
-    expect(restarted.provider.texts()).toEqual(['re m1'])
+    expect(restarted.provider.texts()).toEqual([`re ${recordId('m1')}`])
   }, TEST_TIMEOUT_MS)
 
   it.runIf(target.available)(
@@ -140,17 +142,17 @@ describe.each(targets)('instanceId and lease expiry on $name', (target) => {
       const { replica, oracleFile } = await startProcess(storage, { name: 'pod-0', instanceId: 'pod-0' })
       const left = await killInHandler(replica, journal, 'm1')
       await sweeps(other, 3)
-      expect((await journal.read('inbox', ['m1']))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1 })
+      expect((await journal.read('inbox', [recordId('m1')]))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1 })
 
       const restarted = await bots.start(storage, { durability: quick({ instanceId: 'pod-0', inbox: { leaseMs: 60_000 }, outbox: { leaseMs: 60_000 } }), setup: reply })
       const done = await waitFor(async () => {
-        const [found] = await journal.read('inbox', ['m1'])
+        const [found] = await journal.read('inbox', [recordId('m1')])
         return found!.record.state === 'done' ? found!.record : undefined
       }, { timeoutMs: 30_000, intervalMs: 20, message: 'm1 done by the restarted pod-0' })
       // Finished on the server's clock long before the dead run's 60 s lease would have expired.
       expect(done.fencingToken).toBe(2)
       expect(done.updatedAt).toBeLessThan(left.lease!.expiresAt)
-      expect(restarted.provider.texts()).toEqual(['re m1'])
+      expect(restarted.provider.texts()).toEqual([`re ${recordId('m1')}`])
       expect(restarted.bot.durability!.metrics()).toMatchObject({ inboundReplayed: 1, staleLeases: 0 })
       expect(other.provider.sent).toEqual([])
       expect(other.bot.durability!.metrics().inboundReplayed).toBe(0)
@@ -174,15 +176,15 @@ describe.each(targets)('instanceId and lease expiry on $name', (target) => {
     const behind = await bots.start(storage, { durability: quick({ instanceId: 'behind', clock: () => Date.now() - TEN_MINUTES }), setup })
     const ahead = await bots.start(storage, { durability: quick({ instanceId: 'ahead', clock: () => Date.now() + TEN_MINUTES }), setup })
     await behind.provider.receive({ id: 'm1', chatId: 'c1', text: 'hold on' })
-    const first = (await journal.read('inbox', ['m1']))[0]!.record.lease!
+    const first = (await journal.read('inbox', [recordId('m1')]))[0]!.record.lease!
     expect(Math.abs(first.acquiredAt - (await backend.now()))).toBeLessThan(60_000)
     // The first lease has run out on the server's clock: only the heartbeat keeps it.
     await waitFor(async () => (await backend.now()) > first.expiresAt + 200, { timeoutMs: 10_000, intervalMs: 50 })
     await sweeps(ahead, 3)
-    expect((await journal.read('inbox', ['m1']))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1, lease: { owner: 'behind' } })
+    expect((await journal.read('inbox', [recordId('m1')]))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1, lease: { owner: 'behind' } })
     expect(runs).toBe(1)
     release.resolve()
-    await waitFor(async () => (await journal.read('inbox', ['m1']))[0]!.record.state === 'done', { timeoutMs: 10_000 })
+    await waitFor(async () => (await journal.read('inbox', [recordId('m1')]))[0]!.record.state === 'done', { timeoutMs: 10_000 })
     expect(ahead.bot.durability!.metrics().inboundReplayed).toBe(0)
     expect(behind.bot.durability!.metrics().staleLeases + ahead.bot.durability!.metrics().staleLeases).toBe(0)
     expect(behind.provider.texts()).toEqual(['finally'])
@@ -206,17 +208,17 @@ describe.each(targets)('instanceId and lease expiry on $name', (target) => {
       await holder.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
       await crashed.whenCrashed()
       bots.abandon(holder)
-      const left = (await journal.read('inbox', ['m1']))[0]!.record
+      const left = (await journal.read('inbox', [recordId('m1')]))[0]!.record
       expect(left.lease).toMatchObject({ owner: 'holder', token: 1 })
 
-      const { done, early } = await watchTakeover(journal, backend, 'm1', left.lease!.expiresAt)
+      const { done, early } = await watchTakeover(journal, backend, recordId('m1'), left.lease!.expiresAt)
       expect(early).toEqual([])
       const [claim] = skewed.tap.written<InboxRecord>('inbox.claim')
       expect(claim!.lease!.acquiredAt).toBeGreaterThanOrEqual(left.lease!.expiresAt)
       // The claim is stamped with the server's time, not the replica's own.
       expect(Math.abs(claim!.lease!.acquiredAt - left.lease!.expiresAt)).toBeLessThan(60_000)
       expect(done).toMatchObject({ state: 'done', fencingToken: 2 })
-      expect(skewed.provider.texts()).toEqual(['re m1'])
+      expect(skewed.provider.texts()).toEqual([`re ${recordId('m1')}`])
     }, TEST_TIMEOUT_MS)
   }
 })

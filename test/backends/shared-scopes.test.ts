@@ -9,6 +9,7 @@ import type { Bot } from '../../src/core/bot.js'
 import type { InboxRecord } from '../../src/core/durability/records.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { crashable } from '../../src/core/testing/crashable.js'
+import { recordId } from '../../test-utils/record-id.js'
 import { never, waitFor } from '../../test-utils/wait.js'
 import { quick, sweeps, useSharedBots } from './shared-bots.js'
 import { sharedTargets } from './shared-targets.js'
@@ -35,16 +36,16 @@ describe.each(targets)('two bots on one $name backend', (target) => {
     await sales.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await sales.bot.idle()
     await support.bot.idle()
-    expect(sales.provider.texts()).toEqual(['sales: re m1'])
-    expect(support.provider.texts()).toEqual(['support: re m1'])
+    expect(sales.provider.texts()).toEqual([`sales: re ${recordId('m1')}`])
+    expect(support.provider.texts()).toEqual([`support: re ${recordId('m1')}`])
     expect(sales.bot.durability!.metrics()).toMatchObject({ inboundJournaled: 1, inboundDuplicates: 1 })
     expect(support.bot.durability!.metrics()).toMatchObject({ inboundJournaled: 1, inboundDuplicates: 0 })
 
     const onlyMine = async (bot: Bot) => (await bot.durability!.inbox.list()).map((record) => `${record.id}:${record.state}`)
     await support.provider.receive({ id: 'm2', chatId: 'c2', text: 'support only' })
     await support.bot.idle()
-    expect(await onlyMine(sales.bot)).toEqual(['m1:done'])
-    expect((await onlyMine(support.bot)).sort()).toEqual(['m1:done', 'm2:done'])
+    expect(await onlyMine(sales.bot)).toEqual([`${recordId('m1')}:done`])
+    expect((await onlyMine(support.bot)).sort()).toEqual([`${recordId('m1')}:done`, `${recordId('m2', 'c2')}:done`].sort())
     const reader = storage.open()
     await reader.start()
     const scopes = await reader.scopes()
@@ -92,19 +93,19 @@ describe.each(targets)('two bots on one $name backend', (target) => {
     await dead.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await crashed.whenCrashed()
     bots.abandon(dead)
-    const left = (await journal.read('inbox', ['m1']))[0]!.record
+    const left = (await journal.read('inbox', [recordId('m1')]))[0]!.record
     // Well past the lease's expiry on the server's clock, sales has swept again and again.
     await waitFor(async () => (await probe.now()) > left.lease!.expiresAt + 200, { timeoutMs: 10_000, intervalMs: 50 })
     await sweeps(sales, 5)
-    expect((await journal.read('inbox', ['m1']))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1, lease: { owner: 'support-0' } })
+    expect((await journal.read('inbox', [recordId('m1')]))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1, lease: { owner: 'support-0' } })
     expect(sales.tap.written<InboxRecord>('inbox.claim')).toEqual([])
     expect(sales.provider.sent).toEqual([])
 
     // A support replica (another instanceId) takes it over.
     const support = await bots.start(storage, { botId: 'support', durability: quick({ instanceId: 'support-1', inbox: { leaseMs: 500 } }), setup: replyAs('support') })
-    await waitFor(async () => (await journal.read('inbox', ['m1']))[0]!.record.state === 'done', { timeoutMs: 20_000 })
-    expect((await journal.read('inbox', ['m1']))[0]!.record.fencingToken).toBe(2)
-    expect(support.provider.texts()).toEqual(['support: re m1'])
+    await waitFor(async () => (await journal.read('inbox', [recordId('m1')]))[0]!.record.state === 'done', { timeoutMs: 20_000 })
+    expect((await journal.read('inbox', [recordId('m1')]))[0]!.record.fencingToken).toBe(2)
+    expect(support.provider.texts()).toEqual([`support: re ${recordId('m1')}`])
     expect(sales.bot.durability!.metrics().inboundReplayed).toBe(0)
   }, TEST_TIMEOUT_MS)
 })

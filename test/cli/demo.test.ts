@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { inboxRecordId } from '../../src/core/durability/keys.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 describe('botmesh demo', () => {
@@ -16,12 +17,15 @@ describe('botmesh demo', () => {
     expect(existsSync(join(cwd, 'data', 'bot.db'))).toBe(true)
 
     const dlq = jsonOf<{ records: { kind: string; id: string }[] }>(await botmesh(['dlq', 'list', '--json'], { cwd }))
+    // Inbox record ids are `<provider>:<chatId>:<event id>`; the demo's channel is a MockProvider named 'demo-channel'.
+    const graceId = inboxRecordId('demo-channel', 'grace', 'demo.grace.9')
+    const frankKey = `${inboxRecordId('demo-channel', 'frank', 'demo.frank.8')}:1`
     const ids = dlq.records.map((r) => `${r.kind}:${r.id}`).sort()
-    expect(ids).toEqual(['inbox:demo.grace.9', 'outbox:demo.frank.8:1'])
+    expect(ids).toEqual([`inbox:${graceId}`, `outbox:${frankKey}`])
 
-    const replay = await botmesh(['replay', 'demo.grace.9', '--yes'], { cwd })
+    const replay = await botmesh(['replay', graceId, '--yes'], { cwd })
     expect(replay.code, replay.stderr).toBe(0)
-    const retry = await botmesh(['retry', 'demo.frank.8:1', '--yes'], { cwd })
+    const retry = await botmesh(['retry', frankKey, '--yes'], { cwd })
     expect(retry.code, retry.stderr).toBe(0)
     const after = jsonOf<{ records: unknown[] }>(await botmesh(['dlq', 'list', '--json'], { cwd }))
     expect(after.records).toEqual([])

@@ -12,6 +12,7 @@ import { TEXT } from '../../src/core/matchers.js'
 import { UnsupportedContentError } from '../../src/core/provider-errors.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { seedJournal } from '../fixtures/cli/seed.js'
 import { botmesh, botmeshOnTerminal, COLOUR, jsonOf, useTempDirs } from './helpers.js'
@@ -192,8 +193,9 @@ describe('with a bot running on the same file in this process', () => {
     storeDown = false
     const url = `sqlite:${file}`
     const dlq = jsonOf<{ records: { kind: string; id: string }[] }>(await botmesh(['dlq', 'list', '--bot', 'live', '--json', '--backend', url]))
-    expect(dlq.records.map((r) => `${r.kind}:${r.id}`)).toEqual(['inbox:m-poison', 'outbox:m-1:1'])
-    expect((await botmesh(['retry', 'm-1:1', '--yes', '--backend', url])).code).toBe(0)
+    const firstReply = `${recordId('m-1', 'chat-1')}:1`
+    expect(dlq.records.map((r) => `${r.kind}:${r.id}`)).toEqual([`inbox:${recordId('m-poison', 'chat-poison')}`, `outbox:${firstReply}`])
+    expect((await botmesh(['retry', firstReply, '--yes', '--backend', url])).code).toBe(0)
     expect((await botmesh(['replay', '--all-dead', '--yes', '--backend', url])).code).toBe(0)
     await waitFor(() => provider.texts().includes('echo one') && provider.texts().includes('echo two'), { timeoutMs: 10_000 })
     const stats = jsonOf<{ dead: { inbox: number; outbox: number }; instances: { ids: string[] } }>(await botmesh(['stats', '--json', '--backend', url]))

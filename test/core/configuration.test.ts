@@ -14,7 +14,7 @@ import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { waitFor, deferred } from '../../test-utils/wait.js'
-import { fast, holdSends, useBots } from './helpers.js'
+import { fast, holdSends, recordId, useBots } from './helpers.js'
 
 const namespace = { tenantId: 't', environmentId: 'e', botId: 'support', connectionId: 'wa1' }
 const resolve = (options: DurabilityOptions) => resolveDurabilityConfig(options, namespace, new MemoryDurability())
@@ -66,8 +66,8 @@ describe('Configuration: defaults', () => {
     expect(journal.mock.contexts[0]).toBeInstanceOf(MemoryDurability)
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await bot.idle()
-    expect((await bot.durability!.inbox.list({ state: 'done' })).map((r) => r.id)).toEqual(['m1'])
-    expect((await bot.durability!.outbox.list({ state: 'sent' })).map((r) => r.key)).toEqual(['m1:1'])
+    expect((await bot.durability!.inbox.list({ state: 'done' })).map((r) => r.id)).toEqual([recordId('m1')])
+    expect((await bot.durability!.outbox.list({ state: 'sent' })).map((r) => r.key)).toEqual([`${recordId('m1')}:1`])
   })
 
   it('`instanceId`: `<hostname>/<botId>/<connectionId>` on a single-process backend', async () => {
@@ -130,7 +130,7 @@ describe('Configuration: defaults', () => {
     })
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await waitFor(() => t.dead.length === 1)
-    const record = await t.bot.durability!.inbox.get('m1')
+    const record = await t.bot.durability!.inbox.get(recordId('m1'))
     expect(record).toMatchObject({ state: 'dead', attempts: 5 })
     expect(store.getCheckpoint).toHaveBeenCalledTimes(5)
   })

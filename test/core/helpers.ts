@@ -14,6 +14,8 @@ import type { OutboundContent, ProviderSendResult } from '../../src/core/provide
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 
+export { recordId } from '../../test-utils/record-id.js'
+
 /** Durations small enough that a test runs in milliseconds (no jitter, so journaled times are exact). */
 export const FAST: DurabilityOptions = {
   pollMs: 10,

@@ -12,7 +12,7 @@ import { INTERACTION, TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
-import { fast, holdSends, sweeps, useBots } from './helpers.js'
+import { fast, holdSends, recordId, sweeps, useBots } from './helpers.js'
 
 const bots = useBots()
 afterEach(() => {
@@ -39,9 +39,9 @@ describe('The inbox', () => {
     await provider.receive({ id: 'b1', chatId: 'c1', interaction: { id: 'yes', data: { n: 1 } } })
     await t.bot.idle()
     expect(seen).toHaveLength(2)
-    expect(seen[0]).toMatchObject({ id: 'm1', kind: 'message', state: 'processing', attempts: 1, chatId: 'c1', provider: 'mock', lease: { owner: 'i1', token: 1 } })
+    expect(seen[0]).toMatchObject({ id: recordId('m1'), kind: 'message', state: 'processing', attempts: 1, chatId: 'c1', provider: 'mock', lease: { owner: 'i1', token: 1 } })
     expect(seen[0]!.event).toMatchObject({ id: 'm1', chatId: 'c1', text: 'hi' })
-    expect(seen[1]).toMatchObject({ id: 'b1', kind: 'interaction', state: 'processing', event: { interaction: { id: 'yes', data: { n: 1 } } } })
+    expect(seen[1]).toMatchObject({ id: recordId('b1'), kind: 'interaction', state: 'processing', event: { interaction: { id: 'yes', data: { n: 1 } } } })
     expect(t.bot.durability!.metrics().inboundJournaled).toBe(2)
   })
 
@@ -51,7 +51,7 @@ describe('The inbox', () => {
     const t = await bots.start({ provider, durability: fast(), setup: (bot) => bot.when(TEXT, () => release.promise) })
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     // The handler is still running, but the event is already journaled.
-    expect((await t.bot.durability!.inbox.get('m1'))!.state).toBe('processing')
+    expect((await t.bot.durability!.inbox.get(recordId('m1')))!.state).toBe('processing')
     release.resolve()
     await t.bot.idle()
   })
@@ -74,11 +74,11 @@ describe('The inbox', () => {
     await gate.reached()
     await waitFor(() => returned)
     await sweeps(t, 2)
-    expect((await t.bot.durability!.inbox.get('m1'))!.state).toBe('processing')
+    expect((await t.bot.durability!.inbox.get(recordId('m1')))!.state).toBe('processing')
     gate.release()
-    await waitFor(async () => (await t.bot.durability!.inbox.get('m1'))!.state === 'done')
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
     const names = t.tap!.writes.map((w) => w.name)
-    const sentAt = t.tap!.writes.findIndex((w) => w.name === 'outbox.markSent' && w.writes.some((x) => 'record' in x && (x.record as { key: string }).key === 'm1:1'))
+    const sentAt = t.tap!.writes.findIndex((w) => w.name === 'outbox.markSent' && w.writes.some((x) => 'record' in x && (x.record as { key: string }).key === `${recordId('m1')}:1`))
     expect(sentAt).toBeGreaterThanOrEqual(0)
     expect(sentAt).toBeLessThan(names.indexOf('inbox.complete'))
     // The enqueued send was journaled before the inbound was done.
@@ -165,7 +165,7 @@ describe('Fail-closed', () => {
     await t.bot.idle()
     expect(runs).toBe(1)
     expect(provider.texts()).toEqual(['handled'])
-    expect((await t.bot.durability!.inbox.get('m1'))!.state).toBe('done')
+    expect((await t.bot.durability!.inbox.get(recordId('m1')))!.state).toBe('done')
     expect(t.bot.durability!.metrics().inboundDuplicates).toBe(0)
   })
 
@@ -249,7 +249,7 @@ describe('Pre-handler failures', () => {
         }),
     })
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    await waitFor(async () => (await t.bot.durability!.inbox.get('m1'))!.state === 'done')
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
     expect(runs).toBe(1)
     expect(provider.texts()).toEqual(['finally'])
     const failures = t.tap!.written<InboxRecord>('inbox.fail')
@@ -257,7 +257,7 @@ describe('Pre-handler failures', () => {
     // Exponential from baseMs, no jitter: 40 ms after the first run, 80 ms after the second.
     expect(failures.map((r) => r.nextAttemptAt! - r.updatedAt)).toEqual([40, 80])
     expect(failures[0]!.lastError).toMatchObject({ message: 'store down' })
-    expect(await t.bot.durability!.inbox.get('m1')).toMatchObject({ state: 'done', attempts: 3 })
+    expect(await t.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'done', attempts: 3 })
     expect(t.bot.durability!.metrics()).toMatchObject({ inboundJournaled: 1, inboundReplayed: 2, inboundDead: 0 })
     expect(t.errors.filter((e) => (e as Error).message === 'store down')).toHaveLength(2)
   })
@@ -275,13 +275,13 @@ describe('Pre-handler failures', () => {
     })
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await waitFor(() => t.dead.length === 1)
-    expect(t.dead[0]).toMatchObject({ kind: 'inbox', id: 'm1', error: { message: 'store down' } })
-    expect(await t.bot.durability!.inbox.get('m1')).toMatchObject({ state: 'dead', attempts: 3, lease: null, nextAttemptAt: null })
+    expect(t.dead[0]).toMatchObject({ kind: 'inbox', id: recordId('m1'), error: { message: 'store down' } })
+    expect(await t.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'dead', attempts: 3, lease: null, nextAttemptAt: null })
     await sweeps(t, 3)
     expect(getCheckpoint).toHaveBeenCalledTimes(3)
     expect(runs).toBe(0)
     expect(t.bot.durability!.metrics()).toMatchObject({ inboundDead: 1, inboundReplayed: 2 })
-    expect((await t.bot.durability!.inbox.list({ state: 'dead' })).map((r) => r.id)).toEqual(['m1'])
+    expect((await t.bot.durability!.inbox.list({ state: 'dead' })).map((r) => r.id)).toEqual([recordId('m1')])
   })
 
   it('backoff between failed inbound attempts is exponential, capped, with jitter', () => {
@@ -312,7 +312,7 @@ describe('A handler that throws', () => {
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
     expect(t.errors.map((e) => (e as Error).message)).toEqual(['handler bug'])
-    expect(await t.bot.durability!.inbox.get('m1')).toMatchObject({ state: 'done', attempts: 1 })
+    expect(await t.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'done', attempts: 1 })
     await sweeps(t, 3)
     expect(runs).toBe(1)
     expect(provider.texts()).toEqual(['side effect'])

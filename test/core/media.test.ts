@@ -18,7 +18,7 @@ import { crashable } from '../../src/core/testing/crashable.js'
 import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
-import { fast, useBots, type TestBot } from './helpers.js'
+import { fast, recordId, useBots, type TestBot } from './helpers.js'
 
 const bots = useBots()
 const BYTES = Buffer.from('png bytes')
@@ -65,8 +65,9 @@ const image = (token: unknown): InboundEvent => ({ id: 'm1', chatId: 'c1', media
 async function receiveAndReplay(t: TestBot, event: InboundEvent, seen: Seen[]): Promise<void> {
   await t.provider.receive(event)
   await waitFor(() => seen.length === 1)
-  await waitFor(async () => (await t.bot.durability!.inbox.get(event.id))?.state === 'done')
-  await t.bot.durability!.replayInbound(event.id)
+  const id = recordId(event.id, event.chatId)
+  await waitFor(async () => (await t.bot.durability!.inbox.get(id))?.state === 'done')
+  await t.bot.durability!.replayInbound(id)
   await waitFor(() => seen.length === 2)
   await t.bot.idle()
 }
@@ -77,7 +78,7 @@ describe('inbox.mediaRefs', () => {
     const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast(), setup: imageHandler(seen) })
     await t.provider.receive(image(new LiveMessage('img-1')))
     await waitFor(() => seen.length === 1)
-    const record = (await t.bot.durability!.inbox.get('m1'))!
+    const record = (await t.bot.durability!.inbox.get(recordId('m1')))!
     expect(record.event).toEqual({ id: 'm1', chatId: 'c1', media: { type: 'image', mimeType: 'image/png', stored: { provider: 'mock', v: 1, data: { id: 'img-1' } } } })
     // The live message is handled with its live token.
     expect(seen[0]!.token).toBeInstanceOf(LiveMessage)
@@ -88,8 +89,8 @@ describe('inbox.mediaRefs', () => {
     const seen: Seen[] = []
     const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast({ inbox: { mediaRefs: false } }), setup: imageHandler(seen) })
     await receiveAndReplay(t, image('img-1'), seen)
-    expect((await t.bot.durability!.inbox.get('m1'))!.event).toMatchObject({ media: { type: 'image', token: 'img-1' } })
-    expect((await t.bot.durability!.inbox.get('m1'))!.event).not.toHaveProperty('media.stored')
+    expect((await t.bot.durability!.inbox.get(recordId('m1')))!.event).toMatchObject({ media: { type: 'image', token: 'img-1' } })
+    expect((await t.bot.durability!.inbox.get(recordId('m1')))!.event).not.toHaveProperty('media.stored')
     expect(seen[1]).toMatchObject({ token: 'img-1', media: BYTES, error: undefined })
 
     // A live object as token cannot be journaled: its replay cannot download.
@@ -121,7 +122,7 @@ describe('serializeMediaRef / rehydrateMediaRef around the journal', () => {
     await a.whenCrashed()
     bots.abandon(first)
     const second = await bots.start({ provider: withMedia(new MockProvider()), store, durability: fast({ backend: shared, instanceId: 'i1' }), setup: imageHandler(seen) })
-    await waitFor(async () => (await second.bot.durability!.inbox.get('m1'))?.state === 'done')
+    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
     expect(seen[1]).toMatchObject({ token: { id: 'img-1', live: false }, media: BYTES, error: undefined })
     expect(second.provider.texts()).toEqual(['got it'])
   })
@@ -203,7 +204,7 @@ describe('MediaUnavailableError', () => {
     const seen: Seen[] = []
     const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast(), setup: imageHandler(seen) })
     await receiveAndReplay(t, image({ id: 'v1', viewOnce: true }), seen)
-    expect((await t.bot.durability!.inbox.get('m1'))!.event).toMatchObject({ media: { stored: null } })
+    expect((await t.bot.durability!.inbox.get(recordId('m1')))!.event).toMatchObject({ media: { stored: null } })
     expect(seen[0]!.media).toEqual(BYTES)
     expectUnavailable(seen[1], 'not-durable')
     expect(t.provider.texts()).toEqual(['got it', 'Please send the image again.'])
@@ -222,7 +223,8 @@ describe('MediaUnavailableError', () => {
     await waitFor(() => seen.length === 2)
     expectUnavailable(seen[1], 'provider-mismatch')
     expect((seen[1]!.error as Error).message).toMatch(/written by telegram, not discord/)
-    await waitFor(async () => (await second.bot.durability!.inbox.get('m1'))?.state === 'done')
+    // The record id names the provider that received the event.
+    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1', 'c1', 'telegram')))?.state === 'done')
   })
 
   it('`\'rehydrate-failed\'`: the stored value is invalid, from an unknown version, or tampered with', async () => {
@@ -231,12 +233,12 @@ describe('MediaUnavailableError', () => {
       const seen: Seen[] = []
       const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast({ backend }), setup: imageHandler(seen) })
       await t.provider.receive(image('img-1'))
-      await waitFor(async () => (await t.bot.durability!.inbox.get('m1'))?.state === 'done')
+      await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
       const journal = backend.journal(t.bot.scope)
-      const [found] = await journal.read('inbox', ['m1'])
+      const [found] = await journal.read('inbox', [recordId('m1')])
       const tampered = { ...found!.record, event: { ...(found!.record.event as Record<string, Json>), media: { type: 'image', stored: stored as Json } } }
       await journal.write('inbox.claim', [{ kind: 'inbox', record: tampered, expectVersion: found!.version }])
-      await t.bot.durability!.replayInbound('m1')
+      await t.bot.durability!.replayInbound(recordId('m1'))
       await waitFor(() => seen.length === 2)
       expectUnavailable(seen[1], 'rehydrate-failed')
       expect((seen[1]!.error as MediaUnavailableError).cause, JSON.stringify(stored)).toMatchObject({ code: 'MEDIA_REF_INVALID' })
@@ -248,9 +250,9 @@ describe('MediaUnavailableError', () => {
     const seen: Seen[] = []
     const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast(), setup: imageHandler(seen) })
     await t.provider.receive(image(new LiveMessage('img-1')))
-    await waitFor(async () => (await t.bot.durability!.inbox.get('m1'))?.state === 'done')
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
     t.provider.media.delete('img-1')
-    await t.bot.durability!.replayInbound('m1')
+    await t.bot.durability!.replayInbound(recordId('m1'))
     await waitFor(() => seen.length === 2)
     expectUnavailable(seen[1], 'rehydrate-failed')
     expect((seen[1]!.error as MediaUnavailableError).cause).toMatchObject({ code: 'MEDIA_NOT_FOUND' })

@@ -16,7 +16,7 @@ import { crashable } from '../../src/core/testing/crashable.js'
 import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
-import { fast, holdSends, sweeps, useBots, type TestBot } from './helpers.js'
+import { fast, holdSends, recordId, sweeps, useBots, type TestBot } from './helpers.js'
 
 const bots = useBots()
 afterEach(() => {
@@ -52,11 +52,11 @@ describe('bot.durability', () => {
     await waitFor(() => t.dead.length === 2)
     await t.bot.idle()
     const d = t.bot.durability!
-    expect((await d.inbox.list({ state: 'dead' })).map((r) => [r.id, r.lastError?.message])).toEqual([['m2', 'store down']])
+    expect((await d.inbox.list({ state: 'dead' })).map((r) => [r.id, r.lastError?.message])).toEqual([[recordId('m2', 'broken'), 'store down']])
     expect((await d.outbox.list({ state: 'dead' })).map((r) => [r.key, r.lastError?.code])).toEqual([['k-dead', 'UNSUPPORTED_CONTENT']])
-    expect((await d.inbox.list({ state: 'done' })).map((r) => r.id)).toEqual(['m1'])
-    expect((await d.inbox.list()).map((r) => r.id).sort()).toEqual(['m1', 'm2'])
-    expect((await d.outbox.list()).map((r) => r.key).sort()).toEqual(['k-dead', 'm1:1'])
+    expect((await d.inbox.list({ state: 'done' })).map((r) => r.id)).toEqual([recordId('m1')])
+    expect((await d.inbox.list()).map((r) => r.id).sort()).toEqual([recordId('m1'), recordId('m2', 'broken')].sort())
+    expect((await d.outbox.list()).map((r) => r.key).sort()).toEqual(['k-dead', `${recordId('m1')}:1`])
     expect(await d.outbox.list({ limit: 1 })).toHaveLength(1)
   })
 
@@ -67,17 +67,17 @@ describe('bot.durability', () => {
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await waitFor(() => t.dead.length === 1)
     getCheckpoint.mockRestore()
-    await t.bot.durability!.replayInbound('m1', { by: 'ops@example', reason: 'store is back' })
-    await waitFor(async () => (await stateOf(t, 'inbox', 'm1')) === 'done')
+    await t.bot.durability!.replayInbound(recordId('m1'), { by: 'ops@example', reason: 'store is back' })
+    await waitFor(async () => (await stateOf(t, 'inbox', recordId('m1'))) === 'done')
     expect(t.provider.texts()).toEqual(['echo hi'])
-    const record = (await t.bot.durability!.inbox.get('m1'))!
+    const record = (await t.bot.durability!.inbox.get(recordId('m1')))!
     expect(record.attempts).toBe(1)
     expect(record.audit).toEqual([expect.objectContaining({ action: 'replay', by: 'ops@example', reason: 'store is back' })])
 
     // A done record replays too; its replies are answered from the outbox.
-    await t.bot.durability!.replayInbound('m1')
+    await t.bot.durability!.replayInbound(recordId('m1'))
     await waitFor(() => t.bot.durability!.metrics().inboundReplayed === 3)
-    await waitFor(async () => (await stateOf(t, 'inbox', 'm1')) === 'done')
+    await waitFor(async () => (await stateOf(t, 'inbox', recordId('m1'))) === 'done')
     await t.bot.idle()
     expect(t.provider.texts()).toEqual(['echo hi'])
   })
@@ -86,8 +86,8 @@ describe('bot.durability', () => {
     const release = deferred()
     const t = await bots.start({ durability: fast(), setup: (bot) => bot.when(TEXT, () => release.promise) })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    await expect(t.bot.durability!.replayInbound('m1')).rejects.toBeInstanceOf(InvalidStateError)
-    await expect(t.bot.durability!.replayInbound('m1')).rejects.toMatchObject({ code: 'INVALID_STATE' })
+    await expect(t.bot.durability!.replayInbound(recordId('m1'))).rejects.toBeInstanceOf(InvalidStateError)
+    await expect(t.bot.durability!.replayInbound(recordId('m1'))).rejects.toMatchObject({ code: 'INVALID_STATE' })
     await expect(t.bot.durability!.replayInbound('nope')).rejects.toBeInstanceOf(RecordNotFoundError)
     await expect(t.bot.durability!.replayInbound('nope')).rejects.toMatchObject({ code: 'RECORD_NOT_FOUND' })
     release.resolve()
@@ -209,8 +209,8 @@ describe('metrics(): all 13 counters', () => {
       const t = await bots.start({ durability: fast(), setup: echo })
       await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
       await t.bot.idle()
-      await t.bot.durability!.replayInbound('m1')
-      await waitFor(async () => t.bot.durability!.metrics().inboundReplayed === 1 && (await stateOf(t, 'inbox', 'm1')) === 'done')
+      await t.bot.durability!.replayInbound(recordId('m1'))
+      await waitFor(async () => t.bot.durability!.metrics().inboundReplayed === 1 && (await stateOf(t, 'inbox', recordId('m1'))) === 'done')
       return t
     },
     async inboundDead() {
@@ -274,12 +274,12 @@ describe('metrics(): all 13 counters', () => {
       await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
       // Another holder takes the record over while the handler runs (as a replica would after an expiry).
       const journal = backend.journal(t.bot.scope)
-      const [found] = await journal.read('inbox', ['m1'])
+      const [found] = await journal.read('inbox', [recordId('m1')])
       const takeover = { ...found!.record, lease: { ...found!.record.lease!, owner: 'other', token: 2 }, fencingToken: 2 }
       expect((await journal.write('inbox.claim', [{ kind: 'inbox', record: takeover, expectVersion: found!.version }]))[0]!.ok).toBe(true)
       release.resolve()
       await waitFor(() => t.bot.durability!.metrics().staleLeases === 1)
-      expect((await journal.read('inbox', ['m1']))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 2 })
+      expect((await journal.read('inbox', [recordId('m1')]))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 2 })
       return t
     },
     async outboxDiverged() {
@@ -288,7 +288,7 @@ describe('metrics(): all 13 counters', () => {
       await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
       await t.bot.idle()
       answer = 'two'
-      await t.bot.durability!.replayInbound('m1')
+      await t.bot.durability!.replayInbound(recordId('m1'))
       await waitFor(() => t.bot.durability!.metrics().outboxDiverged === 1)
       return t
     },
@@ -325,7 +325,7 @@ describe('Events', () => {
     await waitFor(() => t.dead.length === 2)
     expect(t.dead).toEqual([
       { kind: 'outbox', id: 'k', error: expect.objectContaining({ message: 'no stickers', code: 'UNSUPPORTED_CONTENT' }) },
-      { kind: 'inbox', id: 'm1', error: expect.objectContaining({ message: 'store down' }) },
+      { kind: 'inbox', id: recordId('m1'), error: expect.objectContaining({ message: 'store down' }) },
     ])
   })
 
@@ -349,7 +349,7 @@ describe('Retention', () => {
     await t.bot.send('c1', 'dead', { idempotencyKey: 'dead' }).catch(() => undefined)
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
-    expect(await t.bot.durability!.outbox.get('m1:1')).toBeDefined()
+    expect(await t.bot.durability!.outbox.get(`${recordId('m1')}:1`)).toBeDefined()
     await waitFor(async () => (await t.bot.durability!.inbox.list()).length === 0 && (await t.bot.durability!.outbox.list({ state: 'sent' })).length === 0)
     expect((await t.bot.durability!.outbox.list()).map((r) => r.key)).toEqual(['dead'])
   })
@@ -370,11 +370,11 @@ describe('Retention', () => {
     const t = await bots.start({ durability: fast({ retention: 0 }), setup: echo })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
-    const done = (await t.bot.durability!.inbox.get('m1'))!
+    const done = (await t.bot.durability!.inbox.get(recordId('m1')))!
     await waitFor(() => Date.now() > done.updatedAt + 50)
     await sweeps(t, 3)
-    expect(await t.bot.durability!.inbox.get('m1')).toMatchObject({ state: 'done' })
-    expect(await t.bot.durability!.outbox.get('m1:1')).toMatchObject({ state: 'sent' })
+    expect(await t.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'done' })
+    expect(await t.bot.durability!.outbox.get(`${recordId('m1')}:1`)).toMatchObject({ state: 'sent' })
     expect(t.tap!.count('purge')).toBe(0)
   })
 })
@@ -393,22 +393,22 @@ describe('Namespaced scopes', () => {
     const salon = await bots.start({ botId: 'salon', store, durability: fast({ backend: shared, instanceId: 'i1', inbox: { leaseMs: 100 } }), setup: echo })
     await salon.provider.receive({ id: 'm1', chatId: 'c1', text: 'salon' })
     await salon.bot.idle()
-    const clinicRecord = (await shared.journal(clinicA.bot.scope).read('inbox', ['m1']))[0]!.record
+    const clinicRecord = (await shared.journal(clinicA.bot.scope).read('inbox', [recordId('m1')]))[0]!.record
     await waitFor(() => Date.now() > clinicRecord.lease!.expiresAt + 20)
     await sweeps(salon, 3)
     expect(salon.provider.texts()).toEqual(['echo salon'])
     expect(salon.bot.durability!.metrics()).toMatchObject({ inboundReplayed: 0, inboundDuplicates: 0, outboxDeduped: 0, outboxAmbiguous: 0 })
-    expect((await salon.bot.durability!.inbox.list()).map((r) => [r.id, r.state, (r.event as { text: string }).text])).toEqual([['m1', 'done', 'salon']])
-    expect((await shared.journal(clinicA.bot.scope).read('inbox', ['m1']))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1 })
+    expect((await salon.bot.durability!.inbox.list()).map((r) => [r.id, r.state, (r.event as { text: string }).text])).toEqual([[recordId('m1'), 'done', 'salon']])
+    expect((await shared.journal(clinicA.bot.scope).read('inbox', [recordId('m1')]))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1 })
     expect(await shared.scopes()).toEqual(expect.arrayContaining([clinicA.bot.scope, salon.bot.scope]))
 
     // The clinic bot's own restart replays its record; the salon's is untouched.
     const clinicB = await bots.start({ botId: 'clinic', store, durability: fast({ backend: shared, instanceId: 'i1', inbox: { leaseMs: 100 } }), setup: echo })
-    await waitFor(async () => (await stateOf(clinicB, 'inbox', 'm1')) === 'done')
+    await waitFor(async () => (await stateOf(clinicB, 'inbox', recordId('m1'))) === 'done')
     await clinicB.bot.idle()
     expect(clinicB.provider.sent).toEqual([])
     expect([...clinicA.provider.texts(), ...clinicB.provider.texts()]).toEqual(['echo clinic'])
-    expect(await salon.bot.durability!.inbox.get('m1')).toMatchObject({ state: 'done', fencingToken: 1 })
+    expect(await salon.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'done', fencingToken: 1 })
   })
 
   it('an operator’s replay, retry and discard only see the bot’s own scope; explicit keys are per bot', async () => {

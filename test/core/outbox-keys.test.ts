@@ -13,7 +13,7 @@ import { crashable } from '../../src/core/testing/crashable.js'
 import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
-import { fast, useBots, type TestBot } from './helpers.js'
+import { fast, recordId, useBots, type TestBot } from './helpers.js'
 
 const bots = useBots()
 
@@ -72,11 +72,12 @@ describe('Rule 2: while handling an inbound message, `<inbound record id>:<n>`',
     const t = await bots.start({ durability: fast(), setup: echo3 })
     await t.provider.receive({ id: 'wamid.1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
+    const id = recordId('wamid.1') // mock:c1:wamid.1
     const sent = await t.bot.durability!.outbox.list({ state: 'sent' })
     expect(sent.map((r) => [r.key, r.keySource, r.inboundId, r.ordinal])).toEqual([
-      ['wamid.1:1', 'derived', 'wamid.1', 1],
-      ['wamid.1:2', 'derived', 'wamid.1', 2],
-      ['wamid.1:3', 'derived', 'wamid.1', 3],
+      [`${id}:1`, 'derived', id, 1],
+      [`${id}:2`, 'derived', id, 2],
+      [`${id}:3`, 'derived', id, 3],
     ])
   })
 
@@ -84,7 +85,7 @@ describe('Rule 2: while handling an inbound message, `<inbound record id>:<n>`',
     const t = await bots.start({ durability: fast(), setup: echo3 })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
-    await replay(t, 'm1')
+    await replay(t, recordId('m1'))
     expect(t.provider.texts()).toEqual(['one', 'two', 'three'])
     expect(t.bot.durability!.metrics()).toMatchObject({ outboxJournaled: 3, outboxDeduped: 3, outboxDiverged: 0 })
   })
@@ -101,7 +102,7 @@ describe('Rule 2: while handling an inbound message, `<inbound record id>:<n>`',
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
     replies = 2
-    await replay(t, 'm1')
+    await replay(t, recordId('m1'))
     expect(t.provider.texts()).toEqual(['reply 1', 'reply 2'])
   })
 
@@ -123,7 +124,7 @@ describe('Rule 2: while handling an inbound message, `<inbound record id>:<n>`',
     await t.provider.receive({ id: 'm3', chatId: 'c1', text: 'b@x' })
     await t.bot.idle()
     const keys = Object.fromEntries((await t.bot.durability!.outbox.list({ state: 'sent' })).map((r) => [(r.payload as string), r.key]))
-    expect(keys).toEqual({ 'Your name?': 'm1:1', 'Your email?': 'm2:1', Thanks: 'm3:1' })
+    expect(keys).toEqual({ 'Your name?': `${recordId('m1')}:1`, 'Your email?': `${recordId('m2')}:1`, Thanks: `${recordId('m3')}:1` })
   })
 })
 
@@ -172,12 +173,12 @@ describe('The fingerprint and `onDiverged`', () => {
     })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
-    const record = (await t.bot.durability!.outbox.get('m1:1'))!
+    const record = (await t.bot.durability!.outbox.get(`${recordId('m1')}:1`))!
     expect(record.payload).toBe('Hello #1')
     const expected = createHash('sha256').update('c1').update('\u0000').update(JSON.stringify('Hello')).digest('hex')
     expect(record.fingerprint).toBe(expected)
     // The hook makes different content on the replay, but the handler made the same: no divergence.
-    await replay(t, 'm1')
+    await replay(t, recordId('m1'))
     expect(t.provider.texts()).toEqual(['Hello #1'])
     expect(t.bot.durability!.metrics().outboxDiverged).toBe(0)
   })
@@ -188,16 +189,16 @@ describe('The fingerprint and `onDiverged`', () => {
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'status?' })
     await t.bot.idle()
     answer = 'Your order is delayed'
-    await replay(t, 'm1')
+    await replay(t, recordId('m1'))
     expect(t.provider.texts()).toEqual(['Your order shipped', 'Your order is delayed'])
     expect(t.bot.durability!.metrics().outboxDiverged).toBe(1)
-    expect(t.warnings.join('\n')).toMatch(/different content under key "m1:1"/)
+    expect(t.warnings.join('\n')).toContain(`different content under key "${recordId('m1')}:1"`)
     const keys = (await t.bot.durability!.outbox.list({ state: 'sent' })).map((r) => r.key)
     expect(keys).toHaveLength(2)
-    expect(keys[1]).toMatch(/^m1:1~[0-9a-f]{12}$/)
+    expect(keys[1]).toMatch(new RegExp(`^${recordId('m1')}:1~[0-9a-f]{12}$`))
 
     // A second replay down the same new path finds the diverged send instead of sending a third time.
-    await replay(t, 'm1')
+    await replay(t, recordId('m1'))
     expect(t.provider.texts()).toEqual(['Your order shipped', 'Your order is delayed'])
   })
 
@@ -207,11 +208,11 @@ describe('The fingerprint and `onDiverged`', () => {
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'question' })
     await t.bot.idle()
     answer = 'AI answer two'
-    await replay(t, 'm1')
+    await replay(t, recordId('m1'))
     expect(t.provider.texts()).toEqual(['AI answer one'])
     expect(t.bot.durability!.metrics()).toMatchObject({ outboxDiverged: 1, outboxDeduped: 1 })
     expect(t.warnings.join('\n')).toMatch(/onDiverged: 'skip'/)
-    expect((await t.bot.durability!.outbox.list()).map((r: OutboxRecord) => r.key)).toEqual(['m1:1'])
+    expect((await t.bot.durability!.outbox.list()).map((r: OutboxRecord) => r.key)).toEqual([`${recordId('m1')}:1`])
   })
 })
 

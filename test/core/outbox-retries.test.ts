@@ -17,7 +17,7 @@ import {
 import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
-import { fast, holdSends, sweeps, useBots } from './helpers.js'
+import { fast, holdSends, recordId, sweeps, useBots } from './helpers.js'
 
 const bots = useBots()
 
@@ -127,9 +127,9 @@ describe('Inline retries and deferral', () => {
     })
     t.provider.failNext(1)
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    await waitFor(async () => (await t.bot.durability!.inbox.get('m1'))?.state === 'done')
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
     expect(caught).toBeInstanceOf(SendDeferredError)
-    expect((caught as SendDeferredError).key).toBe('m1:1')
+    expect((caught as SendDeferredError).key).toBe(`${recordId('m1')}:1`)
     await waitFor(() => t.provider.texts().includes('answer'))
   })
 })

@@ -15,7 +15,7 @@ import { crashable } from '../../src/core/testing/crashable.js'
 import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
-import { fast, sweeps, tally, useBots } from './helpers.js'
+import { fast, recordId, sweeps, tally, useBots } from './helpers.js'
 
 const bots = useBots()
 const LONG = 'aaaa bbbb cccc dddd eeee'
@@ -186,11 +186,11 @@ describe('The sweeper splits an over-limit journaled record', () => {
     const t = await bots.start({ provider: limited(), durability: fast(), setup: (bot) => bot.when(TEXT, (ctx) => ctx.reply(LONG)) })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
-    await t.bot.durability!.replayInbound('m1')
-    await waitFor(async () => t.bot.durability!.metrics().inboundReplayed === 1 && (await t.bot.durability!.inbox.get('m1'))!.state === 'done')
+    await t.bot.durability!.replayInbound(recordId('m1'))
+    await waitFor(async () => t.bot.durability!.metrics().inboundReplayed === 1 && (await t.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
     await t.bot.idle()
     expect(t.provider.texts()).toEqual(PARTS)
-    expect((await outboxRecords(t)).map((r) => r.key)).toEqual(['m1:1', 'm1:1#2', 'm1:1#3'])
+    expect((await outboxRecords(t)).map((r) => r.key)).toEqual([`${recordId('m1')}:1`, `${recordId('m1')}:1#2`, `${recordId('m1')}:1#3`])
   })
 })
 

@@ -17,7 +17,7 @@ import type { OutboundContent, ProviderSendResult } from '../../src/core/provide
 import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
-import { fast, useBots } from './helpers.js'
+import { fast, recordId, useBots } from './helpers.js'
 
 const bots = useBots()
 afterEach(() => {
@@ -32,6 +32,8 @@ const modes = [
 
 describe.each(modes)('The runtime (%s)', (_mode, durability) => {
   const start = (spec: Parameters<typeof bots.start>[0] = {}) => bots.start({ ...spec, ...(durability ? { durability: fast() } : {}) })
+  /** ctx.ref.id: the inbox record id with durability, the event id without. */
+  const refId = (eventId: string, chatId: string) => (durability ? recordId(eventId, chatId) : eventId)
 
   it('matchers: TEXT, IMAGE, VIDEO, AUDIO, DOCUMENT, INTERACTION, text(string | RegExp), a predicate; first match wins', async () => {
     const routed: string[] = []
@@ -88,9 +90,9 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     await t.bot.idle()
     const idOf = (chatId: string, content: string) => t.provider.sent.find((s) => s.chatId === chatId && s.content === content)!.messageId
     expect(Object.fromEntries(seen)).toEqual({
-      w1: { ref: { id: 'w1', chatId: 'c1', messageId: 'w1' }, chatId: 'c1', kind: 'message', text: 'hi', visits: 1, scratch: 1, replied: idOf('c1', 'visit 1') },
-      w2: { ref: { id: 'w2', chatId: 'c1', messageId: 'w2' }, chatId: 'c1', kind: 'interaction', text: undefined, visits: 2, scratch: 2, replied: idOf('c1', 'visit 2') },
-      w3: { ref: { id: 'w3', chatId: 'c2', messageId: 'w3' }, chatId: 'c2', kind: 'message', text: 'hi', visits: 1, scratch: 1, replied: idOf('c2', 'visit 1') },
+      w1: { ref: { id: refId('w1', 'c1'), chatId: 'c1', messageId: 'w1' }, chatId: 'c1', kind: 'message', text: 'hi', visits: 1, scratch: 1, replied: idOf('c1', 'visit 1') },
+      w2: { ref: { id: refId('w2', 'c1'), chatId: 'c1', messageId: 'w2' }, chatId: 'c1', kind: 'interaction', text: undefined, visits: 2, scratch: 2, replied: idOf('c1', 'visit 2') },
+      w3: { ref: { id: refId('w3', 'c2'), chatId: 'c2', messageId: 'w3' }, chatId: 'c2', kind: 'message', text: 'hi', visits: 1, scratch: 1, replied: idOf('c2', 'visit 1') },
     })
     expect(await store.getUser(t.bot.scope, 'c1', 'visits')).toBe(2)
     expect(t.provider.texts('c1')).toEqual(['visit 1', 'visit 2'])
@@ -236,7 +238,7 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     expect(t.provider.texts()).toEqual(['finished'])
     if (t.tap) {
       expect(t.tap.count('stop')).toBe(1)
-      expect((await t.tap.inner.journal(t.bot.scope).read('inbox', ['m1']))[0]!.record.state).toBe('done')
+      expect((await t.tap.inner.journal(t.bot.scope).read('inbox', [recordId('m1')]))[0]!.record.state).toBe('done')
     }
     await t.bot.stop() // idempotent
   })
@@ -254,17 +256,21 @@ describe('The runtime with durability', () => {
 
   it('ctx.ref.id is the inbox record id, and a handler’s sends are journaled under it', async () => {
     let refId: string | undefined
+    let messageId: string | undefined
     const t = await bots.start({
       durability: fast(),
       setup: (bot) =>
         bot.when(TEXT, async (ctx) => {
           refId = ctx.ref.id
+          messageId = ctx.ref.messageId
           await ctx.reply('ok')
         }),
     })
     await t.provider.receive({ id: 'wamid.X', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
-    expect(refId).toBe('wamid.X')
+    expect(refId).toBe('mock:c1:wamid.X')
+    expect(refId).toBe(recordId('wamid.X', 'c1'))
+    expect(messageId).toBe('wamid.X')
     expect(await t.bot.durability!.inbox.get(refId!)).toMatchObject({ state: 'done' })
     expect(await t.bot.durability!.outbox.get(`${refId}:1`)).toMatchObject({ state: 'sent', inboundId: refId })
   })

@@ -49,6 +49,8 @@ export function shownView(now: number) {
         ['updated', `${iso(record.updatedAt)} (${ago(record.updatedAt, now)})`],
         ['version', version],
       ]
+      const note = (record as { note?: string }).note
+      if (note) fields.push(['note', note])
       if (kind === 'outbox') {
         const send = record as { providerMessageId: string | null; previousPart: string | null; keySource: string; inboundId: string | null }
         fields.push(['key source', send.keySource], ['inbound', send.inboundId], ['previous part', send.previousPart], ['provider message', send.providerMessageId])

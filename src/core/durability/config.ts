@@ -6,6 +6,7 @@ import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { toMs, type Duration } from '../duration.js'
 import { ConfigError } from '../errors.js'
+import { refuseUnknownOptions } from '../options.js'
 import type { DurabilityBackend } from './backend.js'
 import { LIMITS } from './limits.js'
 
@@ -99,6 +100,7 @@ const BOOT_SUFFIX = randomBytes(4).toString('hex')
 
 /** Resolves user options into a full config; throws ConfigError with the option's name when one is invalid. */
 export function resolveDurabilityConfig(options: DurabilityOptions, namespace: Namespace, backend: DurabilityBackend): DurabilityConfig {
+  refuseUnknownDurabilityOptions(options)
   const inboxBackoff = resolveBackoff(options.inbox?.backoff, DEFAULT_BACKOFF, 'inbox.backoff')
   const config: DurabilityConfig = {
     instanceId: options.instanceId ?? defaultInstanceId(namespace, backend.shared),
@@ -131,6 +133,27 @@ export function resolveDurabilityConfig(options: DurabilityOptions, namespace: N
   if (config.pollMs < 1) throw new ConfigError(`durability.pollMs must be at least 1 ms; got ${config.pollMs} ms`)
   if (!config.instanceId.trim()) throw new ConfigError('durability.instanceId must not be empty')
   return config
+}
+
+const NOT_YET = 'this version does not coordinate replicas yet: route each chat to one replica (sticky routing), see "Several replicas" in the README'
+
+/** Every option name the durability key takes, level by level; anything else is refused, named. */
+function refuseUnknownDurabilityOptions(options: DurabilityOptions): void {
+  refuseUnknownOptions(options, ['backend', 'instanceId', 'failOpen', 'inbox', 'outbox', 'pollMs', 'retention', 'clock'], 'durability', {
+    coordination: NOT_YET,
+    providerSession: NOT_YET,
+    leaseMs: 'it belongs under durability.inbox or durability.outbox',
+    backoff: 'it belongs under durability.inbox or durability.outbox',
+    retries: 'it belongs under durability.outbox',
+    maxAttempts: 'it belongs under durability.inbox',
+  })
+  refuseUnknownOptions(options.inbox, ['leaseMs', 'maxAttempts', 'backoff', 'mediaRefs'], 'durability.inbox', {
+    retries: 'inbound events take maxAttempts (runs charged before the dead-letter queue)',
+  })
+  refuseUnknownOptions(options.outbox, ['retries', 'backoff', 'inlineMaxMs', 'onAmbiguous', 'onDiverged', 'maxPayloadBytes', 'leaseMs'], 'durability.outbox', {
+    maxAttempts: 'sends take retries (after the first attempt)',
+  })
+  for (const side of ['inbox', 'outbox'] as const) refuseUnknownOptions(options[side]?.backoff, ['baseMs', 'capMs', 'jitter'], `durability.${side}.backoff`)
 }
 
 /** `<hostname>/<botId>/<connectionId>`, plus a per-boot suffix on a shared backend. */

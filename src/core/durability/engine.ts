@@ -7,9 +7,11 @@ import { randomUUID } from 'node:crypto'
 import type { DurabilityBackend, Journal, Versioned } from './backend.js'
 import { BackendClock } from './clock.js'
 import type { DurabilityConfig } from './config.js'
+import { guardedJournal } from './guarded-journal.js'
 import { HeldRecord } from './held-record.js'
 import { LeaseKeeper } from './lease-keeper.js'
 import { Metrics } from './metrics.js'
+import { UnstartedSends } from './unstarted-sends.js'
 import type { ErrorInfo, InboxRecord, OutboxRecord } from './records.js'
 
 /** What the engine tells the bot. */
@@ -27,6 +29,8 @@ export class DurabilityEngine {
   readonly keeper: LeaseKeeper
   /** This run of the bot: leases of our instanceId under another incarnation are a dead process's. */
   readonly incarnation = randomUUID()
+  /** Sends journaled as `sending` whose provider call has not started (see unstarted-sends.ts). */
+  readonly unstarted = new UnstartedSends(this.incarnation)
 
   constructor(
     readonly backend: DurabilityBackend,
@@ -34,7 +38,7 @@ export class DurabilityEngine {
     readonly scopeId: string,
     readonly events: EngineEvents,
   ) {
-    this.journal = backend.journal(scopeId)
+    this.journal = guardedJournal(backend.journal(scopeId))
     this.clock = new BackendClock(backend, config.clock)
     this.keeper = new LeaseKeeper(this.clock, { inbox: config.inbox.leaseMs, outbox: config.outbox.leaseMs }, (error) => events.error(error))
   }

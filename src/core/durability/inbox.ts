@@ -14,6 +14,7 @@ import type { DurabilityEngine } from './engine.js'
 import { errorInfo } from './engine.js'
 import type { HeldRecord } from './held-record.js'
 import type { Json } from './kv.js'
+import { inboxRecordId } from './keys.js'
 import type { InboxRecord } from './records.js'
 
 /** Journals an inbound event; the record comes back held, or the existing record of a redelivery. */
@@ -25,7 +26,7 @@ export async function admitInbound(
 ): Promise<{ held: HeldRecord<'inbox'> } | { existing: InboxRecord | undefined }> {
   const now = engine.now()
   const record: InboxRecord = {
-    id: event.id,
+    id: inboxRecordId(provider, event.chatId, event.id),
     kind: event.kind ?? (event.interaction ? 'interaction' : 'message'),
     state: 'processing',
     chatId: event.chatId,
@@ -78,14 +79,15 @@ export async function claimInbound(engine: DurabilityEngine, found: Versioned<In
   return engine.hold('inbox', { record: claimed, version: result!.version })
 }
 
-/** Marks a handled record done; a lease lost meanwhile is counted in staleLeases. */
-export async function completeInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>): Promise<boolean> {
+/** Marks a handled record done (with `note`, what its run did, when it did something unusual); a lease lost meanwhile is counted in staleLeases. */
+export async function completeInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<boolean> {
   const ok = await held.update('inbox.complete', (record) => ({
     ...record,
     state: 'done',
     lease: null,
     nextAttemptAt: null,
     updatedAt: engine.now(),
+    ...(note === undefined ? {} : { note }),
   }))
   if (!ok) engine.metrics.increment('staleLeases')
   return ok

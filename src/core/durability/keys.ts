@@ -15,6 +15,20 @@ export interface SendKey {
   ordinal: number | null
 }
 
+/**
+ * The inbox record id of an inbound event: the provider, the chat and the channel's event id, so a
+ * redelivery maps onto the same record while two chats whose channel numbers messages per chat
+ * (Telegram's `message_id`, an email UID per mailbox) never collide. `%` and `:` inside a part are
+ * escaped, so the id reads back unambiguously: `telegram:4711:42`.
+ */
+export function inboxRecordId(provider: string, chatId: string, eventId: string): string {
+  return `${escapeIdPart(provider)}:${escapeIdPart(chatId)}:${escapeIdPart(eventId)}`
+}
+
+function escapeIdPart(part: string): string {
+  return part.replace(/%/g, '%25').replace(/:/g, '%3A')
+}
+
 /** The key of a send under the three rules. */
 export function sendKey(explicit: string | undefined, origin: { inboundId: string; ordinal: number } | undefined): SendKey {
   if (explicit !== undefined) return { key: explicit, source: 'explicit', inboundId: origin?.inboundId ?? null, ordinal: origin?.ordinal ?? null }

@@ -27,6 +27,14 @@ export const LIMITS = {
   idleTimeoutMs: 60_000,
   /** Sends of one broadcast in flight at once, when the caller gives no concurrency. */
   broadcastConcurrencyDefault: 1,
+  /** Tries of a write that records a known outcome (sent, done) while the journal is unavailable (within half the lease). */
+  settlingWriteAttemptsMax: 20,
+  /** Records that fed a conversation's steps, remembered in its checkpoint (a replay of one feeds nothing). */
+  conversationFedMax: 50,
+  /** Sends journaled but not yet handed to the provider that a run remembers (an overflow only costs an ambiguous send). */
+  unstartedSendsMax: 10_000,
+  /** Parts of one split send followed when a send is answered from the outbox (a bound on the walk). */
+  splitPartsMax: 10_000,
   /** Lease renewals happen this many times per lease period. */
   heartbeatsPerLease: 3,
 } as const

@@ -7,6 +7,7 @@ import type { OutboundContent, ProviderSendResult } from '../provider.js'
 import { backoffMs } from './backoff.js'
 import { errorInfo, type DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
+import { settlingRetry, settlingWrite } from './settling-write.js'
 import { decodePayload } from './payload.js'
 import type { ErrorInfo, OutboxRecord } from './records.js'
 
@@ -34,20 +35,24 @@ export async function attemptDelivery(engine: DurabilityEngine, transport: Trans
     let result: ProviderSendResult
     try {
       if (transport.isStandby()) throw new ProviderNotLeaderError()
+      engine.unstarted.calling(held.id)
       result = await transport.send(held.record.chatId, decodePayload(held.record.payload))
     } catch (error) {
       return await recordFailure(engine, held, error)
     }
-    const ok = await held.update('outbox.markSent', (record) => ({
-      ...record,
-      state: 'sent',
-      attempts: record.attempts + 1,
-      providerMessageId: result.messageId,
-      lease: null,
-      nextAttemptAt: null,
-      lastError: null,
-      updatedAt: engine.now(),
-    }))
+    // The provider accepted it: this outcome is known, so a blink of the journal must not lose it.
+    const ok = await settlingWrite(settlingRetry(engine.config, 'outbox'), () =>
+      held.update('outbox.markSent', (record) => ({
+        ...record,
+        state: 'sent',
+        attempts: record.attempts + 1,
+        providerMessageId: result.messageId,
+        lease: null,
+        nextAttemptAt: null,
+        lastError: null,
+        updatedAt: engine.now(),
+      })),
+    )
     if (!ok) engine.metrics.increment('staleLeases')
     try {
       await transport.afterSend(held.record, result.messageId)
@@ -72,15 +77,17 @@ async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'
   }
   const atLeastMs = error instanceof RateLimitedError ? error.retryAfterMs : 0
   const retryAt = now + backoffMs(engine.config.outbox.backoff, Math.max(1, attempts), atLeastMs)
-  const ok = await held.update('outbox.markFailed', (record) => ({
-    ...record,
-    state: 'failed',
-    attempts,
-    lease: null,
-    nextAttemptAt: retryAt,
-    lastError,
-    updatedAt: now,
-  }))
+  const ok = await settlingWrite(settlingRetry(engine.config, 'outbox'), () =>
+    held.update('outbox.markFailed', (record) => ({
+      ...record,
+      state: 'failed',
+      attempts,
+      lease: null,
+      nextAttemptAt: retryAt,
+      lastError,
+      updatedAt: now,
+    })),
+  )
   if (!ok) {
     engine.metrics.increment('staleLeases')
     return { outcome: 'lost' }
@@ -90,15 +97,17 @@ async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'
 
 /** Dead-letters a held send and tells the bot. `attempts`: the provider calls made, when this one counted. */
 export async function markOutboxDead(engine: DurabilityEngine, held: HeldRecord<'outbox'>, lastError: ErrorInfo, attempts?: number): Promise<boolean> {
-  const ok = await held.update('outbox.markDead', (record) => ({
-    ...record,
-    state: 'dead',
-    attempts: attempts ?? record.attempts,
-    lease: null,
-    nextAttemptAt: null,
-    lastError,
-    updatedAt: engine.now(),
-  }))
+  const ok = await settlingWrite(settlingRetry(engine.config, 'outbox'), () =>
+    held.update('outbox.markDead', (record) => ({
+      ...record,
+      state: 'dead',
+      attempts: attempts ?? record.attempts,
+      lease: null,
+      nextAttemptAt: null,
+      lastError,
+      updatedAt: engine.now(),
+    })),
+  )
   if (!ok) {
     engine.metrics.increment('staleLeases')
     return false

@@ -28,6 +28,7 @@ async function sweepOne(engine: DurabilityEngine, transport: Transport, found: V
   const { record } = found
   if (record.state === 'sending') {
     if (!engine.leaseIsOver(record.lease, 'outbox', record.key)) return false
+    if (engine.unstarted.neverCalled(record)) return deliver(engine, transport, found)
     return settleAmbiguous(engine, transport, found)
   }
   if (record.state !== 'pending' && record.state !== 'failed') return false
@@ -37,11 +38,15 @@ async function sweepOne(engine: DurabilityEngine, transport: Transport, found: V
   }
   const split = await splitIfOverLimit(engine, transport, found)
   if (!split) return false
-  const held = await claimOutbound(engine, split)
+  return deliver(engine, transport, split)
+}
+
+/** Claims a record and makes one delivery attempt (a retry, when it had failed); true once it is sent. */
+async function deliver(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
+  const held = await claimOutbound(engine, found)
   if (!held) return false
-  if (record.state === 'failed') engine.metrics.increment('outboxRetried')
-  const result = await attemptDelivery(engine, transport, held)
-  return result.outcome === 'sent'
+  if (found.record.state === 'failed') engine.metrics.increment('outboxRetried')
+  return (await attemptDelivery(engine, transport, held)).outcome === 'sent'
 }
 
 /** The process died between "about to call the provider" and "sent": skip (unknown) or resend. */

@@ -9,12 +9,13 @@
  *              failed / pending ──► dead (final error, or retries used up)
  *   sending with its lease over (the process died mid-send) ─► unknown ('skip') or resent ('resend')
  */
-import { SendDeadError, SendDeferredError } from '../errors.js'
+import { PayloadNotJournaledError, SendDeadError, SendDeferredError } from '../errors.js'
 import type { OutboundContent } from '../provider.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
 import { divergedKey, fingerprint as fingerprintOf, partKey, type SendKey } from './keys.js'
 import { attemptDelivery, claimOutbound, type Transport } from './outbox-attempt.js'
+import { LIMITS } from './limits.js'
 import { encodePayload } from './payload.js'
 import type { OutboxRecord } from './records.js'
 import { splitText } from './split.js'
@@ -64,6 +65,7 @@ export class Outbox {
     const records = this.#records(send, resolved, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
     const outcome = await this.#track(records.map((record) => record.key), async (): Promise<SendResult | { taken: OutboxRecord | undefined }> => {
+      this.engine.unstarted.journaling(records[0]!.key)
       const results = await this.engine.journal.write('outbox.journal', records.map((record, n) => ({ kind: 'outbox' as const, record, expectVersion: 0 })))
       if (!results[0]!.ok) return { taken: results[0]!.current?.record as OutboxRecord | undefined }
       this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
@@ -71,8 +73,8 @@ export class Outbox {
       let held: HeldRecord<'outbox'> | undefined = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
       for (let n = 0; n < records.length; n++) {
         if (n > 0) held = await this.#claimByKey(records[n]!.key)
-        if (!held) throw new SendDeferredError(records[n]!.key)
-        messageIds.push(await this.#deliverInline(held))
+        if (!held) throw this.#deferred(resolved.key)
+        messageIds.push(await this.#deliverInline(held, resolved.key))
       }
       return { key: resolved.key, messageId: messageIds[0] ?? null, messageIds, deduped: false }
     })
@@ -92,10 +94,7 @@ export class Outbox {
     const content = await send.beforeSend(send.content)
     // Enqueued texts are journaled whole; the sweeper splits them with the same splitter.
     const records = this.#records(send, resolved, content, false)
-    if ('bypass' in records) {
-      await send.bypass(content, records.bypass)
-      return { key: resolved.key }
-    }
+    if ('bypass' in records) throw new PayloadNotJournaledError(resolved.key, records.bypass)
     const [result] = await this.engine.journal.write('outbox.journal', [{ kind: 'outbox', record: records[0]!, expectVersion: 0 }])
     if (result!.ok) this.engine.metrics.increment('outboxJournaled')
     else this.engine.metrics.increment('outboxDeduped')
@@ -164,26 +163,57 @@ export class Outbox {
     return records
   }
 
-  /** Delivers a held record, retrying inline while outbox.inlineMaxMs allows; resolves to the message id. */
-  async #deliverInline(first: HeldRecord<'outbox'>): Promise<string> {
+  /**
+   * Delivers a held record, retrying inline while outbox.inlineMaxMs allows; resolves to the message
+   * id. `callerKey` is the key the caller sent under (a part's own key is `key#n`): errors name it.
+   */
+  async #deliverInline(first: HeldRecord<'outbox'>, callerKey: string): Promise<string> {
     const started = Date.now()
     let held = first
     for (;;) {
       const result = await attemptDelivery(this.engine, this.transport, held)
       if (result.outcome === 'sent') return result.messageId
-      if (result.outcome === 'dead') throw new SendDeadError(held.id, describe(result.error), result.error)
-      if (result.outcome === 'lost') throw new SendDeferredError(held.id)
+      if (result.outcome === 'dead') throw new SendDeadError(callerKey, describe(result.error), result.error)
+      if (result.outcome === 'lost') throw this.#deferred(callerKey)
       const waitMs = Math.max(0, result.retryAt - this.engine.now())
-      if (Date.now() - started + waitMs > this.engine.config.outbox.inlineMaxMs) {
-        this.engine.metrics.increment('outboxDeferred')
-        throw new SendDeferredError(held.id, result.error)
-      }
+      if (Date.now() - started + waitMs > this.engine.config.outbox.inlineMaxMs) throw this.#deferred(callerKey, result.error)
       await sleep(waitMs)
       const next = await this.#claimByKey(held.id)
-      if (!next) throw new SendDeferredError(held.id, result.error)
+      if (!next) throw this.#deferred(callerKey, result.error)
       this.engine.metrics.increment('outboxRetried')
       held = next
     }
+  }
+
+  /**
+   * A send this run journaled whose journal write seemed to fail although it landed: nobody called
+   * the provider, so it is claimed and delivered now (not an ambiguous send).
+   */
+  async #deliverUnstarted(record: OutboxRecord): Promise<SendResult> {
+    return this.#track([record.key], async () => {
+      const [found] = await this.engine.journal.read('outbox', [record.key])
+      const held = found && this.engine.unstarted.neverCalled(found.record) ? await claimOutbound(this.engine, found) : undefined
+      if (!held) return { key: record.key, messageId: null, messageIds: [], deduped: true }
+      const messageId = await this.#deliverInline(held, record.key)
+      return { key: record.key, messageId, messageIds: [messageId], deduped: true }
+    })
+  }
+
+  /** A send left to the sweeper: counted in outboxDeferred, named by the caller's key. */
+  #deferred(callerKey: string, cause?: unknown): SendDeferredError {
+    this.engine.metrics.increment('outboxDeferred')
+    return new SendDeferredError(callerKey, cause)
+  }
+
+  /** The provider's message ids of a journaled send's parts that went out, in order (a text split in parts has one each). */
+  async #sentIds(first: OutboxRecord): Promise<string[]> {
+    const ids: string[] = []
+    let record: OutboxRecord | undefined = first
+    for (let n = 0; record?.state === 'sent' && record.providerMessageId && n < LIMITS.splitPartsMax; n++) {
+      ids.push(record.providerMessageId)
+      record = record.nextPart ? (await this.engine.journal.read('outbox', [record.nextPart]))[0]?.record : undefined
+    }
+    return ids
   }
 
   async #claimByKey(key: string): Promise<HeldRecord<'outbox'> | undefined> {
@@ -200,17 +230,20 @@ export class Outbox {
    */
   async #answerFromOutbox(record: OutboxRecord | undefined, inline: boolean): Promise<SendResult> {
     this.engine.metrics.increment('outboxDeduped')
-    if (!record) throw new SendDeferredError('(unknown)')
+    if (!record) throw this.#deferred('(unknown)')
     const answer = (messageId: string | null): SendResult => ({ key: record.key, messageId, messageIds: messageId ? [messageId] : [], deduped: true })
     switch (record.state) {
-      case 'sent':
-        return answer(record.providerMessageId)
+      case 'sent': {
+        const messageIds = await this.#sentIds(record)
+        return { key: record.key, messageId: record.providerMessageId, messageIds, deduped: true }
+      }
       case 'unknown':
         return answer(null)
       case 'dead':
         throw new SendDeadError(record.key, record.lastError?.message ?? 'dead-lettered')
       case 'sending': {
         const inFlight = this.#inFlight.get(record.key)
+        if (!inFlight && inline && this.engine.unstarted.neverCalled(record)) return this.#deliverUnstarted(record)
         if (!inFlight) return answer(null)
         await inFlight.catch(() => undefined)
         const [now] = await this.engine.journal.read('outbox', [record.key])
@@ -221,7 +254,7 @@ export class Outbox {
         return this.#track([record.key], async () => {
           const held = await this.#claimByKey(record.key)
           if (!held) return answer(null)
-          const messageId = await this.#deliverInline(held)
+          const messageId = await this.#deliverInline(held, record.key)
           return { key: record.key, messageId, messageIds: [messageId], deduped: true }
         })
       }

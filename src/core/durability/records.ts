@@ -44,7 +44,7 @@ export type OutboxState = (typeof OUTBOX_STATES)[number]
 
 /** An admitted inbound message or interaction. */
 export interface InboxRecord {
-  /** Deterministic from the channel's event id, so a redelivery maps onto the same record. */
+  /** `<provider>:<chatId>:<event id>` (keys.ts inboxRecordId), so a redelivery maps onto the same record. */
   id: string
   kind: 'message' | 'interaction'
   state: InboxState
@@ -63,6 +63,8 @@ export interface InboxRecord {
   createdAt: number
   updatedAt: number
   audit?: AuditEntry[]
+  /** What the last run did, when it did something an operator would not expect (e.g. a replayed answer fed no step). */
+  note?: string
 }
 
 /** A send, journaled under its idempotency key before the provider is called. */

@@ -10,6 +10,7 @@ import { resolveDurabilityConfig, type DurabilityOptions } from '../../durabilit
 import { DurabilityEngine } from '../../durability/engine.js'
 import { admitInbound, claimInbound, completeInbound, failInbound } from '../../durability/inbox.js'
 import { attemptDelivery, claimOutbound, type Transport } from '../../durability/outbox-attempt.js'
+import { inboxRecordId } from '../../durability/keys.js'
 import { discardSend, replayInbound, retrySend } from '../../durability/operations.js'
 import { purgeExpired } from '../../durability/retention.js'
 import { ProviderError, UnsupportedContentError } from '../../provider-errors.js'
@@ -40,6 +41,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
 }
 
 const event = (id: string) => ({ id, chatId: 'chat-1', text: `hello ${id}` })
+/** The inbox record id of `event(eventId)` admitted by the 'mock' provider. */
+const recordIdOf = (eventId: string) => inboxRecordId('mock', 'chat-1', eventId)
 
 export const ENGINE_CASES: ConformanceCase[] = [
   {
@@ -63,7 +66,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
       assert.equal(await completeInbound(first, admitted.held), false)
       assert.equal(first.metrics.snapshot().staleLeases, 1)
       assert.equal(await completeInbound(second, taken), true)
-      const [done] = await first.journal.read('inbox', ['m1'])
+      const [done] = await first.journal.read('inbox', [recordIdOf('m1')])
       assert.equal(done!.record.state, 'done')
     },
   },
@@ -99,7 +102,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
       const admitted = await admitInbound(engine, event('m1'), event('m1'), 'mock')
       assert.ok('held' in admitted)
       await failInbound(engine, admitted.held, new Error('store down'))
-      let [found] = await engine.journal.read('inbox', ['m1'])
+      let [found] = await engine.journal.read('inbox', [recordIdOf('m1')])
       assert.equal(found!.record.state, 'failed')
       assert.equal(found!.record.lastError!.message, 'store down')
       const due = await until('the retry', async () => {
@@ -111,10 +114,10 @@ export const ENGINE_CASES: ConformanceCase[] = [
       assert.ok(again)
       assert.equal(again.record.attempts, 2)
       await failInbound(engine, again, new Error('still down'))
-      ;[found] = await engine.journal.read('inbox', ['m1'])
+      ;[found] = await engine.journal.read('inbox', [recordIdOf('m1')])
       assert.equal(found!.record.state, 'dead')
       assert.equal(engine.metrics.snapshot().inboundDead, 1)
-      assert.deepEqual((await engine.journal.list('inbox', { state: 'dead', limit: 10 })).map((d) => d.record.id), ['m1'])
+      assert.deepEqual((await engine.journal.list('inbox', { state: 'dead', limit: 10 })).map((d) => d.record.id), [recordIdOf('m1')])
     },
   },
   {
@@ -125,7 +128,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
       const first = await admitInbound(engine, event('m1'), event('m1'), 'mock')
       const second = await admitInbound(engine, event('m1'), event('m1'), 'mock')
       assert.ok('held' in first)
-      assert.ok('existing' in second && second.existing?.id === 'm1')
+      assert.ok('existing' in second && second.existing?.id === recordIdOf('m1'))
     },
   },
   {
@@ -165,7 +168,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
       assert.ok('held' in admitted)
       await completeInbound(engine, admitted.held)
       await engine.journal.write('outbox.journal', [{ kind: 'outbox', record: outboxRecord('k1', { state: 'dead' }), expectVersion: 0 }])
-      const replayed = await replayInbound(engine.journal, 'm1', { by: 'ops', reason: 'fixed the handler' })
+      const replayed = await replayInbound(engine.journal, recordIdOf('m1'), { by: 'ops', reason: 'fixed the handler' })
       assert.equal(replayed.state, 'pending')
       assert.deepEqual(replayed.audit!.map((a) => [a.action, a.by, a.reason]), [['replay', 'ops', 'fixed the handler']])
       const [retried] = await retrySend(engine.journal, 'k1', { by: 'ops' })

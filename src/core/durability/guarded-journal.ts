@@ -1,0 +1,25 @@
+/**
+ * The engine's view of a journal: every failure of a journal call comes out as a
+ * `JournalUnavailableError` (the backend's own error as its `cause`). The runtime tells "the journal
+ * could not record this" from a handler's or a provider's failure by that type alone, and a message
+ * whose effects could not be recorded is released for a replay instead of being marked done.
+ */
+import { JournalUnavailableError } from '../errors.js'
+import type { Journal } from './backend.js'
+
+export function guardedJournal(journal: Journal): Journal {
+  const fail = (verb: string) => (error: unknown) => {
+    if (error instanceof JournalUnavailableError) throw error
+    const detail = error instanceof Error ? error.message : String(error)
+    throw new JournalUnavailableError(`the journal of scope "${journal.scopeId}" could not ${verb}: ${detail}`, error)
+  }
+  return {
+    scopeId: journal.scopeId,
+    read: (kind, ids) => journal.read(kind, ids).catch(fail(`read ${kind} records`)),
+    write: (name, writes) => journal.write(name, writes).catch(fail(`write ${name}`)),
+    due: (kind, until, limit) => journal.due(kind, until, limit).catch(fail(`find due ${kind} records`)),
+    list: (kind, query) => journal.list(kind, query).catch(fail(`list ${kind} records`)),
+    count: (kind) => journal.count(kind).catch(fail(`count ${kind} records`)),
+    purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit).catch(fail(`purge ${kind} records`)),
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * A write that records an outcome this process already knows (a send the provider accepted, a
+ * message whose effects settled, a message released for a replay) is tried again while the journal
+ * is briefly unavailable (a server restart, a dropped connection): giving up at once would turn a
+ * delivered send into an ambiguous one, or replay a message for nothing. It keeps trying for half
+ * the record's lease: the lease is still this process's then, so nobody else can have moved on.
+ */
+import { JournalUnavailableError } from '../errors.js'
+import { backoffMs } from './backoff.js'
+import type { ResolvedBackoff } from './config.js'
+import { LIMITS } from './limits.js'
+
+/** Runs `write`, retrying a `JournalUnavailableError` with `backoff` while `budgetMs` allows (and at most LIMITS.settlingWriteAttemptsMax tries). */
+export async function settlingWrite<T>(retry: { backoff: ResolvedBackoff; budgetMs: number }, write: () => Promise<T>): Promise<T> {
+  const started = Date.now()
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write()
+    } catch (error) {
+      const waitMs = backoffMs(retry.backoff, attempt)
+      const over = Date.now() - started + waitMs > retry.budgetMs || attempt >= LIMITS.settlingWriteAttemptsMax
+      if (!(error instanceof JournalUnavailableError) || over) throw error
+      await new Promise((resolve) => setTimeout(resolve, waitMs))
+    }
+  }
+}
+
+/** How a settling write of `kind` retries: that side's backoff, for half its lease. */
+export function settlingRetry(config: { inbox: { backoff: ResolvedBackoff; leaseMs: number }; outbox: { backoff: ResolvedBackoff; leaseMs: number } }, kind: 'inbox' | 'outbox') {
+  return { backoff: config[kind].backoff, budgetMs: config[kind].leaseMs / 2 }
+}

@@ -1,0 +1,119 @@
+/**
+ * One held inbound record, run to the end: route it, run its handler, wait for the sends it started,
+ * then mark it done. A failure before the handler is retried by the sweeper (inbox.backoff). An effect
+ * the journal could not record (a send not journaled, a checkpoint not written) is not the handler's
+ * failure: the message is not done, and it runs again here after inbox.backoff, with its run
+ * charged, while the chat's later messages keep waiting behind it in the chat queue, so they never
+ * overtake it. On that replay the sends already journaled are answered from the outbox.
+ */
+import type { AsyncLocalStorage } from 'node:async_hooks'
+import type { Dispatcher } from './dispatcher.js'
+import { backoffMs } from './durability/backoff.js'
+import { errorInfo, type DurabilityEngine } from './durability/engine.js'
+import type { HeldRecord } from './durability/held-record.js'
+import { completeInbound, failInbound } from './durability/inbox.js'
+import { settlingRetry, settlingWrite } from './durability/settling-write.js'
+import { JournalUnavailableError } from './errors.js'
+import { replayedEvent } from './media.js'
+import type { IProvider, InboundEvent } from './provider.js'
+import type { SendOrigin } from './send-origin.js'
+import type { Store } from './store.js'
+
+export interface InboundRunDeps {
+  engine: DurabilityEngine
+  dispatcher: Dispatcher
+  provider: IProvider
+  store: Store
+  scopeId: string
+  /** The message being handled, for sends made through bot.send inside a handler. */
+  origin: AsyncLocalStorage<SendOrigin>
+}
+
+/** How one run of a message ended. */
+type RunEnd = 'settled' | { unrecorded: unknown }
+
+/** Runs `held` (the live event when it was just admitted) until it is settled. */
+export async function runInbound(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
+  for (let replay = !live; ; replay = true) {
+    const end = await runOnce(deps, held, live, replay)
+    if (end === 'settled') return
+    if (!(await chargeAnotherRun(deps.engine, held, end.unrecorded))) return
+  }
+}
+
+async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined, replay: boolean): Promise<RunEnd> {
+  const { engine, dispatcher } = deps
+  let event: InboundEvent
+  let route
+  try {
+    event = live ?? replayedEvent(held.record.event, deps.provider)
+    route = await dispatcher.route(event, held.id)
+    if (live && !replay) await deps.store.appendLog(deps.scopeId, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: held.id })
+  } catch (error) {
+    engine.events.error(error)
+    await failInbound(engine, held, error)
+    return 'settled'
+  }
+  if (route.type === 'fed-before') {
+    await complete(engine, held, route.note)
+    return 'settled'
+  }
+  const origin: SendOrigin = { inboundId: held.id, sends: 0, replay, pending: [] }
+  const outcome = await deps.origin.run(origin, () => dispatcher.run(route, event, held.id, origin))
+  // Done only once its effects settled: every send the handler started is journaled or finished.
+  for (let settled = 0; settled < origin.pending.length; ) {
+    const batch = origin.pending.slice(settled)
+    settled = origin.pending.length
+    await Promise.allSettled(batch)
+  }
+  const unrecorded = origin.journalFailure ?? outcome.unrecorded
+  if (unrecorded === undefined) return complete(engine, held)
+  const error = new JournalUnavailableError(`the effects of inbound "${held.id}" could not all be recorded (${describe(unrecorded)}); it will be replayed`, unrecorded)
+  engine.events.error(error)
+  if (held.record.attempts < engine.config.inbox.maxAttempts) return { unrecorded: error }
+  // Its runs are used up: dead-lettered, like a message failing before its handlers.
+  await settlingWrite(settlingRetry(engine.config, 'inbox'), () => failInbound(engine, held, error))
+  return 'settled'
+}
+
+/** Marks the message done; a journal that keeps refusing that makes it run again instead. */
+async function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<RunEnd> {
+  try {
+    await settlingWrite(settlingRetry(engine.config, 'inbox'), () => completeInbound(engine, held, note))
+    return 'settled'
+  } catch (error) {
+    engine.events.error(error)
+    return { unrecorded: error }
+  }
+}
+
+/**
+ * Waits inbox.backoff, then charges one more run of the record, which stays processing under this
+ * process's lease meanwhile (the heartbeat keeps it). False when the lease was lost, or when the
+ * journal stayed away for half the lease: the record is then taken again once its lease is over.
+ */
+async function chargeAnotherRun(engine: DurabilityEngine, held: HeldRecord<'inbox'>, cause: unknown): Promise<boolean> {
+  await new Promise((resolve) => setTimeout(resolve, backoffMs(engine.config.inbox.backoff, held.record.attempts)))
+  try {
+    const ok = await settlingWrite(settlingRetry(engine.config, 'inbox'), () =>
+      held.update('inbox.claim', (record) => ({
+        ...record,
+        attempts: record.attempts + 1,
+        fencingToken: record.fencingToken + 1,
+        lease: engine.lease('inbox', record.fencingToken + 1),
+        lastError: errorInfo(cause, engine.now()),
+        updatedAt: engine.now(),
+      })),
+    )
+    if (!ok) engine.metrics.increment('staleLeases')
+    else engine.metrics.increment('inboundReplayed')
+    return ok
+  } catch (error) {
+    engine.events.error(error)
+    return false
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

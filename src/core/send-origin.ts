@@ -1,0 +1,20 @@
+/**
+ * The message a handler is handling. Every send made through its context gets a key derived from it
+ * (`<inbound record id>:<n>`), and the runtime waits for those sends before it marks the message done.
+ */
+import type { JournalUnavailableError } from './errors.js'
+
+export interface SendOrigin {
+  inboundId: string
+  /** Sends made so far: the ordinal of the next one is `sends + 1`. */
+  sends: number
+  /** Whether earlier runs may already have journaled sends under derived keys. */
+  replay: boolean
+  /** Sends started, settled before the message is marked done. */
+  pending: Promise<unknown>[]
+  /**
+   * The first send that could not be journaled. The message is then not done: it is released and
+   * replayed, and its later sends are refused meanwhile, so they keep their order on the replay.
+   */
+  journalFailure?: JournalUnavailableError
+}

@@ -1,0 +1,27 @@
+/**
+ * `show` tells what a record's last run did when it did something an operator would not expect:
+ * here, a replayed flow answer that fed no step (its `note`), in the table and in --json.
+ */
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { openBackend } from '../../src/backends/open.js'
+import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { botmesh, jsonOf, useTempDirs } from './helpers.js'
+
+const tempDir = useTempDirs()
+const NOTE = 'replayed, but this message already answered question 1 of flow "signup": it is not taken as the answer to the question asked now, and nothing ran'
+
+it('show prints the note of a replayed answer that fed nothing', async () => {
+  const url = `sqlite:${join(tempDir(), 'bot.db')}`
+  const opened = await openBackend(url, { access: 'create' })
+  try {
+    const record = inboxRecord('mock:c1:n', { state: 'done', note: NOTE })
+    await opened.backend.journal('default/default/bot/default').write('operator.import', [{ kind: 'inbox', record, expectVersion: 0 }])
+  } finally {
+    await opened.close()
+  }
+  const human = await botmesh(['show', 'mock:c1:n', '--backend', url])
+  expect(human.stdout).toContain(NOTE.slice(0, 60))
+  const [shown] = jsonOf<{ record: { note?: string } }[]>(await botmesh(['show', 'mock:c1:n', '--backend', url, '--json']))
+  expect(shown!.record.note).toBe(NOTE)
+})

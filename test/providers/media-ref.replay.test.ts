@@ -120,7 +120,11 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s through the Bot'
     const stored = media.stored as { provider: string; v: number; data: Record<string, Json> }
     const changes = fc.oneof(
       fc.tuple(fc.infiniteStream(fc.nat()), fc.jsonValue()).map(([picks, value]) => mutation(stored.data, picks, value as Json) as Record<string, Json>),
-      f.hostile(stored.data).map(({ check: _check, ...rest }) => ({ ...rest, check: checkOf(f.channel, rest) })),
+      f.hostile.map((change) => {
+        const { check: _check, ...data } = stored.data
+        const changed = change(data)
+        return { ...changed, check: checkOf(f.channel, changed) }
+      }),
     ).filter((data) => JSON.stringify(data) !== JSON.stringify(stored.data))
     await fc.assert(
       fc.asyncProperty(changes, async (data) => {

@@ -118,6 +118,22 @@ describe('MetaCloudProvider: Cloud API failures', () => {
     for (const secret of SECRETS) expect(unreachable.message).not.toContain(secret)
   })
 
+  it('a Graph error that quotes the access token is reported without it', async () => {
+    const p = await provider()
+    graph.failNext({ status: 400, error: { message: `Invalid parameter: https://graph.example/x?access_token=${ACCESS_TOKEN}`, code: 100 } })
+    const error = await failure(p)
+    expect(error).toMatchObject({ code: 'META_REJECTED' })
+    expect(error.message).not.toContain(ACCESS_TOKEN)
+  })
+
+  it('rebuilds a journaled media reference without the transport started', () => {
+    const p = new MetaCloudProvider({ accessToken: ACCESS_TOKEN, phoneNumberId: PHONE_NUMBER_ID, appSecret: 'a', verifyToken: 'v', webhook: { port: 0 } })
+    const stored = p.serializeMediaRef({ type: 'image', token: { id: '1037543291543636', url: `https://lookaside.fbsbx.com/x?access_token=${ACCESS_TOKEN}` } })!
+    expect(JSON.stringify(stored)).not.toContain(ACCESS_TOKEN)
+    expect(p.rehydrateMediaRef(JSON.parse(JSON.stringify(stored)), { type: 'image', token: undefined }).token).toEqual({ id: '1037543291543636' })
+    expect(() => p.rehydrateMediaRef({ v: 2, data: stored.data }, { type: 'image', token: undefined })).toThrow(expect.objectContaining({ code: 'MEDIA_REF_INVALID' }))
+  })
+
   it('refuses missing options when constructed', () => {
     expect(() => new MetaCloudProvider({ accessToken: '', phoneNumberId: '1', appSecret: 'a', verifyToken: 'v', webhook: { port: 0 } })).toThrow(ProviderConfigError)
     expect(() => new MetaCloudProvider({ accessToken: 't', phoneNumberId: '+1 555', appSecret: 'a', verifyToken: 'v', webhook: { port: 0 } })).toThrow(ProviderConfigError)

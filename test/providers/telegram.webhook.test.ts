@@ -145,6 +145,14 @@ describe('TelegramProvider: Bot API failures', () => {
     }
   })
 
+  it('rebuilds a journaled media reference without the transport started (grammY not even loaded)', () => {
+    const p = new TelegramProvider({ token: TOKEN })
+    const stored = p.serializeMediaRef({ type: 'image', token: { file_id: 'AgACAgQAAxkB', file_path: `https://api.telegram.org/file/bot${TOKEN}/x.jpg` } })!
+    expect(JSON.stringify(stored)).not.toContain(TOKEN)
+    expect(p.rehydrateMediaRef(JSON.parse(JSON.stringify(stored)), { type: 'image', token: undefined }).token).toEqual({ file_id: 'AgACAgQAAxkB' })
+    expect(() => p.rehydrateMediaRef({ v: 1, data: { fileId: 'AgACAgQAAxkB', check: 'tampered' } }, { type: 'image', token: undefined })).toThrow(expect.objectContaining({ code: 'MEDIA_REF_INVALID' }))
+  })
+
   it('refuses a malformed token or webhook secret when constructed', () => {
     expect(() => new TelegramProvider({ token: 'not-a-token' })).toThrow(ProviderConfigError)
     expect(() => new TelegramProvider({ token: TOKEN, webhook: { port: 0, secretToken: 'has spaces' } })).toThrow(ProviderConfigError)

@@ -5,6 +5,7 @@
  * No message carries the access token.
  */
 import { OutsideSessionWindowError, PayloadTooLargeError, ProviderError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
+import { redact } from '../shared/redact.js'
 import { META_LIMITS } from './limits.js'
 
 /** A Graph API error body: `{ error: { message, type, code, error_subcode, error_data } }`. */
@@ -36,12 +37,13 @@ const UNSUPPORTED = [131051, 131052, 131053, 132000, 132012]
 /** Expired or invalid access token, missing permission. */
 const UNAUTHORIZED = [190, 10, 200]
 
-/** Maps a Graph API answer (status, body, Retry-After) to the error the outbox acts on. */
-export function metaError(status: number, body: GraphErrorBody | undefined, retryAfterHeader: string | null): ProviderError {
+/** Maps a Graph API answer (status, body, Retry-After) to the error the outbox acts on; `secrets` are cut from its message. */
+export function metaError(status: number, body: GraphErrorBody | undefined, retryAfterHeader: string | null, secrets: readonly string[] = []): ProviderError {
   const error = body?.error ?? {}
   const code = error.code
   const detail = [error.message, error.error_data?.details].filter(Boolean).join(': ') || 'no detail'
-  const what = `meta: the Graph API answered ${status}${code !== undefined ? ` (code ${code})` : ''}: ${detail}`
+  // A Graph error message may quote the request (a token in a URL): nothing secret is kept.
+  const what = redact(`meta: the Graph API answered ${status}${code !== undefined ? ` (code ${code})` : ''}: ${detail}`, secrets)
   if (code !== undefined && WINDOW_CLOSED.includes(code)) return new OutsideSessionWindowError(what)
   if (status === 429 || (code !== undefined && RATE_LIMITED.includes(code))) return new RateLimitedError(retryAfterMs(retryAfterHeader), what)
   if (status === 413 || (code === 100 && /too long|at most|exceed|too large|size/i.test(detail))) return new PayloadTooLargeError(what)

@@ -36,7 +36,7 @@ export class GraphClient {
     } catch {
       json = undefined
     }
-    if (!response.ok) throw metaError(response.status, json as GraphErrorBody | undefined, response.headers.get('retry-after'))
+    if (!response.ok) throw metaError(response.status, json as GraphErrorBody | undefined, response.headers.get('retry-after'), [this.options.accessToken])
     return json as T
   }
 

@@ -46,8 +46,11 @@ export const WEBHOOK_BODY_BYTES_MAX = 1024 * 1024
 /** Starts a server that hands each request to `handler`; a handler that throws is answered 500. */
 export async function startHttpServer(options: HttpServerOptions, handler: (request: WebhookRequest) => Promise<WebhookResponse>, onError: (error: unknown) => void): Promise<RunningHttpServer> {
   const bodyBytesMax = options.bodyBytesMax ?? WEBHOOK_BODY_BYTES_MAX
+  let closing: Promise<void> | undefined
   const server: Server = createServer((req, res) => {
-    void serve(req, res, bodyBytesMax, handler).catch((error: unknown) => {
+    // Once closing, a kept-alive connection would hold close() open until its idle timeout.
+    if (closing) res.setHeader('connection', 'close')
+    void serve(server, req, res, bodyBytesMax, handler).catch((error: unknown) => {
       onError(error)
       if (!res.headersSent) res.writeHead(500).end()
       else res.destroy()
@@ -59,7 +62,6 @@ export async function startHttpServer(options: HttpServerOptions, handler: (requ
   })
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
-  let closing: Promise<void> | undefined
   return {
     origin: `http://${host}:${address.port}`,
     close() {
@@ -73,7 +75,7 @@ export async function startHttpServer(options: HttpServerOptions, handler: (requ
   }
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, bodyBytesMax: number, handler: (request: WebhookRequest) => Promise<WebhookResponse>): Promise<void> {
+async function serve(server: Server, req: IncomingMessage, res: ServerResponse, bodyBytesMax: number, handler: (request: WebhookRequest) => Promise<WebhookResponse>): Promise<void> {
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -86,5 +88,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, bodyBytesMax: nu
     chunks.push(chunk)
   }
   const answer = await handler({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://webhook.invalid'), headers: req.headers, body: Buffer.concat(chunks) })
+  // A request that was waiting on the journal while the server closed ends its connection too.
+  if (!server.listening) res.setHeader('connection', 'close')
   res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain; charset=utf-8' }).end(answer.body ?? '')
 }

@@ -81,6 +81,25 @@ describe('the ambiguous window: the platform accepted a send whose answer never 
   })
 })
 
+describe('a send that times out in a live process', () => {
+  it("sendTimeouts 'final': dead-lettered as META_SEND_AMBIGUOUS, never sent twice; 'retry' (default): sent again", async () => {
+    graph = await new FakeGraph(ACCESS_TOKEN, PHONE_NUMBER_ID).start()
+    const dead: { error: { code?: string } | null }[] = []
+    const final = await bots.start({ provider: meta({ requestTimeoutMs: 200, sendTimeouts: 'final' }), durability: { ...FAST, backend: new MemoryDurability() } }, (b) => b.on('durability:dead', (info) => dead.push(info)))
+    graph.acceptWithoutAnswer(1)
+    await expect(final.send('5511999999999', 'once only')).rejects.toThrow()
+    await waitFor(() => dead.length === 1)
+    await final.idle()
+    expect(dead[0]!.error).toMatchObject({ code: 'META_SEND_AMBIGUOUS' })
+    expect(graph.texts()).toEqual(['once only'])
+    // A generous inline window: the retry must not be deferred on a loaded machine.
+    const retry = await bots.start({ provider: meta({ requestTimeoutMs: 200 }), durability: { ...FAST, outbox: { ...FAST.outbox, inlineMaxMs: 30_000 }, backend: new MemoryDurability() } })
+    graph.acceptWithoutAnswer(1)
+    await retry.send('5511999999999', 'at least once')
+    expect(graph.texts()).toEqual(['once only', 'at least once', 'at least once'])
+  })
+})
+
 describe('a crash after an image message was journaled', () => {
   async function crashThenReplay(backend: DurabilityBackend, store: Store): Promise<void> {
     graph = await new FakeGraph(ACCESS_TOKEN, PHONE_NUMBER_ID).start()

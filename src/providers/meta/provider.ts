@@ -8,6 +8,7 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
+import { MetaApiError } from './errors.js'
 import { GraphClient } from './graph.js'
 import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
 import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
@@ -32,6 +33,13 @@ export interface MetaCloudProviderOptions {
   graphApiVersion?: string
   /** The longest a Graph API call or download may take. @default META_LIMITS.requestTimeoutMs (30 s) */
   requestTimeoutMs?: number
+  /**
+   * What a send that timed out is. The Graph API has no idempotency key, so Meta may have accepted
+   * it: `'retry'` sends it again (never lost, possibly a duplicate), `'final'` dead-letters it with
+   * code `META_SEND_AMBIGUOUS` (never a duplicate; `retrySend` it after checking). Pair `'final'`
+   * with `outbox.onAmbiguous: 'skip'`. @default 'retry'
+   */
+  sendTimeouts?: 'retry' | 'final'
   /** Where webhook failures go (a journal that refused a payload). @default console.error */
   onError?: (error: unknown) => void
 }
@@ -82,7 +90,14 @@ export class MetaCloudProvider implements IProvider {
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
-    return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content) }
+    try {
+      return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content) }
+    } catch (error) {
+      if (this.#options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === 'META_TIMEOUT') {
+        throw new MetaApiError('META_SEND_AMBIGUOUS', `${error.message}; Meta may have accepted it, so it is not sent again (sendTimeouts: 'final')`, { retryable: false, cause: error })
+      }
+      throw error
+    }
   }
 
   /** Marks a received message as read (never journaled). */

@@ -70,8 +70,21 @@ export interface IProvider {
   readonly textLimit?: number
   /** 'leader': only the replica holding the transport session may send. @default 'any' */
   readonly session?: 'any' | 'leader'
+  /**
+   * Starts receiving; hands each inbound event to `sink`. An event carries the channel's own id (a
+   * redelivery carries the same one), and the channel is acknowledged (webhook 200, poll offset,
+   * queue ack) only once `sink` resolved: the inbox has journaled it then. If `sink` rejects, do
+   * not acknowledge, so the channel delivers it again.
+   */
   start(sink: InboundSink): Promise<void>
+  /** Stops receiving. Sends may still come while the bot finishes the work in flight. */
   stop(): Promise<void>
+  /**
+   * Sends; resolves once the channel accepted the message. Throws `RateLimitedError` (waits
+   * `retryAfterMs`), a final error (`UnsupportedContentError`, `PayloadTooLargeError`,
+   * `OutsideSessionWindowError`, `RecipientUnreachableError`, or `retryable: false`), or any other
+   * error to be retried with backoff. Never puts a credential in an error.
+   */
   send(chatId: string, content: OutboundContent): Promise<ProviderSendResult>
   /** Edits a sent message (never journaled: edits are idempotent). */
   edit?(chatId: string, messageId: string, content: OutboundContent): Promise<void>

@@ -1,0 +1,8 @@
+/**
+ * `botmesh/providers/discord`: the Discord media reference, for a provider of this channel
+ * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
+ * provider").
+ */
+export { DISCORD_MEDIA_HOSTS, discordMediaRefCodec, type DiscordMediaToken, type DiscordMediaRefOptions } from './media-ref.js'
+export type { MediaRefCodec } from '../shared/codec.js'
+export { MediaRefInvalidError } from '../shared/errors.js'

@@ -1,0 +1,8 @@
+/**
+ * `botmesh/providers/email`: the email media reference, for a provider of this channel
+ * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
+ * provider").
+ */
+export { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
+export type { MediaRefCodec } from '../shared/codec.js'
+export { MediaRefInvalidError } from '../shared/errors.js'

@@ -1,0 +1,8 @@
+/**
+ * `botmesh/providers/gupshup`: the Gupshup media reference, for a provider of this channel
+ * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
+ * provider").
+ */
+export { gupshupMediaRefCodec, type GupshupMediaToken, type GupshupMediaRefOptions } from './media-ref.js'
+export type { MediaRefCodec } from '../shared/codec.js'
+export { MediaRefInvalidError } from '../shared/errors.js'

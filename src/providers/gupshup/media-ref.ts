@@ -1,0 +1,23 @@
+/**
+ * Gupshup media references: the journal keeps the hosted http(s) URL of the media. Any public host
+ * is accepted unless `mediaRefHosts` names the hosts; IP literals, `localhost`, private names,
+ * userinfo and credential parameters are always refused, and the API key is never journaled.
+ */
+import type { MediaRefCodec } from '../shared/codec.js'
+import { hostedUrlCodec, type HostedMediaToken } from '../shared/hosted-url.js'
+import { hostList } from '../shared/url.js'
+
+/** The token a stored reference rebuilds. */
+export type GupshupMediaToken = HostedMediaToken
+
+/** Options of the Gupshup codec. */
+export interface GupshupMediaRefOptions {
+  /** The only hosts (and their subdomains) accepted. @default any public host name */
+  mediaRefHosts?: readonly string[]
+}
+
+/** The Gupshup media-reference codec. */
+export function gupshupMediaRefCodec(options: GupshupMediaRefOptions = {}): MediaRefCodec<GupshupMediaToken> {
+  const hosts = options.mediaRefHosts === undefined ? undefined : hostList('gupshup', options.mediaRefHosts, [])
+  return hostedUrlCodec('gupshup', { ...(hosts ? { hosts } : {}), schemes: ['https:', 'http:'] })
+}

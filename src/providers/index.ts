@@ -1,0 +1,13 @@
+/**
+ * `botmesh/providers`: the kit for writing a provider. The contract itself is `IProvider` (from
+ * `botmesh/core`); this adds the media-reference codec every channel folder builds on, the URL
+ * policy of hosted media, and the provider layer's errors.
+ */
+export type { IProvider, InboundEvent, InboundSink, MediaRef, MediaType, OutboundContent, ProviderSendResult, StoredMediaRef } from '../core/provider.js'
+export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type MediaRefCodec, type MediaRefSpec } from './shared/codec.js'
+export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'
+export { urlProblem, journalableUrl, hostMatches, isIpLiteral, CREDENTIAL_QUERY_PARAMS, type UrlPolicy } from './shared/url.js'
+export { objectProblem, stringField, integerField, booleanField, oneOfField, objectField, type FieldCheck } from './shared/shape.js'
+export { MediaRefInvalidError, ProviderConfigError, MediaDownloadError } from './shared/errors.js'
+export { MEDIA_REF_LIMITS } from './shared/limits.js'
+export { PROVIDER_CHANNELS, type ProviderChannel } from './channels.js'

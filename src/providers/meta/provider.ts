@@ -1,0 +1,130 @@
+/**
+ * `MetaCloudProvider`: a real WhatsApp Cloud API transport. A webhook server (verification,
+ * signed POSTs answered 200 only after the journal), Graph API sends, media downloads by id, and
+ * Cloud API failures as the outbox's error classes. The access token, app secret and verify token
+ * are never logged, journaled or put in an error.
+ */
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { MetaApiError } from './errors.js'
+import { GraphClient } from './graph.js'
+import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
+import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
+import { sendMessage } from './send.js'
+import { handleMetaWebhook } from './webhook.js'
+
+/** Options of `MetaCloudProvider`. */
+export interface MetaCloudProviderOptions {
+  /** A system-user access token with `whatsapp_business_messaging`. Never logged nor journaled. */
+  accessToken: string
+  /** The phone number id messages are sent from (and whose webhooks this provider handles). */
+  phoneNumberId: string
+  /** The app secret that signs webhooks (`X-Hub-Signature-256`). */
+  appSecret: string
+  /** The verify token you set in the app's webhook configuration. */
+  verifyToken: string
+  /** The webhook server. */
+  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/webhook' */ path?: string }
+  /** The Graph API root (a test double, a proxy). @default 'https://graph.facebook.com' */
+  graphApiRoot?: string
+  /** @default GRAPH_API_VERSION_DEFAULT ('v21.0') */
+  graphApiVersion?: string
+  /** The longest a Graph API call or download may take. @default META_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /**
+   * What a send that timed out is. The Graph API has no idempotency key, so Meta may have accepted
+   * it: `'retry'` sends it again (never lost, possibly a duplicate), `'final'` dead-letters it with
+   * code `META_SEND_AMBIGUOUS` (never a duplicate; `retrySend` it after checking). Pair `'final'`
+   * with `outbox.onAmbiguous: 'skip'`. @default 'retry'
+   */
+  sendTimeouts?: 'retry' | 'final'
+  /** Where webhook failures go (a journal that refused a payload). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A WhatsApp Cloud API number, as a botmesh provider. */
+export class MetaCloudProvider implements IProvider {
+  readonly name = 'meta'
+  readonly textLimit = META_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: MetaCloudProviderOptions
+  readonly #graph: GraphClient
+  readonly #codec = metaMediaRefCodec()
+  #server: RunningHttpServer | undefined
+
+  constructor(options: MetaCloudProviderOptions) {
+    for (const key of ['accessToken', 'phoneNumberId', 'appSecret', 'verifyToken'] as const) {
+      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('meta', `${key} is required`)
+    }
+    if (!/^\d+$/.test(options.phoneNumberId)) throw new ProviderConfigError('meta', 'phoneNumberId is the numeric id of the phone number, not the number itself')
+    this.#options = options
+    this.#graph = new GraphClient({
+      apiRoot: (options.graphApiRoot ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
+      version: options.graphApiVersion ?? GRAPH_API_VERSION_DEFAULT,
+      accessToken: options.accessToken,
+      timeoutMs: options.requestTimeoutMs ?? META_LIMITS.requestTimeoutMs,
+    })
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { webhook, verifyToken, appSecret, phoneNumberId } = this.#options
+    const path = webhook.path ?? '/webhook'
+    this.#server = await startHttpServer(
+      { port: webhook.port, bodyBytesMax: META_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) => handleMetaWebhook(request, { path, verifyToken, appSecret, phoneNumberId, sink }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    try {
+      return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content) }
+    } catch (error) {
+      if (this.#options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === 'META_TIMEOUT') {
+        throw new MetaApiError('META_SEND_AMBIGUOUS', `${error.message}; Meta may have accepted it, so it is not sent again (sendTimeouts: 'final')`, { retryable: false, cause: error })
+      }
+      throw error
+    }
+  }
+
+  /** Marks a received message as read (never journaled). */
+  async markRead(messageId: string): Promise<void> {
+    await this.#graph.call('POST', `${this.#options.phoneNumberId}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: messageId })
+  }
+
+  /** Downloads media by its id (a live webhook's media object or a rebuilt reference): the media URL, then its bytes. */
+  async download(media: MediaRef): Promise<Buffer> {
+    const id = typeof media.token === 'string' ? media.token : (media.token as Partial<MetaMediaToken> | undefined)?.id
+    if (typeof id !== 'string' || !/^\d+$/.test(id)) throw new MediaDownloadError('meta', 'the media has no media id')
+    const described = await this.#graph.call<{ url?: string; file_size?: number }>('GET', id)
+    if (!described?.url) throw new MediaDownloadError('meta', `the Graph API gave no URL for media ${id}`)
+    if ((described.file_size ?? 0) > META_LIMITS.downloadBytesMax) throw new MediaDownloadError('meta', `media ${id} is ${described.file_size} bytes, over the limit of ${META_LIMITS.downloadBytesMax}`)
+    return this.#graph.download(described.url, META_LIMITS.downloadBytesMax)
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`meta: ${describeError(error, [this.#options.accessToken, this.#options.appSecret, this.#options.verifyToken])}`)
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The Cloud API webhook. GET is the subscription check (`hub.mode=subscribe`, the verify token,
+ * echo `hub.challenge`). POST carries messages, signed with the app secret in
+ * `X-Hub-Signature-256`: a bad signature is refused with 401, and the answer is 200 only after the
+ * inbox journaled every message of the payload. Anything else makes Meta deliver it again; the
+ * messages already journaled are then recognised by their ids.
+ */
+import { timingSafeEqual } from 'node:crypto'
+import type { InboundEvent } from '../../core/provider.js'
+import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import { inboundEventsOf, type MetaWebhookPayload } from './messages.js'
+import { validSignature } from './signature.js'
+
+/** What the webhook handler needs from its provider. */
+export interface MetaWebhookDeps {
+  path: string
+  verifyToken: string
+  appSecret: string
+  phoneNumberId: string
+  sink: (event: InboundEvent) => Promise<void>
+}
+
+/** Handles one webhook request. */
+export async function handleMetaWebhook(request: WebhookRequest, deps: MetaWebhookDeps): Promise<WebhookResponse> {
+  if (request.url.pathname !== deps.path) return { status: 404 }
+  if (request.method === 'GET') return verify(request.url.searchParams, deps.verifyToken)
+  if (request.method !== 'POST') return { status: 405 }
+  if (!validSignature(request.headers['x-hub-signature-256'], request.body, deps.appSecret)) return { status: 401, body: 'invalid signature' }
+  let payload: MetaWebhookPayload
+  try {
+    payload = JSON.parse(request.body.toString('utf8')) as MetaWebhookPayload
+  } catch {
+    return { status: 400, body: 'the body is not JSON' }
+  }
+  // In order, so a chat's messages are journaled in the order Meta sent them. A sink that
+  // rejects (the journal is down) throws: the server answers 500 and Meta retries.
+  for (const event of inboundEventsOf(payload, deps.phoneNumberId)) await deps.sink(event)
+  return { status: 200, body: 'EVENT_RECEIVED' }
+}
+
+function verify(params: URLSearchParams, verifyToken: string): WebhookResponse {
+  const token = Buffer.from(params.get('hub.verify_token') ?? '')
+  const expected = Buffer.from(verifyToken)
+  const matches = token.length === expected.length && timingSafeEqual(token, expected)
+  if (params.get('hub.mode') !== 'subscribe' || !matches) return { status: 403 }
+  return { status: 200, body: params.get('hub.challenge') ?? '' }
+}

@@ -1,0 +1,37 @@
+/**
+ * Errors of the provider layer. Each is a `ProviderError` with a stable `code`, so the core's
+ * retry rules and an operator's alerts read them like any other channel error.
+ */
+import { ProviderError } from '../../core/provider-errors.js'
+
+/**
+ * A stored media reference read back from the journal is not valid: an unknown version, a value of
+ * the wrong shape, a host outside the allowlist, or a value that does not match its check. Final:
+ * reading the same record again gives the same answer. The core reports it as
+ * `MediaUnavailableError` with reason `'rehydrate-failed'`.
+ */
+export class MediaRefInvalidError extends ProviderError {
+  /** The channel whose codec refused the reference. */
+  readonly channel: string
+  constructor(channel: string, detail: string) {
+    super('MEDIA_REF_INVALID', `${channel}: the stored media reference is not valid: ${detail}`, { retryable: false })
+    this.channel = channel
+  }
+}
+
+/** A provider option is missing or invalid (checked once, in the constructor). */
+export class ProviderConfigError extends ProviderError {
+  constructor(channel: string, detail: string) {
+    super('PROVIDER_CONFIG_INVALID', `${channel}: ${detail}`, { retryable: false })
+  }
+}
+
+/** A media download failed (the platform refused it, or the media expired). */
+export class MediaDownloadError extends ProviderError {
+  /** The HTTP status the platform answered, when there was one. */
+  readonly status: number | undefined
+  constructor(channel: string, detail: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}) {
+    super('MEDIA_DOWNLOAD_FAILED', `${channel}: the media could not be downloaded: ${detail}`, { retryable: options.retryable ?? false, cause: options.cause })
+    this.status = options.status
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * `botmesh/providers/telegram`: a Telegram transport on grammY (long polling or webhook), and the
+ * Telegram media reference (the `file_id`). grammY loads only when the provider starts or sends.
+ */
+export { TelegramProvider, type TelegramProviderOptions, type TelegramWebhookOptions } from './provider.js'
+export { TelegramApiError } from './errors.js'
+export { TELEGRAM_LIMITS } from './limits.js'
+export { telegramMediaRefCodec, type TelegramMediaToken } from './media-ref.js'
+export type { TelegramUpdate, TelegramMessage, TelegramFile } from './updates.js'
+export type { MediaRefCodec } from '../shared/codec.js'
+export { MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -1,0 +1,172 @@
+/**
+ * `TelegramProvider`: a real Telegram transport on grammY's Bot API client. Long polling by
+ * default, or a webhook server with `webhook`; text, photo, document (and video, audio, sticker)
+ * sends; media downloads through `getFile`; Bot API failures as the outbox's error classes. The
+ * bot token is never logged, journaled or put in an error.
+ */
+import type { InboundEvent, InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { redact } from '../shared/redact.js'
+import { apiSignal, loadGrammy, type Grammy } from './client.js'
+import { downloadFile } from './download.js'
+import { telegramError } from './errors.js'
+import { TELEGRAM_LIMITS } from './limits.js'
+import { telegramMediaRefCodec, type TelegramMediaToken } from './media-ref.js'
+import { TelegramPoller } from './polling.js'
+import { sendContent } from './send.js'
+import type { TelegramUpdate } from './updates.js'
+import { handleTelegramWebhook } from './webhook.js'
+
+/** Options of `TelegramProvider`. */
+export interface TelegramProviderOptions {
+  /** The bot token from @BotFather. Never logged nor journaled. */
+  token: string
+  /** The Bot API root (a local Bot API server, or a test double). @default 'https://api.telegram.org' */
+  apiRoot?: string
+  /** Receive by webhook instead of long polling. */
+  webhook?: TelegramWebhookOptions
+  /** Seconds one `getUpdates` waits for updates. @default TELEGRAM_LIMITS.pollTimeoutSeconds (25) */
+  pollTimeoutSeconds?: number
+  /** The longest a send, `getFile` or download may take. @default TELEGRAM_LIMITS.requestTimeoutMs (60 s) */
+  requestTimeoutMs?: number
+  /** Where receive failures go (a failed poll, a webhook that answered 500). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** Options of webhook mode. */
+export interface TelegramWebhookOptions {
+  /** The port the webhook server listens on (0: any free port). */
+  port: number
+  /** @default '0.0.0.0' */
+  host?: string
+  /** The path updates are POSTed to. @default '/telegram' */
+  path?: string
+  /** The secret Telegram sends in `X-Telegram-Bot-Api-Secret-Token` (1-256 of A-Z a-z 0-9 _ -). */
+  secretToken: string
+  /** The public HTTPS URL to register with `setWebhook` on start; without it, register it yourself. */
+  url?: string
+}
+
+/** A Telegram bot, as a botmesh provider. */
+export class TelegramProvider implements IProvider {
+  readonly name = 'telegram'
+  readonly textLimit = TELEGRAM_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: TelegramProviderOptions
+  readonly #apiRoot: string
+  readonly #codec = telegramMediaRefCodec()
+  #grammy: Promise<Grammy> | undefined
+  #poller: TelegramPoller | undefined
+  #server: RunningHttpServer | undefined
+
+  constructor(options: TelegramProviderOptions) {
+    if (!/^\d+:[\w-]+$/.test(options.token ?? '')) throw new ProviderConfigError('telegram', 'token must be a bot token from @BotFather (<digits>:<characters>)')
+    if (options.webhook && !/^[\w-]{1,256}$/.test(options.webhook.secretToken ?? '')) throw new ProviderConfigError('telegram', 'webhook.secretToken must be 1-256 characters of A-Z, a-z, 0-9, _ and -')
+    this.#options = options
+    this.#apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '')
+  }
+
+  /** The webhook server's origin once started in webhook mode (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { api } = await this.#client()
+    const deliver = async (event: InboundEvent, update: TelegramUpdate) => {
+      await sink(event)
+      // Stops the client's spinner; the press is already journaled, so a failure here changes nothing.
+      if (update.callback_query) void api.answerCallbackQuery(update.callback_query.id).catch(() => undefined)
+    }
+    const webhook = this.#options.webhook
+    try {
+      if (webhook) {
+        const path = webhook.path ?? '/telegram'
+        this.#server = await startHttpServer({ port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) }, (request) => handleTelegramWebhook(request, { path, secretToken: webhook.secretToken, sink: deliver }), (error) => this.#reportError(error))
+        if (webhook.url) await api.setWebhook(webhook.url, { secret_token: webhook.secretToken })
+      } else {
+        // getUpdates is refused while a webhook is set; pending updates stay queued.
+        await api.deleteWebhook({ drop_pending_updates: false })
+        this.#poller = new TelegramPoller({ api, sink: deliver, onError: (error) => this.#reportError(error), pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds })
+        this.#poller.start()
+      }
+    } catch (error) {
+      throw telegramError(error, this.#options.token)
+    }
+  }
+
+  async stop(): Promise<void> {
+    const poller = this.#poller
+    const server = this.#server
+    this.#poller = undefined
+    this.#server = undefined
+    await poller?.stop()
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    const grammy = await this.#client()
+    try {
+      return { messageId: await sendContent(grammy, chatId, content, AbortSignal.timeout(this.#timeoutMs())) }
+    } catch (error) {
+      throw telegramError(error, this.#options.token)
+    }
+  }
+
+  async edit(chatId: string, messageId: string, content: OutboundContent): Promise<void> {
+    const { api } = await this.#client()
+    const text = typeof content === 'string' ? content : (content.text ?? content.caption ?? '')
+    await api.editMessageText(chatId, Number(messageId), text).catch((error: unknown) => {
+      throw telegramError(error, this.#options.token)
+    })
+  }
+
+  async typing(chatId: string): Promise<void> {
+    const { api } = await this.#client()
+    await api.sendChatAction(chatId, 'typing').catch((error: unknown) => {
+      throw telegramError(error, this.#options.token)
+    })
+  }
+
+  /** Downloads a file by its `file_id` (a live update's file object or a rebuilt reference): `getFile`, then the file URL. */
+  async download(media: MediaRef): Promise<Buffer> {
+    const fileId = typeof media.token === 'string' ? media.token : (media.token as Partial<TelegramMediaToken> | undefined)?.file_id
+    if (typeof fileId !== 'string') throw new MediaDownloadError('telegram', 'the media has no file_id')
+    const { api } = await this.#client()
+    const signal = AbortSignal.timeout(this.#timeoutMs())
+    let file: { file_path?: string; file_size?: number }
+    try {
+      file = await api.getFile(fileId, apiSignal(signal))
+    } catch (error) {
+      throw telegramError(error, this.#options.token)
+    }
+    if (!file.file_path) throw new MediaDownloadError('telegram', 'getFile returned no file_path (the file is too big for the Bot API)')
+    return downloadFile(`${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`, { signal, token: this.#options.token, bytesMax: TELEGRAM_LIMITS.downloadBytesMax })
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #client(): Promise<Grammy> {
+    this.#grammy ??= loadGrammy(this.#options.token, this.#apiRoot, Math.max(this.#timeoutMs(), ((this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds) + 10) * 1000))
+    // A failed load is not kept, so installing the package and retrying works.
+    this.#grammy.catch(() => (this.#grammy = undefined))
+    return this.#grammy
+  }
+
+  #timeoutMs(): number {
+    return this.#options.requestTimeoutMs ?? TELEGRAM_LIMITS.requestTimeoutMs
+  }
+
+  #reportError(error: unknown): void {
+    const safe = telegramError(error, this.#options.token)
+    if (this.#options.onError) this.#options.onError(safe)
+    else console.error(redact(`telegram: ${safe.message}`, [this.#options.token]))
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The package's public paths: every `exports` entry of package.json has its tsup entry, a build
+ * produces each file it names, and the drivers load only when their provider is used: importing
+ * `botmesh/core` (or the Telegram provider's module) never loads grammY.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { PROVIDER_CHANNELS } from '../../src/providers/channels.js'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types: string; import: string }>; dependencies: Record<string, string> }
+// Inside the repository, so the built files resolve their external drivers from node_modules.
+mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true })
+const out = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'botmesh-build-'))
+afterAll(() => rmSync(out, { recursive: true, force: true }))
+
+/** The tsup entries (`dist` name → source file), as tsup.config.ts computes them. */
+async function tsupEntries(): Promise<Record<string, string>> {
+  const config = (await import('../../tsup.config.js')).default as { entry: Record<string, string> }
+  return config.entry
+}
+
+describe('package exports', () => {
+  it('every channel has its botmesh/providers/<channel> export', () => {
+    for (const channel of PROVIDER_CHANNELS) expect(pkg.exports[`./providers/${channel}`], channel).toEqual({ types: `./dist/providers/${channel}/index.d.ts`, import: `./dist/providers/${channel}/index.js` })
+  })
+
+  it('every exports entry has its tsup entry, and its types beside its code', async () => {
+    const entries = await tsupEntries()
+    for (const [path, target] of Object.entries(pkg.exports)) {
+      const name = target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '')
+      expect(entries[name], `${path} → ${target.import} has no tsup entry`).toBeDefined()
+      expect(existsSync(join(ROOT, entries[name]!)), `${entries[name]} is missing`).toBe(true)
+      expect(target.types).toBe(target.import.replace(/\.js$/, '.d.ts'))
+    }
+  })
+
+  it('a build produces every file the exports name; importing botmesh/core or the Telegram provider does not load grammY', async () => {
+    const { build } = await import('tsup')
+    const config = (await import('../../tsup.config.js')).default as Record<string, unknown>
+    // The declarations are the release build's (npm run build); their entries are the same as the code's.
+    await build({ ...config, outDir: out, dts: false, sourcemap: false, silent: true })
+    for (const target of Object.values(pkg.exports)) expect(existsSync(join(out, target.import.replace(/^\.\/dist\//, ''))), target.import).toBe(true)
+    const script = `
+      import { createRequire } from 'node:module'
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes('/node_modules/grammy/'))
+      await import(${JSON.stringify(join(out, 'core/index.js'))})
+      const afterCore = loaded()
+      const { TelegramProvider } = await import(${JSON.stringify(join(out, 'providers/telegram/index.js'))})
+      new TelegramProvider({ token: '1:abc' })
+      const afterImport = loaded()
+      await new TelegramProvider({ token: '1:abc', apiRoot: 'http://127.0.0.1:9' }).send('1', 'x').catch(() => {})
+      console.log(JSON.stringify({ afterCore, afterImport, afterSend: loaded() }))`
+    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!)
+    expect(result).toEqual({ afterCore: false, afterImport: false, afterSend: true })
+    expect(pkg.dependencies.grammy).toBeDefined()
+  }, 180_000)
+})

@@ -15,6 +15,7 @@ import type { Bot } from '../../src/core/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import type { Json } from '../../src/core/durability/kv.js'
 import { MediaUnavailableError } from '../../src/core/provider-errors.js'
+import { inboxRecordId } from '../../src/core/durability/keys.js'
 import type { InboundEvent } from '../../src/core/provider.js'
 import { MemoryStore, type Store } from '../../src/core/store.js'
 import { crashable } from '../../src/core/testing/crashable.js'
@@ -39,6 +40,8 @@ function scene(f: ChannelFixture, seed: number) {
   return { token, bytes, event }
 }
 
+/** The inbox record id of `event` on the channel's provider. */
+const recordOf = (f: ChannelFixture, event: InboundEvent) => inboxRecordId(f.channel, event.chatId, event.id)
 const done = (bot: Bot, id: string) => waitFor(async () => (await bot.durability!.inbox.get(id))?.state === 'done')
 
 function expectReplayDownloaded(f: ChannelFixture, seen: Seen[], token: unknown): void {
@@ -59,7 +62,7 @@ async function crashAndRestart(f: ChannelFixture, backend: DurabilityBackend, st
   bots.abandon(first)
   const provider = speak(new MockProvider({ name: f.channel }), f, bytes)
   const second = await bots.start({ provider, store, durability: { ...FAST, backend, instanceId: 'i1' } }, recordMedia(seen))
-  await done(second, event.id)
+  await done(second, recordOf(f, event))
   expectReplayDownloaded(f, seen, token)
   expect(provider.texts()).toEqual(['got it'])
 }
@@ -98,11 +101,11 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s through the Bot'
     const seen: Seen[] = []
     const bot = await bots.start({ provider: speak(new MockProvider({ name: f.channel }), f, bytes), durability: { ...FAST, backend } }, recordMedia(seen))
     await (bot.provider as MockProvider).receive(event)
-    await done(bot, event.id)
-    const [record] = await backend.journal(bot.scope).read('inbox', [event.id])
+    await done(bot, recordOf(f, event))
+    const [record] = await backend.journal(bot.scope).read('inbox', [recordOf(f, event)])
     expect(JSON.stringify(record!.record)).not.toContain(SECRET)
     expect(record!.record.event).toMatchObject({ media: { stored: { provider: f.channel, v: 1 } } })
-    await bot.durability!.replayInbound(event.id)
+    await bot.durability!.replayInbound(recordOf(f, event))
     await waitFor(() => seen.length === 2)
     expectReplayDownloaded(f, seen, token)
   })
@@ -113,9 +116,9 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s through the Bot'
     const seen: Seen[] = []
     const bot = await bots.start({ provider: speak(new MockProvider({ name: f.channel }), f, bytes), durability: { ...FAST, backend } }, recordMedia(seen))
     await (bot.provider as MockProvider).receive(event)
-    await done(bot, event.id)
+    await done(bot, recordOf(f, event))
     const journal = backend.journal(bot.scope)
-    const [original] = await journal.read('inbox', [event.id])
+    const [original] = await journal.read('inbox', [recordOf(f, event)])
     const media = (original!.record.event as Record<string, Json>).media as Record<string, Json>
     const stored = media.stored as { provider: string; v: number; data: Record<string, Json> }
     const changes = fc.oneof(
@@ -128,13 +131,13 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s through the Bot'
     ).filter((data) => JSON.stringify(data) !== JSON.stringify(stored.data))
     await fc.assert(
       fc.asyncProperty(changes, async (data) => {
-        const [current] = await journal.read('inbox', [event.id])
+        const [current] = await journal.read('inbox', [recordOf(f, event)])
         const tampered = { ...current!.record, event: { ...(current!.record.event as Record<string, Json>), media: { ...media, stored: { ...stored, data } } } }
         await journal.write('inbox.claim', [{ kind: 'inbox', record: tampered, expectVersion: current!.version }])
         const before = seen.length
-        await bot.durability!.replayInbound(event.id)
+        await bot.durability!.replayInbound(recordOf(f, event))
         await waitFor(() => seen.length === before + 1)
-        await done(bot, event.id)
+        await done(bot, recordOf(f, event))
         const run = seen[before]!
         expect(run.media).toBeUndefined()
         expect(run.error).toBeInstanceOf(MediaUnavailableError)

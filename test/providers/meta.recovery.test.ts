@@ -22,6 +22,7 @@ import { waitFor } from '../../test-utils/wait.js'
 import { FakeGraph } from './fixtures/fake-graph.js'
 import { PHONE_NUMBER_ID, imageMessage, payloadOf, postWebhook } from './fixtures/meta-webhooks.js'
 import { FAST, useBots } from './harness.js'
+import { inboxRecordId } from '../../src/core/durability/keys.js'
 
 const ACCESS_TOKEN = 'EAAG-recovery-token-000'
 const APP_SECRET = 'app-secret-recovery'
@@ -118,11 +119,11 @@ describe('a crash after an image message was journaled', () => {
     bots.abandon(first)
     expect(graph.sent).toEqual([])
     const second = await bots.start({ provider: meta(), store, durability: { ...FAST, backend, instanceId: 'i1' } }, setup)
-    await waitFor(async () => (await second.durability!.inbox.get('wamid.IMG1'))?.state === 'done')
+    await waitFor(async () => (await second.durability!.inbox.get(inboxRecordId('meta', '5511999999999', 'wamid.IMG1')))?.state === 'done')
     expect(seen).toEqual([Buffer.from('the photo'), Buffer.from('the photo')])
     // The reply went out once, from the replay.
     expect(graph.texts()).toEqual(['thanks for the photo'])
-    const record = await second.durability!.inbox.get('wamid.IMG1')
+    const record = await second.durability!.inbox.get(inboxRecordId('meta', '5511999999999', 'wamid.IMG1'))
     expect(record!.event).toMatchObject({ text: 'my receipt', media: { type: 'image', stored: { provider: 'meta', v: 1, data: { id: '1037543291543636' } } } })
     expect(JSON.stringify(record)).not.toContain(ACCESS_TOKEN)
   }

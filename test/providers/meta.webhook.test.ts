@@ -14,6 +14,7 @@ import { AdmitGate } from './admit-gate.js'
 import { FakeGraph } from './fixtures/fake-graph.js'
 import { PHONE_NUMBER_ID, payloadOf, postWebhook, textMessage } from './fixtures/meta-webhooks.js'
 import { FAST, useBots } from './harness.js'
+import { inboxRecordId } from '../../src/core/durability/keys.js'
 
 const ACCESS_TOKEN = 'EAAG-secret-access-token-123'
 const APP_SECRET = 'app-secret-456'
@@ -121,6 +122,6 @@ describe('MetaCloudProvider: webhook', () => {
     expect((await postWebhook(origin, payloadOf([button]), APP_SECRET)).status).toBe(200)
     await bot.idle()
     expect(handled).toEqual(['pressed yes'])
-    expect((await bot.durability!.inbox.list({})).map((r) => r.id)).toEqual(['wamid.E2'])
+    expect((await bot.durability!.inbox.list({})).map((r) => r.id)).toEqual([inboxRecordId('meta', '5511999999999', 'wamid.E2')])
   })
 })

@@ -13,6 +13,7 @@ import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { FakeTelegram } from './fixtures/fake-telegram.js'
 import { FAST, useBots } from './harness.js'
+import { inboxRecordId } from '../../src/core/durability/keys.js'
 
 const TOKEN = '123456:AAH-secret-bot-token_value'
 const bots = useBots()
@@ -36,7 +37,7 @@ describe('TelegramProvider: long polling', () => {
     const id = fake.push(fake.message({ text: 'hi' }))
     await waitFor(() => fake.sent.length === 1)
     expect(fake.sent[0]).toMatchObject({ method: 'sendMessage', chat_id: '42', text: 'echo: hi' })
-    expect(await bot.durability!.inbox.get(`tg:${id}`)).toMatchObject({ chatId: '42' })
+    expect(await bot.durability!.inbox.get(inboxRecordId('telegram', '42', `tg:${id}`))).toMatchObject({ chatId: '42' })
     await waitFor(() => fake.offsets.includes(id + 1))
     expect(fake.callsOf('deleteWebhook')).toHaveLength(1)
   })
@@ -72,10 +73,10 @@ describe('TelegramProvider: long polling', () => {
     const id = fake.push(fake.message({ photo, caption: 'look' }))
     await waitFor(() => seen.length === 1)
     expect(seen[0]).toEqual(Buffer.from('jpeg bytes'))
-    const record = await bot.durability!.inbox.get(`tg:${id}`)
+    const record = await bot.durability!.inbox.get(inboxRecordId('telegram', '42', `tg:${id}`))
     expect(record!.event).toMatchObject({ text: 'look', media: { type: 'image', stored: { provider: 'telegram', v: 1, data: { fileId: 'AgACAgQAAxkBAAIB-big' } } } })
     expect(JSON.stringify(record)).not.toContain(TOKEN)
-    await bot.durability!.replayInbound(`tg:${id}`)
+    await bot.durability!.replayInbound(inboxRecordId('telegram', '42', `tg:${id}`))
     await waitFor(() => seen.length === 2)
     expect(seen[1]).toEqual(Buffer.from('jpeg bytes'))
     expect(fake.callsOf('getFile').map((p) => p.file_id)).toEqual(['AgACAgQAAxkBAAIB-big', 'AgACAgQAAxkBAAIB-big'])

@@ -18,6 +18,7 @@ import { TelegramProvider } from '../../src/providers/telegram/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { FakeTelegram } from './fixtures/fake-telegram.js'
 import { FAST, useBots } from './harness.js'
+import { inboxRecordId } from '../../src/core/durability/keys.js'
 
 const TOKEN = '555:AAE-recovery_token-value'
 const bots = useBots()
@@ -58,10 +59,10 @@ it('a crash after a photo was journaled: the restart replays it, downloads the p
   await providers[0]!.stop()
   expect(fake.sent).toEqual([])
   const second = await bots.start({ provider: telegram(), store, durability: { ...FAST, backend, instanceId: 'tg-1' } }, setup)
-  await waitFor(async () => (await second.durability!.inbox.get(`tg:${id}`))?.state === 'done')
+  await waitFor(async () => (await second.durability!.inbox.get(inboxRecordId('telegram', '42', `tg:${id}`)))?.state === 'done')
   await second.idle()
   expect(seen).toEqual([Buffer.from('the photo'), Buffer.from('the photo')])
   expect(fake.sent.map((s) => s.text)).toEqual(['got your photo'])
   expect(fake.deliveries.get(id)).toBe(1)
-  expect(JSON.stringify(await second.durability!.inbox.get(`tg:${id}`))).not.toContain(TOKEN)
+  expect(JSON.stringify(await second.durability!.inbox.get(inboxRecordId('telegram', '42', `tg:${id}`)))).not.toContain(TOKEN)
 })

@@ -5,6 +5,7 @@
  * compare-and-set is one statement inside an IMMEDIATE transaction, so no update is lost).
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
+import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import type { CompactReport } from './compact.js'
 import type { SqliteConnection } from './connection.js'
 import { SqliteKv } from './kv.js'
@@ -17,6 +18,17 @@ export interface SQLiteDurabilityOptions extends SqliteTimeouts {
   file: string
 }
 
+/** The names `new SQLiteDurability(…)` takes. */
+const SQLITE_DURABILITY_OPTION_NAMES = optionNames<SQLiteDurabilityOptions>({ file: true, busyTimeoutMs: true })
+
+/** Options other backends, or the store, take, which a SQLite caller may pass by mistake. */
+export const SQLITE_MISPLACED: Readonly<Record<string, string>> = {
+  path: 'SQLite takes file: { file: "./data/bot.db" }',
+  filename: 'SQLite takes file: { file: "./data/bot.db" }',
+  messageLogMax: 'only SQLiteStore takes it',
+  tablePrefix: 'SQLite keeps the journals in its durable table; tablePrefix is PostgreSQL\'s',
+}
+
 /** A durability backend on a SQLite file, shared by processes on one host. */
 export class SQLiteDurability extends KvDurability {
   declare readonly kv: SqliteKv
@@ -25,6 +37,7 @@ export class SQLiteDurability extends KvDurability {
 
   /** Opens its own connection to `options.file`; the second argument is internal (`SQLiteStore.durability()`). */
   constructor(options: SQLiteDurabilityOptions, connection?: SqliteConnection) {
+    if (!connection) refuseUnknownOptions('SQLiteDurability', options, SQLITE_DURABILITY_OPTION_NAMES, SQLITE_MISPLACED)
     const kv = new SqliteKv(connection ?? options)
     super(kv, { kind: 'sqlite', shared: true })
     this.file = kv.file

@@ -1,8 +1,11 @@
 /**
  * `openBackend(url)`: a backend URL → an opened (started) durability backend. This is the CLI's
  * only way in (DESIGN.md §6). Each backend's module, and so its driver, loads only when its URL
- * is opened. Opening checks what is there before it touches anything: a journal a read asks for
- * must exist and be a journal; a file journal held by a live process is opened read-only.
+ * is opened. Opening checks what is there before it touches anything: a journal a read (or a
+ * change of records) asks for must exist and be a journal, in a file, a SQLite table, a PostgreSQL
+ * table prefix or a Redis prefix (`mustExist`: a typo is `JOURNAL_MISSING`, never a new, empty
+ * journal); only `create` (import) may make one. A file journal held by a live process is opened
+ * read-only.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 import type { DurabilityBackend } from '../core/durability/backend.js'
@@ -56,7 +59,7 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
     case 'sqlite': {
       checkJournalFile(target.path, access, (head) => head.toString('latin1', 0, 16) === SQLITE_MAGIC, 'is not a SQLite database')
       const { SQLiteDurability } = await import('./sqlite/index.js')
-      return started(target, new SQLiteDurability({ file: target.path }))
+      return started(target, new SQLiteDurability({ file: target.path, mustExist: access !== 'create' }))
     }
     case 'redis': {
       const { RedisDurability } = await import('./redis/index.js')
@@ -64,7 +67,13 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
       // ioredis reports why a connect failed (refused, WRONGPASS) as an event; the rejection only says it closed.
       const seen: string[] = []
       const logger = { error: (message: string) => (seen.push(message), options.logger?.error(message)) }
-      const backend = new RedisDurability({ ...redis, logger, connectTimeoutMs: options.connectTimeoutMs, commandTimeoutMs: options.connectTimeoutMs })
+      const backend = new RedisDurability({
+        ...redis,
+        mustExist: access !== 'create',
+        logger,
+        connectTimeoutMs: options.connectTimeoutMs,
+        commandTimeoutMs: options.connectTimeoutMs,
+      })
       return started(target, backend, { explain: () => seen[0]?.replace(/^Redis connection error \(botmesh keeps reconnecting\): /, '') })
     }
     case 'postgres': {
@@ -72,6 +81,7 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
       const backend = new PostgresDurability({
         connectionString: target.connectionString,
         tablePrefix: target.tablePrefix,
+        mustExist: access !== 'create',
         connectTimeoutMs: options.connectTimeoutMs,
         logger: options.logger ?? { error: () => {} },
       })

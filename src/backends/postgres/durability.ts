@@ -26,6 +26,7 @@ export const POSTGRES_OPTION_NAMES = optionNames<PostgresKvOptions>({
   statementTimeoutMs: true,
   poolMax: true,
   tablePrefix: true,
+  mustExist: true,
 })
 
 /** Options other backends take, which a PostgreSQL caller may pass by mistake. */

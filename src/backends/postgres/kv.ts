@@ -17,6 +17,7 @@ import { JournalUnavailableError } from '../../core/errors.js'
 import { PgConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_LIMITS } from './limits.js'
 import { inlineParameters, type SqlValue } from './literal.js'
+import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
 import * as sql from './statements.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
@@ -26,6 +27,11 @@ import { describeError, isUnavailable } from './unavailable.js'
 export interface PostgresKvOptions extends PostgresConnectionOptions {
   /** Prefix of the table names; letters, digits and underscores. @default 'botmesh_' */
   tablePrefix?: string
+  /**
+   * `start()` refuses a prefix whose table does not exist (`JOURNAL_MISSING`, naming the table
+   * prefixes that have one) and creates nothing: for tools that read. @default false
+   */
+  mustExist?: boolean
 }
 
 /** The scope of a store that was not narrowed with `scope()`. */
@@ -61,6 +67,7 @@ export class PostgresKv implements DurableKv {
   readonly #scope: string
   /** Views (from `scope()`) leave start and stop to the root. */
   readonly #isView: boolean
+  readonly #mustExist: boolean
   /** Set while started (or starting), so concurrent and repeated starts share one. */
   #starting: Promise<void> | undefined
 
@@ -70,6 +77,7 @@ export class PostgresKv implements DurableKv {
     this.#statements = view ? view.of.#statements : prepare(this.tables)
     this.#scope = view?.scope ?? ROOT_SCOPE
     this.#isView = view !== undefined
+    this.#mustExist = options.mustExist === true
   }
 
   /** Opens the pool (our own) and creates the table, its indexes and counts if missing. Idempotent. */
@@ -94,6 +102,10 @@ export class PostgresKv implements DurableKv {
   async #open(): Promise<void> {
     await this.connection.acquire()
     try {
+      if (this.#mustExist) {
+        const presence = await this.#unavailableAs(findJournal(this.connection, this.tables, this.tables.counts))
+        if (!presence.durable) throw await this.#unavailableAs(journalMissing(this.connection, this.tables))
+      }
       await this.#query(durableSchemaSql(this.tables))
     } catch (error) {
       await this.connection.release()
@@ -211,10 +223,15 @@ export class PostgresKv implements DurableKv {
   }
 
   /** Runs a statement; a lost or unreachable server becomes a retryable `JournalUnavailableError`. */
-  async #query<R extends object>(statement: Prepared | string, values?: unknown[]) {
+  #query<R extends object>(statement: Prepared | string, values?: unknown[]) {
+    if (typeof statement === 'string') return this.#unavailableAs(this.connection.query<R & Record<string, unknown>>(statement))
+    return this.#unavailableAs(this.connection.query<R & Record<string, unknown>>({ name: statement.name, text: statement.text, values }))
+  }
+
+  /** A lost or unreachable server becomes a retryable `JournalUnavailableError`; other errors pass. */
+  async #unavailableAs<T>(work: Promise<T>): Promise<T> {
     try {
-      if (typeof statement === 'string') return await this.connection.query<R & Record<string, unknown>>(statement)
-      return await this.connection.query<R & Record<string, unknown>>({ name: statement.name, text: statement.text, values })
+      return await work
     } catch (error) {
       if (!isUnavailable(error)) throw error
       throw new JournalUnavailableError(`PostgreSQL at ${this.connection.target} is unavailable: ${describeError(error)}`, error)

@@ -40,7 +40,7 @@ export class PostgresStore implements Store {
   #starting: Promise<void> | undefined
 
   constructor(options: PostgresStoreOptions) {
-    refuseUnknownOptions('PostgresStore', options, POSTGRES_OPTION_NAMES, POSTGRES_MISPLACED)
+    refuseUnknownOptions('PostgresStore', options, POSTGRES_OPTION_NAMES.filter((name) => name !== 'mustExist'), POSTGRES_MISPLACED)
     this.#tablePrefix = options.tablePrefix ?? TABLE_PREFIX_DEFAULT
     this.tables = storeTables(this.#tablePrefix)
     this.connection = new PgConnection(options)

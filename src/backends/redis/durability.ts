@@ -10,7 +10,7 @@ import { refuseUnknownOptions } from '../../core/options.js'
 import { RedisKv, type RedisKvOptions } from './kv.js'
 
 /** The names `new RedisDurability(…)` takes (`connection` is a store's own, from `store.durability()`). */
-export const REDIS_OPTION_NAMES = ['client', 'url', 'cluster', 'logger', 'connectTimeoutMs', 'commandTimeoutMs', 'prefix', 'connection'] as const
+export const REDIS_OPTION_NAMES = ['client', 'url', 'cluster', 'logger', 'connectTimeoutMs', 'commandTimeoutMs', 'prefix', 'mustExist', 'connection'] as const
 
 /** Options other clients or backends take, which a Redis caller may pass by mistake. */
 export const REDIS_MISPLACED: Readonly<Record<string, string>> = {

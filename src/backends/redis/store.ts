@@ -31,7 +31,7 @@ export class RedisStore implements Store {
   #started = false
 
   constructor(options: RedisStoreOptions) {
-    refuseUnknownOptions('RedisStore', options, [...REDIS_OPTION_NAMES.filter((name) => name !== 'connection'), 'messageLogMax'], REDIS_MISPLACED)
+    refuseUnknownOptions('RedisStore', options, [...REDIS_OPTION_NAMES.filter((name) => name !== 'connection' && name !== 'mustExist'), 'messageLogMax'], REDIS_MISPLACED)
     this.#connection = new RedisConnection(options)
     this.#keys = new RedisKeys(options.prefix)
     this.#messageLogMax = options.messageLogMax ?? REDIS_LIMITS.messageLogMax

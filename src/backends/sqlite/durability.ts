@@ -16,10 +16,15 @@ import type { VerifyReport } from './verify.js'
 export interface SQLiteDurabilityOptions extends SqliteTimeouts {
   /** The database file (created, with its directory, if missing). */
   file: string
+  /**
+   * `start()` refuses a file without a journal (`JOURNAL_MISSING`, naming the tables it has)
+   * and creates nothing: for tools that read. @default false
+   */
+  mustExist?: boolean
 }
 
 /** The names `new SQLiteDurability(…)` takes. */
-const SQLITE_DURABILITY_OPTION_NAMES = optionNames<SQLiteDurabilityOptions>({ file: true, busyTimeoutMs: true })
+const SQLITE_DURABILITY_OPTION_NAMES = optionNames<SQLiteDurabilityOptions>({ file: true, busyTimeoutMs: true, mustExist: true })
 
 /** Options other backends, or the store, take, which a SQLite caller may pass by mistake. */
 export const SQLITE_MISPLACED: Readonly<Record<string, string>> = {

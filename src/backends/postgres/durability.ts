@@ -1,7 +1,7 @@
 /**
  * `PostgresDurability`: journals in PostgreSQL, shared by every replica that reaches the server.
- * One table, `{tablePrefix}durable`, is created idempotently on start (with its counts table and
- * trigger); every transition is one statement conditional on the version; leases are judged by
+ * One table, `{tablePrefix}durable`, is created idempotently on start (its per-state counts are
+ * rows of the same table, counters.ts); every transition is one statement conditional on the version; leases are judged by
  * the server's `clock_timestamp()`.
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'

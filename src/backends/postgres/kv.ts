@@ -17,6 +17,7 @@ import { JournalUnavailableError } from '../../core/errors.js'
 import { PgConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_LIMITS } from './limits.js'
 import { inlineParameters, type SqlValue } from './literal.js'
+import { COUNTER_COLLECTION_PREFIX } from './counters.js'
 import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
 import * as sql from './statements.js'
@@ -80,7 +81,7 @@ export class PostgresKv implements DurableKv {
     this.#mustExist = options.mustExist === true
   }
 
-  /** Opens the pool (our own) and creates the table, its indexes and counts if missing. Idempotent. */
+  /** Opens the pool (our own) and creates the table and its indexes if missing (not with `mustExist`). Idempotent. */
   async start(): Promise<void> {
     if (this.#isView) return
     this.#starting ??= this.#open().catch((error: unknown) => {
@@ -103,8 +104,11 @@ export class PostgresKv implements DurableKv {
     await this.connection.acquire()
     try {
       if (this.#mustExist) {
-        const presence = await this.#unavailableAs(findJournal(this.connection, this.tables, this.tables.counts))
+        const presence = await this.#unavailableAs(findJournal(this.connection, this.tables, this.tables.legacy.counts))
         if (!presence.durable) throw await this.#unavailableAs(journalMissing(this.connection, this.tables))
+        // A reader leaves a journal in place as it is; only one of an older version is brought up
+        // to date first, since its counts live elsewhere and would read as zero.
+        if (!presence.legacyCounts) return
       }
       await this.#query(durableSchemaSql(this.tables))
     } catch (error) {
@@ -160,8 +164,8 @@ export class PostgresKv implements DurableKv {
 
   async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
     if (limit <= 0) return 0
-    const { rowCount } = await this.#query(this.#statements.PURGE_STATE, [this.#scope, collection, state, olderThan, limit])
-    return rowCount ?? 0
+    const { rows } = await this.#query<{ purged: number }>(this.#statements.PURGE_STATE, [this.#scope, collection, state, olderThan, limit])
+    return rows[0]!.purged
   }
 
   /** A view holding only one scope's entries; it shares this store's pool and tables. */
@@ -271,6 +275,7 @@ function compareOps(a: KvOp, b: KvOp): number {
 
 /** Refuses ops that would store something other backends could not read back the same. */
 function checkOp(op: KvOp): void {
+  if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX)) throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
   if (!Number.isSafeInteger(op.expectVersion) || op.expectVersion < 0) throw new RangeError(`expectVersion of "${op.key}" must be a whole number >= 0, got ${op.expectVersion}`)
   if (op.op === 'delete') return
   if (!Number.isFinite(op.stateTime)) throw new RangeError(`stateTime of "${op.key}" must be a finite number, got ${op.stateTime}`)

@@ -228,6 +228,28 @@ describe.runIf(available)('PostgresKv', () => {
     expect(perOperation).toEqual(Object.fromEntries(Object.keys(perOperation).map((name) => [name, 1])))
   })
 
+  it('counts stay exact when writers on many connections race over the same keys', async () => {
+    const pool = testPool({ max: 8 })
+    cleanups.push(() => pool.end())
+    const kv = await startedKv({ pool })
+    const states = ['pending', 'sending', 'sent', 'failed', 'dead']
+    const keys = Array.from({ length: 12 }, (_, n) => `race${n}`)
+    // Each worker reads a key and moves it on with a compare-and-set; half of them lose their race.
+    const worker = async (seed: number) => {
+      for (let step = 0; step < 30; step++) {
+        const key = keys[(seed * 7 + step * 5) % keys.length]!
+        const [current] = await kv.get('outbox', [key])
+        const state = states[(seed + step) % states.length]!
+        if (!current) await kv.write([put(key, 0, { state })])
+        else if (step % 6 === 5) await kv.write([{ op: 'delete', collection: 'outbox', key, expectVersion: current.version }])
+        else if (step % 4 === 3) await kv.purge('outbox', current.state, Number.MAX_SAFE_INTEGER, 2)
+        else await kv.write([put(key, current.version, { state })])
+      }
+    }
+    await Promise.all(Array.from({ length: 8 }, (_, seed) => worker(seed)))
+    expect(await kv.count('outbox')).toEqual(await countedByScan(kv, '', 'outbox'))
+  })
+
   it('counts stay exact through writes, heartbeats, purges, deletes and scopes', async () => {
     const kv = await startedKv()
     const scoped = kv.scope('bot-a')

@@ -7,10 +7,12 @@
  * journal); only `create` (import) may make one. A file journal held by a live process is opened
  * read-only.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
+import { basename, dirname, extname } from 'node:path'
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { BotmeshError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
+import { describeNearest } from './nearest.js'
 import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
@@ -192,7 +194,7 @@ function checkJournalFile(path: string, access: BackendAccess, looksRight: (head
   }
   if (!stat) {
     if (access === 'create') return
-    throw new JournalMissingError(path, 'does not exist; check --backend (or BOTMESH_BACKEND), or run botmesh demo to make one')
+    throw new JournalMissingError(path, `does not exist${journalFilesNear(path)}; check --backend (or BOTMESH_BACKEND), or run botmesh demo to make one`)
   }
   if (stat.isDirectory()) throw new JournalMissingError(path, 'is a directory, not a journal file')
   if (!stat.isFile()) throw new JournalMissingError(path, 'is not a regular file')
@@ -206,4 +208,25 @@ function checkJournalFile(path: string, access: BackendAccess, looksRight: (head
     closeSync(fd)
   }
   if (!looksRight(head)) throw new JournalMissingError(path, wrongFormat)
+}
+
+/** Directory entries read at most to list the journal files beside a missing one. */
+const DIRECTORY_ENTRIES_MAX = 1_000
+
+/**
+ * What a missing journal file's directory holds with the same extension, nearest name first
+ * (`, not ./data/bot.db; there: "./data/bots.db"`), or that the directory is missing too.
+ */
+function journalFilesNear(path: string): string {
+  const directory = dirname(path)
+  let names: string[]
+  try {
+    names = readdirSync(directory).slice(0, DIRECTORY_ENTRIES_MAX)
+  } catch {
+    return ` (nor does its directory ${directory})`
+  }
+  const extension = extname(path)
+  const near = names.filter((name) => extension !== '' && extname(name) === extension)
+  if (near.length === 0) return ''
+  return ` (files with ${extension} in ${directory}, nearest first: ${describeNearest(basename(path), near)})`
 }

@@ -210,6 +210,16 @@ describe.concurrent('bad input touches nothing', () => {
     expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([])
   })
 
+  it('a missing journal file names the journal files beside it, nearest first', async () => {
+    const dir = tempDir()
+    await seedJournal(`sqlite:${join(dir, 'bot.db')}`)
+    writeFileSync(join(dir, 'notes.txt'), 'not a journal')
+    const result = await botmesh(['stats', '--backend', `sqlite:${join(dir, 'bots.db')}`])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`${join(dir, 'bots.db')} does not exist (files with .db in ${dir}, nearest first: "bot.db")`)
+    expect(existsSync(join(dir, 'bots.db'))).toBe(false)
+  })
+
   it('a directory, a 0-byte file, another format, a missing file', async () => {
     const dir = tempDir()
     mkdirSync(join(dir, 'adir'))

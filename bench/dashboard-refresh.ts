@@ -192,12 +192,16 @@ async function postgres(): Promise<void> {
       if (process.stdout.isTTY) process.stdout.write(`\r  filling: ${Math.min(RECORDS, from + chunk).toLocaleString('en')}/${RECORDS.toLocaleString('en')}`)
     }
     if (process.stdout.isTTY) process.stdout.write('\n')
+    // The fill bypasses the statements that keep the counter rows: write what they would hold.
+    await backend.kv.connection.query(`INSERT INTO ${t.durable} (scope, collection, key, version, value, state, state_time, due)
+SELECT scope, '#count:' || collection, state || '/0', 1, count(*)::text, state, 0, NULL FROM ${t.durable}
+GROUP BY scope, collection, state`)
     await backend.journal(SCOPE).write('operator.import', instanceWrites(now))
-    await backend.kv.connection.query(`ANALYZE ${t.durable}; ANALYZE ${t.counts}`)
-    console.log(`  filled ${RECORDS.toLocaleString('en')} records in ${((performance.now() - started) / 1000).toFixed(1)} s (server-side INSERT … SELECT, counts trigger included, then ANALYZE)`)
+    await backend.kv.connection.query(`ANALYZE ${t.durable}`)
+    console.log(`  filled ${RECORDS.toLocaleString('en')} records in ${((performance.now() - started) / 1000).toFixed(1)} s (server-side INSERT … SELECT, then the counter rows, then ANALYZE)`)
     await measure(backend)
   } finally {
-    await backend.kv.connection.query(`DROP TABLE IF EXISTS ${t.durable}, ${t.counts} CASCADE; DROP FUNCTION IF EXISTS ${t.countsFunction}() CASCADE`)
+    await backend.kv.connection.query(`DROP TABLE IF EXISTS ${t.durable} CASCADE`)
     await backend.stop()
     console.log(`  dropped ${tablePrefix}*`)
   }

@@ -1,13 +1,18 @@
 /**
  * `openBackend(url)`: a backend URL → an opened (started) durability backend. This is the CLI's
  * only way in (DESIGN.md §6). Each backend's module, and so its driver, loads only when its URL
- * is opened. Opening checks what is there before it touches anything: a journal a read asks for
- * must exist and be a journal; a file journal held by a live process is opened read-only.
+ * is opened. Opening checks what is there before it touches anything: a journal a read (or a
+ * change of records) asks for must exist and be a journal, in a file, a SQLite table, a PostgreSQL
+ * table prefix or a Redis prefix (`mustExist`: a typo is `JOURNAL_MISSING`, never a new, empty
+ * journal); only `create` (import) may make one. A file journal held by a live process is opened
+ * read-only.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
+import { basename, dirname, extname } from 'node:path'
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { BotmeshError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
+import { describeNearest } from './nearest.js'
 import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
@@ -56,7 +61,7 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
     case 'sqlite': {
       checkJournalFile(target.path, access, (head) => head.toString('latin1', 0, 16) === SQLITE_MAGIC, 'is not a SQLite database')
       const { SQLiteDurability } = await import('./sqlite/index.js')
-      return started(target, new SQLiteDurability({ file: target.path }))
+      return started(target, new SQLiteDurability({ file: target.path, mustExist: access !== 'create' }))
     }
     case 'redis': {
       const { RedisDurability } = await import('./redis/index.js')
@@ -64,7 +69,13 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
       // ioredis reports why a connect failed (refused, WRONGPASS) as an event; the rejection only says it closed.
       const seen: string[] = []
       const logger = { error: (message: string) => (seen.push(message), options.logger?.error(message)) }
-      const backend = new RedisDurability({ ...redis, logger, connectTimeoutMs: options.connectTimeoutMs, commandTimeoutMs: options.connectTimeoutMs })
+      const backend = new RedisDurability({
+        ...redis,
+        mustExist: access !== 'create',
+        logger,
+        connectTimeoutMs: options.connectTimeoutMs,
+        commandTimeoutMs: options.connectTimeoutMs,
+      })
       return started(target, backend, { explain: () => seen[0]?.replace(/^Redis connection error \(botmesh keeps reconnecting\): /, '') })
     }
     case 'postgres': {
@@ -72,6 +83,7 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
       const backend = new PostgresDurability({
         connectionString: target.connectionString,
         tablePrefix: target.tablePrefix,
+        mustExist: access !== 'create',
         connectTimeoutMs: options.connectTimeoutMs,
         logger: options.logger ?? { error: () => {} },
       })
@@ -182,7 +194,7 @@ function checkJournalFile(path: string, access: BackendAccess, looksRight: (head
   }
   if (!stat) {
     if (access === 'create') return
-    throw new JournalMissingError(path, 'does not exist; check --backend (or BOTMESH_BACKEND), or run botmesh demo to make one')
+    throw new JournalMissingError(path, `does not exist${journalFilesNear(path)}; check --backend (or BOTMESH_BACKEND), or run botmesh demo to make one`)
   }
   if (stat.isDirectory()) throw new JournalMissingError(path, 'is a directory, not a journal file')
   if (!stat.isFile()) throw new JournalMissingError(path, 'is not a regular file')
@@ -196,4 +208,25 @@ function checkJournalFile(path: string, access: BackendAccess, looksRight: (head
     closeSync(fd)
   }
   if (!looksRight(head)) throw new JournalMissingError(path, wrongFormat)
+}
+
+/** Directory entries read at most to list the journal files beside a missing one. */
+const DIRECTORY_ENTRIES_MAX = 1_000
+
+/**
+ * What a missing journal file's directory holds with the same extension, nearest name first
+ * (`, not ./data/bot.db; there: "./data/bots.db"`), or that the directory is missing too.
+ */
+function journalFilesNear(path: string): string {
+  const directory = dirname(path)
+  let names: string[]
+  try {
+    names = readdirSync(directory).slice(0, DIRECTORY_ENTRIES_MAX)
+  } catch {
+    return ` (nor does its directory ${directory})`
+  }
+  const extension = extname(path)
+  const near = names.filter((name) => extension !== '' && extname(name) === extension)
+  if (near.length === 0) return ''
+  return ` (files with ${extension} in ${directory}, nearest first: ${describeNearest(basename(path), near)})`
 }

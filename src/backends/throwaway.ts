@@ -214,7 +214,7 @@ function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, o
       try {
         await durability.start()
         await durability.kv.connection.query(
-          `DROP TABLE IF EXISTS ${tables.durable}, ${tables.counts} CASCADE; DROP FUNCTION IF EXISTS ${tables.countsFunction}() CASCADE`,
+          `DROP TABLE IF EXISTS ${tables.durable}, ${tables.legacy.counts} CASCADE; DROP FUNCTION IF EXISTS ${tables.legacy.countsFunction}() CASCADE`,
         )
       } finally {
         await durability.kv.stop()

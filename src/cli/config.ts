@@ -65,10 +65,10 @@ export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): Cl
 }
 
 /** A duration flag ('5s', '1h', or ms) in ms; a `UsageError` naming the flag when it is not one. */
-export function parseDuration(value: string, flag: string): number {
+export function parseDuration(value: string, flag: string, options: { zero?: boolean } = {}): number {
   try {
     const ms = toMs(/^\d+$/.test(value) ? Number(value) : value, flag)
-    if (ms <= 0) throw new Error('not positive')
+    if (ms < 0 || (ms === 0 && !options.zero)) throw new Error('not positive')
     return ms
   } catch {
     throw new UsageError(`${flag} must be a duration such as 30s, 15m, 7d (or milliseconds); got ${JSON.stringify(value)}`)

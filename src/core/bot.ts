@@ -17,7 +17,7 @@ import { SendHooks, textOf, type AfterSendHook, type BeforeSendHook } from './ho
 import { LIMITS } from './durability/limits.js'
 import type { Matcher } from './matchers.js'
 import { resolveNamespace, scopeIdOf, type NamespaceOptions } from './namespace.js'
-import { refuseUnknownOptions } from './options.js'
+import { optionNames, refuseUnknownOptions } from './options.js'
 import type { SendOrigin } from './send-origin.js'
 import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
 import { MemoryStore, type Store } from './store.js'
@@ -38,7 +38,7 @@ export interface BotConfig extends NamespaceOptions {
 }
 
 /** The keys BotConfig takes: a misspelt `durability` must not run a bot without its journals. */
-const BOT_CONFIG_KEYS = ['provider', 'store', 'durability', 'logger', 'tenantId', 'environmentId', 'botId', 'connectionId'] as const
+const BOT_CONFIG_KEYS = optionNames<BotConfig>({ provider: true, store: true, durability: true, logger: true, tenantId: true, environmentId: true, botId: true, connectionId: true })
 
 export class Bot extends EventEmitter {
   readonly provider: IProvider
@@ -60,7 +60,7 @@ export class Bot extends EventEmitter {
 
   constructor(config: BotConfig) {
     super()
-    refuseUnknownOptions(config, BOT_CONFIG_KEYS, 'BotConfig')
+    refuseUnknownOptions('BotConfig', config, BOT_CONFIG_KEYS)
     this.provider = config.provider
     this.store = config.store ?? new MemoryStore()
     this.namespace = resolveNamespace(config)

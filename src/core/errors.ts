@@ -178,3 +178,17 @@ export class JournalMissingError extends BotmeshError {
     this.file = file
   }
 }
+
+/** An options object held a key nothing reads (misspelt or misplaced); code `CONFIG_INVALID`, like every bad option. */
+export class UnknownOptionError extends ConfigError {
+  /** What refused them (`FileDurability.open`). */
+  readonly owner: string
+  /** The options nobody reads, as the caller spelled them. */
+  readonly options: readonly string[]
+
+  constructor(owner: string, options: readonly string[], message: string) {
+    super(message)
+    this.owner = owner
+    this.options = options
+  }
+}

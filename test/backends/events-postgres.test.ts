@@ -42,7 +42,7 @@ describe.runIf(available)('eventsDurability with a PostgreSQL outbox', () => {
       async cleanup(kv) {
         await kv.stop()
         const tables = durableTables(tablePrefix)
-        await adminQuery(`TRUNCATE ${tables.durable}, ${tables.counts}`)
+        await adminQuery(`TRUNCATE ${tables.durable}`)
       },
     }),
   )

@@ -47,7 +47,8 @@ describe('FileDurability killed with SIGKILL mid-write', () => {
         const acknowledged = Math.max(...child.lines.filter((line) => line.startsWith('ack ')).map((line) => Number(line.slice(4))))
         figures.tempFilesLeft += (await readdir(dir)).filter((name) => name.includes('.tmp-')).length
 
-        const reopened = await FileDurability.open(path, mode.options)
+        const { paddingBytes: _padding, ...options } = mode.options
+        const reopened = await FileDurability.open(path, options)
         try {
           const [counter] = await reopened.kv.get('outbox', ['counter'])
           const version = counter?.version ?? 0

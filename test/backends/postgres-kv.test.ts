@@ -1,6 +1,7 @@
 /**
  * PostgresKv beyond the conformance suite: concurrent schema creation, compare-and-set races
- * across connections, one round trip per operation, the counts kept by the trigger, prefixes.
+ * across connections, one round trip per operation, exactly one table with the counts kept in it,
+ * the upgrade from the counts table of older versions, prefixes.
  */
 import assert from 'node:assert/strict'
 import pg from 'pg'
@@ -8,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { KvOp } from '../../src/core/durability/kv.js'
 import { ConfigError } from '../../src/core/errors.js'
 import { PostgresDurability, PostgresKv } from '../../src/backends/postgres/index.js'
+import { legacySchemaSql } from './postgres-legacy-schema.js'
 import {
   PG_URL,
   adminQuery,
@@ -59,6 +61,13 @@ describe.runIf(available)('PostgresKv', () => {
     return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]))
   }
 
+  /** Every table, function and trigger whose name starts with the prefix. */
+  async function objectsUnder(prefix: string): Promise<{ tables: string[]; functions: string[]; triggers: string[] }> {
+    const named = async (catalog: string, column: string) =>
+      (await adminQuery<{ name: string }>(`SELECT ${column} AS name FROM ${catalog} WHERE left(${column}, length($1)) = $1 ORDER BY 1`, [prefix])).rows.map((row) => row.name)
+    return { tables: await tablesUnder(prefix), functions: await named('pg_proc', 'proname'), triggers: await named('pg_trigger', 'tgname') }
+  }
+
   it('four replicas starting at once on a new prefix all start, and share one table', async () => {
     const tablePrefix = randomTablePrefix()
     cleanups.push(() => dropTablePrefix(tablePrefix))
@@ -67,7 +76,7 @@ describe.runIf(available)('PostgresKv', () => {
       for (const replica of replicas) await replica.stop()
     })
     await Promise.all(replicas.map((replica) => replica.start()))
-    expect(await tablesUnder(tablePrefix)).toEqual([`${tablePrefix}durable`, `${tablePrefix}durable_counts`])
+    expect(await objectsUnder(tablePrefix)).toEqual({ tables: [`${tablePrefix}durable`], functions: [], triggers: [] })
     const [written] = await replicas[0]!.kv.write([put('k', 0)])
     expect(written).toEqual({ ok: true, version: 1 })
     const [read] = await replicas[3]!.kv.get('outbox', ['k'])
@@ -219,7 +228,29 @@ describe.runIf(available)('PostgresKv', () => {
     expect(perOperation).toEqual(Object.fromEntries(Object.keys(perOperation).map((name) => [name, 1])))
   })
 
-  it('counts stay exact through writes, heartbeats, purges, scopes and an operator deleting rows by hand', async () => {
+  it('counts stay exact when writers on many connections race over the same keys', async () => {
+    const pool = testPool({ max: 8 })
+    cleanups.push(() => pool.end())
+    const kv = await startedKv({ pool })
+    const states = ['pending', 'sending', 'sent', 'failed', 'dead']
+    const keys = Array.from({ length: 12 }, (_, n) => `race${n}`)
+    // Each worker reads a key and moves it on with a compare-and-set; half of them lose their race.
+    const worker = async (seed: number) => {
+      for (let step = 0; step < 30; step++) {
+        const key = keys[(seed * 7 + step * 5) % keys.length]!
+        const [current] = await kv.get('outbox', [key])
+        const state = states[(seed + step) % states.length]!
+        if (!current) await kv.write([put(key, 0, { state })])
+        else if (step % 6 === 5) await kv.write([{ op: 'delete', collection: 'outbox', key, expectVersion: current.version }])
+        else if (step % 4 === 3) await kv.purge('outbox', current.state, Number.MAX_SAFE_INTEGER, 2)
+        else await kv.write([put(key, current.version, { state })])
+      }
+    }
+    await Promise.all(Array.from({ length: 8 }, (_, seed) => worker(seed)))
+    expect(await kv.count('outbox')).toEqual(await countedByScan(kv, '', 'outbox'))
+  })
+
+  it('counts stay exact through writes, heartbeats, purges, deletes and scopes', async () => {
     const kv = await startedKv()
     const scoped = kv.scope('bot-a')
     await scoped.write(Array.from({ length: 30 }, (_, n) => put(`k${n}`, 0, { state: n % 3 === 0 ? 'dead' : 'pending', stateTime: n })))
@@ -228,7 +259,11 @@ describe.runIf(available)('PostgresKv', () => {
     await scoped.write([put('k1', 2, { state: 'sending', due: 99_000 })])
     expect(await scoped.count('outbox')).toEqual(await countedByScan(kv, 'bot-a', 'outbox'))
     expect(await scoped.purge('outbox', 'dead', 20, 4)).toBe(4)
-    await adminQuery(`DELETE FROM ${kv.tables.durable} WHERE scope = 'bot-a' AND key IN ('k4', 'k5', 'k27')`)
+    const versions = await scoped.get('outbox', ['k4', 'k5', 'k27'])
+    const deleted = await scoped.write(versions.map((entry) => ({ op: 'delete' as const, collection: 'outbox', key: entry!.key, expectVersion: entry!.version })))
+    expect(deleted.every((result) => result.ok)).toBe(true)
+    // A delete that loses its race moves no counter.
+    expect(await scoped.write([{ op: 'delete', collection: 'outbox', key: 'k7', expectVersion: 9 }])).toMatchObject([{ ok: false }])
     const counts = await scoped.count('outbox')
     expect(counts).toEqual(await countedByScan(kv, 'bot-a', 'outbox'))
     expect(counts).toEqual({ pending: 16, sending: 2, dead: 5 })
@@ -236,25 +271,38 @@ describe.runIf(available)('PostgresKv', () => {
     expect(await kv.scopes()).toEqual(['bot-a'])
   })
 
-  it('a table that lost its counting triggers gets its counts back on the next start', async () => {
+  it('a journal of an older version (counts table, function, triggers) comes down to one table on start, its counts kept', async () => {
     const tablePrefix = randomTablePrefix()
     cleanups.push(() => dropTablePrefix(tablePrefix))
-    const first = new PostgresKv({ connectionString: PG_URL, tablePrefix })
-    await first.start()
-    await first.write([put('a', 0), put('b', 0, { state: 'dead' })])
-    await first.stop()
-    const t = first.tables
-    await adminQuery(
-      `DROP TRIGGER "${t.countTriggers.insert}" ON ${t.durable}; DROP TRIGGER "${t.countTriggers.update}" ON ${t.durable};
-       DROP TRIGGER "${t.countTriggers.delete}" ON ${t.durable}; DELETE FROM ${t.counts};
-       INSERT INTO ${t.durable} (scope, collection, key, version, value, state, state_time, due) VALUES ('', 'outbox', 'c', 1, '{}', 'dead', 5, NULL)`,
-    )
-    const second = new PostgresKv({ connectionString: PG_URL, tablePrefix })
-    await second.start()
-    cleanups.push(() => second.stop())
-    expect(await second.count('outbox')).toEqual({ pending: 1, dead: 2 })
-    await second.write([put('d', 0)])
-    expect(await second.count('outbox')).toEqual({ pending: 2, dead: 2 })
+    const probe = new PostgresKv({ connectionString: PG_URL, tablePrefix })
+    const t = probe.tables
+    const row = (scope: string, key: string, state: string) => `('${scope}', 'outbox', '${key}', 1, '{}', '${state}', 5, NULL)`
+    await adminQuery(legacySchemaSql(t))
+    await adminQuery(`INSERT INTO ${t.durable} (scope, collection, key, version, value, state, state_time, due) VALUES
+      ${[row('a', 'k1', 'pending'), row('a', 'k2', 'dead'), row('a', 'k3', 'dead'), row('b', 'k1', 'sent')].join(', ')}`)
+    expect((await objectsUnder(tablePrefix)).triggers).toHaveLength(3)
+    // A reader (the CLI) brings it up to date too: its counts would otherwise read as zero.
+    const reader = new PostgresKv({ connectionString: PG_URL, tablePrefix, mustExist: true })
+    await reader.start()
+    cleanups.push(() => reader.stop())
+    expect(await reader.scope('a').count('outbox')).toEqual({ pending: 1, dead: 2 })
+    expect(await reader.scopes()).toEqual(['a', 'b'])
+    expect(await objectsUnder(tablePrefix)).toEqual({ tables: [`${tablePrefix}durable`], functions: [], triggers: [] })
+    const writer = new PostgresKv({ connectionString: PG_URL, tablePrefix })
+    await writer.start()
+    cleanups.push(() => writer.stop())
+    await writer.scope('a').write([put('k4', 0, { state: 'dead' })])
+    expect(await writer.scope('a').count('outbox')).toEqual({ pending: 1, dead: 3 })
+    expect(await writer.scope('b').count('outbox')).toEqual({ sent: 1 })
+    // Idempotent: a second start finds nothing to do and counts nothing twice.
+    await writer.stop()
+    await writer.start()
+    expect(await writer.scope('a').count('outbox')).toEqual({ pending: 1, dead: 3 })
+  })
+
+  it('a collection named like the counter rows is refused, so entries and counts never mix', async () => {
+    const kv = await startedKv()
+    await expect(kv.write([put('k', 0, { collection: '#count:outbox' })])).rejects.toThrow(/reserved for the counts/)
   })
 
   it('keys order by code point, as in every other backend', async () => {

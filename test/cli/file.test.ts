@@ -125,6 +125,28 @@ describe('damage', () => {
     expect(human.stdout).toContain(`damaged at line 6 (byte offset ${offset})`)
   })
 
+  it('verify prints the code open() would refuse with beside file, line and byte offset', async () => {
+    const logDamaged = await journalWithLog()
+    const offset = await damageLine(logDamaged, 6)
+    const log = await botmesh(['verify', '--backend', `file:${logDamaged}`])
+    expect(log.code).toBe(1)
+    expect(log.stdout).toContain(`${logDamaged}.log: damaged at line 6 (byte offset ${offset}) APPEND_LOG_CORRUPT:`)
+    const json = jsonOf<{ report: { log: { damage: { code: string } } } }>(await botmesh(['verify', '--json', '--backend', `file:${logDamaged}`]))
+    expect(json.report.log.damage.code).toBe('APPEND_LOG_CORRUPT')
+    const opened = await botmesh(['stats', '--backend', `file:${logDamaged}`])
+    expect(opened.stderr).toContain('(APPEND_LOG_CORRUPT)')
+
+    const snapshotDamaged = await journalWithLog()
+    await botmesh(['compact', '--backend', `file:${snapshotDamaged}`])
+    const snapshot = await readFile(snapshotDamaged)
+    await writeFile(snapshotDamaged, snapshot.subarray(0, Math.floor(snapshot.length / 2)))
+    const truncated = await botmesh(['verify', '--backend', `file:${snapshotDamaged}`])
+    expect(truncated.code).toBe(1)
+    expect(truncated.stdout).toContain(`${snapshotDamaged}: damaged at line`)
+    expect(truncated.stdout).toMatch(/damaged at line \d+ \(byte offset \d+\) JOURNAL_CORRUPT:/)
+    expect((await botmesh(['stats', '--backend', `file:${snapshotDamaged}`])).stderr).toContain('(JOURNAL_CORRUPT)')
+  })
+
   it('verify --salvage writes what is readable into a new file and leaves the original untouched', async () => {
     const path = await journalWithLog()
     await damageLine(path, 10)

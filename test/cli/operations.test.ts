@@ -129,6 +129,20 @@ describe.concurrent('bulk forms', () => {
     const dead = jsonOf<{ total: number }>(await cli('purge', '--older-than', '1m', '--kind', 'inbox', '--state', 'dead', '--dry-run', '--json'))
     expect(dead.total).toBe(3)
   })
+
+  it('purge --older-than 0s is valid and deletes every done and sent record', async () => {
+    const cli = await seeded()
+    const result = await cli('purge', '--older-than', '0s', '--yes', '--json')
+    expect(result.stderr).toContain('purge 3 record(s)')
+    expect(result.code).toBe(0)
+    const purged = jsonOf<{ deleted: { kind: string; state: string; deleted: number }[] }>(result)
+    expect(purged.deleted).toEqual([{ kind: 'inbox', state: 'done', deleted: 2 }, { kind: 'outbox', state: 'sent', deleted: 1 }])
+    const stats = jsonOf<{ inbox: { counts: Record<string, number> }; outbox: { counts: Record<string, number> } }>(await cli('stats', '--json'))
+    expect(stats.inbox.counts.done).toBe(0)
+    expect(stats.outbox.counts.sent).toBe(0)
+    expect(stats.inbox.counts.dead).toBe(3)
+    expect((await cli('purge', '--older-than', '-1s', '--yes')).code).toBe(2)
+  })
 })
 
 describe.concurrent('asking before a change', () => {

@@ -22,8 +22,7 @@ describe.runIf(available)('botmesh CLI on PostgreSQL', () => {
   badUser.password = 'hunter2'
 
   describeServerBackend('postgres', {
-    url: () => {
-      const prefix = randomTablePrefix()
+    url: (prefix = randomTablePrefix()) => {
       prefixes.push(prefix)
       const url = new URL(PG_URL)
       url.searchParams.set('tablePrefix', prefix)
@@ -38,5 +37,6 @@ describe.runIf(available)('botmesh CLI on PostgreSQL', () => {
       return (await tablesUnder(prefix)).filter((table) => !table.startsWith(`${prefix}tmp_`))
     },
     throwaways: async (url) => tablesUnder(`${prefixOf(url)}tmp_`),
+    prefixOf,
   })
 })

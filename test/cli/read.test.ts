@@ -3,7 +3,8 @@
  * outbox / dlq lists with their filters and paging, show with its "why not running" sentence,
  * leases and instances; choosing a scope; and the bad inputs that touch nothing.
  */
-import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { SEED_SCOPE, seedJournal } from '../fixtures/cli/seed.js'
@@ -170,6 +171,53 @@ describe.concurrent('bad input touches nothing', () => {
       expect(result.code, args.join(' ')).toBe(2)
       expect(result.stderr, args.join(' ')).toMatch(/no (inbox or outbox|inbox|outbox) record ".*" \(RECORD_NOT_FOUND\)/)
     }
+  })
+
+  it("an application's own SQLite database is not a journal: every command refuses it naming its tables, and creates nothing in it", async () => {
+    const dir = tempDir()
+    const file = join(dir, 'app.db')
+    const app = new Database(file)
+    app.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES (\'Ada\')')
+    app.close()
+    const tablesOf = () => {
+      const db = new Database(file, { readonly: true })
+      try {
+        return (db.prepare(`SELECT name FROM sqlite_master ORDER BY name`).all() as { name: string }[]).map((row) => row.name)
+      } finally {
+        db.close()
+      }
+    }
+    const commands = [['stats'], ['dlq', 'list'], ['inbox', 'list'], ['show', 'x'], ['scopes'], ['export'], ['leases'], ['replay', 'x', '--yes']]
+    for (const args of commands) {
+      const result = await botmesh([...args, '--backend', `sqlite:${file}`])
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr, args.join(' ')).toContain(`${file} holds no botmesh journal (no "durable" table; its tables: customers)`)
+      expect(result.stderr, args.join(' ')).toContain('(JOURNAL_MISSING)')
+    }
+    expect(tablesOf()).toEqual(['customers'])
+    expect(readdirSync(dir)).toEqual(['app.db'])
+  })
+
+  it('a mistyped file path creates no file, for every kind of file journal', async () => {
+    const dir = tempDir()
+    for (const url of [`sqlite:${join(dir, 'typo.db')}`, `file:${join(dir, 'typo.json')}`, `events:${join(dir, 'typo-events.json')}`, `events+shared:${join(dir, 'shared.json')}`]) {
+      for (const args of [['stats'], ['dlq', 'list'], ['verify']]) {
+        const result = await botmesh([...args, '--backend', url])
+        expect(result.code, `${args.join(' ')} ${url}`).not.toBe(0)
+        expect(result.stdout + result.stderr, `${args.join(' ')} ${url}`).toMatch(/does not exist/)
+      }
+    }
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([])
+  })
+
+  it('a missing journal file names the journal files beside it, nearest first', async () => {
+    const dir = tempDir()
+    await seedJournal(`sqlite:${join(dir, 'bot.db')}`)
+    writeFileSync(join(dir, 'notes.txt'), 'not a journal')
+    const result = await botmesh(['stats', '--backend', `sqlite:${join(dir, 'bots.db')}`])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`${join(dir, 'bots.db')} does not exist (files with .db in ${dir}, nearest first: "bot.db")`)
+    expect(existsSync(join(dir, 'bots.db'))).toBe(false)
   })
 
   it('a directory, a 0-byte file, another format, a missing file', async () => {

@@ -1,7 +1,8 @@
 /** The CLI against the machine's real Redis (skipped loudly when it is missing, failing under CI=true). */
 import { Redis } from 'ioredis'
-import { afterAll, describe } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
+import { botmesh } from './helpers.js'
 import { describeServerBackend } from './server-backend.js'
 
 const available = await redisAvailable('the botmesh CLI on the machine Redis')
@@ -17,9 +18,17 @@ describe.runIf(available)('botmesh CLI on Redis', () => {
   })
   const server = new URL(REDIS_URL)
 
+  it('a database the server does not have is refused, not silently database 0 (CONFIG_INVALID)', async () => {
+    const url = new URL(REDIS_URL)
+    url.pathname = '/99'
+    const result = await botmesh(['stats', '--backend', url.toString()])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('the server has no database 99')
+    expect(result.stderr).toContain('(CONFIG_INVALID)')
+  })
+
   describeServerBackend('redis', {
-    url: () => {
-      const prefix = randomPrefix()
+    url: (prefix = randomPrefix()) => {
       prefixes.push(prefix)
       return `${REDIS_URL}?prefix=${prefix}`
     },
@@ -29,5 +38,6 @@ describe.runIf(available)('botmesh CLI on Redis', () => {
     env: { BOTMESH_REDIS_URL: REDIS_URL },
     stored: async (url) => (await scanKeys(client(), `${prefixOf(url)}:*`)).sort(),
     throwaways: async (url) => (await scanKeys(client(), `${prefixOf(url)}-throwaway-*`)).sort(),
+    prefixOf,
   })
 })

@@ -10,8 +10,8 @@ import { SEED_SCOPE, seedJournal } from '../fixtures/cli/seed.js'
 import { botmesh, jsonOf } from './helpers.js'
 
 export interface ServerBackend {
-  /** A URL under a prefix of its own (registered for cleanup). */
-  url(): string
+  /** A URL under a prefix of its own, or under `prefix` (registered for cleanup). */
+  url(prefix?: string): string
   /** The URL of a server port where nothing listens. */
   closedPortUrl: string
   /** A URL naming `port` on 127.0.0.1. */
@@ -24,6 +24,8 @@ export interface ServerBackend {
   stored(url: string): Promise<string[]>
   /** Throwaway leftovers beside the URL's prefix. */
   throwaways(url: string): Promise<string[]>
+  /** The prefix (Redis `prefix`, PostgreSQL `tablePrefix`) a URL names. */
+  prefixOf(url: string): string
 }
 
 export function describeServerBackend(name: string, server: ServerBackend): void {
@@ -78,6 +80,27 @@ export function describeServerBackend(name: string, server: ServerBackend): void
       const result = await botmesh(['conformance', '--match', 'scopes keep records apart', '--backend', name], { env: server.env })
       expect(result.code, result.stderr).toBe(0)
       expect(result.stdout).toMatch(/1 passed, 0 failed/)
+    })
+  })
+
+  describe(`${name}: a URL that points at no journal`, () => {
+    it('every read (and change) is JOURNAL_MISSING naming what it looked for and the prefixes found; nothing is created', async () => {
+      const seeded = server.url()
+      await seedJournal(seeded)
+      // One character off, as a typo is: the message lists the seeded prefix first among many.
+      const seededPrefix = server.prefixOf(seeded)
+      const typo = server.url(`${seededPrefix.slice(0, -2)}${seededPrefix.at(-2) === 'a' ? 'b' : 'a'}${seededPrefix.at(-1)}`)
+      const commands = [['stats'], ['dlq', 'list'], ['inbox', 'list'], ['show', 'in-dead-1'], ['verify'], ['scopes'], ['export'], ['replay', 'in-dead-1', '--yes']]
+      const results = await Promise.all(commands.map((args) => botmesh([...args, '--backend', typo])))
+      for (const [index, result] of results.entries()) {
+        const command = commands[index]!.join(' ')
+        expect(result.code, command).toBe(2)
+        expect(result.stdout, command).toBe('')
+        expect(result.stderr, command).toContain(`"${server.prefixOf(typo)}`)
+        expect(result.stderr, command).toContain(`nearest first: "${seededPrefix}"`)
+        expect(result.stderr, command).toMatch(/\(JOURNAL_MISSING\)$/m)
+      }
+      expect(await server.stored(typo)).toEqual([])
     })
   })
 

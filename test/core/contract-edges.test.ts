@@ -134,12 +134,12 @@ describe('unknown or misplaced options', () => {
 
   it('are refused with ConfigError naming the option', () => {
     const cases: [object, RegExp][] = [
-      [{ durability: { coordination: {} } }, /durability\.coordination.*sticky routing/],
-      [{ durability: { providerSession: 'leader' } }, /durability\.providerSession/],
-      [{ durability: { outbox: { retry: 3 } } }, /durability\.outbox\.retry: did you mean retries\?/],
-      [{ durability: { inbox: { backoff: { base: 10 } } } }, /durability\.inbox\.backoff\.base/],
-      [{ durability: { leaseMs: 100 } }, /durability\.leaseMs: it belongs under durability\.inbox or durability\.outbox/],
-      [{ durablity: {} }, /BotConfig\.durablity: did you mean durability\?/],
+      [{ durability: { coordination: {} } }, /durability: unknown option "coordination" \(this version does not coordinate replicas yet: .*sticky routing/],
+      [{ durability: { providerSession: 'leader' } }, /durability: unknown option "providerSession"/],
+      [{ durability: { outbox: { retry: 3 } } }, /durability\.outbox: unknown option "retry" \(did you mean retries\?\)/],
+      [{ durability: { inbox: { backoff: { base: 10 } } } }, /durability\.inbox\.backoff: unknown option "base" \(did you mean baseMs\?\); it takes baseMs, capMs, jitter/],
+      [{ durability: { leaseMs: 100 } }, /durability: unknown option "leaseMs" \(it belongs under inbox or outbox\)/],
+      [{ durablity: {} }, /BotConfig: unknown option "durablity" \(did you mean durability\?\)/],
     ]
     for (const [config, message] of cases) {
       const error = refused(config)

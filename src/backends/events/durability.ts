@@ -10,6 +10,7 @@ import type { DurabilityBackend, Journal } from '../../core/durability/backend.j
 import type { DurableKv } from '../../core/durability/kv.js'
 import { KvDurability } from '../../core/durability/kv-durability.js'
 import { ConfigError, JournalClosedError } from '../../core/errors.js'
+import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import { EventsJournal } from './events-journal.js'
 import type { LeasedEventJournal } from './journal.js'
 import { DURABLE_CHANNEL } from './plans.js'
@@ -28,6 +29,9 @@ export interface EventsDurabilityOptions {
    */
   outbox?: DurableKv
 }
+
+/** The names `eventsDurability` takes. */
+const EVENTS_DURABILITY_OPTION_NAMES = optionNames<EventsDurabilityOptions>({ journal: true, outbox: true })
 
 /** The durability backend over an events journal. */
 export function eventsDurability(options: EventsDurabilityOptions): EventsDurability {
@@ -49,6 +53,9 @@ export class EventsDurability implements DurabilityBackend {
   #starting: Promise<void> | undefined
 
   constructor(options: EventsDurabilityOptions) {
+    refuseUnknownOptions('eventsDurability', options, EVENTS_DURABILITY_OPTION_NAMES, {
+      path: 'open the journal first: eventsDurability({ journal: await FileEventJournal.open(path, { lock: true }) })',
+    })
     const { journal, outbox } = options
     if (!journal || typeof journal.storage?.write !== 'function') {
       throw new ConfigError('eventsDurability: journal must be a LeasedEventJournal (FileEventJournal.open(path, { lock: true }) or SharedFileEventJournal.open(path))')

@@ -2,8 +2,9 @@
  * The events journals' options, their defaults, resolved and checked in one place.
  */
 import { ConfigError } from '../../core/errors.js'
+import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import type { FileSystem } from '../file/fs.js'
-import { FILE_LIMITS, resolveFileOptions, type AppendLogOptions, type ResolvedFileOptions } from '../file/options.js'
+import { APPEND_LOG_MISPLACED, APPEND_LOG_OPTION_NAMES, FILE_LIMITS, resolveFileOptions, type AppendLogOptions, type ResolvedFileOptions } from '../file/options.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { MutexBreak, MutexOptions } from './mutex-file.js'
 import { EVENTS_SNAPSHOT_FORMAT } from './record.js'
@@ -60,6 +61,32 @@ export interface SharedFileEventJournalOptions {
   fs?: FileSystem
 }
 
+/** The names `FileEventJournal.open` takes. */
+const FILE_JOURNAL_OPTION_NAMES = optionNames<FileEventJournalOptions>({ lock: true, fsync: true, staleLockMs: true, readOnly: true, now: true, fs: true })
+/** What a FileEventJournal caller may mean by an option it does not take. */
+const FILE_JOURNAL_MISPLACED: Readonly<Record<string, string>> = {
+  appendLog: 'FileEventJournal always rewrites its file; SharedFileEventJournal.open takes appendLog',
+  compactEvery: 'SharedFileEventJournal.open takes appendLog: { compactEvery }',
+  compactBytes: 'SharedFileEventJournal.open takes appendLog: { compactBytes }',
+  heartbeatMs: 'only SharedFileEventJournal.open takes it',
+}
+/** The names `SharedFileEventJournal.open` takes. */
+const SHARED_OPTION_NAMES = optionNames<SharedFileEventJournalOptions>({
+  appendLog: true,
+  fsync: true,
+  staleLockMs: true,
+  heartbeatMs: true,
+  onMutexBroken: true,
+  now: true,
+  fs: true,
+})
+/** What a SharedFileEventJournal caller may mean by an option it does not take. */
+const SHARED_MISPLACED: Readonly<Record<string, string>> = {
+  ...APPEND_LOG_MISPLACED,
+  lock: 'a SharedFileEventJournal takes no pid lock: every write runs under <file>.mutex',
+  readOnly: 'open a FileEventJournal with { readOnly: true } to inspect the file',
+}
+
 /** The mutex settings of a journal, checked. */
 export function resolveMutexOptions(
   owner: string,
@@ -79,6 +106,7 @@ export function resolveMutexOptions(
 
 /** FileEventJournal's options as FileDurability's state takes them: snapshot mode, its own format. */
 export function resolveFileJournalOptions(options: FileEventJournalOptions): { file: ResolvedFileOptions; mutex: MutexOptions } {
+  refuseUnknownOptions('FileEventJournal.open', options, FILE_JOURNAL_OPTION_NAMES, FILE_JOURNAL_MISPLACED)
   const readOnly = options.readOnly === true
   if (readOnly && options.lock) throw new ConfigError('FileEventJournal: readOnly and lock exclude each other (a read-only open takes no lock)')
   const base = resolveFileOptions({ fsync: options.fsync, now: options.now, fs: options.fs, readOnly })
@@ -88,6 +116,10 @@ export function resolveFileJournalOptions(options: FileEventJournalOptions): { f
 
 /** SharedFileEventJournal's options, checked. */
 export function resolveSharedOptions(options: SharedFileEventJournalOptions): { file: ResolvedFileOptions; mutex: MutexOptions; batchMax: number } {
+  refuseUnknownOptions('SharedFileEventJournal.open', options, SHARED_OPTION_NAMES, SHARED_MISPLACED)
+  if (typeof options.appendLog === 'object' && options.appendLog !== null) {
+    refuseUnknownOptions('SharedFileEventJournal.open: appendLog', options.appendLog, APPEND_LOG_OPTION_NAMES)
+  }
   let base: ResolvedFileOptions
   try {
     base = resolveFileOptions({ appendLog: options.appendLog, fsync: options.fsync, now: options.now, fs: options.fs })

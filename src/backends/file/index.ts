@@ -8,7 +8,7 @@ import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
 import { DurableState, type FileJournalStats } from './durable-state.js'
 import type { CompactionReport } from './compaction.js'
 import { FileKv } from './kv.js'
-import { resolveFileOptions, type FileDurabilityOptions } from './options.js'
+import { refuseUnknownFileOptions, resolveFileOptions, type FileDurabilityOptions } from './options.js'
 
 /**
  * Journals kept in a file: `FileDurability.open(path, options)`.
@@ -51,6 +51,7 @@ export class FileDurability extends KvDurability {
    * (`salvage()` writes what is readable into a new file).
    */
   static async open(path: string, options: FileDurabilityOptions = {}): Promise<FileDurability> {
+    refuseUnknownFileOptions(options)
     const resolved = resolveFileOptions(options)
     const state = await DurableState.open(path, resolved).catch((error: unknown) => {
       if (error instanceof BotmeshError) throw error

@@ -2,6 +2,7 @@
  * FileDurability's options, their defaults and limits, resolved and checked in one place.
  */
 import { ConfigError } from '../../core/errors.js'
+import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import { nodeFileSystem, type FileSystem } from './fs.js'
 import { SNAPSHOT_FORMAT } from './snapshot-format.js'
 
@@ -50,6 +51,21 @@ export const FILE_LIMITS = {
   appendBatchMax: 1_000,
 } as const
 
+/** The names `FileDurability.open` takes, and where the ones passed at the wrong level belong. */
+export const FILE_OPTION_NAMES = optionNames<FileDurabilityOptions>({ appendLog: true, fsync: true, readOnly: true, now: true, fs: true })
+/** The names `appendLog: { … }` takes. */
+export const APPEND_LOG_OPTION_NAMES = optionNames<AppendLogOptions>({ compactEvery: true, compactBytes: true, fsync: true })
+/** Append-log settings passed beside `appendLog` instead of inside it. */
+export const APPEND_LOG_MISPLACED: Readonly<Record<string, string>> = {
+  compactEvery: 'it belongs under appendLog: { compactEvery }',
+  compactBytes: 'it belongs under appendLog: { compactBytes }',
+}
+
+/** Refuses options `FileDurability.open` does not take (a misplaced `compactEvery` would silently run snapshot mode). */
+export function refuseUnknownFileOptions(options: FileDurabilityOptions | undefined): void {
+  refuseUnknownOptions('FileDurability.open', options, FILE_OPTION_NAMES, APPEND_LOG_MISPLACED)
+}
+
 /** Options with every default applied. */
 export interface ResolvedFileOptions {
   mode: 'snapshot' | 'appendLog'
@@ -72,6 +88,7 @@ export function resolveFileOptions(options: FileDurabilityOptions): ResolvedFile
   if (options.appendLog !== undefined && typeof options.appendLog !== 'boolean' && (typeof options.appendLog !== 'object' || options.appendLog === null)) {
     throw new ConfigError('FileDurability: appendLog must be true, false or { compactEvery, compactBytes, fsync }')
   }
+  if (log) refuseUnknownOptions('FileDurability: appendLog', log, APPEND_LOG_OPTION_NAMES)
   const compactEvery = log?.compactEvery ?? FILE_LIMITS.compactEveryDefault
   const compactBytes = log?.compactBytes ?? FILE_LIMITS.compactBytesDefault
   if (!Number.isSafeInteger(compactEvery) || compactEvery < 1) {

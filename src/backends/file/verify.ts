@@ -14,11 +14,18 @@ export interface FileReport {
   bytes: number
   /** Snapshot entries, or log records, that read back sound (up to the damage). */
   records: number
-  /** The first damage; `line` 0 when the file as a whole is unusable (0 bytes, a directory). */
-  damage?: { line: number; offset: number; detail: string }
+  /**
+   * The first damage; `line` 0 when the file as a whole is unusable (0 bytes, a directory). `code`
+   * is the one open() refuses it with: `JOURNAL_CORRUPT` for the snapshot, `APPEND_LOG_CORRUPT` for the log.
+   */
+  damage?: { line: number; offset: number; detail: string; code: DamageCode }
   /** An incomplete last log line, which the next writable open cuts (not damage). */
   tornTail?: { offset: number; bytes: number }
 }
+
+/** The error code open() refuses each file's damage with (JournalCorruptError, AppendLogCorruptError). */
+export const DAMAGE_CODES = { snapshot: 'JOURNAL_CORRUPT', log: 'APPEND_LOG_CORRUPT' } as const
+export type DamageCode = (typeof DAMAGE_CODES)[keyof typeof DAMAGE_CODES]
 
 /** What `verifyJournal` found. */
 export interface VerifyReport {
@@ -45,14 +52,14 @@ export async function verifyJournal(path: string, options: { fs?: FileSystem } =
       exists: snapshot.exists,
       bytes: snapshot.bytes,
       records: snapshot.entries.length,
-      ...(snapshot.damage && { damage: snapshot.damage }),
+      ...(snapshot.damage && { damage: { ...snapshot.damage, code: DAMAGE_CODES.snapshot } }),
     },
     log: {
       file: logPathOf(path),
       exists: log.exists,
       bytes: log.bytes,
       records: log.records.length,
-      ...(log.damage && { damage: log.damage }),
+      ...(log.damage && { damage: { ...log.damage, code: DAMAGE_CODES.log } }),
       ...(log.tornTail && { tornTail: log.tornTail }),
     },
     logRecordsToReplay: log.records.filter((record) => record.seq > logSeq).length,

@@ -1,10 +1,11 @@
 /**
  * `PostgresDurability`: journals in PostgreSQL, shared by every replica that reaches the server.
- * One table, `{tablePrefix}durable`, is created idempotently on start (with its counts table and
- * trigger); every transition is one statement conditional on the version; leases are judged by
+ * One table, `{tablePrefix}durable`, is created idempotently on start (its per-state counts are
+ * rows of the same table, counters.ts); every transition is one statement conditional on the version; leases are judged by
  * the server's `clock_timestamp()`.
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
+import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import type { PgConnection } from './connection.js'
 import { PostgresKv, type PostgresKvOptions } from './kv.js'
 
@@ -15,6 +16,26 @@ import { PostgresKv, type PostgresKvOptions } from './kv.js'
  */
 export type PostgresDurabilityOptions = PostgresKvOptions
 
+/** The names `new PostgresDurability(…)` (and `new PostgresStore(…)`) take. */
+export const POSTGRES_OPTION_NAMES = optionNames<PostgresKvOptions>({
+  pool: true,
+  connectionString: true,
+  logger: true,
+  applicationName: true,
+  connectTimeoutMs: true,
+  statementTimeoutMs: true,
+  poolMax: true,
+  tablePrefix: true,
+  mustExist: true,
+})
+
+/** Options other backends take, which a PostgreSQL caller may pass by mistake. */
+export const POSTGRES_MISPLACED: Readonly<Record<string, string>> = {
+  prefix: 'PostgreSQL takes tablePrefix',
+  url: 'PostgreSQL takes connectionString',
+  client: 'PostgreSQL takes pool (a pg.Pool)',
+}
+
 /** A durability backend in PostgreSQL: survives a crash, and several replicas may share it. */
 export class PostgresDurability extends KvDurability {
   declare readonly kv: PostgresKv
@@ -24,6 +45,7 @@ export class PostgresDurability extends KvDurability {
    * @param connection internal: a connection shared with a `PostgresStore` (its `durability()`).
    */
   constructor(options: PostgresDurabilityOptions, connection?: PgConnection) {
+    if (!connection) refuseUnknownOptions('PostgresDurability', options, POSTGRES_OPTION_NAMES, POSTGRES_MISPLACED)
     super(new PostgresKv(options, connection), { kind: 'postgres', shared: true })
   }
 }

@@ -17,6 +17,8 @@ import { JournalUnavailableError } from '../../core/errors.js'
 import { PgConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_LIMITS } from './limits.js'
 import { inlineParameters, type SqlValue } from './literal.js'
+import { COUNTER_COLLECTION_PREFIX } from './counters.js'
+import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
 import * as sql from './statements.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
@@ -26,6 +28,11 @@ import { describeError, isUnavailable } from './unavailable.js'
 export interface PostgresKvOptions extends PostgresConnectionOptions {
   /** Prefix of the table names; letters, digits and underscores. @default 'botmesh_' */
   tablePrefix?: string
+  /**
+   * `start()` refuses a prefix whose table does not exist (`JOURNAL_MISSING`, naming the table
+   * prefixes that have one) and creates nothing: for tools that read. @default false
+   */
+  mustExist?: boolean
 }
 
 /** The scope of a store that was not narrowed with `scope()`. */
@@ -61,6 +68,7 @@ export class PostgresKv implements DurableKv {
   readonly #scope: string
   /** Views (from `scope()`) leave start and stop to the root. */
   readonly #isView: boolean
+  readonly #mustExist: boolean
   /** Set while started (or starting), so concurrent and repeated starts share one. */
   #starting: Promise<void> | undefined
 
@@ -70,9 +78,10 @@ export class PostgresKv implements DurableKv {
     this.#statements = view ? view.of.#statements : prepare(this.tables)
     this.#scope = view?.scope ?? ROOT_SCOPE
     this.#isView = view !== undefined
+    this.#mustExist = options.mustExist === true
   }
 
-  /** Opens the pool (our own) and creates the table, its indexes and counts if missing. Idempotent. */
+  /** Opens the pool (our own) and creates the table and its indexes if missing (not with `mustExist`). Idempotent. */
   async start(): Promise<void> {
     if (this.#isView) return
     this.#starting ??= this.#open().catch((error: unknown) => {
@@ -94,6 +103,13 @@ export class PostgresKv implements DurableKv {
   async #open(): Promise<void> {
     await this.connection.acquire()
     try {
+      if (this.#mustExist) {
+        const presence = await this.#unavailableAs(findJournal(this.connection, this.tables, this.tables.legacy.counts))
+        if (!presence.durable) throw await this.#unavailableAs(journalMissing(this.connection, this.tables))
+        // A reader leaves a journal in place as it is; only one of an older version is brought up
+        // to date first, since its counts live elsewhere and would read as zero.
+        if (!presence.legacyCounts) return
+      }
       await this.#query(durableSchemaSql(this.tables))
     } catch (error) {
       await this.connection.release()
@@ -148,8 +164,8 @@ export class PostgresKv implements DurableKv {
 
   async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
     if (limit <= 0) return 0
-    const { rowCount } = await this.#query(this.#statements.PURGE_STATE, [this.#scope, collection, state, olderThan, limit])
-    return rowCount ?? 0
+    const { rows } = await this.#query<{ purged: number }>(this.#statements.PURGE_STATE, [this.#scope, collection, state, olderThan, limit])
+    return rows[0]!.purged
   }
 
   /** A view holding only one scope's entries; it shares this store's pool and tables. */
@@ -211,10 +227,15 @@ export class PostgresKv implements DurableKv {
   }
 
   /** Runs a statement; a lost or unreachable server becomes a retryable `JournalUnavailableError`. */
-  async #query<R extends object>(statement: Prepared | string, values?: unknown[]) {
+  #query<R extends object>(statement: Prepared | string, values?: unknown[]) {
+    if (typeof statement === 'string') return this.#unavailableAs(this.connection.query<R & Record<string, unknown>>(statement))
+    return this.#unavailableAs(this.connection.query<R & Record<string, unknown>>({ name: statement.name, text: statement.text, values }))
+  }
+
+  /** A lost or unreachable server becomes a retryable `JournalUnavailableError`; other errors pass. */
+  async #unavailableAs<T>(work: Promise<T>): Promise<T> {
     try {
-      if (typeof statement === 'string') return await this.connection.query<R & Record<string, unknown>>(statement)
-      return await this.connection.query<R & Record<string, unknown>>({ name: statement.name, text: statement.text, values })
+      return await work
     } catch (error) {
       if (!isUnavailable(error)) throw error
       throw new JournalUnavailableError(`PostgreSQL at ${this.connection.target} is unavailable: ${describeError(error)}`, error)
@@ -254,6 +275,7 @@ function compareOps(a: KvOp, b: KvOp): number {
 
 /** Refuses ops that would store something other backends could not read back the same. */
 function checkOp(op: KvOp): void {
+  if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX)) throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
   if (!Number.isSafeInteger(op.expectVersion) || op.expectVersion < 0) throw new RangeError(`expectVersion of "${op.key}" must be a whole number >= 0, got ${op.expectVersion}`)
   if (op.op === 'delete') return
   if (!Number.isFinite(op.stateTime)) throw new RangeError(`stateTime of "${op.key}" must be a finite number, got ${op.stateTime}`)

@@ -18,7 +18,7 @@ export const POSTGRES_LIMITS = {
   /** Ops of one `write` call sent in one round trip (one transaction); a longer call is split. */
   writeBatchMax: 100,
   /**
-   * Rows per (scope, collection, state) in the counts table. Each connection adds to the row of
+   * Counter rows per (scope, collection, state) (counters.ts). Each connection adds to the row of
    * its own shard, so concurrent writers rarely wait on the same counter row.
    */
   countShards: 64,

@@ -6,9 +6,10 @@
  */
 import type { Json } from '../../core/durability/kv.js'
 import { StoreUnavailableError } from '../../core/errors.js'
+import { refuseUnknownOptions } from '../../core/options.js'
 import type { MessageLogEntry, Store } from '../../core/store.js'
 import { PgConnection, type PostgresConnectionOptions } from './connection.js'
-import { PostgresDurability } from './durability.js'
+import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from './durability.js'
 import * as sql from './store-statements.js'
 import { storeTables, TABLE_PREFIX_DEFAULT, type StoreTables } from './tables.js'
 import { describeError, isUnavailable } from './unavailable.js'
@@ -39,6 +40,7 @@ export class PostgresStore implements Store {
   #starting: Promise<void> | undefined
 
   constructor(options: PostgresStoreOptions) {
+    refuseUnknownOptions('PostgresStore', options, POSTGRES_OPTION_NAMES.filter((name) => name !== 'mustExist'), POSTGRES_MISPLACED)
     this.#tablePrefix = options.tablePrefix ?? TABLE_PREFIX_DEFAULT
     this.tables = storeTables(this.#tablePrefix)
     this.connection = new PgConnection(options)

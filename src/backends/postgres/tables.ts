@@ -34,21 +34,23 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
-/** Names of the journal's objects (`{prefix}durable` and its counts). Quoted unless the field says otherwise. */
+/** Names of the journal's objects (`{prefix}durable` and its indexes). Quoted unless the field says otherwise. */
 export interface DurableTables {
   /** The table prefix they were built from. */
   prefix: string
-  /** The journal table. */
+  /** The journal table: entries, and the counter rows of schema.ts. */
   durable: string
   /** The durable table's bare (unquoted) name, for catalog lookups. */
   durableName: string
-  /** Per-(scope, collection, state) entry counts, kept by the trigger. */
-  counts: string
   dueIndex: string
   stateIndex: string
-  countsFunction: string
-  /** Bare trigger names (trigger names are local to their table). */
-  countTriggers: { insert: string; update: string; delete: string }
+  /** What versions before one-table counting created beside the table, dropped on start (schema.ts). */
+  legacy: {
+    counts: string
+    countsFunction: string
+    /** Bare trigger names (trigger names are local to their table). */
+    countTriggers: { insert: string; update: string; delete: string }
+  }
   /** The text whose hash names the advisory lock that serializes schema creation. */
   lockName: string
 }
@@ -61,11 +63,13 @@ export function durableTables(prefix: string): DurableTables {
     prefix,
     durable: quoteIdentifier(name),
     durableName: name,
-    counts: quoteIdentifier(`${name}_counts`),
     dueIndex: quoteIdentifier(`${name}_due`),
     stateIndex: quoteIdentifier(`${name}_state`),
-    countsFunction: quoteIdentifier(`${name}_count`),
-    countTriggers: { insert: `${name}_count_insert`, update: `${name}_count_update`, delete: `${name}_count_delete` },
+    legacy: {
+      counts: quoteIdentifier(`${name}_counts`),
+      countsFunction: quoteIdentifier(`${name}_count`),
+      countTriggers: { insert: `${name}_count_insert`, update: `${name}_count_update`, delete: `${name}_count_delete` },
+    },
     lockName: `botmesh:schema:${name}`,
   }
 }

@@ -50,6 +50,8 @@ export class RedisConnection {
   /** Whether botmesh opened the client (and so closes it). */
   readonly connectTimeoutMs: number
   readonly commandTimeoutMs: number
+  /** `host:port/db` (or the cluster's nodes), without credentials, for messages. */
+  readonly target: string
   readonly #options: RedisConnectionOptions
   readonly #client: SharedHandle<RedisClient>
 
@@ -61,6 +63,7 @@ export class RedisConnection {
     this.#client = new SharedHandle(options.client)
     this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? REDIS_LIMITS.connectTimeoutMs)
     this.commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? REDIS_LIMITS.commandTimeoutMs)
+    this.target = describeTarget(options)
   }
 
   /** Opens our own client on the first call (rejects with a retryable error when Redis cannot be reached). */
@@ -124,7 +127,27 @@ export class RedisConnection {
       client.disconnect()
       throw redisFailure('connect', error, role)
     }
+    await this.#checkDatabase(client, role)
     return client
+  }
+
+  /**
+   * ioredis selects the URL's database on connect but, when the server refuses it (`/99` on a
+   * server with 16), only emits an error and carries on in database 0: the journal would be read
+   * from, and written to, the wrong database. Selecting it again here turns that into a refusal.
+   */
+  async #checkDatabase(client: RedisClient, role: RedisRole): Promise<void> {
+    const db = 'isCluster' in client && client.isCluster ? 0 : Number((client as Redis).options.db ?? 0)
+    if (db === 0) return
+    try {
+      await withDeadline('select', this.commandTimeoutMs, (client as Redis).select(db), role)
+    } catch (error) {
+      client.disconnect()
+      if (error instanceof Error && /DB index/i.test(error.message)) {
+        throw new ConfigError(`${this.target}: the server has no database ${db} (it said "${error.message}"); check the number after the port in the URL`)
+      }
+      throw redisFailure('select', error, role)
+    }
   }
 
   #create(ioredis: Ioredis): RedisClient {
@@ -186,6 +209,17 @@ async function loadIoredis(): Promise<Ioredis> {
 
 function clusterNodes(cluster: ClusterNode[] | RedisClusterConfig): ClusterNode[] {
   return Array.isArray(cluster) ? cluster : cluster.nodes
+}
+
+function describeTarget(options: RedisConnectionOptions): string {
+  if (options.cluster !== undefined) return `the Redis Cluster at ${clusterNodes(options.cluster).map((node) => (typeof node === 'object' ? `${node.host ?? 'localhost'}:${node.port ?? 6379}` : String(node))).join(',')}`
+  if (options.url === undefined) return 'the given Redis client'
+  try {
+    const url = new URL(options.url)
+    return `Redis at ${url.hostname || 'localhost'}:${url.port || '6379'}, database ${url.pathname.replace(/^\//, '') || '0'}`
+  } catch {
+    return 'the Redis server'
+  }
 }
 
 function positive(name: string, value: number): number {

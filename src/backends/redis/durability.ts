@@ -6,7 +6,21 @@
  * `everysec`).
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
+import { refuseUnknownOptions } from '../../core/options.js'
 import { RedisKv, type RedisKvOptions } from './kv.js'
+
+/** The names `new RedisDurability(…)` takes (`connection` is a store's own, from `store.durability()`). */
+export const REDIS_OPTION_NAMES = ['client', 'url', 'cluster', 'logger', 'connectTimeoutMs', 'commandTimeoutMs', 'prefix', 'mustExist', 'connection'] as const
+
+/** Options other clients or backends take, which a Redis caller may pass by mistake. */
+export const REDIS_MISPLACED: Readonly<Record<string, string>> = {
+  keyPrefix: 'botmesh takes prefix (an ioredis keyPrefix would be applied twice)',
+  tablePrefix: 'Redis takes prefix; tablePrefix is PostgreSQL\'s',
+  host: 'pass url: "redis://host:port"',
+  port: 'pass url: "redis://host:port"',
+  db: 'put the database in the url: "redis://host:port/<db>"',
+  connectionString: 'Redis takes url',
+}
 
 /**
  * Options of `RedisDurability`: exactly one of `client` (yours, never closed by botmesh), `url` or
@@ -21,6 +35,7 @@ export class RedisDurability extends KvDurability {
   declare readonly kv: RedisKv
 
   constructor(options: RedisDurabilityOptions) {
+    refuseUnknownOptions('RedisDurability', options, REDIS_OPTION_NAMES, REDIS_MISPLACED)
     super(new RedisKv(options), { kind: 'redis', shared: true })
   }
 

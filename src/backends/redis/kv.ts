@@ -9,13 +9,21 @@ import { RedisConnection, type RedisClient, type RedisConnectionOptions } from '
 import { decodeEnvelope, encodeEnvelope, lexAfter, lexBefore, scoreBound, stateMember } from './envelope.js'
 import { RedisKeys, type CollectionKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
+import { assertJournalPresent } from './presence.js'
 import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './scripts.js'
 
 /** The scope id of the root view (a store used without `scope()`), as in `MemoryKv`. */
 export const ROOT_SCOPE = ''
 
 /** Options of `RedisKv`: how to reach Redis (or a connection to share), and the key prefix. */
-export type RedisKvOptions = { prefix?: string } & (RedisConnectionOptions | { connection: RedisConnection })
+export type RedisKvOptions = {
+  prefix?: string
+  /**
+   * `start()` refuses a prefix that holds no journal yet (`JOURNAL_MISSING`, naming the prefixes
+   * that hold one) instead of starting empty: for tools that read. @default false
+   */
+  mustExist?: boolean
+} & (RedisConnectionOptions | { connection: RedisConnection })
 
 /** What the root and its scope views share. */
 interface Shared {
@@ -23,6 +31,7 @@ interface Shared {
   keys: RedisKeys
   /** (scope, collection) pairs this process has recorded in the scopes set, or is recording. */
   registered: Map<string, Promise<void>>
+  mustExist: boolean
 }
 
 /** A `DurableKv` over Redis or Redis Cluster, with scopes. */
@@ -36,6 +45,7 @@ export class RedisKv implements DurableKv {
       connection: 'connection' in options ? options.connection : new RedisConnection(options),
       keys: new RedisKeys(options.prefix),
       registered: new Map(),
+      mustExist: options.mustExist === true,
     }
     this.#scope = view?.scope ?? ROOT_SCOPE
   }
@@ -53,6 +63,12 @@ export class RedisKv implements DurableKv {
   async start(): Promise<void> {
     if (this.#started) return
     await this.#shared.connection.acquire('journal')
+    if (this.#shared.mustExist) {
+      await assertJournalPresent(this.#shared.connection, this.#shared.keys, this.#shared.connection.target).catch(async (error: unknown) => {
+        await this.#shared.connection.release()
+        throw error
+      })
+    }
     this.#started = true
   }
 

@@ -20,6 +20,10 @@ export const REDIS_LIMITS = {
   scriptUnpackMax: 1_000,
   /** Members one SSCAN step returns while listing scopes. */
   scopesScanCount: 500,
+  /** Keys one SCAN step looks at while searching for the prefixes that hold a journal (`mustExist`). */
+  journalSearchScanCount: 1_000,
+  /** SCAN steps per node that search, at most: a bound on the time a missing journal takes to report. */
+  journalSearchScansMax: 200,
   /** Entries kept in one chat's message log of a `RedisStore`; older ones are trimmed. */
   messageLogMax: 1_000,
 } as const

@@ -6,9 +6,10 @@
  */
 import type { Json } from '../../core/durability/kv.js'
 import { ConfigError } from '../../core/errors.js'
+import { refuseUnknownOptions } from '../../core/options.js'
 import type { MessageLogEntry, Store } from '../../core/store.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
-import { RedisDurability } from './durability.js'
+import { REDIS_MISPLACED, REDIS_OPTION_NAMES, RedisDurability } from './durability.js'
 import { RedisKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
 import { APPEND_LOG, runScript } from './scripts.js'
@@ -30,6 +31,7 @@ export class RedisStore implements Store {
   #started = false
 
   constructor(options: RedisStoreOptions) {
+    refuseUnknownOptions('RedisStore', options, [...REDIS_OPTION_NAMES.filter((name) => name !== 'connection' && name !== 'mustExist'), 'messageLogMax'], REDIS_MISPLACED)
     this.#connection = new RedisConnection(options)
     this.#keys = new RedisKeys(options.prefix)
     this.#messageLogMax = options.messageLogMax ?? REDIS_LIMITS.messageLogMax

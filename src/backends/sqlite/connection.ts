@@ -11,6 +11,7 @@ import { BotmeshError, ConfigError } from '../../core/errors.js'
 import { loadDriver } from './driver.js'
 import { sqliteFailure, type SqliteRole } from './failure.js'
 import { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
+import { assertJournalPresent } from './presence.js'
 import { assertDurableShape, createSchema } from './schema.js'
 import { DURABLE_SQL, STORE_SQL, prepareAll, type DurableStatements, type StoreStatements } from './statements.js'
 
@@ -18,6 +19,11 @@ import { DURABLE_SQL, STORE_SQL, prepareAll, type DurableStatements, type StoreS
 export interface SqliteConnectionOptions extends SqliteTimeouts {
   /** The database file; its directory is created if missing. */
   file: string
+  /**
+   * The first open refuses a file without a journal (`JOURNAL_MISSING`) instead of creating the
+   * file and the schema: for tools that read. @default false
+   */
+  mustExist?: boolean
 }
 
 /** A reference-counted connection: opened by the first holder, closed by the last. */
@@ -25,6 +31,7 @@ export class SqliteConnection {
   /** The file as given. */
   readonly file: string
   readonly busyTimeoutMs: number
+  readonly mustExist: boolean
   #db: BetterSqlite3.Database | undefined
   #opening: Promise<void> | undefined
   readonly #holders = new Set<object>()
@@ -35,6 +42,7 @@ export class SqliteConnection {
     if (typeof options?.file !== 'string' || options.file.trim() === '') throw new ConfigError('SQLite needs a file: pass { file: "./data/bot.db" }')
     this.file = options.file
     this.busyTimeoutMs = options.busyTimeoutMs ?? SQLITE_LIMITS.busyTimeoutMs
+    this.mustExist = options.mustExist === true
     if (!Number.isInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
       throw new ConfigError(`busyTimeoutMs must be a whole number of milliseconds >= 0, got ${options.busyTimeoutMs}`)
     }
@@ -81,6 +89,7 @@ export class SqliteConnection {
 
   async #open(owner: string, role: SqliteRole): Promise<void> {
     const Database = await loadDriver(owner)
+    if (this.mustExist) assertJournalPresent(Database, this.file, this.busyTimeoutMs)
     prepareFile(this.file)
     let db: BetterSqlite3.Database
     try {

@@ -5,6 +5,7 @@
  * compare-and-set is one statement inside an IMMEDIATE transaction, so no update is lost).
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
+import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import type { CompactReport } from './compact.js'
 import type { SqliteConnection } from './connection.js'
 import { SqliteKv } from './kv.js'
@@ -15,6 +16,22 @@ import type { VerifyReport } from './verify.js'
 export interface SQLiteDurabilityOptions extends SqliteTimeouts {
   /** The database file (created, with its directory, if missing). */
   file: string
+  /**
+   * `start()` refuses a file without a journal (`JOURNAL_MISSING`, naming the tables it has)
+   * and creates nothing: for tools that read. @default false
+   */
+  mustExist?: boolean
+}
+
+/** The names `new SQLiteDurability(…)` takes. */
+const SQLITE_DURABILITY_OPTION_NAMES = optionNames<SQLiteDurabilityOptions>({ file: true, busyTimeoutMs: true, mustExist: true })
+
+/** Options other backends, or the store, take, which a SQLite caller may pass by mistake. */
+export const SQLITE_MISPLACED: Readonly<Record<string, string>> = {
+  path: 'SQLite takes file: { file: "./data/bot.db" }',
+  filename: 'SQLite takes file: { file: "./data/bot.db" }',
+  messageLogMax: 'only SQLiteStore takes it',
+  tablePrefix: 'SQLite keeps the journals in its durable table; tablePrefix is PostgreSQL\'s',
 }
 
 /** A durability backend on a SQLite file, shared by processes on one host. */
@@ -25,6 +42,7 @@ export class SQLiteDurability extends KvDurability {
 
   /** Opens its own connection to `options.file`; the second argument is internal (`SQLiteStore.durability()`). */
   constructor(options: SQLiteDurabilityOptions, connection?: SqliteConnection) {
+    if (!connection) refuseUnknownOptions('SQLiteDurability', options, SQLITE_DURABILITY_OPTION_NAMES, SQLITE_MISPLACED)
     const kv = new SqliteKv(connection ?? options)
     super(kv, { kind: 'sqlite', shared: true })
     this.file = kv.file

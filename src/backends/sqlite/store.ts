@@ -6,9 +6,10 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Json } from '../../core/durability/kv.js'
 import { ConfigError } from '../../core/errors.js'
+import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import type { MessageLogEntry, Store } from '../../core/store.js'
 import { SqliteConnection } from './connection.js'
-import { SQLiteDurability } from './durability.js'
+import { SQLITE_MISPLACED, SQLiteDurability } from './durability.js'
 import { sqliteFailure } from './failure.js'
 import { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
 import type { LogRow, StoreStatements } from './statements.js'
@@ -23,6 +24,9 @@ export interface SQLiteStoreOptions extends SqliteTimeouts {
 
 const OWNER = 'SQLiteStore'
 
+/** The names `new SQLiteStore(…)` takes. */
+const SQLITE_STORE_OPTION_NAMES = optionNames<SQLiteStoreOptions>({ file: true, busyTimeoutMs: true, messageLogMax: true })
+
 /** The bot's store in a SQLite file. */
 export class SQLiteStore implements Store {
   /** The database file. */
@@ -32,6 +36,7 @@ export class SQLiteStore implements Store {
   #durability: SQLiteDurability | undefined
 
   constructor(options: SQLiteStoreOptions) {
+    refuseUnknownOptions('SQLiteStore', options, SQLITE_STORE_OPTION_NAMES, SQLITE_MISPLACED)
     this.#connection = new SqliteConnection(options)
     this.file = this.#connection.file
     this.#messageLogMax = options.messageLogMax ?? SQLITE_LIMITS.messageLogMax

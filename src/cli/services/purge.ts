@@ -42,6 +42,14 @@ export function purgeLanes(kinds: readonly WorkKind[], states: readonly string[]
   return lanes
 }
 
+/**
+ * The exclusive cutoff for records older than `ageMs` at `now`. With 0 the cutoff is just past
+ * `now`, so a record settled in this very millisecond goes too: "older than 0s" means all of them.
+ */
+export function purgeCutoff(now: number, ageMs: number): number {
+  return ageMs === 0 ? now + 1 : now - ageMs
+}
+
 /** Counts what the purge would delete (each lane paged through the index up to a bound). */
 export async function planPurge(journal: Journal, lanes: readonly Lane[], olderThan: number): Promise<PurgePlan> {
   const counted: PurgePlan['lanes'] = []

@@ -38,7 +38,8 @@ export async function verifyPath(target: BackendTarget): Promise<VerifyOutcome> 
     const report = await verifyJournal(target.path)
     const problems: string[] = []
     for (const file of [report.snapshot, report.log]) {
-      if (file.damage) problems.push(`${file.file}: damaged at line ${file.damage.line} (byte offset ${file.damage.offset}): ${file.damage.detail}`)
+      // The code is the one open() refuses the file with, so an operator can match the two.
+      if (file.damage) problems.push(`${file.file}: damaged at line ${file.damage.line} (byte offset ${file.damage.offset}) ${file.damage.code}: ${file.damage.detail}`)
     }
     if (!report.snapshot.exists && !report.log.exists) problems.push(`${target.path} does not exist`)
     return { backend: target.label, kind: 'file', ok: problems.length === 0, problems, report }

@@ -6,7 +6,7 @@ import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { toMs, type Duration } from '../duration.js'
 import { ConfigError } from '../errors.js'
-import { refuseUnknownOptions } from '../options.js'
+import { optionNames, refuseUnknownOptions } from '../options.js'
 import type { DurabilityBackend } from './backend.js'
 import { LIMITS } from './limits.js'
 
@@ -139,21 +139,20 @@ const NOT_YET = 'this version does not coordinate replicas yet: route each chat 
 
 /** Every option name the durability key takes, level by level; anything else is refused, named. */
 function refuseUnknownDurabilityOptions(options: DurabilityOptions): void {
-  refuseUnknownOptions(options, ['backend', 'instanceId', 'failOpen', 'inbox', 'outbox', 'pollMs', 'retention', 'clock'], 'durability', {
+  refuseUnknownOptions('durability', options, optionNames<DurabilityOptions>({ backend: true, instanceId: true, failOpen: true, inbox: true, outbox: true, pollMs: true, retention: true, clock: true }), {
     coordination: NOT_YET,
     providerSession: NOT_YET,
-    leaseMs: 'it belongs under durability.inbox or durability.outbox',
-    backoff: 'it belongs under durability.inbox or durability.outbox',
-    retries: 'it belongs under durability.outbox',
-    maxAttempts: 'it belongs under durability.inbox',
+    leaseMs: 'it belongs under inbox or outbox',
+    backoff: 'it belongs under inbox or outbox',
+    retries: 'it belongs under outbox',
+    maxAttempts: 'it belongs under inbox',
   })
-  refuseUnknownOptions(options.inbox, ['leaseMs', 'maxAttempts', 'backoff', 'mediaRefs'], 'durability.inbox', {
+  refuseUnknownOptions('durability.inbox', options.inbox, optionNames<NonNullable<DurabilityOptions['inbox']>>({ leaseMs: true, maxAttempts: true, backoff: true, mediaRefs: true }), {
     retries: 'inbound events take maxAttempts (runs charged before the dead-letter queue)',
   })
-  refuseUnknownOptions(options.outbox, ['retries', 'backoff', 'inlineMaxMs', 'onAmbiguous', 'onDiverged', 'maxPayloadBytes', 'leaseMs'], 'durability.outbox', {
-    maxAttempts: 'sends take retries (after the first attempt)',
-  })
-  for (const side of ['inbox', 'outbox'] as const) refuseUnknownOptions(options[side]?.backoff, ['baseMs', 'capMs', 'jitter'], `durability.${side}.backoff`)
+  const outbox = optionNames<NonNullable<DurabilityOptions['outbox']>>({ retries: true, backoff: true, inlineMaxMs: true, onAmbiguous: true, onDiverged: true, maxPayloadBytes: true, leaseMs: true })
+  refuseUnknownOptions('durability.outbox', options.outbox, outbox, { maxAttempts: 'sends take retries (after the first attempt)' })
+  for (const side of ['inbox', 'outbox'] as const) refuseUnknownOptions(`durability.${side}.backoff`, options[side]?.backoff, optionNames<BackoffOptions>({ baseMs: true, capMs: true, jitter: true }))
 }
 
 /** `<hostname>/<botId>/<connectionId>`, plus a per-boot suffix on a shared backend. */

@@ -102,20 +102,24 @@ const echoTwice = (bot: Bot) =>
     await ctx.reply(`bye: ${ctx.message.text}`)
   })
 
+/** Waits until the message is done; resolves to its record. */
+const done = (run: Run, chatId: string, eventId: string): Promise<InboxRecord> =>
+  waitFor(async () => {
+    const record = await run.inbox(chatId, eventId)
+    return record?.state === 'done' ? record : undefined
+  }, WAIT)
+
 const texts = (provider: MockProvider) => provider.sent.map((s) => textOf(s.content))
 
 describe.each(BACKENDS)('the promise under faults: %s', (backendName) => {
-  it('a reply whose outbox.journal write fails is not lost: the inbound is released, replayed, and every reply goes out once, in order', async () => {
+  it('a reply whose outbox.journal write fails is not lost: the inbound runs again, and every reply goes out once, in order', async () => {
     const [run] = await start(backendName, echoTwice)
     run!.failNext('outbox.journal', 1)
     await run!.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    const done = await waitFor(async () => {
-      const record = await run!.inbox('c1', 'm1')
-      return record?.state === 'done' ? record : undefined
-    }, WAIT)
+    const record = await done(run!, 'c1', 'm1')
     expect(texts(run!.provider)).toEqual(['echo: hi', 'bye: hi'])
     // Charged like a failure before the handler: a second run replayed it.
-    expect(done.attempts).toBe(2)
+    expect(record.attempts).toBe(2)
     expect(run!.bot.durability!.metrics().inboundReplayed).toBe(1)
     expect(run!.errors.some((e) => e instanceof JournalUnavailableError)).toBe(true)
   })
@@ -128,7 +132,7 @@ describe.each(BACKENDS)('the promise under faults: %s', (backendName) => {
       if (call.op === 'write' && call.name === 'outbox.journal' && ++journaled === 2) throw new Error('the journal blinked (scripted)')
     })
     await run!.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    await waitFor(async () => (await run!.inbox('c1', 'm1'))?.state === 'done', WAIT)
+    await done(run!, 'c1', 'm1')
     expect(texts(run!.provider)).toEqual(['echo: hi', 'bye: hi'])
     expect(run!.bot.durability!.metrics().outboxDeduped).toBeGreaterThanOrEqual(1)
   })
@@ -137,7 +141,7 @@ describe.each(BACKENDS)('the promise under faults: %s', (backendName) => {
     const [run] = await start(backendName, echoTwice)
     run!.failNext('outbox.markSent', 2)
     await run!.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    await waitFor(async () => (await run!.inbox('c1', 'm1'))?.state === 'done', WAIT)
+    await done(run!, 'c1', 'm1')
     const key = `${inboxRecordId('mock', 'c1', 'm1')}:1`
     expect((await run!.bot.durability!.outbox.get(key))?.state).toBe('sent')
     expect(texts(run!.provider)).toEqual(['echo: hi', 'bye: hi'])
@@ -148,10 +152,7 @@ describe.each(BACKENDS)('the promise under faults: %s', (backendName) => {
     const [run] = await start(backendName, echoTwice)
     run!.failNext('inbox.complete', 3)
     await run!.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    const record = await waitFor(async () => {
-      const found = await run!.inbox('c1', 'm1')
-      return found?.state === 'done' ? found : undefined
-    }, WAIT)
+    const record = await done(run!, 'c1', 'm1')
     expect(record.attempts).toBe(1)
     expect(texts(run!.provider)).toEqual(['echo: hi', 'bye: hi'])
   })
@@ -160,10 +161,7 @@ describe.each(BACKENDS)('the promise under faults: %s', (backendName) => {
     const [run] = await start(backendName, echoTwice)
     run!.failNext('inbox.complete', LIMITS.settlingWriteAttemptsMax + 2)
     await run!.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    const record = await waitFor(async () => {
-      const found = await run!.inbox('c1', 'm1')
-      return found?.state === 'done' ? found : undefined
-    }, WAIT)
+    const record = await done(run!, 'c1', 'm1')
     expect(record.attempts).toBe(2)
     expect(texts(run!.provider)).toEqual(['echo: hi', 'bye: hi'])
     expect(run!.bot.durability!.metrics().outboxDeduped).toBe(2)
@@ -174,7 +172,7 @@ describe.each(BACKENDS)('the promise under faults: %s', (backendName) => {
     run!.failNext('outbox.journal', 1)
     await run!.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
     await run!.provider.receive({ id: 'm2', chatId: 'c1', text: 'second' })
-    await waitFor(async () => (await run!.inbox('c1', 'm2'))?.state === 'done', WAIT)
+    await done(run!, 'c1', 'm2')
     expect(texts(run!.provider)).toEqual(['echo: first', 'bye: first', 'echo: second', 'bye: second'])
   })
 

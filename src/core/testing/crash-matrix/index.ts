@@ -3,5 +3,5 @@ export { deterministicCases, randomCases, randomCase, POLICIES, type CrashCase, 
 export { runCrashCase, type CrashBackendFactory, type CrashCaseOptions, type CrashCaseResult } from './runner.js'
 export { CRASH_CASE_LIMITS, type CrashCaseLimits } from './limits.js'
 export { CrashCaseCleanupError, CrashCaseInterruptedError, CrashCaseTimeoutError } from './errors.js'
-export { tally, violations, type Tally } from './checker.js'
-export { expectedSends, workloadMessages } from './workload.js'
+export { tally, violations, type Miss, type Tally } from './checker.js'
+export { expectedSends, workloadMessages, type ExpectedSend } from './workload.js'

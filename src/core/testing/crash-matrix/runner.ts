@@ -72,7 +72,7 @@ export async function runCrashCase(factory: CrashBackendFactory, testCase: Crash
       problems.push(new CrashCaseCleanupError(testCase.seed, detail, cleaned).message)
     }
   }
-  const counts = tally(expectedSends(), run.accepted(), run.ambiguous.size)
+  const counts = tally(expectedSends(), run.accepted(), run.ambiguous)
   problems.push(...violations(counts, testCase.policy))
   return {
     name: testCase.name,

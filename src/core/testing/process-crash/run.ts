@@ -66,7 +66,7 @@ export async function runProcessCrash(options: ProcessCrashOptions): Promise<Pro
     problems.push(...(await journalProblems(backend, WORKLOAD_SCOPE, ambiguous)))
   }
   const accepted = lines.flatMap((line) => ('sent' in line ? [line.sent] : []))
-  const counts = tally(expectedSends(), accepted, ambiguous.size)
+  const counts = tally(expectedSends(), accepted, ambiguous)
   problems.push(...violations(counts, options.policy))
   return { seed: options.seed, policy: options.policy, killOn, nth, killed: first === 'killed', ...counts, ok: problems.length === 0, problems }
 }

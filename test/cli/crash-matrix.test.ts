@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import { CRASH_POINTS } from '../../src/core/durability/crash-points.js'
 import { REDIS_URL, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { BIN, ROOT, botmesh, jsonOf } from './helpers.js'
@@ -15,7 +16,7 @@ interface CrashReport {
   cases: number
   failed: number
   interrupted: boolean
-  results: { name: string; ok: boolean; seed: number; crashed: boolean; problems: string[]; reached: string[] }[]
+  results: { name: string; ok: boolean; seed: number; crashed: boolean; problems: string[]; reached: string[]; details: Record<string, string[]> }[]
 }
 
 /** The case `--random 20 --seed 1` draws whose crash lands in the bot's graceful stop. */
@@ -27,6 +28,20 @@ describe.concurrent('crash-matrix ends with a verdict', () => {
     expect(result.code, result.stderr).toBe(0)
     const report = jsonOf<CrashReport>(result)
     expect(report.results.map((r) => [r.name, r.ok, r.crashed])).toEqual([[`random seed ${STOP_CRASH_SEED}: before instances.beat #2 (resend)`, true, true]])
+  })
+})
+
+describe('crash-matrix: one --seed, one report', () => {
+  it('the same --seed runs the same cases in the same order, and lists every list in the report in a fixed order', async () => {
+    const args = ['crash-matrix', '--backend', 'memory', '--seed', '11', '--random', '3', '--match', 'random', '--json']
+    const [first, second] = [jsonOf<CrashReport>(await botmesh(args)), jsonOf<CrashReport>(await botmesh(args))]
+    const cases = (report: CrashReport) => report.results.map((r) => [r.name, r.seed])
+    expect(cases(second)).toEqual(cases(first))
+    expect(first.results).toHaveLength(3)
+    for (const result of [...first.results, ...second.results]) {
+      expect(result.reached, result.name).toEqual(CRASH_POINTS.filter((point) => result.reached.includes(point)))
+      for (const [list, items] of Object.entries(result.details)) expect(items, `${result.name}: ${list}`).toEqual([...items].sort())
+    }
   })
 })
 

@@ -3,6 +3,7 @@ import type { Bot } from '../../bot.js'
 import type { InboundEvent } from '../../provider.js'
 import type { CrashableBackend } from '../crashable.js'
 import type { CrashableProvider } from '../crashable-provider.js'
+import { seededDraw } from './random.js'
 
 /**
  * Delivers the messages (chats in parallel, in order within a chat) and stops the bot once it is
@@ -39,7 +40,12 @@ export async function runGeneration(
   return Promise.race([crashed, work])
 }
 
-/** What the channel redelivers after a crash: every message not acknowledged, and a seeded few that were. */
-export function redeliveries(chats: InboundEvent[][], acknowledged: Set<string>, random: () => number): InboundEvent[][] {
-  return chats.map((messages) => messages.filter((event) => !acknowledged.has(event.id) || random() < 0.3))
+/**
+ * What the channel redelivers to `generation` after a crash: every message not acknowledged, and a
+ * seeded few that were. Each choice is drawn from the seed, the generation and the message alone:
+ * how many messages were acknowledged before the crash depends on timing, and must not shift the
+ * case's other seeded draws.
+ */
+export function redeliveries(chats: InboundEvent[][], acknowledged: Set<string>, seed: number, generation: number): InboundEvent[][] {
+  return chats.map((messages) => messages.filter((event) => !acknowledged.has(event.id) || seededDraw(seed, `redeliver ${generation} ${event.id}`) < 0.3))
 }

@@ -8,7 +8,7 @@
  * its seed) and by the caller's abort signal, and its throwaway data is removed on every path.
  */
 import type { DurabilityBackend } from '../../durability/backend.js'
-import type { CrashPoint } from '../../durability/crash-points.js'
+import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
 import { textOf } from '../../hooks.js'
 import { crashable, type CrashableBackend } from '../crashable.js'
 import { CrashableProvider } from '../crashable-provider.js'
@@ -36,7 +36,7 @@ export interface CrashCaseResult extends Tally {
   seed: number
   /** Whether the case's own crash happened (a random occurrence may not exist). */
   crashed: boolean
-  /** Every journal write reached, for coverage. */
+  /** Every crash point reached, for coverage, in CRASH_POINTS' order. */
   reached: CrashPoint[]
   generations: number
   ok: boolean
@@ -130,7 +130,7 @@ class CaseRun {
       const bot = workloadBot({ backend: wrapped, provider, store, onAmbiguous: testCase.policy })
       bot.on('durability:ambiguous', ({ key }: { key: string }) => this.ambiguous.set(key, (this.ambiguous.get(key) ?? 0) + 1))
       this.step = `generation ${generation} (${step ? `armed ${step.when} ${step.point} #${step.nth ?? 1}` : 'runs to the end'})`
-      const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, this.#random)
+      const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, testCase.seed, generation)
       const outcome = await this.#unlessCutOff(runGeneration(bot, provider, wrapped, messages, acknowledged))
       if (outcome === 'stopped') break
       if (generation === testCase.crashes.length - 1) this.crashedTarget = true
@@ -157,9 +157,10 @@ class CaseRun {
     return this.#providers.flatMap((provider) => provider.sent.map((sent) => ({ chatId: sent.chatId, text: textOf(sent.content) ?? '' })))
   }
 
-  /** Every journal write some generation reached. */
+  /** Every crash point some generation reached, in CRASH_POINTS' order (first-reached order varies with timing). */
   reached(): CrashPoint[] {
-    return [...new Set(this.#wrappers.flatMap((wrapped) => [...wrapped.reached.keys()] as CrashPoint[]))]
+    const reached = new Set<string>(this.#wrappers.flatMap((wrapped) => [...wrapped.reached.keys()]))
+    return CRASH_POINTS.filter((point) => reached.has(point))
   }
 
   /** Takes a new backend as the case's; one that arrives after the cut-off is removed at once. */

@@ -51,29 +51,30 @@ export interface CrashCaseOptions extends CrashCaseLimits {
 /** Runs one case to a verdict. */
 export async function runCrashCase(factory: CrashBackendFactory, testCase: CrashCase, options: CrashCaseOptions = {}): Promise<CrashCaseResult> {
   const caseTimeoutMs = options.caseTimeoutMs ?? CRASH_CASE_LIMITS.caseTimeoutMs
-  const cleanupTimeoutMs = options.cleanupTimeoutMs ?? CRASH_CASE_LIMITS.cleanupTimeoutMs
   const run = new CaseRun(factory, testCase)
   const problems: string[] = []
+  let finished = false
   try {
     const outcome = await within(run.execute(), caseTimeoutMs, options.signal)
-    if (outcome.done) problems.push(...outcome.value)
-    else {
+    if (outcome.done) {
+      finished = true
+      problems.push(...outcome.value)
+    } else {
       run.cutOff()
       const error = outcome.reason === 'timeout' ? new CrashCaseTimeoutError(testCase.seed, caseTimeoutMs, run.step) : new CrashCaseInterruptedError(testCase.seed, run.step)
       problems.push(error.message)
     }
   } catch (error) {
+    // A generation that threw may still have a bot running: it dies as at a crash before the cleanup.
+    run.cutOff()
     problems.push(`the case (seed ${testCase.seed}) failed at ${run.step}: ${error instanceof Error ? error.message : String(error)}`)
   } finally {
-    // Not bounded by the signal: an interrupted case still removes its data (a second Ctrl-C quits at once).
-    const cleaned = await within(run.cleanup(), cleanupTimeoutMs).catch((error: unknown) => error)
-    if (!(typeof cleaned === 'object' && cleaned !== null && 'done' in cleaned && cleaned.done)) {
-      const detail = cleaned instanceof Error ? cleaned.message : `the cleanup did not finish within ${cleanupTimeoutMs} ms`
-      problems.push(new CrashCaseCleanupError(testCase.seed, detail, cleaned).message)
-    }
+    const left = await removeData(run, testCase.seed, options.cleanupTimeoutMs ?? CRASH_CASE_LIMITS.cleanupTimeoutMs)
+    if (left) problems.push(left.message)
   }
   const counts = tally(expectedSends(), run.accepted(), run.ambiguous)
-  problems.push(...violations(counts, testCase.policy))
+  // A case cut off before its end lost nothing yet: only a case that ran to the end gets the oracle's verdict.
+  if (finished) problems.push(...violations(counts, testCase.policy))
   return {
     name: testCase.name,
     policy: testCase.policy,
@@ -84,6 +85,19 @@ export async function runCrashCase(factory: CrashBackendFactory, testCase: Crash
     ...counts,
     ok: problems.length === 0,
     problems,
+  }
+}
+
+/**
+ * Removes the case's throwaway data, bounded by `limitMs` but not by the abort signal: an
+ * interrupted case still removes its data (a second Ctrl-C quits at once). Resolves to what went wrong.
+ */
+async function removeData(run: CaseRun, seed: number, limitMs: number): Promise<CrashCaseCleanupError | undefined> {
+  try {
+    const cleaned = await within(run.cleanup(), limitMs)
+    return cleaned.done ? undefined : new CrashCaseCleanupError(seed, `the cleanup did not finish within ${limitMs} ms`)
+  } catch (error) {
+    return new CrashCaseCleanupError(seed, error instanceof Error ? error.message : String(error), error)
   }
 }
 

@@ -26,6 +26,7 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
     .action(async (options: { seed?: string; random: string; policy: string; caseSeed?: string; match?: string; caseTimeout: string }) => {
       const seed = options.seed === undefined ? todaysSeed() : parseCount(options.seed, '--seed', { min: 0 })
       const policy = parseChoice(options.policy, ['skip', 'resend', 'both'] as const, '--policy')
+      const caseTimeoutMs = parseCount(options.caseTimeout, '--case-timeout', { min: 1 })
       const cases = crashCases({
         policies: policy === 'both' ? ['skip', 'resend'] : [policy],
         seed,
@@ -35,7 +36,6 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
       })
       const { label, factory } = suiteFactory(cli, 'crash-matrix')
       const progress = cli.out.progress('crash matrix', cases.length)
-      const caseTimeoutMs = parseCount(options.caseTimeout, '--case-timeout', { min: 1 })
       const onResult = (result: { name: string }, index: number) => progress.update(index + 1, result.name)
       const report = await runCrashMatrix(label, factory, cases, seed, { signal: cli.signal, caseTimeoutMs, onResult }).finally(() => progress.done())
       cli.out.result(report, crashMatrixView)

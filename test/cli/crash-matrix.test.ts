@@ -4,12 +4,16 @@
  * Ctrl-C cuts the case off and still removes its throwaway keys, and one --seed gives one report.
  */
 import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { CRASH_POINTS } from '../../src/core/durability/crash-points.js'
 import { REDIS_URL, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
 import { waitFor } from '../../test-utils/wait.js'
-import { BIN, ROOT, botmesh, jsonOf } from './helpers.js'
+import { BIN, ROOT, botmesh, jsonOf, useTempDirs } from './helpers.js'
+
+const tempDir = useTempDirs()
 
 interface CrashReport {
   seed: number
@@ -28,6 +32,25 @@ describe.concurrent('crash-matrix ends with a verdict', () => {
     expect(result.code, result.stderr).toBe(0)
     const report = jsonOf<CrashReport>(result)
     expect(report.results.map((r) => [r.name, r.ok, r.crashed])).toEqual([[`random seed ${STOP_CRASH_SEED}: before instances.beat #2 (resend)`, true, true]])
+  })
+})
+
+describe('crash-matrix: --case-timeout', () => {
+  it('a case over the limit is a failed case with its seed (exit 1), and the run goes on to its verdict', async () => {
+    // Every case sleeps 250 ms in a handler of the workload, so none fits in 1 ms.
+    const dir = tempDir()
+    const result = await botmesh(['crash-matrix', '--backend', `sqlite:${join(dir, 'bot.db')}`, '--case-seed', STOP_CRASH_SEED, '--case-timeout', '1', '--json'])
+    expect(result.code, result.stderr).toBe(1)
+    const report = jsonOf<CrashReport>(result)
+    expect(report).toMatchObject({ cases: 1, failed: 1 })
+    expect(report.results[0]!.problems[0]).toMatch(new RegExp(`^the case \\(seed ${STOP_CRASH_SEED}\\) did not finish within 1 ms; it was at: `))
+    // The throwaway instance (made beside the file the URL names) is gone, even one cut off while it opened.
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('a limit that is not a positive count is bad usage', async () => {
+    const result = await botmesh(['crash-matrix', '--backend', 'memory', '--case-timeout', '0'])
+    expect(result.code).toBe(2)
   })
 })
 

@@ -116,6 +116,8 @@ class CaseRun {
   readonly #wrappers: CrashableBackend[] = []
   readonly #providers: CrashableProvider[] = []
   #backend: DurabilityBackend | undefined
+  /** A backend being opened (created, or reopened after a crash), until it is adopted. */
+  #opening: Promise<DurabilityBackend> | undefined
   #cutOff = false
 
   constructor(
@@ -161,9 +163,15 @@ class CaseRun {
     this.#wrappers.at(-1)?.crashNow()
   }
 
-  /** Removes the case's data (the latest backend holds all of it). */
+  /**
+   * Removes the case's data. The latest backend holds all of it; when the case was cut off while a
+   * backend was being opened (created, or reopened after a crash), the one being opened does, so it
+   * is awaited: left to settle on its own, the process could exit before its data is removed.
+   */
   async cleanup(): Promise<void> {
-    if (this.#backend) await this.factory.cleanup?.(this.#backend)
+    const late = await this.#opening?.catch(() => undefined)
+    const backend = late ?? this.#backend
+    if (backend) await this.factory.cleanup?.(backend)
   }
 
   /** What the channel accepted, over every generation. */
@@ -177,13 +185,12 @@ class CaseRun {
     return CRASH_POINTS.filter((point) => reached.has(point))
   }
 
-  /** Takes a new backend as the case's; one that arrives after the cut-off is removed at once. */
+  /** Takes a new backend as the case's; one that arrives after the cut-off is left to cleanup(). */
   async #adopt(opening: Promise<DurabilityBackend>): Promise<void> {
+    this.#opening = opening
     const backend = await opening
-    if (this.#cutOff) {
-      await this.factory.cleanup?.(backend)
-      throw new CaseCutOff()
-    }
+    if (this.#cutOff) throw new CaseCutOff()
+    this.#opening = undefined
     this.#backend = backend
   }
 

@@ -164,14 +164,15 @@ class CaseRun {
   }
 
   /**
-   * Removes the case's data. The latest backend holds all of it; when the case was cut off while a
-   * backend was being opened (created, or reopened after a crash), the one being opened does, so it
-   * is awaited: left to settle on its own, the process could exit before its data is removed.
+   * Removes the case's data: the latest backend holds all of it. When the case was cut off while a
+   * backend was being opened (created, or reopened after a crash), that one is awaited and removed
+   * too (the caller bounds the wait): left to settle on its own, the process could exit before its
+   * data is removed.
    */
   async cleanup(): Promise<void> {
+    if (this.#backend) await this.factory.cleanup?.(this.#backend)
     const late = await this.#opening?.catch(() => undefined)
-    const backend = late ?? this.#backend
-    if (backend) await this.factory.cleanup?.(backend)
+    if (late) await this.factory.cleanup?.(late)
   }
 
   /** What the channel accepted, over every generation. */

@@ -172,7 +172,7 @@ class CaseRun {
   async cleanup(): Promise<void> {
     if (this.#backend) await this.factory.cleanup?.(this.#backend)
     const late = await this.#opening?.catch(() => undefined)
-    if (late) await this.factory.cleanup?.(late)
+    if (late && late !== this.#backend) await this.factory.cleanup?.(late)
   }
 
   /** What the channel accepted, over every generation. */

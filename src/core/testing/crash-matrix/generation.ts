@@ -3,6 +3,7 @@ import type { Bot } from '../../bot.js'
 import type { InboundEvent } from '../../provider.js'
 import type { CrashableBackend } from '../crashable.js'
 import type { CrashableProvider } from '../crashable-provider.js'
+import { unsettledCounts, WORKLOAD_SCOPE } from './journal-check.js'
 import { seededDraw } from './random.js'
 
 /**
@@ -17,12 +18,13 @@ export async function runGeneration(
   wrapped: CrashableBackend,
   chats: InboundEvent[][],
   acknowledged: Set<string>,
+  settleTimeoutMs: number,
 ): Promise<'crashed' | 'stopped'> {
   const crashed = wrapped.whenCrashed().then(() => 'crashed' as const)
   const work = (async () => {
     await bot.start()
-    // Let the first sweep take back what an earlier generation left, before new messages arrive.
-    await bot.idle()
+    // Let the sweeps take back what an earlier generation left (once its leases expire), before new messages arrive.
+    await settle(bot, wrapped, settleTimeoutMs)
     await Promise.all(
       chats.map(async (messages) => {
         for (const event of messages) {
@@ -31,13 +33,32 @@ export async function runGeneration(
         }
       }),
     )
-    await bot.idle()
+    await settle(bot, wrapped, settleTimeoutMs)
     await bot.stop()
     return 'stopped' as const
   })()
   // A crash may leave `work` rejected later on; the crash is the outcome then.
   work.catch(() => undefined)
   return Promise.race([crashed, work])
+}
+
+/** How often a generation looks at the journal again while it waits for it to settle. */
+const SETTLE_POLL_MS = 20
+
+/**
+ * Waits until the bot is idle and the journal settled, or `limitMs` passed (the journal check then
+ * reports what is left). Idle alone is not enough: a retry backed off a few ms is not due now, and
+ * a record leased by a dead generation is not due until its lease expires.
+ */
+async function settle(bot: Bot, wrapped: CrashableBackend, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs
+  const journal = wrapped.journal(WORKLOAD_SCOPE)
+  for (;;) {
+    await bot.idle()
+    const left = await unsettledCounts(journal)
+    if ((left.inbox === 0 && left.outbox === 0) || Date.now() > deadline) return
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS))
+  }
 }
 
 /**

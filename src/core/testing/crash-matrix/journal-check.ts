@@ -1,8 +1,18 @@
 /** The crash matrix's check of the journal a case leaves: everything settled, the poisoned message dead. */
-import type { DurabilityBackend } from '../../durability/backend.js'
+import type { DurabilityBackend, Journal } from '../../durability/backend.js'
 
 /** The scope the workload bot works in. */
 export const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
+
+/** Records not yet in a final state: an inbox record pending, processing or failed; a send pending, sending or failed. */
+export async function unsettledCounts(journal: Journal): Promise<{ inbox: number; outbox: number }> {
+  const inbox = await journal.count('inbox')
+  const outbox = await journal.count('outbox')
+  return {
+    inbox: (inbox.pending ?? 0) + (inbox.processing ?? 0) + (inbox.failed ?? 0),
+    outbox: (outbox.pending ?? 0) + (outbox.sending ?? 0) + (outbox.failed ?? 0),
+  }
+}
 
 /**
  * The journal must end settled: every inbound done (the poisoned one dead), no send left pending.
@@ -19,8 +29,7 @@ export async function journalProblems(backend: DurabilityBackend, scopeId: strin
     const problems: string[] = []
     const inbox = await journal.count('inbox')
     const outbox = await journal.count('outbox')
-    const unsettledInbox = (inbox.pending ?? 0) + (inbox.processing ?? 0) + (inbox.failed ?? 0)
-    const unsettledOutbox = (outbox.pending ?? 0) + (outbox.sending ?? 0) + (outbox.failed ?? 0)
+    const { inbox: unsettledInbox, outbox: unsettledOutbox } = await unsettledCounts(journal)
     if (unsettledInbox > 0) problems.push(`inbox not settled: ${JSON.stringify(inbox)}`)
     if (unsettledOutbox > 0) {
       const stuck = (await Promise.all(['pending', 'sending', 'failed'].map((state) => journal.list('outbox', { state, limit: 5 })))).flat()

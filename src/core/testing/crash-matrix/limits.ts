@@ -7,6 +7,14 @@ export const CRASH_CASE_LIMITS = {
    * @default 60_000
    */
   caseTimeoutMs: 60_000,
+  /**
+   * How long a generation waits for the journal to settle, at its start (what a dead generation
+   * left, once its leases expire) and before its graceful stop (retries that are not due yet):
+   * `bot.idle()` only says nothing is due *now*. A journal still unsettled after this is reported
+   * by the journal check.
+   * @default 10_000
+   */
+  settleTimeoutMs: 10_000,
   /** Removing a case's throwaway data (after a verdict, a timeout or an interrupt) that takes longer is reported. @default 30_000 */
   cleanupTimeoutMs: 30_000,
 } as const

@@ -51,7 +51,7 @@ export interface CrashCaseOptions extends CrashCaseLimits {
 /** Runs one case to a verdict. */
 export async function runCrashCase(factory: CrashBackendFactory, testCase: CrashCase, options: CrashCaseOptions = {}): Promise<CrashCaseResult> {
   const caseTimeoutMs = options.caseTimeoutMs ?? CRASH_CASE_LIMITS.caseTimeoutMs
-  const run = new CaseRun(factory, testCase)
+  const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs)
   const problems: string[] = []
   let finished = false
   try {
@@ -123,6 +123,7 @@ class CaseRun {
   constructor(
     private readonly factory: CrashBackendFactory,
     private readonly testCase: CrashCase,
+    private readonly settleTimeoutMs: number,
   ) {
     this.#random = seededRandom(testCase.seed)
   }
@@ -147,7 +148,7 @@ class CaseRun {
       bot.on('durability:ambiguous', ({ key }: { key: string }) => this.ambiguous.set(key, (this.ambiguous.get(key) ?? 0) + 1))
       this.step = `generation ${generation} (${step ? `armed ${step.when} ${step.point} #${step.nth ?? 1}` : 'runs to the end'})`
       const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, testCase.seed, generation)
-      const outcome = await this.#unlessCutOff(runGeneration(bot, provider, wrapped, messages, acknowledged))
+      const outcome = await this.#unlessCutOff(runGeneration(bot, provider, wrapped, messages, acknowledged, this.settleTimeoutMs))
       if (outcome === 'stopped') break
       if (generation === testCase.crashes.length - 1) this.crashedTarget = true
       this.step = `restarting after generation ${generation} crashed`

@@ -95,9 +95,10 @@ function fileFactory(kind: 'file' | 'sqlite', parent: string): ThrowawayFactory 
     async restart(crashed) {
       const dir = dirs.get(crashed)!
       await release(crashed)
-      dirs.delete(crashed)
       const backend = await open(dir)
       dirs.set(backend, dir)
+      // Forgotten only now: a restart that fails or is given up on still lets cleanup(crashed) remove the dir.
+      dirs.delete(crashed)
       return backend
     },
     async cleanup(backend) {
@@ -129,9 +130,9 @@ function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
     async restart(crashed) {
       const dir = dirs.get(crashed)!
       await (crashed as Events).journalOfEvents.close()
-      dirs.delete(crashed)
       const backend = await open(dir)
       dirs.set(backend, dir)
+      dirs.delete(crashed)
       return backend
     },
     async cleanup(backend) {

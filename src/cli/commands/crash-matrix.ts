@@ -4,6 +4,7 @@ import type { Cli } from '../context.js'
 import { parseChoice, parseCount } from '../config.js'
 import { ReportedFailure } from '../errors.js'
 import { examples } from '../options.js'
+import { CRASH_CASE_LIMITS } from '../../core/testing/crash-matrix/index.js'
 import { crashCases, runCrashMatrix } from '../services/crash-matrix.js'
 import { crashMatrixView } from '../views/checks.js'
 import { suiteFactory } from './suites.js'
@@ -20,10 +21,12 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
     .option('--policy <policy>', 'onAmbiguous policy: skip, resend or both', 'both')
     .option('--case-seed <n>', 'run only the random case this seed stands for (printed by a failure)')
     .option('--match <text>', 'only cases whose name contains this (e.g. outbox.markSent)')
+    .option('--case-timeout <ms>', 'a case that takes longer fails with its seed', String(CRASH_CASE_LIMITS.caseTimeoutMs))
     .addHelpText('after', examples('botmesh crash-matrix --backend sqlite', 'botmesh crash-matrix --backend redis --policy skip --random 50 --seed 7', 'botmesh crash-matrix --backend postgres --case-seed 123456789'))
-    .action(async (options: { seed?: string; random: string; policy: string; caseSeed?: string; match?: string }) => {
+    .action(async (options: { seed?: string; random: string; policy: string; caseSeed?: string; match?: string; caseTimeout: string }) => {
       const seed = options.seed === undefined ? todaysSeed() : parseCount(options.seed, '--seed', { min: 0 })
       const policy = parseChoice(options.policy, ['skip', 'resend', 'both'] as const, '--policy')
+      const caseTimeoutMs = parseCount(options.caseTimeout, '--case-timeout', { min: 1 })
       const cases = crashCases({
         policies: policy === 'both' ? ['skip', 'resend'] : [policy],
         seed,
@@ -33,8 +36,10 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
       })
       const { label, factory } = suiteFactory(cli, 'crash-matrix')
       const progress = cli.out.progress('crash matrix', cases.length)
-      const report = await runCrashMatrix(label, factory, cases, seed, { signal: cli.signal, onResult: (result, index) => progress.update(index + 1, result.name) }).finally(() => progress.done())
+      const onResult = (result: { name: string }, index: number) => progress.update(index + 1, result.name)
+      const report = await runCrashMatrix(label, factory, cases, seed, { signal: cli.signal, caseTimeoutMs, onResult }).finally(() => progress.done())
       cli.out.result(report, crashMatrixView)
+      if (report.interrupted) throw new ReportedFailure(`interrupted after ${report.cases} of ${cases.length} crash case(s) on ${label}`)
       if (report.failed > 0) throw new ReportedFailure(`${report.failed} of ${report.cases} crash case(s) failed on ${label}`)
     })
 }

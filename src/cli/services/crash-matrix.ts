@@ -10,6 +10,7 @@ import {
   randomCases,
   runCrashCase,
   type CrashCase,
+  type CrashCaseLimits,
   type CrashCaseResult,
 } from '../../core/testing/crash-matrix/index.js'
 import type { ThrowawayFactory } from '../../backends/throwaway.js'
@@ -34,6 +35,8 @@ export interface CrashMatrixReport {
   instances: string
   seed: number
   cases: number
+  /** Whether Ctrl-C stopped the run: the case running then is reported failed, later ones did not run. */
+  interrupted: boolean
   passed: number
   failed: number
   crashedAsAimed: number
@@ -55,19 +58,21 @@ export function crashCases(selection: CrashSelection): CrashCase[] {
   return chosen
 }
 
+/** How the matrix runs: each case's time limits, progress, and Ctrl-C. */
+export interface CrashMatrixOptions extends CrashCaseLimits {
+  onResult?: (result: CrashCaseResult, index: number, total: number) => void
+  /** Cuts off the case running (its throwaway data is still removed) and runs no more. */
+  signal?: AbortSignal
+}
+
 /** Runs the cases one after another, reporting each as it finishes. */
-export async function runCrashMatrix(
-  label: string,
-  factory: ThrowawayFactory,
-  cases: readonly CrashCase[],
-  seed: number,
-  options: { onResult?: (result: CrashCaseResult, index: number, total: number) => void; signal?: AbortSignal } = {},
-): Promise<CrashMatrixReport> {
+export async function runCrashMatrix(label: string, factory: ThrowawayFactory, cases: readonly CrashCase[], seed: number, options: CrashMatrixOptions = {}): Promise<CrashMatrixReport> {
   const started = performance.now()
   const results: CrashCaseResult[] = []
+  const { onResult: _onResult, ...caseOptions } = options
   for (const [index, testCase] of cases.entries()) {
     if (options.signal?.aborted) break
-    const result = await runCrashCase(factory, testCase)
+    const result = await runCrashCase(factory, testCase, caseOptions)
     results.push(result)
     options.onResult?.(result, index, cases.length)
   }
@@ -78,6 +83,7 @@ export async function runCrashMatrix(
     instances: factory.description,
     seed,
     cases: results.length,
+    interrupted: options.signal?.aborted ?? false,
     passed: results.length - failed,
     failed,
     crashedAsAimed: results.filter((result) => result.crashed).length,

@@ -12,14 +12,17 @@ import type { RecordKind } from '../durability/records.js'
 export interface CrashSite {
   point: CrashPoint
   when: 'before' | 'after'
+  /** Which write of that name it was, counted from the arming (the `nth` asked for; 0 for crashNow). */
   occurrence: number
 }
 
 interface Armed {
   point: CrashPoint
   when: 'before' | 'after'
-  /** Crash at this occurrence of the point (1-based). */
+  /** Crash at this occurrence of the point after the arming (1-based). */
   nth: number
+  /** How many writes of that name were reached before the arming: they do not count. */
+  reachedBefore: number
 }
 
 const never = <T>(): Promise<T> => new Promise<T>(() => {})
@@ -40,16 +43,18 @@ export class CrashableBackend implements DurabilityBackend {
     this.scoped = inner.scoped
   }
 
-  /** Crash right before the `nth` write named `point`: it never reaches the backend. */
+  /**
+   * Crash right before the `nth` write named `point` from now on: it never reaches the backend. May
+   * be armed at any moment (inside a handler, after that point was already reached); arming again
+   * replaces the earlier arming.
+   */
   crashBefore(point: CrashPoint, options: { nth?: number } = {}): this {
-    this.#armed = { point, when: 'before', nth: options.nth ?? 1 }
-    return this
+    return this.#arm(point, 'before', options.nth ?? 1)
   }
 
-  /** Crash right after the `nth` write named `point` landed. */
+  /** Crash right after the `nth` write named `point` from now on landed (armed at any moment, as crashBefore). */
   crashAfter(point: CrashPoint, options: { nth?: number } = {}): this {
-    this.#armed = { point, when: 'after', nth: options.nth ?? 1 }
-    return this
+    return this.#arm(point, 'after', options.nth ?? 1)
   }
 
   /** Crash now, wherever the bot is. */
@@ -102,21 +107,28 @@ export class CrashableBackend implements DurabilityBackend {
     } as Journal
   }
 
+  #arm(point: CrashPoint, when: 'before' | 'after', nth: number): this {
+    if (!Number.isInteger(nth) || nth < 1) throw new RangeError(`crash${when === 'before' ? 'Before' : 'After'}('${point}', { nth: ${nth} }): nth must be an integer of at least 1`)
+    // Counted from here: `reached` counts from the wrapper's creation, which a test arming mid-run has long passed.
+    this.#armed = { point, when, nth, reachedBefore: this.reached.get(point) ?? 0 }
+    return this
+  }
+
   async #write<T extends JournalWriteResult[] | number>(name: WriteName, write: () => Promise<T>): Promise<T> {
     if (this.#crash) return never()
     const occurrence = (this.reached.get(name) ?? 0) + 1
     this.reached.set(name, occurrence)
     const armed = this.#armed
-    const hit = armed !== undefined && armed.point === name && armed.nth === occurrence
+    const hit = armed !== undefined && armed.point === name && occurrence - armed.reachedBefore === armed.nth
     if (hit && armed.when === 'before') {
-      this.#crash = { point: armed.point, when: 'before', occurrence }
+      this.#crash = { point: armed.point, when: 'before', occurrence: armed.nth }
       this.#fire()
       return never()
     }
     const result = await write()
     if (this.#crash) return never()
     if (hit) {
-      this.#crash = { point: armed.point, when: 'after', occurrence }
+      this.#crash = { point: armed.point, when: 'after', occurrence: armed.nth }
       this.#fire()
       return never()
     }

@@ -5,5 +5,15 @@ export { CrashableProvider } from './crashable-provider.js'
 export { CRASH_POINTS, type CrashPoint } from '../durability/crash-points.js'
 export { CONFORMANCE_CASES, runCase, runCases, type BackendFactory, type ConformanceCase, type CaseResult } from './conformance/index.js'
 export { PowerLossFs, type PowerLossOptions } from './power-loss-fs.js'
-export { deterministicCases, randomCases, randomCase, runCrashCase, type CrashBackendFactory, type CrashCase, type CrashCaseResult } from './crash-matrix/index.js'
+export {
+  deterministicCases,
+  randomCases,
+  randomCase,
+  runCrashCase,
+  CRASH_CASE_LIMITS,
+  type CrashBackendFactory,
+  type CrashCase,
+  type CrashCaseOptions,
+  type CrashCaseResult,
+} from './crash-matrix/index.js'
 export { runProcessCrash, OracleProvider, type ProcessCrashOptions, type ProcessCrashResult, type KillMoment } from './process-crash/index.js'

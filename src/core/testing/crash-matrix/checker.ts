@@ -2,9 +2,25 @@
  * The crash matrix's verdict, from an oracle apart from the journal under test: the providers' own
  * logs of what the channel accepted, compared with the sends the workload must make (Jepsen's queue
  * checker is the model). Under 'skip' nothing may be duplicated, under 'resend' nothing may be lost,
- * and nothing unexpected may ever go out; what the ambiguous window allows is counted apart.
+ * and nothing unexpected may ever go out. What the ambiguous window allows is allowed per send: a
+ * send may be lost (under 'skip') or go out again (under 'resend', once per time it was found
+ * ambiguous) only when its own key was ambiguous in the same run. Comparing totals instead would let
+ * an unrelated loss hide behind someone else's ambiguity.
  */
-import { sendId } from './workload.js'
+import { sendId, type ExpectedSend } from './workload.js'
+
+/** A send that did not go out exactly once, with what its key's ambiguity allows. */
+export interface Miss {
+  /** "chat: text", for the report. */
+  send: string
+  key: string
+  /** Copies missing (0 or 1). */
+  lost: number
+  /** Copies beyond the one expected. */
+  duplicated: number
+  /** How many times the send's key was found ambiguous in the run. */
+  ambiguous: number
+}
 
 export interface Tally {
   expected: number
@@ -12,54 +28,65 @@ export interface Tally {
   lost: number
   duplicated: number
   unexpected: number
+  /** Distinct keys found ambiguous. */
   ambiguous: number
-  /** Which sends were lost, duplicated or unexpected ("chat: text"), for the report. */
-  details: { lost: string[]; duplicated: string[]; unexpected: string[] }
+  /** Which sends were lost, duplicated or unexpected ("chat: text"), and the ambiguous keys, each list sorted. */
+  details: { lost: string[]; duplicated: string[]; unexpected: string[]; ambiguous: string[] }
+  /** Every expected send that did not go out exactly once, in the workload's order. */
+  misses: Miss[]
 }
 
-/** Counts lost, duplicated and unexpected sends. */
-export function tally(expected: readonly string[], accepted: readonly { chatId: string; text: string }[], ambiguous: number): Tally {
-  const want = new Map<string, number>()
-  for (const id of expected) want.set(id, (want.get(id) ?? 0) + 1)
+const readable = (id: string) => id.replace('\u241f', ': ')
+const sorted = (items: Iterable<string>) => [...items].sort()
+
+/** Counts lost, duplicated and unexpected sends; `ambiguous` maps a key to how many times it was found ambiguous. */
+export function tally(expected: readonly ExpectedSend[], accepted: readonly { chatId: string; text: string }[], ambiguous: ReadonlyMap<string, number>): Tally {
   const got = new Map<string, number>()
   for (const send of accepted) {
     const id = sendId(send.chatId, send.text)
     got.set(id, (got.get(id) ?? 0) + 1)
   }
-  let lost = 0
-  let duplicated = 0
-  let unexpected = 0
-  const details = { lost: [] as string[], duplicated: [] as string[], unexpected: [] as string[] }
-  const readable = (id: string) => id.replace('\u241f', ': ')
-  for (const [id, count] of want) {
+  const want = new Set<string>()
+  const misses: Miss[] = []
+  for (const send of expected) {
+    const id = sendId(send.chatId, send.text)
+    want.add(id)
     const have = got.get(id) ?? 0
-    if (have < count) {
-      lost += count - have
-      details.lost.push(readable(id))
-    }
-    if (have > count) {
-      duplicated += have - count
-      details.duplicated.push(readable(id))
-    }
+    if (have === 1) continue
+    misses.push({ send: readable(id), key: send.key, lost: have === 0 ? 1 : 0, duplicated: Math.max(0, have - 1), ambiguous: ambiguous.get(send.key) ?? 0 })
   }
-  for (const [id, count] of got) {
-    if (want.has(id)) continue
-    unexpected += count
-    details.unexpected.push(readable(id))
+  const unexpected = [...got].filter(([id]) => !want.has(id))
+  const sum = (values: number[]) => values.reduce((total, n) => total + n, 0)
+  return {
+    expected: expected.length,
+    delivered: accepted.length,
+    lost: sum(misses.map((miss) => miss.lost)),
+    duplicated: sum(misses.map((miss) => miss.duplicated)),
+    unexpected: sum(unexpected.map(([, count]) => count)),
+    ambiguous: ambiguous.size,
+    details: {
+      lost: sorted(misses.filter((miss) => miss.lost > 0).map((miss) => miss.send)),
+      duplicated: sorted(misses.filter((miss) => miss.duplicated > 0).map((miss) => miss.send)),
+      unexpected: sorted(unexpected.map(([id]) => readable(id))),
+      ambiguous: sorted(ambiguous.keys()),
+    },
+    misses,
   }
-  return { expected: expected.length, delivered: accepted.length, lost, duplicated, unexpected, ambiguous, details }
 }
 
-/** What the seed's guarantee allows under a policy; empty when the run kept it. */
+/** What the seed's guarantee forbids under a policy; empty when the run kept it. */
 export function violations(result: Tally, policy: 'skip' | 'resend'): string[] {
   const problems: string[] = []
-  if (result.unexpected > 0) problems.push(`${result.unexpected} unexpected send(s)`)
-  if (policy === 'skip') {
-    if (result.duplicated > 0) problems.push(`${result.duplicated} duplicate(s) under onAmbiguous 'skip'`)
-    if (result.lost > result.ambiguous) problems.push(`${result.lost} lost, more than the ${result.ambiguous} ambiguous send(s)`)
-  } else {
-    if (result.lost > 0) problems.push(`${result.lost} lost under onAmbiguous 'resend'`)
-    if (result.duplicated > result.ambiguous) problems.push(`${result.duplicated} duplicate(s), more than the ${result.ambiguous} ambiguous send(s)`)
+  if (result.unexpected > 0) problems.push(`${result.unexpected} unexpected send(s): ${result.details.unexpected.join(', ')}`)
+  for (const miss of result.misses) {
+    const where = `"${miss.send}" (key ${miss.key}, ambiguous ${miss.ambiguous} time(s))`
+    if (policy === 'skip') {
+      if (miss.duplicated > 0) problems.push(`${where} duplicated ${miss.duplicated} time(s) under onAmbiguous 'skip'`)
+      if (miss.lost > 0 && miss.ambiguous === 0) problems.push(`${where} lost, and its key was never ambiguous`)
+    } else {
+      if (miss.lost > 0) problems.push(`${where} lost under onAmbiguous 'resend'`)
+      if (miss.duplicated > miss.ambiguous) problems.push(`${where} duplicated ${miss.duplicated} time(s), more than its key was ambiguous`)
+    }
   }
   return problems
 }

@@ -14,3 +14,14 @@ export function seededRandom(seed: number): () => number {
 export function pick(random: () => number, min: number, max: number): number {
   return min + Math.floor(random() * (max - min + 1))
 }
+
+/**
+ * A number in [0, 1) drawn from the seed and a label alone (FNV-1a of both, then one mulberry32
+ * step): for a choice whose number of draws depends on timing (which messages were acknowledged
+ * before a crash), so it shifts no other draw of the same seed.
+ */
+export function seededDraw(seed: number, label: string): number {
+  let hash = 0x811c9dc5
+  for (const char of `${seed >>> 0}:${label}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0
+  return seededRandom(hash)()
+}

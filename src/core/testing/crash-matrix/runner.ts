@@ -3,15 +3,22 @@
  * when it crashes it is abandoned (as a dead process would be), and the next generation starts on
  * the same backend and store with the same instanceId, gets every message the channel would
  * redeliver (those never acknowledged, plus a seeded few that were), and runs until idle.
+ *
+ * Every case ends with a verdict: it is bounded by `caseTimeoutMs` (a hang is a failed case with
+ * its seed) and by the caller's abort signal, and its throwaway data is removed on every path.
  */
 import type { DurabilityBackend } from '../../durability/backend.js'
-import type { CrashPoint } from '../../durability/crash-points.js'
-import type { InboundEvent } from '../../provider.js'
+import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
 import { textOf } from '../../hooks.js'
 import { crashable, type CrashableBackend } from '../crashable.js'
 import { CrashableProvider } from '../crashable-provider.js'
 import type { CrashCase } from './cases.js'
 import { tally, violations, type Tally } from './checker.js'
+import { within } from './deadline.js'
+import { CrashCaseCleanupError, CrashCaseInterruptedError, CrashCaseTimeoutError } from './errors.js'
+import { redeliveries, runGeneration } from './generation.js'
+import { journalProblems, WORKLOAD_SCOPE } from './journal-check.js'
+import { CRASH_CASE_LIMITS, type CrashCaseLimits } from './limits.js'
 import { seededRandom } from './random.js'
 import { expectedSends, scriptProvider, workloadBot, workloadMessages, WorkloadStore, WORKLOAD_TEXT_LIMIT } from './workload.js'
 
@@ -29,127 +36,171 @@ export interface CrashCaseResult extends Tally {
   seed: number
   /** Whether the case's own crash happened (a random occurrence may not exist). */
   crashed: boolean
-  /** Every journal write reached, for coverage. */
+  /** Every crash point reached, for coverage, in CRASH_POINTS' order. */
   reached: CrashPoint[]
   generations: number
   ok: boolean
   problems: string[]
 }
 
-/** A generation that does not settle within this time fails the case (a hang is a bug too). */
-const GENERATION_TIMEOUT_MS = 20_000
+/** How a case runs: its time limits, and a signal that cuts it off (its data is still removed). */
+export interface CrashCaseOptions extends CrashCaseLimits {
+  signal?: AbortSignal
+}
 
-export async function runCrashCase(factory: CrashBackendFactory, testCase: CrashCase): Promise<CrashCaseResult> {
-  const random = seededRandom(testCase.seed)
-  const store = new WorkloadStore()
-  const chats = workloadMessages()
-  const acknowledged = new Set<string>()
-  const accepted: { chatId: string; text: string }[] = []
-  const reached = new Set<CrashPoint>()
+/** Runs one case to a verdict. */
+export async function runCrashCase(factory: CrashBackendFactory, testCase: CrashCase, options: CrashCaseOptions = {}): Promise<CrashCaseResult> {
+  const caseTimeoutMs = options.caseTimeoutMs ?? CRASH_CASE_LIMITS.caseTimeoutMs
+  const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs)
   const problems: string[] = []
-  const ambiguous = new Set<string>()
-  let backend = await factory.create()
-  let generation = 0
-  let crashedTarget = false
+  let finished = false
   try {
-    for (; generation <= testCase.crashes.length; generation++) {
-      const step = testCase.crashes[generation]
-      const wrapped = crashable(backend)
-      if (step) (step.when === 'before' ? wrapped.crashBefore(step.point, { nth: step.nth }) : wrapped.crashAfter(step.point, { nth: step.nth }))
-      const provider = new CrashableProvider(wrapped, { textLimit: WORKLOAD_TEXT_LIMIT, latencyMs: Math.floor(random() * 3) })
-      scriptProvider(provider)
-      const bot = workloadBot({ backend: wrapped, provider, store, onAmbiguous: testCase.policy })
-      bot.on('durability:ambiguous', ({ key }: { key: string }) => ambiguous.add(key))
-      const outcome = await runGeneration(bot, provider, wrapped, generation === 0 ? chats : redeliveries(chats, acknowledged, random), acknowledged)
-      for (const sent of provider.sent) accepted.push({ chatId: sent.chatId, text: textOf(sent.content) ?? '' })
-      for (const [name] of wrapped.reached) reached.add(name as CrashPoint)
-      if (outcome === 'timeout') {
-        problems.push(`generation ${generation} did not settle within ${GENERATION_TIMEOUT_MS} ms`)
-        break
-      }
-      if (outcome === 'idle') {
-        await bot.stop()
-        break
-      }
-      if (generation === testCase.crashes.length - 1) crashedTarget = true
-      backend = factory.restart ? await factory.restart(backend) : backend
+    const outcome = await within(run.execute(), caseTimeoutMs, options.signal)
+    if (outcome.done) {
+      finished = true
+      problems.push(...outcome.value)
+    } else {
+      run.cutOff()
+      const error = outcome.reason === 'timeout' ? new CrashCaseTimeoutError(testCase.seed, caseTimeoutMs, run.step) : new CrashCaseInterruptedError(testCase.seed, run.step)
+      problems.push(error.message)
     }
-    if (problems.length === 0) problems.push(...(await journalProblems(backend, WORKLOAD_SCOPE, ambiguous)))
+  } catch (error) {
+    // A generation that threw may still have a bot running: it dies as at a crash before the cleanup.
+    run.cutOff()
+    problems.push(`the case (seed ${testCase.seed}) failed at ${run.step}: ${error instanceof Error ? error.message : String(error)}`)
   } finally {
-    await factory.cleanup?.(backend)
+    const left = await removeData(run, testCase.seed, options.cleanupTimeoutMs ?? CRASH_CASE_LIMITS.cleanupTimeoutMs)
+    if (left) problems.push(left.message)
   }
-  const counts = tally(expectedSends(), accepted, ambiguous.size)
-  problems.push(...violations(counts, testCase.policy))
-  return { name: testCase.name, policy: testCase.policy, seed: testCase.seed, crashed: crashedTarget, reached: [...reached], generations: generation + 1, ...counts, ok: problems.length === 0, problems }
-}
-
-/** The scope the workload bot works in. */
-export const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
-
-/** Delivers the messages (chats in parallel, in order within a chat) until the bot crashes or goes idle. */
-async function runGeneration(
-  bot: ReturnType<typeof workloadBot>,
-  provider: CrashableProvider,
-  wrapped: CrashableBackend,
-  chats: InboundEvent[][],
-  acknowledged: Set<string>,
-): Promise<'crashed' | 'idle' | 'timeout'> {
-  const crashed = wrapped.whenCrashed().then(() => 'crashed' as const)
-  const work = (async () => {
-    await bot.start()
-    // Let the first sweep take back what an earlier generation left, before new messages arrive.
-    await bot.idle()
-    await Promise.all(
-      chats.map(async (messages) => {
-        for (const event of messages) {
-          await provider.receive(event)
-          acknowledged.add(event.id)
-        }
-      }),
-    )
-    await bot.idle()
-    return 'idle' as const
-  })()
-  work.catch(() => undefined)
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), GENERATION_TIMEOUT_MS)
-  })
-  try {
-    return await Promise.race([crashed, work, timeout])
-  } finally {
-    clearTimeout(timer)
+  const counts = tally(expectedSends(), run.accepted(), run.ambiguous)
+  // A case cut off before its end lost nothing yet: only a case that ran to the end gets the oracle's verdict.
+  if (finished) problems.push(...violations(counts, testCase.policy))
+  return {
+    name: testCase.name,
+    policy: testCase.policy,
+    seed: testCase.seed,
+    crashed: run.crashedTarget,
+    reached: run.reached(),
+    generations: run.generations,
+    ...counts,
+    ok: problems.length === 0,
+    problems,
   }
-}
-
-/** What the channel redelivers after a crash: every message not acknowledged, and a seeded few that were. */
-function redeliveries(chats: InboundEvent[][], acknowledged: Set<string>, random: () => number): InboundEvent[][] {
-  return chats.map((messages) => messages.filter((event) => !acknowledged.has(event.id) || random() < 0.3))
 }
 
 /**
- * The journal must end settled: every inbound done (the poisoned one dead), no send left pending.
- * Sends left unknown are ambiguous even when the crash swallowed their 'durability:ambiguous' event.
+ * Removes the case's throwaway data, bounded by `limitMs` but not by the abort signal: an
+ * interrupted case still removes its data (a second Ctrl-C quits at once). Resolves to what went wrong.
  */
-export async function journalProblems(backend: DurabilityBackend, scopeId: string, ambiguous: Set<string>): Promise<string[]> {
-  await backend.start()
+async function removeData(run: CaseRun, seed: number, limitMs: number): Promise<CrashCaseCleanupError | undefined> {
   try {
-    const journal = backend.journal(scopeId)
-    for (const found of await journal.list('outbox', { state: 'unknown', limit: 1_000 })) ambiguous.add(found.record.key)
-    const problems: string[] = []
-    const inbox = await journal.count('inbox')
-    const outbox = await journal.count('outbox')
-    const unsettledInbox = (inbox.pending ?? 0) + (inbox.processing ?? 0) + (inbox.failed ?? 0)
-    const unsettledOutbox = (outbox.pending ?? 0) + (outbox.sending ?? 0) + (outbox.failed ?? 0)
-    if (unsettledInbox > 0) problems.push(`inbox not settled: ${JSON.stringify(inbox)}`)
-    if (unsettledOutbox > 0) {
-      const stuck = (await Promise.all(['pending', 'sending', 'failed'].map((state) => journal.list('outbox', { state, limit: 5 })))).flat()
-      problems.push(`outbox not settled: ${JSON.stringify(outbox)}: ${stuck.map((f) => JSON.stringify({ ...f.record, payload: undefined, fingerprint: undefined })).join(' ')}`)
-    }
-    const [poison] = await journal.read('inbox', ['c-poison.1'])
-    if (poison && poison.record.state !== 'dead') problems.push(`the poisoned message is ${poison.record.state}, not dead: ${JSON.stringify(poison.record)}`)
-    return problems
-  } finally {
-    await backend.stop()
+    const cleaned = await within(run.cleanup(), limitMs)
+    return cleaned.done ? undefined : new CrashCaseCleanupError(seed, `the cleanup did not finish within ${limitMs} ms`)
+  } catch (error) {
+    return new CrashCaseCleanupError(seed, error instanceof Error ? error.message : String(error), error)
   }
 }
+
+/** Thrown inside a case that was cut off, when a step it waited on settles after all. */
+class CaseCutOff extends Error {}
+
+/** One case's generations and what they observed; `cutOff` abandons it like a dead process. */
+class CaseRun {
+  /** What the case is doing, for a timeout's message. */
+  step = 'creating the backend'
+  generations = 0
+  crashedTarget = false
+  /** Each ambiguous send's key, and how many times it was found ambiguous. */
+  readonly ambiguous = new Map<string, number>()
+  readonly #random: () => number
+  readonly #wrappers: CrashableBackend[] = []
+  readonly #providers: CrashableProvider[] = []
+  #backend: DurabilityBackend | undefined
+  /** A backend being opened (created, or reopened after a crash), until it is adopted. */
+  #opening: Promise<DurabilityBackend> | undefined
+  #cutOff = false
+
+  constructor(
+    private readonly factory: CrashBackendFactory,
+    private readonly testCase: CrashCase,
+    private readonly settleTimeoutMs: number,
+  ) {
+    this.#random = seededRandom(testCase.seed)
+  }
+
+  /** Runs every generation, then checks the journal; resolves to the journal's problems. */
+  async execute(): Promise<string[]> {
+    const { testCase, factory } = this
+    const store = new WorkloadStore()
+    const chats = workloadMessages()
+    const acknowledged = new Set<string>()
+    await this.#adopt(factory.create())
+    for (let generation = 0; generation <= testCase.crashes.length; generation++) {
+      this.generations = generation + 1
+      const step = testCase.crashes[generation]
+      const wrapped = crashable(this.#backend!)
+      if (step) (step.when === 'before' ? wrapped.crashBefore(step.point, { nth: step.nth }) : wrapped.crashAfter(step.point, { nth: step.nth }))
+      const provider = new CrashableProvider(wrapped, { textLimit: WORKLOAD_TEXT_LIMIT, latencyMs: Math.floor(this.#random() * 3) })
+      this.#wrappers.push(wrapped)
+      this.#providers.push(provider)
+      scriptProvider(provider)
+      const bot = workloadBot({ backend: wrapped, provider, store, onAmbiguous: testCase.policy })
+      bot.on('durability:ambiguous', ({ key }: { key: string }) => this.ambiguous.set(key, (this.ambiguous.get(key) ?? 0) + 1))
+      this.step = `generation ${generation} (${step ? `armed ${step.when} ${step.point} #${step.nth ?? 1}` : 'runs to the end'})`
+      const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, testCase.seed, generation)
+      const outcome = await this.#unlessCutOff(runGeneration(bot, provider, wrapped, messages, acknowledged, this.settleTimeoutMs))
+      if (outcome === 'stopped') break
+      if (generation === testCase.crashes.length - 1) this.crashedTarget = true
+      this.step = `restarting after generation ${generation} crashed`
+      if (factory.restart) await this.#adopt(factory.restart(this.#backend!))
+    }
+    this.step = 'checking the journal'
+    return this.#unlessCutOff(journalProblems(this.#backend!, WORKLOAD_SCOPE, this.ambiguous))
+  }
+
+  /** Abandons the case: the generation running dies as at a crash, and nothing after it starts. */
+  cutOff(): void {
+    this.#cutOff = true
+    this.#wrappers.at(-1)?.crashNow()
+  }
+
+  /**
+   * Removes the case's data: the latest backend holds all of it. When the case was cut off while a
+   * backend was being opened (created, or reopened after a crash), that one is awaited and removed
+   * too (the caller bounds the wait): left to settle on its own, the process could exit before its
+   * data is removed.
+   */
+  async cleanup(): Promise<void> {
+    if (this.#backend) await this.factory.cleanup?.(this.#backend)
+    const late = await this.#opening?.catch(() => undefined)
+    if (late && late !== this.#backend) await this.factory.cleanup?.(late)
+  }
+
+  /** What the channel accepted, over every generation. */
+  accepted(): { chatId: string; text: string }[] {
+    return this.#providers.flatMap((provider) => provider.sent.map((sent) => ({ chatId: sent.chatId, text: textOf(sent.content) ?? '' })))
+  }
+
+  /** Every crash point some generation reached, in CRASH_POINTS' order (first-reached order varies with timing). */
+  reached(): CrashPoint[] {
+    const reached = new Set<string>(this.#wrappers.flatMap((wrapped) => [...wrapped.reached.keys()]))
+    return CRASH_POINTS.filter((point) => reached.has(point))
+  }
+
+  /** Takes a new backend as the case's; one that arrives after the cut-off is left to cleanup(). */
+  async #adopt(opening: Promise<DurabilityBackend>): Promise<void> {
+    this.#opening = opening
+    const backend = await opening
+    if (this.#cutOff) throw new CaseCutOff()
+    this.#opening = undefined
+    this.#backend = backend
+  }
+
+  async #unlessCutOff<T>(work: Promise<T>): Promise<T> {
+    const value = await work
+    if (this.#cutOff) throw new CaseCutOff()
+    return value
+  }
+}
+
+export { journalProblems, WORKLOAD_SCOPE } from './journal-check.js'

@@ -6,6 +6,7 @@
  */
 import { Bot } from '../../bot.js'
 import type { DurabilityBackend } from '../../durability/backend.js'
+import { partKey } from '../../durability/keys.js'
 import { splitText } from '../../durability/split.js'
 import { flow } from '../../flow.js'
 import { text, TEXT } from '../../matchers.js'
@@ -40,20 +41,35 @@ export function workloadMessages(): InboundEvent[][] {
   ]
 }
 
-/** Every send that must reach the channel exactly once, as "chat␟text". */
-export function expectedSends(): string[] {
-  const at = (chatId: string, ...texts: string[]) => texts.map((t) => sendId(chatId, t))
+/** A send the workload must make: its chat, its text and the outbox key it goes out under. */
+export interface ExpectedSend {
+  chatId: string
+  text: string
+  key: string
+}
+
+/**
+ * Every send that must reach the channel exactly once, with its key: `<inbound id>:<n>` for a
+ * handler's n-th reply, the idempotency key for an enqueued send, and `key#n` for the n-th part of
+ * a split text (see src/core/durability/keys.ts). The checker matches ambiguity per key.
+ */
+export function expectedSends(): ExpectedSend[] {
+  const replies = (inboundId: string, chatId: string, ...texts: string[]) => texts.map((text, n) => ({ chatId, text, key: `${inboundId}:${n + 1}` }))
+  const parts = (key: string, chatId: string, body: string) => splitText(body, WORKLOAD_TEXT_LIMIT).map((text, n) => ({ chatId, text, key: partKey(key, n + 1) }))
   return [
-    ...at('c-echo', 'echo 1', 'echo 2'),
-    ...at('c-two', 'one of two', 'two of two'),
-    ...at('c-long', ...splitText(LONG_REPLY, WORKLOAD_TEXT_LIMIT)),
-    ...at('c-enqueue', ...splitText(REMINDER, WORKLOAD_TEXT_LIMIT)),
-    ...at('c-flaky', 'flaky reply'),
-    ...at('c-slow', 'slow done'),
-    ...at('c-slowsend', 'slow send'),
-    ...at('c-flow', 'Your name?', 'Your email?', 'Thanks Bob'),
-    ...at('c-store', 'recovered'),
-    ...at('c-defer', ...splitText(DEFERRED, WORKLOAD_TEXT_LIMIT)),
+    ...replies('c-echo.1', 'c-echo', 'echo 1'),
+    ...replies('c-echo.2', 'c-echo', 'echo 2'),
+    ...replies('c-two.1', 'c-two', 'one of two', 'two of two'),
+    ...parts('c-long.1:1', 'c-long', LONG_REPLY),
+    ...parts('reminder:1', 'c-enqueue', REMINDER),
+    ...replies('c-flaky.1', 'c-flaky', 'flaky reply'),
+    ...replies('c-slow.1', 'c-slow', 'slow done'),
+    ...replies('c-slowsend.1', 'c-slowsend', 'slow send'),
+    ...replies('c-flow.1', 'c-flow', 'Your name?'),
+    ...replies('c-flow.2', 'c-flow', 'Your email?'),
+    ...replies('c-flow.3', 'c-flow', 'Thanks Bob'),
+    ...replies('c-store.1', 'c-store', 'recovered'),
+    ...parts('deferred:1', 'c-defer', DEFERRED),
   ]
 }
 

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { DurabilityBackend } from '../../durability/backend.js'
 import { tally, violations, type Tally } from '../crash-matrix/checker.js'
-import { journalProblems, WORKLOAD_SCOPE } from '../crash-matrix/runner.js'
+import { journalProblems, WORKLOAD_SCOPE } from '../crash-matrix/journal-check.js'
 import { expectedSends } from '../crash-matrix/workload.js'
 import { pick, seededRandom } from '../crash-matrix/random.js'
 import type { ChildConfig } from './child.js'
@@ -59,13 +59,14 @@ export async function runProcessCrash(options: ProcessCrashOptions): Promise<Pro
   const second = await runChild(config)
   if (second !== 'idle') problems.push(`the restarted process did not finish: ${second}`)
   const lines = readOracle(oracleFile)
-  const ambiguous = new Set(lines.flatMap((line) => ('ambiguous' in line ? [line.ambiguous] : [])))
+  const ambiguous = new Map<string, number>()
+  for (const line of lines) if ('ambiguous' in line) ambiguous.set(line.ambiguous, (ambiguous.get(line.ambiguous) ?? 0) + 1)
   if (problems.length === 0) {
     const backend = await options.openBackend()
     problems.push(...(await journalProblems(backend, WORKLOAD_SCOPE, ambiguous)))
   }
   const accepted = lines.flatMap((line) => ('sent' in line ? [line.sent] : []))
-  const counts = tally(expectedSends(), accepted, ambiguous.size)
+  const counts = tally(expectedSends(), accepted, ambiguous)
   problems.push(...violations(counts, options.policy))
   return { seed: options.seed, policy: options.policy, killOn, nth, killed: first === 'killed', ...counts, ok: problems.length === 0, problems }
 }

@@ -1,0 +1,44 @@
+/** The crash matrix's check of the journal a case leaves: everything settled, the poisoned message dead. */
+import type { DurabilityBackend, Journal } from '../../durability/backend.js'
+
+/** The scope the workload bot works in. */
+export const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
+
+/** Records not yet in a final state: an inbox record pending, processing or failed; a send pending, sending or failed. */
+export async function unsettledCounts(journal: Journal): Promise<{ inbox: number; outbox: number }> {
+  const inbox = await journal.count('inbox')
+  const outbox = await journal.count('outbox')
+  return {
+    inbox: (inbox.pending ?? 0) + (inbox.processing ?? 0) + (inbox.failed ?? 0),
+    outbox: (outbox.pending ?? 0) + (outbox.sending ?? 0) + (outbox.failed ?? 0),
+  }
+}
+
+/**
+ * The journal must end settled: every inbound done (the poisoned one dead), no send left pending.
+ * Sends left unknown are ambiguous even when the crash swallowed their 'durability:ambiguous' event;
+ * each is added to `ambiguous` (counted once, as the event would have been).
+ */
+export async function journalProblems(backend: DurabilityBackend, scopeId: string, ambiguous: Map<string, number>): Promise<string[]> {
+  await backend.start()
+  try {
+    const journal = backend.journal(scopeId)
+    for (const found of await journal.list('outbox', { state: 'unknown', limit: 1_000 })) {
+      if (!ambiguous.has(found.record.key)) ambiguous.set(found.record.key, 1)
+    }
+    const problems: string[] = []
+    const inbox = await journal.count('inbox')
+    const outbox = await journal.count('outbox')
+    const { inbox: unsettledInbox, outbox: unsettledOutbox } = await unsettledCounts(journal)
+    if (unsettledInbox > 0) problems.push(`inbox not settled: ${JSON.stringify(inbox)}`)
+    if (unsettledOutbox > 0) {
+      const stuck = (await Promise.all(['pending', 'sending', 'failed'].map((state) => journal.list('outbox', { state, limit: 5 })))).flat()
+      problems.push(`outbox not settled: ${JSON.stringify(outbox)}: ${stuck.map((f) => JSON.stringify({ ...f.record, payload: undefined, fingerprint: undefined })).join(' ')}`)
+    }
+    const [poison] = await journal.read('inbox', ['c-poison.1'])
+    if (poison && poison.record.state !== 'dead') problems.push(`the poisoned message is ${poison.record.state}, not dead: ${JSON.stringify(poison.record)}`)
+    return problems
+  } finally {
+    await backend.stop()
+  }
+}

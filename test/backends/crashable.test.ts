@@ -12,6 +12,7 @@ import { MemoryStore } from '../../src/core/store.js'
 import { crashable, CrashableProvider, MockProvider, type CrashableBackend } from '../../src/core/testing/index.js'
 import { textOf } from '../../src/core/hooks.js'
 import { waitFor } from '../../test-utils/wait.js'
+import { recordId } from '../../test-utils/record-id.js'
 
 const FAST = {
   instanceId: 'i1',
@@ -64,7 +65,7 @@ describe('crashable(): armed at any moment', () => {
     })
     running.push(botB)
     await botB.start()
-    await waitFor(async () => (await botB.durability!.inbox.get('m1'))?.state === 'done', { timeoutMs: 20_000, message: 'botB completed m1' })
+    await waitFor(async () => (await botB.durability!.inbox.get(recordId('m1')))?.state === 'done', { timeoutMs: 20_000, message: 'botB completed m1' })
     await botB.idle()
     expect(texts(recovered)).toEqual(['two'])
   }, 60_000)

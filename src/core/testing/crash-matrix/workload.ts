@@ -14,6 +14,7 @@ import { ProviderError, UnsupportedContentError } from '../../provider-errors.js
 import type { InboundEvent } from '../../provider.js'
 import { MemoryStore, type Store } from '../../store.js'
 import type { MockProvider } from '../mock-provider.js'
+import { inboxRecordId } from '../../durability/keys.js'
 
 /** The channel's text limit in the workload: small, so replies split. */
 export const WORKLOAD_TEXT_LIMIT = 24
@@ -49,18 +50,20 @@ export interface ExpectedSend {
 }
 
 /**
- * Every send that must reach the channel exactly once, with its key: `<inbound id>:<n>` for a
+ * Every send that must reach the channel exactly once, with its key: `<inbound record id>:<n>` for a
  * handler's n-th reply, the idempotency key for an enqueued send, and `key#n` for the n-th part of
  * a split text (see src/core/durability/keys.ts). The checker matches ambiguity per key.
  */
 export function expectedSends(): ExpectedSend[] {
-  const replies = (inboundId: string, chatId: string, ...texts: string[]) => texts.map((text, n) => ({ chatId, text, key: `${inboundId}:${n + 1}` }))
+  // The workload's provider is a MockProvider ('mock'): its inbound record ids are mock:<chat>:<event id>.
+  const recordId = (chatId: string, eventId: string) => inboxRecordId('mock', chatId, eventId)
+  const replies = (eventId: string, chatId: string, ...texts: string[]) => texts.map((text, n) => ({ chatId, text, key: `${recordId(chatId, eventId)}:${n + 1}` }))
   const parts = (key: string, chatId: string, body: string) => splitText(body, WORKLOAD_TEXT_LIMIT).map((text, n) => ({ chatId, text, key: partKey(key, n + 1) }))
   return [
     ...replies('c-echo.1', 'c-echo', 'echo 1'),
     ...replies('c-echo.2', 'c-echo', 'echo 2'),
     ...replies('c-two.1', 'c-two', 'one of two', 'two of two'),
-    ...parts('c-long.1:1', 'c-long', LONG_REPLY),
+    ...parts(`${recordId('c-long', 'c-long.1')}:1`, 'c-long', LONG_REPLY),
     ...parts('reminder:1', 'c-enqueue', REMINDER),
     ...replies('c-flaky.1', 'c-flaky', 'flaky reply'),
     ...replies('c-slow.1', 'c-slow', 'slow done'),

@@ -101,9 +101,7 @@ describe.each(targets)('two bots on one $name backend', (target) => {
     expect(sales.provider.sent).toEqual([])
 
     // A support replica (another instanceId) takes it over.
-    // Its own lease is of seconds: a short one could run out while a busy host runs the handler, and
-    // its own sweeper would claim the record again (token 3).
-    const support = await bots.start(storage, { botId: 'support', durability: quick({ instanceId: 'support-1', inbox: { leaseMs: 5_000 } }), setup: replyAs('support') })
+    const support = await bots.start(storage, { botId: 'support', durability: quick({ instanceId: 'support-1', inbox: { leaseMs: 500 } }), setup: replyAs('support') })
     await waitFor(async () => (await journal.read('inbox', ['m1']))[0]!.record.state === 'done', { timeoutMs: 20_000 })
     expect((await journal.read('inbox', ['m1']))[0]!.record.fencingToken).toBe(2)
     expect(support.provider.texts()).toEqual(['support: re m1'])

@@ -16,13 +16,16 @@ import { ProviderError, UnsupportedContentError } from '../../provider-errors.js
 import { TEXT } from '../../matchers.js'
 import { MockProvider } from '../mock-provider.js'
 import type { ConformanceCase } from './case.js'
-import { ManualClock, outboxRecord } from './fixtures.js'
+import { ManualClock } from '../manual-clock.js'
+import { outboxRecord } from './fixtures.js'
 
 const silent = { dead: () => {}, ambiguous: () => {}, warn: () => {}, error: () => {} }
 
 /**
- * The lease of the cases' engines. Lease expiry is judged only on a case's ManualClock, so this
- * never races the host; it is short because it also sets the period of the lease keeper's real
+ * The lease of the cases' engines. The cases that depend on time judge it on a ManualClock, so a
+ * lease never runs out while a busy host is slow to heartbeat it. Such a case never calls
+ * `engine.clock.sync()`: a sync would measure the offset to the backend's clock again and undo the
+ * case's `advance`. The lease is short because it also sets the period of the lease keeper's real
  * timer (a third of it), which a case waits for.
  */
 const LEASE_MS = 80

@@ -42,22 +42,3 @@ export function outboxRecord(key: string, fields: Partial<OutboxRecord> = {}): O
     ...fields,
   }
 }
-
-/**
- * A clock that moves only when the case moves it, for the engine's `clock` option. It starts at the
- * local time so journaled times look like real ones. A case that drives time with it never calls
- * `engine.clock.sync()`: a sync would measure the offset to the backend's clock again and undo
- * `advance`, and two engines synced at two moments would disagree by however long the host took
- * between the syncs (on a busy host, longer than a short lease).
- */
-export class ManualClock {
-  #nowMs = Date.now()
-
-  /** The engine's `clock` option (bound, so it can be passed as is). */
-  readonly now = (): number => this.#nowMs
-
-  /** Moves the clock forward by `ms`. */
-  advance(ms: number): void {
-    this.#nowMs += ms
-  }
-}

@@ -12,6 +12,7 @@ import { FileDurability, nodeFileSystem, type FileDurabilityOptions } from '../.
 import type { KvOp } from '../../src/core/durability/kv.js'
 import { ConfigError, JournalUnavailableError } from '../../src/core/errors.js'
 import { CountingFs, FailingFs } from './file-fs-wrappers.js'
+import { waitFor } from '../../test-utils/wait.js'
 
 const dirs: string[] = []
 async function journalPath(): Promise<string> {
@@ -203,7 +204,7 @@ describe('failed commits and visibility', () => {
       let release!: () => void
       fs.failNext(failing[0], failing[1], { after: new Promise<void>((resolve) => (release = resolve)) })
       const failed = durability.kv.write([put('b'), put('a', 1)])
-      await new Promise((resolve) => setTimeout(resolve, 10))
+      await waitFor(() => durability.stats().entries === 2, { message: 'the failing write applied in memory, its commit in flight' })
       // Applied on top of the failing write (it updates b), queued behind its commit: it must go too.
       const behind = durability.kv.write([put('b', 1)])
       const readDuring = durability.kv.get('inbox', ['b'])
@@ -256,11 +257,13 @@ describe('failed commits and visibility', () => {
     const durability = await FileDurability.open(await journalPath(), { appendLog: true, fs })
     await durability.kv.write([put('warm')])
     let release!: () => void
-    fs.holdNext('sync', '.log', new Promise<void>((resolve) => (release = resolve)))
+    const held = fs.holdNext('sync', '.log', new Promise<void>((resolve) => (release = resolve)))
     const settled: string[] = []
     const first = durability.kv.write([put('m')]).then(() => settled.push('write'))
     const conflict = durability.kv.write([put('m')]).then(([result]) => settled.push(`conflict ${result!.ok}`))
     const read = durability.kv.get('inbox', ['m']).then(([entry]) => settled.push(`read v${entry?.version}`))
+    await held
+    // The commit is in flight; a read or a conflict that did not wait for it would settle within a few turns.
     await new Promise((resolve) => setTimeout(resolve, 20))
     assert.deepEqual(settled, [], 'nothing resolves while the commit holding the insert is in flight')
     release()

@@ -86,22 +86,26 @@ export class CountingFs extends WrappingFs {
 
 /** Fails chosen operations with an errno-style error, like a full disk would, or holds them until released. */
 export class FailingFs extends WrappingFs {
-  #rules: { operation: string; pathIncludes: string; times: number; code?: string; until?: Promise<void>; after?: Promise<void> }[] = []
+  #rules: { operation: string; pathIncludes: string; times: number; code?: string; until?: Promise<void>; after?: Promise<void>; reached?: () => void }[] = []
 
   /** Fails the next `times` calls of `operation` on paths containing `pathIncludes` (once `after` resolves, if given). */
   failNext(operation: string, pathIncludes: string, options: { times?: number; code?: string; after?: Promise<void> } = {}): void {
     this.#rules.push({ operation, pathIncludes, times: options.times ?? 1, code: options.code ?? 'ENOSPC', after: options.after })
   }
 
-  /** Holds the next call of `operation` on a path containing `pathIncludes` until `until` resolves (then it proceeds). */
-  holdNext(operation: string, pathIncludes: string, until: Promise<void>): void {
-    this.#rules.push({ operation, pathIncludes, times: 1, until })
+  /**
+   * Holds the next call of `operation` on a path containing `pathIncludes` until `until` resolves (then
+   * it proceeds); resolves once that call is held, so a test waits for it instead of sleeping.
+   */
+  holdNext(operation: string, pathIncludes: string, until: Promise<void>): Promise<void> {
+    return new Promise((reached) => this.#rules.push({ operation, pathIncludes, times: 1, until, reached }))
   }
 
   protected override async before(operation: string, path: string): Promise<void> {
     const rule = this.#rules.find((r) => r.operation === operation && path.includes(r.pathIncludes) && r.times > 0)
     if (!rule) return
     rule.times--
+    rule.reached?.()
     if (rule.until) return rule.until
     await rule.after
     throw Object.assign(new Error(`${rule.code}: injected failure of ${operation} on ${path}`), { code: rule.code })

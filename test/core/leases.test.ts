@@ -16,19 +16,26 @@ import { TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { crashable } from '../../src/core/testing/crashable.js'
 import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
+import { ManualClock } from '../../src/core/testing/manual-clock.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { JournalUnavailableError } from '../../src/core/errors.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, holdSends, recordId, sweeps, TapBackend, useBots } from './helpers.js'
 
 const bots = useBots()
+/** The lease of the heartbeat tests: it also sets the lease keeper's real period (a third of it). */
+const LEASE_MS = 300
 afterEach(() => {
   vi.restoreAllMocks()
 })
 
 describe('Leases with heartbeat', () => {
+  // Lease expiry is judged on a ManualClock (the backend's and both replicas'): the clock moves half a
+  // lease at a time, and only after a's heartbeat for the time before landed, so a busy host that
+  // runs the keeper's timer late cannot let the lease run out; a keeper that does not renew can.
   it('a heartbeat extends the inbox lease while the handler runs; another replica never takes it', async () => {
-    const backend = new MemoryDurability()
+    const clock = new ManualClock()
+    const backend = new MemoryDurability({ now: clock.now })
     const release = deferred()
     let runs = 0
     const setup = (bot: import('../../src/core/bot.js').Bot) =>
@@ -37,12 +44,16 @@ describe('Leases with heartbeat', () => {
         await release.promise
         await ctx.reply('done at last')
       })
-    const a = await bots.start({ durability: fast({ backend, instanceId: 'a', inbox: { leaseMs: 300 } }), setup })
-    const b = await bots.start({ durability: fast({ backend, instanceId: 'b', inbox: { leaseMs: 300 } }), setup })
+    const a = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'a', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }), setup })
+    const b = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'b', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }), setup })
     await a.provider.receive({ id: 'm1', chatId: 'c1', text: 'slow' })
     const first = (await a.bot.durability!.inbox.get(recordId('m1')))!.lease!
-    await waitFor(async () => (await a.bot.durability!.inbox.get(recordId('m1')))!.lease!.expiresAt >= first.expiresAt + 600, { message: 'the lease renewed past two lease periods' })
-    await sweeps(b, 2)
+    for (let step = 1; step <= 4; step++) {
+      clock.advance(LEASE_MS / 2)
+      await waitFor(async () => (await a.bot.durability!.inbox.get(recordId('m1')))!.lease!.expiresAt === clock.now() + LEASE_MS, { message: `a heartbeat at step ${step}` })
+      await sweeps(b, 1)
+    }
+    expect((await a.bot.durability!.inbox.get(recordId('m1')))!.lease!.expiresAt).toBeGreaterThanOrEqual(first.expiresAt + 2 * LEASE_MS)
     release.resolve()
     await waitFor(async () => (await a.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
     expect(runs).toBe(1)
@@ -53,15 +64,20 @@ describe('Leases with heartbeat', () => {
   })
 
   it('a heartbeat extends the outbox lease while the provider call runs: a slow upload is never taken for an abandoned send', async () => {
-    const backend = new MemoryDurability()
-    const a = await bots.start({ durability: fast({ backend, instanceId: 'a', outbox: { leaseMs: 300 } }) })
-    const b = await bots.start({ durability: fast({ backend, instanceId: 'b', outbox: { leaseMs: 300 } }) })
+    const clock = new ManualClock()
+    const backend = new MemoryDurability({ now: clock.now })
+    const a = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'a', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }) })
+    const b = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'b', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }) })
     const gate = holdSends(a.provider)
     const sending = a.bot.send('c1', { media: { type: 'video', url: 'https://example.com/big.mp4' } }, { idempotencyKey: 'upload' })
     await gate.reached()
     const first = (await a.bot.durability!.outbox.get('upload'))!.lease!
-    await waitFor(async () => (await a.bot.durability!.outbox.get('upload'))!.lease!.expiresAt >= first.expiresAt + 600, { message: 'the lease renewed past two lease periods' })
-    await sweeps(b, 2)
+    for (let step = 1; step <= 4; step++) {
+      clock.advance(LEASE_MS / 2)
+      await waitFor(async () => (await a.bot.durability!.outbox.get('upload'))!.lease!.expiresAt === clock.now() + LEASE_MS, { message: `a heartbeat at step ${step}` })
+      await sweeps(b, 1)
+    }
+    expect((await a.bot.durability!.outbox.get('upload'))!.lease!.expiresAt).toBeGreaterThanOrEqual(first.expiresAt + 2 * LEASE_MS)
     gate.release()
     await sending
     expect(await a.bot.durability!.outbox.get('upload')).toMatchObject({ state: 'sent', fencingToken: 1 })
@@ -99,8 +115,11 @@ describe('Leases with heartbeat', () => {
 })
 
 describe('The backend’s clock', () => {
+  // The backend's clock is a ManualClock that stands still, so the lease stays live however slowly a
+  // busy host heartbeats it; only a replica judging by its own clock (ten minutes ahead) would take it.
   it('lease expiry is judged by the backend’s clock: a replica whose own clock is ten minutes off neither steals a live lease nor keeps a dead one', async () => {
-    const backend = new MemoryDurability()
+    const clock = new ManualClock()
+    const backend = new MemoryDurability({ now: clock.now })
     const release = deferred()
     let runs = 0
     const setup = (bot: import('../../src/core/bot.js').Bot) =>
@@ -113,7 +132,7 @@ describe('The backend’s clock', () => {
     await behind.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     const lease = (await behind.bot.durability!.inbox.get(recordId('m1')))!.lease!
     // Written on the backend's clock, not the replica's own.
-    expect(Math.abs(lease.acquiredAt - Date.now())).toBeLessThan(60_000)
+    expect(Math.abs(lease.acquiredAt - clock.now())).toBeLessThan(60_000)
     await sweeps(ahead, 3)
     expect(runs).toBe(1)
     expect(ahead.bot.durability!.metrics().inboundReplayed).toBe(0)
@@ -377,7 +396,8 @@ describe('Two holders of one key', () => {
       nextPart: null,
       attempts: 0,
       nextAttemptAt: null,
-      lease: { owner: 'b', token: 1, expiresAt: now + 150, acquiredAt: now },
+      // Live for the whole test: the other replica is alive, and its send settles when the test says.
+      lease: { owner: 'b', token: 1, expiresAt: now + 60_000, acquiredAt: now },
       fencingToken: 1,
       providerMessageId: null,
       lastError: null,

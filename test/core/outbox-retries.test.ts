@@ -59,7 +59,8 @@ describe('A failed send is retried with backoff', () => {
   })
 
   it('backoff with jitter: the waits spread around the exponential value', async () => {
-    const t = await bots.start({ durability: fast({ outbox: { retries: 20, backoff: { baseMs: 20, capMs: 20, jitter: 0.5 } } }) })
+    // Twelve inline retries: an inline budget of a minute, so a busy host's slow timers cannot defer the send.
+    const t = await bots.start({ durability: fast({ outbox: { retries: 20, inlineMaxMs: '60s', backoff: { baseMs: 20, capMs: 20, jitter: 0.5 } } }) })
     t.provider.failNext(12)
     await t.bot.send('c1', 'Hello', { idempotencyKey: 'k1' })
     const waits = t.tap!.written<OutboxRecord>('outbox.markFailed').map((r) => r.nextAttemptAt! - r.updatedAt)

@@ -13,6 +13,7 @@ import { TEXT } from '../../src/core/matchers.js'
 import { UnsupportedContentError } from '../../src/core/provider-errors.js'
 import { crashable } from '../../src/core/testing/crashable.js'
 import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
+import { ManualClock } from '../../src/core/testing/manual-clock.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, sweeps, tally, useBots } from './helpers.js'
@@ -144,13 +145,17 @@ describe('The sweeper splits an over-limit journaled record', () => {
   })
 
   it('a record written by an older version (or under a larger limit) is split before it is sent', async () => {
-    const backend = new MemoryDurability()
-    const old = await bots.start({ provider: new MockProvider({ textLimit: 100 }), durability: fast({ backend, instanceId: 'i1' }) })
+    // The retry comes due only when the test moves the clock: the old bot stops with the record failed
+    // (a retry it ran first would send it whole, however briefly the 'failed' state lasted).
+    const clock = new ManualClock()
+    const backend = new MemoryDurability({ now: clock.now })
+    const old = await bots.start({ provider: new MockProvider({ textLimit: 100 }), durability: fast({ backend, clock: clock.now, instanceId: 'i1' }) })
     old.provider.failNext(1)
     await old.bot.enqueue('c1', LONG, { idempotencyKey: 'k' })
     await waitFor(async () => (await old.bot.durability!.outbox.get('k'))?.state === 'failed')
     await old.bot.stop()
-    const t = await bots.start({ provider: limited(), durability: fast({ backend, instanceId: 'i1' }) })
+    const t = await bots.start({ provider: limited(), durability: fast({ backend, clock: clock.now, instanceId: 'i1' }) })
+    clock.advance(1_000)
     await waitFor(() => t.provider.sent.length === 3)
     expect(t.provider.texts()).toEqual(PARTS)
     expect((await outboxRecords(t)).map((r) => [r.key, r.state, r.previousPart])).toEqual([

@@ -4,6 +4,7 @@ export { crashable, CrashableBackend, type CrashSite } from './crashable.js'
 export { CrashableProvider } from './crashable-provider.js'
 export { CRASH_POINTS, type CrashPoint } from '../durability/crash-points.js'
 export { CONFORMANCE_CASES, runCase, runCases, type BackendFactory, type ConformanceCase, type CaseResult } from './conformance/index.js'
+export { ManualClock } from './manual-clock.js'
 export { PowerLossFs, type PowerLossOptions } from './power-loss-fs.js'
 export {
   deterministicCases,

@@ -17,13 +17,23 @@ import { ProviderError, UnsupportedContentError } from '../../provider-errors.js
 import { TEXT } from '../../matchers.js'
 import { MockProvider } from '../mock-provider.js'
 import type { ConformanceCase } from './case.js'
+import { ManualClock } from '../manual-clock.js'
 import { outboxRecord } from './fixtures.js'
 
 const silent = { dead: () => {}, ambiguous: () => {}, warn: () => {}, error: () => {} }
 
+/**
+ * The lease of the cases' engines. The cases that depend on time judge it on a ManualClock, so a
+ * lease never runs out while a busy host is slow to heartbeat it. Such a case never calls
+ * `engine.clock.sync()`: a sync would measure the offset to the backend's clock again and undo the
+ * case's `advance`. The lease is short because it also sets the period of the lease keeper's real
+ * timer (a third of it), which a case waits for.
+ */
+const LEASE_MS = 80
+
 function engineOn(backend: DurabilityBackend, scopeId: string, instanceId: string, options: DurabilityOptions = {}): DurabilityEngine {
   const config = resolveDurabilityConfig(
-    { instanceId, inbox: { leaseMs: 80, maxAttempts: 2, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, outbox: { retries: 1, leaseMs: 80, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, ...options },
+    { instanceId, inbox: { leaseMs: LEASE_MS, maxAttempts: 2, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, outbox: { retries: 1, leaseMs: LEASE_MS, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, ...options },
     { tenantId: 't', environmentId: 'e', botId: 'b', connectionId: 'c' },
     backend,
   )
@@ -49,16 +59,15 @@ export const ENGINE_CASES: ConformanceCase[] = [
     name: 'engine: an expired lease is claimed under a new, larger token; the old holder completion is rejected and counted',
     async run({ backend, scopeId }) {
       const scope = scopeId()
-      const first = engineOn(backend, scope, 'replica-a')
-      const second = engineOn(backend, scope, 'replica-b')
-      await Promise.all([first.clock.sync(), second.clock.sync()])
+      const clock = new ManualClock()
+      const first = engineOn(backend, scope, 'replica-a', { clock: clock.now })
+      const second = engineOn(backend, scope, 'replica-b', { clock: clock.now })
       const admitted = await admitInbound(first, event('m1'), event('m1'), 'mock')
       assert.ok('held' in admitted)
-      const due = await until('the lease to expire', async () => {
-        await second.clock.sync()
-        const found = await second.journal.due('inbox', second.now(), 10)
-        return found.length > 0 && found
-      })
+      assert.deepEqual(await second.journal.due('inbox', second.now(), 10), [], 'a live lease is not due')
+      clock.advance(LEASE_MS)
+      const due = await second.journal.due('inbox', second.now(), 10)
+      assert.deepEqual(due.map((d) => d.record.id), [admitted.held.id], 'an expired lease is due')
       const taken = await claimInbound(second, due[0]!)
       assert.ok(taken, 'the second replica claims the expired record')
       assert.equal(taken.record.lease!.token, 2)
@@ -74,42 +83,48 @@ export const ENGINE_CASES: ConformanceCase[] = [
     name: 'engine: a heartbeat keeps a live lease, so no other replica can claim it',
     async run({ backend, scopeId }) {
       const scope = scopeId()
-      const holder = engineOn(backend, scope, 'holder')
-      const other = engineOn(backend, scope, 'other')
-      await Promise.all([holder.clock.sync(), other.clock.sync()])
+      const clock = new ManualClock()
+      const holder = engineOn(backend, scope, 'holder', { clock: clock.now })
+      const other = engineOn(backend, scope, 'other', { clock: clock.now })
       const admitted = await admitInbound(holder, event('slow'), event('slow'), 'mock')
       assert.ok('held' in admitted)
-      holder.keeper.add(admitted.held)
+      const held = admitted.held
+      const firstExpiry = held.record.lease!.expiresAt
+      holder.keeper.add(held)
       try {
-        const firstExpiry = admitted.held.record.lease!.expiresAt
-        await until('a heartbeat', async () => admitted.held.record.lease!.expiresAt > firstExpiry)
-        await new Promise((resolve) => setTimeout(resolve, 120))
-        await other.clock.sync()
-        const due = await other.journal.due('inbox', other.now(), 10)
-        assert.deepEqual(due.map((d) => d.record.id), [], 'a heartbeated lease is not due')
+        // Each step moves the clock past the point where the keeper renews (a third of the lease),
+        // waits for its real timer to write the renewal, and asks the other replica what is due.
+        // Five steps take the clock well past the lease the record was admitted with.
+        for (let step = 0; step < 5; step++) {
+          clock.advance(LEASE_MS / 2)
+          await until('a heartbeat', async () => held.record.lease!.expiresAt === clock.now() + LEASE_MS)
+          const due = await other.journal.due('inbox', other.now(), 10)
+          assert.deepEqual(due.map((d) => d.record.id), [], 'a heartbeated lease is not due')
+        }
+        assert.ok(other.now() > firstExpiry, 'the clock is past the lease the record was admitted with')
+        assert.equal(held.lost, false)
       } finally {
-        holder.keeper.remove(admitted.held)
+        holder.keeper.remove(held)
         await holder.keeper.stop()
       }
-      assert.equal(await completeInbound(holder, admitted.held), true)
+      assert.equal(await completeInbound(holder, held), true)
     },
   },
   {
     name: 'engine: inbox transitions — a failure before the handler retries with backoff, then dead after maxAttempts',
     async run({ backend, scopeId }) {
-      const engine = engineOn(backend, scopeId(), 'solo')
-      await engine.clock.sync()
+      const clock = new ManualClock()
+      const engine = engineOn(backend, scopeId(), 'solo', { clock: clock.now })
       const admitted = await admitInbound(engine, event('m1'), event('m1'), 'mock')
       assert.ok('held' in admitted)
       await failInbound(engine, admitted.held, new Error('store down'))
       let [found] = await engine.journal.read('inbox', [recordIdOf('m1')])
       assert.equal(found!.record.state, 'failed')
       assert.equal(found!.record.lastError!.message, 'store down')
-      const due = await until('the retry', async () => {
-        await engine.clock.sync()
-        const list = await engine.journal.due('inbox', engine.now(), 10)
-        return list.length > 0 && list
-      })
+      assert.deepEqual(await engine.journal.due('inbox', engine.now(), 10), [], 'not due before its backoff')
+      clock.advance(1)
+      const due = await engine.journal.due('inbox', engine.now(), 10)
+      assert.deepEqual(due.map((d) => d.record.id), [admitted.held.id], 'due once its backoff passed')
       const again = await claimInbound(engine, due[0]!)
       assert.ok(again)
       assert.equal(again.record.attempts, 2)

@@ -80,7 +80,10 @@ export class DurableRuntime {
     await this.backend.start()
     await this.engine.clock.sync()
     this.#beatLoop.start()
-    this.#sweepLoop.start()
+    // The first sweep runs before the bot takes new messages: what a dead run of this instance left
+    // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
+    await this.#sweepOnce().catch((error) => this.deps.events.error(error))
+    this.#sweepLoop.start(false)
   }
 
   async stop(): Promise<void> {

@@ -304,6 +304,21 @@ describe('instanceId', () => {
     expect(second.provider.texts()).toEqual(['echo hi'])
   })
 
+  it('a message arriving right after a restart waits behind what the dead run left of its chat', async () => {
+    const shared = new MemoryDurability()
+    const a = crashable(shared).crashAfter('inbox.admit')
+    const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
+    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: '60s' } }), setup })
+    void first.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
+    await a.whenCrashed()
+    bots.abandon(first)
+    const second = await bots.start({ durability: fast({ backend: shared, instanceId: 'i1', inbox: { leaseMs: '60s' } }), setup })
+    await second.provider.receive({ id: 'm2', chatId: 'c1', text: 'second' })
+    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m2')))?.state === 'done')
+    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
+    expect(second.provider.texts()).toEqual(['echo first', 'echo second'])
+  })
+
   it('the first sweep after the restart also reclaims a lease of the dead incarnation whose write landed late', async () => {
     const shared = new MemoryDurability()
     const lateWrite = deferred()
@@ -323,12 +338,16 @@ describe('instanceId', () => {
     tapB.intercept(async (call) => {
       if (call.op === 'due' && dueCalls++ < 2) await firstSweep.promise
     })
-    const second = await bots.start({ durability: fast({ backend: tapB, instanceId: 'i1', inbox: { leaseMs: '60s' } }), setup, untapped: true })
+    // start() runs the first sweep before it takes new messages: it waits at the gate meanwhile.
+    const second = bots.create({ durability: fast({ backend: tapB, instanceId: 'i1', inbox: { leaseMs: '60s' } }), setup, untapped: true })
+    const started = second.bot.start()
+    await waitFor(() => dueCalls >= 1)
     lateWrite.resolve()
     await a.whenCrashed()
     bots.abandon(first)
     expect(await shared.journal(second.bot.scope).count('inbox')).toEqual({ processing: 1 })
     firstSweep.resolve()
+    await started
     await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
     expect(second.provider.texts()).toEqual(['echo hi'])
     expect(second.bot.durability!.metrics().inboundReplayed).toBe(1)
@@ -351,19 +370,23 @@ describe('instanceId', () => {
     const provider = new MockProvider()
     const gate = holdSends(provider, (_chat, content) => content === 'mine')
     const handlerRelease = deferred()
-    const second = await bots.start({
+    const second = bots.create({
       provider,
       durability: fast({ backend: tapB, instanceId: 'i1', outbox: { leaseMs: '60s' }, inbox: { leaseMs: '60s' } }),
       untapped: true,
       setup: (bot) => bot.when(TEXT, () => handlerRelease.promise),
     })
-    // Before the first sweep reads the journal, this incarnation starts a send and handles a message.
+    // start() runs the first sweep before it takes new messages; before that sweep reads the
+    // journal, this incarnation starts a send.
+    const started = second.bot.start()
+    await waitFor(() => dueCalls >= 1)
     const mine = second.bot.send('c2', 'mine', { idempotencyKey: 'own-1' })
     await gate.reached()
-    await provider.receive({ id: 'm2', chatId: 'c3', text: 'busy' })
     firstSweep.resolve()
-    // The first sweep is over once the second one starts (each sweep begins with a clock sync).
-    await waitFor(() => tapB.count('now') >= 3)
+    await started
+    // A message it is handling is never taken back by its own later sweeps either.
+    await provider.receive({ id: 'm2', chatId: 'c3', text: 'busy' })
+    await waitFor(() => tapB.count('now') >= 4)
     expect(second.ambiguous).toEqual([{ key: 'dead-1', chatId: 'c1' }])
     expect(await second.bot.durability!.outbox.get('own-1')).toMatchObject({ state: 'sending', fencingToken: 1 })
     expect(await second.bot.durability!.inbox.get(recordId('m2', 'c3'))).toMatchObject({ state: 'processing', fencingToken: 1 })

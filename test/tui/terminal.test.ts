@@ -12,15 +12,19 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { waitFor } from '../../test-utils/wait.js'
 import { SCOPE } from '../fixtures/tui/seed.js'
 import { readRecord, seededSqlite, useTempDirs } from './helpers.js'
 
 const run = promisify(execFile)
 const ROOT = join(import.meta.dirname, '..', '..')
-const SOCKET = `botmesh-tui-${randomBytes(4).toString('hex')}`
-/** Each test gets a shell of its own (a session), so one that failed half-way leaves nothing running for the next. */
+/**
+ * Each test gets a tmux server of its own (a socket) with one shell, so one that failed half-way
+ * leaves nothing running for the next, and a new session never meets a server still exiting after
+ * the previous test's last session closed ("server exited unexpectedly").
+ */
+let SOCKET = ''
 let SESSION = ''
 let sessions = 0
 const tempDir = useTempDirs()
@@ -77,6 +81,7 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   SESSION = `shell-${++sessions}`
+  SOCKET = `botmesh-tui-${randomBytes(4).toString('hex')}-${sessions}`
   // A clean shell: no CI (Ink draws nothing live under CI), no colour settings from the machine.
   await tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', SESSION, '-c', ROOT, "env -u CI -u NO_COLOR -u FORCE_COLOR PS1='$ ' bash --norc --noprofile")
   await tmux('set-option', '-t', SESSION, 'status', 'off')
@@ -84,10 +89,6 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
-  await tmux('kill-session', '-t', SESSION).catch(() => {})
-})
-
-afterAll(async () => {
   await tmux('kill-server').catch(() => {})
 })
 

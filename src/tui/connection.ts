@@ -45,11 +45,17 @@ abstract class BaseConnection implements DashboardConnection {
   abstract close(): Promise<void>
 
   describe(error: unknown): string {
-    const message = error instanceof Error ? error.message || error.name : String(error)
+    // The status line already names the backend, and wrappers repeat it ("cannot open <url>:
+    // PostgreSQL at <host> is unavailable: …"): the message line leads with the root cause, so
+    // that it survives an 80-column line.
+    const root = rootCause(error)
+    const message = root instanceof Error ? root.message || root.name : String(root)
     const code = error instanceof BotmeshError ? error.code : (error as { code?: unknown } | null)?.code
     const text = typeof code === 'string' && code !== '' && !message.includes(code) ? `${message} (${code})` : message
-    return scrubSecrets(text, this.target.secrets)
+    const label = this.target.label
+    return scrubSecrets(text, this.target.secrets).replace(`cannot open ${label}: `, '').replace(`${label}: `, '')
   }
+
 }
 
 /** SQLite, Redis, PostgreSQL: one opened backend, reopened after repeated failures. */
@@ -110,3 +116,17 @@ class PerUseConnection extends BaseConnection {
     this.#closed = true
   }
 }
+
+/** The deepest error in the `cause` chain that says something (bounded: a chain may loop). */
+function rootCause(error: unknown): unknown {
+  let found = error
+  let next = (error as { cause?: unknown } | null)?.cause
+  for (let depth = 0; next instanceof Error && depth < CAUSE_DEPTH_MAX; depth++) {
+    if (next.message) found = next
+    next = next.cause
+  }
+  return found
+}
+
+/** Causes followed at most when looking for the root of an error. @default 8 */
+const CAUSE_DEPTH_MAX = 8

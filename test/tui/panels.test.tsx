@@ -174,9 +174,9 @@ describe('components', () => {
 
   it('MessageLine: a failure with the next try, a confirmation, the filter being typed, progress, a notice', () => {
     const base = { failure: undefined, notice: undefined, filter: '', lastRefreshAt: undefined, clock: 10_000, width: 100, theme } as const
-    const failing = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'connect ECONNREFUSED 127.0.0.1:1', at: 9_000, count: 3, retryAt: 14_000 }} lastRefreshAt={new Date(2024, 0, 1, 9, 5, 7).getTime()} />)
-    expect(failing).toMatch(/^✖ refresh failed 3× in a row, retrying in 4s: connect ECONNREFUSED 127.0.0.1:1 · showing what was r/)
-    const wide = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'down', at: 9_000, count: 1, retryAt: 9_500 }} lastRefreshAt={undefined} />)
+    const failing = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'connect ECONNREFUSED 127.0.0.1:1', at: 9_000, since: 5_000, count: 3, retryAt: 14_000 }} lastRefreshAt={new Date(2024, 0, 1, 9, 5, 7).getTime()} />)
+    expect(failing).toMatch(/^✖ refresh failed 3×, retry in 4s: connect ECONNREFUSED 127.0.0.1:1 · showing what was r/)
+    const wide = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'down', at: 9_000, since: 9_000, count: 1, retryAt: 9_500 }} lastRefreshAt={undefined} />)
     expect(wide).toBe('✖ refresh failed, retrying: down · nothing read yet')
     const request = { verb: 'replay' as const, kind: 'inbox' as const, panel: 'inboxDead' as const, target: { ids: ['a'] }, count: 1, question: 'Replay dead inbound record a (chat c)?' }
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request }} />)).toBe('? Replay dead inbound record a (chat c)? [y/N]')

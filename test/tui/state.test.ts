@@ -120,7 +120,7 @@ describe('the reducer', () => {
   it('counts failed refreshes in a row and forgets them on the next good one', () => {
     let state = ready()
     state = run(state, { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 1_000, retryInMs: 1_000 }, { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 3_000, retryInMs: 2_000 }).state
-    expect(state.failure).toEqual({ message: 'ECONNREFUSED', at: T0 + 3_000, count: 2, retryAt: T0 + 5_000 })
+    expect(state.failure).toEqual({ message: 'ECONNREFUSED', at: T0 + 3_000, since: T0 + 1_000, count: 2, retryAt: T0 + 5_000 })
     expect(state.snapshot).toBeDefined()
     state = reduce(state, arrive(state, snapshot({ at: T0 + 5_000 }), T0 + 5_000))
     expect(state.failure).toBeUndefined()

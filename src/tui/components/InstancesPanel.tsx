@@ -14,6 +14,8 @@ import { PanelTitle } from './PanelTitle.js'
 
 export interface InstancesPanelProps {
   number: number
+  /** Set while nothing was read: why the figures are unknown (shown instead of an empty list). */
+  unknown?: string | undefined
   instances: InstanceView[]
   /** The text filter in use ('' for none). */
   filter: string
@@ -45,10 +47,10 @@ const SHOWN_METRICS: [name: string, label: string][] = [
   ['staleLeases', 'stale'],
 ]
 
-export function InstancesPanel({ number, instances, filter, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
+export function InstancesPanel({ number, unknown, instances, filter, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
   const live = instances.filter((instance) => instance.live).length
   const gone = instances.length - live
-  const empty = filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope'
+  const empty = unknown ?? (filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope')
   const summary = instances.length === 0 ? empty : `${live} live${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
   const rows = Math.max(0, height - 1)
   const start = windowStart(instances.length, selection.index, rows)

@@ -122,6 +122,12 @@ describe('components', () => {
     expect(gone).toMatch(/^› ✖ gone host-2\/support\/default\s+host-2:5151\s+beat 2m 0s\s+in 7/)
     expect(fits(frame, 80)).toBe(true)
     expect(frameOf(<InstancesPanel number={1} instances={[]} filter="" row={row} focused={false} height={2} width={80} now={0} theme={theme} />)).toContain('no heartbeat: no bot running in this scope')
+    // Killed with kill -9 twenty seconds ago: its record has not expired, but a beat is late.
+    const killed = { ...snap.instances[0]!, lastBeatAt: snap.at - 20_000, startedAt: snap.at - 20_000 }
+    const late = frameOf(<InstancesPanel number={1} instances={[killed]} filter="" row={row} focused={false} height={2} width={80} now={snap.at} theme={theme} />)
+    expect(late).toMatch(/Instances {2}0 live · 1 silent/)
+    expect(late).toMatch(/◌ late\s+host-1\/support\/default\s+host-1:4242\s+silent 20s/)
+    expect(fits(late, 80)).toBe(true)
     expect(frameOf(<InstancesPanel number={1} instances={[]} filter="zz" row={row} focused={false} height={2} width={80} now={0} theme={theme} />)).toContain('none match "zz"')
   })
 

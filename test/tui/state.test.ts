@@ -24,7 +24,7 @@ function record(id: string, fields: Partial<RecordSummary> = {}): RecordSummary 
 }
 
 function instance(id: string, fields: Partial<InstanceView> = {}): InstanceView {
-  return { instanceId: id, botId: 'bot', host: 'h', pid: 1, startedAt: T0 - 10_000, lastBeatAt: T0, lastSweepAt: null, expiresAt: T0 + 15_000, metrics: {}, live: true, lastBeatAgoMs: 0, uptimeMs: 10_000, ...fields }
+  return { instanceId: id, botId: 'bot', host: 'h', pid: 1, startedAt: T0 - 10_000, lastBeatAt: T0, lastSweepAt: null, expiresAt: T0 + 15_000, metrics: {}, live: true, status: 'live', lastBeatAgoMs: 0, uptimeMs: 10_000, ...fields }
 }
 
 function lease(id: string, expiresInMs: number): LeaseView {

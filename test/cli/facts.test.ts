@@ -28,7 +28,8 @@ beforeAll(async () => {
       // Killed with kill -9 right after its first beat, five minutes ago; its record lives on for an hour.
       { kind: 'instances', record: instance('killed', { startedAt: now - 300_000, lastBeatAt: now - 300_000 }), expectVersion: 0 },
       // Started an hour ago and beating: its uptime is an hour, whatever its last beat.
-      { kind: 'instances', record: instance('beating', { startedAt: now - 3_600_000, lastBeatAt: now - 1_000 }), expectVersion: 0 },
+      { kind: 'instances', record: instance('beating', { startedAt: now - 3_600_000, lastBeatAt: now - 1_000, limits: { inboxMaxAttempts: 3, outboxRetries: 1 } }), expectVersion: 0 },
+      { kind: 'inbox', record: inboxRecord('in-failed', { state: 'failed', attempts: 1, nextAttemptAt: now + 3_600_000, updatedAt: now }), expectVersion: 0 },
     ])
     await opened.backend.journal(EMPTY_SCOPE).write('operator.import', [{ kind: 'inbox', record: inboxRecord('in-1', { updatedAt: now }), expectVersion: 0 }])
   } finally {
@@ -48,6 +49,18 @@ describe('instances', () => {
     expect(beating.uptimeMs).toBeGreaterThanOrEqual(3_600_000)
     const human = await botmesh(['instances', '--scope', SCOPE, '--backend', url])
     expect(human.stdout).toMatch(/killed .* silent for 5m/)
+  })
+})
+
+describe('show', () => {
+  it("counts attempts against the running bot's limits (from its heartbeat), or says the limit is unknown", async () => {
+    const [shown] = jsonOf<{ why: string }[]>(await botmesh(['show', 'in-failed', '--json', '--scope', SCOPE, '--backend', url]))
+    expect(shown!.why).toContain('attempt 2 of 3.')
+    const [flagged] = jsonOf<{ why: string }[]>(await botmesh(['show', 'in-failed', '--max-attempts', '7', '--json', '--scope', SCOPE, '--backend', url]))
+    expect(flagged!.why).toContain('attempt 2 of 7.')
+    const [alone] = jsonOf<{ why: string }[]>(await botmesh(['show', 'in-1', '--json', '--scope', EMPTY_SCOPE, '--backend', url]))
+    expect(alone!.why).toMatch(/attempt 1 \(limit unknown/)
+    expect(alone!.why).not.toMatch(/ of 5/)
   })
 })
 

@@ -31,7 +31,10 @@ beforeAll(async () => {
       { kind: 'instances', record: instance('beating', { startedAt: now - 3_600_000, lastBeatAt: now - 1_000, limits: { inboxMaxAttempts: 3, outboxRetries: 1 } }), expectVersion: 0 },
       { kind: 'inbox', record: inboxRecord('in-failed', { state: 'failed', attempts: 1, nextAttemptAt: now + 3_600_000, updatedAt: now }), expectVersion: 0 },
     ])
-    await opened.backend.journal(EMPTY_SCOPE).write('operator.import', [{ kind: 'inbox', record: inboxRecord('in-1', { updatedAt: now }), expectVersion: 0 }])
+    await opened.backend.journal(EMPTY_SCOPE).write('operator.import', [
+      { kind: 'inbox', record: inboxRecord('in-1', { updatedAt: now }), expectVersion: 0 },
+      { kind: 'inbox', record: inboxRecord('in-dead', { state: 'dead', attempts: 5, updatedAt: now }), expectVersion: 0 },
+    ])
   } finally {
     await opened.close()
   }
@@ -70,5 +73,16 @@ describe('stats', () => {
     expect(human.code).toBe(0)
     expect(human.stdout).toMatch(/rates +unknown: no live instance/)
     expect(human.stdout).not.toContain('0.0/s')
+  })
+})
+
+describe('replay', () => {
+  it('with no live instance in the scope, warns that nothing will pick the record up (stderr, and `warnings` in --json)', async () => {
+    const result = await botmesh(['replay', 'in-dead', '--yes', '--json', '--scope', EMPTY_SCOPE, '--backend', url])
+    expect(result.code).toBe(0)
+    const outcome = jsonOf<{ succeeded: number; warnings: string[] }>(result)
+    expect(outcome.succeeded).toBe(1)
+    expect(outcome.warnings).toEqual([expect.stringMatching(/^no live instance in scope acme\/prod\/quiet\/default: nothing will pick up the 1 re-queued record\(s\) until a bot runs there$/)])
+    expect(result.stderr).toContain('warning: no live instance')
   })
 })

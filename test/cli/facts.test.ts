@@ -86,3 +86,13 @@ describe('replay', () => {
     expect(result.stderr).toContain('warning: no live instance')
   })
 })
+
+describe('--since', () => {
+  it('a value it cannot read is refused, naming the forms it takes', async () => {
+    for (const value of ['yesterday', '2024-13-45']) {
+      const result = await botmesh(['dlq', 'list', '--since', value, '--scope', SCOPE, '--backend', url])
+      expect(result.code, value).toBe(2)
+      expect(result.stderr, value).toMatch(/--since must be a duration back from now \(30m, 2h, 7d, or milliseconds\) or an ISO 8601 date \(2024-05-01, 2024-05-01T10:00Z\)/)
+    }
+  })
+})

@@ -228,7 +228,8 @@ describe.concurrent('bad input touches nothing', () => {
     const cases: [string, RegExp][] = [
       ['adir', /adir is a directory, not a journal file \(JOURNAL_MISSING\)/],
       ['empty.db', /empty\.db is empty \(0 bytes\), not a journal/],
-      ['text.db', /text\.db is not a SQLite database/],
+      // There, but not a SQLite database: damaged or the wrong file, never "missing".
+      ['text.db', /text\.db: is not a SQLite database; restore it from a backup or move it aside \(JOURNAL_CORRUPT\)/],
       ['missing.db', /missing\.db does not exist/],
     ]
     for (const [name, message] of cases) {

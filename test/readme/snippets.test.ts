@@ -21,12 +21,14 @@ const PACKAGE_PATHS: Record<string, string> = {
   'botmesh/core': 'src/core/index.js',
   'botmesh/core/testing': 'src/core/testing/index.js',
   'botmesh/sqlite-store': 'src/backends/sqlite/index.js',
+  'botmesh/prometheus': 'src/prometheus/index.js',
 }
 
 /** What a snippet leaves to the reader (a provider, a bot, a chat id…), declared so that it type-checks. */
 const READER_NAMES: Record<string, string> = {
   provider: `declare const provider: import('${source('botmesh/core')}').IProvider`,
   bot: `declare const bot: import('${source('botmesh/core')}').Bot`,
+  backend: `declare const backend: import('${source('botmesh/core')}').DurabilityBackend`,
   chatId: 'declare const chatId: string',
   appointment: 'declare const appointment: { id: string }',
   id: 'declare const id: string',
@@ -66,8 +68,8 @@ function asModule(snippet: string): string {
 describe("the README's core snippets", () => {
   const snippets = coreSnippets()
 
-  it('are there (A bot, enqueue, operating, media on replay)', () => {
-    expect(snippets.length).toBeGreaterThanOrEqual(4)
+  it('are there (A bot, enqueue, operating, Prometheus, media on replay)', () => {
+    expect(snippets.length).toBeGreaterThanOrEqual(5)
     expect(snippets[0]).toContain('new Bot(')
   })
 

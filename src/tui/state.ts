@@ -205,7 +205,7 @@ export function reduce(state: DashboardState, event: DashboardEvent): DashboardS
     case 'progress':
       return state.overlay.type === 'running' ? { ...state, overlay: { ...state.overlay, done: event.done, total: event.total } } : state
     case 'actionDone':
-      return { ...state, overlay: { type: 'none' }, notice: { ...outcomeNotice(event.outcome), at: event.at } }
+      return { ...state, overlay: { type: 'none' }, notice: { ...outcomeNotice(event.outcome, state), at: event.at } }
     case 'actionFailed':
       return { ...state, overlay: { type: 'none' }, notice: { tone: 'error', text: `${event.request.verb} failed: ${event.message}`, at: event.at } }
     case 'filterStart':

@@ -163,8 +163,15 @@ describe('actions in the reducer', () => {
     expect(progressed.overlay).toMatchObject({ done: 1 })
     const done = run(progressed, { type: 'actionDone', outcome: outcome(progressed), at: T0 })
     expect(done.state.overlay).toEqual({ type: 'none' })
-    expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a' })
+    // No instance beats in this scope: the record waits until a bot runs, and the notice says so.
+    expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a · no live instance: nothing picks it up until a bot runs in this scope' })
     expect(done.effects).toEqual([{ type: 'refresh' }])
+  })
+
+  it('an action done while an instance beats in the scope carries no warning', () => {
+    const running = run(ready(snapshot({ inboxDead: [record('a')], instances: [instance('i-1')] })), { type: 'act', intent: 'requeue', all: false }, { type: 'confirm' }).state
+    const done = run(running, { type: 'actionDone', outcome: outcome(running), at: T0 })
+    expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a' })
   })
 
   it('cancels on n (nothing runs) and stops a running action on esc', () => {

@@ -48,12 +48,15 @@ abstract class BaseConnection implements DashboardConnection {
     // The status line already names the backend, and wrappers repeat it ("cannot open <url>:
     // PostgreSQL at <host> is unavailable: …"): the message line leads with the root cause, so
     // that it survives an 80-column line.
-    const root = rootCause(error)
-    const message = root instanceof Error ? root.message || root.name : String(root)
-    const code = error instanceof BotmeshError ? error.code : (error as { code?: unknown } | null)?.code
-    const text = typeof code === 'string' && code !== '' && !message.includes(code) ? `${message} (${code})` : message
+    const said = (value: unknown) => (value instanceof Error ? value.message || value.name : String(value))
     const label = this.target.label
-    return scrubSecrets(text, this.target.secrets).replace(`cannot open ${label}: `, '').replace(`${label}: `, '')
+    const clean = (text: string) => scrubSecrets(text, this.target.secrets).replace(`cannot open ${label}: `, '').replace(`${label}: `, '')
+    const root = clean(said(rootCause(error)))
+    const top = clean(said(error))
+    // The whole message after the root cause when it says more (what to install, what to check).
+    const message = top.endsWith(root) ? root : `${root} · ${top}`
+    const code = error instanceof BotmeshError ? error.code : (error as { code?: unknown } | null)?.code
+    return typeof code === 'string' && code !== '' && !message.includes(code) ? `${root} (${code})${message.slice(root.length)}` : message
   }
 
 }

@@ -8,7 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openBackend } from '../../src/backends/open.js'
+import { openBackend, parseBackendUrl } from '../../src/backends/open.js'
+import { BotmeshError, DriverMissingError } from '../../src/core/errors.js'
+import { connect } from '../../src/tui/connection.js'
 import { runDashboard } from '../../src/tui/index.js'
 import { PG_URL, dropTablePrefix, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable } from '../../test-utils/redis.js'
@@ -113,6 +115,20 @@ describe.runIf(redisUp)('Redis down and back', () => {
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
     await serverGoesAwayAndComesBack(viaProxy.toString(), proxy)
+  })
+})
+
+describe('the failure as the message line says it', () => {
+  it('leads with the root cause and its code, keeps what a wrapper adds beyond it, names no password', () => {
+    const target = parseBackendUrl('postgres://ops:s3cret@db.internal:5432/bots')
+    const connection = connect(target)
+    const wrapped = new BotmeshError('BACKEND_OPEN_FAILED', `cannot open ${target.label}: PostgreSQL at db.internal:5432/bots is unavailable: connect ECONNREFUSED 10.0.0.1:5432`, { cause: new Error('connect ECONNREFUSED 10.0.0.1:5432') })
+    // The wrapper only repeats the backend the status line names: the cause alone, with the code.
+    expect(connection.describe(wrapped)).toBe('connect ECONNREFUSED 10.0.0.1:5432 (BACKEND_OPEN_FAILED)')
+    const missing = new DriverMissingError('pg', 'PostgreSQL', new Error("Cannot find package 'pg'"))
+    const said = connection.describe(missing)
+    expect(said).toMatch(/^Cannot find package 'pg' \(DRIVER_MISSING\) · .*run npm install pg/)
+    expect(said + connection.describe(wrapped)).not.toContain('s3cret')
   })
 })
 

@@ -25,6 +25,7 @@ const entries = [
   'src/providers/gohighlevel/index.ts',
   'src/providers/email/index.ts',
   'src/providers/tiktok/index.ts',
+  'src/prometheus/index.ts',
   'src/cli/main.ts',
   'src/demo/worker.ts',
   'src/core/testing/process-crash/child.ts',
@@ -40,5 +41,5 @@ export default defineConfig({
   clean: true,
   splitting: true,
   // Drivers stay external and load only when their backend is used.
-  external: ['better-sqlite3', 'ioredis', 'pg', 'ink', 'react', 'grammy'],
+  external: ['better-sqlite3', 'ioredis', 'pg', 'ink', 'react', 'grammy', 'prom-client'],
 })

@@ -10,7 +10,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { basename, dirname, extname } from 'node:path'
 import type { DurabilityBackend } from '../core/durability/backend.js'
-import { BotmeshError, JournalLockedError, JournalMissingError } from '../core/errors.js'
+import { BotmeshError, JournalCorruptError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
 import { describeNearest } from './nearest.js'
 import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
@@ -207,7 +207,8 @@ function checkJournalFile(path: string, access: BackendAccess, looksRight: (head
   } finally {
     closeSync(fd)
   }
-  if (!looksRight(head)) throw new JournalMissingError(path, wrongFormat)
+  // The file is there and holds something else: damaged or the wrong file, not missing.
+  if (!looksRight(head)) throw new JournalCorruptError(path, wrongFormat)
 }
 
 /** Directory entries read at most to list the journal files beside a missing one. */

@@ -94,11 +94,17 @@ export function parseRate(value: string, flag: string): number {
 
 /** `--since`: a duration back from now ('1h') or a date ('2024-05-01T10:00Z'), as ms since the epoch. */
 export function parseSince(value: string, now: number): number {
+  const forms = 'a duration back from now (30m, 2h, 7d, or milliseconds) or an ISO 8601 date (2024-05-01, 2024-05-01T10:00Z)'
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const at = Date.parse(value)
     if (Number.isFinite(at)) return at
+    throw new UsageError(`--since must be ${forms}; ${JSON.stringify(value)} is not a valid date`)
   }
-  return now - parseDuration(value, '--since')
+  try {
+    return now - parseDuration(value, '--since')
+  } catch {
+    throw new UsageError(`--since must be ${forms}; got ${JSON.stringify(value)}`)
+  }
 }
 
 /** One value of a fixed set; a `UsageError` listing the choices otherwise. */

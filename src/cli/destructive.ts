@@ -35,6 +35,8 @@ export async function confirmChange(cli: Cli, question: string, count: number, p
 /** Prints the outcome; a record that could not be changed fails the run (exit 1). */
 export function finishChange(cli: Cli, outcome: BulkOutcome): void {
   cli.out.result(outcome, outcomeView)
+  // On stderr, so a script reading the result is not disturbed; --json carries them in `warnings`.
+  for (const warning of outcome.warnings) cli.out.note(`warning: ${warning}`, 'yellow')
   if (outcome.failed > 0) throw new ReportedFailure(`${outcome.failed} of ${outcome.attempted} record(s) could not be changed (see above)`)
   if (cli.signal.aborted) throw new ReportedFailure(`interrupted after ${outcome.attempted} of ${outcome.matched} record(s)`)
 }

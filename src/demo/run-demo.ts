@@ -31,8 +31,10 @@ export interface DemoSummary {
 export const DEMO_SCOPE = 'default/default/demo/default'
 
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
-  const file = resolve(options.file ?? './data/bot.db')
-  mkdirSync(dirname(file), { recursive: true })
+  const given = options.file ?? './data/bot.db'
+  const file = resolve(given)
+  // Owner only, as the README promises for journal directories: the journal holds users' messages.
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   await clearDemoScope(file)
   const worker = workerCommand()
   options.print(`botmesh demo: a bot with a simulated channel, journaling to ${file}`)
@@ -45,11 +47,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   options.print(`outbox: ${describe(summary.outbox)}`)
   options.print(`after the restart: replayed ${metrics.inboundReplayed ?? 0}, redeliveries recognised ${metrics.inboundDuplicates ?? 0}, answered from the outbox ${metrics.outboxDeduped ?? 0}, ambiguous ${metrics.outboxAmbiguous ?? 0}`)
   options.print('')
+  // Each hint names the backend the demo used, so it works as pasted whatever --backend was.
+  const backend = `--backend ${shellWord(`sqlite:${given}`)}`
   options.print('Try next:')
-  options.print('  npx botmesh stats')
-  options.print('  npx botmesh dlq list')
-  if (summary.deadInbox[0]) options.print(`  npx botmesh replay ${summary.deadInbox[0]}`)
-  if (summary.deadOutbox[0]) options.print(`  npx botmesh retry ${summary.deadOutbox[0]}`)
+  options.print(`  npx botmesh stats ${backend}`)
+  options.print(`  npx botmesh dlq list ${backend}`)
+  if (summary.deadInbox[0]) options.print(`  npx botmesh replay ${shellWord(summary.deadInbox[0])} ${backend}`)
+  if (summary.deadOutbox[0]) options.print(`  npx botmesh retry ${shellWord(summary.deadOutbox[0])} ${backend}`)
   return summary
 }
 
@@ -125,4 +129,9 @@ async function summarize(file: string, metrics: Record<string, number>): Promise
 
 function describe(counts: Record<string, number>): string {
   return Object.entries(counts).filter(([, n]) => n > 0).map(([state, n]) => `${n} ${state}`).join(', ') || 'empty'
+}
+
+/** A word a POSIX shell reads back as is: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
 }

@@ -45,11 +45,20 @@ abstract class BaseConnection implements DashboardConnection {
   abstract close(): Promise<void>
 
   describe(error: unknown): string {
-    const message = error instanceof Error ? error.message || error.name : String(error)
+    // The status line already names the backend, and wrappers repeat it ("cannot open <url>:
+    // PostgreSQL at <host> is unavailable: …"): the message line leads with the root cause, so
+    // that it survives an 80-column line.
+    const said = (value: unknown) => (value instanceof Error ? value.message || value.name : String(value))
+    const label = this.target.label
+    const clean = (text: string) => scrubSecrets(text, this.target.secrets).replace(`cannot open ${label}: `, '').replace(`${label}: `, '')
+    const root = clean(said(rootCause(error)))
+    const top = clean(said(error))
+    // The whole message after the root cause when it says more (what to install, what to check).
+    const message = top.endsWith(root) ? root : `${root} · ${top}`
     const code = error instanceof BotmeshError ? error.code : (error as { code?: unknown } | null)?.code
-    const text = typeof code === 'string' && code !== '' && !message.includes(code) ? `${message} (${code})` : message
-    return scrubSecrets(text, this.target.secrets)
+    return typeof code === 'string' && code !== '' && !message.includes(code) ? `${root} (${code})${message.slice(root.length)}` : message
   }
+
 }
 
 /** SQLite, Redis, PostgreSQL: one opened backend, reopened after repeated failures. */
@@ -110,3 +119,17 @@ class PerUseConnection extends BaseConnection {
     this.#closed = true
   }
 }
+
+/** The deepest error in the `cause` chain that says something (bounded: a chain may loop). */
+function rootCause(error: unknown): unknown {
+  let found = error
+  let next = (error as { cause?: unknown } | null)?.cause
+  for (let depth = 0; next instanceof Error && depth < CAUSE_DEPTH_MAX; depth++) {
+    if (next.message) found = next
+    next = next.cause
+  }
+  return found
+}
+
+/** Causes followed at most when looking for the root of an error. @default 8 */
+const CAUSE_DEPTH_MAX = 8

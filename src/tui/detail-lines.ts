@@ -3,7 +3,7 @@
  * `show` service's sentence on why it is not running, its audit trail and its JSON (event or
  * payload), cut at `detailLinesMax`. Pure; the detail view wraps and scrolls them.
  */
-import type { InstanceView } from '../cli/services/instances.js'
+import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../cli/services/instances.js'
 import type { ShownRecord } from '../cli/services/show.js'
 import type { InboxRecord, OutboxRecord } from '../core/durability/records.js'
 import { duration, relative } from './format.js'
@@ -50,7 +50,7 @@ export function recordDetail(shown: ShownRecord, now: number): DetailContent {
 /** The detail of an instance: its heartbeat and every metric it reported. */
 export function instanceDetail(instance: InstanceView, now: number): DetailContent {
   const lines = [
-    field('status', instance.live ? 'live' : `gone: no heartbeat for ${duration(now - instance.lastBeatAt)}`),
+    field('status', instance.live ? (now - instance.lastBeatAt > INSTANCE_SILENT_AFTER_MS ? `silent for ${duration(now - instance.lastBeatAt)}: a beat is late` : 'live') : `gone: no heartbeat for ${duration(now - instance.lastBeatAt)}`),
     field('bot', instance.botId),
     field('host', `${instance.host}, pid ${instance.pid}`),
     field('started', when(instance.startedAt, now)),

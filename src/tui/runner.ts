@@ -6,7 +6,7 @@
  * failure becomes an event the message line shows.
  */
 import { listScopes } from '../cli/services/scopes.js'
-import { showRecord } from '../cli/services/show.js'
+import { budgetOf, showRecord } from '../cli/services/show.js'
 import type { DashboardConnection } from './connection.js'
 import { runAction } from './actions.js'
 import { recordDetail } from './detail-lines.js'
@@ -76,7 +76,8 @@ export class EffectRunner {
     try {
       const content = await connection.use('read', async (backend) => {
         const now = await backend.now()
-        const [shown] = await showRecord(backend.journal(scope), target.id, [target.kind as 'inbox' | 'outbox'], now)
+        const journal = backend.journal(scope)
+        const [shown] = await showRecord(journal, target.id, [target.kind as 'inbox' | 'outbox'], now, await budgetOf(journal, now, {}))
         return recordDetail(shown!, now)
       })
       dispatch({ type: 'detailLoaded', target, content })

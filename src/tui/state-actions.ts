@@ -3,6 +3,7 @@
  * selected row's detail, or ask the confirmation of a request (or say why there is none), and the
  * notice an action's outcome leaves.
  */
+import { INSTANCE_SILENT_AFTER_MS } from '../cli/services/instances.js'
 import type { ActionOutcome } from './actions.js'
 import { instanceDetail } from './detail-lines.js'
 import { pastTense, requestFor } from './requests.js'
@@ -57,12 +58,23 @@ export function act(state: DashboardState, intent: 'requeue' | 'discard', all: b
   return { ...state, overlay: { type: 'confirm', request: made.request } }
 }
 
-export function outcomeNotice(outcome: ActionOutcome): Omit<Notice, 'at'> {
+export function outcomeNotice(outcome: ActionOutcome, state?: DashboardState): Omit<Notice, 'at'> {
   const { request } = outcome
   const done = `${pastTense(request.verb)} ${outcome.succeeded} of ${outcome.attempted}`
   const what = outcome.changed.length > 0 ? `: ${outcome.changed.join(', ')}${outcome.succeeded > outcome.changed.length ? ', …' : ''}` : ''
   const stopped = outcome.cancelled ? ' (stopped before the rest)' : ''
-  if (outcome.failed === 0) return { tone: 'ok', text: `${done}${what}${stopped}` }
+  if (outcome.failed === 0) return { tone: 'ok', text: `${done}${what}${stopped}${state ? pickupWarning(outcome, state) : ''}` }
   const error = outcome.firstError!
   return { tone: 'error', text: `${done}${stopped}; ${outcome.failed} failed, first ${error.id}: ${error.message} (${error.code})` }
+}
+
+/**
+ * A replay or retry only re-queues: with no instance beating in the scope (as last read), nothing
+ * picks the records up, and the operator is told so rather than left to wait.
+ */
+function pickupWarning(outcome: ActionOutcome, state: DashboardState): string {
+  if (outcome.request.verb === 'discard' || outcome.succeeded === 0 || !state.snapshot) return ''
+  const now = backendNow(state)
+  const beating = state.snapshot.instances.some((instance) => instance.live && now - instance.lastBeatAt <= INSTANCE_SILENT_AFTER_MS)
+  return beating ? '' : ' · no live instance: nothing picks it up until a bot runs in this scope'
 }

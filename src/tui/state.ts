@@ -49,6 +49,8 @@ export interface Failure {
   message: string
   /** Local clock of the failure. */
   at: number
+  /** Local clock of the first failure in this row (what is shown has been unknown since). */
+  since: number
   /** Refreshes failed in a row. */
   count: number
   /** Local clock of the next try. */
@@ -163,7 +165,7 @@ export function reduce(state: DashboardState, event: DashboardEvent): DashboardS
     case 'snapshot':
       return arrived(state, event.snapshot, event.query, event.receivedAt)
     case 'refreshFailed':
-      return { ...state, failure: { message: event.message, at: event.at, count: (state.failure?.count ?? 0) + 1, retryAt: event.at + event.retryInMs } }
+      return { ...state, failure: { message: event.message, at: event.at, since: state.failure?.since ?? event.at, count: (state.failure?.count ?? 0) + 1, retryAt: event.at + event.retryInMs } }
     case 'tick':
       return { ...state, clock: event.at, notice: state.notice && event.at - state.notice.at >= DASHBOARD_LIMITS.noticeMs ? undefined : state.notice }
     case 'focus':
@@ -203,7 +205,7 @@ export function reduce(state: DashboardState, event: DashboardEvent): DashboardS
     case 'progress':
       return state.overlay.type === 'running' ? { ...state, overlay: { ...state.overlay, done: event.done, total: event.total } } : state
     case 'actionDone':
-      return { ...state, overlay: { type: 'none' }, notice: { ...outcomeNotice(event.outcome), at: event.at } }
+      return { ...state, overlay: { type: 'none' }, notice: { ...outcomeNotice(event.outcome, state), at: event.at } }
     case 'actionFailed':
       return { ...state, overlay: { type: 'none' }, notice: { tone: 'error', text: `${event.request.verb} failed: ${event.message}`, at: event.at } }
     case 'filterStart':

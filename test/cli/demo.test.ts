@@ -1,9 +1,9 @@
 // `botmesh demo`, the newcomer's first command: the built binary, on the embedded default in a temp folder.
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { inboxRecordId } from '../../src/core/durability/keys.js'
-import { botmesh, jsonOf, useTempDirs } from './helpers.js'
+import { ROOT, botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 describe('botmesh demo', () => {
   const tempDir = useTempDirs()
@@ -15,6 +15,12 @@ describe('botmesh demo', () => {
     expect(run.stdout).toContain('✖ crash: the bot process was killed with SIGKILL')
     expect(run.stdout).toContain('bot restarted')
     expect(existsSync(join(cwd, 'data', 'bot.db'))).toBe(true)
+    // The journal holds users' messages: its directory is the owner's only, as the README says.
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700)
+    // Every hint names the backend the demo used, so it works as pasted.
+    const hints = run.stdout.slice(run.stdout.indexOf('Try next:')).split('\n').filter((line) => line.startsWith('  npx botmesh'))
+    expect(hints.length).toBeGreaterThanOrEqual(2)
+    for (const hint of hints) expect(hint).toMatch(/ --backend sqlite:\.\/data\/bot\.db$/)
 
     const dlq = jsonOf<{ records: { kind: string; id: string }[] }>(await botmesh(['dlq', 'list', '--json'], { cwd }))
     // Inbox record ids are `<provider>:<chatId>:<event id>`; the demo's channel is a MockProvider named 'demo-channel'.
@@ -30,6 +36,12 @@ describe('botmesh demo', () => {
     const after = jsonOf<{ records: unknown[] }>(await botmesh(['dlq', 'list', '--json'], { cwd }))
     expect(after.records).toEqual([])
   }, 180_000)
+
+  it('npm run demo builds without printing the build: tsup is told --silent itself (npm --silent does not reach it)', () => {
+    const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.demo!
+    const build = script.split('&&')[0]!.trim()
+    expect(build).toMatch(/^tsup\b.* --silent\b/)
+  })
 
   it('refuses a backend that is not a SQLite file, touching nothing', async () => {
     const cwd = tempDir()

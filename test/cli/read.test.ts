@@ -112,14 +112,14 @@ describe.concurrent('read commands on SQLite', () => {
     const why = async (id: string) => jsonOf<{ why: string; record: Record<string, unknown> }[]>(await run('show', id, '--json'))[0]!
     const ids = ['in-pending', 'in-processing', 'part:1#2', 'out-dead-1', 'in-dead-1', 'out-unknown', 'out-sent', 'in-failed'] as const
     const said = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await why(id)).why] as const))) as Record<(typeof ids)[number], string>
-    expect(said['in-pending']).toMatch(/^backing off until \S+ \(in (59|60)m \d+s\), attempt 3 of 5\. Last error: the CRM timed out \(ETIMEDOUT\)\.$/)
+    expect(said['in-pending']).toMatch(/^backing off until \S+ \(in (59|60)m \d+s\), attempt 3 \(limit unknown: no live instance reports it; .*\)\. Last error: the CRM timed out \(ETIMEDOUT\)\.$/)
     expect(said['in-processing']).toMatch(/leased to bot-1, token 7, expires in (\d+m )?\d+s/)
     expect(said['part:1#2']).toMatch(/^waiting behind part part:1 \(failed\)/)
     expect(said['out-dead-1']).toMatch(/^dead since \S+ after 6 provider call\(s\): unsupported content \(UNSUPPORTED_CONTENT\); botmesh retry out-dead-1/)
     expect(said['in-dead-1']).toMatch(/dead since .* after 5 run\(s\): the CRM refused the lead \(CRM_REFUSED\); botmesh replay in-dead-1/)
     expect(said['out-unknown']).toMatch(/^unknown since .* may or may not have gone out/)
     expect(said['out-sent']).toMatch(/^sent at .* as provider message mock-1/)
-    expect(said['in-failed']).toMatch(/^due since .* attempt 4 of 5: the next sweep of a running bot/)
+    expect(said['in-failed']).toMatch(/^due since .* attempt 4 \(limit unknown.*\): the next sweep of a running bot/)
     const shown = await why('out-pending')
     expect(shown.record.payload).toEqual({ text: 'reply out-pending' })
     const budget = jsonOf<{ why: string }[]>(await run('outbox', 'show', 'out-pending', '--retries', '2', '--json'))[0]!
@@ -228,7 +228,8 @@ describe.concurrent('bad input touches nothing', () => {
     const cases: [string, RegExp][] = [
       ['adir', /adir is a directory, not a journal file \(JOURNAL_MISSING\)/],
       ['empty.db', /empty\.db is empty \(0 bytes\), not a journal/],
-      ['text.db', /text\.db is not a SQLite database/],
+      // There, but not a SQLite database: damaged or the wrong file, never "missing".
+      ['text.db', /text\.db: is not a SQLite database; restore it from a backup or move it aside \(JOURNAL_CORRUPT\)/],
       ['missing.db', /missing\.db does not exist/],
     ]
     for (const [name, message] of cases) {

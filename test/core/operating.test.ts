@@ -301,12 +301,13 @@ describe('metrics(): all 13 counters', () => {
 
   it('the instance heartbeat carries the metrics, so tools outside the process see live replicas; it is removed on a graceful stop', async () => {
     const backend = new MemoryDurability()
-    const t = await bots.start({ durability: fast({ backend, instanceId: 'pod-0' }), setup: echo })
+    const t = await bots.start({ durability: fast({ backend, instanceId: 'pod-0', inbox: { maxAttempts: 3 }, outbox: { retries: 1 } }), setup: echo })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
     const journal = backend.journal(t.bot.scope)
     const instance = await waitFor(async () => (await journal.read('instances', ['pod-0']))[0]?.record as InstanceRecord | undefined)
-    expect(instance).toMatchObject({ instanceId: 'pod-0', botId: 'bot', pid: process.pid })
+    // Its attempt limits too: `botmesh show` counts "attempt n of m" against them, not the defaults.
+    expect(instance).toMatchObject({ instanceId: 'pod-0', botId: 'bot', pid: process.pid, limits: { inboxMaxAttempts: 3, outboxRetries: 1 } })
     expect(instance.expiresAt).toBeGreaterThan(instance.lastBeatAt)
     expect(Object.keys(instance.metrics).sort()).toEqual([...METRIC_NAMES].sort())
     await t.bot.stop()

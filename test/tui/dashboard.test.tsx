@@ -184,7 +184,7 @@ describe('keys', () => {
     expect(frame).toMatch(/^inbox\s+pending 1/m)
 
     const byBot = mountDashboard(url, { scope: undefined, bot: 'nobody' })
-    await byBot.until((f) => /✖ refresh failed( \d+× in a row)?, retrying( in \d+(ms|s))?: no scope of the bot "nobody"/.test(f), 'an unknown bot, retried')
+    await byBot.until((f) => /✖ refresh failed( \d+×)?, retry(ing| in \d+(ms|s)): no scope of the bot "nobody"/.test(f), 'an unknown bot, retried')
   })
 
   it('pages through a dead-letter queue (pgdn, pgup) and keeps reading only pages', async () => {

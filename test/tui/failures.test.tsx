@@ -8,7 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openBackend } from '../../src/backends/open.js'
+import { openBackend, parseBackendUrl } from '../../src/backends/open.js'
+import { BotmeshError, DriverMissingError } from '../../src/core/errors.js'
+import { connect } from '../../src/tui/connection.js'
 import { runDashboard } from '../../src/tui/index.js'
 import { PG_URL, dropTablePrefix, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable } from '../../test-utils/redis.js'
@@ -22,7 +24,7 @@ const ROOT = join(import.meta.dirname, '..', '..')
 const pgAvailable = await postgresAvailable()
 const redisUp = await redisAvailable('the dashboard on Redis')
 
-const failing = (f: string) => /^✖ /.test(f) && /✖ refresh failed( \d+× in a row)?, retrying/.test(f)
+const failing = (f: string) => /^✖ /.test(f) && /✖ refresh failed( \d+×)?, retry/.test(f)
 const healthy = (f: string) => /^● /.test(f) && !f.includes('refresh failed')
 
 /** Takes the server away behind the proxy, checks the dashboard says so and keeps the data, gives it back. */
@@ -31,7 +33,7 @@ async function serverGoesAwayAndComesBack(url: string, proxy: TcpProxy): Promise
   await dashboard.until((f) => f.includes('in-dead-1') && healthy(f), 'the first refresh', 20_000)
   await proxy.down()
   const frame = await dashboard.until(failing, 'the failure shown', 30_000)
-  expect(frame).toMatch(/showing what was read at \d\d:\d\d:\d\d|retrying/)
+  expect(frame).toMatch(/showing what was read at \d\d:\d\d:\d\d|retry(ing| in)/)
   expect(frame).toContain('in-dead-1')
   expect(frame).toMatch(/^inbox\s+pending 1 {2}processing 2/m)
   await proxy.up()
@@ -65,6 +67,32 @@ describe.runIf(pgAvailable)('PostgreSQL down and back', () => {
   })
 })
 
+describe.runIf(pgAvailable)('PostgreSQL down from the start', () => {
+  const proxies: TcpProxy[] = []
+  afterAll(async () => {
+    for (const proxy of proxies) await proxy.close()
+  })
+
+  it('at 80 columns, says the figures are unknown, since when, and keeps the cause on the line', async () => {
+    const direct = new URL(PG_URL)
+    direct.searchParams.set('tablePrefix', randomTablePrefix())
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+    proxies.push(proxy)
+    await proxy.down()
+    const viaProxy = new URL(direct)
+    viaProxy.hostname = '127.0.0.1'
+    viaProxy.port = String(proxy.port)
+    const dashboard = mountDashboard(viaProxy.toString(), { refreshMs: 200 })
+    const frame = await dashboard.until(failing, 'the failure shown', 30_000)
+    const [, message] = frame.split('\n')
+    expect(message).toMatch(/^✖ refresh failed.*: .*ECONNREFUSED/)
+    expect(frame).toMatch(/Instances +unknown since \d\d:\d\d:\d\d/)
+    expect(frame).not.toContain('no heartbeat')
+    expect(frame).not.toMatch(/Inbox dead letters +(0|none)\b/)
+    await dashboard.close()
+  })
+})
+
 describe.runIf(redisUp)('Redis down and back', () => {
   const prefixes: string[] = []
   const proxies: TcpProxy[] = []
@@ -87,6 +115,20 @@ describe.runIf(redisUp)('Redis down and back', () => {
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
     await serverGoesAwayAndComesBack(viaProxy.toString(), proxy)
+  })
+})
+
+describe('the failure as the message line says it', () => {
+  it('leads with the root cause and its code, keeps what a wrapper adds beyond it, names no password', () => {
+    const target = parseBackendUrl('postgres://ops:s3cret@db.internal:5432/bots')
+    const connection = connect(target)
+    const wrapped = new BotmeshError('BACKEND_OPEN_FAILED', `cannot open ${target.label}: PostgreSQL at db.internal:5432/bots is unavailable: connect ECONNREFUSED 10.0.0.1:5432`, { cause: new Error('connect ECONNREFUSED 10.0.0.1:5432') })
+    // The wrapper only repeats the backend the status line names: the cause alone, with the code.
+    expect(connection.describe(wrapped)).toBe('connect ECONNREFUSED 10.0.0.1:5432 (BACKEND_OPEN_FAILED)')
+    const missing = new DriverMissingError('pg', 'PostgreSQL', new Error("Cannot find package 'pg'"))
+    const said = connection.describe(missing)
+    expect(said).toMatch(/^Cannot find package 'pg' \(DRIVER_MISSING\) · .*run npm install pg/)
+    expect(said + connection.describe(wrapped)).not.toContain('s3cret')
   })
 })
 

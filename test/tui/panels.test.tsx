@@ -122,6 +122,12 @@ describe('components', () => {
     expect(gone).toMatch(/^› ✖ gone host-2\/support\/default\s+host-2:5151\s+beat 2m 0s\s+in 7/)
     expect(fits(frame, 80)).toBe(true)
     expect(frameOf(<InstancesPanel number={1} instances={[]} filter="" row={row} focused={false} height={2} width={80} now={0} theme={theme} />)).toContain('no heartbeat: no bot running in this scope')
+    // Killed with kill -9 twenty seconds ago: its record has not expired, but a beat is late.
+    const killed = { ...snap.instances[0]!, lastBeatAt: snap.at - 20_000, startedAt: snap.at - 20_000 }
+    const late = frameOf(<InstancesPanel number={1} instances={[killed]} filter="" row={row} focused={false} height={2} width={80} now={snap.at} theme={theme} />)
+    expect(late).toMatch(/Instances {2}0 live · 1 silent/)
+    expect(late).toMatch(/◌ late\s+host-1\/support\/default\s+host-1:4242\s+silent 20s/)
+    expect(fits(late, 80)).toBe(true)
     expect(frameOf(<InstancesPanel number={1} instances={[]} filter="zz" row={row} focused={false} height={2} width={80} now={0} theme={theme} />)).toContain('none match "zz"')
   })
 
@@ -174,9 +180,9 @@ describe('components', () => {
 
   it('MessageLine: a failure with the next try, a confirmation, the filter being typed, progress, a notice', () => {
     const base = { failure: undefined, notice: undefined, filter: '', lastRefreshAt: undefined, clock: 10_000, width: 100, theme } as const
-    const failing = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'connect ECONNREFUSED 127.0.0.1:1', at: 9_000, count: 3, retryAt: 14_000 }} lastRefreshAt={new Date(2024, 0, 1, 9, 5, 7).getTime()} />)
-    expect(failing).toMatch(/^✖ refresh failed 3× in a row, retrying in 4s: connect ECONNREFUSED 127.0.0.1:1 · showing what was r/)
-    const wide = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'down', at: 9_000, count: 1, retryAt: 9_500 }} lastRefreshAt={undefined} />)
+    const failing = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'connect ECONNREFUSED 127.0.0.1:1', at: 9_000, since: 5_000, count: 3, retryAt: 14_000 }} lastRefreshAt={new Date(2024, 0, 1, 9, 5, 7).getTime()} />)
+    expect(failing).toMatch(/^✖ refresh failed 3×, retry in 4s: connect ECONNREFUSED 127.0.0.1:1 · showing what was r/)
+    const wide = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'down', at: 9_000, since: 9_000, count: 1, retryAt: 9_500 }} lastRefreshAt={undefined} />)
     expect(wide).toBe('✖ refresh failed, retrying: down · nothing read yet')
     const request = { verb: 'replay' as const, kind: 'inbox' as const, panel: 'inboxDead' as const, target: { ids: ['a'] }, count: 1, question: 'Replay dead inbound record a (chat c)?' }
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request }} />)).toBe('? Replay dead inbound record a (chat c)? [y/N]')

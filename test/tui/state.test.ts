@@ -24,7 +24,7 @@ function record(id: string, fields: Partial<RecordSummary> = {}): RecordSummary 
 }
 
 function instance(id: string, fields: Partial<InstanceView> = {}): InstanceView {
-  return { instanceId: id, botId: 'bot', host: 'h', pid: 1, startedAt: T0 - 10_000, lastBeatAt: T0, lastSweepAt: null, expiresAt: T0 + 15_000, metrics: {}, live: true, lastBeatAgoMs: 0, uptimeMs: 10_000, ...fields }
+  return { instanceId: id, botId: 'bot', host: 'h', pid: 1, startedAt: T0 - 10_000, lastBeatAt: T0, lastSweepAt: null, expiresAt: T0 + 15_000, metrics: {}, live: true, status: 'live', lastBeatAgoMs: 0, uptimeMs: 10_000, ...fields }
 }
 
 function lease(id: string, expiresInMs: number): LeaseView {
@@ -120,7 +120,7 @@ describe('the reducer', () => {
   it('counts failed refreshes in a row and forgets them on the next good one', () => {
     let state = ready()
     state = run(state, { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 1_000, retryInMs: 1_000 }, { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 3_000, retryInMs: 2_000 }).state
-    expect(state.failure).toEqual({ message: 'ECONNREFUSED', at: T0 + 3_000, count: 2, retryAt: T0 + 5_000 })
+    expect(state.failure).toEqual({ message: 'ECONNREFUSED', at: T0 + 3_000, since: T0 + 1_000, count: 2, retryAt: T0 + 5_000 })
     expect(state.snapshot).toBeDefined()
     state = reduce(state, arrive(state, snapshot({ at: T0 + 5_000 }), T0 + 5_000))
     expect(state.failure).toBeUndefined()
@@ -163,8 +163,15 @@ describe('actions in the reducer', () => {
     expect(progressed.overlay).toMatchObject({ done: 1 })
     const done = run(progressed, { type: 'actionDone', outcome: outcome(progressed), at: T0 })
     expect(done.state.overlay).toEqual({ type: 'none' })
-    expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a' })
+    // No instance beats in this scope: the record waits until a bot runs, and the notice says so.
+    expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a · no live instance: nothing picks it up until a bot runs in this scope' })
     expect(done.effects).toEqual([{ type: 'refresh' }])
+  })
+
+  it('an action done while an instance beats in the scope carries no warning', () => {
+    const running = run(ready(snapshot({ inboxDead: [record('a')], instances: [instance('i-1')] })), { type: 'act', intent: 'requeue', all: false }, { type: 'confirm' }).state
+    const done = run(running, { type: 'actionDone', outcome: outcome(running), at: T0 })
+    expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a' })
   })
 
   it('cancels on n (nothing runs) and stops a running action on esc', () => {

@@ -4,7 +4,7 @@ import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
 import { examples, filtersFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
 import { lanesOf, listRecords, type WorkKind } from '../services/records.js'
-import { showRecord } from '../services/show.js'
+import { budgetOf, showRecord } from '../services/show.js'
 import { withJournal } from '../session.js'
 import { recordPageView, shownView } from '../views/records.js'
 
@@ -35,13 +35,17 @@ export function showCommand(command: Command, cli: Cli, kinds: WorkKind[], idNam
   return command
     .argument(`<${idName}>`)
     .description(`show the whole record: payload, attempts, lease, last error, audit, and in words why it is not running now`)
-    .option('--max-attempts <n>', "the bot's inbox.maxAttempts, for 'attempt n of m'", '5')
-    .option('--retries <n>', "the bot's outbox.retries, for 'provider call n of m'", '5')
+    .option('--max-attempts <n>', "the bot's inbox.maxAttempts, for 'attempt n of m' (default: what a live instance reports)")
+    .option('--retries <n>', "the bot's outbox.retries, for 'provider call n of m' (default: what a live instance reports)")
     .addHelpText('after', examples(...lines))
-    .action(async (id: string, options: { maxAttempts: string; retries: string }) => {
-      const budget = { inboxMaxAttempts: parseCount(options.maxAttempts, '--max-attempts'), outboxCalls: parseCount(options.retries, '--retries', { min: 0 }) + 1 }
+    .action(async (id: string, options: { maxAttempts?: string; retries?: string }) => {
+      const flags = {
+        ...(options.maxAttempts !== undefined && { inboxMaxAttempts: parseCount(options.maxAttempts, '--max-attempts') }),
+        ...(options.retries !== undefined && { outboxCalls: parseCount(options.retries, '--retries', { min: 0 }) + 1 }),
+      }
       await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
         const now = await backend.now()
+        const budget = await budgetOf(journal, now, flags)
         cli.out.result(await showRecord(journal, id, kinds, now, budget), shownView(now))
       })
     })

@@ -5,6 +5,7 @@ import { confirmChange, finishChange } from '../destructive.js'
 import { changeFrom, changeOptions, examples, filterOptions, paceFrom, selectionFrom } from '../options.js'
 import { outcomeOf } from '../services/bulk.js'
 import { applyReplay, planReplay } from '../services/replay.js'
+import { pickupWarnings } from '../services/pickup.js'
 import { withJournal } from '../session.js'
 import { planView } from '../views/operations.js'
 import type { ChangeFlags } from './flags.js'
@@ -23,7 +24,8 @@ export function registerReplay(program: Command, cli: Cli): void {
         const go = await confirmChange(cli, `replay ${plan.ids.length} inbound record(s)`, plan.ids.length, planView('replay', plan, now), flags)
         const pace = paceFrom(cli, flags, 'replaying', plan.ids.length)
         const items = go ? await applyReplay(journal, plan, changeFrom(flags, await backend.now()), pace).finally(pace.finish) : []
-        finishChange(cli, outcomeOf('replay', plan, items, { reason: flags.reason, dryRun: flags.dryRun }))
+        const warnings = await pickupWarnings(journal, await backend.now(), items.filter((item) => item.ok).length)
+        finishChange(cli, outcomeOf('replay', plan, items, { reason: flags.reason, dryRun: flags.dryRun, warnings }))
       })
     })
 }

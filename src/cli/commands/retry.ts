@@ -5,6 +5,7 @@ import { confirmChange, finishChange } from '../destructive.js'
 import { changeFrom, changeOptions, examples, filterOptions, paceFrom, selectionFrom } from '../options.js'
 import { outcomeOf } from '../services/bulk.js'
 import { applyRetry, planRetry } from '../services/retry.js'
+import { pickupWarnings } from '../services/pickup.js'
 import { withJournal } from '../session.js'
 import { planView } from '../views/operations.js'
 import type { ChangeFlags } from './flags.js'
@@ -24,7 +25,8 @@ export function registerRetry(program: Command, cli: Cli): void {
         const go = await confirmChange(cli, `retry ${plan.ids.length} send(s)`, plan.ids.length, planView('retry', plan, now), flags)
         const pace = paceFrom(cli, flags, 'retrying', plan.ids.length)
         const items = go ? await applyRetry(journal, plan, changeFrom(flags, await backend.now()), pace).finally(pace.finish) : []
-        finishChange(cli, outcomeOf('retry', plan, items, { reason: flags.reason, dryRun: flags.dryRun }))
+        const warnings = await pickupWarnings(journal, await backend.now(), items.filter((item) => item.ok).length)
+        finishChange(cli, outcomeOf('retry', plan, items, { reason: flags.reason, dryRun: flags.dryRun, warnings }))
       })
     })
 }

@@ -49,6 +49,8 @@ export interface BulkOutcome {
   sample: RecordSummary[]
   items: ItemOutcome[]
   reason: string | null
+  /** What the operator should know although every record changed (nothing running will pick them up). */
+  warnings: string[]
 }
 
 /** The records named on the command line; every one must exist and be in one of `states`, or nothing is touched. */
@@ -125,7 +127,7 @@ export async function applyEach(ids: readonly string[], operation: (id: string) 
 }
 
 /** The outcome of a plan: the items applied (none when it was only looked at). */
-export function outcomeOf(action: string, plan: Plan, items: ItemOutcome[], options: { reason?: string; dryRun?: boolean }): BulkOutcome {
+export function outcomeOf(action: string, plan: Plan, items: ItemOutcome[], options: { reason?: string; dryRun?: boolean; warnings?: string[] }): BulkOutcome {
   const done = items
   const reason = options.reason
   return {
@@ -139,5 +141,6 @@ export function outcomeOf(action: string, plan: Plan, items: ItemOutcome[], opti
     sample: plan.sample,
     items: done,
     reason: reason ?? null,
+    warnings: options.warnings ?? [],
   }
 }

@@ -3,16 +3,28 @@
  * sweep, their metrics), and `leases`: the records a replica is working on right now.
  */
 import type { Journal } from '../../core/durability/backend.js'
+import { LIMITS } from '../../core/durability/limits.js'
 import type { InboxRecord, InstanceRecord, OutboxRecord } from '../../core/durability/records.js'
 import type { WorkKind } from './records.js'
 
 /** An instance as `instances` shows it. */
 export interface InstanceView extends InstanceRecord {
+  /** Its heartbeat record has not expired yet. */
   live: boolean
+  /** live and beating; silent: live but a beat is late (killed, frozen); gone: the record expired. */
+  status: 'live' | 'silent' | 'gone'
   /** Since the last heartbeat. */
   lastBeatAgoMs: number
+  /** Since its start: to now while it beats, to its last beat once it is silent or gone. */
   uptimeMs: number
 }
+
+/**
+ * A heartbeat this long after the last one is late: one beat missed. The record stays live until
+ * it expires (`instanceBeatsToLive` beats), but a `kill -9` should not look alive until then.
+ * @default 2 × LIMITS.instanceBeatMs (10s)
+ */
+export const INSTANCE_SILENT_AFTER_MS = LIMITS.instanceBeatMs * 2
 
 /** Heartbeat records read at most. */
 export const INSTANCES_MAX = 1_000
@@ -21,8 +33,15 @@ export const INSTANCES_MAX = 1_000
 export async function listInstances(journal: Journal, now: number, options: { all?: boolean } = {}): Promise<InstanceView[]> {
   const found = await journal.list('instances', { state: 'live', limit: INSTANCES_MAX })
   return found
-    .map(({ record }) => ({ ...record, live: record.expiresAt > now, lastBeatAgoMs: now - record.lastBeatAt, uptimeMs: record.lastBeatAt - record.startedAt }))
+    .map(({ record }) => instanceView(record, now))
     .filter((instance) => options.all || instance.live)
+}
+
+function instanceView(record: InstanceRecord, now: number): InstanceView {
+  const live = record.expiresAt > now
+  const lastBeatAgoMs = now - record.lastBeatAt
+  const status = !live ? 'gone' : lastBeatAgoMs > INSTANCE_SILENT_AFTER_MS ? 'silent' : 'live'
+  return { ...record, live, status, lastBeatAgoMs, uptimeMs: (status === 'live' ? now : record.lastBeatAt) - record.startedAt }
 }
 
 /** A lease as `leases` shows it. */

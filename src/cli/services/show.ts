@@ -1,11 +1,13 @@
 /**
  * `show`: a whole record, and in words why it is not running now (backing off, leased, waiting
  * behind an earlier part, dead and why, done). The engine's settings (maxAttempts, retries) live
- * in the bot, not the journal, so the attempt budget is given by the caller (the seed's defaults).
+ * in the bot, not the journal: the attempt budget comes from the operator's flags, else from a
+ * live instance's heartbeat (which carries its limits), else it is not known and not stated.
  */
 import type { Journal } from '../../core/durability/backend.js'
 import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
 import { RecordNotFoundError } from '../../core/errors.js'
+import { listInstances } from './instances.js'
 import type { WorkKind } from './records.js'
 
 /** A record found by id or key, with its explanation. */
@@ -19,18 +21,33 @@ export interface ShownRecord {
   previousPart?: { key: string; state: string | null }
 }
 
-/** Run budgets the explanation counts against. */
+/** Run budgets the explanation counts against (undefined: not known, so "attempt n" without "of m"). */
 export interface AttemptBudget {
-  /** inbox.maxAttempts. @default 5 */
-  inboxMaxAttempts: number
-  /** outbox.retries + 1 provider calls. @default 6 */
-  outboxCalls: number
+  /** inbox.maxAttempts. */
+  inboxMaxAttempts: number | undefined
+  /** outbox.retries + 1 provider calls. */
+  outboxCalls: number | undefined
 }
 
-export const DEFAULT_BUDGET: AttemptBudget = { inboxMaxAttempts: 5, outboxCalls: 6 }
+/** No budget known: the explanation gives the attempt's number only. */
+export const UNKNOWN_BUDGET: AttemptBudget = { inboxMaxAttempts: undefined, outboxCalls: undefined }
+
+/**
+ * The budget that applies: each limit from the operator's flag, else from the live instances'
+ * heartbeats when they agree (replicas configured differently leave it unknown), else unknown.
+ */
+export async function budgetOf(journal: Journal, now: number, flags: Partial<AttemptBudget>): Promise<AttemptBudget> {
+  const live = (await listInstances(journal, now)).flatMap((instance) => (instance.limits ? [instance.limits] : []))
+  const agreed = <T>(values: T[]): T | undefined => (values.length > 0 && values.every((value) => value === values[0]) ? values[0] : undefined)
+  const retries = agreed(live.map((limits) => limits.outboxRetries))
+  return {
+    inboxMaxAttempts: flags.inboxMaxAttempts ?? agreed(live.map((limits) => limits.inboxMaxAttempts)),
+    outboxCalls: flags.outboxCalls ?? (retries === undefined ? undefined : retries + 1),
+  }
+}
 
 /** Finds `id` among the kinds (inbox ids, outbox keys); throws `RecordNotFoundError` when none has it. */
-export async function showRecord(journal: Journal, id: string, kinds: readonly WorkKind[], now: number, budget: AttemptBudget = DEFAULT_BUDGET): Promise<ShownRecord[]> {
+export async function showRecord(journal: Journal, id: string, kinds: readonly WorkKind[], now: number, budget: AttemptBudget = UNKNOWN_BUDGET): Promise<ShownRecord[]> {
   const shown: ShownRecord[] = []
   for (const kind of kinds) {
     const [found] = await journal.read(kind, [id])
@@ -51,7 +68,7 @@ export async function showRecord(journal: Journal, id: string, kinds: readonly W
 
 /** Why an inbound record is not running now. */
 export function whyInbox(record: InboxRecord, now: number, budget: AttemptBudget): string {
-  const next = `attempt ${record.attempts + 1} of ${budget.inboxMaxAttempts}`
+  const next = `attempt ${record.attempts + 1}${ofBudget(budget.inboxMaxAttempts)}`
   switch (record.state) {
     case 'pending':
     case 'failed':
@@ -67,7 +84,7 @@ export function whyInbox(record: InboxRecord, now: number, budget: AttemptBudget
 
 /** Why a send is not going out now. */
 export function whyOutbox(record: OutboxRecord, now: number, budget: AttemptBudget, previousPart?: { key: string; state: string | null }): string {
-  const next = `provider call ${record.attempts + 1} of ${budget.outboxCalls}`
+  const next = `provider call ${record.attempts + 1}${ofBudget(budget.outboxCalls)}`
   switch (record.state) {
     case 'pending':
     case 'failed': {
@@ -91,6 +108,11 @@ export function whyOutbox(record: OutboxRecord, now: number, budget: AttemptBudg
       return `dead since ${iso(record.updatedAt)} after ${record.attempts} provider call(s)${because(record)}${withPart}; botmesh retry ${record.key} sends it again with a fresh budget.`
     }
   }
+}
+
+/** " of 3", or nothing when no running bot or flag says what the limit is. */
+function ofBudget(limit: number | undefined): string {
+  return limit === undefined ? ' (limit unknown: no live instance reports it; --max-attempts / --retries say it)' : ` of ${limit}`
 }
 
 function waiting(record: InboxRecord | OutboxRecord, now: number, next: string, verb: string): string {

@@ -45,7 +45,8 @@ export async function collectStats(journal: Journal, now: number, previous?: Sta
   const metrics: Record<string, number> = {}
   const uptimeRates: Record<string, number> = {}
   for (const instance of instances) {
-    const seconds = instance.uptimeMs / 1_000
+    // The counters were taken at the last beat: they cover the time from the start to it.
+    const seconds = (instance.lastBeatAt - instance.startedAt) / 1_000
     for (const [name, value] of Object.entries(instance.metrics)) {
       metrics[name] = (metrics[name] ?? 0) + value
       uptimeRates[name] = (uptimeRates[name] ?? 0) + (seconds > 0 ? value / seconds : 0)

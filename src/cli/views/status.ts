@@ -44,7 +44,10 @@ export function statsView(stats: Stats): Block[] {
       fields: [
         ['dead letters', `${stats.dead.inbox} inbound, ${stats.dead.outbox} outbound`],
         ['live instances', stats.instances.live === 0 ? '0 (no bot is beating in this scope: nothing processes due records)' : `${stats.instances.live}: ${stats.instances.ids.join(', ')}`],
-        [`rates (${stats.ratesOver === 'interval' ? 'last interval' : 'since start'})`, RATE_METRICS.map((name) => `${name} ${perSecond(stats.ratesPerSecond[name])}`).join(', ')],
+        // No instance reports: a rate of 0.0/s would claim that nothing comes in.
+        stats.instances.live === 0
+          ? ['rates', 'unknown: no live instance reports its counters']
+          : [`rates (${stats.ratesOver === 'interval' ? 'last interval' : 'since start'})`, RATE_METRICS.map((name) => `${name} ${perSecond(stats.ratesPerSecond[name])}`).join(', ')],
       ],
     },
   ]
@@ -58,6 +61,7 @@ export function instancesView(now: number) {
         { header: 'bot', value: (i) => i.botId },
         { header: 'host', value: (i) => i.host },
         { header: 'pid', value: (i) => i.pid, align: 'right' },
+        { header: 'status', value: (i) => (i.status === 'silent' ? `silent for ${duration(i.lastBeatAgoMs)}` : i.status), tone: (i) => (i.status === 'live' ? undefined : 'red') },
         { header: 'up', value: (i) => duration(i.uptimeMs) },
         { header: 'last beat', value: (i) => ago(i.lastBeatAt, now), tone: (i) => (i.live ? undefined : 'red') },
         { header: 'last sweep', value: (i) => ago(i.lastSweepAt, now) },

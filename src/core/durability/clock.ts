@@ -13,9 +13,12 @@ export class BackendClock {
     private readonly local: () => number,
   ) {}
 
-  /** Now, on the backend's clock (estimated without a round trip). */
+  /**
+   * Now, on the backend's clock (estimated without a round trip), in whole milliseconds: the
+   * midpoint offset is often half a millisecond, and every time written to a record is this one.
+   */
   now(): number {
-    return this.local() + this.#offsetMs
+    return Math.round(this.local() + this.#offsetMs)
   }
 
   /** Measures the offset to the backend's clock (one round trip), taking the midpoint of the call. */

@@ -33,6 +33,7 @@ export class InstanceBeat {
       lastSweepAt: this.lastSweepAt(),
       expiresAt: now + LIMITS.instanceBeatMs * LIMITS.instanceBeatsToLive,
       metrics: { ...this.engine.metrics.snapshot() },
+      limits: { inboxMaxAttempts: this.engine.config.inbox.maxAttempts, outboxRetries: this.engine.config.outbox.retries },
     }
     for (let tries = 0; tries < 2; tries++) {
       const [result] = await this.engine.journal.write('instances.beat', [{ kind: 'instances', record, expectVersion: this.#version }])

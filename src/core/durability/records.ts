@@ -109,6 +109,8 @@ export interface InstanceRecord {
   /** When the record stops counting as live unless beaten again. */
   expiresAt: number
   metrics: Record<string, number>
+  /** The attempt limits the instance runs with, so an operator's `show` counts against them (absent from older bots). */
+  limits?: { inboxMaxAttempts: number; outboxRetries: number }
 }
 
 export interface RecordOf {

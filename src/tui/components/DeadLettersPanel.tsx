@@ -13,10 +13,12 @@ import { PanelTitle } from './PanelTitle.js'
 
 export interface DeadLettersPanelProps {
   number: number
+  /** Set while nothing was read: why the figures are unknown (shown instead of an empty list). */
+  unknown?: string | undefined
   title: string
   page: DeadPage | undefined
-  /** Records of the lane in all (the index count). */
-  total: number
+  /** Records of the lane in all (the index count; undefined: not known). */
+  total: number | undefined
   /** Pages before this one (the page number is this + 1). */
   pagesBefore: number
   filter: string
@@ -59,7 +61,7 @@ export function DeadLettersPanel(props: DeadLettersPanelProps) {
 /** "3", "20.1k · page 2: 50 (pgdn: more)", "2 match "crm" of 3". */
 function summaryOf(props: DeadLettersPanelProps, shown: number): string {
   const { page, total, filter, pagesBefore } = props
-  if (!page) return compact(total)
+  if (!page || total === undefined) return props.unknown ?? (total === undefined ? 'unknown' : compact(total))
   const paged = pagesBefore > 0 || page.next !== null
   const pageText = paged ? ` · page ${pagesBefore + 1}${page.next ? ' (pgdn: more)' : ''}` : ''
   if (filter === '') return total === 0 ? 'none' : `${compact(total)}${paged ? ` in all${pageText}: ${shown} shown` : ''}`

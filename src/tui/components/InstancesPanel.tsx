@@ -4,7 +4,7 @@
  * gone (✖) until its record is replaced; a bot that stopped gracefully removed its own.
  */
 import { Box } from 'ink'
-import type { InstanceView } from '../../cli/services/instances.js'
+import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
 import { columnWidths, compact, duration, row, type ColumnSpec } from '../format.js'
 import { windowStart } from '../layout.js'
 import type { RowState } from '../selection.js'
@@ -14,6 +14,8 @@ import { PanelTitle } from './PanelTitle.js'
 
 export interface InstancesPanelProps {
   number: number
+  /** Set while nothing was read: why the figures are unknown (shown instead of an empty list). */
+  unknown?: string | undefined
   instances: InstanceView[]
   /** The text filter in use ('' for none). */
   filter: string
@@ -45,11 +47,14 @@ const SHOWN_METRICS: [name: string, label: string][] = [
   ['staleLeases', 'stale'],
 ]
 
-export function InstancesPanel({ number, instances, filter, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
-  const live = instances.filter((instance) => instance.live).length
-  const gone = instances.length - live
-  const empty = filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope'
-  const summary = instances.length === 0 ? empty : `${live} live${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
+export function InstancesPanel({ number, unknown, instances, filter, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
+  // Measured against the backend's clock now, not at the refresh: a beat that is late shows at once.
+  const silent = (instance: InstanceView) => instance.live && now - instance.lastBeatAt > INSTANCE_SILENT_AFTER_MS
+  const silentCount = instances.filter(silent).length
+  const live = instances.filter((instance) => instance.live).length - silentCount
+  const gone = instances.length - live - silentCount
+  const empty = unknown ?? (filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope')
+  const summary = instances.length === 0 ? empty : `${live} live${silentCount > 0 ? ` · ${silentCount} silent (◌)` : ''}${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
   const rows = Math.max(0, height - 1)
   const start = windowStart(instances.length, selection.index, rows)
   const widths = columnWidths(width - 2, COLUMNS)
@@ -60,10 +65,13 @@ export function InstancesPanel({ number, instances, filter, row: selection, focu
         const metrics = SHOWN_METRICS.filter(([name]) => instance.metrics[name] !== undefined)
           .map(([name, label]) => `${label} ${compact(instance.metrics[name]!)}`)
           .join(' ')
-        const status = instance.live ? '● live' : '✖ gone'
-        const text = row([status, instance.instanceId, `${instance.host}:${instance.pid}`, `beat ${duration(now - instance.lastBeatAt)}`, metrics || '-'], widths, COLUMNS)
+        const quiet = silent(instance)
+        // Six characters for the status and twelve for the beat keep the counters on an 80-column row.
+        const status = quiet ? '◌ late' : instance.live ? '● live' : '✖ gone'
+        const beat = `${quiet ? 'silent' : 'beat'} ${duration(now - instance.lastBeatAt)}`
+        const text = row([status, instance.instanceId, `${instance.host}:${instance.pid}`, beat, metrics || '-'], widths, COLUMNS)
         return (
-          <ListRow key={instance.instanceId} text={text} selected={start + offset === selection.index} focused={focused} width={width} theme={theme} tone={instance.live ? undefined : 'error'} />
+          <ListRow key={instance.instanceId} text={text} selected={start + offset === selection.index} focused={focused} width={width} theme={theme} tone={quiet ? 'warn' : instance.live ? undefined : 'error'} />
         )
       })}
     </Box>

@@ -14,6 +14,8 @@ import { PanelTitle } from './PanelTitle.js'
 
 export interface LeasesPanelProps {
   number: number
+  /** Set while nothing was read: why the figures are unknown (shown instead of an empty list). */
+  unknown?: string | undefined
   leases: LeaseView[]
   /** The text filter in use ('' for none). */
   filter: string
@@ -35,10 +37,10 @@ const COLUMNS: ColumnSpec[] = [
   { min: 20, align: 'right' },
 ]
 
-export function LeasesPanel({ number, leases, filter, row: selection, focused, height, width, now, theme }: LeasesPanelProps) {
+export function LeasesPanel({ number, unknown, leases, filter, row: selection, focused, height, width, now, theme }: LeasesPanelProps) {
   const expired = leases.filter((lease) => lease.expiresAt <= now).length
   const summary =
-    leases.length === 0 ? (filter ? `none match "${filter}"` : 'none') : `${leases.length}${expired > 0 ? ` · ${expired} past expiry (!)` : ''}${filter ? ` · filter "${filter}"` : ''}`
+    leases.length === 0 ? (unknown ?? (filter ? `none match "${filter}"` : 'none')) : `${leases.length}${expired > 0 ? ` · ${expired} past expiry (!)` : ''}${filter ? ` · filter "${filter}"` : ''}`
   const rows = Math.max(0, height - 1)
   const start = windowStart(leases.length, selection.index, rows)
   const widths = columnWidths(width - 2, COLUMNS)

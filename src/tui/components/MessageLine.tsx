@@ -38,10 +38,11 @@ function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock }: M
     return { text: `… ${verb} ${compact(overlay.done)}/${compact(overlay.total)} (esc stops)`, tone: 'accent' }
   }
   if (failure) {
-    const retry = failure.retryAt > clock ? `retrying in ${duration(failure.retryAt - clock)}` : 'retrying'
+    const retry = failure.retryAt > clock ? `retry in ${duration(failure.retryAt - clock)}` : 'retrying'
     const stale = lastRefreshAt === undefined ? 'nothing read yet' : `showing what was read at ${clockTime(lastRefreshAt)}`
-    // The retry first: a long error message is cut at the end of the line, the retry never is.
-    return { text: `✖ refresh failed${failure.count > 1 ? ` ${failure.count}× in a row` : ''}, ${retry}: ${failure.message} · ${stale}`, tone: 'error', bold: true }
+    // The retry first and short: a long error message is cut at the end of the line, the retry
+    // never is, and at 80 columns the cause must still fit.
+    return { text: `✖ refresh failed${failure.count > 1 ? ` ${failure.count}×` : ''}, ${retry}: ${failure.message} · ${stale}`, tone: 'error', bold: true }
   }
   if (notice) return { text: `${notice.tone === 'error' ? '✖' : notice.tone === 'ok' ? '✔' : '·'} ${notice.text}`, tone: notice.tone === 'error' ? 'error' : notice.tone === 'ok' ? 'ok' : undefined }
   if (filter) return { text: `filter "${filter}" on every list (esc clears)`, tone: 'accent' }

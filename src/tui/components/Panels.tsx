@@ -2,6 +2,7 @@
 import { DEAD_PANELS } from '../snapshot.js'
 import { panelHeights } from '../layout.js'
 import { PANEL_TITLES, PANELS, type PanelId } from '../selection.js'
+import { clockTime } from '../format.js'
 import { backendNow, type DashboardState } from '../state.js'
 import type { Theme } from '../theme.js'
 import { DeadLettersPanel } from './DeadLettersPanel.js'
@@ -25,7 +26,8 @@ export function Panels({ state, height, width, theme }: PanelsProps) {
     ...Object.fromEntries(DEAD_PANELS.map((panel) => [panel, snapshot?.pages[panel].records.length ?? 0])),
   } as Record<PanelId, number>
   const heights = panelHeights(height, state.focus, wanted)
-  const common = (panel: PanelId) => ({ number: PANELS.indexOf(panel) + 1, row: state.rows[panel], focused: state.focus === panel, height: heights[panel], width, now, theme })
+  const unknown = unknownReason(state)
+  const common = (panel: PanelId) => ({ unknown, number: PANELS.indexOf(panel) + 1, row: state.rows[panel], focused: state.focus === panel, height: heights[panel], width, now, theme })
   return (
     <>
       {PANELS.filter((panel) => heights[panel] > 0).map((panel) => {
@@ -37,7 +39,7 @@ export function Panels({ state, height, width, theme }: PanelsProps) {
             key={panel}
             title={PANEL_TITLES[panel]}
             page={snapshot?.pages[panel]}
-            total={counts?.[panel === 'unknown' ? 'unknown' : 'dead'] ?? 0}
+            total={counts ? (counts[panel === 'unknown' ? 'unknown' : 'dead'] ?? 0) : undefined}
             pagesBefore={state.pageStacks[panel].length}
             filter={state.filter}
             {...common(panel)}
@@ -46,4 +48,14 @@ export function Panels({ state, height, width, theme }: PanelsProps) {
       })}
     </>
   )
+}
+
+/**
+ * Why the panels have nothing to show (undefined once a refresh arrived). An empty list would
+ * state a fact ("no bot running", "0 dead letters") the dashboard does not know.
+ */
+export function unknownReason(state: DashboardState): string | undefined {
+  if (state.snapshot) return undefined
+  if (state.failure) return `unknown since ${clockTime(state.failure.since)}: the backend does not answer (see above)`
+  return 'unknown: not read yet'
 }

@@ -1,0 +1,19 @@
+/**
+ * The engine's clock writes every time of every record: whole milliseconds, as `Date.now()` gives,
+ * even when the offset measured to the backend's clock falls on half a millisecond.
+ */
+import { describe, expect, it } from 'vitest'
+import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { BackendClock } from '../../src/core/durability/clock.js'
+
+describe('BackendClock', () => {
+  it('gives whole milliseconds after a sync whose round trip took an odd number of them', async () => {
+    let local = 1_000
+    // Each read of the local clock moves it on by one: the round trip takes 1 ms, its midpoint is x.5.
+    const clock = new BackendClock(new MemoryDurability(), () => local++)
+    await clock.sync()
+    const now = clock.now()
+    expect(Number.isInteger(now)).toBe(true)
+    expect(JSON.stringify({ now })).toMatch(/^\{"now":\d+\}$/)
+  })
+})

@@ -34,6 +34,8 @@ export class CrashableBackend implements DurabilityBackend {
   /** How many times each write was reached (made or attempted), for coverage checks. */
   readonly reached = new Map<WriteName, number>()
   #armed: Armed | undefined
+  /** Calls handed to the wrapped backend and not settled yet. */
+  readonly #inFlight = new Set<Promise<unknown>>()
   #crash: CrashSite | undefined
   #onCrash: (() => void)[] = []
 
@@ -125,7 +127,7 @@ export class CrashableBackend implements DurabilityBackend {
       this.#fire()
       return never()
     }
-    const result = await write()
+    const result = await this.#track(write())
     if (this.#crash) return never()
     if (hit) {
       this.#crash = { point: armed.point, when: 'after', occurrence: armed.nth }
@@ -137,9 +139,25 @@ export class CrashableBackend implements DurabilityBackend {
 
   async #gate<T>(call: () => Promise<T>): Promise<T> {
     if (this.#crash) return never()
-    const result = await call()
+    const result = await this.#track(call())
     if (this.#crash) return never()
     return result
+  }
+
+  /**
+   * Resolves once every call that reached the wrapped backend has settled. After a crash this is
+   * when the dead run's last writes have landed (or failed), as a killed process's do moments after
+   * it died; a restart that must not race them waits for it.
+   */
+  async quiet(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight])
+  }
+
+  #track<T>(call: Promise<T>): Promise<T> {
+    this.#inFlight.add(call)
+    const done = () => this.#inFlight.delete(call)
+    call.then(done, done)
+    return call
   }
 
   #fire(): void {

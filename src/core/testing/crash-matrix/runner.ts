@@ -152,6 +152,8 @@ class CaseRun {
       if (outcome === 'stopped') break
       if (generation === testCase.crashes.length - 1) this.crashedTarget = true
       this.step = `restarting after generation ${generation} crashed`
+      // A killed process's last writes land (or fail) moments after it died; the restarted one starts after that.
+      await this.#unlessCutOff(within(wrapped.quiet(), this.settleTimeoutMs))
       if (factory.restart) await this.#adopt(factory.restart(this.#backend!))
     }
     this.step = 'checking the journal'

@@ -16,4 +16,23 @@ describe('BackendClock', () => {
     expect(Number.isInteger(now)).toBe(true)
     expect(JSON.stringify({ now })).toMatch(/^\{"now":\d+\}$/)
   })
+
+  it('never runs backwards by a sync’s jitter (two messages a moment apart keep their order), but takes a real correction', async () => {
+    let local = 10_000
+    let remote = 10_000
+    const backend = new MemoryDurability({ now: () => remote })
+    const clock = new BackendClock(backend, () => local)
+    await clock.sync()
+    const first = clock.now()
+    // The next sync measures the backend 3 ms behind (an asymmetric round trip): the clock holds.
+    remote -= 3
+    await clock.sync()
+    expect(clock.now()).toBe(first)
+    local += 5
+    expect(clock.now()).toBe(first + 2)
+    // A correction of ten minutes is a real one: taken at once.
+    remote -= 600_000
+    await clock.sync()
+    expect(clock.now()).toBe(remote)
+  })
 })

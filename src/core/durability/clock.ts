@@ -4,9 +4,12 @@
  * skewed clock neither steals a live lease nor keeps a dead one.
  */
 import type { DurabilityBackend } from './backend.js'
+import { LIMITS } from './limits.js'
 
 export class BackendClock {
   #offsetMs = 0
+  /** The latest time given out: a new sync's estimate may fall a few ms behind it. */
+  #lastMs = Number.NEGATIVE_INFINITY
 
   constructor(
     private readonly backend: DurabilityBackend,
@@ -18,7 +21,14 @@ export class BackendClock {
    * midpoint offset is often half a millisecond, and every time written to a record is this one.
    */
   now(): number {
-    return Math.round(this.local() + this.#offsetMs)
+    const now = Math.round(this.local() + this.#offsetMs)
+    // Each sync's midpoint estimate jitters with the round trip. Time must not run backwards by that
+    // jitter: two messages of a chat admitted a moment apart would get their order swapped in
+    // createdAt, and a replay after a crash would run them in that wrong order. A larger step back
+    // is a real correction of the clock, and is taken.
+    if (now < this.#lastMs && this.#lastMs - now <= LIMITS.clockJitterMaxMs) return this.#lastMs
+    this.#lastMs = now
+    return now
   }
 
   /** Measures the offset to the backend's clock (one round trip), taking the midpoint of the call. */

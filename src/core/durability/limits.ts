@@ -35,6 +35,8 @@ export const LIMITS = {
   unstartedSendsMax: 10_000,
   /** Parts of one split send followed when a send is answered from the outbox (a bound on the walk). */
   splitPartsMax: 10_000,
+  /** How far a new backend-clock estimate may fall behind the last time given out and still be held there (round-trip jitter); a larger step back is a real correction. */
+  clockJitterMaxMs: 1_000,
   /** Lease renewals happen this many times per lease period. */
   heartbeatsPerLease: 3,
 } as const

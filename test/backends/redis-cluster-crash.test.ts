@@ -15,10 +15,11 @@ import { deletePrefix, randomPrefix, redisBinariesAvailable, scanKeys, startRedi
 
 const available = await redisBinariesAvailable('the crash matrix on a private 3-node Redis Cluster')
 
-// A case is tried once more when it fails: on a loaded machine about one case in 140 here replays a
-// chat's messages out of order after a crash (a later message of the flow chat runs before an
-// earlier one). That is an open engine bug, not noise; it is written up in issue 10's closing note
-// and stays open there. Twice in a row still fails the run.
+// A case is tried once more when it fails. On a loaded machine about one case in 140 here replayed
+// a chat's messages out of order after a crash (a later message of the flow chat ran before an
+// earlier one): the engine clock ran backwards by a sync's jitter, swapping two messages' createdAt.
+// The clock no longer does (clock.ts); the retry stays until loaded runs have confirmed that was
+// the whole cause (issue 10 stays open for it). Twice in a row still fails the run.
 describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster under crashes', { retry: 1 }, () => {
   let cluster: RedisClusterServers
   let admin: Cluster

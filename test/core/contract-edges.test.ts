@@ -6,7 +6,6 @@
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { Bot } from '../../src/core/bot.js'
-import { inboxRecordId } from '../../src/core/durability/keys.js'
 import { ConfigError, PayloadNotJournaledError, SendDeferredError } from '../../src/core/errors.js'
 import { flow } from '../../src/core/flow.js'
 import { IMAGE, TEXT, text } from '../../src/core/matchers.js'
@@ -16,10 +15,9 @@ import type { MediaRef } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
-import { fast, textOf, useBots } from './helpers.js'
+import { fast, recordId, textOf, useBots } from './helpers.js'
 
 const bots = useBots()
-const idOf = (chatId: string, eventId: string) => inboxRecordId('mock', chatId, eventId)
 
 describe('a provider whose serializeMediaRef throws', () => {
   it('journals the message without a reference, warns, and runs the handler; a replay reports not-durable', async () => {
@@ -41,12 +39,12 @@ describe('a provider whose serializeMediaRef throws', () => {
     })
     const media: MediaRef = { type: 'image', token: 'img-1' }
     await t.provider.receive({ id: 'm1', chatId: 'c1', media })
-    await waitFor(async () => (await t.bot.durability!.inbox.get(idOf('c1', 'm1')))?.state === 'done')
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1', 'c1')))?.state === 'done')
     expect(seen[0]).toEqual({ media: Buffer.from('png'), error: undefined })
     expect(t.warnings.some((w) => w.includes('serializeMediaRef threw'))).toBe(true)
-    expect((await t.bot.durability!.inbox.get(idOf('c1', 'm1')))!.event).toMatchObject({ media: { type: 'image', stored: null } })
+    expect((await t.bot.durability!.inbox.get(recordId('m1', 'c1')))!.event).toMatchObject({ media: { type: 'image', stored: null } })
 
-    await t.bot.durability!.replayInbound(idOf('c1', 'm1'))
+    await t.bot.durability!.replayInbound(recordId('m1', 'c1'))
     await waitFor(() => seen.length === 2)
     expect(seen[1]!.media).toBeUndefined()
     expect(seen[1]!.error).toBeInstanceOf(MediaUnavailableError)
@@ -101,7 +99,7 @@ describe('an operator replay of a message that answered an earlier flow step', (
             .persistent(),
         ),
     })
-    const record = (eventId: string) => t.bot.durability!.inbox.get(idOf('c1', eventId))
+    const record = (eventId: string) => t.bot.durability!.inbox.get(recordId(eventId, 'c1'))
     const handled = (eventId: string) => waitFor(async () => (await record(eventId))?.state === 'done')
     await t.provider.receive({ id: 's', chatId: 'c1', text: 'signup' })
     await handled('s')
@@ -110,8 +108,8 @@ describe('an operator replay of a message that answered an earlier flow step', (
     await t.provider.receive({ id: 'l', chatId: 'c1', text: 'Lee' })
     await handled('l')
     // The flow now waits for the email; the answer to the name and the message that started it are replayed.
-    await t.bot.durability!.replayInbound(idOf('c1', 'n'))
-    await t.bot.durability!.replayInbound(idOf('c1', 's'))
+    await t.bot.durability!.replayInbound(recordId('n', 'c1'))
+    await t.bot.durability!.replayInbound(recordId('s', 'c1'))
     await waitFor(async () => (await record('s'))?.state === 'done' && (await record('n'))?.state === 'done')
     expect((await record('n'))!.note).toMatch(/already answered question 1 of flow "signup"/)
     expect((await record('s'))!.note).toMatch(/already started flow "signup"/)

@@ -84,6 +84,10 @@ describe('three processes on one SharedFileEventJournal', () => {
         await journal.append(Array.from({ length: SEEDED }, (_, n) => ({ id: `seed-${n}`, eventType: 'job', payload: { n } })))
         const base = { path, appendLog, staleLockMs: STALE_LOCK_MS, heartbeatMs: STALE_LOCK_MS / 3, leaseMs: 1_000, appends: 5, workMs: 15 }
         const seen = { killedHolding: 0, frozenHolding: 0 }
+        // The slow worker starts only once the other two hold the mutex with claims of their own:
+        // started together on a busy host, one of them could start so late that the others had
+        // already taken every record, and it would never reach its hold (nor be killed or frozen).
+        const startSlow = () => workers.push(startWorker({ ...base, name: 'slow', holdMs: STALE_LOCK_MS * 2, holdAfterClaims: 3 }, onLine))
         const onLine = (line: string, worker: Worker) => {
           if (!line.startsWith('HOLDING ')) return
           const pid = Number(line.slice(8))
@@ -94,19 +98,21 @@ describe('three processes on one SharedFileEventJournal', () => {
             worker.process.kill('SIGSTOP')
             if (mutexHolder(path) === pid) seen.frozenHolding = pid
           }
+          const holders = workers.filter((w) => w.lines.some((l) => l.startsWith('HOLDING '))).length
+          if (holders === 2 && workers.length === 2) startSlow()
         }
         workers.push(
           startWorker({ ...base, name: 'killed', holdMs: 60_000 }, onLine),
           startWorker({ ...base, name: 'frozen', holdMs: 2_000, holdOn: 'append' }, onLine),
-          startWorker({ ...base, name: 'slow', holdMs: STALE_LOCK_MS * 2, holdAfterClaims: 3 }, onLine),
         )
-        const [killed, frozen, slow] = workers as [Worker, Worker, Worker]
+        const [killed, frozen] = workers as [Worker, Worker]
 
         const expected = () => SEEDED + workers.reduce((n, worker) => n + worker.lines.filter((line) => line.startsWith('APPENDED ')).length, 0)
-        await waitFor(async () => seen.frozenHolding && killed.exit && (await journal.count()).done === expected(), {
+        await waitFor(async () => workers.length === 3 && seen.frozenHolding && killed.exit && (await journal.count()).done === expected(), {
           timeoutMs: 60_000,
           message: 'every record done while one worker is killed and one frozen',
         })
+        const slow = workers[2]!
         frozen.process.kill('SIGCONT')
         const [frozenExit, slowExit, killedExit] = await Promise.all([frozen.exited, slow.exited, killed.exited])
         assert.equal(killedExit.signal, 'SIGKILL')

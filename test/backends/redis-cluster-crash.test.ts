@@ -15,12 +15,7 @@ import { deletePrefix, randomPrefix, redisBinariesAvailable, scanKeys, startRedi
 
 const available = await redisBinariesAvailable('the crash matrix on a private 3-node Redis Cluster')
 
-// A case is tried once more when it fails. On a loaded machine about one case in 140 here replayed
-// a chat's messages out of order after a crash (a later message of the flow chat ran before an
-// earlier one): the engine clock ran backwards by a sync's jitter, swapping two messages' createdAt.
-// The clock no longer does (clock.ts); the retry stays until loaded runs have confirmed that was
-// the whole cause (issue 10 stays open for it). Twice in a row still fails the run.
-describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster under crashes', { retry: 1 }, () => {
+describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster under crashes', () => {
   let cluster: RedisClusterServers
   let admin: Cluster
   const prefixes: string[] = []

@@ -62,7 +62,7 @@ function memoryFactory(): ThrowawayFactory {
   return {
     description: 'memory (a new MemoryDurability per run)',
     async create() {
-      const { MemoryDurability } = await import('./memory/index.js')
+      const { MemoryDurability } = await import('../core/durability/memory/memory-durability.js')
       return new MemoryDurability()
     },
     restart: async (crashed) => crashed,

@@ -3,7 +3,7 @@
  * the sweeper and the instance heartbeat. The bot creates this only when the key is set.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { MemoryDurability } from '../backends/memory/index.js'
+import { MemoryDurability } from './durability/memory/memory-durability.js'
 import type { ChatQueue } from './chat-queue.js'
 import type { SendOptions } from './context.js'
 import type { Dispatcher } from './dispatcher.js'

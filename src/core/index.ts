@@ -1,4 +1,7 @@
-/** `botmesh/core` (also `botmesh`): the bot runtime and its durability engine. */
+/**
+ * The bot runtime and its durability engine, with no backend but the in-memory default. The
+ * package's `botmesh/core` entry (src/index.ts) adds the file backend the contract ships with it.
+ */
 export { Bot, type BotConfig, type Logger } from './bot.js'
 export type { Context, Message, SendOptions, StateAccess } from './context.js'
 export type { Handler } from './dispatcher.js'
@@ -12,20 +15,7 @@ export * from './provider-errors.js'
 export * from './errors.js'
 export { MemoryStore, type Store, type MessageLogEntry } from './store.js'
 export type { Duration } from './duration.js'
-export { MemoryDurability } from '../backends/memory/index.js'
-export {
-  FileDurability,
-  FileKv,
-  FILE_LIMITS,
-  verifyJournal,
-  salvageJournal,
-  type FileDurabilityOptions,
-  type AppendLogOptions,
-  type CompactionReport,
-  type FileJournalStats,
-  type VerifyReport,
-  type SalvageReport,
-} from '../backends/file/index.js'
+export { MemoryDurability } from './durability/memory/memory-durability.js'
 export type { DurabilityOptions, BackoffOptions } from './durability/config.js'
 export { Durability, type RecordListQuery } from './durability/facade.js'
 export type { SendResult } from './durability/outbox.js'

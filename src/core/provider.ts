@@ -4,6 +4,9 @@
  */
 import type { Json } from './durability/kv.js'
 
+/** JSON a provider keeps in a stored media reference (the journal's value type). */
+export type { Json }
+
 /** The kinds of media a message may carry. */
 export type MediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker'
 

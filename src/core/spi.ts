@@ -17,5 +17,6 @@ export type {
 export * from './durability/records.js'
 export { CRASH_POINTS, OPERATOR_WRITES, type CrashPoint, type OperatorWrite, type WriteName } from './durability/crash-points.js'
 export type { Store, MessageLogEntry } from './store.js'
-export { MemoryKv, type MemoryKvOptions } from '../backends/memory/kv.js'
-export { KvState } from '../backends/memory/state.js'
+export { MemoryKv, type MemoryKvOptions } from './durability/memory/memory-kv.js'
+export { KvState } from './durability/memory/kv-state.js'
+export type { FileHandle, FileStat, FileSystem, OpenHow } from './file-system.js'

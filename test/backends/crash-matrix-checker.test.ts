@@ -3,7 +3,7 @@
  * run: an unrelated loss (or duplicate) cannot hide behind another send's ambiguity.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { textOf } from '../../src/core/hooks.js'
 import type { OutboundContent } from '../../src/core/provider.js'
 import { expectedSends, runCrashCase, tally, violations, type ExpectedSend } from '../../src/core/testing/crash-matrix/index.js'

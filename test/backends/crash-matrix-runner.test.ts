@@ -4,7 +4,7 @@
  * fails with its seed, an abort signal cuts it off too, and the case's data is removed on every path.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import { CRASH_POINTS } from '../../src/core/durability/crash-points.js'
 import type { InboundEvent } from '../../src/core/provider.js'

@@ -4,7 +4,7 @@
  * counted from the arming.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { Bot } from '../../src/core/bot.js'
 import type { Context } from '../../src/core/index.js'
 import { TEXT } from '../../src/core/matchers.js'

@@ -1,4 +1,4 @@
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 
 describeConformance('MemoryDurability', { create: async () => new MemoryDurability() })

@@ -6,7 +6,7 @@
  * such an outcome is covered in operations.test.ts (a record that could not be changed exits 1).
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Journal } from '../../src/core/durability/backend.js'
 import type { InboxRecord } from '../../src/core/durability/records.js'
 import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'

@@ -3,7 +3,7 @@
  * even when the offset measured to the backend's clock falls on half a millisecond.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { BackendClock } from '../../src/core/durability/clock.js'
 
 describe('BackendClock', () => {

@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { Bot } from '../../src/core/bot.js'
 import { resolveDurabilityConfig, type DurabilityOptions } from '../../src/core/durability/config.js'
 import { KvDurability } from '../../src/core/durability/kv-durability.js'

@@ -5,7 +5,7 @@
  * never saw acknowledged, and checks what the table promises against the providers' own logs.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Bot } from '../../src/core/bot.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'
 import type { CrashPoint } from '../../src/core/durability/crash-points.js'

@@ -4,7 +4,7 @@
  * fail one), and a way to hold a provider's sends at a gate.
  */
 import { afterEach } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { Bot, type BotConfig } from '../../src/core/bot.js'
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../../src/core/durability/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'

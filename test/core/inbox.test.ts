@@ -4,7 +4,7 @@
  * inbox.backoff and dead-lettered after inbox.maxAttempts, a throwing handler acknowledged.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { backoffMs } from '../../src/core/durability/backoff.js'
 import type { InboxRecord } from '../../src/core/durability/records.js'
 import { JournalUnavailableError } from '../../src/core/errors.js'

@@ -4,7 +4,7 @@
  * loadMediaOf with and without throwOnError, and MediaUnavailableError's three reasons.
  */
 import { describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Bot } from '../../src/core/bot.js'
 import type { Context } from '../../src/core/context.js'
 import type { Json } from '../../src/core/durability/kv.js'

@@ -4,7 +4,7 @@
  * the instance heartbeat tools outside the process read (DESIGN §4).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Bot } from '../../src/core/bot.js'
 import { METRIC_NAMES, type MetricName } from '../../src/core/durability/metrics.js'
 import type { InstanceRecord } from '../../src/core/durability/records.js'

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Bot } from '../../src/core/bot.js'
 import type { OutboxRecord } from '../../src/core/durability/records.js'
 import { TEXT, text } from '../../src/core/matchers.js'

@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { OutboxRecord } from '../../src/core/durability/records.js'
 import { SendDeferredError } from '../../src/core/errors.js'
 import { TEXT } from '../../src/core/matchers.js'

@@ -4,7 +4,7 @@
  * journal code runs at all.
  */
 import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest'
-import { MemoryKv } from '../../src/backends/memory/kv.js'
+import { MemoryKv } from '../../src/core/spi.js'
 import { Bot } from '../../src/core/bot.js'
 import { DurableRuntime } from '../../src/core/durable-runtime.js'
 import { KvDurability } from '../../src/core/durability/kv-durability.js'

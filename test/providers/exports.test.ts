@@ -46,7 +46,7 @@ describe('package exports', () => {
     const script = `
       import { createRequire } from 'node:module'
       const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes('/node_modules/grammy/'))
-      await import(${JSON.stringify(join(out, 'core/index.js'))})
+      await import(${JSON.stringify(join(out, 'index.js'))})
       const afterCore = loaded()
       const { TelegramProvider } = await import(${JSON.stringify(join(out, 'providers/telegram/index.js'))})
       new TelegramProvider({ token: '1:abc' })

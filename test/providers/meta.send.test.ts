@@ -5,7 +5,7 @@
  * recipients), none of them carrying a secret.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import { OutsideSessionWindowError, PayloadTooLargeError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../src/core/provider-errors.js'
 import { MediaDownloadError, MetaApiError, MetaCloudProvider, ProviderConfigError } from '../../src/providers/meta/index.js'
 import { waitFor } from '../../test-utils/wait.js'

@@ -4,7 +4,7 @@
  * message of the payload, and a redelivered webhook recognised and handled once.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Context } from '../../src/core/context.js'
 import { INTERACTION, TEXT } from '../../src/core/matchers.js'
 import { MetaCloudProvider } from '../../src/providers/meta/index.js'

@@ -4,7 +4,7 @@
  * limit, and an update confirmed only once the inbox journaled it.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Context } from '../../src/core/context.js'
 import { DOCUMENT, IMAGE, INTERACTION, TEXT } from '../../src/core/matchers.js'
 import { loadMediaOf } from '../../src/core/media.js'

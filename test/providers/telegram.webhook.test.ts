@@ -4,7 +4,7 @@
  * against a fake Bot API server on 127.0.0.1. The bot token appears in no error.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { MemoryDurability } from '../../src/core/index.js'
 import type { Context } from '../../src/core/context.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { PayloadTooLargeError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../src/core/provider-errors.js'

@@ -18,7 +18,7 @@ afterAll(() => rmSync(DIR, { recursive: true, force: true }))
 
 /** The package paths the snippets import, as the sources they are built from. */
 const PACKAGE_PATHS: Record<string, string> = {
-  'botmesh/core': 'src/core/index.js',
+  'botmesh/core': 'src/index.js',
   'botmesh/core/testing': 'src/core/testing/index.js',
   'botmesh/sqlite-store': 'src/backends/sqlite/index.js',
   'botmesh/prometheus': 'src/prometheus/index.js',

@@ -7,7 +7,7 @@
  * commit); `SharedFileEventJournal` rereads the file under a cross-process mutex first.
  */
 import type { KvEntry, KvWriteResult } from '../../core/durability/kv.js'
-import type { KvState } from '../memory/state.js'
+import type { KvState } from '../../core/durability/memory/kv-state.js'
 import type { PlacedOp } from '../file/pending-writes.js'
 import { EVENTS_COLLECTION, laneKey, laneOfKey, recordOf, type EventLane, type EventRecord } from './record.js'
 

@@ -6,7 +6,7 @@
  * under its own format name.
  */
 import { dirname } from 'node:path'
-import type { KvState } from '../memory/state.js'
+import type { KvState } from '../../core/durability/memory/kv-state.js'
 import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
 import { DurableState } from '../file/durable-state.js'
 import { DIRECTORY_MODE } from '../file/fs.js'

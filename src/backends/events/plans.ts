@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { KvWriteResult } from '../../core/durability/kv.js'
 import { ConfigError, LeaseLostError } from '../../core/errors.js'
-import type { KvState } from '../memory/state.js'
+import type { KvState } from '../../core/durability/memory/kv-state.js'
 import type { PlacedOp } from '../file/pending-writes.js'
 import { assertApplied, findEntry, laneMatches, lanesIn, type Plan } from './core.js'
 import { EVENTS_LIMITS } from './limits.js'

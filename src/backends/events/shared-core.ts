@@ -7,7 +7,7 @@
  */
 import type { KvWriteResult } from '../../core/durability/kv.js'
 import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
-import type { KvState } from '../memory/state.js'
+import type { KvState } from '../../core/durability/memory/kv-state.js'
 import { AppendLog, logPathOf, scanAppendLog } from '../file/append-log.js'
 import { AfterRenameError, readJournalFile, removeStrayTemps, writeFileAtomic } from '../file/atomic-snapshot.js'
 import { applyChanges, decodeChanges, encodeChanges } from '../file/changes.js'

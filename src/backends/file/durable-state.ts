@@ -6,7 +6,7 @@
 import { dirname } from 'node:path'
 import type { KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../../core/errors.js'
-import type { KvState } from '../memory/state.js'
+import type { KvState } from '../../core/durability/memory/kv-state.js'
 import { AppendLog, logPathOf } from './append-log.js'
 import { AfterRenameError, removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
 import { encodeChanges } from './changes.js'

@@ -5,7 +5,7 @@
  */
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalClosedError } from '../../core/errors.js'
-import { ROOT_SCOPE } from '../memory/kv.js'
+import { ROOT_SCOPE } from '../../core/durability/memory/memory-kv.js'
 import type { DurableState, FileJournalStats } from './durable-state.js'
 import type { CompactionReport } from './compaction.js'
 

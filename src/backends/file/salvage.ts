@@ -4,7 +4,7 @@
  * `out`. The damaged files are left as they are; nothing is repaired in place.
  */
 import { ConfigError } from '../../core/errors.js'
-import { KvState } from '../memory/state.js'
+import { KvState } from '../../core/durability/memory/kv-state.js'
 import { writeFileAtomic } from './atomic-snapshot.js'
 import { applyChanges } from './changes.js'
 import { nodeFileSystem, type FileSystem } from './fs.js'

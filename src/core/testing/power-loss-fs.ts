@@ -13,7 +13,7 @@
  * one are not modelled).
  */
 import { dirname, resolve } from 'node:path'
-import type { FileHandle, FileStat, FileSystem, OpenHow } from '../../backends/file/fs.js'
+import type { FileHandle, FileStat, FileSystem, OpenHow } from '../file-system.js'
 
 /** Options of `PowerLossFs`. */
 export interface PowerLossOptions {

@@ -6,7 +6,7 @@
  * that refuses a hand-edited value, and typed errors.
  */
 import { createHash } from 'node:crypto'
-import type { Json } from '../../core/durability/kv.js'
+import type { Json } from '../../core/provider.js'
 import type { MediaRef, StoredMediaRef } from '../../core/provider.js'
 import { MediaRefInvalidError } from './errors.js'
 

@@ -2,7 +2,7 @@
  * WhatsApp identifiers shared by the channels that speak WhatsApp Web (Baileys, Evolution): a JID
  * on one of WhatsApp's own domains, and a message key.
  */
-import type { Json } from '../../core/durability/kv.js'
+import type { Json } from '../../core/provider.js'
 import { booleanField, objectField, prop, stringField, type FieldCheck } from './shape.js'
 
 /** A JID: a user, group, LID, broadcast or newsletter address on WhatsApp's own domains. */

@@ -2,8 +2,8 @@
  * `MemoryKv`: a `DurableKv` that lives in this process. It survives nothing, but gives every bot
  * the retries, backoff and dead letters of the engine with no setup.
  */
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
-import { KvState } from './state.js'
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../kv.js'
+import { KvState } from './kv-state.js'
 
 /** Options of `MemoryKv`. */
 export interface MemoryKvOptions {

@@ -2,10 +2,10 @@
  * `MemoryDurability`: the default backend (`durability: {}`). Retries, backoff and dead letters in
  * this process; nothing survives a crash.
  */
-import { KvDurability } from '../../core/durability/kv-durability.js'
-import { MemoryKv, type MemoryKvOptions } from './kv.js'
+import { KvDurability } from '../kv-durability.js'
+import { MemoryKv, type MemoryKvOptions } from './memory-kv.js'
 
-export { MemoryKv, type MemoryKvOptions } from './kv.js'
+export { MemoryKv, type MemoryKvOptions } from './memory-kv.js'
 
 /** Journals kept in this process's memory. */
 export class MemoryDurability extends KvDurability {

@@ -1,0 +1,79 @@
+/**
+ * The house rules of docs/architecture.md ("What may import what"), checked on every CI run by
+ * `npm run check:architecture`. A rule names the arrow it forbids; the architecture doc says why.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'A cycle makes two modules one: neither can be read, tested or moved without the other.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-no-outer-part',
+      comment: 'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the CLI or the dashboard.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: ['^src/(backends|providers|cli|tui|demo|prometheus|telemetry)/', '^src/index\\.ts$'] },
+    },
+    {
+      name: 'engine-imports-errors-and-provider-types-only',
+      comment: 'The engine (src/core/durability) is written against the SPI; of the runtime it sees only errors, provider types and the two leaf helpers (durations, option checks).',
+      severity: 'error',
+      from: { path: '^src/core/durability/' },
+      to: { path: '^src/core/[^/]+$', pathNot: '^src/core/(errors|provider|provider-errors|duration|options)\\.ts$' },
+    },
+    {
+      name: 'backend-imports-spi-only',
+      comment: 'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts) and the shared errors only.',
+      severity: 'error',
+      from: { path: '^src/backends/[^/]+/' },
+      to: { path: '^src/core/', pathNot: '^src/core/(spi|errors)\\.ts$' },
+    },
+    {
+      name: 'backend-imports-no-other-backend',
+      comment: 'Backends share machinery through src/backends/shared-file (crash-safe files) only, never each other.',
+      severity: 'error',
+      from: { path: '^src/backends/([^/]+)/' },
+      to: { path: '^src/backends/[^/]+/', pathNot: ['^src/backends/$1/', '^src/backends/shared-file/'] },
+    },
+    {
+      name: 'provider-imports-contract-only',
+      comment: 'A provider folder implements the provider contract; it shares helpers through src/providers/shared only.',
+      severity: 'error',
+      from: { path: '^src/providers/([^/]+)/' },
+      to: { path: '^src/', pathNot: ['^src/providers/$1/', '^src/providers/shared/', '^src/core/(provider|provider-errors|errors)\\.ts$'] },
+    },
+    {
+      name: 'cli-commands-call-services',
+      comment: 'A command parses arguments and calls a service; only services touch a backend.',
+      severity: 'error',
+      from: { path: '^src/cli/commands/' },
+      to: { path: '^src/backends/' },
+    },
+    {
+      name: 'cli-opens-backends-through-open-ts',
+      comment: 'The CLI has one way into a backend: src/backends/open.ts.',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/backends/', pathNot: '^src/backends/open\\.ts$' },
+    },
+    {
+      name: 'dashboard-reads-services-only',
+      comment: 'The dashboard renders state its hooks fetch through the CLI services; type-only imports of the record model are fine.',
+      severity: 'error',
+      from: { path: '^src/tui/' },
+      to: { path: '^src/', pathNot: ['^src/tui/', '^src/cli/services/'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
+  },
+}

@@ -35,10 +35,10 @@ module.exports = {
     },
     {
       name: 'backend-imports-no-other-backend',
-      comment: 'Backends share machinery through src/backends/shared-file (crash-safe files) only, never each other.',
+      comment: 'Backends share machinery through src/backends/crash-safe-file (append log, snapshots, locks) and src/backends/common only, never each other.',
       severity: 'error',
       from: { path: '^src/backends/([^/]+)/' },
-      to: { path: '^src/backends/[^/]+/', pathNot: ['^src/backends/$1/', '^src/backends/shared-file/'] },
+      to: { path: '^src/backends/[^/]+/', pathNot: ['^src/backends/$1/', '^src/backends/(crash-safe-file|common)/'] },
     },
     {
       name: 'provider-imports-contract-only',

@@ -5,7 +5,7 @@
  */
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { ROOT_SCOPE } from '../memory/kv.js'
-import type { PlacedOp } from '../file/pending-writes.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { findEntry, lanesIn, type JournalCore } from './core.js'
 import type { EventStorage, StorageOp, StorageResult } from './journal.js'
 import { putRecordOp, takeSeqs } from './plans.js'

@@ -13,7 +13,7 @@
  * one are not modelled).
  */
 import { dirname, resolve } from 'node:path'
-import type { FileHandle, FileStat, FileSystem, OpenHow } from '../../backends/file/fs.js'
+import type { FileHandle, FileStat, FileSystem, OpenHow } from '../../backends/crash-safe-file/fs.js'
 
 /** Options of `PowerLossFs`. */
 export interface PowerLossOptions {

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto'
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalUnavailableError } from '../../core/errors.js'
-import { PgConnection, type PostgresConnectionOptions } from './connection.js'
+import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_LIMITS } from './limits.js'
 import { inlineParameters, type SqlValue } from './literal.js'
 import { COUNTER_COLLECTION_PREFIX } from './counters.js'
@@ -22,7 +22,7 @@ import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
 import * as sql from './statements.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
-import { describeError, isUnavailable } from './unavailable.js'
+import { describeError, isUnavailable } from './failures.js'
 
 /** Options of `PostgresKv` (and `PostgresDurability`). */
 export interface PostgresKvOptions extends PostgresConnectionOptions {
@@ -61,7 +61,7 @@ interface EntryRow {
 /** A `DurableKv` in PostgreSQL, with scopes. */
 export class PostgresKv implements DurableKv {
   /** The connection (pool) this store talks through. */
-  readonly connection: PgConnection
+  readonly connection: PostgresConnection
   /** The table names. */
   readonly tables: DurableTables
   readonly #statements: Statements
@@ -72,9 +72,9 @@ export class PostgresKv implements DurableKv {
   /** Set while started (or starting), so concurrent and repeated starts share one. */
   #starting: Promise<void> | undefined
 
-  constructor(options: PostgresKvOptions, connection?: PgConnection, view?: { scope: string; of: PostgresKv }) {
+  constructor(options: PostgresKvOptions, connection?: PostgresConnection, view?: { scope: string; of: PostgresKv }) {
     this.tables = view?.of.tables ?? durableTables(options.tablePrefix ?? TABLE_PREFIX_DEFAULT)
-    this.connection = view?.of.connection ?? connection ?? new PgConnection(options)
+    this.connection = view?.of.connection ?? connection ?? new PostgresConnection(options)
     this.#statements = view ? view.of.#statements : prepare(this.tables)
     this.#scope = view?.scope ?? ROOT_SCOPE
     this.#isView = view !== undefined

@@ -7,7 +7,7 @@
 import { BotmeshError, JournalCorruptError, JournalUnavailableError, StoreUnavailableError } from '../../core/errors.js'
 
 /** Who met the error: the journals or the bot's store. */
-export type SqliteRole = 'journal' | 'store'
+export type SQLiteRole = 'journal' | 'store'
 
 /** Result codes (primary, without the extended suffix) that mean "try again later". */
 const TRANSIENT = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL', 'SQLITE_READONLY', 'SQLITE_NOMEM'])
@@ -15,7 +15,7 @@ const TRANSIENT = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLI
 const DAMAGED = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB'])
 
 /** The botmesh error for `error`, met while doing `what` on `file`. */
-export function sqliteFailure(error: unknown, file: string, what: string, role: SqliteRole): unknown {
+export function sqliteFailure(error: unknown, file: string, what: string, role: SQLiteRole): unknown {
   if (error instanceof BotmeshError) return error
   const primary = primaryCode(error)
   if (primary === undefined) return error

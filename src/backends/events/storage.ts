@@ -4,7 +4,7 @@
  * inbox here as records and its outbox as side entries, in the same file and the same commits.
  */
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
-import { ROOT_SCOPE } from '../memory/kv.js'
+import { ROOT_SCOPE } from '../common/root-scope.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { findEntry, lanesIn, type JournalCore } from './core.js'
 import type { EventStorage, StorageOp, StorageResult } from './journal.js'

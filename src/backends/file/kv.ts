@@ -6,7 +6,7 @@
  */
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalClosedError } from '../../core/errors.js'
-import { ROOT_SCOPE } from '../memory/kv.js'
+import { ROOT_SCOPE } from '../common/root-scope.js'
 import type { DurableState, FileJournalStats } from '../crash-safe-file/durable-state.js'
 import type { CompactionReport } from '../crash-safe-file/compaction.js'
 

@@ -4,6 +4,7 @@
  */
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { KvState } from './state.js'
+import { ROOT_SCOPE } from '../common/root-scope.js'
 
 /** Options of `MemoryKv`. */
 export interface MemoryKvOptions {
@@ -11,8 +12,6 @@ export interface MemoryKvOptions {
   now?: () => number
 }
 
-/** The root scope's id: the view a backend without scopes would see. */
-export const ROOT_SCOPE = ''
 
 /** An in-process `DurableKv` with scopes. */
 export class MemoryKv implements DurableKv {

@@ -11,7 +11,7 @@
  *
  * A store and its durability share one `PostgresConnection`, so acquiring is counted.
  */
-import { SharedHandle } from '../shared-handle.js'
+import { SharedHandle } from '../common/shared-handle.js'
 import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
 import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
 import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'

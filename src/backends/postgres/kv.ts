@@ -23,6 +23,8 @@ import { durableSchemaSql } from './schema.js'
 import * as sql from './statements.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
 import { describeError, isUnavailable } from './failures.js'
+import { ROOT_SCOPE } from '../common/root-scope.js'
+import { checkKvOp } from '../common/kv-op-check.js'
 
 /** Options of `PostgresKv` (and `PostgresDurability`). */
 export interface PostgresKvOptions extends PostgresConnectionOptions {
@@ -35,8 +37,6 @@ export interface PostgresKvOptions extends PostgresConnectionOptions {
   mustExist?: boolean
 }
 
-/** The scope of a store that was not narrowed with `scope()`. */
-export const ROOT_SCOPE = ''
 
 /** A statement with the name it is prepared under on each connection. */
 interface Prepared {
@@ -276,11 +276,7 @@ function compareOps(a: KvOp, b: KvOp): number {
 /** Refuses ops that would store something other backends could not read back the same. */
 function checkOp(op: KvOp): void {
   if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX)) throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
-  if (!Number.isSafeInteger(op.expectVersion) || op.expectVersion < 0) throw new RangeError(`expectVersion of "${op.key}" must be a whole number >= 0, got ${op.expectVersion}`)
-  if (op.op === 'delete') return
-  if (!Number.isFinite(op.stateTime)) throw new RangeError(`stateTime of "${op.key}" must be a finite number, got ${op.stateTime}`)
-  if (op.due !== null && !Number.isFinite(op.due)) throw new RangeError(`due of "${op.key}" must be a finite number or null, got ${op.due}`)
-  if (op.value === undefined) throw new RangeError(`the value of "${op.key}" is undefined`)
+  checkKvOp(op)
 }
 
 /** Names every statement after a hash of its text: one name per distinct text, on any connection. */

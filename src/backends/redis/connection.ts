@@ -12,7 +12,7 @@
  * engine treats like any failed write). The client keeps reconnecting, so the same instance
  * works again once the server is back.
  */
-import { SharedHandle } from '../shared-handle.js'
+import { SharedHandle } from '../common/shared-handle.js'
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
 import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
 import { redisFailure, withDeadline, type RedisRole } from './failures.js'

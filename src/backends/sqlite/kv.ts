@@ -21,12 +21,11 @@ import { WriteBatcher, type CallOutcome } from './write-batcher.js'
 import { SQLITE_LIMITS } from './limits.js'
 import type { DurableStatements, EntryRow } from './statements.js'
 import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
+import { ROOT_SCOPE } from '../common/root-scope.js'
 
 /** Options of a `SQLiteKv` that opens its own connection. */
 export type SQLiteKvOptions = SQLiteConnectionOptions
 
-/** The scope of the root view: what a caller without scopes reads and writes. */
-export const ROOT_SCOPE = ''
 
 const OWNER = 'SQLiteDurability'
 

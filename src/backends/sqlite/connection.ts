@@ -9,7 +9,8 @@ import { dirname, resolve } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
 import { BotmeshError, ConfigError } from '../../core/errors.js'
 import { loadDriver } from './driver.js'
-import { sqliteFailure, type SQLiteRole } from './failures.js'
+import type { FailureRole } from '../common/failure-role.js'
+import { sqliteFailure } from './failures.js'
 import { SQLITE_LIMITS, type SQLiteTimeouts } from './limits.js'
 import { assertJournalPresent } from './presence.js'
 import { assertDurableShape, createSchema } from './schema.js'
@@ -49,7 +50,7 @@ export class SQLiteConnection {
   }
 
   /** Opens the file (once) for `holder`. Idempotent per holder. */
-  async acquire(holder: object, owner: string, role: SQLiteRole): Promise<void> {
+  async acquire(holder: object, owner: string, role: FailureRole): Promise<void> {
     this.#holders.add(holder)
     if (this.#db) return
     this.#opening ??= this.#open(owner, role).finally(() => {
@@ -87,7 +88,7 @@ export class SQLiteConnection {
     return (this.#store ??= prepareAll(db, STORE_SQL))
   }
 
-  async #open(owner: string, role: SQLiteRole): Promise<void> {
+  async #open(owner: string, role: FailureRole): Promise<void> {
     const Database = await loadDriver(owner)
     if (this.mustExist) assertJournalPresent(Database, this.file, this.busyTimeoutMs)
     prepareFile(this.file)

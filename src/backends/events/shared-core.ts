@@ -12,7 +12,7 @@ import { AppendLog, logPathOf, scanAppendLog } from '../crash-safe-file/append-l
 import { AfterRenameError, readJournalFile, removeStrayTemps, writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
 import { applyChanges, decodeChanges, encodeChanges } from '../crash-safe-file/changes.js'
 import { foldLog } from '../crash-safe-file/compaction.js'
-import { errorCode, type FileStat } from '../crash-safe-file/fs.js'
+import { unlinkIfThere, type FileStat } from '../crash-safe-file/fs.js'
 import { GroupCommit } from '../crash-safe-file/group-commit.js'
 import { lockHolderOf, lockPathOf } from '../crash-safe-file/lock-file.js'
 import type { ResolvedFileOptions } from '../crash-safe-file/options.js'
@@ -196,7 +196,7 @@ export class SharedCore implements JournalCore {
     const hasLog = cache.logFileBytes > 0
     // The log is removed only once the snapshot holding its records is durable (I11 of src/backends/crash-safe-file/INVARIANTS.md).
     await writeFileAtomic(fs, this.path, lines, { fsync: fsync || hasLog })
-    if (hasLog) await removeIfThere(() => fs.unlink(logPathOf(this.path)))
+    if (hasLog) await unlinkIfThere(fs, logPathOf(this.path))
     this.#cache = { ...cache, snapshot: identity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
   }
 
@@ -297,11 +297,3 @@ function identity(stat: FileStat | undefined): string | undefined {
   return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
 }
 
-/** Runs a removal, taking a file that is already gone as removed. */
-async function removeIfThere(remove: () => Promise<void>): Promise<void> {
-  try {
-    await remove()
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error
-  }
-}

@@ -3,6 +3,7 @@
  * compare-and-set plus two sorted indexes) and wrap it in `KvDurability`.
  */
 export type { DurableKv, Json, KvEntry, KvPut, KvDelete, KvOp, KvWriteResult, KvListQuery } from './durability/kv.js'
+export { ROOT_SCOPE } from './durability/kv.js'
 export { KvDurability, type KvDurabilityOptions } from './durability/kv-durability.js'
 export type {
   DurabilityBackend,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability, salvageJournal, verifyJournal } from '../../src/backends/file/index.js'
-import { encodeRecord } from '../../src/backends/file/framing.js'
+import { encodeRecord } from '../../src/backends/crash-safe-file/framing.js'
 
 import { AppendLogCorruptError, JournalCorruptError } from '../../src/core/errors.js'
 import type { KvOp } from '../../src/core/durability/kv.js'

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SQLiteDurability, SqliteKv, compactSqlite, verifySqlite } from '../../src/backends/sqlite/index.js'
+import { SQLiteDurability, SQLiteKv, compactSqlite, verifySqlite } from '../../src/backends/sqlite/index.js'
 import { DURABLE_SQL } from '../../src/backends/sqlite/statements.js'
 import { INDEXES } from '../../src/backends/sqlite/schema.js'
 import type { KvPut } from '../../src/core/durability/kv.js'
@@ -23,8 +23,8 @@ function newFile(): string {
   return temp.file()
 }
 
-async function openKv(file: string): Promise<SqliteKv> {
-  const kv = new SqliteKv({ file })
+async function openKv(file: string): Promise<SQLiteKv> {
+  const kv = new SQLiteKv({ file })
   opened.push(kv)
   await kv.start()
   return kv
@@ -34,7 +34,7 @@ function put(key: string, fields: Partial<KvPut> = {}): KvPut {
   return { op: 'put', collection: 'c', key, expectVersion: 0, value: { key }, state: 'pending', stateTime: 1, due: null, ...fields }
 }
 
-describe('SqliteKv writes', () => {
+describe('SQLiteKv writes', () => {
   it('commits concurrent write calls in one transaction, each call with its own results', async () => {
     const file = newFile()
     const kv = await openKv(file)
@@ -84,7 +84,7 @@ describe('SqliteKv writes', () => {
 
   it('writes waiting for a commit are committed by stop()', async () => {
     const file = newFile()
-    const kv = new SqliteKv({ file })
+    const kv = new SQLiteKv({ file })
     await kv.start()
     const pending = kv.write([put('late')])
     await kv.stop()
@@ -209,13 +209,13 @@ describe('opening a file botmesh cannot use', () => {
 
   it('refuses a file written by a newer botmesh with SCHEMA_TOO_NEW', async () => {
     const file = newFile()
-    const kv = new SqliteKv({ file })
+    const kv = new SQLiteKv({ file })
     await kv.start()
     await kv.stop()
     const raw = new Database(file)
     raw.exec(`UPDATE botmesh_schema SET version = 99`)
     raw.close()
-    await expect(new SqliteKv({ file }).start()).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' })
+    await expect(new SQLiteKv({ file }).start()).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' })
   })
 
   it('refuses a directory with CONFIG_INVALID', async () => {

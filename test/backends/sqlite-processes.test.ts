@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SQLiteStore, SqliteKv, verifySqlite } from '../../src/backends/sqlite/index.js'
+import { SQLiteStore, SQLiteKv, verifySqlite } from '../../src/backends/sqlite/index.js'
 import type { InboxRecord } from '../../src/core/durability/records.js'
 import { runChild, type Child } from '../fixtures/sqlite/child.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
@@ -106,7 +106,7 @@ describe('a process killed with SIGKILL inside a write transaction', () => {
       expect(writer.lines.at(-1)).toBe(`committed ${killAfter}`)
 
       expect(await verifySqlite(file)).toMatchObject({ ok: true, problems: [] })
-      const kv = new SqliteKv({ file })
+      const kv = new SQLiteKv({ file })
       await kv.start()
       try {
         // Exactly the acknowledged batches, each whole; nothing of the one the kill interrupted.
@@ -129,7 +129,7 @@ describe('a process killed with SIGKILL inside a write transaction', () => {
  * after its last row (a computation in SQL), so the kill has a wide window inside the transaction.
  */
 async function holdTransactionsOpen(file: string, opsPerBatch: number): Promise<void> {
-  const kv = new SqliteKv({ file })
+  const kv = new SQLiteKv({ file })
   await kv.start()
   await kv.stop()
   const setup = new Database(file)

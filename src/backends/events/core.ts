@@ -7,8 +7,8 @@
  * commit); `SharedFileEventJournal` rereads the file under a cross-process mutex first.
  */
 import type { KvEntry, KvWriteResult } from '../../core/durability/kv.js'
-import type { KvState } from '../../core/durability/memory/kv-state.js'
-import type { PlacedOp } from '../file/pending-writes.js'
+import type { KvState } from '../../core/spi.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { EVENTS_COLLECTION, laneKey, laneOfKey, recordOf, type EventLane, type EventRecord } from './record.js'
 
 /** The ops a plan wants applied, and how to turn their results into the caller's answer. */

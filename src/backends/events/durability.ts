@@ -11,6 +11,7 @@ import type { DurableKv } from '../../core/durability/kv.js'
 import { KvDurability } from '../../core/durability/kv-durability.js'
 import { ConfigError, JournalClosedError } from '../../core/errors.js'
 import { optionNames, refuseUnknownOptions } from '../../core/options.js'
+import { SharedHandle } from '../common/shared-handle.js'
 import { EventsJournal } from './events-journal.js'
 import type { LeasedEventJournal } from './journal.js'
 import { DURABLE_CHANNEL } from './plans.js'
@@ -49,8 +50,8 @@ export class EventsDurability implements DurabilityBackend {
   readonly outbox: DurableKv
   readonly #external: boolean
   readonly #side: KvDurability
-  #starts = 0
-  #starting: Promise<void> | undefined
+  /** Counts the bot's starts: the first starts the outbox store, the last stop flushes and stops it. */
+  readonly #starts = new SharedHandle<true>(undefined)
 
   constructor(options: EventsDurabilityOptions) {
     refuseUnknownOptions('eventsDurability', options, EVENTS_DURABILITY_OPTION_NAMES, {
@@ -78,26 +79,21 @@ export class EventsDurability implements DurabilityBackend {
   /** Checks the journal is open, and starts the outbox store on the first call; later calls wait for it. */
   async start(): Promise<void> {
     if (this.journalOfEvents.closed) throw new JournalClosedError(this.journalOfEvents.name)
-    this.#starts++
-    this.#starting ??= (this.#external ? this.outbox.start() : Promise.resolve()).catch((error: unknown) => {
-      this.#starting = undefined
-      this.#starts = 0
-      throw error
+    await this.#starts.acquire(async () => {
+      if (this.#external) await this.outbox.start()
+      return true
     })
-    await this.#starting
   }
 
   /** When every start was matched: waits for the writes in flight, and stops the outbox store. The journal stays open: close it yourself. */
   async stop(): Promise<void> {
-    if (this.#starts === 0) return
-    this.#starts--
-    if (this.#starts > 0) return
-    this.#starting = undefined
-    try {
-      if (!this.journalOfEvents.closed) await this.journalOfEvents.storage.flush()
-    } finally {
-      if (this.#external) await this.outbox.stop()
-    }
+    await this.#starts.release(async () => {
+      try {
+        if (!this.journalOfEvents.closed) await this.journalOfEvents.storage.flush()
+      } finally {
+        if (this.#external) await this.outbox.stop()
+      }
+    })
   }
 
   now(): Promise<number> {

@@ -3,8 +3,8 @@
  */
 import { ConfigError } from '../../core/errors.js'
 import { optionNames, refuseUnknownOptions } from '../../core/options.js'
-import type { FileSystem } from '../file/fs.js'
-import { APPEND_LOG_MISPLACED, APPEND_LOG_OPTION_NAMES, FILE_LIMITS, resolveFileOptions, type AppendLogOptions, type ResolvedFileOptions } from '../file/options.js'
+import type { FileSystem } from '../crash-safe-file/fs.js'
+import { APPEND_LOG_MISPLACED, APPEND_LOG_OPTION_NAMES, FILE_LIMITS, resolveFileOptions, type AppendLogOptions, type ResolvedFileOptions } from '../crash-safe-file/options.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { MutexBreak, MutexOptions } from './mutex-file.js'
 import { EVENTS_SNAPSHOT_FORMAT } from './record.js'

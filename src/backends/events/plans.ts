@@ -7,9 +7,10 @@
 import { randomUUID } from 'node:crypto'
 import type { KvWriteResult } from '../../core/durability/kv.js'
 import { ConfigError, LeaseLostError } from '../../core/errors.js'
-import type { KvState } from '../../core/durability/memory/kv-state.js'
-import type { PlacedOp } from '../file/pending-writes.js'
+import type { KvState } from '../../core/spi.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { assertApplied, findEntry, laneMatches, lanesIn, type Plan } from './core.js'
+import { runsSpent, unfinishedRunsError } from './charged-runs.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { AppendInput, AppendResult, ClaimOptions, ClaimRef, EventListQuery, EventPurgeQuery, FailOptions, ReplayQuery } from './journal.js'
 import {
@@ -136,8 +137,8 @@ export function claimPlan(options: ClaimOptions, now: number): Plan<EventRecord[
     for (const entry of state.due(laneKey(lane), EVENTS_COLLECTION, now, limit)) {
       const record = recordOf(entry)
       if (record.state === 'processing' && record.lease && record.lease.expiresAt > now) continue
-      if (options.maxAttempts !== undefined && record.attempts >= options.maxAttempts) {
-        const lastError = record.lastError ?? { message: `${record.attempts} runs did not complete (the worker crashed or froze)`, at: now }
+      if (options.maxAttempts !== undefined && runsSpent(record.attempts, options.maxAttempts)) {
+        const lastError = record.lastError ?? unfinishedRunsError(record.attempts, now)
         ops.push(putRecordOp({ ...record, state: 'dead', lease: null, availableAt: null, lastError, updatedAt: now }, entry.version))
         continue
       }

@@ -7,18 +7,18 @@
  */
 import type { KvWriteResult } from '../../core/durability/kv.js'
 import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
-import type { KvState } from '../../core/durability/memory/kv-state.js'
-import { AppendLog, logPathOf, scanAppendLog } from '../file/append-log.js'
-import { AfterRenameError, readJournalFile, removeStrayTemps, writeFileAtomic } from '../file/atomic-snapshot.js'
-import { applyChanges, decodeChanges, encodeChanges } from '../file/changes.js'
-import { foldLog } from '../file/compaction.js'
-import { errorCode, type FileStat } from '../file/fs.js'
-import { GroupCommit } from '../file/group-commit.js'
-import { lockHolderOf, lockPathOf } from '../file/lock-file.js'
-import type { ResolvedFileOptions } from '../file/options.js'
-import { applyPlacedWrite, type PendingWrite } from '../file/pending-writes.js'
-import { loadJournal } from '../file/recovery.js'
-import { encodeSnapshot, type SnapshotEncodingCache } from '../file/snapshot-format.js'
+import type { KvState } from '../../core/spi.js'
+import { AppendLog, logPathOf, scanAppendLog } from '../crash-safe-file/append-log.js'
+import { AfterRenameError, readJournalFile, removeStrayTemps, writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
+import { applyChanges, decodeChanges, encodeChanges } from '../crash-safe-file/changes.js'
+import { foldLog } from '../crash-safe-file/compaction.js'
+import { unlinkIfThere, type FileStat } from '../crash-safe-file/fs.js'
+import { GroupCommit } from '../crash-safe-file/group-commit.js'
+import { lockHolderOf, lockPathOf } from '../crash-safe-file/lock-file.js'
+import type { ResolvedFileOptions } from '../crash-safe-file/options.js'
+import { applyPlacedWrite, type PendingWrite } from '../crash-safe-file/pending-writes.js'
+import { loadJournal } from '../crash-safe-file/recovery.js'
+import { encodeSnapshot, type SnapshotEncodingCache } from '../crash-safe-file/snapshot-format.js'
 import type { JournalCore, Plan, PlanStep } from './core.js'
 import { acquireMutex, type HeldMutex, type MutexOptions } from './mutex-file.js'
 
@@ -194,9 +194,9 @@ export class SharedCore implements JournalCore {
     const cache = this.#cache!
     const lines = encodeSnapshot(state, cache.lastSeq, undefined, this.#encoded, format)
     const hasLog = cache.logFileBytes > 0
-    // The log is removed only once the snapshot holding its records is durable (I11).
+    // The log is removed only once the snapshot holding its records is durable (I11 of src/backends/crash-safe-file/INVARIANTS.md).
     await writeFileAtomic(fs, this.path, lines, { fsync: fsync || hasLog })
-    if (hasLog) await removeIfThere(() => fs.unlink(logPathOf(this.path)))
+    if (hasLog) await unlinkIfThere(fs, logPathOf(this.path))
     this.#cache = { ...cache, snapshot: identity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
   }
 
@@ -297,11 +297,3 @@ function identity(stat: FileStat | undefined): string | undefined {
   return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
 }
 
-/** Runs a removal, taking a file that is already gone as removed. */
-async function removeIfThere(remove: () => Promise<void>): Promise<void> {
-  try {
-    await remove()
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error
-  }
-}

@@ -5,8 +5,8 @@
  */
 import { dirname } from 'node:path'
 import { BotmeshError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
-import { DIRECTORY_MODE } from '../file/fs.js'
-import { lockHolderOf } from '../file/lock-file.js'
+import { DIRECTORY_MODE } from '../crash-safe-file/fs.js'
+import { lockHolderOf } from '../crash-safe-file/lock-file.js'
 import { CoreJournal } from './base-journal.js'
 import { resolveSharedOptions, type SharedFileEventJournalOptions } from './options.js'
 import { SharedCore } from './shared-core.js'

@@ -4,8 +4,8 @@
  * inbox here as records and its outbox as side entries, in the same file and the same commits.
  */
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
-import { ROOT_SCOPE } from '../../core/durability/memory/memory-kv.js'
-import type { PlacedOp } from '../file/pending-writes.js'
+import { ROOT_SCOPE } from '../../core/spi.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { findEntry, lanesIn, type JournalCore } from './core.js'
 import type { EventStorage, StorageOp, StorageResult } from './journal.js'
 import { putRecordOp, takeSeqs } from './plans.js'

@@ -8,6 +8,7 @@ import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { BackgroundLoop } from '../../core/durability/loop.js'
 import { ConfigError, LeaseLostError } from '../../core/errors.js'
+import { retryDelayMs, runsSpent } from './charged-runs.js'
 import type { LeasedEventJournal } from './journal.js'
 import { WORKER_DEFAULTS } from './limits.js'
 import type { EventRecord } from './record.js'
@@ -142,8 +143,8 @@ export class EventWorker {
         this.stats.completed++
         return
       }
-      const dead = record.attempts >= this.#options.maxAttempts
-      const retryAt = (await this.#journal.now()) + Math.min(this.#backoff.capMs, this.#backoff.baseMs * 2 ** (record.attempts - 1))
+      const dead = runsSpent(record.attempts, this.#options.maxAttempts)
+      const retryAt = (await this.#journal.now()) + retryDelayMs(this.#backoff, record.attempts)
       await this.#journal.fail(claim, failure.error, dead ? { dead: true } : { retryAt })
       this.stats[dead ? 'dead' : 'failed']++
       this.#options.onError?.(failure.error, record)

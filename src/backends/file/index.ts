@@ -1,14 +1,14 @@
 /**
  * `FileDurability`: journals in one file on this host, that survive a crash. Single process: a
  * lock file refuses a second live process, and a second open in the same process until `close()`.
- * The rules it keeps are in INVARIANTS.md.
+ * The rules it keeps are in src/backends/crash-safe-file/INVARIANTS.md.
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
 import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
-import { DurableState, type FileJournalStats } from './durable-state.js'
-import type { CompactionReport } from './compaction.js'
+import { DurableState, type FileJournalStats } from '../crash-safe-file/durable-state.js'
+import type { CompactionReport } from '../crash-safe-file/compaction.js'
 import { FileKv } from './kv.js'
-import { refuseUnknownFileOptions, resolveFileOptions, type FileDurabilityOptions } from './options.js'
+import { refuseUnknownFileOptions, resolveFileOptions, type FileDurabilityOptions } from '../crash-safe-file/options.js'
 
 /**
  * Journals kept in a file: `FileDurability.open(path, options)`.
@@ -78,10 +78,10 @@ export class FileDurability extends KvDurability {
 }
 
 export { FileKv } from './kv.js'
-export type { FileDurabilityOptions, AppendLogOptions } from './options.js'
-export { FILE_LIMITS } from './options.js'
-export type { CompactionReport } from './compaction.js'
-export type { FileJournalStats } from './durable-state.js'
+export type { FileDurabilityOptions, AppendLogOptions } from '../crash-safe-file/options.js'
+export { FILE_LIMITS } from '../crash-safe-file/options.js'
+export type { CompactionReport } from '../crash-safe-file/compaction.js'
+export type { FileJournalStats } from '../crash-safe-file/durable-state.js'
 export { verifyJournal, type VerifyReport, type FileReport } from './verify.js'
 export { salvageJournal, type SalvageReport } from './salvage.js'
-export { nodeFileSystem, type FileSystem, type FileHandle, type FileStat, type OpenHow } from './fs.js'
+export { nodeFileSystem, type FileSystem, type FileHandle, type FileStat, type OpenHow } from '../crash-safe-file/fs.js'

@@ -1,13 +1,14 @@
 /**
  * `FileKv`: the `DurableKv` of FileDurability. Entries live in memory (a `KvState`) and every
- * committed write is made durable in the journal file before it is acknowledged (I3). Scope views
+ * committed write is made durable in the journal file before it is acknowledged (I3 of
+ * src/backends/crash-safe-file/INVARIANTS.md). Scope views
  * share the one open journal.
  */
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalClosedError } from '../../core/errors.js'
-import { ROOT_SCOPE } from '../../core/durability/memory/memory-kv.js'
-import type { DurableState, FileJournalStats } from './durable-state.js'
-import type { CompactionReport } from './compaction.js'
+import { ROOT_SCOPE } from '../../core/spi.js'
+import type { DurableState, FileJournalStats } from '../crash-safe-file/durable-state.js'
+import type { CompactionReport } from '../crash-safe-file/compaction.js'
 
 /** A scope's view of an open journal file. */
 export class FileKv implements DurableKv {

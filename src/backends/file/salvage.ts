@@ -4,12 +4,12 @@
  * `out`. The damaged files are left as they are; nothing is repaired in place.
  */
 import { ConfigError } from '../../core/errors.js'
-import { KvState } from '../../core/durability/memory/kv-state.js'
-import { writeFileAtomic } from './atomic-snapshot.js'
-import { applyChanges } from './changes.js'
-import { nodeFileSystem, type FileSystem } from './fs.js'
+import { KvState } from '../../core/spi.js'
+import { writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
+import { applyChanges } from '../crash-safe-file/changes.js'
+import { nodeFileSystem, type FileSystem } from '../crash-safe-file/fs.js'
 import { inspectJournal } from './inspection.js'
-import { encodeSnapshot } from './snapshot-format.js'
+import { encodeSnapshot } from '../crash-safe-file/snapshot-format.js'
 
 /** What a salvage kept and lost. */
 export interface SalvageReport {

@@ -2,10 +2,10 @@
  * `verifyJournal(path)`: what the CLI's `verify` prints for a file journal. Reports damage (file,
  * line, byte offset) and a torn tail, and changes nothing: safe on a journal a live process holds.
  */
-import { logPathOf } from './append-log.js'
-import { nodeFileSystem, type FileSystem } from './fs.js'
+import { logPathOf } from '../crash-safe-file/append-log.js'
+import { nodeFileSystem, type FileSystem } from '../crash-safe-file/fs.js'
 import { inspectJournal } from './inspection.js'
-import { lockHolderOf } from './lock-file.js'
+import { lockHolderOf } from '../crash-safe-file/lock-file.js'
 
 /** One file of a journal, as verified. */
 export interface FileReport {

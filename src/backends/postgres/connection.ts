@@ -1,5 +1,5 @@
 /**
- * `PgConnection`: the pool a PostgreSQL backend talks through, and who owns it.
+ * `PostgresConnection`: the pool a PostgreSQL backend talks through, and who owns it.
  *
  * - Given a `connectionString`, it creates its own pool on the first `acquire` (loading `pg` only
  *   then) and ends it on the last `release`. It listens for the pool's `'error'` event: a
@@ -9,9 +9,9 @@
  *   to it (a listener would change what the pool does with an idle error). The caller must give
  *   it a `pool.on('error', …)` listener, because node-postgres crashes the process otherwise.
  *
- * A store and its durability share one `PgConnection`, so acquiring is counted.
+ * A store and its durability share one `PostgresConnection`, so acquiring is counted.
  */
-import { SharedHandle } from '../shared-handle.js'
+import { SharedHandle } from '../common/shared-handle.js'
 import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
 import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
 import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
@@ -34,7 +34,7 @@ export interface PostgresConnectionOptions extends PostgresTimeouts {
 }
 
 /** A shared, counted handle on a pg pool. */
-export class PgConnection {
+export class PostgresConnection {
   /** `host:port/database` of the server, without credentials, for messages. */
   readonly target: string
   readonly #options: PostgresConnectionOptions

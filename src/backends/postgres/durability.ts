@@ -6,7 +6,7 @@
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
 import { optionNames, refuseUnknownOptions } from '../../core/options.js'
-import type { PgConnection } from './connection.js'
+import type { PostgresConnection } from './connection.js'
 import { PostgresKv, type PostgresKvOptions } from './kv.js'
 
 /**
@@ -44,7 +44,7 @@ export class PostgresDurability extends KvDurability {
    * @param options how to reach the server and which tables to use.
    * @param connection internal: a connection shared with a `PostgresStore` (its `durability()`).
    */
-  constructor(options: PostgresDurabilityOptions, connection?: PgConnection) {
+  constructor(options: PostgresDurabilityOptions, connection?: PostgresConnection) {
     if (!connection) refuseUnknownOptions('PostgresDurability', options, POSTGRES_OPTION_NAMES, POSTGRES_MISPLACED)
     super(new PostgresKv(options, connection), { kind: 'postgres', shared: true })
   }

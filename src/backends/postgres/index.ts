@@ -5,7 +5,8 @@
  */
 export { PostgresDurability, type PostgresDurabilityOptions } from './durability.js'
 export { PostgresStore, type PostgresStoreOptions } from './store.js'
-export { PostgresKv, type PostgresKvOptions, ROOT_SCOPE } from './kv.js'
-export { PgConnection, type PostgresConnectionOptions, type PostgresLogger } from './connection.js'
+export { PostgresKv, type PostgresKvOptions } from './kv.js'
+export { ROOT_SCOPE } from '../../core/spi.js'
+export { PostgresConnection, type PostgresConnectionOptions, type PostgresLogger } from './connection.js'
 export { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
 export { TABLE_PREFIX_DEFAULT, TABLE_PREFIX_PATTERN, durableTables, storeTables, type DurableTables, type StoreTables } from './tables.js'

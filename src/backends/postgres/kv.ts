@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto'
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalUnavailableError } from '../../core/errors.js'
-import { PgConnection, type PostgresConnectionOptions } from './connection.js'
+import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_LIMITS } from './limits.js'
 import { inlineParameters, type SqlValue } from './literal.js'
 import { COUNTER_COLLECTION_PREFIX } from './counters.js'
@@ -22,7 +22,9 @@ import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
 import * as sql from './statements.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
-import { describeError, isUnavailable } from './unavailable.js'
+import { describeError, isUnavailable } from './failures.js'
+import { ROOT_SCOPE } from '../../core/spi.js'
+import { checkKvOp } from '../common/kv-op-check.js'
 
 /** Options of `PostgresKv` (and `PostgresDurability`). */
 export interface PostgresKvOptions extends PostgresConnectionOptions {
@@ -35,8 +37,6 @@ export interface PostgresKvOptions extends PostgresConnectionOptions {
   mustExist?: boolean
 }
 
-/** The scope of a store that was not narrowed with `scope()`. */
-export const ROOT_SCOPE = ''
 
 /** A statement with the name it is prepared under on each connection. */
 interface Prepared {
@@ -61,7 +61,7 @@ interface EntryRow {
 /** A `DurableKv` in PostgreSQL, with scopes. */
 export class PostgresKv implements DurableKv {
   /** The connection (pool) this store talks through. */
-  readonly connection: PgConnection
+  readonly connection: PostgresConnection
   /** The table names. */
   readonly tables: DurableTables
   readonly #statements: Statements
@@ -72,9 +72,9 @@ export class PostgresKv implements DurableKv {
   /** Set while started (or starting), so concurrent and repeated starts share one. */
   #starting: Promise<void> | undefined
 
-  constructor(options: PostgresKvOptions, connection?: PgConnection, view?: { scope: string; of: PostgresKv }) {
+  constructor(options: PostgresKvOptions, connection?: PostgresConnection, view?: { scope: string; of: PostgresKv }) {
     this.tables = view?.of.tables ?? durableTables(options.tablePrefix ?? TABLE_PREFIX_DEFAULT)
-    this.connection = view?.of.connection ?? connection ?? new PgConnection(options)
+    this.connection = view?.of.connection ?? connection ?? new PostgresConnection(options)
     this.#statements = view ? view.of.#statements : prepare(this.tables)
     this.#scope = view?.scope ?? ROOT_SCOPE
     this.#isView = view !== undefined
@@ -276,11 +276,7 @@ function compareOps(a: KvOp, b: KvOp): number {
 /** Refuses ops that would store something other backends could not read back the same. */
 function checkOp(op: KvOp): void {
   if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX)) throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
-  if (!Number.isSafeInteger(op.expectVersion) || op.expectVersion < 0) throw new RangeError(`expectVersion of "${op.key}" must be a whole number >= 0, got ${op.expectVersion}`)
-  if (op.op === 'delete') return
-  if (!Number.isFinite(op.stateTime)) throw new RangeError(`stateTime of "${op.key}" must be a finite number, got ${op.stateTime}`)
-  if (op.due !== null && !Number.isFinite(op.due)) throw new RangeError(`due of "${op.key}" must be a finite number or null, got ${op.due}`)
-  if (op.value === undefined) throw new RangeError(`the value of "${op.key}" is undefined`)
+  checkKvOp(op)
 }
 
 /** Names every statement after a hash of its text: one name per distinct text, on any connection. */

@@ -5,7 +5,7 @@
  */
 import { JournalMissingError } from '../../core/errors.js'
 import { describeNearest } from '../nearest.js'
-import type { PgConnection } from './connection.js'
+import type { PostgresConnection } from './connection.js'
 import type { DurableTables } from './tables.js'
 
 /** Journal tables read at most to list the nearest prefixes (a bound on one catalog query). */
@@ -34,13 +34,13 @@ export interface JournalPresence {
 }
 
 /** Looks for the journal's table. Needs an acquired connection. */
-export async function findJournal(connection: PgConnection, tables: DurableTables, legacyCountsTable: string): Promise<JournalPresence> {
+export async function findJournal(connection: PostgresConnection, tables: DurableTables, legacyCountsTable: string): Promise<JournalPresence> {
   const { rows } = await connection.query<{ durable: boolean; legacy_counts: boolean }>({ text: SELECT_PRESENCE, values: [tables.durable, legacyCountsTable] })
   return { durable: rows[0]!.durable, legacyCounts: rows[0]!.legacy_counts }
 }
 
 /** The refusal of a prefix without a journal, naming the table looked for and the prefixes that have one. */
-export async function journalMissing(connection: PgConnection, tables: DurableTables): Promise<JournalMissingError> {
+export async function journalMissing(connection: PostgresConnection, tables: DurableTables): Promise<JournalMissingError> {
   const { rows } = await connection.query<{ name: string }>({ text: SELECT_JOURNAL_TABLES, values: [JOURNAL_CANDIDATES_MAX] })
   const listed = describeNearest(tables.prefix, rows.map((row) => row.name.slice(0, -'durable'.length)))
   return new JournalMissingError(

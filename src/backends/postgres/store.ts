@@ -8,11 +8,11 @@ import type { Json } from '../../core/durability/kv.js'
 import { StoreUnavailableError } from '../../core/errors.js'
 import { refuseUnknownOptions } from '../../core/options.js'
 import type { MessageLogEntry, Store } from '../../core/store.js'
-import { PgConnection, type PostgresConnectionOptions } from './connection.js'
+import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from './durability.js'
 import * as sql from './store-statements.js'
 import { storeTables, TABLE_PREFIX_DEFAULT, type StoreTables } from './tables.js'
-import { describeError, isUnavailable } from './unavailable.js'
+import { describeError, isUnavailable } from './failures.js'
 
 /** Options of `PostgresStore`: as `PostgresDurability`'s (one of `pool` and `connectionString`). */
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
@@ -32,7 +32,7 @@ interface LogRow {
 /** A store in PostgreSQL: survives a restart, shared by replicas. */
 export class PostgresStore implements Store {
   /** The connection (pool) shared with `durability()`. */
-  readonly connection: PgConnection
+  readonly connection: PostgresConnection
   readonly tables: StoreTables
   readonly #tablePrefix: string
   #durability: PostgresDurability | undefined
@@ -43,7 +43,7 @@ export class PostgresStore implements Store {
     refuseUnknownOptions('PostgresStore', options, POSTGRES_OPTION_NAMES.filter((name) => name !== 'mustExist'), POSTGRES_MISPLACED)
     this.#tablePrefix = options.tablePrefix ?? TABLE_PREFIX_DEFAULT
     this.tables = storeTables(this.#tablePrefix)
-    this.connection = new PgConnection(options)
+    this.connection = new PostgresConnection(options)
   }
 
   /** Opens the pool (our own) and creates the store's tables if missing. Idempotent. */

@@ -12,10 +12,11 @@
  * engine treats like any failed write). The client keeps reconnecting, so the same instance
  * works again once the server is back.
  */
-import { SharedHandle } from '../shared-handle.js'
+import { SharedHandle } from '../common/shared-handle.js'
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
 import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
-import { redisFailure, withDeadline, type RedisRole } from './failures.js'
+import type { FailureRole } from '../common/failure-role.js'
+import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
 
 /** A standalone client or a Cluster client of ioredis. */
@@ -67,7 +68,7 @@ export class RedisConnection {
   }
 
   /** Opens our own client on the first call (rejects with a retryable error when Redis cannot be reached). */
-  acquire(role: RedisRole = 'journal'): Promise<void> {
+  acquire(role: FailureRole = 'journal'): Promise<void> {
     return this.#client.acquire(() => this.#open(role))
   }
 
@@ -87,7 +88,7 @@ export class RedisConnection {
   }
 
   /** The client, for one call; rejects with a typed error if the connection is not acquired. */
-  client(role: RedisRole = 'journal'): RedisClient {
+  client(role: FailureRole = 'journal'): RedisClient {
     const client = this.#client.value
     if (!this.open || client === undefined) {
       const owner = role === 'store' ? 'RedisStore' : 'RedisDurability'
@@ -100,7 +101,7 @@ export class RedisConnection {
    * Makes one call with the deadline and maps its failure (retryable when the server is
    * unreachable). `what` names the operation in error messages.
    */
-  async run<T>(what: string, role: RedisRole, call: (client: RedisClient) => Promise<T>): Promise<T> {
+  async run<T>(what: string, role: FailureRole, call: (client: RedisClient) => Promise<T>): Promise<T> {
     const client = this.client(role)
     try {
       return await withDeadline(what, this.commandTimeoutMs, call(client), role)
@@ -109,7 +110,7 @@ export class RedisConnection {
     }
   }
 
-  async #open(role: RedisRole): Promise<RedisClient> {
+  async #open(role: FailureRole): Promise<RedisClient> {
     const ioredis = await loadIoredis()
     const client = this.#create(ioredis)
     let reported = false
@@ -136,7 +137,7 @@ export class RedisConnection {
    * server with 16), only emits an error and carries on in database 0: the journal would be read
    * from, and written to, the wrong database. Selecting it again here turns that into a refusal.
    */
-  async #checkDatabase(client: RedisClient, role: RedisRole): Promise<void> {
+  async #checkDatabase(client: RedisClient, role: FailureRole): Promise<void> {
     const db = 'isCluster' in client && client.isCluster ? 0 : Number((client as Redis).options.db ?? 0)
     if (db === 0) return
     try {

@@ -18,7 +18,7 @@ type Header = [version: number, state: string, stateTime: number, due: number | 
 
 /** The envelope to store for a put that will hold `version`. */
 export function encodeEnvelope(put: KvPut, version: number): string {
-  if (put.due !== null && !Number.isFinite(put.due)) throw new RangeError(`due of "${put.key}" must be a finite number or null, got ${put.due}`)
+  // The op was checked (checkKvOp) before it got here.
   const header: Header = [version, put.state, put.stateTime, put.due, timeHex(put.stateTime)]
   return `${JSON.stringify(header)}\n${JSON.stringify(put.value)}`
 }

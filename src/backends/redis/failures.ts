@@ -6,16 +6,14 @@
  * `RedisCommandError`: retrying would not help. For a `RedisStore` the retryable error is a
  * `StoreUnavailableError`.
  */
-import { BotmeshError, JournalUnavailableError, RedisCommandError, StoreUnavailableError } from '../../core/errors.js'
-
-/** Which side failed: the durability journals, or a `RedisStore`. */
-export type RedisRole = 'journal' | 'store'
+import { BotmeshError, RedisCommandError } from '../../core/errors.js'
+import { unavailableError, type FailureRole } from '../common/failure-role.js'
 
 /** Error replies that mean "not now" rather than "never". */
 const TRANSIENT_REPLIES = ['LOADING', 'BUSY', 'TRYAGAIN', 'CLUSTERDOWN', 'MASTERDOWN', 'READONLY', 'NOREPLICAS', 'MOVED', 'ASK']
 
 /** Maps an error of `what` (e.g. "write to inbox") into a botmesh error; botmesh errors pass through. */
-export function redisFailure(what: string, error: unknown, role: RedisRole = 'journal'): BotmeshError {
+export function redisFailure(what: string, error: unknown, role: FailureRole = 'journal'): BotmeshError {
   if (error instanceof BotmeshError) return error
   const message = error instanceof Error ? error.message : String(error)
   if (isReplyError(error) && !TRANSIENT_REPLIES.some((prefix) => message.startsWith(prefix))) {
@@ -23,19 +21,14 @@ export function redisFailure(what: string, error: unknown, role: RedisRole = 'jo
   }
   // ioredis's own wording for "rejected while reconnecting" names an option of its own; say what happened.
   const detail = error instanceof Error && error.name === 'MaxRetriesPerRequestError' ? 'the connection is down; reconnecting' : message
-  return unavailable(role, `Redis is unavailable (${what}): ${detail}`, error)
-}
-
-/** The retryable error of a role. */
-export function unavailable(role: RedisRole, message: string, cause?: unknown): BotmeshError {
-  return role === 'store' ? new StoreUnavailableError(message, cause) : new JournalUnavailableError(message, cause)
+  return unavailableError(role, `Redis is unavailable (${what}): ${detail}`, error)
 }
 
 /** Rejects with the role's retryable error if `promise` has not settled within `ms`. */
-export async function withDeadline<T>(what: string, ms: number, promise: Promise<T>, role: RedisRole = 'journal'): Promise<T> {
+export async function withDeadline<T>(what: string, ms: number, promise: Promise<T>, role: FailureRole = 'journal'): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unavailable(role, `Redis did not answer within ${ms} ms (${what})`)), ms)
+    timer = setTimeout(() => reject(unavailableError(role, `Redis did not answer within ${ms} ms (${what})`)), ms)
     timer.unref()
   })
   try {

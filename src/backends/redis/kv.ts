@@ -11,9 +11,8 @@ import { RedisKeys, type CollectionKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
 import { assertJournalPresent } from './presence.js'
 import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './scripts.js'
-
-/** The scope id of the root view (a store used without `scope()`), as in `MemoryKv`. */
-export const ROOT_SCOPE = ''
+import { ROOT_SCOPE } from '../../core/spi.js'
+import { checkKvOp } from '../common/kv-op-check.js'
 
 /** Options of `RedisKv`: how to reach Redis (or a connection to share), and the key prefix. */
 export type RedisKvOptions = {
@@ -205,9 +204,7 @@ export class RedisKv implements DurableKv {
 
 /** The 7 script arguments of one op (scripts.ts, WRITE). */
 function argsOf(op: KvOp): (string | number)[] {
-  if (!Number.isInteger(op.expectVersion) || op.expectVersion < 0) {
-    throw new RangeError(`expectVersion of "${op.key}" must be a non-negative integer, got ${op.expectVersion}`)
-  }
+  checkKvOp(op)
   if (op.op === 'delete') return ['delete', op.key, op.expectVersion, '', '', '', '']
   const due = op.due === null ? '' : scoreBound(op.due)
   return ['put', op.key, op.expectVersion, encodeEnvelope(op, op.expectVersion + 1), op.state, stateMember(op.stateTime, op.key), due]

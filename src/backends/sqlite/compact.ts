@@ -6,11 +6,11 @@
 import { statSync } from 'node:fs'
 import type BetterSqlite3 from 'better-sqlite3'
 import { openExisting } from './connection.js'
-import { sqliteFailure } from './failure.js'
-import type { SqliteTimeouts } from './limits.js'
+import { sqliteFailure } from './failures.js'
+import type { SQLiteTimeouts } from './limits.js'
 
 /** What a checkpoint did. */
-export interface CompactReport {
+export interface SQLiteCheckpointReport {
   file: string
   /** Whether every frame was checkpointed and the WAL truncated (false: a reader held it past the busy timeout). */
   complete: boolean
@@ -23,7 +23,7 @@ export interface CompactReport {
 }
 
 /** Checkpoints the WAL of an open database (`PRAGMA wal_checkpoint(TRUNCATE)`). */
-export function checkpoint(db: BetterSqlite3.Database, file: string): CompactReport {
+export function checkpoint(db: BetterSqlite3.Database, file: string): SQLiteCheckpointReport {
   const walBytesBefore = walBytes(file)
   const [row] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[]
   return {
@@ -40,7 +40,7 @@ export function checkpoint(db: BetterSqlite3.Database, file: string): CompactRep
  * Checkpoints the WAL of a SQLite file, opening it just for that (it must exist; nothing is
  * created). Safe while bots use the file: the checkpoint waits for their writes like any writer.
  */
-export async function compactSqlite(file: string, options: SqliteTimeouts = {}): Promise<CompactReport> {
+export async function compactSqlite(file: string, options: SQLiteTimeouts = {}): Promise<SQLiteCheckpointReport> {
   let db: BetterSqlite3.Database | undefined
   try {
     db = await openExisting(file, { readonly: false, busyTimeoutMs: options.busyTimeoutMs, owner: 'compactSqlite' })

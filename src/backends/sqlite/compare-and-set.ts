@@ -7,6 +7,7 @@
 import { JournalCorruptError } from '../../core/errors.js'
 import type { Json, KvEntry, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import type { DurableStatements, EntryRow } from './statements.js'
+import { checkKvOp } from '../common/kv-op-check.js'
 
 /** An op checked and with its value already JSON text, ready to bind (encoding stays out of the transaction). */
 export type EncodedOp =
@@ -15,14 +16,8 @@ export type EncodedOp =
 
 /** Checks an op and encodes its value; throws a RangeError for an op no backend could store. */
 export function encodeOp(op: KvOp): EncodedOp {
-  if (typeof op.collection !== 'string' || typeof op.key !== 'string') throw new RangeError(`an op needs a string collection and key, got ${String(op.collection)}/${String(op.key)}`)
-  if (!Number.isInteger(op.expectVersion) || op.expectVersion < 0) {
-    throw new RangeError(`expectVersion of "${op.key}" must be a whole number >= 0, got ${op.expectVersion}`)
-  }
+  checkKvOp(op)
   if (op.op === 'delete') return { op: 'delete', collection: op.collection, key: op.key, expectVersion: op.expectVersion }
-  if (typeof op.state !== 'string') throw new RangeError(`state of "${op.key}" must be a string, got ${String(op.state)}`)
-  if (!Number.isFinite(op.stateTime)) throw new RangeError(`stateTime of "${op.key}" must be a finite number, got ${op.stateTime}`)
-  if (op.due !== null && !Number.isFinite(op.due)) throw new RangeError(`due of "${op.key}" must be a finite number or null, got ${op.due}`)
   const value = JSON.stringify(op.value)
   if (value === undefined) throw new RangeError(`the value of "${op.key}" cannot be encoded as JSON`)
   return { ...op, value }

@@ -9,14 +9,15 @@ import { dirname, resolve } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
 import { BotmeshError, ConfigError } from '../../core/errors.js'
 import { loadDriver } from './driver.js'
-import { sqliteFailure, type SqliteRole } from './failure.js'
-import { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
+import type { FailureRole } from '../common/failure-role.js'
+import { sqliteFailure } from './failures.js'
+import { SQLITE_LIMITS, type SQLiteTimeouts } from './limits.js'
 import { assertJournalPresent } from './presence.js'
 import { assertDurableShape, createSchema } from './schema.js'
 import { DURABLE_SQL, STORE_SQL, prepareAll, type DurableStatements, type StoreStatements } from './statements.js'
 
 /** Where the connection goes. */
-export interface SqliteConnectionOptions extends SqliteTimeouts {
+export interface SQLiteConnectionOptions extends SQLiteTimeouts {
   /** The database file; its directory is created if missing. */
   file: string
   /**
@@ -27,7 +28,7 @@ export interface SqliteConnectionOptions extends SqliteTimeouts {
 }
 
 /** A reference-counted connection: opened by the first holder, closed by the last. */
-export class SqliteConnection {
+export class SQLiteConnection {
   /** The file as given. */
   readonly file: string
   readonly busyTimeoutMs: number
@@ -38,7 +39,7 @@ export class SqliteConnection {
   #durable: DurableStatements | undefined
   #store: StoreStatements | undefined
 
-  constructor(options: SqliteConnectionOptions) {
+  constructor(options: SQLiteConnectionOptions) {
     if (typeof options?.file !== 'string' || options.file.trim() === '') throw new ConfigError('SQLite needs a file: pass { file: "./data/bot.db" }')
     this.file = options.file
     this.busyTimeoutMs = options.busyTimeoutMs ?? SQLITE_LIMITS.busyTimeoutMs
@@ -49,7 +50,7 @@ export class SqliteConnection {
   }
 
   /** Opens the file (once) for `holder`. Idempotent per holder. */
-  async acquire(holder: object, owner: string, role: SqliteRole): Promise<void> {
+  async acquire(holder: object, owner: string, role: FailureRole): Promise<void> {
     this.#holders.add(holder)
     if (this.#db) return
     this.#opening ??= this.#open(owner, role).finally(() => {
@@ -87,7 +88,7 @@ export class SqliteConnection {
     return (this.#store ??= prepareAll(db, STORE_SQL))
   }
 
-  async #open(owner: string, role: SqliteRole): Promise<void> {
+  async #open(owner: string, role: FailureRole): Promise<void> {
     const Database = await loadDriver(owner)
     if (this.mustExist) assertJournalPresent(Database, this.file, this.busyTimeoutMs)
     prepareFile(this.file)

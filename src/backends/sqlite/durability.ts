@@ -6,14 +6,14 @@
  */
 import { KvDurability } from '../../core/durability/kv-durability.js'
 import { optionNames, refuseUnknownOptions } from '../../core/options.js'
-import type { CompactReport } from './compact.js'
-import type { SqliteConnection } from './connection.js'
-import { SqliteKv } from './kv.js'
-import type { SqliteTimeouts } from './limits.js'
-import type { VerifyReport } from './verify.js'
+import type { SQLiteCheckpointReport } from './compact.js'
+import type { SQLiteConnection } from './connection.js'
+import { SQLiteKv } from './kv.js'
+import type { SQLiteTimeouts } from './limits.js'
+import type { SQLiteVerifyReport } from './verify.js'
 
 /** Options of a `SQLiteDurability` with a connection of its own. */
-export interface SQLiteDurabilityOptions extends SqliteTimeouts {
+export interface SQLiteDurabilityOptions extends SQLiteTimeouts {
   /** The database file (created, with its directory, if missing). */
   file: string
   /**
@@ -36,25 +36,25 @@ export const SQLITE_MISPLACED: Readonly<Record<string, string>> = {
 
 /** A durability backend on a SQLite file, shared by processes on one host. */
 export class SQLiteDurability extends KvDurability {
-  declare readonly kv: SqliteKv
+  declare readonly kv: SQLiteKv
   /** The database file. */
   readonly file: string
 
   /** Opens its own connection to `options.file`; the second argument is internal (`SQLiteStore.durability()`). */
-  constructor(options: SQLiteDurabilityOptions, connection?: SqliteConnection) {
+  constructor(options: SQLiteDurabilityOptions, connection?: SQLiteConnection) {
     if (!connection) refuseUnknownOptions('SQLiteDurability', options, SQLITE_DURABILITY_OPTION_NAMES, SQLITE_MISPLACED)
-    const kv = new SqliteKv(connection ?? options)
+    const kv = new SQLiteKv(connection ?? options)
     super(kv, { kind: 'sqlite', shared: true })
     this.file = kv.file
   }
 
   /** Checkpoints the WAL into the database file and truncates it (`botmesh compact`). Needs `start()`. */
-  compact(): Promise<CompactReport> {
+  compact(): Promise<SQLiteCheckpointReport> {
     return this.kv.compact()
   }
 
   /** Checks integrity, the `durable` table's shape and its counts (`botmesh verify`). Needs `start()`. */
-  verify(): Promise<VerifyReport> {
+  verify(): Promise<SQLiteVerifyReport> {
     return this.kv.verify()
   }
 }

@@ -9,8 +9,8 @@
  */
 export { SQLiteStore, type SQLiteStoreOptions } from './store.js'
 export { SQLiteDurability, type SQLiteDurabilityOptions } from './durability.js'
-export { SqliteKv, type SqliteKvOptions } from './kv.js'
-export { compactSqlite, type CompactReport } from './compact.js'
-export { verifySqlite, type VerifyReport } from './verify.js'
-export { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
+export { SQLiteKv, type SQLiteKvOptions } from './kv.js'
+export { compactSqlite, type SQLiteCheckpointReport } from './compact.js'
+export { verifySqlite, type SQLiteVerifyReport } from './verify.js'
+export { SQLITE_LIMITS, type SQLiteTimeouts } from './limits.js'
 export { SCHEMA_VERSION, TABLES } from './schema.js'

@@ -1,5 +1,5 @@
 /**
- * `SqliteKv`: the `DurableKv` of the journals in a SQLite file, on the `durable` table.
+ * `SQLiteKv`: the `DurableKv` of the journals in a SQLite file, on the `durable` table.
  *
  * - Each compare-and-set is one statement (compare-and-set.ts).
  * - Writes go through group commit: the ops of one `write` call, and of calls made at the same
@@ -14,19 +14,18 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { applyOp, decodeEntry, encodeOp, type EncodedOp } from './compare-and-set.js'
-import { checkpoint, type CompactReport } from './compact.js'
-import { SqliteConnection, type SqliteConnectionOptions } from './connection.js'
-import { sqliteFailure } from './failure.js'
-import { GroupCommit, type CallOutcome } from './group-commit.js'
+import { checkpoint, type SQLiteCheckpointReport } from './compact.js'
+import { SQLiteConnection, type SQLiteConnectionOptions } from './connection.js'
+import { sqliteFailure } from './failures.js'
+import { WriteBatcher, type CallOutcome } from './write-batcher.js'
 import { SQLITE_LIMITS } from './limits.js'
 import type { DurableStatements, EntryRow } from './statements.js'
-import { verifyDatabase, type VerifyReport } from './verify.js'
+import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
+import { ROOT_SCOPE } from '../../core/spi.js'
 
-/** Options of a `SqliteKv` that opens its own connection. */
-export type SqliteKvOptions = SqliteConnectionOptions
+/** Options of a `SQLiteKv` that opens its own connection. */
+export type SQLiteKvOptions = SQLiteConnectionOptions
 
-/** The scope of the root view: what a caller without scopes reads and writes. */
-export const ROOT_SCOPE = ''
 
 const OWNER = 'SQLiteDurability'
 
@@ -38,14 +37,14 @@ interface WriteCall {
 
 /** What a root and its scope views share. */
 interface Shared {
-  connection: SqliteConnection
-  commits: GroupCommit<WriteCall, KvWriteResult[]>
+  connection: SQLiteConnection
+  commits: WriteBatcher<WriteCall, KvWriteResult[]>
   /** The holder of the connection: the root view. */
-  root: SqliteKv
+  root: SQLiteKv
 }
 
 /** A `DurableKv` over the `durable` table of a SQLite file. */
-export class SqliteKv implements DurableKv {
+export class SQLiteKv implements DurableKv {
   /** The database file. */
   readonly file: string
   readonly #shared: Shared
@@ -55,13 +54,13 @@ export class SqliteKv implements DurableKv {
    * A root view: over a connection of its own (`{ file }`), or over a connection shared with a
    * `SQLiteStore`. The second argument is internal (scope views).
    */
-  constructor(source: SqliteKvOptions | SqliteConnection, view?: { shared: Shared; scope: string }) {
+  constructor(source: SQLiteKvOptions | SQLiteConnection, view?: { shared: Shared; scope: string }) {
     if (view) {
       this.#shared = view.shared
       this.#scope = view.scope
     } else {
-      const connection = source instanceof SqliteConnection ? source : new SqliteConnection(source)
-      const commits = new GroupCommit<WriteCall, KvWriteResult[]>((calls) => this.#commit(calls), SQLITE_LIMITS.groupCommitOpsMax)
+      const connection = source instanceof SQLiteConnection ? source : new SQLiteConnection(source)
+      const commits = new WriteBatcher<WriteCall, KvWriteResult[]>((calls) => this.#commit(calls), SQLITE_LIMITS.groupCommitOpsMax)
       this.#shared = { connection, commits, root: this }
       this.#scope = ROOT_SCOPE
     }
@@ -133,8 +132,8 @@ export class SqliteKv implements DurableKv {
   }
 
   /** A view of the same file holding only `scopeId`'s entries. */
-  scope(scopeId: string): SqliteKv {
-    return new SqliteKv(this.#shared.connection, { shared: this.#shared, scope: scopeId })
+  scope(scopeId: string): SQLiteKv {
+    return new SQLiteKv(this.#shared.connection, { shared: this.#shared, scope: scopeId })
   }
 
   async scopes(): Promise<string[]> {
@@ -142,12 +141,12 @@ export class SqliteKv implements DurableKv {
   }
 
   /** Checkpoints the WAL into the database file and truncates it (`botmesh compact`). */
-  async compact(): Promise<CompactReport> {
+  async compact(): Promise<SQLiteCheckpointReport> {
     return this.#read('checkpointing the WAL', (_statements, db) => checkpoint(db, this.file))
   }
 
   /** Checks the file's integrity and the `durable` table's shape and counts (`botmesh verify`). */
-  async verify(): Promise<VerifyReport> {
+  async verify(): Promise<SQLiteVerifyReport> {
     return this.#read('verifying', (_statements, db) => verifyDatabase(db, this.file))
   }
 

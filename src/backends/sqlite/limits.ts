@@ -26,7 +26,7 @@ export const SQLITE_LIMITS = {
 } as const
 
 /** The limits a caller may change. */
-export interface SqliteTimeouts {
+export interface SQLiteTimeouts {
   /** @default SQLITE_LIMITS.busyTimeoutMs (5000) */
   busyTimeoutMs?: number
 }

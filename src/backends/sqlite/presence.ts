@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { JournalMissingError } from '../../core/errors.js'
 import type { DatabaseConstructor } from './driver.js'
-import { sqliteFailure } from './failure.js'
+import { sqliteFailure } from './failures.js'
 import { TABLES } from './schema.js'
 
 /** Tables of someone else's database named at most in the refusal. */

@@ -45,7 +45,7 @@ const { durable, durableCounts, users, checkpoints, messageLog, schema } = TABLE
  * against WITHOUT ROWID for rows larger than a twentieth of a page.
  *
  * Counting a state by scanning even a covering index takes ~200 ms on a million rows, over the
- * 100 ms a dashboard refresh may take (DESIGN §9). So `durable_counts` holds the count of every
+ * 100 ms a dashboard refresh may take. So `durable_counts` holds the count of every
  * (scope, collection, state), kept by triggers in the same transaction as the write that changes
  * it: it can never disagree with `durable` (and `verify` checks that it does not).
  */

@@ -8,14 +8,14 @@ import type { Json } from '../../core/durability/kv.js'
 import { ConfigError } from '../../core/errors.js'
 import { optionNames, refuseUnknownOptions } from '../../core/options.js'
 import type { MessageLogEntry, Store } from '../../core/store.js'
-import { SqliteConnection } from './connection.js'
+import { SQLiteConnection } from './connection.js'
 import { SQLITE_MISPLACED, SQLiteDurability } from './durability.js'
-import { sqliteFailure } from './failure.js'
-import { SQLITE_LIMITS, type SqliteTimeouts } from './limits.js'
+import { sqliteFailure } from './failures.js'
+import { SQLITE_LIMITS, type SQLiteTimeouts } from './limits.js'
 import type { LogRow, StoreStatements } from './statements.js'
 
 /** Options of `SQLiteStore`. */
-export interface SQLiteStoreOptions extends SqliteTimeouts {
+export interface SQLiteStoreOptions extends SQLiteTimeouts {
   /** The database file, e.g. './data/bot.db' (created, with its directory, if missing). */
   file: string
   /** Lines kept per chat in the message log; older ones are trimmed on append. 0 keeps every line. @default 1000 */
@@ -31,13 +31,13 @@ const SQLITE_STORE_OPTION_NAMES = optionNames<SQLiteStoreOptions>({ file: true, 
 export class SQLiteStore implements Store {
   /** The database file. */
   readonly file: string
-  readonly #connection: SqliteConnection
+  readonly #connection: SQLiteConnection
   readonly #messageLogMax: number
   #durability: SQLiteDurability | undefined
 
   constructor(options: SQLiteStoreOptions) {
     refuseUnknownOptions('SQLiteStore', options, SQLITE_STORE_OPTION_NAMES, SQLITE_MISPLACED)
-    this.#connection = new SqliteConnection(options)
+    this.#connection = new SQLiteConnection(options)
     this.file = this.#connection.file
     this.#messageLogMax = options.messageLogMax ?? SQLITE_LIMITS.messageLogMax
     if (!Number.isInteger(this.#messageLogMax) || this.#messageLogMax < 0) {

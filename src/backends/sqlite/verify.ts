@@ -10,7 +10,7 @@ import { SQLITE_LIMITS } from './limits.js'
 import { SCHEMA_VERSION, TABLES, durableShapeProblems, schemaVersion, tableExists } from './schema.js'
 
 /** The outcome of a verification. */
-export interface VerifyReport {
+export interface SQLiteVerifyReport {
   file: string
   /** True when no problem was found. */
   ok: boolean
@@ -28,7 +28,7 @@ export interface VerifyReport {
 const COUNT_PROBLEMS_MAX = 20
 
 /** Verifies an open database. */
-export function verifyDatabase(db: BetterSqlite3.Database, file: string): VerifyReport {
+export function verifyDatabase(db: BetterSqlite3.Database, file: string): SQLiteVerifyReport {
   const problems: string[] = []
   const integrity = db.pragma(`integrity_check(${SQLITE_LIMITS.integrityProblemsMax})`, { simple: false }) as { integrity_check: string }[]
   for (const { integrity_check: line } of integrity) if (line !== 'ok') problems.push(`integrity check: ${line}`)
@@ -54,8 +54,8 @@ export function verifyDatabase(db: BetterSqlite3.Database, file: string): Verify
  * Verifies a SQLite file, opened read-only just for that: a missing file, or one that is not a
  * SQLite database, is a report with the problem, never a new or changed file.
  */
-export async function verifySqlite(file: string): Promise<VerifyReport> {
-  const failed = (problem: string): VerifyReport => ({ file, ok: false, problems: [problem], entries: null, schemaVersion: null, journalMode: null })
+export async function verifySqlite(file: string): Promise<SQLiteVerifyReport> {
+  const failed = (problem: string): SQLiteVerifyReport => ({ file, ok: false, problems: [problem], entries: null, schemaVersion: null, journalMode: null })
   if (!existsSync(file)) return failed(`${file} does not exist`)
   let db: BetterSqlite3.Database | undefined
   try {

@@ -2,7 +2,7 @@
  * `MemoryKv`: a `DurableKv` that lives in this process. It survives nothing, but gives every bot
  * the retries, backoff and dead letters of the engine with no setup.
  */
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../kv.js'
+import { ROOT_SCOPE, type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult } from '../kv.js'
 import { KvState } from './kv-state.js'
 
 /** Options of `MemoryKv`. */
@@ -10,9 +10,6 @@ export interface MemoryKvOptions {
   /** The clock leases are judged by. @default Date.now */
   now?: () => number
 }
-
-/** The root scope's id: the view a backend without scopes would see. */
-export const ROOT_SCOPE = ''
 
 /** An in-process `DurableKv` with scopes. */
 export class MemoryKv implements DurableKv {

@@ -1,11 +1,12 @@
 /**
- * Group commit: write calls made while the event loop is busy are queued and committed together,
+ * `WriteBatcher`, SQLite's group commit: write calls made while the event loop is busy are queued and committed together,
  * in one transaction and so one fsync, on the next turn of the loop. Each call keeps its own
  * outcome: the committer runs every call in a savepoint of its own, so one call's failure rolls
  * back that call only.
  *
  * better-sqlite3 is synchronous, so a commit never overlaps another in this process; what the
- * queue buys is fewer fsyncs when many messages are in flight (DESIGN §4, "batch-first").
+ * queue buys is fewer fsyncs when many messages are in flight. (The file journals' group commit,
+src/backends/crash-safe-file/group-commit.ts, is a different thing: an async queue of commits.)
  */
 
 /** What became of one call of a committed batch: its output, or the error that rolled back that call alone. */
@@ -25,7 +26,7 @@ interface Queued<I, O> {
 }
 
 /** Queues calls and commits them in batches of at most `maxSize` (a single larger call goes alone). */
-export class GroupCommit<I, O> {
+export class WriteBatcher<I, O> {
   readonly #commit: BatchCommitter<I, O>
   readonly #maxSize: number
   #queue: Queued<I, O>[] = []

@@ -4,10 +4,8 @@
  * `JOURNAL_UNAVAILABLE` / `STORE_UNAVAILABLE` (retryable: nothing was changed), anything else is a
  * programming error and passes through as it is.
  */
-import { BotmeshError, JournalCorruptError, JournalUnavailableError, StoreUnavailableError } from '../../core/errors.js'
-
-/** Who met the error: the journals or the bot's store. */
-export type SqliteRole = 'journal' | 'store'
+import { BotmeshError, JournalCorruptError } from '../../core/errors.js'
+import { unavailableError, type FailureRole } from '../common/failure-role.js'
 
 /** Result codes (primary, without the extended suffix) that mean "try again later". */
 const TRANSIENT = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL', 'SQLITE_READONLY', 'SQLITE_NOMEM'])
@@ -15,7 +13,7 @@ const TRANSIENT = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLI
 const DAMAGED = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB'])
 
 /** The botmesh error for `error`, met while doing `what` on `file`. */
-export function sqliteFailure(error: unknown, file: string, what: string, role: SqliteRole): unknown {
+export function sqliteFailure(error: unknown, file: string, what: string, role: FailureRole): unknown {
   if (error instanceof BotmeshError) return error
   const primary = primaryCode(error)
   if (primary === undefined) return error
@@ -23,7 +21,7 @@ export function sqliteFailure(error: unknown, file: string, what: string, role: 
   if (DAMAGED.has(primary)) return new JournalCorruptError(file, detail)
   if (!TRANSIENT.has(primary)) return error
   const message = `${file}: ${detail}`
-  return role === 'journal' ? new JournalUnavailableError(message, error) : new StoreUnavailableError(message, error)
+  return unavailableError(role, message, error)
 }
 
 /** `SQLITE_BUSY` for `SQLITE_BUSY_SNAPSHOT`; undefined for an error that is not SQLite's. */

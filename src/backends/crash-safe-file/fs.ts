@@ -84,3 +84,12 @@ export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' ? code : undefined
 }
+
+/** Removes a file, taking one that is already gone as removed. */
+export async function unlinkIfThere(fs: FileSystem, path: string): Promise<void> {
+  try {
+    await fs.unlink(path)
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error
+  }
+}

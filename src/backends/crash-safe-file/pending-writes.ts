@@ -4,7 +4,7 @@
  * commit has not happened yet.
  */
 import type { KvEntry, KvOp, KvWriteResult } from '../../core/durability/kv.js'
-import type { KvState } from '../../core/durability/memory/kv-state.js'
+import type { KvState } from '../../core/spi.js'
 import type { Change } from './changes.js'
 import { overlayKey, type SnapshotOverlay } from './snapshot-format.js'
 

@@ -5,7 +5,7 @@
  */
 import { logPathOf, type AppendLog } from './append-log.js'
 import { writeFileAtomic } from './atomic-snapshot.js'
-import { errorCode, type FileSystem } from './fs.js'
+import { unlinkIfThere, type FileSystem } from './fs.js'
 
 /** What a compaction did. */
 export interface CompactionReport {
@@ -36,9 +36,5 @@ export async function foldLog(fs: FileSystem, path: string, snapshot: readonly s
  */
 export async function foldLeftoverLog(fs: FileSystem, path: string, snapshot: readonly string[] | undefined): Promise<void> {
   if (snapshot) await writeFileAtomic(fs, path, snapshot, { fsync: true })
-  try {
-    await fs.unlink(logPathOf(path))
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error
-  }
+  await unlinkIfThere(fs, logPathOf(path))
 }

@@ -6,7 +6,7 @@
 import { dirname } from 'node:path'
 import type { KvOp, KvWriteResult } from '../../core/durability/kv.js'
 import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../../core/errors.js'
-import type { KvState } from '../../core/durability/memory/kv-state.js'
+import type { KvState } from '../../core/spi.js'
 import { AppendLog, logPathOf } from './append-log.js'
 import { AfterRenameError, removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
 import { encodeChanges } from './changes.js'
@@ -124,7 +124,8 @@ export class DurableState {
     } catch (error) {
       // Rolled back already (I5), unless the journal broke: then the outcome is unknown.
       const outcome = this.#broken ? `its outcome is unknown (${this.#broken}); reopen the journal` : 'nothing of it was applied'
-      throw new JournalUnavailableError(`${this.path}: the write could not be committed (${errorMessage(error)}); ${outcome}`, error)
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new JournalUnavailableError(`${this.path}: the write could not be committed (${reason}); ${outcome}`, error)
     } finally {
       this.#uncommitted--
     }
@@ -294,8 +295,4 @@ export class DurableState {
     this.#logAtOpen = loaded.replayed === 0 ? { validBytes: 0, records: 0 } : { validBytes: log.validBytes, records: log.records.length }
     this.#log = await AppendLog.open(this.options.fs, logPathOf(this.path), { ...this.#logAtOpen, lastSeq: this.#lastSeq, fsync: this.options.fsync })
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

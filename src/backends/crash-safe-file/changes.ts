@@ -4,7 +4,7 @@
  * shape before it touches the state (I8, I9).
  */
 import type { Json, KvEntry } from '../../core/durability/kv.js'
-import type { KvState } from '../../core/durability/memory/kv-state.js'
+import type { KvState } from '../../core/spi.js'
 
 /** One change of a committed write: the entry as it now is, or its removal. */
 export type Change = ['put', scope: string, collection: string, entry: KvEntry] | ['delete', scope: string, collection: string, key: string]

@@ -1,6 +1,7 @@
 /**
- * A connection (a pool, a client) shared by several users: the first `acquire` opens it, the last
- * `release` closes it. One the caller injected is never opened or closed here: it is the caller's.
+ * The counted start/stop of the backends: something shared by several users (a pool, a client, an
+ * outbox store), opened by the first `acquire` and closed by the last `release`. One the caller
+ * injected is never opened or closed here: it is the caller's.
  */
 export class SharedHandle<T> {
   /** Whether the value is ours to open and close. */
@@ -28,24 +29,27 @@ export class SharedHandle<T> {
   async acquire(open: () => Promise<T>): Promise<void> {
     this.#users++
     if (!this.owned) return
-    this.#opening ??= open()
+    const opening = (this.#opening ??= open())
     try {
-      this.#value = await this.#opening
+      const value = await opening
+      // The last share may have been given back while this was opening; that release closes it.
+      if (this.#opening === opening) this.#value = value
     } catch (error) {
       this.#users--
-      this.#opening = undefined
+      if (this.#opening === opening) this.#opening = undefined
       throw error
     }
   }
 
-  /** Gives a share back; the last one closes an owned value. */
+  /** Gives a share back; the last one closes an owned value (once it is open, if it is still opening). */
   async release(close: (value: T) => Promise<void>): Promise<void> {
     if (this.#users === 0) return
     this.#users--
     if (this.#users > 0 || !this.owned) return
-    const value = this.#value
+    const opening = this.#opening
     this.#value = undefined
     this.#opening = undefined
+    const value = await opening?.catch(() => undefined)
     if (value !== undefined) await close(value)
   }
 }

@@ -4,7 +4,7 @@
  */
 import { JournalCorruptError } from '../../core/errors.js'
 import type { KvEntry } from '../../core/durability/kv.js'
-import type { KvState } from '../../core/durability/memory/kv-state.js'
+import type { KvState } from '../../core/spi.js'
 import { decodePlacedEntry, encodePlacedEntry, type PlacedEntry } from './changes.js'
 import { decodeRecord, encodeRecord, preparePayload, splitLines, type FramedPayload } from './framing.js'
 

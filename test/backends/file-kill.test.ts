@@ -68,6 +68,7 @@ describe('FileDurability killed with SIGKILL mid-write', () => {
         }
       }
       console.log(`SIGKILL, ${mode.name}: ${JSON.stringify(figures)}`)
-    })
+      // Six child processes, each started, loaded and killed: a few seconds each on a busy host.
+    }, 180_000)
   }
 })

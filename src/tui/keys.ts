@@ -12,9 +12,12 @@ export function keyEvent(state: DashboardState, input: string, key: Key): Dashbo
   if (key.ctrl && input === 'c') return { type: 'quit' }
   switch (state.overlay.type) {
     case 'confirm':
-      if (input === 'y' || input === 'Y') return { type: 'confirm' }
-      if (input === 'n' || input === 'N' || input === 'q' || key.escape) return { type: 'cancel' }
-      return undefined
+      // Letters are the reason (kept on each record), so only enter confirms and only esc cancels.
+      if (key.return) return { type: 'confirm' }
+      if (key.escape) return { type: 'cancel' }
+      if (key.backspace || key.delete) return { type: 'reasonErase' }
+      if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return undefined
+      return input ? { type: 'reasonInput', text: input } : undefined
     case 'running':
       return key.escape ? { type: 'cancel' } : undefined
     case 'filter':
@@ -82,7 +85,7 @@ export const KEY_HELP: readonly (readonly [keys: string, what: string])[] = [
   ['x', 'discard the selected send'],
   ['X', 'discard every send of the panel (the matching ones when filtered)'],
   ['/', 'filter every list by text (id, chat, error, owner); esc clears it'],
-  ['p or space', 'pause / resume the refresh'],
+  ['p or space', 'pause / resume the screen (the bot keeps running)'],
   ['s', 'switch scope'],
   ['?', 'this help'],
   ['q, ctrl-c', 'quit'],

@@ -31,6 +31,8 @@ export const DASHBOARD_LIMITS = {
   detailLineLengthMax: 1_000,
   /** Characters the filter may hold. */
   filterLengthMax: 200,
+  /** Characters of the reason a confirmation takes. */
+  reasonLengthMax: 200,
   /** How long a notice (an action's outcome) stays on the message line. */
   noticeMs: 15_000,
   /** The countdowns (lease expiry, ages) move this often between refreshes. */
@@ -39,8 +41,6 @@ export const DASHBOARD_LIMITS = {
   retryMaxMs: 10_000,
   /** A refresh that takes longer than this (or 10 refresh periods) is given up and reported. */
   refreshTimeoutMs: 15_000,
-  /** Consecutive failed refreshes after which the backend is closed and opened again. */
-  failuresBeforeReopen: 3,
   /** Progress of a bulk action is shown at most this often. */
   progressEveryMs: 100,
   /** How long quitting waits for a refresh in flight before it closes the backend anyway. */

@@ -107,13 +107,16 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
 
     await type('r')
     await until((t) => t.includes('? Replay dead inbound record in-dead-1 (chat chat-a)?'), 'the confirmation')
-    await type('y')
+    // The confirmation takes a reason, kept on the record as --reason does; enter confirms.
+    await type('CRM fixed')
+    await until((t) => t.includes('reason: CRM fixed█'), 'the reason typed')
+    await press('Enter')
     text = await until((t) => t.includes('✔ replayed 1 of 1: in-dead-1') && !/^[›· ] in-dead-1 /m.test(t), 'the record out of the DLQ')
     expect(text).toMatch(/^› in-dead-2 /m)
     expect(text).toMatch(/^inbox\s+pending 2 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 2/m)
     const record = await readRecord(url, 'inbox', 'in-dead-1')
     expect(record).toMatchObject({ state: 'pending', attempts: 0 })
-    expect(record?.audit?.at(-1)).toMatchObject({ action: 'replay', reason: 'botmesh dashboard' })
+    expect(record?.audit?.at(-1)).toMatchObject({ action: 'replay', reason: 'CRM fixed' })
 
     // Larger, then 80×24: each layout is drawn from the top, nothing of the one before is left.
     await tmux('resize-window', '-t', SESSION, '-x', '130', '-y', '40')

@@ -38,7 +38,7 @@ const MOVE = '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q
 export function keysFor(overlay: DashboardState['overlay']['type'], focus: PanelId, detailPanel: PanelId | undefined, paused: boolean): [string, string] {
   switch (overlay) {
     case 'confirm':
-      return ['y confirm  n or esc cancel', '']
+      return ['type why (kept on each record)  enter confirm  esc cancel', '']
     case 'running':
       return ['esc stop after the current record', '']
     case 'filter':
@@ -50,12 +50,13 @@ export function keysFor(overlay: DashboardState['overlay']['type'], focus: Panel
     case 'detail':
       return [[...actionKeys(detailPanel ?? focus, false), 'esc back'].join('  '), '↑↓ jk pgdn pgup scroll  q back']
     case 'none':
-      return [[...actionKeys(focus, true), '⏎ open', '/ filter', paused ? 'p resume' : 'p pause', 's scope'].join('  '), MOVE]
+      return [[...actionKeys(focus, true), '⏎ open', '/ filter', paused ? 'p resume screen' : 'p pause screen', 's scope'].join('  '), MOVE]
   }
 }
 
 function actionKeys(panel: PanelId, all: boolean): string[] {
   if (panel === 'inboxDead') return all ? ['r/R replay one/all'] : ['r replay']
-  if (panel === 'outboxDead' || panel === 'unknown') return all ? ['r/R retry one/all', 'x/X discard one/all'] : ['r retry', 'x discard']
+  // "one/all" once for both pairs: the line fits 80 columns with "p pause screen".
+  if (panel === 'outboxDead' || panel === 'unknown') return all ? ['r/R retry', 'x/X discard one/all'] : ['r retry', 'x discard']
   return []
 }

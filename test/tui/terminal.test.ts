@@ -158,6 +158,24 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
     await restored()
   })
 
+  it('with its backend down, at 80×24: the figures are unknown since when, and the message line keeps the cause', async () => {
+    await tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24')
+    // Nothing listens on port 1: every refresh fails with ECONNREFUSED.
+    await type('clear; node bin/botmesh.js dashboard --backend postgres://postgres@127.0.0.1:1/test --scope a/b/c/d --refresh 300ms')
+    await press('Enter')
+    const text = await until((t) => /^✖ refresh failed/m.test(t) && t.includes('unknown since'), 'the failure shown')
+    const shown = lines(text)
+    expect(shown[1]).toMatch(/^✖ refresh failed( \d+×)?, (retry in [\dms ]+|retrying): connect ECONNREFUSED 127\.0\.0\.1:1/)
+    expect(shown.every((line) => line.length <= 80)).toBe(true)
+    // Unknown is not zero: no count claims the queues are empty.
+    expect(text).toMatch(/^inbox\s+pending -  processing -  done -  failed -  dead -/m)
+    expect(text).toMatch(/3 Inbox dead letters {2}unknown since \d\d:\d\d:\d\d/)
+    expect(text).not.toMatch(/dead letters {2}(0|none)/)
+    await type('q')
+    await until(promptBack, 'the shell prompt after q')
+    await restored()
+  })
+
   it('refuses a bad URL and a stdin that is not a terminal, before the screen changes', async () => {
     await type('clear; node bin/botmesh.js dashboard --backend nope://x; echo "url-exit=$?"')
     await press('Enter')

@@ -26,6 +26,11 @@ export function keyEvent(state: DashboardState, input: string, key: Key): Dashbo
       if (key.backspace || key.delete) return { type: 'filterErase' }
       if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return undefined
       return input ? { type: 'filterInput', text: input } : undefined
+    case 'report':
+      if (input === 'e') return { type: 'report', report: 'errors' }
+      if (input === 'w') return { type: 'report', report: 'retries' }
+      if (key.escape || input === 'q' || key.return) return { type: 'close' }
+      return movement(input, key)
     case 'help':
       // Any key closes the help, so q there closes it rather than quitting.
       return { type: 'close' }
@@ -61,6 +66,8 @@ function panelKey(input: string, key: Key): DashboardEvent | undefined {
   if (input === '/') return { type: 'filterStart' }
   if (input === 'p' || input === ' ') return { type: 'togglePause' }
   if (input === 's') return { type: 'scopesOpen' }
+  if (input === 'e') return { type: 'report', report: 'errors' }
+  if (input === 'w') return { type: 'report', report: 'retries' }
   if (input === '?') return { type: 'help' }
   if (key.escape) return { type: 'dismiss' }
   return movement(input, key)
@@ -87,6 +94,8 @@ export const KEY_HELP: readonly (readonly [keys: string, what: string])[] = [
   ['/', 'filter every list by text (id, chat, error, owner); esc clears it'],
   ['p or space', 'pause / resume the screen (the bot keeps running)'],
   ['s', 'switch scope'],
+  ['e', 'dead letters grouped by error: count, first/last seen, the command for the group'],
+  ['w', 'the retry queue: failed records, when each is tried next; failures per minute'],
   ['?', 'this help'],
   ['q, ctrl-c', 'quit'],
 ]

@@ -22,6 +22,10 @@ export const DASHBOARD_LIMITS = {
   /** Pages back a dead-letter panel remembers (PgUp). */
   pageStackMax: 1_000,
   /** Active leases read per refresh (soonest expiry first). */
+  /** Dead letters a refresh reads to group them by error (the groups say when they cover fewer). */
+  errorGroupScanMax: 2_000,
+  /** Records of the retry queue a refresh reads (failed, soonest retry first). */
+  retryQueueMax: 100,
   leasesMax: 100,
   /** Scopes the scope picker lists. */
   scopesMax: 1_000,

@@ -23,6 +23,9 @@ export interface Notice {
   at: number
 }
 
+/** The reports that cover the panels: dead letters grouped by error, the retry queue. */
+export type ReportId = 'errors' | 'retries'
+
 /** Which record (or instance) a detail shows, and the panel it was opened from. */
 export interface DetailTarget {
   panel: PanelId
@@ -38,6 +41,7 @@ export type Overlay =
   | { type: 'confirm'; request: ActionRequest; /** The operator's reason, typed into the confirmation. */ reason: string }
   | { type: 'running'; request: ActionRequest; done: number; total: number }
   | { type: 'filter'; draft: string }
+  | { type: 'report'; report: ReportId; offset: number }
   | { type: 'scopes'; scopes: ScopeSummary[] | undefined; index: number; error: string | undefined; required: boolean }
 
 /** The latest failed refresh, while the backend keeps failing. */
@@ -115,6 +119,7 @@ export type DashboardEvent =
   | { type: 'scopesFailed'; message: string }
   | { type: 'chooseScope' }
   | { type: 'help' }
+  | { type: 'report'; report: ReportId }
   | { type: 'quit' }
 
 /** The state before the first refresh. */

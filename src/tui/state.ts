@@ -8,13 +8,14 @@ import { reduceAction } from './reducers/action.js'
 import { reduceFilter } from './reducers/filter.js'
 import { reducePanels } from './reducers/panels.js'
 import { reduceRefresh } from './reducers/refresh.js'
+import { reduceReports } from './reducers/reports.js'
 import { reduceScopes } from './reducers/scopes.js'
 import type { DashboardEvent, DashboardState } from './state-model.js'
 
 export { PANELS, type PanelId, type RowState } from './selection.js'
 export * from './state-model.js'
 
-const REDUCERS = [reduceRefresh, reduceScopes, reduceAction, reduceFilter, reducePanels] as const
+const REDUCERS = [reduceRefresh, reduceScopes, reduceAction, reduceFilter, reduceReports, reducePanels] as const
 
 /** The state after `event`. */
 export function reduce(state: DashboardState, event: DashboardEvent): DashboardState {

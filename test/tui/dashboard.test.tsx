@@ -109,6 +109,24 @@ describe('keys', () => {
     expect(frame).toMatch(/inboundJournaled\s+7/)
   })
 
+  it('e shows the dead letters grouped by error with the command for a group; w the retry queue, soonest first', async () => {
+    const url = await seededSqlite(tempDir())
+    const dashboard = mountDashboard(url)
+    await dashboard.until((f) => f.includes('in-dead-1'), 'the first refresh')
+    dashboard.press('e')
+    let frame = await dashboard.until((f) => f.includes('▶ Dead letters by error  5 in 5 group(s)'), 'the groups')
+    expect(frame).toMatch(/^ +1 {2}RATE_LIMITED +[\dhms ]+ ago +rate limited · botmesh retry --all-dead/m)
+    expect(frame).toMatch(/^ +1 {2}CRM_REFUSED +[\dhms ]+ ago +the CRM refused the lead · botmesh repl/m)
+    dashboard.press('w')
+    frame = await dashboard.until((f) => f.includes('▶ Retry queue  2 backing off'), 'the retry queue')
+    const rows = frame.split('\n').filter((line) => /^(in|overdue) /.test(line))
+    // out-failed retries in 30 s, in-failed in 60 s: soonest first.
+    expect(rows.map((line) => line.split(' · ')[0]!.trim().split(/\s+/).at(-1))).toEqual(['out-failed', 'in-failed'])
+    expect(frame).toMatch(/last min \d+ failed, \d+ dead/)
+    dashboard.press(KEYS.escape)
+    await dashboard.until((f) => f.includes('3 Inbox dead letters'), 'the panels again')
+  })
+
   it('filter by text (/ … enter), esc clears it', async () => {
     const url = await seededSqlite(tempDir())
     const dashboard = mountDashboard(url)

@@ -42,6 +42,9 @@ function snapshot(fields: Partial<Snapshot> & { inboxDead?: RecordSummary[]; out
     instances: [],
     leases: [],
     pages: { inboxDead: page(fields.inboxDead), outboxDead: page(fields.outboxDead?.map((r) => ({ ...r, kind: 'outbox' as const }))), unknown: page(fields.unknown?.map((r) => ({ ...r, kind: 'outbox' as const, state: 'unknown' }))) },
+    perMinute: { heartbeats: null, journal: { windowMs: 60_000, failed: 0, dead: 0, capped: false } },
+    errorGroups: { groups: [], scanned: 0, scanLimited: false },
+    retryQueue: [],
     ...fields,
   }
 }

@@ -40,12 +40,12 @@ export interface ErrorGroups {
   scanLimited: boolean
 }
 
-/** Groups the dead letters of `kinds` that pass the filters. */
-export async function groupDeadLetters(journal: Journal, kinds: readonly WorkKind[], filters: RecordFilters): Promise<ErrorGroups> {
+/** Groups the dead letters of `kinds` that pass the filters, reading at most `scanMax` of them. */
+export async function groupDeadLetters(journal: Journal, kinds: readonly WorkKind[], filters: RecordFilters, scanMax: number = GROUP_LIMITS.scanMax): Promise<ErrorGroups> {
   const groups = new Map<string, ErrorGroup>()
   let scanned = 0
   for await (const { summary } of scan(journal, lanesOf(kinds, ['dead']), filters)) {
-    if (++scanned > GROUP_LIMITS.scanMax) return finish(groups, scanned - 1, true)
+    if (++scanned > scanMax) return finish(groups, scanned - 1, true)
     if (!summary) continue
     const error = summary.lastError
     const group = errorGroupId(summary.kind, error)

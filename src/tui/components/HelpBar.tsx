@@ -45,6 +45,8 @@ export function keysFor(overlay: DashboardState['overlay']['type'], focus: Panel
       return ['type the text  enter apply  esc cancel  backspace erase', 'matches ids, chats, errors, owners, hosts (case ignored)']
     case 'help':
       return ['any key closes the help', '']
+    case 'report':
+      return ['e by error  w retry queue  ↑↓ jk scroll  esc back', '']
     case 'scopes':
       return ['enter switch to the scope  r read again  esc back', '↑↓ jk choose  q quit']
     case 'detail':

@@ -26,6 +26,7 @@ const entries = [
   'src/providers/email/index.ts',
   'src/providers/tiktok/index.ts',
   'src/prometheus/index.ts',
+  'src/telemetry/index.ts',
   'src/cli/main.ts',
   'src/demo/worker.ts',
   'src/core/testing/process-crash/child.ts',

@@ -18,6 +18,8 @@ export interface FilterFlags {
   chat?: string
   since?: string
   error?: string
+  errorCode?: string
+  errorGroup?: string
 }
 
 /** Declares --chat, --since and --error. */
@@ -26,6 +28,8 @@ export function filterOptions(command: Command): Command {
     .option('--chat <chatId>', 'only records of this chat')
     .option('--since <when>', 'only records changed since a duration ago (30m, 2h, 7d) or a date (2024-05-01T10:00Z)')
     .option('--error <text>', "only records whose last error's message or code contains this (case-insensitive)")
+    .option('--error-code <code>', "only records whose last error has exactly this code (e.g. RATE_LIMITED)")
+    .option('--error-group <id>', 'only records of this group of `dlq list --group-by error`')
 }
 
 /** Declares the filters, --state, --limit and --after of a listing. */
@@ -52,6 +56,8 @@ export function filtersFrom(flags: FilterFlags, now: number): RecordFilters {
     ...(flags.chat !== undefined && { chat: flags.chat }),
     ...(flags.since !== undefined && { since: parseSince(flags.since, now) }),
     ...(flags.error !== undefined && { error: flags.error }),
+    ...(flags.errorCode !== undefined && { errorCode: flags.errorCode }),
+    ...(flags.errorGroup !== undefined && { errorGroup: flags.errorGroup }),
   }
 }
 
@@ -72,10 +78,10 @@ export function kindsFrom(value: string | undefined): WorkKind[] {
 
 /** Named ids, or the states of the --all-* flags given, with the filters; never both, never neither. */
 export function selectionFrom(ids: string[], states: string[], flags: FilterFlags & { limit?: string }, now: number, what: string): Selection {
-  const filtered = flags.chat !== undefined || flags.since !== undefined || flags.error !== undefined
+  const filtered = [flags.chat, flags.since, flags.error, flags.errorCode, flags.errorGroup].some((flag) => flag !== undefined)
   if (ids.length > 0 && states.length > 0) throw new UsageError(`name ${what}s or use the --all-… flags, not both`)
   if (ids.length > 0) {
-    if (filtered) throw new UsageError('--chat, --since and --error filter the --all-… forms; they do not apply to named records')
+    if (filtered) throw new UsageError('--chat, --since, --error, --error-code and --error-group filter the --all-… forms; they do not apply to named records')
     return { ids }
   }
   if (states.length === 0) throw new UsageError(`name at least one ${what}, or use a bulk form (see --help)`)

@@ -19,6 +19,7 @@ import { registerImport } from './commands/import.js'
 import { registerInbox } from './commands/inbox.js'
 import { registerInstances } from './commands/instances.js'
 import { registerLeases } from './commands/leases.js'
+import { registerList } from './commands/list.js'
 import { registerOutbox } from './commands/outbox.js'
 import { registerPurge } from './commands/purge.js'
 import { registerReplay } from './commands/replay.js'
@@ -35,6 +36,7 @@ export const COMMANDS: ((program: Command, cli: Cli) => void)[] = [
   registerInbox,
   registerOutbox,
   registerDlq,
+  registerList,
   registerShow,
   registerReplay,
   registerRetry,

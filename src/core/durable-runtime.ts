@@ -28,6 +28,7 @@ import { journalEvent } from './media.js'
 import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
 import type { SendOrigin } from './send-origin.js'
 import type { Store } from './store.js'
+import { NO_TRACING, type MessageTracing } from './tracing.js'
 
 export interface DurableRuntimeDeps {
   options: DurabilityOptions
@@ -61,10 +62,12 @@ export class DurableRuntime {
    * (rule 2). Only a durable bot creates it: async context tracking has a cost on every promise.
    */
   readonly #origin = new AsyncLocalStorage<SendOrigin>()
+  readonly #tracing: MessageTracing
 
   constructor(private readonly deps: DurableRuntimeDeps) {
     this.backend = deps.options.backend ?? new MemoryDurability()
     this.config = resolveDurabilityConfig(deps.options, deps.namespace, this.backend)
+    this.#tracing = deps.options.tracing ?? NO_TRACING
     this.engine = new DurabilityEngine(this.backend, this.config, deps.scopeId, deps.events)
     const transport = this.#transport()
     this.#outbox = new Outbox(this.engine, transport)
@@ -131,7 +134,8 @@ export class DurableRuntime {
       this.engine.metrics.increment('inboundDuplicates')
       return
     }
-    const admission = this.#admit(id, event)
+    const message = { inboundId: id, chatId: event.chatId, provider: this.deps.provider.name }
+    const admission = this.#tracing.admit(message, () => this.#admit(id, event))
     this.#admitting.set(id, admission)
     try {
       await admission
@@ -165,7 +169,8 @@ export class DurableRuntime {
   send(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined, queue: ChatQueue): Promise<SendResult> {
     const outboxSend = this.#outboxSend(chatId, content, options, origin)
     // Sends to a chat keep their order while one of them is retried inline.
-    return this.#recordingFailure(origin, () => queue.run(chatId, () => this.#outbox.send(outboxSend)))
+    const traced = { key: outboxSend.key.key, chatId, inboundId: origin?.inboundId ?? null }
+    return this.#recordingFailure(origin, () => queue.run(chatId, () => this.#tracing.send(traced, () => this.#outbox.send(outboxSend))))
   }
 
   async enqueue(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<{ key: string }> {
@@ -216,7 +221,9 @@ export class DurableRuntime {
     // handler keeps its lease through the heartbeat, and the sweeper never claims it from us.
     this.engine.keeper.add(held)
     const deps = { engine: this.engine, dispatcher: this.deps.dispatcher, provider: this.deps.provider, store: this.deps.store, scopeId: this.deps.scopeId, origin: this.#origin }
-    const work = this.deps.inboundQueue.run(held.record.chatId, () => runInbound(deps, held, live).finally(() => this.engine.keeper.remove(held)))
+    const message = { inboundId: held.id, chatId: held.record.chatId, provider: this.deps.provider.name, replay: !live }
+    const run = () => this.#tracing.handle(message, () => runInbound(deps, held, live)).finally(() => this.engine.keeper.remove(held))
+    const work = this.deps.inboundQueue.run(held.record.chatId, run)
     void this.deps.track(work).catch((error) => this.deps.events.error(error))
   }
 

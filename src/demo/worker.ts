@@ -27,12 +27,16 @@ await bot.start()
 say(phase === '1' ? `bot started (pid ${process.pid}) on ${file}` : `bot restarted (pid ${process.pid}) with the same instanceId: replaying what the crash left`)
 if (phase !== '1') await bot.idle()
 for (const event of demoMessages()) {
-  say(`  → ${event.chatId}: ${event.text ?? `[${event.media?.type}]`}${phase === '1' ? '' : ' (redelivered by the channel)'}`)
+  // Labelled a redelivery only when the bot recognised it as one (journaled before the crash);
+  // what the first run never received is a first delivery, whatever the phase.
+  const before = bot.durability!.metrics().inboundDuplicates
   try {
     await provider.receive(event)
   } catch (error) {
     say(`  ! not journaled: ${(error as Error).message}`)
   }
+  const redelivered = bot.durability!.metrics().inboundDuplicates > before
+  say(`  → ${event.chatId}: ${event.text ?? `[${event.media?.type}]`}${redelivered ? ' (redelivered by the channel: journaled before, not run twice)' : ''}`)
   if (phase === '1') await new Promise((resolve) => setTimeout(resolve, pace))
 }
 // Let retries and backoffs run out before summing up.

@@ -26,13 +26,13 @@ export interface ActionOutcome {
   cancelled: boolean
 }
 
-/** Who changed the records, kept on each (the audit entry). */
+/** The reason kept on each changed record when the operator typed none (the audit entry says who and when). */
 export const DASHBOARD_REASON = 'botmesh dashboard'
 
 /** Plans and applies `request` in `journal`; `now` is the backend's clock. */
 export async function runAction(journal: Journal, request: ActionRequest, options: { now: () => Promise<number>; pace?: Pace }): Promise<ActionOutcome> {
   const selection: Selection = 'ids' in request.target ? { ids: request.target.ids } : { states: [request.target.state], filters: {} }
-  const change: OperatorChange = { reason: DASHBOARD_REASON, at: await options.now() }
+  const change: OperatorChange = { reason: request.reason ?? DASHBOARD_REASON, at: await options.now() }
   let plan: Plan
   let items: ItemOutcome[]
   switch (request.verb) {

@@ -18,7 +18,8 @@ export type Effect =
 /** The effect of `event`, which turned `before` into `after` (undefined: none). */
 export function effectOf(before: DashboardState, event: DashboardEvent, after: DashboardState): Effect | undefined {
   if (event.type === 'quit') return { type: 'quit' }
-  if (event.type === 'confirm' && before.overlay.type === 'confirm') return { type: 'run', request: before.overlay.request }
+  // The running overlay's request carries the reason typed into the confirmation.
+  if (event.type === 'confirm' && before.overlay.type === 'confirm' && after.overlay.type === 'running') return { type: 'run', request: after.overlay.request }
   if (event.type === 'cancel' && before.overlay.type === 'running') return { type: 'cancelRun' }
   const detail = after.overlay.type === 'detail' && after.overlay.content === undefined && after.overlay.error === undefined ? after.overlay : undefined
   if (detail && before.overlay !== after.overlay && before.overlay.type !== 'detail') return { type: 'loadDetail', target: detail.target }

@@ -5,7 +5,7 @@
  */
 export { runDashboard, type RunDashboardOptions } from './run-dashboard.js'
 export { Dashboard, type DashboardProps } from './components/Dashboard.js'
-export { connect, type DashboardConnection } from './connection.js'
+export { connect, type DashboardConnection } from '../cli/services/dashboard-connection.js'
 export { takeSnapshot, type Snapshot, type SnapshotQuery } from './snapshot.js'
 export { initialState, reduce, type DashboardEvent, type DashboardState } from './state.js'
 export { KEY_HELP } from './keys.js'

@@ -12,9 +12,12 @@ export function keyEvent(state: DashboardState, input: string, key: Key): Dashbo
   if (key.ctrl && input === 'c') return { type: 'quit' }
   switch (state.overlay.type) {
     case 'confirm':
-      if (input === 'y' || input === 'Y') return { type: 'confirm' }
-      if (input === 'n' || input === 'N' || input === 'q' || key.escape) return { type: 'cancel' }
-      return undefined
+      // Letters are the reason (kept on each record), so only enter confirms and only esc cancels.
+      if (key.return) return { type: 'confirm' }
+      if (key.escape) return { type: 'cancel' }
+      if (key.backspace || key.delete) return { type: 'reasonErase' }
+      if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return undefined
+      return input ? { type: 'reasonInput', text: input } : undefined
     case 'running':
       return key.escape ? { type: 'cancel' } : undefined
     case 'filter':
@@ -23,6 +26,11 @@ export function keyEvent(state: DashboardState, input: string, key: Key): Dashbo
       if (key.backspace || key.delete) return { type: 'filterErase' }
       if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return undefined
       return input ? { type: 'filterInput', text: input } : undefined
+    case 'report':
+      if (input === 'e') return { type: 'report', report: 'errors' }
+      if (input === 'w') return { type: 'report', report: 'retries' }
+      if (key.escape || input === 'q' || key.return) return { type: 'close' }
+      return movement(input, key)
     case 'help':
       // Any key closes the help, so q there closes it rather than quitting.
       return { type: 'close' }
@@ -58,6 +66,8 @@ function panelKey(input: string, key: Key): DashboardEvent | undefined {
   if (input === '/') return { type: 'filterStart' }
   if (input === 'p' || input === ' ') return { type: 'togglePause' }
   if (input === 's') return { type: 'scopesOpen' }
+  if (input === 'e') return { type: 'report', report: 'errors' }
+  if (input === 'w') return { type: 'report', report: 'retries' }
   if (input === '?') return { type: 'help' }
   if (key.escape) return { type: 'dismiss' }
   return movement(input, key)
@@ -82,8 +92,10 @@ export const KEY_HELP: readonly (readonly [keys: string, what: string])[] = [
   ['x', 'discard the selected send'],
   ['X', 'discard every send of the panel (the matching ones when filtered)'],
   ['/', 'filter every list by text (id, chat, error, owner); esc clears it'],
-  ['p or space', 'pause / resume the refresh'],
+  ['p or space', 'pause / resume the screen (the bot keeps running)'],
   ['s', 'switch scope'],
+  ['e', 'dead letters grouped by error: count, first/last seen, the command for the group'],
+  ['w', 'the retry queue: failed records, when each is tried next; failures per minute'],
   ['?', 'this help'],
   ['q, ctrl-c', 'quit'],
 ]

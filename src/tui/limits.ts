@@ -22,6 +22,10 @@ export const DASHBOARD_LIMITS = {
   /** Pages back a dead-letter panel remembers (PgUp). */
   pageStackMax: 1_000,
   /** Active leases read per refresh (soonest expiry first). */
+  /** Dead letters a refresh reads to group them by error (the groups say when they cover fewer). */
+  errorGroupScanMax: 2_000,
+  /** Records of the retry queue a refresh reads (failed, soonest retry first). */
+  retryQueueMax: 100,
   leasesMax: 100,
   /** Scopes the scope picker lists. */
   scopesMax: 1_000,
@@ -31,6 +35,8 @@ export const DASHBOARD_LIMITS = {
   detailLineLengthMax: 1_000,
   /** Characters the filter may hold. */
   filterLengthMax: 200,
+  /** Characters of the reason a confirmation takes. */
+  reasonLengthMax: 200,
   /** How long a notice (an action's outcome) stays on the message line. */
   noticeMs: 15_000,
   /** The countdowns (lease expiry, ages) move this often between refreshes. */
@@ -39,8 +45,6 @@ export const DASHBOARD_LIMITS = {
   retryMaxMs: 10_000,
   /** A refresh that takes longer than this (or 10 refresh periods) is given up and reported. */
   refreshTimeoutMs: 15_000,
-  /** Consecutive failed refreshes after which the backend is closed and opened again. */
-  failuresBeforeReopen: 3,
   /** Progress of a bulk action is shown at most this often. */
   progressEveryMs: 100,
   /** How long quitting waits for a refresh in flight before it closes the backend anyway. */

@@ -20,6 +20,8 @@ export interface ActionRequest {
   count: number
   /** The confirmation's question. */
   question: string
+  /** Why, as the operator typed it into the confirmation; kept on each changed record. */
+  reason?: string
 }
 
 /** What the operator pressed: r/R (replay or retry), x/X (discard); one record or the whole panel. */

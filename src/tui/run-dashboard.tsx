@@ -4,10 +4,8 @@
  * and gives the terminal back as it was. `botmesh dashboard` and `botmesh demo` both call it.
  */
 import { render } from 'ink'
-import { parseBackendUrl, type OpenBackendOptions } from '../backends/open.js'
-import { UsageError } from '../cli/errors.js'
+import { connect, dashboardTarget, UsageError, type ConnectionOptions } from '../cli/services/dashboard-connection.js'
 import { Dashboard } from './components/Dashboard.js'
-import { connect } from './connection.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { enterAlternateScreen } from './terminal-screen.js'
 import { themeFor } from './theme.js'
@@ -26,7 +24,7 @@ export interface RunDashboardOptions {
   /** How often to read the backend. @default 1000 */
   refreshMs?: number
   /** How the backend is opened (connect timeout, …), as the CLI's configuration resolved it. */
-  open?: Omit<OpenBackendOptions, 'access'>
+  open?: Omit<ConnectionOptions, 'access'>
   /** NO_COLOR is read from here. @default process.env */
   env?: NodeJS.ProcessEnv
   /** @default process.stdin */
@@ -46,7 +44,7 @@ export async function runDashboard(options: RunDashboardOptions): Promise<void> 
     throw new UsageError(`the refresh period must be at least ${DASHBOARD_LIMITS.refreshMinMs}ms; got ${refreshMs}`)
   }
   // A bad URL is refused before the screen changes.
-  const target = parseBackendUrl(options.backendUrl)
+  const target = dashboardTarget(options.backendUrl)
   const stdin = options.stdin ?? process.stdin
   const stdout = options.stdout ?? process.stdout
   if (!stdin.isTTY || !stdout.isTTY) {

@@ -7,7 +7,7 @@
  */
 import { listScopes } from '../cli/services/scopes.js'
 import { budgetOf, showRecord } from '../cli/services/show.js'
-import type { DashboardConnection } from './connection.js'
+import type { DashboardConnection } from '../cli/services/dashboard-connection.js'
 import { runAction } from './actions.js'
 import { recordDetail } from './detail-lines.js'
 import type { Effect } from './effects.js'

@@ -6,8 +6,10 @@
  */
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { listInstances, listLeases, type InstanceView, type LeaseView } from '../cli/services/instances.js'
+import { groupDeadLetters, type ErrorGroups } from '../cli/services/error-groups.js'
+import type { FailureRate } from '../cli/services/failure-rate.js'
 import { collectStats } from '../cli/services/stats.js'
-import type { Cursor } from '../cli/services/records.js'
+import { lanesOf, listRecords, type Cursor, type RecordSummary } from '../cli/services/records.js'
 import { readDeadPage, type DeadPage } from './dead-pages.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { matchesText } from './text-filter.js'
@@ -47,6 +49,12 @@ export interface Snapshot {
   leases: LeaseView[]
   /** One page of each dead-letter panel. */
   pages: Record<DeadPanelId, DeadPage>
+  /** Throughput and failures per minute (heartbeats and journal). */
+  perMinute: FailureRate
+  /** Both dead-letter queues grouped by error code and message shape. */
+  errorGroups: ErrorGroups
+  /** The retry queue: failed records of both journals, soonest retry first. */
+  retryQueue: RecordSummary[]
 }
 
 /** Reads one snapshot of `query.scope`. */
@@ -54,10 +62,12 @@ export async function takeSnapshot(backend: DurabilityBackend, query: SnapshotQu
   const started = performance.now()
   const journal = backend.journal(query.scope)
   const at = await backend.now()
-  const [stats, instances, leases, ...pages] = await Promise.all([
+  const [stats, instances, leases, errorGroups, retries, ...pages] = await Promise.all([
     collectStats(journal, at),
     listInstances(journal, at, { all: true }),
     listLeases(journal, at, DASHBOARD_LIMITS.leasesMax),
+    groupDeadLetters(journal, ['inbox', 'outbox'], {}, DASHBOARD_LIMITS.errorGroupScanMax),
+    listRecords(journal, lanesOf(['inbox', 'outbox'], ['failed']), {}, { limit: DASHBOARD_LIMITS.retryQueueMax }),
     ...DEAD_PANELS.map((panel) => readDeadPage(journal, DEAD_LANES[panel], query.filter, query.pages[panel])),
   ])
   const text = query.filter
@@ -72,5 +82,8 @@ export async function takeSnapshot(backend: DurabilityBackend, query: SnapshotQu
       .sort((a, b) => Number(b.live) - Number(a.live) || a.instanceId.localeCompare(b.instanceId)),
     leases: leases.filter((lease) => matchesText(text, [lease.id, lease.chatId, lease.owner, lease.kind])),
     pages: Object.fromEntries(DEAD_PANELS.map((panel, index) => [panel, pages[index]!])) as Record<DeadPanelId, DeadPage>,
+    perMinute: stats.perMinute,
+    errorGroups,
+    retryQueue: retries.records.sort((a, b) => (a.nextAttemptAt ?? Infinity) - (b.nextAttemptAt ?? Infinity)),
   }
 }

@@ -7,9 +7,7 @@
  * timer is unref'd.
  */
 import { BotmeshError } from '../core/errors.js'
-import { ScopeRequiredError } from '../cli/errors.js'
-import { chooseScope } from '../cli/scope.js'
-import type { DashboardConnection } from './connection.js'
+import { chooseScope, ScopeRequiredError, type DashboardConnection } from '../cli/services/dashboard-connection.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { takeSnapshot } from './snapshot.js'
 import { queryOf, type DashboardEvent, type DashboardState } from './state.js'

@@ -8,7 +8,7 @@ import type { ActionOutcome } from './actions.js'
 import { instanceDetail } from './detail-lines.js'
 import { pastTense, requestFor } from './requests.js'
 import { isDeadPanel, selectedRecord } from './selection.js'
-import { backendNow, notice, type DashboardState, type DetailTarget, type Notice } from './state.js'
+import { backendNow, notice, type DashboardState, type DetailTarget, type Notice } from './state-model.js'
 
 /** Enter: the selected row's detail (an instance's at once; a record's once the `show` service read it). */
 export function open(state: DashboardState): DashboardState {
@@ -55,7 +55,7 @@ export function act(state: DashboardState, intent: 'requeue' | 'discard', all: b
     count: counts[panel === 'unknown' ? 'unknown' : 'dead'] ?? 0,
   })
   if ('refusal' in made) return notice(state, 'info', made.refusal)
-  return { ...state, overlay: { type: 'confirm', request: made.request } }
+  return { ...state, overlay: { type: 'confirm', request: made.request, reason: '' } }
 }
 
 export function outcomeNotice(outcome: ActionOutcome, state?: DashboardState): Omit<Notice, 'at'> {

@@ -14,6 +14,10 @@ describe('botmesh demo', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain('✖ crash: the bot process was killed with SIGKILL')
     expect(run.stdout).toContain('bot restarted')
+    // Only what the restarted bot recognised as journaled before the crash is labelled a redelivery.
+    const labelled = run.stdout.split('\n').filter((line) => line.includes('(redelivered by the channel')).length
+    const recognised = Number(/redeliveries recognised (\d+)/.exec(run.stdout)?.[1])
+    expect(labelled).toBe(recognised)
     expect(existsSync(join(cwd, 'data', 'bot.db'))).toBe(true)
     // The journal holds users' messages: its directory is the owner's only, as the README says.
     expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700)

@@ -22,6 +22,7 @@ const PACKAGE_PATHS: Record<string, string> = {
   'botmesh/core/testing': 'src/core/testing/index.js',
   'botmesh/sqlite-store': 'src/backends/sqlite/index.js',
   'botmesh/prometheus': 'src/prometheus/index.js',
+  'botmesh/telemetry': 'src/telemetry/index.js',
 }
 
 /** What a snippet leaves to the reader (a provider, a bot, a chat id…), declared so that it type-checks. */

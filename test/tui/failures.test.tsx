@@ -10,13 +10,13 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openBackend, parseBackendUrl } from '../../src/backends/open.js'
 import { BotmeshError, DriverMissingError } from '../../src/core/errors.js'
-import { connect } from '../../src/tui/connection.js'
+import { connect } from '../../src/cli/services/dashboard-connection.js'
 import { runDashboard } from '../../src/tui/index.js'
 import { PG_URL, dropTablePrefix, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable } from '../../test-utils/redis.js'
 import { Redis } from 'ioredis'
 import { SCOPE, seedJournal } from '../fixtures/tui/seed.js'
-import { mountDashboard, readRecord, useTempDirs } from './helpers.js'
+import { mountDashboard, readRecord, useTempDirs, KEYS } from './helpers.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
 
 const tempDir = useTempDirs()
@@ -38,7 +38,7 @@ async function serverGoesAwayAndComesBack(url: string, proxy: TcpProxy): Promise
   expect(frame).toMatch(/^inbox\s+pending 1 {2}processing 2/m)
   await proxy.up()
   await dashboard.until(healthy, 'the backend picked up again', 30_000)
-  dashboard.press('r', 'y')
+  dashboard.press('r', KEYS.enter)
   await dashboard.until((f) => f.includes('✔ replayed 1 of 1: in-dead-1'), 'a change after the reconnection', 20_000)
   expect(await readRecord(url, 'inbox', 'in-dead-1')).toMatchObject({ state: 'pending' })
   await dashboard.close()
@@ -168,7 +168,7 @@ describe('local journals', () => {
       })
       const dashboard = mountDashboard(`file:${path}`, { refreshMs: 200 })
       await dashboard.until((f) => healthy(f) && f.includes('in-dead-1'), 'the held journal, read')
-      dashboard.press('r', 'y')
+      dashboard.press('r', KEYS.enter)
       const frame = await dashboard.until((f) => f.includes('✖ replay failed'), 'the refusal')
       expect(frame).toMatch(new RegExp(`held by process ${holder.pid}`))
       expect(frame).toContain('in-dead-1')
@@ -179,7 +179,7 @@ describe('local journals', () => {
     }
     const free = mountDashboard(`file:${path}`, { refreshMs: 200 })
     await free.until((f) => f.includes('in-dead-1'), 'the journal once the bot stopped')
-    free.press('r', 'y')
+    free.press('r', KEYS.enter)
     await free.until((f) => f.includes('✔ replayed 1 of 1: in-dead-1') && !/› in-dead-1/.test(f), 'replayed in a file journal')
     await free.close()
     const opened = await openBackend(`file:${path}`)

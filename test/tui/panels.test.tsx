@@ -185,7 +185,7 @@ describe('components', () => {
     const wide = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'down', at: 9_000, since: 9_000, count: 1, retryAt: 9_500 }} lastRefreshAt={undefined} />)
     expect(wide).toBe('✖ refresh failed, retrying: down · nothing read yet')
     const request = { verb: 'replay' as const, kind: 'inbox' as const, panel: 'inboxDead' as const, target: { ids: ['a'] }, count: 1, question: 'Replay dead inbound record a (chat c)?' }
-    expect(frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request }} />)).toBe('? Replay dead inbound record a (chat c)? [y/N]')
+    expect(frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request, reason: 'CRM fixed' }} />)).toBe('? Replay dead inbound record a (chat c)? reason: CRM fixed█')
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'filter', draft: 'crm' }} />)).toBe('filter: crm█  (enter applies, esc cancels)')
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'running', request, done: 1_200, total: 20_000 }} />)).toBe('… replaying 1,200/20.0k (esc stops)')
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'none' }} notice={{ tone: 'ok', text: 'replayed 1 of 1: a', at: 0 }} />)).toBe('✔ replayed 1 of 1: a')
@@ -225,10 +225,10 @@ describe('components', () => {
     expect(fits(help, 80)).toBe(true)
     const bar = (focus: Parameters<typeof HelpBar>[0]['focus'], overlay: Parameters<typeof HelpBar>[0]['overlay'] = 'none') =>
       frameOf(<HelpBar overlay={overlay} focus={focus} detailPanel={undefined} paused={false} width={80} theme={theme} />)
-    expect(linesOf(bar('inboxDead'))[0]).toBe('r/R replay one/all  ⏎ open  / filter  p pause  s scope')
-    expect(linesOf(bar('outboxDead'))[0]).toBe('r/R retry one/all  x/X discard one/all  ⏎ open  / filter  p pause  s scope')
-    expect(linesOf(bar('leases'))[0]).toBe('⏎ open  / filter  p pause  s scope')
+    expect(linesOf(bar('inboxDead'))[0]).toBe('r/R replay one/all  ⏎ open  / filter  p pause screen  s scope')
+    expect(linesOf(bar('outboxDead'))[0]).toBe('r/R retry  x/X discard one/all  ⏎ open  / filter  p pause screen  s scope')
+    expect(linesOf(bar('leases'))[0]).toBe('⏎ open  / filter  p pause screen  s scope')
     expect(linesOf(bar('leases'))[1]).toBe('⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit')
-    expect(linesOf(bar('leases', 'confirm'))[0]).toBe('y confirm  n or esc cancel')
+    expect(linesOf(bar('leases', 'confirm'))[0]).toBe('type why (kept on each record)  enter confirm  esc cancel')
   })
 })

@@ -42,6 +42,9 @@ function snapshot(fields: Partial<Snapshot> & { inboxDead?: RecordSummary[]; out
     instances: [],
     leases: [],
     pages: { inboxDead: page(fields.inboxDead), outboxDead: page(fields.outboxDead?.map((r) => ({ ...r, kind: 'outbox' as const }))), unknown: page(fields.unknown?.map((r) => ({ ...r, kind: 'outbox' as const, state: 'unknown' }))) },
+    perMinute: { heartbeats: null, journal: { windowMs: 60_000, failed: 0, dead: 0, capped: false } },
+    errorGroups: { groups: [], scanned: 0, scanLimited: false },
+    retryQueue: [],
     ...fields,
   }
 }
@@ -152,7 +155,19 @@ describe('actions in the reducer', () => {
     return { request: state.overlay.request, attempted: 1, succeeded: 1, failed: 0, changed: ['a'], firstError: undefined, cancelled: false, ...fields }
   }
 
-  it('asks before replaying the selected record, runs it on y, reports and refreshes', () => {
+  it("the confirmation takes the operator's reason, which travels with the request to the services", () => {
+    const asked = reduce(ready(), { type: 'act', intent: 'requeue', all: false })
+    const typed = ['CRM', ' fixedx'].reduce((state, text) => reduce(state, { type: 'reasonInput', text }), asked)
+    const erased = reduce(typed, { type: 'reasonErase' })
+    expect(erased.overlay).toMatchObject({ type: 'confirm', reason: 'CRM fixed' })
+    const running = run(erased, { type: 'confirm' })
+    expect(running.state.overlay).toMatchObject({ type: 'running', request: { verb: 'replay', reason: 'CRM fixed' } })
+    expect(running.effects).toEqual([{ type: 'run', request: expect.objectContaining({ reason: 'CRM fixed' }) }])
+    // No reason typed: the request carries none (the dashboard's default is kept on the record).
+    expect((reduce(asked, { type: 'confirm' }).overlay as { request: { reason?: string } }).request.reason).toBeUndefined()
+  })
+
+  it('asks before replaying the selected record, runs it on enter, reports and refreshes', () => {
     const asked = run(ready(), { type: 'act', intent: 'requeue', all: false })
     expect(asked.state.overlay).toMatchObject({ type: 'confirm', request: { verb: 'replay', kind: 'inbox', target: { ids: ['a'] }, count: 1 } })
     expect(asked.effects).toEqual([])
@@ -327,10 +342,12 @@ describe('keys', () => {
 
   it('bind the overlays: confirmation, filter line, detail, scopes, help, a running action', () => {
     const confirm = reduce(state, { type: 'act', intent: 'requeue', all: false })
-    expect(key('y', {}, confirm)).toEqual({ type: 'confirm' })
-    expect(key('n', {}, confirm)).toEqual({ type: 'cancel' })
+    expect(key('', { return: true }, confirm)).toEqual({ type: 'confirm' })
     expect(key('', { escape: true }, confirm)).toEqual({ type: 'cancel' })
-    expect(key('r', {}, confirm)).toBeUndefined()
+    // Letters are the reason: y, n and q included.
+    expect(key('n', {}, confirm)).toEqual({ type: 'reasonInput', text: 'n' })
+    expect(key('', { backspace: true }, confirm)).toEqual({ type: 'reasonErase' })
+    expect(key('', { upArrow: true }, confirm)).toBeUndefined()
     const filter = reduce(state, { type: 'filterStart' })
     expect(key('q', {}, filter)).toEqual({ type: 'filterInput', text: 'q' })
     expect(key('', { backspace: true }, filter)).toEqual({ type: 'filterErase' })

@@ -107,13 +107,16 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
 
     await type('r')
     await until((t) => t.includes('? Replay dead inbound record in-dead-1 (chat chat-a)?'), 'the confirmation')
-    await type('y')
+    // The confirmation takes a reason, kept on the record as --reason does; enter confirms.
+    await type('CRM fixed')
+    await until((t) => t.includes('reason: CRM fixed█'), 'the reason typed')
+    await press('Enter')
     text = await until((t) => t.includes('✔ replayed 1 of 1: in-dead-1') && !/^[›· ] in-dead-1 /m.test(t), 'the record out of the DLQ')
     expect(text).toMatch(/^› in-dead-2 /m)
     expect(text).toMatch(/^inbox\s+pending 2 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 2/m)
     const record = await readRecord(url, 'inbox', 'in-dead-1')
     expect(record).toMatchObject({ state: 'pending', attempts: 0 })
-    expect(record?.audit?.at(-1)).toMatchObject({ action: 'replay', reason: 'botmesh dashboard' })
+    expect(record?.audit?.at(-1)).toMatchObject({ action: 'replay', reason: 'CRM fixed' })
 
     // Larger, then 80×24: each layout is drawn from the top, nothing of the one before is left.
     await tmux('resize-window', '-t', SESSION, '-x', '130', '-y', '40')
@@ -152,6 +155,24 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
     expect(pids).toHaveLength(1)
     process.kill(pids[0]!, 'SIGTERM')
     await until((t) => /exit=\d+/.test(t) && promptBack(t), 'the shell after SIGTERM')
+    await restored()
+  })
+
+  it('with its backend down, at 80×24: the figures are unknown since when, and the message line keeps the cause', async () => {
+    await tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24')
+    // Nothing listens on port 1: every refresh fails with ECONNREFUSED.
+    await type('clear; node bin/botmesh.js dashboard --backend postgres://postgres@127.0.0.1:1/test --scope a/b/c/d --refresh 300ms')
+    await press('Enter')
+    const text = await until((t) => /^✖ refresh failed/m.test(t) && t.includes('unknown since'), 'the failure shown')
+    const shown = lines(text)
+    expect(shown[1]).toMatch(/^✖ refresh failed( \d+×)?, (retry in [\dms ]+|retrying): connect ECONNREFUSED 127\.0\.0\.1:1/)
+    expect(shown.every((line) => line.length <= 80)).toBe(true)
+    // Unknown is not zero: no count claims the queues are empty.
+    expect(text).toMatch(/^inbox\s+pending -  processing -  done -  failed -  dead -/m)
+    expect(text).toMatch(/3 Inbox dead letters {2}unknown since \d\d:\d\d:\d\d/)
+    expect(text).not.toMatch(/dead letters {2}(0|none)/)
+    await type('q')
+    await until(promptBack, 'the shell prompt after q')
     await restored()
   })
 

@@ -6,7 +6,11 @@ import { examples } from '../options.js'
 import { collectScopes, collectStats, watchStats } from '../services/stats.js'
 import { withBackend, withJournal } from '../session.js'
 import { prometheusText } from '../views/prometheus.js'
+import { failureRateView } from '../views/failure-rate.js'
 import { statsView } from '../views/status.js'
+import type { Stats } from '../services/stats.js'
+
+const statsWithRates = (stats: Stats) => [...statsView(stats), ...failureRateView(stats)]
 
 export function registerStats(program: Command, cli: Cli): void {
   program
@@ -22,13 +26,13 @@ export function registerStats(program: Command, cli: Cli): void {
         return withBackend(config, 'read', async ({ backend }) => cli.out.raw(prometheusText(await collectScopes(backend, config.scope))))
       }
       await withJournal(config, 'read', async ({ journal, backend }) => {
-        if (!options.watch) return cli.out.result(await collectStats(journal, await backend.now()), statsView)
+        if (!options.watch) return cli.out.result(await collectStats(journal, await backend.now()), statsWithRates)
         const intervalMs = parseDuration(options.watch === true ? '2s' : options.watch, '--watch')
         const times = options.times === undefined ? undefined : parseCount(options.times, '--times')
         await watchStats(journal, () => backend.now(), { intervalMs, times, signal: cli.signal }, (stats) => {
           if (cli.out.json) return cli.out.jsonLine(stats)
           cli.out.clear()
-          cli.out.show(statsView(stats))
+          cli.out.show(statsWithRates(stats))
         })
       })
     })

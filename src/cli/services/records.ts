@@ -7,6 +7,7 @@
 import type { Journal } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, recordIndex, type ErrorInfo, type InboxRecord, type Lease, type OutboxRecord } from '../../core/durability/records.js'
 import { UsageError } from '../errors.js'
+import { errorGroupId } from './error-shape.js'
 
 export type WorkKind = 'inbox' | 'outbox'
 
@@ -24,6 +25,10 @@ export interface RecordFilters {
   since?: number
   /** Only records whose last error's message or code contains this (case-insensitive). */
   error?: string
+  /** Only records whose last error has exactly this code (case-insensitive). */
+  errorCode?: string
+  /** Only records in this group of `dlq list --group-by error`. */
+  errorGroup?: string
 }
 
 /** Where a page starts: after this position of this lane. */
@@ -133,7 +138,7 @@ export async function* scan(
         const { stateTime } = recordIndex(kind, record)
         const position = { lane, stateTime, key: kind === 'inbox' ? (record as InboxRecord).id : (record as OutboxRecord).key }
         after = { stateTime, key: position.key }
-        yield { summary: matches(record, filters) ? summarize(kind, record) : undefined, position }
+        yield { summary: matches(kind, record, filters) ? summarize(kind, record) : undefined, position }
       }
       if (page.length < batch) break
     }
@@ -161,10 +166,10 @@ export function summarize(kind: WorkKind, record: InboxRecord | OutboxRecord): R
 
 /** Whether any filter is set. */
 export function isFiltered(filters: RecordFilters): boolean {
-  return filters.chat !== undefined || filters.since !== undefined || filters.error !== undefined
+  return filters.chat !== undefined || filters.since !== undefined || filters.error !== undefined || filters.errorCode !== undefined || filters.errorGroup !== undefined
 }
 
-function matches(record: InboxRecord | OutboxRecord, filters: RecordFilters): boolean {
+function matches(kind: WorkKind, record: InboxRecord | OutboxRecord, filters: RecordFilters): boolean {
   if (filters.chat !== undefined && record.chatId !== filters.chat) return false
   if (filters.since !== undefined && record.updatedAt < filters.since) return false
   if (filters.error !== undefined) {
@@ -172,6 +177,8 @@ function matches(record: InboxRecord | OutboxRecord, filters: RecordFilters): bo
     const error = record.lastError
     if (!error || !`${error.message} ${error.code ?? ''} ${error.name ?? ''}`.toLowerCase().includes(needle)) return false
   }
+  if (filters.errorCode !== undefined && record.lastError?.code?.toLowerCase() !== filters.errorCode.toLowerCase()) return false
+  if (filters.errorGroup !== undefined && errorGroupId(kind, record.lastError) !== filters.errorGroup.toLowerCase()) return false
   return true
 }
 

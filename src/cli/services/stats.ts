@@ -8,6 +8,7 @@ import type { DurabilityBackend, Journal } from '../../core/durability/backend.j
 import type { ScopeChoice } from '../config.js'
 import { chooseScope } from '../scope.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../../core/durability/records.js'
+import { heartbeatRates, journalFailures, type FailureRate } from './failure-rate.js'
 import { listInstances } from './instances.js'
 
 /** One journal's figures. */
@@ -33,14 +34,17 @@ export interface Stats {
   ratesPerSecond: Record<string, number>
   /** What the rates are measured over. */
   ratesOver: 'uptime' | 'interval'
+  /** Throughput and failures per minute, from the heartbeats and from the journal. */
+  perMinute: FailureRate
 }
 
 /** Takes the figures of a scope; `previous` (the last sample while watching) turns counters into interval rates. */
 export async function collectStats(journal: Journal, now: number, previous?: Stats): Promise<Stats> {
-  const [inbox, outbox, instances] = await Promise.all([
+  const [inbox, outbox, instances, failures] = await Promise.all([
     journalStats(journal, 'inbox', INBOX_STATES, now),
     journalStats(journal, 'outbox', OUTBOX_STATES, now),
     listInstances(journal, now),
+    journalFailures(journal, now),
   ])
   const metrics: Record<string, number> = {}
   const uptimeRates: Record<string, number> = {}
@@ -64,6 +68,7 @@ export async function collectStats(journal: Journal, now: number, previous?: Sta
     metrics,
     ratesPerSecond,
     ratesOver: interval ? 'interval' : 'uptime',
+    perMinute: { heartbeats: heartbeatRates(ratesPerSecond, instances.length), journal: failures },
   }
 }
 

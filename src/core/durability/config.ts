@@ -2,6 +2,7 @@
  * The `durability` option of a bot: what a user writes, its defaults (the seed's Configuration
  * table), and the single function that resolves and validates it.
  */
+import type { MessageTracing } from '../tracing.js'
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { toMs, type Duration } from '../duration.js'
@@ -60,6 +61,8 @@ export interface DurabilityOptions {
   retention?: Duration
   /** The local clock (ms); lease times are corrected to the backend's clock. For tests. @default Date.now */
   clock?: () => number
+  /** Wraps each message's admission, handler run and sends (`openTelemetryTracing()` of botmesh/telemetry). @default no tracing */
+  tracing?: MessageTracing
 }
 
 /** Backoff with every field set. */
@@ -139,7 +142,7 @@ const NOT_YET = 'this version does not coordinate replicas yet: route each chat 
 
 /** Every option name the durability key takes, level by level; anything else is refused, named. */
 function refuseUnknownDurabilityOptions(options: DurabilityOptions): void {
-  refuseUnknownOptions('durability', options, optionNames<DurabilityOptions>({ backend: true, instanceId: true, failOpen: true, inbox: true, outbox: true, pollMs: true, retention: true, clock: true }), {
+  refuseUnknownOptions('durability', options, optionNames<DurabilityOptions>({ backend: true, instanceId: true, failOpen: true, inbox: true, outbox: true, pollMs: true, retention: true, clock: true, tracing: true }), {
     coordination: NOT_YET,
     providerSession: NOT_YET,
     leaseMs: 'it belongs under inbox or outbox',

@@ -3,7 +3,7 @@
  * the terminal's size and the keys to the props-only `Screen`.
  */
 import { useApp, useInput, useStdout } from 'ink'
-import type { DashboardConnection } from '../connection.js'
+import type { DashboardConnection } from '../../cli/services/dashboard-connection.js'
 import { useDashboard } from '../hooks/use-dashboard.js'
 import { useTerminalSize } from '../hooks/use-terminal-size.js'
 import type { Theme } from '../theme.js'

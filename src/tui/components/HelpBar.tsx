@@ -38,24 +38,27 @@ const MOVE = '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q
 export function keysFor(overlay: DashboardState['overlay']['type'], focus: PanelId, detailPanel: PanelId | undefined, paused: boolean): [string, string] {
   switch (overlay) {
     case 'confirm':
-      return ['y confirm  n or esc cancel', '']
+      return ['type why (kept on each record)  enter confirm  esc cancel', '']
     case 'running':
       return ['esc stop after the current record', '']
     case 'filter':
       return ['type the text  enter apply  esc cancel  backspace erase', 'matches ids, chats, errors, owners, hosts (case ignored)']
     case 'help':
       return ['any key closes the help', '']
+    case 'report':
+      return ['e by error  w retry queue  ↑↓ jk scroll  esc back', '']
     case 'scopes':
       return ['enter switch to the scope  r read again  esc back', '↑↓ jk choose  q quit']
     case 'detail':
       return [[...actionKeys(detailPanel ?? focus, false), 'esc back'].join('  '), '↑↓ jk pgdn pgup scroll  q back']
     case 'none':
-      return [[...actionKeys(focus, true), '⏎ open', '/ filter', paused ? 'p resume' : 'p pause', 's scope'].join('  '), MOVE]
+      return [[...actionKeys(focus, true), '⏎ open', '/ filter', paused ? 'p resume screen' : 'p pause screen', 's scope'].join('  '), MOVE]
   }
 }
 
 function actionKeys(panel: PanelId, all: boolean): string[] {
   if (panel === 'inboxDead') return all ? ['r/R replay one/all'] : ['r replay']
-  if (panel === 'outboxDead' || panel === 'unknown') return all ? ['r/R retry one/all', 'x/X discard one/all'] : ['r retry', 'x discard']
+  // "one/all" once for both pairs: the line fits 80 columns with "p pause screen".
+  if (panel === 'outboxDead' || panel === 'unknown') return all ? ['r/R retry', 'x/X discard one/all'] : ['r retry', 'x discard']
   return []
 }

@@ -30,8 +30,12 @@ export function MessageLine(props: MessageLineProps) {
   )
 }
 
-function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock }: MessageLineProps): { text: string; tone?: Tone; bold?: boolean } {
-  if (overlay.type === 'confirm') return { text: `? ${overlay.request.question} [y/N]`, tone: 'warn', bold: true }
+function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock, width }: MessageLineProps): { text: string; tone?: Tone; bold?: boolean } {
+  if (overlay.type === 'confirm') {
+    // The question gives way to the reason being typed: the operator must see what they type.
+    const typed = ` reason: ${overlay.reason}█`
+    return { text: `${fit(`? ${overlay.request.question}`, Math.max(0, width - typed.length))}${typed}`, tone: 'warn', bold: true }
+  }
   if (overlay.type === 'filter') return { text: `filter: ${overlay.draft}█  (enter applies, esc cancels)`, tone: 'accent' }
   if (overlay.type === 'running') {
     const verb = overlay.request.verb === 'replay' ? 'replaying' : overlay.request.verb === 'retry' ? 'retrying' : 'discarding'

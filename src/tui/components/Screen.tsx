@@ -5,7 +5,8 @@
  */
 import { Box } from 'ink'
 import { countsLines, panelAreaLines } from '../layout.js'
-import type { DashboardState } from '../state.js'
+import { reportOf } from '../report-lines.js'
+import { backendNow, type DashboardState } from '../state.js'
 import type { Theme } from '../theme.js'
 import type { TerminalSize } from '../hooks/use-terminal-size.js'
 import { CountsPanel } from './CountsPanel.js'
@@ -14,6 +15,7 @@ import { HelpBar } from './HelpBar.js'
 import { HelpScreen } from './HelpScreen.js'
 import { MessageLine } from './MessageLine.js'
 import { Panels } from './Panels.js'
+import { ReportView } from './ReportView.js'
 import { ScopePicker } from './ScopePicker.js'
 import { StatusLine } from './StatusLine.js'
 
@@ -45,6 +47,8 @@ export function Screen({ state, size, theme }: ScreenProps) {
       <Box flexDirection="column" height={area} overflow="hidden">
         {overlay.type === 'detail' ? (
           <DetailView detail={overlay} height={area} width={width} theme={theme} />
+        ) : overlay.type === 'report' ? (
+          <ReportView report={reportOf(overlay.report, snapshot, backendNow(state))} offset={overlay.offset} height={area} width={width} theme={theme} />
         ) : overlay.type === 'help' ? (
           <HelpScreen height={area} width={width} theme={theme} />
         ) : overlay.type === 'scopes' ? (

@@ -1,16 +1,31 @@
 /**
- * The dashboard's way to the backend, opened with the CLI's `openBackend`. A shared backend
+ * The dashboard's way to the backend, opened with the CLI's `openBackend`: the one door from the
+ * dashboard (src/tui) to the backends and the CLI session, which it never imports itself. A shared backend
  * (SQLite, Redis, PostgreSQL) is opened once and kept; when it keeps failing (a server restarted,
  * a pool wedged) it is closed and opened again on the next use, so a server that comes back is
  * picked up without restarting the dashboard. A file journal belongs to one process at a time:
  * each refresh opens it read-only (seeing what the bot last wrote) and each action opens it for
  * writing, which is refused while a running bot holds it.
  */
-import type { DurabilityBackend } from '../core/durability/backend.js'
-import { BotmeshError } from '../core/errors.js'
-import { openBackend, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../backends/open.js'
-import { heldByProcess } from '../cli/session.js'
-import { DASHBOARD_LIMITS } from './limits.js'
+import type { DurabilityBackend } from '../../core/durability/backend.js'
+import { BotmeshError } from '../../core/errors.js'
+import { openBackend, parseBackendUrl, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../../backends/open.js'
+import { heldByProcess } from '../session.js'
+
+export { ScopeRequiredError, UsageError } from '../errors.js'
+export { chooseScope } from '../scope.js'
+export type { OpenBackendOptions as ConnectionOptions } from '../../backends/open.js'
+
+/** Limits of a dashboard connection, named with units last. */
+export const CONNECTION_LIMITS = {
+  /** Refreshes failed in a row after which a kept backend is closed and opened afresh. */
+  failuresBeforeReopen: 3,
+} as const
+
+/** The target of a backend URL, refused (BACKEND_URL_INVALID) before anything opens. */
+export function dashboardTarget(url: string): BackendTarget {
+  return parseBackendUrl(url)
+}
 
 export type ConnectionAccess = 'read' | 'write'
 
@@ -58,7 +73,6 @@ abstract class BaseConnection implements DashboardConnection {
     const code = error instanceof BotmeshError ? error.code : (error as { code?: unknown } | null)?.code
     return typeof code === 'string' && code !== '' && !message.includes(code) ? `${root} (${code})${message.slice(root.length)}` : message
   }
-
 }
 
 /** SQLite, Redis, PostgreSQL: one opened backend, reopened after repeated failures. */
@@ -83,7 +97,7 @@ class KeptConnection extends BaseConnection {
       this.#failures = 0
       return result
     } catch (error) {
-      if (++this.#failures >= DASHBOARD_LIMITS.failuresBeforeReopen && this.#opened === opening) {
+      if (++this.#failures >= CONNECTION_LIMITS.failuresBeforeReopen && this.#opened === opening) {
         this.#failures = 0
         this.#opened = undefined
         await opened.close().catch(() => {})

@@ -1,0 +1,23 @@
+/** `botmesh list [--state failed] [--kind inbox|outbox]`: the retry queue, or any states of both journals. */
+import type { Command } from 'commander'
+import type { Cli } from '../context.js'
+import { examples, filtersFrom, kindsFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
+import { lanesOf, listRecords } from '../services/records.js'
+import { withJournal } from '../session.js'
+import { retryQueueView } from '../views/retry-queue.js'
+
+/** The states `list` shows without --state: what is backing off before its next attempt. */
+export const RETRY_QUEUE_STATES = ['failed'] as const
+
+export function registerList(program: Command, cli: Cli): void {
+  listOptions(program.command('list').description('the retry queue: records of both journals backing off, with when each is tried next (or --state …)'), true)
+    .option('--kind <kind>', 'inbox or outbox')
+    .addHelpText('after', examples('botmesh list', 'botmesh list --state failed,pending --kind outbox', 'botmesh list --state failed --error-code RATE_LIMITED --json'))
+    .action(async (options: FilterFlags & { state?: string; kind?: string; limit?: string; after?: string }) => {
+      const lanes = lanesOf(kindsFrom(options.kind), statesFrom(options.state) ?? RETRY_QUEUE_STATES)
+      await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
+        const now = await backend.now()
+        cli.out.result(await listRecords(journal, lanes, filtersFrom(options, now), pageFrom(options)), retryQueueView(now))
+      })
+    })
+}

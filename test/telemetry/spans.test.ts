@@ -1,0 +1,89 @@
+/**
+ * `botmesh/telemetry` on a real bot journaling in memory, traced by OpenTelemetry's SDK into its
+ * in-memory exporter: one message yields admit → handler → send, parented in that order in one
+ * trace; each message is its own trace; without an SDK the tracing records nothing and the bot
+ * works as before.
+ */
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { describe, expect, it } from 'vitest'
+import { Bot, TEXT } from '../../src/core/index.js'
+import { MockProvider } from '../../src/core/testing/index.js'
+import { openTelemetryTracing } from '../../src/telemetry/index.js'
+import { waitFor } from '../../test-utils/wait.js'
+
+/** A durable bot traced by `tracing`, echoing texts ("boom" throws). */
+async function tracedBot(tracing: Awaited<ReturnType<typeof openTelemetryTracing>>) {
+  const provider = new MockProvider()
+  const bot = new Bot({ provider, botId: 'traced', durability: { tracing, inbox: { maxAttempts: 1 } } })
+  bot.on('error', () => {}) // "boom" is expected to fail
+  bot.when(TEXT, async (ctx) => {
+    if (ctx.message.text === 'boom') throw new Error('handler broke')
+    await ctx.reply(`echo: ${ctx.message.text}`)
+  })
+  await bot.start()
+  return { bot, provider }
+}
+
+function withSdk() {
+  const exporter = new InMemorySpanExporter()
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+  return { exporter, tracerProvider }
+}
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
+
+describe('OpenTelemetry spans', () => {
+  it('one message yields admit → handler → send, each the parent of the next, in one trace', async () => {
+    const { exporter, tracerProvider } = withSdk()
+    const { bot, provider } = await tracedBot(await openTelemetryTracing({ tracerProvider }))
+    try {
+      await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
+      await waitFor(() => provider.texts('c1').includes('echo: hi'))
+      await bot.idle()
+      await waitFor(() => exporter.getFinishedSpans().length >= 3)
+      const spans = exporter.getFinishedSpans()
+      const byName = Object.fromEntries(spans.map((span) => [span.name, span]))
+      expect(spans.map((span) => span.name).sort()).toEqual(['botmesh.admit', 'botmesh.handler', 'botmesh.send'])
+      const [admit, handler, send] = [byName['botmesh.admit']!, byName['botmesh.handler']!, byName['botmesh.send']!]
+      expect(parentOf(admit)).toBeUndefined()
+      expect(parentOf(handler)).toBe(admit.spanContext().spanId)
+      expect(parentOf(send)).toBe(handler.spanContext().spanId)
+      expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1)
+      expect(admit.attributes).toMatchObject({ 'botmesh.chat_id': 'c1', 'botmesh.provider': provider.name })
+      expect(handler.attributes['botmesh.inbound_id']).toBe(admit.attributes['botmesh.inbound_id'])
+      expect(handler.attributes['botmesh.replay']).toBe(false)
+      expect(send.attributes['botmesh.send.key']).toEqual(expect.any(String))
+    } finally {
+      await bot.stop()
+    }
+  })
+
+  it('a handler that throws still has its span; each message is its own trace', async () => {
+    const { exporter, tracerProvider } = withSdk()
+    const { bot, provider } = await tracedBot(await openTelemetryTracing({ tracerProvider }))
+    try {
+      await provider.receive({ id: 'm2', chatId: 'c2', text: 'boom' })
+      await bot.idle()
+      await provider.receive({ id: 'm3', chatId: 'c2', text: 'after' })
+      await waitFor(() => provider.texts('c2').includes('echo: after'))
+      await bot.idle()
+      await waitFor(() => exporter.getFinishedSpans().length >= 5)
+      const handlers = exporter.getFinishedSpans().filter((span) => span.name === 'botmesh.handler')
+      expect(handlers).toHaveLength(2)
+      const traces = new Set(exporter.getFinishedSpans().map((span) => span.spanContext().traceId))
+      expect(traces.size).toBe(2)
+    } finally {
+      await bot.stop()
+    }
+  })
+
+  it('without an SDK registered the spans go nowhere and the bot answers as before', async () => {
+    const { bot, provider } = await tracedBot(await openTelemetryTracing())
+    try {
+      await provider.receive({ id: 'm4', chatId: 'c4', text: 'plain' })
+      await waitFor(() => provider.texts('c4').includes('echo: plain'))
+    } finally {
+      await bot.stop()
+    }
+  })
+})

@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander'
 import type { Cli } from './context.js'
-import { CONNECT_TIMEOUT_DEFAULT, DEFAULT_BACKEND, resolveCliConfig, type CliConfig, type GlobalFlags } from './config.js'
+import { CONNECT_TIMEOUT_DEFAULT, DEFAULT_BACKEND, outputFormat, resolveCliConfig, type CliConfig, type GlobalFlags } from './config.js'
 import type { Output } from './output.js'
 import { registerBench } from './commands/bench.js'
 import { registerCompact } from './commands/compact.js'
@@ -81,7 +81,8 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     .option('--backend <url>', `backend URL (env BOTMESH_BACKEND; default ${DEFAULT_BACKEND})`)
     .option('--scope <id>', 'work in this scope: <tenantId>/<environmentId>/<botId>/<connectionId>')
     .option('--bot <botId>', "work in this bot's scope")
-    .option('--json', 'print one JSON document (shapes: docs/cli-json.md); messages go to stderr')
+    .option('-o, --output <format>', 'table (the default: fits the terminal), json (one document; shapes: docs/cli-json.md) or jsonl (one JSON value a line); messages go to stderr')
+    .option('--json', 'the same as -o json')
     .option('--connect-timeout <duration>', `give up opening a server backend after this long (env BOTMESH_CONNECT_TIMEOUT; default ${CONNECT_TIMEOUT_DEFAULT})`)
     .configureOutput(io.out.commanderOutput())
     .exitOverride()
@@ -89,9 +90,11 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     .addHelpText('after', BACKENDS_HELP)
   program.hook('preAction', (_program, action) => {
     const flags = action.optsWithGlobals<GlobalFlags>()
-    io.out.configure({ json: flags.json === true })
+    // A bad -o is reported as a human would read it; a bad backend URL already in the format asked for.
+    io.out.configure({ format: flags.json === true ? 'json' : 'table' })
+    io.out.configure({ format: outputFormat(flags) })
     config = resolveCliConfig(flags, io.env)
-    io.out.configure({ json: config.json, secrets: config.target.secrets })
+    io.out.configure({ format: config.format, secrets: config.target.secrets })
   })
   for (const register of [...COMMANDS, ...extra]) register(program, cli)
   return program

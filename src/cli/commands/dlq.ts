@@ -4,7 +4,7 @@ import type { Cli } from '../context.js'
 import { examples, filtersFrom, kindsFrom, listOptions, pageFrom, type FilterFlags } from '../options.js'
 import { lanesOf, listRecords } from '../services/records.js'
 import { withJournal } from '../session.js'
-import { recordPageView } from '../views/records.js'
+import { printPage } from './journal.js'
 
 export function registerDlq(program: Command, cli: Cli): void {
   const dlq = program.command('dlq').description('the dead-letter queues: inbound records and sends that ran out of attempts or failed for good')
@@ -16,7 +16,7 @@ export function registerDlq(program: Command, cli: Cli): void {
       await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
         const now = await backend.now()
         const page = await listRecords(journal, lanesOf(kinds, ['dead']), filtersFrom(options, now), pageFrom(options))
-        cli.out.result(page, recordPageView(now, kinds.length > 1))
+        printPage(cli, page, now, kinds.length > 1)
       })
     })
 }

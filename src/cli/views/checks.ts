@@ -15,10 +15,10 @@ export function conformanceView(report: ConformanceReport): Block[] {
   return [
     table(
       [
-        { header: 'case', value: (r: CaseResult) => r.name, maxWidth: 80 },
-        { header: 'result', value: (r) => (r.ok ? 'pass' : 'FAIL'), tone: (r) => (r.ok ? 'green' : 'red') },
-        { header: 'ms', value: (r) => Math.round(r.ms), align: 'right' },
-        { header: 'error', value: (r) => r.error ?? '', maxWidth: 60 },
+        { header: 'case', value: (r: CaseResult) => r.name, maxWidth: 80, minWidth: 30, priority: 3 },
+        { header: 'result', value: (r) => (r.ok ? 'pass' : 'FAIL'), tone: (r) => (r.ok ? 'green' : 'red'), priority: 4 },
+        { header: 'ms', value: (r) => Math.round(r.ms), align: 'right', priority: 1 },
+        { header: 'error', value: (r) => r.error ?? '', maxWidth: 60, priority: 0 },
       ],
       report.results,
     ),

@@ -5,6 +5,7 @@
 import { Command } from 'commander'
 import type { Cli } from './context.js'
 import { CONNECT_TIMEOUT_DEFAULT, DEFAULT_BACKEND, outputFormat, resolveCliConfig, type CliConfig, type GlobalFlags } from './config.js'
+import { examples } from './options.js'
 import type { Output } from './output.js'
 import { registerBench } from './commands/bench.js'
 import { registerCompact } from './commands/compact.js'
@@ -87,6 +88,9 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     .configureOutput(io.out.commanderOutput())
     .exitOverride()
     .showSuggestionAfterError()
+    // Every command's --help lists the global options it takes (--backend, --scope, -o…).
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', examples(...ROOT_EXAMPLES))
     .addHelpText('after', BACKENDS_HELP)
   program.hook('preAction', (_program, action) => {
     const flags = action.optsWithGlobals<GlobalFlags>()
@@ -99,6 +103,15 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
   for (const register of [...COMMANDS, ...extra]) register(program, cli)
   return program
 }
+
+/** What an operator reaches for first. */
+const ROOT_EXAMPLES = [
+  'botmesh stats --backend postgres://postgres@db/bot --bot support',
+  'botmesh dlq list --since 1h',
+  'botmesh show <record id>',
+  'botmesh replay --all-dead --error ETIMEDOUT --dry-run',
+  'botmesh inbox list --state failed -o jsonl | jq .id',
+]
 
 const BACKENDS_HELP = `
 Backend URLs:

@@ -7,7 +7,10 @@ import { withJournal } from '../session.js'
 import { printPage } from './journal.js'
 
 export function registerDlq(program: Command, cli: Cli): void {
-  const dlq = program.command('dlq').description('the dead-letter queues: inbound records and sends that ran out of attempts or failed for good')
+  const dlq = program
+    .command('dlq')
+    .description('the dead-letter queues: inbound records and sends that ran out of attempts or failed for good')
+    .addHelpText('after', examples('botmesh dlq list', 'botmesh show <id>   # why one is dead', 'botmesh retry --all-dead --dry-run'))
   listOptions(dlq.command('list').description('list dead letters of both queues (inbox first), or of one --kind'), false)
     .option('--kind <kind>', 'inbox or outbox')
     .addHelpText('after', examples('botmesh dlq list', 'botmesh dlq list --kind outbox --error UNSUPPORTED', 'botmesh dlq list --since 1h --json'))

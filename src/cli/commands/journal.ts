@@ -17,7 +17,10 @@ interface JournalHelp {
 }
 
 export function registerJournal(program: Command, cli: Cli, kind: WorkKind, help: JournalHelp): void {
-  const journal = program.command(kind).description(`the ${kind}: ${help.noun}`)
+  const journal = program
+    .command(kind)
+    .description(`the ${kind}: ${help.noun}`)
+    .addHelpText('after', examples(...help.listExamples.slice(0, 1), ...help.showExamples.slice(0, 1)))
   listOptions(journal.command('list').description(`list ${help.noun}, oldest change first, by state, chat, age or error`), true)
     .addHelpText('after', examples(...help.listExamples))
     .action(async (options: FilterFlags & { state?: string; limit?: string; after?: string }) => {

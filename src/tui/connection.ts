@@ -8,7 +8,7 @@
  */
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { BotmeshError } from '../core/errors.js'
-import { openBackend, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../backends/open.js'
+import { capabilitiesOf, openBackend, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../backends/open.js'
 import { heldByProcess } from '../cli/session.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 
@@ -28,7 +28,7 @@ export interface DashboardConnection {
 
 /** A connection to `target`; nothing opens until the first `use`. */
 export function connect(target: BackendTarget, options: Omit<OpenBackendOptions, 'access'> = {}): DashboardConnection {
-  return target.kind === 'file' ? new PerUseConnection(target, options) : new KeptConnection(target, options)
+  return capabilitiesOf(target).oneProcessAtATime ? new PerUseConnection(target, options) : new KeptConnection(target, options)
 }
 
 abstract class BaseConnection implements DashboardConnection {

@@ -6,6 +6,7 @@ import { toMs } from '../core/duration.js'
 import type { OpenBackendOptions } from '../backends/open.js'
 import { parseBackendUrl, type BackendTarget } from '../backends/backend-url.js'
 import { UsageError } from './errors.js'
+import { OUTPUT_FORMATS, type OutputFormat } from './output.js'
 
 /** The backend the CLI opens when neither --backend nor BOTMESH_BACKEND says one: the embedded default. */
 export const DEFAULT_BACKEND = 'sqlite:./data/bot.db'
@@ -19,6 +20,7 @@ export interface GlobalFlags {
   scope?: string
   bot?: string
   json?: boolean
+  output?: string
   connectTimeout?: string
 }
 
@@ -36,6 +38,9 @@ export interface CliConfig {
   backendFrom: 'flag' | 'env' | 'default'
   target: BackendTarget
   scope: ScopeChoice
+  /** -o table|json|jsonl (--json is -o json). */
+  format: OutputFormat
+  /** Whether the result is for a program (json or jsonl): human messages go to stderr. */
   json: boolean
   /** `openBackend`'s options, less the access each command decides. */
   open: Omit<OpenBackendOptions, 'access'>
@@ -50,18 +55,27 @@ export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): Cl
   for (const [name, value] of [['--scope', flags.scope], ['--bot', flags.bot]] as const) {
     if (value !== undefined && value.trim() === '') throw new UsageError(`${name} needs a value`)
   }
+  const format = outputFormat(flags)
   return {
     backend,
     backendFrom,
     target: parseBackendUrl(backend),
     scope: { scope: flags.scope, bot: flags.bot },
-    json: flags.json === true,
+    format,
+    json: format !== 'table',
     open: {
       connectTimeoutMs: parseDuration(flags.connectTimeout ?? env.BOTMESH_CONNECT_TIMEOUT ?? CONNECT_TIMEOUT_DEFAULT, '--connect-timeout'),
       redisUrl: env.BOTMESH_REDIS_URL,
       postgresUrl: env.BOTMESH_POSTGRES_URL,
     },
   }
+}
+
+/** The output format of -o, or of --json (its alias for -o json); the two may not disagree. */
+export function outputFormat(flags: Pick<GlobalFlags, 'json' | 'output'>): OutputFormat {
+  const format = flags.output === undefined ? undefined : parseChoice(flags.output, OUTPUT_FORMATS, '-o/--output')
+  if (flags.json === true && format !== undefined && format !== 'json') throw new UsageError(`--json is -o json; it cannot go with -o ${format}`)
+  return flags.json === true ? 'json' : (format ?? 'table')
 }
 
 /** A duration flag ('5s', '1h', or ms) in ms; a `UsageError` naming the flag when it is not one. */

@@ -1,44 +1,29 @@
 /**
  * The one module that writes to stdout and stderr (and reads a prompt's answer). A command's
- * result is exactly one JSON document on stdout with `--json` (human messages then go to stderr),
- * and otherwise a view: tables drawn by cli-table3 on a terminal, plain aligned columns off one.
- * Colour only on a terminal and never with NO_COLOR. Every human line has the backend URL's
- * password scrubbed from it.
+ * result is exactly one JSON document on stdout with `-o json` (`--json`), one JSON value a line
+ * with `-o jsonl` (human messages then go to stderr), and otherwise a view (render.ts): compact
+ * tables that fit a terminal's width, plain aligned columns off one. Colour only on a terminal and
+ * never with NO_COLOR. Every human line has the backend URL's password scrubbed from it.
  */
 import { createInterface } from 'node:readline'
-import Table from 'cli-table3'
 import { scrubSecrets } from '../backends/backend-url.js'
 import { BotmeshError } from '../core/errors.js'
+import { renderBlock, type Block, type Canvas, type Tone } from './render.js'
+import { TABLE_LIMITS } from './table-fit.js'
 
-/** Colours a cell or a line may ask for; dropped when colour is off. */
-export type Tone = 'red' | 'yellow' | 'green' | 'cyan' | 'dim' | 'bold'
+export { table, type Block, type Column, type Tone } from './render.js'
 
-/** One column of a table: a header and how to get the cell from a row. */
-export interface Column<T> {
-  header: string
-  value(row: T): string | number | null | undefined
-  align?: 'left' | 'right'
-  /** Cells longer than this are cut with … on a terminal (never off one, so grep sees everything). @default 60 */
-  maxWidth?: number
-  tone?(row: T): Tone | undefined
-}
-
-/** What a human sees of a result: blocks printed in order. */
-export type Block =
-  | { table: { columns: Column<never>[]; rows: unknown[]; empty?: string } }
-  | { text: string; tone?: Tone }
-  | { fields: [label: string, value: string | number | null | undefined][] }
-
-/** Builds a table block with typed columns. */
-export function table<T>(columns: Column<T>[], rows: readonly T[], empty?: string): Block {
-  return { table: { columns: columns as Column<never>[], rows: [...rows], empty } }
-}
+/** How a result is printed: a human view, one JSON document, or one JSON value a line. */
+export const OUTPUT_FORMATS = ['table', 'json', 'jsonl'] as const
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
 
 /** A writable stream as the output module needs it. */
 export interface OutStream {
   write(chunk: string): boolean
   once(event: 'drain', listener: () => void): unknown
   isTTY?: boolean
+  /** A terminal's width. */
+  columns?: number
 }
 
 /** The streams of a CLI run (process.stdout/stderr/stdin, or a test's). */
@@ -66,10 +51,9 @@ const ANSI: Record<Tone, [string, string]> = {
 
 /** Redraws of a progress line at most this often. */
 const PROGRESS_EVERY_MS = 100
-const CELL_WIDTH_DEFAULT = 60
 
 export class Output {
-  #json = false
+  #format: OutputFormat = 'table'
   #secrets: string[] = []
   readonly #streams: Streams
   readonly #noColor: boolean
@@ -79,14 +63,19 @@ export class Output {
     this.#noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== ''
   }
 
-  /** Sets the mode for this run (from the resolved config) and the secrets to scrub. */
-  configure(options: { json: boolean; secrets?: readonly string[] }): void {
-    this.#json = options.json
+  /** Sets the format of this run (from the resolved config) and the secrets to scrub. */
+  configure(options: { format: OutputFormat; secrets?: readonly string[] }): void {
+    this.#format = options.format
     this.#secrets = [...(options.secrets ?? [])]
   }
 
+  get format(): OutputFormat {
+    return this.#format
+  }
+
+  /** Whether the result is for a program (json or jsonl): human messages then go to stderr. */
   get json(): boolean {
-    return this.#json
+    return this.#format !== 'table'
   }
 
   /** Whether stdout is a terminal (tables with borders, colour unless NO_COLOR). */
@@ -99,10 +88,18 @@ export class Output {
     return this.#streams.stdin.isTTY === true && this.#streams.stderr.isTTY === true
   }
 
-  /** The command's result: one JSON document with --json, else its human view. */
-  result<T>(data: T, view: (data: T) => Block[]): void {
-    if (this.#json) {
+  /**
+   * The command's result: one JSON document with -o json; with -o jsonl each of its `items` (an
+   * array's elements by default, else the whole result) on a line of its own; else its human view.
+   */
+  result<T>(data: T, view: (data: T) => Block[], items?: (data: T) => readonly unknown[]): void {
+    if (this.#format === 'json') {
       this.#streams.stdout.write(`${JSON.stringify(data, null, 2)}\n`)
+      return
+    }
+    if (this.#format === 'jsonl') {
+      const lines = items ? items(data) : Array.isArray(data) ? data : [data]
+      for (const line of lines) this.jsonLine(line)
       return
     }
     for (const block of view(data)) this.#streams.stdout.write(this.#render(block, this.#streams.stdout))
@@ -115,18 +112,18 @@ export class Output {
 
   /** Clears a terminal before a view is drawn again (`--watch`); nothing off a terminal. */
   clear(): void {
-    if (this.terminal && !this.#json) this.#streams.stdout.write('\x1b[2J\x1b[H')
+    if (this.terminal && !this.json) this.#streams.stdout.write('\x1b[2J\x1b[H')
   }
 
   /** Human blocks about the work, not its result (a plan before a prompt): stdout, or stderr under --json. */
   show(blocks: Block[]): void {
-    const stream = this.#json ? this.#streams.stderr : this.#streams.stdout
+    const stream = this.json ? this.#streams.stderr : this.#streams.stdout
     for (const block of blocks) stream.write(this.#render(block, stream))
   }
 
   /** A human message about the work (not the result): stdout, or stderr under --json. */
   info(text: string, tone?: Tone): void {
-    const stream = this.#json ? this.#streams.stderr : this.#streams.stdout
+    const stream = this.json ? this.#streams.stderr : this.#streams.stdout
     stream.write(`${this.#paint(this.#scrub(text), tone, stream)}\n`)
   }
 
@@ -190,49 +187,13 @@ export class Output {
   }
 
   #render(block: Block, stream: OutStream): string {
-    if ('text' in block) return `${this.#paint(this.#scrub(block.text), block.tone, stream)}\n`
-    if ('fields' in block) {
-      const width = Math.max(0, ...block.fields.map(([label]) => label.length))
-      return block.fields.map(([label, value]) => `${this.#paint(label.padEnd(width), 'bold', stream)}  ${this.#scrub(String(value ?? '-'))}\n`).join('')
+    const canvas: Canvas = {
+      terminal: stream.isTTY === true,
+      width: stream.columns || TABLE_LIMITS.terminalWidthDefault,
+      paint: (text, tone) => this.#paint(text, tone, stream),
+      scrub: (text) => this.#scrub(text),
     }
-    const { columns, rows, empty } = block.table
-    if (rows.length === 0) return `${this.#paint(empty ?? '(none)', 'dim', stream)}\n`
-    return stream.isTTY === true ? this.#box(columns, rows, stream) : this.#plain(columns, rows)
-  }
-
-  /** A cli-table3 table, for a terminal. */
-  #box(columns: Column<never>[], rows: unknown[], stdout: OutStream): string {
-    const drawn = new Table({
-      head: columns.map((column) => this.#paint(column.header, 'bold', stdout)),
-      colAligns: columns.map((column) => column.align ?? 'left'),
-      style: { head: [], border: [] },
-    })
-    for (const row of rows) {
-      drawn.push(
-        columns.map((column) => {
-          const text = this.#cell(column, row as never)
-          const width = column.maxWidth ?? CELL_WIDTH_DEFAULT
-          const cut = text.length > width ? `${text.slice(0, width - 1)}…` : text
-          return this.#paint(cut, column.tone?.(row as never), stdout)
-        }),
-      )
-    }
-    return `${drawn.toString()}\n`
-  }
-
-  /** Aligned columns without borders or colour, for pipes and files: whole values, one row a line. */
-  #plain(columns: Column<never>[], rows: unknown[]): string {
-    const cells = [columns.map((column) => column.header.toUpperCase()), ...rows.map((row) => columns.map((column) => this.#cell(column, row as never)))]
-    const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index]!.length)))
-    return cells
-      .map((line) => line.map((cell, index) => (columns[index]!.align === 'right' ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join('  ').trimEnd())
-      .join('\n')
-      .concat('\n')
-  }
-
-  #cell(column: Column<never>, row: never): string {
-    const value = column.value(row)
-    return this.#scrub(value === null || value === undefined ? '-' : String(value).replace(/\s+/g, ' '))
+    return renderBlock(block, canvas)
   }
 
   #paint(text: string, tone: Tone | undefined, stream: OutStream): string {

@@ -4,7 +4,8 @@
  */
 import { Command } from 'commander'
 import type { Cli } from './context.js'
-import { CONNECT_TIMEOUT_DEFAULT, DEFAULT_BACKEND, resolveCliConfig, type CliConfig, type GlobalFlags } from './config.js'
+import { CONNECT_TIMEOUT_DEFAULT, DEFAULT_BACKEND, outputFormat, resolveCliConfig, type CliConfig, type GlobalFlags } from './config.js'
+import { examples } from './options.js'
 import type { Output } from './output.js'
 import { registerBench } from './commands/bench.js'
 import { registerCompact } from './commands/compact.js'
@@ -83,21 +84,36 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     .option('--backend <url>', `backend URL (env BOTMESH_BACKEND; default ${DEFAULT_BACKEND})`)
     .option('--scope <id>', 'work in this scope: <tenantId>/<environmentId>/<botId>/<connectionId>')
     .option('--bot <botId>', "work in this bot's scope")
-    .option('--json', 'print one JSON document (shapes: docs/cli-json.md); messages go to stderr')
+    .option('-o, --output <format>', 'table (the default: fits the terminal), json (one document; shapes: docs/cli-json.md) or jsonl (one JSON value a line); messages go to stderr')
+    .option('--json', 'the same as -o json')
     .option('--connect-timeout <duration>', `give up opening a server backend after this long (env BOTMESH_CONNECT_TIMEOUT; default ${CONNECT_TIMEOUT_DEFAULT})`)
     .configureOutput(io.out.commanderOutput())
     .exitOverride()
     .showSuggestionAfterError()
+    // Every command's --help lists the global options it takes (--backend, --scope, -o…).
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', examples(...ROOT_EXAMPLES))
     .addHelpText('after', BACKENDS_HELP)
   program.hook('preAction', (_program, action) => {
     const flags = action.optsWithGlobals<GlobalFlags>()
-    io.out.configure({ json: flags.json === true })
+    // A bad -o is reported as a human would read it; a bad backend URL already in the format asked for.
+    io.out.configure({ format: flags.json === true ? 'json' : 'table' })
+    io.out.configure({ format: outputFormat(flags) })
     config = resolveCliConfig(flags, io.env)
-    io.out.configure({ json: config.json, secrets: config.target.secrets })
+    io.out.configure({ format: config.format, secrets: config.target.secrets })
   })
   for (const register of [...COMMANDS, ...extra]) register(program, cli)
   return program
 }
+
+/** What an operator reaches for first. */
+const ROOT_EXAMPLES = [
+  'botmesh stats --backend postgres://postgres@db/bot --bot support',
+  'botmesh dlq list --since 1h',
+  'botmesh show <record id>',
+  'botmesh replay --all-dead --error ETIMEDOUT --dry-run',
+  'botmesh inbox list --state failed -o jsonl | jq .id',
+]
 
 const BACKENDS_HELP = `
 Backend URLs:

@@ -33,6 +33,14 @@ export interface CliOptions {
   timeoutMs?: number
 }
 
+/** The size of the terminal `botmeshOnTerminal` gives the child. */
+export interface TerminalSize {
+  /** @default 80 */
+  columns?: number
+  /** @default 24 */
+  rows?: number
+}
+
 /** A run that does not end within this is killed: the CLI must never hang. */
 const RUN_TIMEOUT_MS = 60_000
 
@@ -41,10 +49,14 @@ export function botmesh(args: readonly string[], options: CliOptions = {}): Prom
   return run(process.execPath, [BIN, ...args], options)
 }
 
-/** Runs the binary on a terminal (util-linux `script`), typing `input`; stdout and stderr arrive merged. */
-export function botmeshOnTerminal(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+/**
+ * Runs the binary on a terminal of `columns` × `rows` (a pseudo-terminal by util-linux `script`,
+ * sized with `stty`), typing `input`; stdout and stderr arrive merged, lines ending in \r\n.
+ */
+export function botmeshOnTerminal(args: readonly string[], options: CliOptions & TerminalSize = {}): Promise<CliRun> {
   const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ')
-  return run('script', ['-qec', command, '/dev/null'], options)
+  const size = `stty cols ${options.columns ?? 80} rows ${options.rows ?? 24}`
+  return run('script', ['-qec', `${size}; exec ${command}`, '/dev/null'], options)
 }
 
 /** The one JSON document a --json run printed on stdout. */

@@ -162,7 +162,7 @@ describe.concurrent('asking before a change', () => {
     expect(no.code).toBe(1)
     expect(no.stdout).toContain('retry 1 send(s)? [y/N]')
     expect(no.stdout).toContain('cancelled: nothing was changed (CANCELLED)')
-    expect(no.stdout).toMatch(/┌─+┬/)
+    expect(no.stdout).toMatch(/ID\S* +\S*STATE/)
     expect(no.stdout).toMatch(COLOUR)
     const yes = await botmeshOnTerminal(['retry', 'out-dead-1', '--backend', url, '--reason', 'asked'], { input: 'y\n', env: { NO_COLOR: '1' } })
     expect(yes.code).toBe(0)

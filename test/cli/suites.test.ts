@@ -44,7 +44,7 @@ describe.concurrent('conformance', () => {
     const result = await botmeshOnTerminal(['conformance', '--match', 'scopes', '--backend', 'memory'])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/conformance.* 1 of 1: scopes keep records apart/)
-    expect(result.stdout).toMatch(/│ scopes keep records apart.*│ .*pass/)
+    expect(result.stdout).toMatch(/scopes keep records apart[^\n]* +\S*pass/)
   })
 
   it('a --match that names no case is bad usage', async () => {

@@ -12,16 +12,30 @@ import { suiteFactory } from './suites.js'
 /** The default seed changes daily, so repeated runs explore new random cases; it is printed for replay. */
 const todaysSeed = () => Number(new Date().toISOString().slice(0, 10).replaceAll('-', ''))
 
+const AMBIGUOUS_WINDOW_HELP = `
+The ambiguous window: a crash between "about to call the provider" and "sent" being recorded
+leaves a send whose outcome nobody knows. Under --policy skip such a send may be lost (never a
+duplicate); under resend it may go out again, once per time it was found ambiguous (never lost).
+Those losses and duplicates are what the policy allows: the "allowed (ambiguous)" column and the
+summary count them, and they do not fail the run. A failure is anything else: a loss under
+resend, a duplicate under skip, a loss or duplicate of a send whose key was never ambiguous, a
+send nobody asked for, a damaged journal, or a case that did not finish. Exit 1 only on failures.
+`
+
 export function registerCrashMatrix(program: Command, cli: Cli): void {
   program
     .command('crash-matrix')
-    .description('crash a bot at every journal write (before and after, under both ambiguity policies, plus seeded random points) on throwaway instances of a backend; exit 1 on any lost or duplicated send')
+    .description(
+      'crash a bot at every journal write (before and after, under both ambiguity policies, plus seeded random points) on throwaway instances of a backend; ' +
+        'losses and duplicates the ambiguity policy allows are reported apart from failures; exit 1 only on a failure',
+    )
     .option('--seed <n>', "seeds the cases' timing and draws the random cases (default: today's date)")
     .option('--random <n>', 'random cases to add', '8')
     .option('--policy <policy>', 'onAmbiguous policy: skip, resend or both', 'both')
     .option('--case-seed <n>', 'run only the random case this seed stands for (printed by a failure)')
     .option('--match <text>', 'only cases whose name contains this (e.g. outbox.markSent)')
     .option('--case-timeout <ms>', 'a case that takes longer fails with its seed', String(CRASH_CASE_LIMITS.caseTimeoutMs))
+    .addHelpText('after', AMBIGUOUS_WINDOW_HELP)
     .addHelpText('after', examples('botmesh crash-matrix --backend sqlite', 'botmesh crash-matrix --backend redis --policy skip --random 50 --seed 7', 'botmesh crash-matrix --backend postgres --case-seed 123456789'))
     .action(async (options: { seed?: string; random: string; policy: string; caseSeed?: string; match?: string; caseTimeout: string }) => {
       const seed = options.seed === undefined ? todaysSeed() : parseCount(options.seed, '--seed', { min: 0 })

@@ -2,6 +2,7 @@
 import { createWriteStream } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
+import { capabilitiesOf } from '../../backends/open.js'
 import { UsageError } from '../errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
@@ -17,7 +18,7 @@ export function registerDemo(program: Command, cli: Cli): void {
     .action(async (options: { crashAfter: string; dashboard: boolean }) => {
       const config = cli.config()
       const target = config.target
-      if (target.kind !== 'sqlite' || target.throwaway) throw new UsageError(`the demo runs on a SQLite file (sqlite:<file>); got ${target.kind}`)
+      if (!capabilitiesOf(target).demo || target.kind !== 'sqlite' || target.throwaway) throw new UsageError(`the demo runs on a SQLite file (sqlite:<file>); got ${target.kind}`)
       const crashAfterMs = Number(options.crashAfter)
       if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0) throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
       const live = options.dashboard && !config.json && process.stdin.isTTY && process.stdout.isTTY

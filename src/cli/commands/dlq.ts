@@ -7,10 +7,13 @@ import { groupDeadLetters } from '../services/error-groups.js'
 import { lanesOf, listRecords } from '../services/records.js'
 import { withJournal } from '../session.js'
 import { errorGroupsView } from '../views/error-groups.js'
-import { recordPageView } from '../views/records.js'
+import { printPage } from './journal.js'
 
 export function registerDlq(program: Command, cli: Cli): void {
-  const dlq = program.command('dlq').description('the dead-letter queues: inbound records and sends that ran out of attempts or failed for good')
+  const dlq = program
+    .command('dlq')
+    .description('the dead-letter queues: inbound records and sends that ran out of attempts or failed for good')
+    .addHelpText('after', examples('botmesh dlq list', 'botmesh show <id>   # why one is dead', 'botmesh retry --all-dead --dry-run'))
   listOptions(dlq.command('list').description('list dead letters of both queues (inbox first), or of one --kind'), false)
     .option('--kind <kind>', 'inbox or outbox')
     .option('--group-by <what>', 'error: one row per error code and message shape, with counts, first/last seen and a sample')
@@ -25,7 +28,7 @@ export function registerDlq(program: Command, cli: Cli): void {
         const now = await backend.now()
         if (grouped) return cli.out.result(await groupDeadLetters(journal, kinds, filtersFrom(options, now)), errorGroupsView(now, kinds.length > 1))
         const page = await listRecords(journal, lanesOf(kinds, ['dead']), filtersFrom(options, now), pageFrom(options))
-        cli.out.result(page, recordPageView(now, kinds.length > 1))
+        printPage(cli, page, now, kinds.length > 1)
       })
     })
 }

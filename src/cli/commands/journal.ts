@@ -3,10 +3,10 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
 import { examples, filtersFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
-import { lanesOf, listRecords, type WorkKind } from '../services/records.js'
+import { lanesOf, listRecords, type RecordPage, type WorkKind } from '../services/records.js'
 import { budgetOf, showRecord } from '../services/show.js'
 import { withJournal } from '../session.js'
-import { recordPageView, shownView } from '../views/records.js'
+import { pageNotes, recordPageView, shownView } from '../views/records.js'
 
 /** What the help of a journal's commands says. */
 interface JournalHelp {
@@ -17,17 +17,26 @@ interface JournalHelp {
 }
 
 export function registerJournal(program: Command, cli: Cli, kind: WorkKind, help: JournalHelp): void {
-  const journal = program.command(kind).description(`the ${kind}: ${help.noun}`)
+  const journal = program
+    .command(kind)
+    .description(`the ${kind}: ${help.noun}`)
+    .addHelpText('after', examples(...help.listExamples.slice(0, 1), ...help.showExamples.slice(0, 1)))
   listOptions(journal.command('list').description(`list ${help.noun}, oldest change first, by state, chat, age or error`), true)
     .addHelpText('after', examples(...help.listExamples))
     .action(async (options: FilterFlags & { state?: string; limit?: string; after?: string }) => {
       await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
         const now = await backend.now()
         const page = await listRecords(journal, lanesOf([kind], statesFrom(options.state)), filtersFrom(options, now), pageFrom(options))
-        cli.out.result(page, recordPageView(now, false))
+        printPage(cli, page, now, false)
       })
     })
   showCommand(journal.command('show'), cli, [kind], help.idName, help.showExamples)
+}
+
+/** A page of records: its view, or with -o jsonl a record a line and the page's notes on stderr. */
+export function printPage(cli: Cli, page: RecordPage, now: number, withKind: boolean): void {
+  cli.out.result(page, recordPageView(now, withKind), (shown) => shown.records)
+  if (cli.out.format === 'jsonl') for (const note of pageNotes(page)) cli.out.note(note)
 }
 
 /** `show <id>`: the whole record and why it is not running now; shared by `botmesh show`. */

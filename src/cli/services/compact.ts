@@ -5,7 +5,7 @@
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { BotmeshError } from '../../core/errors.js'
-import type { BackendTarget } from '../../backends/backend-url.js'
+import { capabilitiesOf, type BackendTarget } from '../../backends/open.js'
 
 /** What `compact` did. */
 export interface CompactOutcome {
@@ -20,8 +20,9 @@ export interface CompactOutcome {
 
 /** Whether the target is something `compact` works on; throws `NOT_APPLICABLE` otherwise (before anything opens). */
 export function assertCompactable(target: BackendTarget): void {
-  if ((target.kind === 'file' || target.kind === 'sqlite') && !target.throwaway) return
-  if (target.kind === 'events') {
+  const { compaction } = capabilitiesOf(target)
+  if (compaction === 'explicit') return
+  if (compaction === 'automatic') {
     throw new BotmeshError(
       'NOT_APPLICABLE',
       `${target.label}: an events journal compacts on its own (a FileEventJournal rewrites its file on every write; a shared one folds its log every 1000 entries or 4 MiB); there is no explicit compaction to run`,

@@ -15,6 +15,7 @@ import {
 } from '../../core/testing/crash-matrix/index.js'
 import type { ThrowawayFactory } from '../../backends/throwaway.js'
 import { UsageError } from '../errors.js'
+import { ambiguousWindow, sumWindows, type AmbiguousWindow } from './crash-window.js'
 
 /** Which cases to run. */
 export interface CrashSelection {
@@ -40,10 +41,15 @@ export interface CrashMatrixReport {
   passed: number
   failed: number
   crashedAsAimed: number
+  /** Every loss and duplicate; `window` splits them into what the policy allows and what fails. */
   totals: { lost: number; duplicated: number; unexpected: number; ambiguous: number }
+  window: AmbiguousWindow
   ms: number
-  results: CrashCaseResult[]
+  results: CrashCaseReport[]
 }
+
+/** A case's result with its losses and duplicates split by the ambiguous window. */
+export type CrashCaseReport = CrashCaseResult & { window: AmbiguousWindow }
 
 /** The cases a selection stands for. */
 export function crashCases(selection: CrashSelection): CrashCase[] {
@@ -68,12 +74,12 @@ export interface CrashMatrixOptions extends CrashCaseLimits {
 /** Runs the cases one after another, reporting each as it finishes. */
 export async function runCrashMatrix(label: string, factory: ThrowawayFactory, cases: readonly CrashCase[], seed: number, options: CrashMatrixOptions = {}): Promise<CrashMatrixReport> {
   const started = performance.now()
-  const results: CrashCaseResult[] = []
+  const results: CrashCaseReport[] = []
   const { onResult: _onResult, ...caseOptions } = options
   for (const [index, testCase] of cases.entries()) {
     if (options.signal?.aborted) break
     const result = await runCrashCase(factory, testCase, caseOptions)
-    results.push(result)
+    results.push({ ...result, window: ambiguousWindow(result) })
     options.onResult?.(result, index, cases.length)
   }
   const total = (key: 'lost' | 'duplicated' | 'unexpected' | 'ambiguous') => results.reduce((sum, result) => sum + result[key], 0)
@@ -88,6 +94,7 @@ export async function runCrashMatrix(label: string, factory: ThrowawayFactory, c
     failed,
     crashedAsAimed: results.filter((result) => result.crashed).length,
     totals: { lost: total('lost'), duplicated: total('duplicated'), unexpected: total('unexpected'), ambiguous: total('ambiguous') },
+    window: sumWindows(results.map((result) => result.window)),
     ms: performance.now() - started,
     results,
   }

@@ -9,7 +9,7 @@
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { BotmeshError } from '../../core/errors.js'
-import { openBackend, parseBackendUrl, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../../backends/open.js'
+import { capabilitiesOf, openBackend, parseBackendUrl, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../../backends/open.js'
 import { heldByProcess } from '../session.js'
 
 export { ScopeRequiredError, UsageError } from '../errors.js'
@@ -43,7 +43,7 @@ export interface DashboardConnection {
 
 /** A connection to `target`; nothing opens until the first `use`. */
 export function connect(target: BackendTarget, options: Omit<OpenBackendOptions, 'access'> = {}): DashboardConnection {
-  return target.kind === 'file' ? new PerUseConnection(target, options) : new KeptConnection(target, options)
+  return capabilitiesOf(target).oneProcessAtATime ? new PerUseConnection(target, options) : new KeptConnection(target, options)
 }
 
 abstract class BaseConnection implements DashboardConnection {

@@ -8,7 +8,7 @@
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
 import { BotmeshError } from '../../core/errors.js'
-import type { BackendTarget } from '../../backends/backend-url.js'
+import { capabilitiesOf, type BackendTarget } from '../../backends/open.js'
 
 /** What `verify` found, whatever the backend. */
 export interface VerifyOutcome {
@@ -28,7 +28,7 @@ const VERIFY_PAGE = 1_000
 
 /** Whether the target is a journal file (file:, sqlite:) that verify reads without opening it as a backend. */
 export function isJournalFile(target: BackendTarget): boolean {
-  return (target.kind === 'file' || target.kind === 'sqlite') && !target.throwaway
+  return capabilitiesOf(target).verifiedAsFile
 }
 
 /** Verifies a file or SQLite journal without opening it as a backend (which would refuse damage or set up a schema). */
@@ -101,7 +101,7 @@ function shapeProblem(kind: RecordKind, state: string, record: Record<string, un
 
 /** The salvage of a damaged file journal into a new file (the damaged files are left as they are). */
 export async function salvage(target: BackendTarget, out: string): Promise<unknown> {
-  if (target.kind !== 'file' || target.throwaway) {
+  if (!capabilitiesOf(target).salvage || target.kind !== 'file' || target.throwaway) {
     throw new BotmeshError('NOT_APPLICABLE', `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
   }
   const { salvageJournal } = await import('../../backends/file/index.js')

@@ -22,7 +22,7 @@ export function outcomeView(outcome: BulkOutcome): Block[] {
   const blocks: Block[] = [
     { text: `${outcome.action}: ${outcome.succeeded} of ${outcome.attempted} done${outcome.failed ? `, ${outcome.failed} failed` : ''}${outcome.reason ? ` (reason: ${outcome.reason})` : ''}`, tone: outcome.failed ? 'red' : 'green' },
   ]
-  if (failures.length > 0) blocks.push(table([{ header: 'id', value: (i: ItemOutcome) => i.id }, { header: 'error', value: (i) => `${i.error?.code}: ${i.error?.message}`, maxWidth: 90 }], failures))
+  if (failures.length > 0) blocks.push(table([{ header: 'id', value: (i: ItemOutcome) => i.id, priority: 1 }, { header: 'error', value: (i) => `${i.error?.code}: ${i.error?.message}`, maxWidth: 90 }], failures))
   return blocks
 }
 

@@ -7,27 +7,33 @@ import { ago, duration, errorLine, iso } from './format.js'
 
 const STATE_TONES: Record<string, Tone> = { dead: 'red', failed: 'yellow', unknown: 'yellow', processing: 'cyan', sending: 'cyan', done: 'green', sent: 'green' }
 
-/** The columns of a record list; `withKind` adds the kind (the DLQ mixes both). */
+/**
+ * The columns of a record list; `withKind` adds the kind (the DLQ mixes both). On a narrow
+ * terminal the last error is cut first (`show` prints it whole), the id and state last.
+ */
 export function recordColumns(now: number, withKind: boolean): Column<RecordSummary>[] {
   return [
-    ...(withKind ? [{ header: 'kind', value: (r: RecordSummary) => r.kind }] : []),
-    { header: 'id', value: (r) => r.id, maxWidth: 48 },
-    { header: 'state', value: (r) => r.state, tone: (r) => STATE_TONES[r.state] },
-    { header: 'chat', value: (r) => r.chatId, maxWidth: 24 },
-    { header: 'attempts', value: (r) => r.attempts, align: 'right' },
-    { header: 'updated', value: (r) => ago(r.updatedAt, now) },
-    { header: 'last error', value: (r) => errorLine(r.lastError), maxWidth: 50 },
+    ...(withKind ? [{ header: 'kind', value: (r: RecordSummary) => r.kind, priority: 3 }] : []),
+    { header: 'id', value: (r) => r.id, maxWidth: 48, minWidth: 16, priority: 4 },
+    { header: 'state', value: (r) => r.state, tone: (r) => STATE_TONES[r.state], priority: 4 },
+    { header: 'chat', value: (r) => r.chatId, maxWidth: 24, priority: 1 },
+    { header: 'attempts', value: (r) => r.attempts, align: 'right', priority: 2 },
+    { header: 'updated', value: (r) => ago(r.updatedAt, now), priority: 2 },
+    { header: 'last error', value: (r) => errorLine(r.lastError), maxWidth: 50, minWidth: 20, priority: 0 },
   ]
 }
 
 /** A page of records, with how to get the next one. */
 export function recordPageView(now: number, withKind: boolean) {
-  return (page: RecordPage): Block[] => {
-    const blocks: Block[] = [table(recordColumns(now, withKind), page.records, '(no records)')]
-    if (page.scanLimited) blocks.push({ text: `read ${page.scanned} records without filling the page; more may match`, tone: 'dim' })
-    if (page.next) blocks.push({ text: `more: add --after ${page.next}`, tone: 'dim' })
-    return blocks
-  }
+  return (page: RecordPage): Block[] => [table(recordColumns(now, withKind), page.records, '(no records)'), ...pageNotes(page).map((text) => ({ text, tone: 'dim' as const }))]
+}
+
+/** What a page says after its records: that more may match, and how to get the next page. */
+export function pageNotes(page: RecordPage): string[] {
+  const notes: string[] = []
+  if (page.scanLimited) notes.push(`read ${page.scanned} records without filling the page; more may match`)
+  if (page.next) notes.push(`more: add --after ${page.next}`)
+  return notes
 }
 
 /** One or more records shown whole, each with why it is not running now. */

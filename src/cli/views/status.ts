@@ -10,11 +10,11 @@ export function scopesView(scopes: ScopeSummary[]): Block[] {
   return [
     table(
       [
-        { header: 'scope', value: (s: ScopeSummary) => s.scope, maxWidth: 70 },
-        { header: 'inbox', value: (s) => s.inbox, align: 'right' },
-        { header: 'outbox', value: (s) => s.outbox, align: 'right' },
-        { header: 'dead', value: (s) => s.dead, align: 'right', tone: (s) => (s.dead > 0 ? 'red' : undefined) },
-        { header: 'instances', value: (s) => s.instances, align: 'right' },
+        { header: 'scope', value: (s: ScopeSummary) => s.scope, maxWidth: 70, minWidth: 24, priority: 4 },
+        { header: 'inbox', value: (s) => s.inbox, align: 'right', priority: 1 },
+        { header: 'outbox', value: (s) => s.outbox, align: 'right', priority: 1 },
+        { header: 'dead', value: (s) => s.dead, align: 'right', tone: (s) => (s.dead > 0 ? 'red' : undefined), priority: 2 },
+        { header: 'instances', value: (s) => s.instances, align: 'right', priority: 1 },
       ],
       scopes,
       '(no scopes: the backend holds no records)',
@@ -22,23 +22,41 @@ export function scopesView(scopes: ScopeSummary[]): Block[] {
   ]
 }
 
+/** The states in the stats view, in the order a record moves through them (either journal's). */
+const STATS_STATES = ['pending', 'processing', 'sending', 'done', 'sent', 'failed', 'unknown', 'dead']
+
 /** Rates shown in the stats view (every metric is in --json). */
 const RATE_METRICS = ['inboundJournaled', 'outboxJournaled', 'outboxRetried', 'inboundDead', 'outboxDead'] as const
 
+/** One line of the stats table: a state (or the total, or the oldest pending age) across both journals. */
+interface StatsLine {
+  label: string
+  inbox: string | number
+  outbox: string | number
+}
+
+/**
+ * The journals side by side, a state a line (states are rows, so the table stays three columns
+ * wide and fits 80 columns whatever the counts).
+ */
 export function statsView(stats: Stats): Block[] {
-  const row = (kind: 'inbox' | 'outbox') => ({ kind, ...stats[kind].counts, total: stats[kind].total, oldest: stats[kind].oldestPendingAgeMs })
-  const states = ['pending', 'processing', 'sending', 'done', 'sent', 'failed', 'unknown', 'dead']
-  const rows = [row('inbox'), row('outbox')] as Record<string, number | string | null>[]
+  const count = (kind: 'inbox' | 'outbox', state: string) => stats[kind].counts[state] ?? ''
+  const age = (ms: number | null) => (ms === null ? '-' : duration(ms))
+  const lines: StatsLine[] = [
+    ...STATS_STATES.map((state) => ({ label: state, inbox: count('inbox', state), outbox: count('outbox', state) })),
+    { label: 'total', inbox: stats.inbox.total, outbox: stats.outbox.total },
+    { label: 'oldest pending', inbox: age(stats.inbox.oldestPendingAgeMs), outbox: age(stats.outbox.oldestPendingAgeMs) },
+  ]
+  const deadTone = (line: StatsLine) => (line.label === 'dead' && (Number(line.inbox) > 0 || Number(line.outbox) > 0) ? 'red' : undefined)
   return [
     { text: `scope ${stats.scope}`, tone: 'bold' },
     table(
       [
-        { header: '', value: (r: Record<string, number | string | null>) => r.kind },
-        ...states.map((state) => ({ header: state, value: (r: Record<string, number | string | null>) => (r[state] === undefined ? '' : r[state]), align: 'right' as const })),
-        { header: 'total', value: (r) => r.total, align: 'right' },
-        { header: 'oldest pending', value: (r) => (r.oldest === null ? '-' : duration(Number(r.oldest))) },
+        { header: 'state', value: (line: StatsLine) => line.label, tone: deadTone, priority: 2 },
+        { header: 'inbox', value: (line) => line.inbox, align: 'right', priority: 1 },
+        { header: 'outbox', value: (line) => line.outbox, align: 'right', priority: 1 },
       ],
-      rows,
+      lines,
     ),
     {
       fields: [
@@ -57,17 +75,17 @@ export function instancesView(now: number) {
   return (instances: InstanceView[]): Block[] => [
     table(
       [
-        { header: 'instance', value: (i: InstanceView) => i.instanceId, maxWidth: 50 },
-        { header: 'bot', value: (i) => i.botId },
-        { header: 'host', value: (i) => i.host },
-        { header: 'pid', value: (i) => i.pid, align: 'right' },
-        { header: 'status', value: (i) => (i.status === 'silent' ? `silent for ${duration(i.lastBeatAgoMs)}` : i.status), tone: (i) => (i.status === 'live' ? undefined : 'red') },
-        { header: 'up', value: (i) => duration(i.uptimeMs) },
-        { header: 'last beat', value: (i) => ago(i.lastBeatAt, now), tone: (i) => (i.live ? undefined : 'red') },
-        { header: 'last sweep', value: (i) => ago(i.lastSweepAt, now) },
-        { header: 'inbound', value: (i) => i.metrics.inboundJournaled ?? 0, align: 'right' },
-        { header: 'sends', value: (i) => i.metrics.outboxJournaled ?? 0, align: 'right' },
-        { header: 'dead', value: (i) => (i.metrics.inboundDead ?? 0) + (i.metrics.outboxDead ?? 0), align: 'right' },
+        { header: 'instance', value: (i: InstanceView) => i.instanceId, maxWidth: 50, minWidth: 20, priority: 5 },
+        { header: 'bot', value: (i) => i.botId, priority: 2 },
+        { header: 'host', value: (i) => i.host, priority: 1 },
+        { header: 'pid', value: (i) => i.pid, align: 'right', priority: 1 },
+        { header: 'status', value: (i) => (i.status === 'silent' ? `silent for ${duration(i.lastBeatAgoMs)}` : i.status), tone: (i) => (i.status === 'live' ? undefined : 'red'), minWidth: 18, priority: 5 },
+        { header: 'up', value: (i) => duration(i.uptimeMs), priority: 2 },
+        { header: 'last beat', value: (i) => ago(i.lastBeatAt, now), tone: (i) => (i.live ? undefined : 'red'), minWidth: 12, priority: 4 },
+        { header: 'last sweep', value: (i) => ago(i.lastSweepAt, now), priority: 0 },
+        { header: 'inbound', value: (i) => i.metrics.inboundJournaled ?? 0, align: 'right', priority: 1 },
+        { header: 'sends', value: (i) => i.metrics.outboxJournaled ?? 0, align: 'right', priority: 1 },
+        { header: 'dead', value: (i) => (i.metrics.inboundDead ?? 0) + (i.metrics.outboxDead ?? 0), align: 'right', priority: 3 },
       ],
       instances,
       '(no live instances: no bot has beaten in this scope recently)',
@@ -79,12 +97,12 @@ export function leasesView(leases: LeaseView[]): Block[] {
   return [
     table(
       [
-        { header: 'kind', value: (l: LeaseView) => l.kind },
-        { header: 'record', value: (l) => l.id, maxWidth: 48 },
-        { header: 'chat', value: (l) => l.chatId, maxWidth: 24 },
-        { header: 'owner', value: (l) => l.owner, maxWidth: 40 },
-        { header: 'token', value: (l) => l.token, align: 'right' },
-        { header: 'expires in', value: (l) => (l.expiresInMs >= 0 ? duration(l.expiresInMs) : `expired ${duration(-l.expiresInMs)} ago`), tone: (l) => (l.expiresInMs < 0 ? 'red' : undefined) },
+        { header: 'kind', value: (l: LeaseView) => l.kind, priority: 3 },
+        { header: 'record', value: (l) => l.id, maxWidth: 48, minWidth: 16, priority: 4 },
+        { header: 'chat', value: (l) => l.chatId, maxWidth: 24, priority: 1 },
+        { header: 'owner', value: (l) => l.owner, maxWidth: 40, priority: 2 },
+        { header: 'token', value: (l) => l.token, align: 'right', priority: 1 },
+        { header: 'expires in', value: (l) => (l.expiresInMs >= 0 ? duration(l.expiresInMs) : `expired ${duration(-l.expiresInMs)} ago`), tone: (l) => (l.expiresInMs < 0 ? 'red' : undefined), priority: 4 },
       ],
       leases,
       '(no active leases)',

@@ -1,0 +1,105 @@
+/**
+ * How a human view's blocks become text. On a terminal a table is compact (a bold header line, one
+ * line a row, no borders or separators) and fits the terminal's width (see table-fit.ts); field
+ * values wrap under their label. Off a terminal a table is plain aligned columns of whole values,
+ * so grep and awk see everything.
+ */
+import wrapAnsi from 'wrap-ansi'
+import { cutCell, fitColumns, padding, TABLE_LIMITS, type FitColumn } from './table-fit.js'
+
+/** Colours a cell or a line may ask for; dropped when colour is off. */
+export type Tone = 'red' | 'yellow' | 'green' | 'cyan' | 'dim' | 'bold'
+
+/** One column of a table: a header, how to get the cell from a row, and how much it matters on a narrow terminal. */
+export interface Column<T> extends FitColumn {
+  value(row: T): string | number | null | undefined
+  align?: 'left' | 'right'
+  tone?(row: T): Tone | undefined
+}
+
+/** What a human sees of a result: blocks printed in order. */
+export type Block =
+  | { table: { columns: Column<never>[]; rows: unknown[]; empty?: string } }
+  | { text: string; tone?: Tone }
+  | { fields: [label: string, value: string | number | null | undefined][] }
+
+/** Builds a table block with typed columns. */
+export function table<T>(columns: Column<T>[], rows: readonly T[], empty?: string): Block {
+  return { table: { columns: columns as Column<never>[], rows: [...rows], empty } }
+}
+
+/** Where blocks are drawn: a terminal (and how wide) or not, and how text is coloured and scrubbed. */
+export interface Canvas {
+  terminal: boolean
+  /** Columns of the terminal (ignored off one). */
+  width: number
+  paint(text: string, tone: Tone | undefined): string
+  scrub(text: string): string
+}
+
+/** One block as text, ending with a newline. */
+export function renderBlock(block: Block, canvas: Canvas): string {
+  if ('text' in block) return `${canvas.paint(canvas.scrub(block.text), block.tone)}\n`
+  if ('fields' in block) return renderFields(block.fields, canvas)
+  const { columns, rows, empty } = block.table
+  if (rows.length === 0) return `${canvas.paint(empty ?? '(none)', 'dim')}\n`
+  return canvas.terminal ? terminalTable(columns, rows, canvas) : plainTable(columns, rows, canvas)
+}
+
+function renderFields(fields: [string, string | number | null | undefined][], canvas: Canvas): string {
+  const labelWidth = Math.max(0, ...fields.map(([label]) => label.length))
+  const valueWidth = Math.max(TABLE_LIMITS.columnWidthMin * 4, canvas.width - labelWidth - TABLE_LIMITS.gap)
+  const indent = ' '.repeat(labelWidth + TABLE_LIMITS.gap)
+  return fields
+    .map(([label, value]) => {
+      const text = canvas.scrub(String(value ?? '-'))
+      const lines = canvas.terminal ? wrapAnsi(text, valueWidth, { hard: true, trim: true }).split('\n') : [text]
+      return `${canvas.paint(label.padEnd(labelWidth), 'bold')}${' '.repeat(TABLE_LIMITS.gap)}${lines.join(`\n${indent}`)}\n`
+    })
+    .join('')
+}
+
+/** A compact table cut to the terminal's width, the least important columns first. */
+function terminalTable(columns: Column<never>[], rows: unknown[], canvas: Canvas): string {
+  const cells = rows.map((row) => columns.map((column) => cellText(column, row as never, canvas)))
+  const headers = columns.map((column) => column.header.toUpperCase())
+  const fit = fitColumns(
+    columns.map((column, index) => ({ ...column, header: headers[index]! })),
+    cells,
+    canvas.width,
+  )
+  const gap = ' '.repeat(TABLE_LIMITS.gap)
+  const line = (texts: string[], tone: (index: number) => Tone | undefined) =>
+    fit.shown
+      .map((index) => {
+        const cut = cutCell(texts[index]!, fit.widths[index]!)
+        const pad = padding(cut, fit.widths[index]!)
+        const painted = canvas.paint(cut, tone(index))
+        return columns[index]!.align === 'right' ? pad + painted : painted + pad
+      })
+      .join(gap)
+      .trimEnd()
+  const out = [line(headers, () => 'bold'), ...rows.map((row, n) => line(cells[n]!, (index) => columns[index]!.tone?.(row as never)))]
+  if (fit.hidden.length > 0) out.push(canvas.paint(cutCell(`hidden to fit: ${fit.hidden.join(', ').toLowerCase()} (-o json shows all)`, canvas.width), 'dim'))
+  return `${out.join('\n')}\n`
+}
+
+/** Aligned columns without colour, for pipes and files: whole values, one row a line. */
+function plainTable(columns: Column<never>[], rows: unknown[], canvas: Canvas): string {
+  const cells = [columns.map((column) => column.header.toUpperCase()), ...rows.map((row) => columns.map((column) => cellText(column, row as never, canvas)))]
+  const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index]!.length)))
+  return cells
+    .map((line) =>
+      line
+        .map((cell, index) => (columns[index]!.align === 'right' ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!)))
+        .join(' '.repeat(TABLE_LIMITS.gap))
+        .trimEnd(),
+    )
+    .join('\n')
+    .concat('\n')
+}
+
+function cellText(column: Column<never>, row: never, canvas: Canvas): string {
+  const value = column.value(row)
+  return canvas.scrub(value === null || value === undefined ? '-' : String(value).replace(/\s+/g, ' '))
+}

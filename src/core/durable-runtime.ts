@@ -13,6 +13,7 @@ import { DurabilityEngine, type EngineEvents } from './durability/engine.js'
 import { Durability } from './durability/facade.js'
 import type { HeldRecord } from './durability/held-record.js'
 import { admitInbound } from './durability/inbox.js'
+import { ChatTurns } from './durability/chat-turns.js'
 import { InstanceBeat } from './durability/instances.js'
 import { inboxRecordId, sendKey } from './durability/keys.js'
 import { LIMITS } from './durability/limits.js'
@@ -52,6 +53,8 @@ export class DurableRuntime {
   readonly #beat: InstanceBeat
   readonly #sweepLoop: BackgroundLoop
   readonly #beatLoop: BackgroundLoop
+  /** Chat turns across replicas (durability.coordination), or undefined: this process's chat queue only. */
+  readonly #turns: ChatTurns | undefined
   /** Event ids admitted lately by this process: a redelivery is recognised without a round trip. */
   readonly #recent = new Set<string>()
   /** Admissions in flight, by event id: a redelivery meanwhile is answered as the first one is. */
@@ -66,6 +69,7 @@ export class DurableRuntime {
     this.backend = deps.options.backend ?? new MemoryDurability()
     this.config = resolveDurabilityConfig(deps.options, deps.namespace, this.backend)
     this.engine = new DurabilityEngine(this.backend, this.config, deps.scopeId, deps.events)
+    this.#turns = this.config.coordination ? new ChatTurns(this.engine, this.config.coordination.turnLeaseMs) : undefined
     const transport = this.#transport()
     this.#outbox = new Outbox(this.engine, transport)
     this.#sweeper = new Sweeper(this.engine, this.#outbox, transport, (held) => this.#run(held, undefined))
@@ -89,6 +93,7 @@ export class DurableRuntime {
   async stop(): Promise<void> {
     await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop()])
     await this.engine.keeper.stop()
+    await this.#turns?.stop()
     await this.#beat.remove().catch((error) => this.deps.events.error(error))
     await this.backend.stop()
   }
@@ -216,8 +221,24 @@ export class DurableRuntime {
     // handler keeps its lease through the heartbeat, and the sweeper never claims it from us.
     this.engine.keeper.add(held)
     const deps = { engine: this.engine, dispatcher: this.deps.dispatcher, provider: this.deps.provider, store: this.deps.store, scopeId: this.deps.scopeId, origin: this.#origin }
-    const work = this.deps.inboundQueue.run(held.record.chatId, () => runInbound(deps, held, live).finally(() => this.engine.keeper.remove(held)))
+    const run = () => this.deps.inboundQueue.run(held.record.chatId, () => runInbound(deps, held, live))
+    const work = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).finally(() => this.engine.keeper.remove(held))
     void this.deps.track(work).catch((error) => this.deps.events.error(error))
+  }
+
+  /**
+   * Runs a message once it holds its chat's turn. The turn is awaited before the chat queue, so a
+   * message this process claims from a dead replica, earlier in the chat than one it already runs,
+   * is ordered by the turn alone and never waits behind a message that waits for it.
+   */
+  async #inTurn(turns: ChatTurns, held: HeldRecord<'inbox'>, run: () => Promise<void>): Promise<void> {
+    const turn = await turns.take(held)
+    if (!turn) return
+    try {
+      await run()
+    } finally {
+      await turns.release(turn)
+    }
   }
 
   async #dispatchUnjournaled(event: InboundEvent): Promise<void> {

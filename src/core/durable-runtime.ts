@@ -14,6 +14,7 @@ import { Durability } from './durability/facade.js'
 import type { HeldRecord } from './durability/held-record.js'
 import { admitInbound } from './durability/inbox.js'
 import { ChatTurns } from './durability/chat-turns.js'
+import { TransportSession } from './transport-session.js'
 import { InstanceBeat } from './durability/instances.js'
 import { inboxRecordId, sendKey } from './durability/keys.js'
 import { LIMITS } from './durability/limits.js'
@@ -55,6 +56,7 @@ export class DurableRuntime {
   readonly #beatLoop: BackgroundLoop
   /** Chat turns across replicas (durability.coordination), or undefined: this process's chat queue only. */
   readonly #turns: ChatTurns | undefined
+  readonly #session: TransportSession
   /** Event ids admitted lately by this process: a redelivery is recognised without a round trip. */
   readonly #recent = new Set<string>()
   /** Admissions in flight, by event id: a redelivery meanwhile is answered as the first one is. */
@@ -70,6 +72,7 @@ export class DurableRuntime {
     this.config = resolveDurabilityConfig(deps.options, deps.namespace, this.backend)
     this.engine = new DurabilityEngine(this.backend, this.config, deps.scopeId, deps.events)
     this.#turns = this.config.coordination ? new ChatTurns(this.engine, this.config.coordination.turnLeaseMs) : undefined
+    this.#session = new TransportSession(this.engine, deps.provider)
     const transport = this.#transport()
     this.#outbox = new Outbox(this.engine, transport)
     this.#sweeper = new Sweeper(this.engine, this.#outbox, transport, (held) => this.#run(held, undefined))
@@ -80,7 +83,8 @@ export class DurableRuntime {
     this.durability = new Durability(this.engine, () => this.wake())
   }
 
-  async start(): Promise<void> {
+  /** Starts the journals and the sweeper, then the transport: at once, or once elected with providerSession 'leader'. */
+  async start(startTransport: () => Promise<void>): Promise<void> {
     await this.backend.start()
     await this.engine.clock.sync()
     this.#beatLoop.start()
@@ -88,9 +92,27 @@ export class DurableRuntime {
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
     await this.#sweepOnce().catch((error) => this.deps.events.error(error))
     this.#sweepLoop.start(false)
+    await this.#session.start(startTransport)
   }
 
+  /** Whether this replica's transport runs (a standby of a leader-only session has none). */
+  get transportRunning(): boolean {
+    return this.#session.running
+  }
+
+  /** Whether this replica holds the leader-only transport session (undefined without one). */
+  isLeader(): boolean | undefined {
+    return this.#session.isLeader()
+  }
+
+  /** The chats whose turn this replica holds now. */
+  heldChats(): string[] {
+    return this.#turns?.heldChats() ?? []
+  }
+
+
   async stop(): Promise<void> {
+    await this.#session.stop().catch((error) => this.deps.events.error(error))
     await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop()])
     await this.engine.keeper.stop()
     await this.#turns?.stop()
@@ -256,7 +278,7 @@ export class DurableRuntime {
     return {
       textLimit: provider.textLimit,
       send: (chatId, content) => provider.send(chatId, content),
-      isStandby: () => provider.session === 'leader' && provider.isLeader?.() === false,
+      isStandby: () => this.#session.isStandby(),
       afterSend: (record, messageId) => this.#afterSend(record.chatId, decodePayload(record.payload), record.key, messageId),
     }
   }

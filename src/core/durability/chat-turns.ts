@@ -59,7 +59,8 @@ export class ChatTurns {
     const { chatId, id, createdAt } = message.record
     let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
     for (let waitMs: number = LIMITS.turnWaitMinMs; ; ) {
-      if (message.lost) return undefined
+      // Lost, or its lease is over by our clock (this process was frozen or cut off): its new holder takes the turn.
+      if (message.lost || (message.record.lease?.expiresAt ?? Infinity) <= this.engine.now()) return undefined
       const step = await this.#nextStep(current, chatId, { id, createdAt })
       if (step.write) {
         const [result] = await this.engine.journal.write('turn.claim', [{ kind: 'turns', record: step.write, expectVersion: current?.version ?? 0 }])

@@ -61,6 +61,8 @@ export function instancesView(now: number) {
         { header: 'bot', value: (i) => i.botId },
         { header: 'host', value: (i) => i.host },
         { header: 'pid', value: (i) => i.pid, align: 'right' },
+        { header: 'role', value: (i) => (i.leader ? 'leader' : '') },
+        { header: 'turns', value: (i) => turnsCell(i.turns ?? []), maxWidth: 30 },
         { header: 'status', value: (i) => (i.status === 'silent' ? `silent for ${duration(i.lastBeatAgoMs)}` : i.status), tone: (i) => (i.status === 'live' ? undefined : 'red') },
         { header: 'up', value: (i) => duration(i.uptimeMs) },
         { header: 'last beat', value: (i) => ago(i.lastBeatAt, now), tone: (i) => (i.live ? undefined : 'red') },
@@ -90,4 +92,9 @@ export function leasesView(leases: LeaseView[]): Block[] {
       '(no active leases)',
     ),
   ]
+}
+
+/** The chats whose turn a replica holds: the first two, and how many more. */
+function turnsCell(turns: string[]): string {
+  return turns.length > 2 ? `${turns.slice(0, 2).join(' ')} +${turns.length - 2}` : turns.join(' ')
 }

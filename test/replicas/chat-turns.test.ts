@@ -5,8 +5,15 @@
  * arrival order, every reply once. Also: a holder that stops renewing loses the turn by lease, and
  * its late release is refused and counted in staleLeases; the round trips the turns cost per message.
  */
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { MemoryDurability } from '../../src/backends/memory/index.js'
+import { SQLiteStore } from '../../src/backends/sqlite/index.js'
+import { SharedFileEventJournal } from '../../src/backends/events/index.js'
+import { eventsDurability } from '../../src/backends/events/durability.js'
+import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import type { Bot } from '../../src/core/bot.js'
 import { ChatTurns } from '../../src/core/durability/chat-turns.js'
 import { resolveDurabilityConfig } from '../../src/core/durability/config.js'
@@ -24,7 +31,11 @@ const PER_CHAT = 6
 /** Start and end of every handler run, per chat, in the order they happened. */
 type Mark = { chatId: string; id: string; bot: string; at: 'start' | 'end' }
 
-async function replicas(shared: MemoryDurability, marks: Mark[], coordination: boolean, count = 3): Promise<TestBot[]> {
+/** The backend object of replica n: one shared object, or one per replica over the same file (as separate processes would open it). */
+type BackendOf = (n: number) => DurabilityBackend | Promise<DurabilityBackend>
+
+async function replicas(shared: MemoryDurability | BackendOf, marks: Mark[], coordination: boolean, count = 3): Promise<TestBot[]> {
+  const backendOf: BackendOf = typeof shared === 'function' ? shared : () => shared
   const setup = (name: string) => (bot: Bot) =>
     bot.when(TEXT, async (ctx) => {
       marks.push({ chatId: ctx.chatId, id: ctx.message.id, bot: name, at: 'start' })
@@ -34,8 +45,8 @@ async function replicas(shared: MemoryDurability, marks: Mark[], coordination: b
       marks.push({ chatId: ctx.chatId, id: ctx.message.id, bot: name, at: 'end' })
     })
   return Promise.all(
-    Array.from({ length: count }, (_, n) =>
-      bots.start({ botId: 'turns', durability: fast({ backend: shared, instanceId: `r${n}`, ...(coordination ? { coordination: true } : {}) }), setup: setup(`r${n}`) }),
+    Array.from({ length: count }, async (_, n) =>
+      bots.start({ botId: 'turns', durability: fast({ backend: await backendOf(n), instanceId: `r${n}`, ...(coordination ? { coordination: true } : {}) }), setup: setup(`r${n}`) }),
     ),
   )
 }
@@ -81,6 +92,42 @@ describe('chat turns across replicas', () => {
     // Every replica ran handlers: the chats really were spread.
     expect(new Set(marks.map((m) => m.bot)).size).toBe(3)
   })
+
+  const dirs: string[] = []
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  })
+  const tempFile = (name: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'botmesh-turns-'))
+    dirs.push(dir)
+    return join(dir, name)
+  }
+  const onOneHost: [string, () => BackendOf][] = [
+    [
+      'SQLite (one store object per replica over one file)',
+      () => {
+        const file = tempFile('bot.db')
+        return () => new SQLiteStore({ file }).durability()
+      },
+    ],
+    [
+      'a SharedFileEventJournal (one journal object per replica over one file)',
+      () => {
+        const file = tempFile('events.json')
+        return async () => eventsDurability({ journal: await SharedFileEventJournal.open(file) })
+      },
+    ],
+  ]
+  it.each(onOneHost)('serialize each chat the same way on %s', async (_name, backends) => {
+    const marks: Mark[] = []
+    const group = await replicas(backends(), marks, true)
+    await spread(group)
+    await waitFor(() => marks.filter((m) => m.at === 'end').length === CHATS * PER_CHAT, { timeoutMs: 60_000, message: 'every handler ran' })
+    expect(overlaps(marks)).toEqual([])
+    const replies = group.flatMap((t) => t.provider.texts())
+    expect(new Set(replies).size).toBe(CHATS * PER_CHAT)
+    expect(replies.length).toBe(CHATS * PER_CHAT)
+  }, 90_000)
 
   it('without coordination the same spread overlaps (the oracle can fail)', async () => {
     const marks: Mark[] = []

@@ -46,3 +46,14 @@ describe('botmesh instances with coordinated replicas', () => {
     await backend.stop()
   })
 })
+
+describe('the dashboard instance detail with coordinated replicas', () => {
+  it('names the leader and the chat turns an instance holds', async () => {
+    const { instanceDetail } = await import('../../src/tui/detail-lines.js')
+    const base = { ...instance('r0'), live: true, status: 'live' as const, lastBeatAgoMs: 1_000, uptimeMs: 60_000 }
+    const lines = instanceDetail({ ...base, leader: true, turns: ['c1', 'c2'] }, NOW).lines.join('\n')
+    expect(lines).toMatch(/role .*leader/)
+    expect(lines).toMatch(/chat turns .*c1 c2/)
+    expect(instanceDetail({ ...base, leader: false, turns: [] }, NOW).lines.join('\n')).not.toMatch(/role|chat turns/)
+  })
+})

@@ -130,6 +130,7 @@ export class Bot extends EventEmitter {
     if (!this.#started) return
     this.#started = false
     if (!this.#durable || this.#durable.transportRunning) await this.provider.stop()
+    this.#durable?.stopping()
     await this.#settle(LIMITS.stopTimeoutMs)
     await this.#durable?.stop()
     await this.store.stop?.()

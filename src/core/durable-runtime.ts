@@ -105,11 +105,6 @@ export class DurableRuntime {
     return this.#session.isLeader()
   }
 
-  /** The chats whose turn this replica holds now. */
-  heldChats(): string[] {
-    return this.#turns?.heldChats() ?? []
-  }
-
 
   async stop(): Promise<void> {
     await this.#session.stop().catch((error) => this.deps.events.error(error))
@@ -118,6 +113,11 @@ export class DurableRuntime {
     await this.#turns?.stop()
     await this.#beat.remove().catch((error) => this.deps.events.error(error))
     await this.backend.stop()
+  }
+
+  /** The bot is stopping: messages waiting for a chat turn held elsewhere stop waiting (their leases pass them on). */
+  stopping(): void {
+    this.#turns?.abandonWaits()
   }
 
   /** The inbound message whose handler is running in this async context, if any. */

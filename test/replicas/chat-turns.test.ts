@@ -196,3 +196,34 @@ describe('chat turns across replicas', () => {
     await Promise.all([turnsB.stop(), backend.stop()])
   })
 })
+
+describe('the coordination option', () => {
+  const namespace = { tenantId: 't', environmentId: 'e', botId: 'b', connectionId: 'c' }
+  it('takes true (turns leased like the inbox, the session for 10 s) or { turnLeaseMs, sessionLeaseMs }; off by default', () => {
+    const backend = new MemoryDurability()
+    expect(resolveDurabilityConfig({}, namespace, backend)).toMatchObject({ coordination: null, providerSession: 'any' })
+    expect(resolveDurabilityConfig({ coordination: true, inbox: { leaseMs: '30s' } }, namespace, backend)).toMatchObject({ coordination: { turnLeaseMs: 30_000 }, sessionLeaseMs: 10_000 })
+    expect(resolveDurabilityConfig({ coordination: { turnLeaseMs: '2s', sessionLeaseMs: 500 }, providerSession: 'leader' }, namespace, backend)).toMatchObject({ coordination: { turnLeaseMs: 2_000 }, sessionLeaseMs: 500, providerSession: 'leader' })
+    expect(() => resolveDurabilityConfig({ coordination: { turnLeaseMs: 5 } }, namespace, backend)).toThrow(/turnLeaseMs must be at least 20 ms/)
+  })
+})
+
+describe('stopping a coordinated replica', () => {
+  it('does not wait for a chat turn another replica holds: the waiting message is left to its lease', async () => {
+    const shared = new MemoryDurability()
+    let open = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const slow = (bot: Bot) => bot.when(TEXT, async () => gate)
+    const [holder, waiter] = await Promise.all(['h', 'w'].map((id) => bots.start({ botId: 'stop', durability: fast({ backend: shared, instanceId: id, coordination: { turnLeaseMs: '60s' } }), setup: slow })))
+    await holder!.provider.receive({ id: 'm1', chatId: 'c', text: 'first' })
+    const journal = shared.journal(holder!.bot.durability!.scope)
+    await waitFor(async () => (await journal.read('turns', ['c']))[0]?.record.holder?.owner === 'h', { timeoutMs: 5_000, message: 'h holds the turn' })
+    await waiter!.provider.receive({ id: 'm2', chatId: 'c', text: 'second' })
+    await waitFor(async () => (await journal.read('turns', ['c']))[0]?.record.queue.length === 2, { timeoutMs: 5_000, message: 'm2 queued' })
+    const stopped = waiter!.bot.stop().then(() => 'stopped')
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000).unref())
+    expect(await Promise.race([stopped, timeout])).toBe('stopped')
+    bots.abandon(waiter!)
+    open()
+  })
+})

@@ -36,6 +36,7 @@ export class ChatTurns {
   readonly #waiters = new Map<string, Set<() => void>>()
   /** Chats whose turn record one waiter of this process is reading now (the others take its answer). */
   readonly #polling = new Set<string>()
+  #stopping = false
   readonly #renewal: BackgroundLoop
 
   constructor(
@@ -60,7 +61,8 @@ export class ChatTurns {
     let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
     for (let waitMs: number = LIMITS.turnWaitMinMs; ; ) {
       // Lost, or its lease is over by our clock (this process was frozen or cut off): its new holder takes the turn.
-      if (message.lost || (message.record.lease?.expiresAt ?? Infinity) <= this.engine.now()) return undefined
+      // Stopping: the message is left to its lease (a restart with this instanceId takes it back at once).
+      if (this.#stopping || message.lost || (message.record.lease?.expiresAt ?? Infinity) <= this.engine.now()) return undefined
       const step = await this.#nextStep(current, chatId, { id, createdAt })
       if (step.write) {
         const [result] = await this.engine.journal.write('turn.claim', [{ kind: 'turns', record: step.write, expectVersion: current?.version ?? 0 }])
@@ -102,7 +104,14 @@ export class ChatTurns {
     for (const wake of this.#waiters.get(chatId) ?? []) wake()
   }
 
+  /** Messages still waiting for a turn stop waiting (the bot is stopping); held turns are kept until released. */
+  abandonWaits(): void {
+    this.#stopping = true
+    for (const chatId of [...this.#waiters.keys()]) this.#wake(chatId)
+  }
+
   async stop(): Promise<void> {
+    this.abandonWaits()
     await this.#renewal.stop()
   }
 

@@ -172,7 +172,9 @@ export class DurableRuntime {
     let admitted: Awaited<ReturnType<typeof admitInbound>>
     try {
       const journaled = journalEvent(event, this.deps.provider, { mediaRefs: this.config.inbox.mediaRefs, warn: this.deps.events.warn })
-      admitted = await admitInbound(this.engine, event, journaled, this.deps.provider.name)
+      // With coordination the message takes its place in its chat's turn queue first: that is its arrival.
+      const arrivedAt = this.#turns ? await this.#turns.join(event.chatId, id) : undefined
+      admitted = await admitInbound(this.engine, event, journaled, this.deps.provider.name, arrivedAt)
     } catch (cause) {
       // Forget it, so the channel's redelivery is processed.
       this.#recent.delete(id)

@@ -34,7 +34,7 @@ type Mark = { chatId: string; id: string; bot: string; at: 'start' | 'end' }
 /** The backend object of replica n: one shared object, or one per replica over the same file (as separate processes would open it). */
 type BackendOf = (n: number) => DurabilityBackend | Promise<DurabilityBackend>
 
-/** Leases and polling for backends on files: generous, so a loaded machine never lets a lease lapse mid-handler. */
+/** Leases and polling generous enough that a loaded machine never lets a lease lapse mid-handler. */
 const ON_FILES = { pollMs: 100, inbox: { leaseMs: 5_000 }, outbox: { leaseMs: 5_000 } }
 
 async function replicas(shared: MemoryDurability | BackendOf, marks: Mark[], coordination: boolean, count = 3): Promise<TestBot[]> {
@@ -49,7 +49,7 @@ async function replicas(shared: MemoryDurability | BackendOf, marks: Mark[], coo
     })
   return Promise.all(
     Array.from({ length: count }, async (_, n) =>
-      bots.start({ botId: 'turns', durability: fast({ ...(typeof shared === 'function' ? ON_FILES : {}), backend: await backendOf(n), instanceId: `r${n}`, ...(coordination ? { coordination: true } : {}) }), setup: setup(`r${n}`) }),
+      bots.start({ botId: 'turns', durability: fast({ ...ON_FILES, backend: await backendOf(n), instanceId: `r${n}`, ...(coordination ? { coordination: true } : {}) }), setup: setup(`r${n}`) }),
     ),
   )
 }
@@ -160,7 +160,7 @@ describe('chat turns across replicas', () => {
     const extraPerMessage = (coordinated.total - plain.total) / 20
     console.log(`chat turns, one replica, 20 messages of one chat: ${plain.total} journal reads+writes without coordination, ${coordinated.total} with (${extraPerMessage} extra per message; ${coordinated.turns} turn writes)`)
     expect(extraPerMessage).toBeGreaterThan(0)
-    expect(extraPerMessage).toBeLessThanOrEqual(3)
+    expect(extraPerMessage).toBeLessThanOrEqual(4)
   })
 
   it('pass a turn on once its holder stops renewing; the late release is refused and counted in staleLeases', async () => {

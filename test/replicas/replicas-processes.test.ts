@@ -176,12 +176,9 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
       const fenced = (run: { id: string; replica: string }) => run.replica === frozen.name && !completedBy(frozen.name, run.id)
       const fencedRuns = [...new Set(lines.flatMap((line) => ('turn' in line && fenced(line.turn) ? [line.turn.id] : [])))]
       const overlapping = overlaps(lines, fenced)
-      // Bursts in arrival order: the runs, by start time, follow the inbox records' createdAt. A message the
-      // frozen replica admitted may have been frozen before it joined its chat's turn queue: the next
-      // message then goes first (README, Running N replicas); those are left out of the order check.
-      const admittedByFrozen = new Set(lines.flatMap((line) => ('lease' in line && line.lease.replica === frozen.name && line.lease.write === 'inbox.admit' ? [line.lease.id] : [])))
+      // Bursts in arrival order: the runs, by start time, follow the inbox records' createdAt.
       for (let c = 0; c < CHATS; c++) {
-        const ids = chatMessages(c).burst.map((event) => recordId(event.id, event.chatId)).filter((id) => !admittedByFrozen.has(id))
+        const ids = chatMessages(c).burst.map((event) => recordId(event.id, event.chatId))
         const records = (await journal.read('inbox', ids)).map((found) => found!.record)
         const arrival = [...records].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((r) => r.id)
         const starts = lines.flatMap((line) => ('turn' in line && line.turn.at === 'start' && ids.includes(line.turn.id) && !fenced(line.turn) ? [line.turn] : []))

@@ -53,6 +53,29 @@ export class ChatTurns {
   }
 
   /**
+   * Queues a message that is about to be journaled at the end of its chat's turn queue, and returns
+   * its arrival time: never before the last message queued, so the queue's order (the order in
+   * which the journal took the messages, whichever replica they landed on) and the inbox records'
+   * createdAt order are one and the same.
+   */
+  async join(chatId: string, id: string): Promise<number> {
+    let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
+    for (;;) {
+      const record: TurnRecord = current?.record ?? { chatId, queue: [], holder: null, fencingToken: 0, updatedAt: 0 }
+      const queued = record.queue.find((entry) => entry.id === id)
+      if (queued) return queued.createdAt
+      const now = this.engine.now()
+      const createdAt = Math.max(now, (record.queue.at(-1)?.createdAt ?? 0) + 1)
+      const next: TurnRecord = { ...record, queue: withEntry(record.queue, { id, createdAt }), updatedAt: now }
+      if (next.queue === record.queue) return createdAt
+      const [result] = await this.engine.journal.write('turn.queue', [{ kind: 'turns', record: next, expectVersion: current?.version ?? 0 }])
+      current = result!.ok ? { record: next, version: result!.version } : (result!.current as Found)
+      this.#remember(chatId, current)
+      if (result!.ok) return createdAt
+    }
+  }
+
+  /**
    * Waits for the chat's turn of `message` (queued in arrival order meanwhile) and takes it. Undefined
    * when this process lost the message's own lease while waiting: its new holder takes the turn.
    */
@@ -126,7 +149,7 @@ export class ChatTurns {
       const lease = { ...this.engine.lease('inbox', token), expiresAt: now + this.leaseMs }
       return { write: { ...record, queue, holder: { ...lease, inboxId: entry.id }, fencingToken: token, updatedAt: now }, taking: true }
     }
-    if (!holderLive && queue[0] && (await this.#finished(queue[0].id))) {
+    if (!holderLive && queue[0] && (await this.#finished(queue[0]))) {
       // The head's run ended without a release (its replica died after marking it done): drop it.
       return { write: { ...record, queue: queue.slice(1), holder: null, updatedAt: now }, again: true }
     }
@@ -134,10 +157,15 @@ export class ChatTurns {
     return {}
   }
 
-  /** Whether a queued message no longer waits for its turn: done, failed (it queues again on its retry), dead, or gone. */
-  async #finished(inboxId: string): Promise<boolean> {
-    const [found] = await this.engine.journal.read('inbox', [inboxId])
-    return !found || !WAITING_STATES.has(found.record.state)
+  /**
+   * Whether a queued message no longer waits for its turn: done, failed (it queues again on its
+   * retry), dead; or never journaled (its replica died between queueing and journaling it) once a
+   * turn lease has passed since it was queued: a message being journaled right now keeps its place.
+   */
+  async #finished(entry: { id: string; createdAt: number }): Promise<boolean> {
+    const [found] = await this.engine.journal.read('inbox', [entry.id])
+    if (!found) return entry.createdAt + this.leaseMs <= this.engine.now()
+    return !WAITING_STATES.has(found.record.state)
   }
 
   #hold(chatId: string, inboxId: string, token: number): HeldTurn {

@@ -118,8 +118,10 @@ export class Bot extends EventEmitter {
   async start(): Promise<void> {
     if (this.#started) return
     await this.store.start?.()
-    await this.#durable?.start()
-    await this.provider.start((event) => this.#receive(event))
+    const startTransport = () => this.provider.start((event) => this.#receive(event))
+    // With providerSession 'leader' the runtime starts the transport once this replica is elected.
+    if (this.#durable) await this.#durable.start(startTransport)
+    else await startTransport()
     this.#started = true
   }
 
@@ -127,7 +129,8 @@ export class Bot extends EventEmitter {
   async stop(): Promise<void> {
     if (!this.#started) return
     this.#started = false
-    await this.provider.stop()
+    if (!this.#durable || this.#durable.transportRunning) await this.provider.stop()
+    this.#durable?.stopping()
     await this.#settle(LIMITS.stopTimeoutMs)
     await this.#durable?.stop()
     await this.store.stop?.()

@@ -13,6 +13,8 @@ import { DurabilityEngine, type EngineEvents } from './durability/engine.js'
 import { Durability } from './durability/facade.js'
 import type { HeldRecord } from './durability/held-record.js'
 import { admitInbound } from './durability/inbox.js'
+import { ChatTurns } from './durability/chat-turns.js'
+import { TransportSession } from './transport-session.js'
 import { InstanceBeat } from './durability/instances.js'
 import { inboxRecordId, sendKey } from './durability/keys.js'
 import { LIMITS } from './durability/limits.js'
@@ -53,6 +55,9 @@ export class DurableRuntime {
   readonly #beat: InstanceBeat
   readonly #sweepLoop: BackgroundLoop
   readonly #beatLoop: BackgroundLoop
+  /** Chat turns across replicas (durability.coordination), or undefined: this process's chat queue only. */
+  readonly #turns: ChatTurns | undefined
+  readonly #session: TransportSession
   /** Event ids admitted lately by this process: a redelivery is recognised without a round trip. */
   readonly #recent = new Set<string>()
   /** Admissions in flight, by event id: a redelivery meanwhile is answered as the first one is. */
@@ -69,6 +74,8 @@ export class DurableRuntime {
     this.config = resolveDurabilityConfig(deps.options, deps.namespace, this.backend)
     this.#tracing = deps.options.tracing ?? NO_TRACING
     this.engine = new DurabilityEngine(this.backend, this.config, deps.scopeId, deps.events)
+    this.#turns = this.config.coordination ? new ChatTurns(this.engine, this.config.coordination.turnLeaseMs) : undefined
+    this.#session = new TransportSession(this.engine, deps.provider)
     const transport = this.#transport()
     this.#outbox = new Outbox(this.engine, transport)
     this.#sweeper = new Sweeper(this.engine, this.#outbox, transport, (held) => this.#run(held, undefined))
@@ -79,7 +86,8 @@ export class DurableRuntime {
     this.durability = new Durability(this.engine, () => this.wake())
   }
 
-  async start(): Promise<void> {
+  /** Starts the journals and the sweeper, then the transport: at once, or once elected with providerSession 'leader'. */
+  async start(startTransport: () => Promise<void>): Promise<void> {
     await this.backend.start()
     await this.engine.clock.sync()
     this.#beatLoop.start()
@@ -87,13 +95,32 @@ export class DurableRuntime {
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
     await this.#sweepOnce().catch((error) => this.deps.events.error(error))
     this.#sweepLoop.start(false)
+    await this.#session.start(startTransport)
   }
 
+  /** Whether this replica's transport runs (a standby of a leader-only session has none). */
+  get transportRunning(): boolean {
+    return this.#session.running
+  }
+
+  /** Whether this replica holds the leader-only transport session (undefined without one). */
+  isLeader(): boolean | undefined {
+    return this.#session.isLeader()
+  }
+
+
   async stop(): Promise<void> {
+    await this.#session.stop().catch((error) => this.deps.events.error(error))
     await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop()])
     await this.engine.keeper.stop()
+    await this.#turns?.stop()
     await this.#beat.remove().catch((error) => this.deps.events.error(error))
     await this.backend.stop()
+  }
+
+  /** The bot is stopping: messages waiting for a chat turn held elsewhere stop waiting (their leases pass them on). */
+  stopping(): void {
+    this.#turns?.abandonWaits()
   }
 
   /** The inbound message whose handler is running in this async context, if any. */
@@ -149,7 +176,9 @@ export class DurableRuntime {
     let admitted: Awaited<ReturnType<typeof admitInbound>>
     try {
       const journaled = journalEvent(event, this.deps.provider, { mediaRefs: this.config.inbox.mediaRefs, warn: this.deps.events.warn })
-      admitted = await admitInbound(this.engine, event, journaled, this.deps.provider.name)
+      // With coordination the message takes its place in its chat's turn queue first: that is its arrival.
+      const arrivedAt = this.#turns ? await this.#turns.join(event.chatId, id) : undefined
+      admitted = await admitInbound(this.engine, event, journaled, this.deps.provider.name, arrivedAt)
     } catch (cause) {
       // Forget it, so the channel's redelivery is processed.
       this.#recent.delete(id)
@@ -222,9 +251,24 @@ export class DurableRuntime {
     this.engine.keeper.add(held)
     const deps = { engine: this.engine, dispatcher: this.deps.dispatcher, provider: this.deps.provider, store: this.deps.store, scopeId: this.deps.scopeId, origin: this.#origin }
     const message = { inboundId: held.id, chatId: held.record.chatId, provider: this.deps.provider.name, replay: !live }
-    const run = () => this.#tracing.handle(message, () => runInbound(deps, held, live)).finally(() => this.engine.keeper.remove(held))
-    const work = this.deps.inboundQueue.run(held.record.chatId, run)
+    const run = () => this.deps.inboundQueue.run(held.record.chatId, () => this.#tracing.handle(message, () => runInbound(deps, held, live)))
+    const work = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).finally(() => this.engine.keeper.remove(held))
     void this.deps.track(work).catch((error) => this.deps.events.error(error))
+  }
+
+  /**
+   * Runs a message once it holds its chat's turn. The turn is awaited before the chat queue, so a
+   * message this process claims from a dead replica, earlier in the chat than one it already runs,
+   * is ordered by the turn alone and never waits behind a message that waits for it.
+   */
+  async #inTurn(turns: ChatTurns, held: HeldRecord<'inbox'>, run: () => Promise<void>): Promise<void> {
+    const turn = await turns.take(held)
+    if (!turn) return
+    try {
+      await run()
+    } finally {
+      await turns.release(turn)
+    }
   }
 
   async #dispatchUnjournaled(event: InboundEvent): Promise<void> {
@@ -242,7 +286,7 @@ export class DurableRuntime {
     return {
       textLimit: provider.textLimit,
       send: (chatId, content) => provider.send(chatId, content),
-      isStandby: () => provider.session === 'leader' && provider.isLeader?.() === false,
+      isStandby: () => this.#session.isStandby(),
       afterSend: (record, messageId) => this.#afterSend(record.chatId, decodePayload(record.payload), record.key, messageId),
     }
   }

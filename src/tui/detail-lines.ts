@@ -57,6 +57,8 @@ export function instanceDetail(instance: InstanceView, now: number): DetailConte
     field('last beat', when(instance.lastBeatAt, now)),
     field('last sweep', instance.lastSweepAt === null ? '-' : when(instance.lastSweepAt, now)),
     field('live until', when(instance.expiresAt, now)),
+    ...(instance.leader ? [field('role', 'leader: holds the transport session')] : []),
+    ...(instance.turns?.length ? [field('chat turns', instance.turns.join(' '))] : []),
     '',
     'metrics (since the instance started):',
     ...Object.entries(instance.metrics).map(([name, value]) => `  ${name.padEnd(18)} ${value.toLocaleString('en')}`),

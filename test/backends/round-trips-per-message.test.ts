@@ -47,10 +47,10 @@ interface Figure {
 }
 
 /** Runs messages through a bot, one at a time and then back to back, and counts. */
-async function measure(setup: Setup): Promise<Figure> {
+async function measure(setup: Setup, coordination = false): Promise<Figure> {
   const tap = new TapBackend(setup.backend)
   const provider = new MockProvider()
-  const bot = new Bot({ provider, store: setup.store, botId: 'round-trips', logger: { warn: () => {}, error: () => {} }, durability: { backend: tap, instanceId: 'rt-1', pollMs: '1h' } })
+  const bot = new Bot({ provider, store: setup.store, botId: 'round-trips', logger: { warn: () => {}, error: () => {} }, durability: { backend: tap, instanceId: 'rt-1', pollMs: '1h', coordination } })
   bot.when(TEXT, (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
   await bot.start()
   try {
@@ -131,6 +131,12 @@ describe.runIf(postgres)('round trips per handled message: PostgreSQL (queries o
     expect(figure.oneAtATime).toBeLessThanOrEqual(ROUND_TRIPS_PER_MESSAGE_MAX)
   })
 
+  it('journals only, with coordination (chat turns: the extra round trips per message)', async () => {
+    const figure = await measure(setup(false), true)
+    report('PostgreSQL', 'journals only, coordination', figure)
+    expect(figure.oneAtATime).toBeLessThanOrEqual(ROUND_TRIPS_PER_MESSAGE_MAX + 3)
+  })
+
   it('journals and PostgresStore on one pool', async () => {
     report('PostgreSQL', 'journals + PostgresStore', await measure(setup(true)))
   })
@@ -165,6 +171,12 @@ describe.runIf(redis)('round trips per handled message: Redis (commands the clie
     const figure = await measure(setup(false))
     report('Redis', 'journals only', figure)
     expect(figure.oneAtATime).toBeLessThanOrEqual(ROUND_TRIPS_PER_MESSAGE_MAX)
+  })
+
+  it('journals only, with coordination (chat turns: the extra round trips per message)', async () => {
+    const figure = await measure(setup(false), true)
+    report('Redis', 'journals only, coordination', figure)
+    expect(figure.oneAtATime).toBeLessThanOrEqual(ROUND_TRIPS_PER_MESSAGE_MAX + 3)
   })
 
   it('journals and RedisStore on one client', async () => {

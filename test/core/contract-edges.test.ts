@@ -132,8 +132,10 @@ describe('unknown or misplaced options', () => {
 
   it('are refused with ConfigError naming the option', () => {
     const cases: [object, RegExp][] = [
-      [{ durability: { coordination: {} } }, /durability: unknown option "coordination" \(this version does not coordinate replicas yet: .*sticky routing/],
-      [{ durability: { providerSession: 'leader' } }, /durability: unknown option "providerSession"/],
+      [{ durability: { coordination: { turnLeaseM: '5s' } } }, /durability\.coordination: unknown option "turnLeaseM" \(did you mean turnLeaseMs\?\)/],
+      [{ durability: { coordination: 'yes' } }, /durability\.coordination must be true, false or/],
+      [{ durability: { providerSession: 'leaders' } }, /durability\.providerSession must be 'any' or 'leader'/],
+      [{ durability: { turnLeaseMs: 100 } }, /durability: unknown option "turnLeaseMs" \(it belongs under coordination\)/],
       [{ durability: { outbox: { retry: 3 } } }, /durability\.outbox: unknown option "retry" \(did you mean retries\?\)/],
       [{ durability: { inbox: { backoff: { base: 10 } } } }, /durability\.inbox\.backoff: unknown option "base" \(did you mean baseMs\?\); it takes baseMs, capMs, jitter/],
       [{ durability: { leaseMs: 100 } }, /durability: unknown option "leaseMs" \(it belongs under inbox or outbox\)/],

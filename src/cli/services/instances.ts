@@ -1,9 +1,10 @@
 /**
  * `instances`: the replicas that wrote a heartbeat into the scope (host, pid, start, last beat and
- * sweep, their metrics), and `leases`: the records a replica is working on right now.
+ * sweep, their metrics, whether it leads the transport session and which chat turns it holds), and `leases`: the records a replica is working on right now.
  */
 import type { Journal } from '../../core/durability/backend.js'
 import { LIMITS } from '../../core/durability/limits.js'
+import { TRANSPORT_SESSION } from '../../core/durability/session-leader.js'
 import type { InboxRecord, InstanceRecord, OutboxRecord } from '../../core/durability/records.js'
 import type { WorkKind } from './records.js'
 
@@ -17,6 +18,10 @@ export interface InstanceView extends InstanceRecord {
   lastBeatAgoMs: number
   /** Since its start: to now while it beats, to its last beat once it is silent or gone. */
   uptimeMs: number
+  /** It holds the leader-only transport session now (providerSession 'leader'). */
+  leader?: boolean
+  /** The chats whose turn it holds now (durability.coordination), at most TURNS_MAX of the scope. */
+  turns?: string[]
 }
 
 /**
@@ -29,19 +34,33 @@ export const INSTANCE_SILENT_AFTER_MS = LIMITS.instanceBeatMs * 2
 /** Heartbeat records read at most. */
 export const INSTANCES_MAX = 1_000
 
+/** Held chat turns read at most (a replica holds one per chat it runs a handler of). */
+export const TURNS_MAX = 1_000
+
 /** The scope's instances; `all` keeps those whose heartbeat expired too. */
 export async function listInstances(journal: Journal, now: number, options: { all?: boolean } = {}): Promise<InstanceView[]> {
-  const found = await journal.list('instances', { state: 'live', limit: INSTANCES_MAX })
+  const [found, [session], turns] = await Promise.all([
+    journal.list('instances', { state: 'live', limit: INSTANCES_MAX }),
+    journal.read('sessions', [TRANSPORT_SESSION]),
+    journal.list('turns', { state: 'held', limit: TURNS_MAX }),
+  ])
+  const holder = session?.record.holder
+  const leader = holder && holder.expiresAt > now ? holder.owner : undefined
+  const turnsOf = new Map<string, string[]>()
+  for (const { record } of turns) {
+    if (!record.holder || record.holder.expiresAt <= now) continue
+    turnsOf.set(record.holder.owner, [...(turnsOf.get(record.holder.owner) ?? []), record.chatId])
+  }
   return found
-    .map(({ record }) => instanceView(record, now))
+    .map(({ record }) => instanceView(record, now, { leader: record.instanceId === leader, turns: turnsOf.get(record.instanceId) ?? [] }))
     .filter((instance) => options.all || instance.live)
 }
 
-function instanceView(record: InstanceRecord, now: number): InstanceView {
+function instanceView(record: InstanceRecord, now: number, roles: Pick<InstanceView, 'leader' | 'turns'>): InstanceView {
   const live = record.expiresAt > now
   const lastBeatAgoMs = now - record.lastBeatAt
   const status = !live ? 'gone' : lastBeatAgoMs > INSTANCE_SILENT_AFTER_MS ? 'silent' : 'live'
-  return { ...record, live, status, lastBeatAgoMs, uptimeMs: (status === 'live' ? now : record.lastBeatAt) - record.startedAt }
+  return { ...record, live, status, lastBeatAgoMs, uptimeMs: (status === 'live' ? now : record.lastBeatAt) - record.startedAt, ...roles }
 }
 
 /** A lease as `leases` shows it. */

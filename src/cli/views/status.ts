@@ -79,6 +79,8 @@ export function instancesView(now: number) {
         { header: 'bot', value: (i) => i.botId, priority: 2 },
         { header: 'host', value: (i) => i.host, priority: 1 },
         { header: 'pid', value: (i) => i.pid, align: 'right', priority: 1 },
+        { header: 'role', value: (i) => (i.leader ? 'leader' : ''), priority: 3 },
+        { header: 'turns', value: (i) => turnsCell(i.turns ?? []), maxWidth: 30, priority: 1 },
         { header: 'status', value: (i) => (i.status === 'silent' ? `silent for ${duration(i.lastBeatAgoMs)}` : i.status), tone: (i) => (i.status === 'live' ? undefined : 'red'), minWidth: 18, priority: 5 },
         { header: 'up', value: (i) => duration(i.uptimeMs), priority: 2 },
         { header: 'last beat', value: (i) => ago(i.lastBeatAt, now), tone: (i) => (i.live ? undefined : 'red'), minWidth: 12, priority: 4 },
@@ -108,4 +110,9 @@ export function leasesView(leases: LeaseView[]): Block[] {
       '(no active leases)',
     ),
   ]
+}
+
+/** The chats whose turn a replica holds: the first two, and how many more. */
+function turnsCell(turns: string[]): string {
+  return turns.length > 2 ? `${turns.slice(0, 2).join(' ')} +${turns.length - 2}` : turns.join(' ')
 }

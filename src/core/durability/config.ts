@@ -63,6 +63,22 @@ export interface DurabilityOptions {
   clock?: () => number
   /** Wraps each message's admission, handler run and sends (`openTelemetryTracing()` of botmesh/telemetry). @default no tracing */
   tracing?: MessageTracing
+  /**
+   * Chat turns across replicas: at most one handler of a chat runs at a time in the whole deployment,
+   * in arrival order, through a fenced, leased turn per chat in the journal. `true` takes the defaults.
+   * @default false (each process serializes its own chats only: route each chat to one replica)
+   */
+  coordination?: boolean | CoordinationOptions
+  /** 'leader': one replica holds the transport session, elected by a lease in the backend. @default 'any' */
+  providerSession?: 'any' | 'leader'
+}
+
+/** `durability.coordination` when given as an object. */
+export interface CoordinationOptions {
+  /** Lease of a chat turn, renewed by a heartbeat while its handler runs. @default as inbox.leaseMs */
+  turnLeaseMs?: Duration
+  /** Lease of the transport session with providerSession 'leader', renewed by a heartbeat. @default '10s' */
+  sessionLeaseMs?: Duration
 }
 
 /** Backoff with every field set. */
@@ -85,6 +101,11 @@ export interface DurabilityConfig {
   pollMs: number
   retentionMs: number
   clock: () => number
+  /** null: no chat turns (the per-process chat queue only). */
+  coordination: { turnLeaseMs: number } | null
+  providerSession: 'any' | 'leader'
+  /** Lease of the transport session (providerSession 'leader'). */
+  sessionLeaseMs: number
 }
 
 export const DEFAULT_BACKOFF: ResolvedBackoff = { baseMs: 1000, capMs: 60_000, jitter: 0.2 }
@@ -126,6 +147,7 @@ export function resolveDurabilityConfig(options: DurabilityOptions, namespace: N
     pollMs: toMs(options.pollMs ?? '1s', 'durability.pollMs'),
     retentionMs: toMs(options.retention ?? '7d', 'durability.retention'),
     clock: options.clock ?? Date.now,
+    ...resolveCoordination(options),
   }
   if (config.outbox.leaseMs < LIMITS.outboxLeaseMinMs) {
     throw new ConfigError(`durability.outbox.leaseMs must be at least ${LIMITS.outboxLeaseMinMs} ms; got ${config.outbox.leaseMs} ms`)
@@ -138,13 +160,33 @@ export function resolveDurabilityConfig(options: DurabilityOptions, namespace: N
   return config
 }
 
-const NOT_YET = 'this version does not coordinate replicas yet: route each chat to one replica (sticky routing), see "Several replicas" in the README'
+/** The coordination and providerSession options, validated. */
+function resolveCoordination(options: DurabilityOptions): Pick<DurabilityConfig, 'coordination' | 'providerSession' | 'sessionLeaseMs'> {
+  const given = options.coordination ?? false
+  if (typeof given !== 'boolean' && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+    throw new ConfigError(`durability.coordination must be true, false or { turnLeaseMs, sessionLeaseMs }; got ${JSON.stringify(given)}`)
+  }
+  const object = typeof given === 'object' ? given : {}
+  refuseUnknownOptions('durability.coordination', object, optionNames<CoordinationOptions>({ turnLeaseMs: true, sessionLeaseMs: true }), {
+    leaseMs: 'a chat turn takes turnLeaseMs, the transport session sessionLeaseMs',
+  })
+  const inboxLeaseMs = toMs(options.inbox?.leaseMs ?? '60s', 'durability.inbox.leaseMs')
+  const turnLeaseMs = toMs(object.turnLeaseMs ?? inboxLeaseMs, 'durability.coordination.turnLeaseMs')
+  const sessionLeaseMs = toMs(object.sessionLeaseMs ?? '10s', 'durability.coordination.sessionLeaseMs')
+  for (const [name, ms] of [['turnLeaseMs', turnLeaseMs], ['sessionLeaseMs', sessionLeaseMs]] as const) {
+    if (ms < LIMITS.turnLeaseMinMs) throw new ConfigError(`durability.coordination.${name} must be at least ${LIMITS.turnLeaseMinMs} ms; got ${ms} ms`)
+  }
+  return {
+    coordination: given === false ? null : { turnLeaseMs },
+    providerSession: oneOf(options.providerSession ?? 'any', ['any', 'leader'], 'durability.providerSession'),
+    sessionLeaseMs,
+  }
+}
 
 /** Every option name the durability key takes, level by level; anything else is refused, named. */
 function refuseUnknownDurabilityOptions(options: DurabilityOptions): void {
-  refuseUnknownOptions('durability', options, optionNames<DurabilityOptions>({ backend: true, instanceId: true, failOpen: true, inbox: true, outbox: true, pollMs: true, retention: true, clock: true, tracing: true }), {
-    coordination: NOT_YET,
-    providerSession: NOT_YET,
+  refuseUnknownOptions('durability', options, optionNames<DurabilityOptions>({ backend: true, instanceId: true, failOpen: true, inbox: true, outbox: true, pollMs: true, retention: true, clock: true, tracing: true, coordination: true, providerSession: true }), {
+    turnLeaseMs: 'it belongs under coordination',
     leaseMs: 'it belongs under inbox or outbox',
     backoff: 'it belongs under inbox or outbox',
     retries: 'it belongs under outbox',

@@ -29,5 +29,9 @@ export type CrashPoint = (typeof CRASH_POINTS)[number]
 export const OPERATOR_WRITES = ['operator.replay', 'operator.retry', 'operator.discard', 'operator.purge', 'operator.import'] as const
 export type OperatorWrite = (typeof OPERATOR_WRITES)[number]
 
+/** Writes of replica coordination: chat turns and the leader-only transport session. */
+export const COORDINATION_WRITES = ['turn.queue', 'turn.claim', 'turn.heartbeat', 'turn.release', 'session.claim', 'session.heartbeat', 'session.release'] as const
+export type CoordinationWrite = (typeof COORDINATION_WRITES)[number]
+
 /** The name of any journal write. */
-export type WriteName = CrashPoint | OperatorWrite
+export type WriteName = CrashPoint | OperatorWrite | CoordinationWrite

@@ -23,6 +23,8 @@ export async function admitInbound(
   event: InboundEvent,
   journaledEvent: Json,
   provider: string,
+  /** When it arrived, if already decided (its place in its chat's turn queue, with coordination). @default now */
+  arrivedAt?: number,
 ): Promise<{ held: HeldRecord<'inbox'> } | { existing: InboxRecord | undefined }> {
   const now = engine.now()
   const record: InboxRecord = {
@@ -37,7 +39,7 @@ export async function admitInbound(
     lease: engine.lease('inbox', 1),
     fencingToken: 1,
     lastError: null,
-    createdAt: now,
+    createdAt: arrivedAt ?? now,
     updatedAt: now,
   }
   const [result] = await engine.journal.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }])

@@ -37,6 +37,16 @@ export const LIMITS = {
   splitPartsMax: 10_000,
   /** How far a new backend-clock estimate may fall behind the last time given out and still be held there (round-trip jitter); a larger step back is a real correction. */
   clockJitterMaxMs: 1_000,
+  /** The shortest chat-turn or transport-session lease the bot accepts: heartbeats must fit well inside it. */
+  turnLeaseMinMs: 20,
+  /** First wait of a message for its chat's turn held elsewhere; doubled on each look, up to turnWaitMaxMs. */
+  turnWaitMinMs: 10,
+  /** Longest wait between two looks at a chat's turn held elsewhere (a local release wakes waiters at once). */
+  turnWaitMaxMs: 200,
+  /** Messages a chat's turn record keeps queued in arrival order (a full queue still serializes, in claim order). */
+  turnQueueMax: 1_000,
+  /** Chats whose turn record a process remembers, to claim a turn without reading it first. */
+  turnCacheMax: 10_000,
   /** Lease renewals happen this many times per lease period. */
   heartbeatsPerLease: 3,
 } as const

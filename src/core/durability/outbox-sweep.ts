@@ -4,7 +4,9 @@
  * whose process died mid-call (the ambiguous window) by `outbox.onAmbiguous`.
  */
 import type { Versioned } from './backend.js'
-import type { DurabilityEngine } from './engine.js'
+import { ProviderNotLeaderError } from '../provider-errors.js'
+import { backoffMs } from './backoff.js'
+import { errorInfo, type DurabilityEngine } from './engine.js'
 import { partKey } from './keys.js'
 import { attemptDelivery, claimOutbound, markOutboxDead, type Transport } from './outbox-attempt.js'
 import { splitContent } from './outbox.js'
@@ -43,16 +45,39 @@ async function sweepOne(engine: DurabilityEngine, transport: Transport, found: V
 
 /** Claims a record and makes one delivery attempt (a retry, when it had failed); true once it is sent. */
 async function deliver(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
+  if (transport.isStandby()) return refuseOnStandby(engine, found)
   const held = await claimOutbound(engine, found)
   if (!held) return false
   if (found.record.state === 'failed') engine.metrics.increment('outboxRetried')
   return (await attemptDelivery(engine, transport, held)).outcome === 'sent'
 }
 
+/**
+ * A standby of a leader-only session leaves the send to the leader: the refusal is journaled once
+ * (failed, ProviderNotLeaderError) without a claim, so no retry is spent, no fencing token taken,
+ * and the leader's next claim is not raced by a write on every sweep.
+ */
+async function refuseOnStandby(engine: DurabilityEngine, found: Versioned<OutboxRecord>): Promise<false> {
+  const { record } = found
+  if (record.state !== 'pending' && record.state !== 'failed') return false
+  if (record.state === 'failed' && record.lastError?.code === 'PROVIDER_NOT_LEADER') return false
+  const now = engine.now()
+  const refused: OutboxRecord = {
+    ...record,
+    state: 'failed',
+    lastError: errorInfo(new ProviderNotLeaderError(), now),
+    nextAttemptAt: now + backoffMs(engine.config.outbox.backoff, Math.max(1, record.attempts)),
+    updatedAt: now,
+  }
+  await engine.journal.write('outbox.defer', [{ kind: 'outbox', record: refused, expectVersion: found.version }])
+  return false
+}
+
 /** The process died between "about to call the provider" and "sent": skip (unknown) or resend. */
 async function settleAmbiguous(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
   const { record } = found
   if (engine.config.outbox.onAmbiguous === 'resend') {
+    if (transport.isStandby()) return refuseOnStandby(engine, found)
     const held = await claimOutbound(engine, found)
     if (!held) return false
     engine.metrics.increment('outboxAmbiguous')

@@ -10,6 +10,7 @@
  *   sending with its lease over (the process died mid-send) ─► unknown ('skip') or resent ('resend')
  */
 import { PayloadNotJournaledError, SendDeadError, SendDeferredError } from '../errors.js'
+import { ProviderNotLeaderError } from '../provider-errors.js'
 import type { OutboundContent } from '../provider.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
@@ -19,6 +20,9 @@ import { LIMITS } from './limits.js'
 import { encodePayload } from './payload.js'
 import type { OutboxRecord } from './records.js'
 import { splitText } from './split.js'
+
+/** The key a new send is journaled under, and its fingerprint. */
+type ResolvedKey = { key: string; fingerprint: string | null }
 
 /** What a send resolves to. */
 export interface SendResult {
@@ -62,6 +66,7 @@ export class Outbox {
     const resolved = await this.#resolveKey(send)
     if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
     const content = await send.beforeSend(send.content)
+    if (this.transport.isStandby()) return this.#leaveToLeader(send, resolved, content)
     const records = this.#records(send, resolved, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
     const outcome = await this.#track(records.map((record) => record.key), async (): Promise<SendResult | { taken: OutboxRecord | undefined }> => {
@@ -91,7 +96,11 @@ export class Outbox {
       this.engine.metrics.increment('outboxDeduped')
       return { key: resolved.answer?.key ?? send.key.key }
     }
-    const content = await send.beforeSend(send.content)
+    return this.enqueueResolved(send, resolved, await send.beforeSend(send.content))
+  }
+
+  /** Journals a send for the sweeper, its key resolved and its content through the hooks. */
+  async enqueueResolved(send: OutboxSend, resolved: ResolvedKey, content: OutboundContent): Promise<{ key: string }> {
     // Enqueued texts are journaled whole; the sweeper splits them with the same splitter.
     const records = this.#records(send, resolved, content, false)
     if ('bypass' in records) throw new PayloadNotJournaledError(resolved.key, records.bypass)
@@ -99,6 +108,15 @@ export class Outbox {
     if (result!.ok) this.engine.metrics.increment('outboxJournaled')
     else this.engine.metrics.increment('outboxDeduped')
     return { key: resolved.key }
+  }
+
+  /**
+   * A send on a standby of a leader-only transport session: journaled for the leader's sweeper to
+   * deliver (never a provider call here), then answered as a deferred send.
+   */
+  async #leaveToLeader(send: OutboxSend, resolved: ResolvedKey, content: OutboundContent): Promise<never> {
+    await this.enqueueResolved(send, resolved, content)
+    throw this.#deferred(resolved.key, new ProviderNotLeaderError())
   }
 
   /** Runs `work` with `keys` marked in flight, so the sweeper does not take them meanwhile. */

@@ -113,13 +113,44 @@ export interface InstanceRecord {
   limits?: { inboxMaxAttempts: number; outboxRetries: number }
 }
 
+/** Who holds a chat's turn or the transport session: a lease with the inbox record it runs, if any. */
+export interface TurnHolder extends Lease {
+  /** The inbox record whose handler holds the turn (empty for the transport session). */
+  inboxId: string
+}
+
+/**
+ * A chat's turn (`durability.coordination`): the chat's unfinished messages in arrival order and
+ * the replica whose handler runs now. Claimed and released by compare-and-set, fenced like the inbox.
+ */
+export interface TurnRecord {
+  chatId: string
+  /** Messages waiting for or holding the turn, in (createdAt, id) order. */
+  queue: { id: string; createdAt: number }[]
+  holder: TurnHolder | null
+  /** The last fencing token issued for this turn. */
+  fencingToken: number
+  updatedAt: number
+}
+
+/** The leader-only transport session (`providerSession: 'leader'`): which replica holds it, till when. */
+export interface SessionRecord {
+  /** 'transport'. */
+  name: string
+  holder: Lease | null
+  fencingToken: number
+  updatedAt: number
+}
+
 export interface RecordOf {
   inbox: InboxRecord
   outbox: OutboxRecord
   instances: InstanceRecord
+  turns: TurnRecord
+  sessions: SessionRecord
 }
 export type RecordKind = keyof RecordOf
-export const RECORD_KINDS: readonly RecordKind[] = ['inbox', 'outbox', 'instances']
+export const RECORD_KINDS: readonly RecordKind[] = ['inbox', 'outbox', 'instances', 'turns', 'sessions']
 
 /** The index fields a backend keeps for a record. */
 export interface RecordIndex {
@@ -132,6 +163,8 @@ export interface RecordIndex {
 export function recordKey<K extends RecordKind>(kind: K, record: RecordOf[K]): string {
   if (kind === 'inbox') return (record as InboxRecord).id
   if (kind === 'outbox') return (record as OutboxRecord).key
+  if (kind === 'turns') return (record as TurnRecord).chatId
+  if (kind === 'sessions') return (record as SessionRecord).name
   return (record as InstanceRecord).instanceId
 }
 
@@ -140,6 +173,11 @@ export function recordIndex<K extends RecordKind>(kind: K, record: RecordOf[K]):
   if (kind === 'instances') {
     const instance = record as InstanceRecord
     return { state: 'live', stateTime: instance.startedAt, due: instance.expiresAt }
+  }
+  if (kind === 'turns' || kind === 'sessions') {
+    // Held ones are listed (instances, dashboard) and due when their lease runs out.
+    const holder = (record as TurnRecord | SessionRecord).holder
+    return { state: holder ? 'held' : 'free', stateTime: (record as TurnRecord).updatedAt, due: holder?.expiresAt ?? null }
   }
   const work = record as InboxRecord | OutboxRecord
   return { state: work.state, stateTime: work.updatedAt, due: dueOf(work) }

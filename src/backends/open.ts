@@ -9,7 +9,7 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { basename, dirname, extname } from 'node:path'
-import type { DurabilityBackend } from '../core/durability/backend.js'
+import type { DurabilityBackend } from '../core/spi.js'
 import { BotmeshError, JournalCorruptError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
 import { describeNearest } from './nearest.js'

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { DurabilityBackend } from '../core/durability/backend.js'
+import type { DurabilityBackend } from '../core/spi.js'
 import type { BackendTarget } from './backend-url.js'
 
 /** Where bare names put their instances. */

@@ -30,7 +30,7 @@ import { journalEvent } from './media.js'
 import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
 import type { SendOrigin } from './send-origin.js'
 import type { Store } from './store.js'
-import { NO_TRACING, type MessageTracing } from './tracing.js'
+import { NO_TRACING, type MessageTracing } from './durability/tracing.js'
 
 export interface DurableRuntimeDeps {
   options: DurabilityOptions

@@ -21,3 +21,8 @@ export type { Store, MessageLogEntry } from './store.js'
 export { MemoryKv, type MemoryKvOptions } from './durability/memory/memory-kv.js'
 export { KvState } from './durability/memory/kv-state.js'
 export type { FileHandle, FileStat, FileSystem, OpenHow } from './file-system.js'
+// Helpers a backend shares with the engine, so it behaves like it: refusing misspelt options, one
+// lifecycle for background loops, the engine's backoff curve.
+export { refuseUnknownOptions, optionNames } from './options.js'
+export { BackgroundLoop } from './durability/loop.js'
+export { backoffMs } from './durability/backoff.js'

@@ -1,3 +1,3 @@
 /** `botmesh/telemetry`: OpenTelemetry spans for each message's admission, handler run and sends (needs @opentelemetry/api). */
 export { openTelemetryTracing, TRACER_NAME_DEFAULT, TRACING_LIMITS, type OpenTelemetryTracingOptions } from './opentelemetry.js'
-export type { MessageTracing, TracedMessage, TracedSend } from '../core/tracing.js'
+export type { MessageTracing, TracedMessage, TracedSend } from '../core/durability/tracing.js'

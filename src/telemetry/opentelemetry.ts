@@ -7,7 +7,7 @@
  */
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api'
 import { DriverMissingError } from '../core/errors.js'
-import type { MessageTracing, TracedMessage, TracedSend } from '../core/tracing.js'
+import type { MessageTracing, TracedMessage, TracedSend } from '../core/durability/tracing.js'
 
 /** Limits of the tracer, named with units last. */
 export const TRACING_LIMITS = {

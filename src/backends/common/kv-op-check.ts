@@ -3,7 +3,7 @@
  * memory reference model would take but another backend could not read back the same is refused
  * here, with the same words in every backend.
  */
-import type { KvOp } from '../../core/durability/kv.js'
+import type { KvOp } from '../../core/spi.js'
 
 /** Throws a RangeError naming the field of `op` that no backend could store. */
 export function checkKvOp(op: KvOp): void {

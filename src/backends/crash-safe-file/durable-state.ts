@@ -4,7 +4,7 @@
  * Every scope view (`FileKv`) of one open journal shares one `DurableState`.
  */
 import { dirname } from 'node:path'
-import type { KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import type { KvOp, KvWriteResult } from '../../core/spi.js'
 import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../../core/errors.js'
 import type { KvState } from '../../core/spi.js'
 import { AppendLog, logPathOf } from './append-log.js'

@@ -3,10 +3,10 @@
  * on 'botwa:durable', the outbox and the instances' heartbeats as side entries of the journal's
  * file (written in the same commits), or in a `DurableKv` of their own.
  */
-import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from '../../core/durability/backend.js'
-import type { WriteName } from '../../core/durability/crash-points.js'
-import type { Json, KvEntry, KvOp } from '../../core/durability/kv.js'
-import { recordIndex, recordKey, type InboxRecord, type RecordKind, type RecordOf } from '../../core/durability/records.js'
+import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from '../../core/spi.js'
+import type { WriteName } from '../../core/spi.js'
+import type { Json, KvEntry, KvOp } from '../../core/spi.js'
+import { recordIndex, recordKey, type InboxRecord, type RecordKind, type RecordOf } from '../../core/spi.js'
 import { inboundEventId, inboundLane, toEventRecord, toInboxRecord } from './inbox-mapping.js'
 import type { LeasedEventJournal, StorageOp, StorageResult } from './journal.js'
 import type { EventRecord } from './record.js'

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { JournalLockedError } from '../../core/errors.js'
-import type { DurabilityBackend } from '../../core/durability/backend.js'
+import type { DurabilityBackend } from '../../core/spi.js'
 import { eventsDurability, type EventsDurability } from './durability.js'
 import { FileEventJournal } from './file-journal.js'
 import type { LeasedEventJournal } from './journal.js'

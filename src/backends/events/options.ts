@@ -2,7 +2,7 @@
  * The events journals' options, their defaults, resolved and checked in one place.
  */
 import { ConfigError } from '../../core/errors.js'
-import { optionNames, refuseUnknownOptions } from '../../core/options.js'
+import { optionNames, refuseUnknownOptions } from '../../core/spi.js'
 import type { FileSystem } from '../crash-safe-file/fs.js'
 import { APPEND_LOG_MISPLACED, APPEND_LOG_OPTION_NAMES, FILE_LIMITS, resolveFileOptions, type AppendLogOptions, type ResolvedFileOptions } from '../crash-safe-file/options.js'
 import { EVENTS_LIMITS } from './limits.js'

@@ -5,7 +5,7 @@
  * changes nothing and is refused.
  */
 import { randomUUID } from 'node:crypto'
-import type { KvWriteResult } from '../../core/durability/kv.js'
+import type { KvWriteResult } from '../../core/spi.js'
 import { ConfigError, LeaseLostError } from '../../core/errors.js'
 import type { KvState } from '../../core/spi.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'

@@ -3,7 +3,7 @@
  * lock file refuses a second live process, and a second open in the same process until `close()`.
  * The rules it keeps are in src/backends/crash-safe-file/INVARIANTS.md.
  */
-import { KvDurability } from '../../core/durability/kv-durability.js'
+import { KvDurability } from '../../core/spi.js'
 import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
 import { DurableState, type FileJournalStats } from '../crash-safe-file/durable-state.js'
 import type { CompactionReport } from '../crash-safe-file/compaction.js'

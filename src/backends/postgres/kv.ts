@@ -12,7 +12,7 @@
  * - `now()` is the server's `clock_timestamp()`: leases are judged by one clock for all replicas.
  */
 import { createHash } from 'node:crypto'
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/spi.js'
 import { JournalUnavailableError } from '../../core/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_LIMITS } from './limits.js'

@@ -8,7 +8,7 @@
  * followed by the entry key: byte order of the members is then (stateTime, key) order, so a page
  * after a cursor, a cut by age and a purge are each one ZRANGEBYLEX, whatever ties there are.
  */
-import type { Json, KvEntry, KvPut } from '../../core/durability/kv.js'
+import type { Json, KvEntry, KvPut } from '../../core/spi.js'
 
 /** The length of `timeHex`'s output. */
 export const TIME_HEX_LENGTH = 16

@@ -4,7 +4,7 @@
  * collection, is one Lua script call (scripts.ts), atomic with its index updates. Reads are one
  * HMGET or one read-only script; `count` is a ZCARD per state; `now()` is the server's TIME.
  */
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/spi.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { decodeEnvelope, encodeEnvelope, lexAfter, lexBefore, scoreBound, stateMember } from './envelope.js'
 import { RedisKeys, type CollectionKeys } from './keys.js'

@@ -5,7 +5,7 @@
  * statement changed nothing is the current entry read, to tell the caller what won.
  */
 import { JournalCorruptError } from '../../core/errors.js'
-import type { Json, KvEntry, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import type { Json, KvEntry, KvOp, KvWriteResult } from '../../core/spi.js'
 import type { DurableStatements, EntryRow } from './statements.js'
 import { checkKvOp } from '../common/kv-op-check.js'
 

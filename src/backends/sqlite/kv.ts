@@ -12,7 +12,7 @@
  * - Scopes are a column: `scope(id)` is a view on the same connection and queue.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/durability/kv.js'
+import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/spi.js'
 import { applyOp, decodeEntry, encodeOp, type EncodedOp } from './compare-and-set.js'
 import { checkpoint, type SQLiteCheckpointReport } from './compact.js'
 import { SQLiteConnection, type SQLiteConnectionOptions } from './connection.js'

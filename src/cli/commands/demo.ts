@@ -2,7 +2,7 @@
 import { createWriteStream } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { capabilitiesOf } from '../../backends/open.js'
+import { capabilitiesOf } from '../services/capabilities.js'
 import { UsageError } from '../errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'

@@ -2,7 +2,7 @@
  * The `durability` option of a bot: what a user writes, its defaults (the seed's Configuration
  * table), and the single function that resolves and validates it.
  */
-import type { MessageTracing } from '../tracing.js'
+import type { MessageTracing } from './tracing.js'
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { toMs, type Duration } from '../duration.js'

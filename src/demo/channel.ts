@@ -45,3 +45,8 @@ export function demoMessages(): InboundEvent[] {
   for (let n = 1; n <= 12; n++) say(['alice', 'dave', 'erin', 'carol'][n % 4]!, `question ${n}`)
   return events
 }
+
+/** Endless traffic after the story, so the dashboard stays alive: the story's messages again, under fresh ids (round `round`). */
+export function liveMessages(round: number): InboundEvent[] {
+  return demoMessages().map((event) => ({ ...event, id: `live.${round}.${event.id}` }))
+}

@@ -2,7 +2,7 @@
  * `botmesh demo`: runs the demo bot on the embedded default backend, kills it with SIGKILL in the
  * middle of its work, starts it again with the same instanceId, and sums up what the journals did.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -57,10 +57,38 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   return summary
 }
 
+/** Endless simulated traffic on the demo's file, for the dashboard; `stop()` ends it cleanly. */
+export interface LiveTraffic {
+  /** Resolves with the live run's metrics once its bot stopped. */
+  stop(): Promise<{ metrics: Record<string, number> }>
+}
+
+/** Starts the demo bot in its `live` phase (the story's messages again, every `paceMs`) until `stop()`. */
+export function startLiveTraffic(file: string, print: (line: string) => void, paceMs = LIVE_PACE_MS): LiveTraffic {
+  let child: ChildProcess | undefined
+  const done = runWorker(workerCommand(), [resolve(file), 'live', String(paceMs)], print, undefined, (started) => (child = started))
+  return {
+    stop: () => {
+      child?.kill('SIGTERM')
+      return done
+    },
+  }
+}
+
+/** The pace of the live traffic after the story: a message every so many ms. */
+export const LIVE_PACE_MS = 700
+
 /** Starts the worker; resolves with its summary, or after killing it with SIGKILL at `killAfterMs`. */
-function runWorker(command: string[], args: string[], print: (line: string) => void, killAfterMs?: number): Promise<{ metrics: Record<string, number> }> {
+function runWorker(
+  command: string[],
+  args: string[],
+  print: (line: string) => void,
+  killAfterMs?: number,
+  onStart?: (child: ChildProcess) => void,
+): Promise<{ metrics: Record<string, number> }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...command, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    onStart?.(child)
     let metrics: Record<string, number> = {}
     let buffered = ''
     child.stdout.setEncoding('utf8')

@@ -1,11 +1,12 @@
 /**
  * One run of the demo bot, in its own process so the demo can kill it with SIGKILL and start it
  * again: `worker.js <file> <phase>`. It prints what happens, one line per event, and at the end of
- * a run that is not killed, a `SUMMARY <json>` line.
+ * a run that is not killed, a `SUMMARY <json>` line. Phase `live` keeps sending the story's
+ * messages again (fresh ids) at the pace until SIGTERM, so a dashboard has something to show.
  */
 import { SQLiteStore } from '../backends/sqlite/index.js'
 import { textOf } from '../core/hooks.js'
-import { demoMessages, demoProvider } from './channel.js'
+import { demoMessages, demoProvider, liveMessages } from './channel.js'
 import { demoBot } from './demo-bot.js'
 
 const [file = './data/bot.db', phase = '1', paceArg = '150'] = process.argv.slice(2)
@@ -24,6 +25,7 @@ bot.on('error', (error: Error) => say(`  ! ${error.message}`))
 bot.on('warning', (message: string) => say(`  ! ${message}`))
 
 await bot.start()
+if (phase === 'live') await liveTraffic()
 say(phase === '1' ? `bot started (pid ${process.pid}) on ${file}` : `bot restarted (pid ${process.pid}) with the same instanceId: replaying what the crash left`)
 if (phase !== '1') await bot.idle()
 for (const event of demoMessages()) {
@@ -51,6 +53,24 @@ for (;;) {
 const metrics = bot.durability!.metrics()
 await bot.stop()
 say(`SUMMARY ${JSON.stringify({ metrics, sent: provider.sent.length })}`)
+
+/** Phase `live`: the story again and again, until SIGTERM; then a clean stop and the summary. */
+async function liveTraffic(): Promise<never> {
+  let stopping = false
+  process.once('SIGTERM', () => (stopping = true))
+  say(`live traffic (pid ${process.pid}): the story's messages again every ${pace} ms until you quit`)
+  for (let round = 1; !stopping; round++) {
+    for (const event of liveMessages(round)) {
+      if (stopping) break
+      await provider.receive(event).catch((error: Error) => say(`  ! not journaled: ${error.message}`))
+      await new Promise((resolve) => setTimeout(resolve, pace))
+    }
+  }
+  const metrics = bot.durability!.metrics()
+  await bot.stop()
+  say(`SUMMARY ${JSON.stringify({ metrics, sent: provider.sent.length })}`)
+  process.exit(0)
+}
 
 function short(value: string | null): string {
   const text = value ?? ''

@@ -6,7 +6,7 @@ import { capabilitiesOf } from '../services/capabilities.js'
 import { UsageError } from '../errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
-import { DEMO_SCOPE, runDemo, type DemoSummary } from '../../demo/run-demo.js'
+import { DEMO_SCOPE, runDemo, startLiveTraffic, type DemoSummary, type LiveTraffic } from '../../demo/run-demo.js'
 
 export function registerDemo(program: Command, cli: Cli): void {
   program
@@ -36,10 +36,18 @@ async function demoWithDashboard(cli: Cli, file: string, crashAfterMs: number): 
   const story: string[] = []
   const demo = runDemo({ file, crashAfterMs, print: (line) => (log.write(`${line}\n`), story.push(line)) })
   demo.catch(() => undefined)
+  // Once the story is told, traffic keeps flowing until the operator quits, so the dashboard stays alive.
+  let quit = false
+  let live: LiveTraffic | undefined
+  void demo.then(() => {
+    if (!quit) live = startLiveTraffic(file, (line) => log.write(`${line}\n`))
+  }, () => undefined)
   const { runDashboard } = await import('../../tui/index.js')
   await runDashboard({ backendUrl: `sqlite:${file}`, scope: DEMO_SCOPE, refreshMs: 500, env: cli.env, signal: cli.signal })
+  quit = true
   cli.out.info(`the demo's story is in ${logFile}`)
   const summary = await demo
+  await live?.stop().catch(() => undefined)
   log.end()
   for (const line of story.slice(story.findIndex((l) => l === '') + 1)) cli.out.info(line)
   return summary

@@ -173,6 +173,9 @@ class CaseRun {
    * data is removed.
    */
   async cleanup(): Promise<void> {
+    // Writes the cut-off run had already sent (an instance heartbeat, say) land first, as a killed
+    // process's do: removed before they land, they would recreate keys after the cleanup.
+    await Promise.all(this.#wrappers.map((wrapped) => wrapped.quiet()))
     if (this.#backend) await this.factory.cleanup?.(this.#backend)
     const late = await this.#opening?.catch(() => undefined)
     if (late && late !== this.#backend) await this.factory.cleanup?.(late)

@@ -92,7 +92,10 @@ describe.concurrent('-o table|json|jsonl', () => {
 
   it('-o table on a pipe: plain columns, the same as no flag', async () => {
     const [table, plain] = await Promise.all([botmesh(['dlq', 'list', '-o', 'table', '--backend', url]), botmesh(['dlq', 'list', '--backend', url])])
-    expect(table.stdout).toBe(plain.stdout)
+    // The two ran a moment apart: an age may read "9s ago" in one and "10s ago" in the other.
+    const shape = (out: string) => out.replace(/\d+/g, 'N').replace(/ +/g, ' ')
+    expect(shape(table.stdout)).toBe(shape(plain.stdout))
+    expect(table.stdout).not.toMatch(/[│─┌]/)
   })
 
   it('an unknown format, or --json with another -o, is bad usage', async () => {

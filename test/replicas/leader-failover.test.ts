@@ -21,7 +21,9 @@ import { sharedTargets } from '../backends/shared-targets.js'
 const targets = await sharedTargets()
 const REPLICAS = 3
 const MESSAGES = 6
-const LEASE_MS = 1_000
+// Short enough to pass on within a test, long enough that a replica starved by a loaded host (load 10+)
+// keeps its turn and its session: with 1 s, a starved holder lost them and the takeovers blurred the oracle.
+const LEASE_MS = 3_000
 const BOT_ID = 'leader'
 const SCOPE = `default/default/${BOT_ID}/default`
 

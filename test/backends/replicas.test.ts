@@ -15,19 +15,16 @@
  * The verdict comes from the oracle file (verdict.ts): every message handled, every reply sent exactly
  * once (the ambiguous window counted apart), no fencing token taken twice, no two live holders.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DurabilityMetrics } from '../../src/core/durability/metrics.js'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { createOracle } from '../../src/core/testing/process-crash/oracle-file.js'
 import { readReplicaLines, type ReplicaConfig } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { replicaVerdict } from '../fixtures/replicas/verdict.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { sharedTargets, type SharedStorage } from './shared-targets.js'
+import { freshOracle } from '../fixtures/replicas/oracle-dir.js'
 
 const targets = await sharedTargets()
 
@@ -64,10 +61,7 @@ describe.each(targets)('four replica processes on $name', (target) => {
     'one SIGKILLed and one SIGSTOPped mid-handler: every message handled, every reply once, the frozen one’s late completion refused, no token taken twice, never two live holders',
     async () => {
       const storage = target.fresh()
-      const dir = mkdtempSync(join(tmpdir(), 'botmesh-replicas-'))
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }), () => storage.cleanup())
-      const oracleFile = join(dir, 'oracle.ndjson')
-      createOracle(oracleFile)
+      const oracleFile = freshOracle('botmesh-replicas-', storage, cleanups)
 
       const config = (n: number): ReplicaConfig => ({
         name: `r${n}`,

@@ -6,17 +6,15 @@
  * journaled for the leader on a standby) go out once. The fake transport logs every call: no replica
  * that was never elected ever called it.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { createOracle } from '../../src/core/testing/process-crash/oracle-file.js'
 import { readReplicaLines, type ReplicaConfig } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { sharedTargets } from '../backends/shared-targets.js'
+import { freshOracle } from '../fixtures/replicas/oracle-dir.js'
 
 const targets = await sharedTargets()
 const REPLICAS = 3
@@ -35,10 +33,7 @@ describe.each(targets)('a leader-only transport session across replica processes
 
   it.runIf(target.available)('the leader SIGKILLed with replies pending: a standby takes the session after the lease and delivers them once; no standby ever called the transport', async () => {
     const storage = target.fresh()
-    const dir = mkdtempSync(join(tmpdir(), 'botmesh-leader-'))
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }), () => storage.cleanup())
-    const oracleFile = join(dir, 'oracle.ndjson')
-    createOracle(oracleFile)
+    const oracleFile = freshOracle('botmesh-leader-', storage, cleanups)
     const config = (n: number): ReplicaConfig => ({ name: `r${n}`, instanceId: `replica-${n}`, botId: BOT_ID, backendModule: storage.module, backendArg: storage.arg, oracleFile, leaseMs: LEASE_MS, pollMs: 100, slowMs: 2_000, coordination: true, providerSession: 'leader' })
     const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
     cleanups.push(async () => {

@@ -8,18 +8,16 @@
  * of a chat overlap, bursts run in arrival order, every reply goes out once, and the frozen replica,
  * resumed, completes nothing (its refusals counted in staleLeases).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DurabilityMetrics } from '../../src/core/durability/metrics.js'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { createOracle } from '../../src/core/testing/process-crash/oracle-file.js'
 import { readReplicaLines, type ReplicaConfig, type ReplicaLine } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { sharedTargets } from '../backends/shared-targets.js'
+import { freshOracle } from '../fixtures/replicas/oracle-dir.js'
 
 const targets = await sharedTargets()
 
@@ -80,10 +78,7 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
     'round robin per message: signups complete across replicas, no two handlers of a chat overlap, replies once; a SIGKILLed and a SIGSTOPped turn pass on by lease',
     async () => {
       const storage = target.fresh()
-      const dir = mkdtempSync(join(tmpdir(), 'botmesh-coordinated-'))
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }), () => storage.cleanup())
-      const oracleFile = join(dir, 'oracle.ndjson')
-      createOracle(oracleFile)
+      const oracleFile = freshOracle('botmesh-coordinated-', storage, cleanups)
       const config = (n: number): ReplicaConfig => ({ name: `r${n}`, instanceId: `replica-${n}`, botId: BOT_ID, backendModule: storage.module, backendArg: storage.arg, oracleFile, leaseMs: LEASE_MS, pollMs: 100, slowMs: SLOW_MS, coordination: true })
       const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
       cleanups.push(async () => {

@@ -3,8 +3,7 @@
  * and strictly (I9): a short, junk or misshapen file is refused, never read as empty or in part.
  */
 import { JournalCorruptError } from '../../core/errors.js'
-import type { KvEntry } from '../../core/spi.js'
-import type { KvState } from '../../core/spi.js'
+import type { KvEntry, KvState } from '../../core/spi.js'
 import { decodePlacedEntry, encodePlacedEntry, type PlacedEntry } from './changes.js'
 import { decodeRecord, encodeRecord, preparePayload, splitLines, type FramedPayload } from './framing.js'
 

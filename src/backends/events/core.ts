@@ -6,8 +6,7 @@
  * `FileEventJournal` commits through FileDurability's `DurableState` (snapshot rewrite, group
  * commit); `SharedFileEventJournal` rereads the file under a cross-process mutex first.
  */
-import type { KvEntry, KvWriteResult } from '../../core/spi.js'
-import type { KvState } from '../../core/spi.js'
+import type { KvEntry, KvWriteResult, KvState } from '../../core/spi.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { EVENTS_COLLECTION, laneKey, laneOfKey, recordOf, type EventLane, type EventRecord } from './record.js'
 

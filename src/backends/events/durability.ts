@@ -6,11 +6,8 @@
  * pending again, and the bot's sweeper picks it up. The outbox is kept as a sidecar of the journal
  * (the same file and the same atomic write as the inbox), or in a `DurableKv` passed as `outbox`.
  */
-import type { DurabilityBackend, Journal } from '../../core/spi.js'
-import type { DurableKv } from '../../core/spi.js'
-import { KvDurability } from '../../core/spi.js'
+import { type DurabilityBackend, type Journal, type DurableKv, KvDurability, optionNames, refuseUnknownOptions } from '../../core/spi.js'
 import { ConfigError, JournalClosedError } from '../../core/errors.js'
-import { optionNames, refuseUnknownOptions } from '../../core/spi.js'
 import { SharedHandle } from '../common/shared-handle.js'
 import { EventsJournal } from './events-journal.js'
 import type { LeasedEventJournal } from './journal.js'

@@ -3,10 +3,7 @@
  * on 'botwa:durable', the outbox and the instances' heartbeats as side entries of the journal's
  * file (written in the same commits), or in a `DurableKv` of their own.
  */
-import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from '../../core/spi.js'
-import type { WriteName } from '../../core/spi.js'
-import type { Json, KvEntry, KvOp } from '../../core/spi.js'
-import { recordIndex, recordKey, type InboxRecord, type RecordKind, type RecordOf } from '../../core/spi.js'
+import { type Journal, type JournalListQuery, type JournalWrite, type JournalWriteResult, type Versioned, type WriteName, type Json, type KvEntry, type KvOp, recordIndex, recordKey, type InboxRecord, type RecordKind, type RecordOf } from '../../core/spi.js'
 import { inboundEventId, inboundLane, toEventRecord, toInboxRecord } from './inbox-mapping.js'
 import type { LeasedEventJournal, StorageOp, StorageResult } from './journal.js'
 import type { EventRecord } from './record.js'

@@ -5,8 +5,7 @@
  * the provider, the journaled event, the audit trail) rides in the payload. The mapping is exact
  * both ways, so a record reads back as it was written.
  */
-import type { Json } from '../../core/spi.js'
-import type { AuditEntry, InboxRecord } from '../../core/spi.js'
+import type { Json, AuditEntry, InboxRecord } from '../../core/spi.js'
 import { DURABLE_CHANNEL, DURABLE_ID_PREFIX } from './plans.js'
 import type { EventLane, EventRecord, EventRecordInput } from './record.js'
 

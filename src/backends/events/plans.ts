@@ -5,9 +5,8 @@
  * changes nothing and is refused.
  */
 import { randomUUID } from 'node:crypto'
-import type { KvWriteResult } from '../../core/spi.js'
+import type { KvWriteResult, KvState } from '../../core/spi.js'
 import { ConfigError, LeaseLostError } from '../../core/errors.js'
-import type { KvState } from '../../core/spi.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { assertApplied, findEntry, laneMatches, lanesIn, type Plan } from './core.js'
 import { runsSpent, unfinishedRunsError } from './charged-runs.js'

@@ -5,9 +5,8 @@
  * kept, and reread only as far as the files changed: the new lines of the log when only the log
  * grew, the whole file when the snapshot was replaced.
  */
-import type { KvWriteResult } from '../../core/spi.js'
+import type { KvWriteResult, KvState } from '../../core/spi.js'
 import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
-import type { KvState } from '../../core/spi.js'
 import { AppendLog, logPathOf, scanAppendLog } from '../crash-safe-file/append-log.js'
 import { AfterRenameError, readJournalFile, removeStrayTemps, writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
 import { applyChanges, decodeChanges, encodeChanges } from '../crash-safe-file/changes.js'

@@ -4,9 +4,8 @@
  * src/backends/crash-safe-file/INVARIANTS.md). Scope views
  * share the one open journal.
  */
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/spi.js'
+import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { JournalClosedError } from '../../core/errors.js'
-import { ROOT_SCOPE } from '../../core/spi.js'
 import type { DurableState, FileJournalStats } from '../crash-safe-file/durable-state.js'
 import type { CompactionReport } from '../crash-safe-file/compaction.js'
 

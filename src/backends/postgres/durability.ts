@@ -4,8 +4,7 @@
  * rows of the same table, counters.ts); every transition is one statement conditional on the version; leases are judged by
  * the server's `clock_timestamp()`.
  */
-import { KvDurability } from '../../core/spi.js'
-import { optionNames, refuseUnknownOptions } from '../../core/spi.js'
+import { KvDurability, optionNames, refuseUnknownOptions } from '../../core/spi.js'
 import type { PostgresConnection } from './connection.js'
 import { PostgresKv, type PostgresKvOptions } from './kv.js'
 

@@ -12,7 +12,7 @@
  * - `now()` is the server's `clock_timestamp()`: leases are judged by one clock for all replicas.
  */
 import { createHash } from 'node:crypto'
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/spi.js'
+import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { JournalUnavailableError } from '../../core/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_LIMITS } from './limits.js'
@@ -23,7 +23,6 @@ import { durableSchemaSql } from './schema.js'
 import * as sql from './statements.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
 import { describeError, isUnavailable } from './failures.js'
-import { ROOT_SCOPE } from '../../core/spi.js'
 import { checkKvOp } from '../common/kv-op-check.js'
 
 /** Options of `PostgresKv` (and `PostgresDurability`). */

@@ -4,10 +4,8 @@
  * `{tablePrefix}message_log`). `store.durability()` gives the journals on the same pool; the pool
  * (when the store created it) ends when both the store and its durability have stopped.
  */
-import type { Json } from '../../core/spi.js'
+import { type Json, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
 import { StoreUnavailableError } from '../../core/errors.js'
-import { refuseUnknownOptions } from '../../core/spi.js'
-import type { MessageLogEntry, Store } from '../../core/spi.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from './durability.js'
 import * as sql from './store-statements.js'

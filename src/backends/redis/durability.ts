@@ -5,8 +5,7 @@
  * It survives a crash as well as the server's persistence does (AOF with `appendfsync always` or
  * `everysec`).
  */
-import { KvDurability } from '../../core/spi.js'
-import { refuseUnknownOptions } from '../../core/spi.js'
+import { KvDurability, refuseUnknownOptions } from '../../core/spi.js'
 import { RedisKv, type RedisKvOptions } from './kv.js'
 
 /** The names `new RedisDurability(…)` takes (`connection` is a store's own, from `store.durability()`). */

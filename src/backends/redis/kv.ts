@@ -4,14 +4,13 @@
  * collection, is one Lua script call (scripts.ts), atomic with its index updates. Reads are one
  * HMGET or one read-only script; `count` is a ZCARD per state; `now()` is the server's TIME.
  */
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/spi.js'
+import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { decodeEnvelope, encodeEnvelope, lexAfter, lexBefore, scoreBound, stateMember } from './envelope.js'
 import { RedisKeys, type CollectionKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
 import { assertJournalPresent } from './presence.js'
 import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './scripts.js'
-import { ROOT_SCOPE } from '../../core/spi.js'
 import { checkKvOp } from '../common/kv-op-check.js'
 
 /** Options of `RedisKv`: how to reach Redis (or a connection to share), and the key prefix. */

@@ -4,10 +4,8 @@
  * durability never touches, and that never touch the durability's. `store.durability()` hands out
  * a `RedisDurability` sharing this store's connection.
  */
-import type { Json } from '../../core/spi.js'
+import { type Json, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
 import { ConfigError } from '../../core/errors.js'
-import { refuseUnknownOptions } from '../../core/spi.js'
-import type { MessageLogEntry, Store } from '../../core/spi.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { REDIS_MISPLACED, REDIS_OPTION_NAMES, RedisDurability } from './durability.js'
 import { RedisKeys } from './keys.js'

@@ -12,7 +12,7 @@
  * - Scopes are a column: `scope(id)` is a view on the same connection and queue.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import type { DurableKv, KvEntry, KvListQuery, KvOp, KvWriteResult } from '../../core/spi.js'
+import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { applyOp, decodeEntry, encodeOp, type EncodedOp } from './compare-and-set.js'
 import { checkpoint, type SQLiteCheckpointReport } from './compact.js'
 import { SQLiteConnection, type SQLiteConnectionOptions } from './connection.js'
@@ -21,7 +21,6 @@ import { WriteBatcher, type CallOutcome } from './write-batcher.js'
 import { SQLITE_LIMITS } from './limits.js'
 import type { DurableStatements, EntryRow } from './statements.js'
 import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
-import { ROOT_SCOPE } from '../../core/spi.js'
 
 /** Options of a `SQLiteKv` that opens its own connection. */
 export type SQLiteKvOptions = SQLiteConnectionOptions

@@ -4,10 +4,8 @@
  * out the journals on the same connection. The store reads and writes only its `store_*` tables.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import type { Json } from '../../core/spi.js'
+import { type Json, optionNames, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
 import { ConfigError } from '../../core/errors.js'
-import { optionNames, refuseUnknownOptions } from '../../core/spi.js'
-import type { MessageLogEntry, Store } from '../../core/spi.js'
 import { SQLiteConnection } from './connection.js'
 import { SQLITE_MISPLACED, SQLiteDurability } from './durability.js'
 import { sqliteFailure } from './failures.js'

@@ -24,7 +24,7 @@ module.exports = {
       comment: 'The engine (src/core/durability) is written against the SPI; of the runtime it sees only errors, provider types and the two leaf helpers (durations, option checks).',
       severity: 'error',
       from: { path: '^src/core/durability/' },
-      to: { path: '^src/core/[^/]+$', pathNot: '^src/core/(errors|provider|provider-errors|duration|options)\\.ts$' },
+      to: { path: '^src/core/', pathNot: ['^src/core/durability/', '^src/core/(errors|provider|provider-errors|duration|options)\\.ts$'] },
     },
     {
       name: 'backend-imports-spi-only',

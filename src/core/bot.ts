@@ -4,22 +4,20 @@
  * runs handlers in memory, in one process, as it always did.
  */
 import { EventEmitter } from 'node:events'
-import { ChatQueue } from './chat-queue.js'
 import type { Context, SendOptions } from './context.js'
-import { Dispatcher, type Handler, type Registration } from './dispatcher.js'
-import { DurableRuntime } from './durable-runtime.js'
 import type { DurabilityOptions } from './durability/config.js'
 import type { Durability } from './durability/facade.js'
-import type { SendResult } from './durability/outbox.js'
-import { splitContent } from './durability/outbox.js'
-import { Flow } from './flow.js'
-import { SendHooks, textOf, type AfterSendHook, type BeforeSendHook } from './hooks.js'
 import { LIMITS } from './durability/limits.js'
+import type { SendResult } from './durability/outbox.js'
+import { Flow } from './flow.js'
+import { SendHooks, type AfterSendHook, type BeforeSendHook } from './hooks.js'
 import type { Matcher } from './matchers.js'
 import { resolveNamespace, scopeIdOf, type NamespaceOptions } from './namespace.js'
 import { optionNames, refuseUnknownOptions } from './options.js'
-import type { SendOrigin } from './send-origin.js'
-import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
+import { DurablePipeline } from './pipeline/durable-pipeline.js'
+import type { BotParts, Handler, MessagePipeline, Registration } from './pipeline/pipeline.js'
+import { PlainPipeline } from './pipeline/plain-pipeline.js'
+import type { IProvider, OutboundContent } from './provider.js'
 import { MemoryStore, type Store } from './store.js'
 
 /** Where log lines go. @default console */
@@ -51,11 +49,8 @@ export class Bot extends EventEmitter {
   readonly #registrations: Registration[] = []
   readonly #flows = new Map<string, Flow>()
   readonly #hooks = new SendHooks()
-  readonly #inbound = new ChatQueue()
-  readonly #outbound = new ChatQueue()
-  readonly #inFlight = new Set<Promise<unknown>>()
-  readonly #dispatcher: Dispatcher
-  readonly #durable: DurableRuntime | undefined
+  /** The path every message takes: plain, or inside the journals with the `durability` key. */
+  readonly #pipeline: MessagePipeline
   #started = false
 
   constructor(config: BotConfig) {
@@ -66,35 +61,23 @@ export class Bot extends EventEmitter {
     this.namespace = resolveNamespace(config)
     this.scope = scopeIdOf(this.namespace)
     this.#logger = config.logger ?? { warn: (m) => console.warn(m), error: (m, e) => console.error(m, e ?? '') }
-    this.#dispatcher = new Dispatcher({
+    const parts: BotParts = {
+      provider: this.provider,
       store: this.store,
       scope: this.scope,
-      provider: this.provider,
       registrations: this.#registrations,
       flows: this.#flows,
-      send: (chatId, content, options, origin) => this.#sendFrom(origin, chatId, content, options),
-      enqueue: (chatId, content, options, origin) => this.#enqueueFrom(origin, chatId, content, options),
-      onError: (error) => this.#reportError(error),
-    })
+      hooks: this.#hooks,
+      error: (error) => this.#reportError(error),
+      warn: (message) => this.#warn(message),
+    }
     if (config.durability) {
-      this.#durable = new DurableRuntime({
-        options: config.durability,
-        namespace: this.namespace,
-        scopeId: this.scope,
-        provider: this.provider,
-        store: this.store,
-        hooks: this.#hooks,
-        dispatcher: this.#dispatcher,
-        inboundQueue: this.#inbound,
-        track: (work) => this.#track(work),
-        events: {
-          dead: (info) => this.emit('durability:dead', info),
-          ambiguous: (info) => this.emit('durability:ambiguous', info),
-          warn: (message) => this.#warn(message),
-          error: (error) => this.#reportError(error),
-        },
-      })
-      this.durability = this.#durable.durability
+      const events = { dead: (info: unknown) => this.emit('durability:dead', info), ambiguous: (info: unknown) => this.emit('durability:ambiguous', info) }
+      const durable = new DurablePipeline({ parts, options: config.durability, namespace: this.namespace, events })
+      this.durability = durable.durability
+      this.#pipeline = durable
+    } else {
+      this.#pipeline = new PlainPipeline(parts)
     }
   }
 
@@ -118,10 +101,8 @@ export class Bot extends EventEmitter {
   async start(): Promise<void> {
     if (this.#started) return
     await this.store.start?.()
-    const startTransport = () => this.provider.start((event) => this.#receive(event))
-    // With providerSession 'leader' the runtime starts the transport once this replica is elected.
-    if (this.#durable) await this.#durable.start(startTransport)
-    else await startTransport()
+    // With providerSession 'leader' the durable pipeline starts the transport once this replica is elected.
+    await this.#pipeline.start(() => this.provider.start((event) => this.#pipeline.receive(event)))
     this.#started = true
   }
 
@@ -129,24 +110,14 @@ export class Bot extends EventEmitter {
   async stop(): Promise<void> {
     if (!this.#started) return
     this.#started = false
-    if (!this.#durable || this.#durable.transportRunning) await this.provider.stop()
-    this.#durable?.stopping()
-    await this.#settle(LIMITS.stopTimeoutMs)
-    await this.#durable?.stop()
+    if (this.#pipeline.transportRunning) await this.provider.stop()
+    await this.#pipeline.stop()
     await this.store.stop?.()
   }
 
   /** Resolves when nothing is in flight and nothing is due now. */
-  async idle(timeoutMs: number = LIMITS.idleTimeoutMs): Promise<void> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      await this.#settle(Math.max(0, deadline - Date.now()))
-      const busy = this.#durable ? await this.#durable.hasDueWork() : false
-      if (!busy && this.#inFlight.size === 0) return
-      if (Date.now() > deadline) throw new Error(`bot.idle(): still busy after ${timeoutMs} ms`)
-      this.#durable?.wake()
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
+  idle(timeoutMs: number = LIMITS.idleTimeoutMs): Promise<void> {
+    return this.#pipeline.idle(timeoutMs)
   }
 
   /**
@@ -155,31 +126,12 @@ export class Bot extends EventEmitter {
    * idempotencyKey.
    */
   send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
-    return this.#sendFrom(this.#durable?.currentOrigin(), chatId, content, options)
-  }
-
-  #sendFrom(origin: SendOrigin | undefined, chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
-    const result = this.#durable
-      ? this.#durable.send(chatId, content, options, origin, this.#outbound)
-      : this.#outbound.run(chatId, () => this.#sendPlain(chatId, content))
-    origin?.pending.push(result.catch(() => undefined))
-    return this.#track(result)
+    return this.#pipeline.sender.send(chatId, content, options, this.#pipeline.currentOrigin())
   }
 
   /** Journals a send for the sweeper and returns at once; a second enqueue of a key is a no-op. */
-  async enqueue(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<{ key: string }> {
-    return this.#enqueueFrom(this.#durable?.currentOrigin(), chatId, content, options)
-  }
-
-  async #enqueueFrom(origin: SendOrigin | undefined, chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<{ key: string }> {
-    if (this.#durable) {
-      const journaled = this.#durable.enqueue(chatId, content, options, origin)
-      origin?.pending.push(journaled.catch(() => undefined))
-      return journaled
-    }
-    const sending = this.#outbound.run(chatId, () => this.#sendPlain(chatId, content))
-    void this.#track(sending).catch((error) => this.#reportError(error))
-    return { key: options.idempotencyKey ?? '' }
+  enqueue(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<{ key: string }> {
+    return this.#pipeline.sender.enqueue(chatId, content, options, this.#pipeline.currentOrigin())
   }
 
   /** Sends to many chats, `concurrency` at a time; pass idempotencyKey to name each send (`<key>:<chatId>`). */
@@ -221,46 +173,6 @@ export class Bot extends EventEmitter {
   /** Updates a streaming draft. Not journaled: it is transient. */
   async draft(chatId: string, content: OutboundContent): Promise<void> {
     await this.provider.draft?.(chatId, content)
-  }
-
-  async #receive(event: InboundEvent): Promise<void> {
-    if (this.#durable) return this.#durable.receive(event)
-    void this.#track(
-      this.#inbound.run(event.chatId, async () => {
-        await this.store.appendLog(this.scope, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: event.id })
-        const route = await this.#dispatcher.route(event, event.id)
-        const { unrecorded } = await this.#dispatcher.run(route, event, event.id)
-        if (unrecorded !== undefined) this.#reportError(unrecorded)
-      }),
-    ).catch((error) => this.#reportError(error))
-  }
-
-  /** A send without the outbox: hooks, split, provider, after-hooks, message log. */
-  async #sendPlain(chatId: string, content: OutboundContent, key: string | null = null): Promise<SendResult> {
-    const rewritten = await this.#hooks.runBefore({ chatId, content, key })
-    const messageIds: string[] = []
-    for (const part of splitContent(rewritten, this.provider.textLimit)) {
-      const { messageId } = await this.provider.send(chatId, part)
-      messageIds.push(messageId)
-      await this.#hooks.runAfter({ chatId, content: part, key, messageId })
-      await this.store.appendLog(this.scope, { direction: 'out', chatId, messageId, text: textOf(part), at: Date.now(), ref: key })
-    }
-    return { key: key ?? '', messageId: messageIds[0] ?? null, messageIds, deduped: false }
-  }
-
-  #track<T>(work: Promise<T>): Promise<T> {
-    this.#inFlight.add(work)
-    const done = () => this.#inFlight.delete(work)
-    work.then(done, done)
-    return work
-  }
-
-  async #settle(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs
-    while (this.#inFlight.size > 0 && Date.now() <= deadline) {
-      const timer = new Promise((resolve) => setTimeout(resolve, Math.max(1, deadline - Date.now())).unref())
-      await Promise.race([Promise.allSettled([...this.#inFlight]), timer])
-    }
   }
 
   #warn(message: string): void {

@@ -4,7 +4,7 @@
  */
 export { Bot, type BotConfig, type Logger } from './bot.js'
 export type { Context, Message, SendOptions, StateAccess } from './context.js'
-export type { Handler } from './dispatcher.js'
+export type { Handler } from './pipeline/pipeline.js'
 export { flow, Flow, type AnswerHandler } from './flow.js'
 export type { OutgoingSend, SentMessage, BeforeSendHook, AfterSendHook } from './hooks.js'
 export { TEXT, IMAGE, VIDEO, AUDIO, DOCUMENT, INTERACTION, ANY, text, type Matcher } from './matchers.js'

@@ -6,7 +6,9 @@
 import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest'
 import { MemoryKv } from '../../src/core/spi.js'
 import { Bot } from '../../src/core/bot.js'
-import { DurableRuntime } from '../../src/core/durable-runtime.js'
+import { Admission } from '../../src/core/pipeline/admission.js'
+import { DurablePipeline } from '../../src/core/pipeline/durable-pipeline.js'
+import { DurableSender } from '../../src/core/pipeline/durable-sender.js'
 import { KvDurability } from '../../src/core/durability/kv-durability.js'
 import { Outbox } from '../../src/core/durability/outbox.js'
 import { Sweeper } from '../../src/core/durability/sweeper.js'
@@ -280,7 +282,9 @@ describe('Without the durability key nothing changes', () => {
   /** Every entry point of the durability engine, and a backend whose every method throws. */
   function spyOnJournalCode(implementation: 'throw' | 'passthrough'): MockInstance[] {
     const targets: [object, string[]][] = [
-      [DurableRuntime.prototype, ['start', 'stop', 'receive', 'send', 'enqueue', 'hasDueWork', 'wake']],
+      [DurablePipeline.prototype, ['start', 'stop', 'receive', 'currentOrigin', 'idle']],
+      [DurableSender.prototype, ['send', 'enqueue']],
+      [Admission.prototype, ['admit']],
       [KvDurability.prototype, ['start', 'stop', 'now', 'journal', 'scopes']],
       [Outbox.prototype, ['send', 'enqueue', 'isInFlight']],
       [Sweeper.prototype, ['sweep']],

@@ -25,6 +25,8 @@ export const LIMITS = {
   stopTimeoutMs: 30_000,
   /** How long `idle()` waits before it gives up. */
   idleTimeoutMs: 60_000,
+  /** How long `idle()` waits before it looks again for work that became due. */
+  idleRecheckMs: 5,
   /** Sends of one broadcast in flight at once, when the caller gives no concurrency. */
   broadcastConcurrencyDefault: 1,
   /** Tries of a write that records a known outcome (sent, done) while the journal is unavailable (within half the lease). */

@@ -28,12 +28,10 @@ export class Sweeper {
     private readonly engine: DurabilityEngine,
     private readonly outbox: Outbox,
     private readonly transport: Transport,
-    /** Runs a claimed inbound record (the bot's dispatch); the sweeper does not wait for it. */
-    private readonly runInbound: (held: HeldRecord<'inbox'>) => void,
   ) {}
 
-  /** One pass. */
-  async sweep(): Promise<void> {
+  /** One pass; `run` runs each inbound record it claims (the pipeline's run; the sweep does not wait for it). */
+  async sweep(run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
     const engine = this.engine
     await engine.clock.sync()
     const now = engine.now()
@@ -53,8 +51,8 @@ export class Sweeper {
     for (const found of replays) {
       const { id, chatId } = found.record
       if (waiting.has(chatId) || engine.keeper.holds('inbox', id)) continue
-      const held = found.record.state === 'processing' && !engine.leaseIsOver(found.record.lease, 'inbox', id) ? undefined : await claimInbound(engine, found)
-      if (held) this.runInbound(held)
+      const held = canWorkOnInbound(engine, found.record) ? await claimInbound(engine, found) : undefined
+      if (held) run(held)
       else waiting.add(chatId)
     }
     if (!foundAbandoned) this.#reclaiming = false
@@ -65,16 +63,23 @@ export class Sweeper {
     this.lastSweepAt = engine.now()
   }
 
-  /** Whether records of an earlier run of this instanceId may still wait to be taken back. */
-  get reclaiming(): boolean {
-    return this.#reclaiming
+  /**
+   * Whether a sweep now would find work: records of an earlier run of this instanceId still to take
+   * back, or a due record that can be worked on now (the sweep's own rule). `bot.idle()` asks this.
+   */
+  async hasWorkNow(): Promise<boolean> {
+    if (this.#reclaiming) return true
+    const engine = this.engine
+    const now = engine.now()
+    const [outboxDue, inboxDue] = await Promise.all([engine.journal.due('outbox', now, LIMITS.sweepBatchMax), engine.journal.due('inbox', now, LIMITS.sweepBatchMax)])
+    return outboxDue.some(({ record }) => canWorkOnSend(engine, this.outbox, record)) || inboxDue.some(({ record }) => canWorkOnInbound(engine, record))
   }
 
   /** Sends of different chats go out in parallel; within a chat, in due order. */
   async #sweepOutbox(due: Versioned<OutboxRecord>[]): Promise<void> {
     const byChat = new Map<string, Versioned<OutboxRecord>[]>()
     for (const found of due) {
-      if (this.outbox.isInFlight(found.record.key) || this.engine.keeper.holds('outbox', found.record.key)) continue
+      if (!canWorkOnSend(this.engine, this.outbox, found.record)) continue
       const list = byChat.get(found.record.chatId) ?? []
       list.push(found)
       byChat.set(found.record.chatId, list)
@@ -102,6 +107,20 @@ export class Sweeper {
     )
     return { outbox, inbox }
   }
+}
+
+/**
+ * The one rule for "can this due record be worked on now", used by the sweep and by hasWorkNow: it
+ * is not being worked on by this process, and not leased to a live run elsewhere.
+ */
+function canWorkOnSend(engine: DurabilityEngine, outbox: Outbox, record: OutboxRecord): boolean {
+  if (outbox.isInFlight(record.key) || engine.keeper.holds('outbox', record.key)) return false
+  return record.state !== 'sending' || engine.leaseIsOver(record.lease, 'outbox', record.key)
+}
+
+function canWorkOnInbound(engine: DurabilityEngine, record: InboxRecord): boolean {
+  if (engine.keeper.holds('inbox', record.id)) return false
+  return record.state !== 'processing' || engine.leaseIsOver(record.lease, 'inbox', record.id)
 }
 
 async function listAll<K extends 'inbox' | 'outbox'>(

@@ -1,24 +1,14 @@
 /**
  * Routing and running: which handler (or waiting flow) takes an inbound message, and running it
- * with its context. Used alike with and without durability.
+ * with its context. The same in both pipelines; a context's sends go to the pipeline's sender.
  */
-import type { Json } from './durability/kv.js'
-import type { SendResult } from './durability/outbox.js'
-import { conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from './flow.js'
-import type { Context, Message, SendOptions, StateAccess } from './context.js'
-import type { Matcher } from './matchers.js'
-import { bindMediaProvider } from './media.js'
-import type { IProvider, InboundEvent, OutboundContent } from './provider.js'
+import type { Json } from '../durability/kv.js'
+import { conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from '../flow.js'
+import type { Context, Message, StateAccess } from '../context.js'
+import { bindMediaProvider } from '../media.js'
+import type { InboundEvent } from '../provider.js'
+import type { BotParts, Handler, Sender } from './pipeline.js'
 import type { SendOrigin } from './send-origin.js'
-import type { Store } from './store.js'
-
-/** A message handler. */
-export type Handler = (ctx: Context) => unknown | Promise<unknown>
-
-export interface Registration {
-  matcher: Matcher
-  handler: Handler | Flow
-}
 
 /** What a message will do, decided before any handler runs (reading the store may fail). */
 export type Route =
@@ -42,32 +32,38 @@ interface Checkpoint {
   conversation: Conversation
 }
 
-export interface DispatcherDeps {
-  store: Store
-  scope: string
-  provider: IProvider
-  registrations: Registration[]
-  flows: Map<string, Flow>
-  send(chatId: string, content: OutboundContent, options: SendOptions | undefined, origin: SendOrigin | undefined): Promise<SendResult>
-  enqueue(chatId: string, content: OutboundContent, options: SendOptions | undefined, origin: SendOrigin | undefined): Promise<{ key: string }>
-  onError(error: unknown): void
-}
-
 export class Dispatcher {
   /** Conversations of flows that are not persistent: they live (and die) with this process. */
   readonly #memory = new Map<string, Conversation>()
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(
+    private readonly parts: BotParts,
+    private readonly sender: Sender,
+  ) {}
 
   async route(event: InboundEvent, recordId: string): Promise<Route> {
-    const stored = this.#memory.get(event.chatId) ?? ((await this.deps.store.getCheckpoint(this.deps.scope, event.chatId)) as Conversation | undefined)
+    const stored = this.#memory.get(event.chatId) ?? ((await this.parts.store.getCheckpoint(this.parts.scope, event.chatId)) as Conversation | undefined)
     const fed = feedOf(stored, recordId)
     if (fed) return { type: 'fed-before', note: fedBeforeNote(fed) }
     const conversation = conversationFor(stored, recordId)
-    const flow = conversation && this.deps.flows.get(conversation.flow)
+    const flow = conversation && this.parts.flows.get(conversation.flow)
     if (conversation && flow && flow.steps[conversation.step]) return { type: 'answer', flow, conversation, stored }
-    const registration = this.deps.registrations.find((r) => r.matcher(event))
+    const registration = this.parts.registrations.find((r) => r.matcher(event))
     return registration ? { type: 'handler', handler: registration.handler, stored } : { type: 'none' }
+  }
+
+  /** Routes a message that arrived just now, then writes it to the message log (once it could be routed). */
+  async routeArrival(event: InboundEvent, recordId: string): Promise<Route> {
+    const route = await this.route(event, recordId)
+    await this.parts.store.appendLog(this.parts.scope, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: recordId })
+    return route
+  }
+
+  /** Routes, logs and runs a message no journal holds (a bot without durability, or failOpen). */
+  async handleUnjournaled(event: InboundEvent): Promise<void> {
+    const route = await this.routeArrival(event, event.id)
+    const { unrecorded } = await this.run(route, event, event.id)
+    if (unrecorded !== undefined) this.parts.error(unrecorded)
   }
 
   /**
@@ -84,7 +80,7 @@ export class Dispatcher {
       else if (route.handler instanceof Flow) checkpoint = await this.#startFlow(route.handler, route.stored, ctx, recordId)
       else await route.handler(ctx)
     } catch (error) {
-      this.deps.onError(error)
+      this.parts.error(error)
       return {}
     }
     if (!checkpoint) return {}
@@ -125,12 +121,12 @@ export class Dispatcher {
   }
 
   async #save({ flow, conversation }: Checkpoint, chatId: string): Promise<void> {
-    if (flow.isPersistent) await this.deps.store.setCheckpoint(this.deps.scope, chatId, conversation as unknown as Json)
+    if (flow.isPersistent) await this.parts.store.setCheckpoint(this.parts.scope, chatId, conversation as unknown as Json)
     else this.#memory.set(chatId, conversation)
   }
 
   #context(event: InboundEvent, recordId: string, flowState: Record<string, Json>, origin: SendOrigin | undefined): Context {
-    const { store, scope } = this.deps
+    const { store, scope } = this.parts
     const message: Message = { ...event, kind: event.kind ?? (event.interaction ? 'interaction' : 'message') }
     const user: StateAccess = {
       get: async (key) => (await store.getUser(scope, event.chatId, key)) as never,
@@ -146,13 +142,13 @@ export class Dispatcher {
       ref: { id: recordId, chatId: event.chatId, messageId: event.id },
       message,
       chatId: event.chatId,
-      reply: (content, options) => this.deps.send(event.chatId, content, options, origin),
-      send: (chatId, content, options) => this.deps.send(chatId, content, options, origin),
-      enqueue: (chatId, content, options) => this.deps.enqueue(chatId, content, options, origin),
+      reply: (content, options = {}) => this.sender.send(event.chatId, content, options, origin),
+      send: (chatId, content, options = {}) => this.sender.send(chatId, content, options, origin),
+      enqueue: (chatId, content, options = {}) => this.sender.enqueue(chatId, content, options, origin),
       user,
       state,
     }
-    bindMediaProvider(ctx, this.deps.provider)
+    bindMediaProvider(ctx, this.parts.provider)
     return ctx
   }
 }

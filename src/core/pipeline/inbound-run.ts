@@ -7,24 +7,21 @@
  * overtake it. On that replay the sends already journaled are answered from the outbox.
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
+import { backoffMs } from '../durability/backoff.js'
+import { errorInfo, type DurabilityEngine } from '../durability/engine.js'
+import type { HeldRecord } from '../durability/held-record.js'
+import { completeInbound, failInbound } from '../durability/inbox.js'
+import { settlingRetry, settlingWrite } from '../durability/settling-write.js'
+import { JournalUnavailableError } from '../errors.js'
+import { replayedEvent } from '../media.js'
+import type { IProvider, InboundEvent } from '../provider.js'
 import type { Dispatcher } from './dispatcher.js'
-import { backoffMs } from './durability/backoff.js'
-import { errorInfo, type DurabilityEngine } from './durability/engine.js'
-import type { HeldRecord } from './durability/held-record.js'
-import { completeInbound, failInbound } from './durability/inbox.js'
-import { settlingRetry, settlingWrite } from './durability/settling-write.js'
-import { JournalUnavailableError } from './errors.js'
-import { replayedEvent } from './media.js'
-import type { IProvider, InboundEvent } from './provider.js'
 import type { SendOrigin } from './send-origin.js'
-import type { Store } from './store.js'
 
 export interface InboundRunDeps {
   engine: DurabilityEngine
   dispatcher: Dispatcher
   provider: IProvider
-  store: Store
-  scopeId: string
   /** The message being handled, for sends made through bot.send inside a handler. */
   origin: AsyncLocalStorage<SendOrigin>
 }
@@ -47,8 +44,7 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
   let route
   try {
     event = live ?? replayedEvent(held.record.event, deps.provider)
-    route = await dispatcher.route(event, held.id)
-    if (live && !replay) await deps.store.appendLog(deps.scopeId, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: held.id })
+    route = live && !replay ? await dispatcher.routeArrival(event, held.id) : await dispatcher.route(event, held.id)
   } catch (error) {
     engine.events.error(error)
     await failInbound(engine, held, error)

@@ -2,7 +2,7 @@
  * The message a handler is handling. Every send made through its context gets a key derived from it
  * (`<inbound record id>:<n>`), and the runtime waits for those sends before it marks the message done.
  */
-import type { JournalUnavailableError } from './errors.js'
+import type { JournalUnavailableError } from '../errors.js'
 
 export interface SendOrigin {
   inboundId: string

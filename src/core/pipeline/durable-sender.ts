@@ -1,0 +1,88 @@
+/**
+ * Sends through the outbox (a bot with the `durability` key): each send is journaled under its
+ * idempotency key before the provider is called. A send of a handler is keyed by its message and
+ * counted on it, so the message is done only once its sends settled, and a send the journal could
+ * not record makes the message replay instead.
+ */
+import type { SendOptions } from '../context.js'
+import type { DurabilityEngine } from '../durability/engine.js'
+import { sendKey } from '../durability/keys.js'
+import type { Outbox, OutboxSend, SendResult } from '../durability/outbox.js'
+import type { MessageTracing } from '../durability/tracing.js'
+import { JournalUnavailableError } from '../errors.js'
+import type { OutboundContent } from '../provider.js'
+import { ChatQueue } from './chat-queue.js'
+import type { InFlight } from './in-flight.js'
+import { afterDelivery, type BotParts, type Sender } from './pipeline.js'
+import type { SendOrigin } from './send-origin.js'
+
+export interface DurableSenderDeps {
+  parts: BotParts
+  engine: DurabilityEngine
+  outbox: Outbox
+  inFlight: InFlight
+  tracing: MessageTracing
+  /** Runs a sweep soon: an enqueued send is delivered by the sweeper. */
+  wake(): void
+}
+
+export class DurableSender implements Sender {
+  /** Sends to one chat keep their order while one of them is retried inline. */
+  readonly #queue = new ChatQueue()
+
+  constructor(private readonly deps: DurableSenderDeps) {}
+
+  send(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<SendResult> {
+    const send = this.#outboxSend(chatId, content, options, origin)
+    const traced = { key: send.key.key, chatId, inboundId: origin?.inboundId ?? null }
+    const result = this.#recordingFailure(origin, () => this.#queue.run(chatId, () => this.deps.tracing.send(traced, () => this.deps.outbox.send(send))))
+    origin?.pending.push(result.catch(() => undefined))
+    return this.deps.inFlight.track(result)
+  }
+
+  enqueue(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<{ key: string }> {
+    const journaled = this.#recordingFailure(origin, () => this.deps.outbox.enqueue(this.#outboxSend(chatId, content, options, origin))).then((result) => {
+      this.deps.wake()
+      return result
+    })
+    origin?.pending.push(journaled.catch(() => undefined))
+    return journaled
+  }
+
+  /**
+   * Runs a send of a message's handler; a journal failure is kept on the origin, so the message is
+   * released instead of marked done. Once one send of a message failed so, its later sends are
+   * refused too: the replay makes them all, in the handler's order.
+   */
+  async #recordingFailure<T>(origin: SendOrigin | undefined, send: () => Promise<T>): Promise<T> {
+    if (origin?.journalFailure) {
+      throw new JournalUnavailableError(`an earlier send of inbound "${origin.inboundId}" could not be journaled; this one waits for its replay`, origin.journalFailure)
+    }
+    try {
+      return await send()
+    } catch (error) {
+      if (origin && error instanceof JournalUnavailableError) origin.journalFailure ??= error
+      throw error
+    }
+  }
+
+  #outboxSend(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): OutboxSend {
+    const { parts, engine } = this.deps
+    const ordinal = origin ? ++origin.sends : 0
+    const key = sendKey(options.idempotencyKey, origin ? { inboundId: origin.inboundId, ordinal } : undefined)
+    return {
+      chatId,
+      content,
+      key,
+      replay: origin?.replay ?? false,
+      beforeSend: (c: OutboundContent) => parts.hooks.runBefore({ chatId, content: c, key: key.key }),
+      bypass: async (c: OutboundContent, reason: string): Promise<SendResult> => {
+        engine.metrics.increment('outboxBypassed')
+        parts.warn(`durability: the send "${key.key}" bypasses the outbox (${reason}); it is not journaled`)
+        const { messageId } = await parts.provider.send(chatId, c)
+        await afterDelivery(parts, chatId, c, null, messageId)
+        return { key: key.key, messageId, messageIds: [messageId], deduped: false }
+      },
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { LIMITS } from '../durability/limits.js'
+
+/** The work a pipeline has started and not finished: what `bot.idle()` and `bot.stop()` wait for. */
+export class InFlight {
+  readonly #work = new Set<Promise<unknown>>()
+
+  get size(): number {
+    return this.#work.size
+  }
+
+  /** Counts `work` as in flight until it settles; returns it. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.#work.add(work)
+    const done = () => this.#work.delete(work)
+    work.then(done, done)
+    return work
+  }
+
+  /** Waits until nothing is in flight, or `timeoutMs` passed (work started meanwhile is waited for too). */
+  async settle(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (this.#work.size > 0 && Date.now() <= deadline) {
+      const timer = new Promise((resolve) => setTimeout(resolve, Math.max(1, deadline - Date.now())).unref())
+      await Promise.race([Promise.allSettled([...this.#work]), timer])
+    }
+  }
+
+  /**
+   * Resolves once nothing is in flight and `dueWork` finds nothing that can be worked on now; while
+   * there is, `wake` starts it. Rejects after `timeoutMs`.
+   */
+  async idle(timeoutMs: number, dueWork: () => Promise<boolean> = async () => false, wake: () => void = () => {}): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      await this.settle(Math.max(0, deadline - Date.now()))
+      const busy = await dueWork()
+      if (!busy && this.#work.size === 0) return
+      if (Date.now() > deadline) throw new Error(`bot.idle(): still busy after ${timeoutMs} ms`)
+      wake()
+      await new Promise((resolve) => setTimeout(resolve, LIMITS.idleRecheckMs))
+    }
+  }
+}

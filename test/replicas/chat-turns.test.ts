@@ -98,7 +98,10 @@ describe('chat turns across replicas', () => {
   })
 
   const dirs: string[] = []
-  afterAll(() => {
+  /** Opened here, closed once every bot over them stopped (useBots stops them after each test). */
+  const journals: SharedFileEventJournal[] = []
+  afterAll(async () => {
+    await Promise.all(journals.splice(0).map((journal) => journal.close()))
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   })
   const tempFile = (name: string) => {
@@ -118,7 +121,11 @@ describe('chat turns across replicas', () => {
       'a SharedFileEventJournal (one journal object per replica over one file)',
       () => {
         const file = tempFile('events.json')
-        return async () => eventsDurability({ journal: await SharedFileEventJournal.open(file) })
+        return async () => {
+          const journal = await SharedFileEventJournal.open(file)
+          journals.push(journal)
+          return eventsDurability({ journal })
+        }
       },
     ],
   ]

@@ -7,6 +7,7 @@ import type { Json } from './durability/kv.js'
 import type { OutboundContent } from './provider.js'
 import type { Context, Message } from './context.js'
 import { LIMITS } from './durability/limits.js'
+import { SendDeferredError } from './errors.js'
 
 /** Handles the answer to a question. */
 export type AnswerHandler = (ctx: Context, answer: Message) => unknown | Promise<unknown>
@@ -37,6 +38,20 @@ export class Flow {
 
   get isPersistent(): boolean {
     return this.#persistent
+  }
+}
+
+/**
+ * Asks a flow's question. A send rejected with `SendDeferredError` is journaled and goes out later
+ * (the sweeper retries it; on a standby of a leader-only transport session, the leader delivers it):
+ * the question is asked all the same, so the flow waits for its answer and its checkpoint is written.
+ * Any other failure is the step's.
+ */
+export async function askQuestion(ctx: Context, question: OutboundContent): Promise<void> {
+  try {
+    await ctx.reply(question)
+  } catch (error) {
+    if (!(error instanceof SendDeferredError)) throw error
   }
 }
 

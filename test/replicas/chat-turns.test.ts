@@ -19,6 +19,7 @@ import { ChatTurns } from '../../src/core/durability/chat-turns.js'
 import { resolveDurabilityConfig } from '../../src/core/durability/config.js'
 import { DurabilityEngine } from '../../src/core/durability/engine.js'
 import { HeldRecord } from '../../src/core/durability/held-record.js'
+import { completeInbound } from '../../src/core/durability/inbox.js'
 import type { InboxRecord } from '../../src/core/durability/records.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { waitFor } from '../../test-utils/wait.js'
@@ -97,7 +98,10 @@ describe('chat turns across replicas', () => {
   })
 
   const dirs: string[] = []
-  afterAll(() => {
+  /** Opened here, closed once every bot over them stopped (useBots stops them after each test). */
+  const journals: SharedFileEventJournal[] = []
+  afterAll(async () => {
+    await Promise.all(journals.splice(0).map((journal) => journal.close()))
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   })
   const tempFile = (name: string) => {
@@ -117,7 +121,11 @@ describe('chat turns across replicas', () => {
       'a SharedFileEventJournal (one journal object per replica over one file)',
       () => {
         const file = tempFile('events.json')
-        return async () => eventsDurability({ journal: await SharedFileEventJournal.open(file) })
+        return async () => {
+          const journal = await SharedFileEventJournal.open(file)
+          journals.push(journal)
+          return eventsDurability({ journal })
+        }
       },
     ],
   ]
@@ -182,7 +190,8 @@ describe('chat turns across replicas', () => {
     const first = await turnsA.take(message(1, a))
     // a "freezes": its renewal stops, so b's message waits only until a's lease is over.
     await turnsA.stop()
-    const second = turnsB.take(message(2, b))
+    const m2 = message(2, b)
+    const second = turnsB.take(m2)
     let taken = false
     void second.then(() => (taken = true))
     await new Promise((resolve) => setTimeout(resolve, 10))
@@ -194,6 +203,8 @@ describe('chat turns across replicas', () => {
     expect(turn?.token).toBe(first!.token + 1)
     await turnsA.release(first!)
     expect(a.metrics.snapshot().staleLeases).toBe(1)
+    // Settled, m2 leaves the queue with its release (an unsettled one would stay at its head).
+    expect(await completeInbound(b, m2)).toBe(true)
     await turnsB.release(turn!)
     expect(b.metrics.snapshot().staleLeases).toBe(0)
     expect((await b.journal.read('turns', ['c']))[0]).toBeUndefined()

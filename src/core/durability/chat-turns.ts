@@ -19,6 +19,8 @@ export interface HeldTurn {
   readonly chatId: string
   readonly inboxId: string
   readonly token: number
+  /** The message's inbox record, held by this process: its state at the release says whether it leaves the queue. */
+  readonly message: HeldRecord<'inbox'>
   /** Set once a write found another holder: the lease was over and the turn passed on. */
   lost: boolean
 }
@@ -80,18 +82,25 @@ export class ChatTurns {
    * when this process lost the message's own lease while waiting: its new holder takes the turn.
    */
   async take(message: HeldRecord<'inbox'>): Promise<HeldTurn | undefined> {
-    const { chatId, id, createdAt } = message.record
+    const { chatId, id } = message.record
     let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
+    let placeChecked = false
     for (let waitMs: number = LIMITS.turnWaitMinMs; ; ) {
       // Lost, or its lease is over by our clock (this process was frozen or cut off): its new holder takes the turn.
       // Stopping: the message is left to its lease (a restart with this instanceId takes it back at once).
       if (this.#stopping || message.lost || (message.record.lease?.expiresAt ?? Infinity) <= this.engine.now()) return undefined
-      const step = await this.#nextStep(current, chatId, { id, createdAt })
+      if (!placeChecked && isGivenUp(current, message)) {
+        // What this process remembers may be older than its own join: only the journal's record says so.
+        current = await this.#read(chatId)
+        placeChecked = true
+        if (isGivenUp(current, message) && !(await this.#arriveAgain(current, message))) return undefined
+      }
+      const step = await this.#nextStep(current, chatId, { id, createdAt: message.record.createdAt })
       if (step.write) {
         const [result] = await this.engine.journal.write('turn.claim', [{ kind: 'turns', record: step.write, expectVersion: current?.version ?? 0 }])
         current = result!.ok ? { record: step.write, version: result!.version } : (result!.current as Found)
         this.#remember(chatId, current)
-        if (result!.ok && step.taking) return this.#hold(chatId, id, step.write.fencingToken)
+        if (result!.ok && step.taking) return this.#hold(chatId, message, step.write.fencingToken)
         if (!result!.ok || step.again) continue
       }
       if (this.#polling.has(chatId) || this.heldChats().includes(chatId)) {
@@ -112,11 +121,22 @@ export class ChatTurns {
     }
   }
 
-  /** Gives the turn back (the message is settled, or it failed and waits for its retry). */
+  /**
+   * Gives the turn back. The message leaves the queue only when its run settled it here (done, or
+   * failed and queued again on its retry, or dead). A run that ended with the message unfinished (its
+   * lease lapsed while this process was frozen or starved, and its completion was refused; or it was
+   * left to its lease) keeps it at the head: the chat's later messages wait until it is claimed
+   * again (by the sweeper, on any replica) and run, instead of overtaking it.
+   */
   async release(turn: HeldTurn): Promise<void> {
     this.#held.delete(turn)
+    const settled = !turn.message.lost && !WAITING_STATES.has(turn.message.record.state)
     try {
-      const released = await this.#update(turn, 'turn.release', (record) => ({ ...record, queue: record.queue.filter((entry) => entry.id !== turn.inboxId), holder: null }))
+      const released = await this.#update(turn, 'turn.release', (record) => ({
+        ...record,
+        queue: settled ? record.queue.filter((entry) => entry.id !== turn.inboxId) : record.queue,
+        holder: null,
+      }))
       if (!released) this.engine.metrics.increment('staleLeases')
     } finally {
       this.#wake(turn.chatId)
@@ -168,8 +188,21 @@ export class ChatTurns {
     return !WAITING_STATES.has(found.record.state)
   }
 
-  #hold(chatId: string, inboxId: string, token: number): HeldTurn {
-    const turn: HeldTurn = { chatId, inboxId, token, lost: false }
+  /**
+   * A message journaled after its chat's queue gave its place up (its replica froze between queueing
+   * and journaling it for longer than a turn lease, so a later message may have run meanwhile) arrives
+   * now: its createdAt moves past the last message queued, and the journal's arrival order stays the
+   * order the chat's handlers run in. False when its lease was lost meanwhile.
+   */
+  async #arriveAgain(current: Found, message: HeldRecord<'inbox'>): Promise<boolean> {
+    const createdAt = Math.max(this.engine.now(), (current?.record.queue.at(-1)?.createdAt ?? 0) + 1)
+    const moved = await message.update('turn.requeue', (record) => ({ ...record, createdAt, updatedAt: this.engine.now() }))
+    if (moved) this.engine.events.warn(`durability: "${message.id}" was journaled after its chat's turn queue gave its place up (its replica stalled); it arrives now`)
+    return moved
+  }
+
+  #hold(chatId: string, message: HeldRecord<'inbox'>, token: number): HeldTurn {
+    const turn: HeldTurn = { chatId, inboxId: message.id, token, message, lost: false }
     this.#held.add(turn)
     this.#renewal.start(false)
     return turn
@@ -236,6 +269,16 @@ export class ChatTurns {
       waiters.add(done)
     })
   }
+}
+
+/**
+ * Whether the queue gave up the place of a message on its first run: it joined the queue before it
+ * was journaled, so only a drop as never journaled (or a full queue) leaves it out. Later runs (a
+ * retry, a replay) queue again in their createdAt place.
+ */
+function isGivenUp(current: Found, message: HeldRecord<'inbox'>): boolean {
+  const queue = current?.record.queue ?? []
+  return message.record.attempts === 1 && queue.length < LIMITS.turnQueueMax && !queue.some((entry) => entry.id === message.id)
 }
 
 /** The queue with `entry` in its (createdAt, id) place; the same array when it is there already. */

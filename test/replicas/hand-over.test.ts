@@ -64,11 +64,8 @@ describe('conversation hand-over', () => {
 })
 
 describe('a flow step on a standby (leader-only transport session)', () => {
-  // KNOWN DEFECT, pending a change in src/core/dispatcher.ts (being rewritten elsewhere): #startFlow and
-  // #answer must ask their question with askQuestion(ctx, question) from flow.ts instead of ctx.reply.
-  // Today the deferred question throws out of the step and no checkpoint is written (the answer then
-  // runs as a new message). Once that lands this fails as `it.fails`: make it `it`.
-  it.fails('writes its checkpoint when its question is journaled and deferred: the next message answers it', async () => {
+  // A question deferred on a standby is asked all the same (the leader delivers it): the flow waits for its answer.
+  it('writes its checkpoint when its question is journaled and deferred: the next message answers it', async () => {
     const provider = new MockProvider({ session: 'leader' })
     provider.leader = false
     const store = new MemoryStore()

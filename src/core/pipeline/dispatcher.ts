@@ -3,7 +3,7 @@
  * with its context. The same in both pipelines; a context's sends go to the pipeline's sender.
  */
 import type { Json } from '../durability/kv.js'
-import { conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from '../flow.js'
+import { askQuestion, conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from '../flow.js'
 import type { Context, Message, StateAccess } from '../context.js'
 import { bindMediaProvider } from '../media.js'
 import type { InboundEvent } from '../provider.js'
@@ -95,7 +95,7 @@ export class Dispatcher {
   async #startFlow(flow: Flow, stored: Conversation | undefined, ctx: Context, recordId: string): Promise<Checkpoint | undefined> {
     const first = flow.steps[0]
     if (!first) return undefined
-    await ctx.reply(first.question)
+    await askQuestion(ctx, first.question)
     const conversation = { flow: flow.name, step: 0, state: {}, finished: false, fedBy: recordId, previous: strip(priorOf(stored, recordId)) }
     return { flow, conversation: { ...conversation, fed: withFed(stored?.fed, { id: recordId, flow: flow.name, step: -1 }) } }
   }
@@ -105,7 +105,7 @@ export class Dispatcher {
     await flow.steps[conversation.step]!.handle(ctx, ctx.message)
     const next = conversation.step + 1
     const following = flow.steps[next]
-    if (following) await ctx.reply(following.question)
+    if (following) await askQuestion(ctx, following.question)
     return {
       flow,
       conversation: {

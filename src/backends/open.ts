@@ -1,6 +1,6 @@
 /**
  * `openBackend(url)`: a backend URL → an opened (started) durability backend. This is the CLI's
- * only way in (DESIGN.md §6). Each backend's module, and so its driver, loads only when its URL
+ * only way in (docs/architecture.md). Each backend's module, and so its driver, loads only when its URL
  * is opened. Opening checks what is there before it touches anything: a journal a read (or a
  * change of records) asks for must exist and be a journal, in a file, a SQLite table, a PostgreSQL
  * table prefix or a Redis prefix (`mustExist`: a typo is `JOURNAL_MISSING`, never a new, empty
@@ -12,11 +12,15 @@ import { basename, dirname, extname } from 'node:path'
 import type { DurabilityBackend } from '../core/spi.js'
 import { BotmeshError, JournalCorruptError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
+import { fileCompactor, sqliteCompactor, type Compactor } from './compaction.js'
 import { describeNearest } from './nearest.js'
 import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
 export { BACKEND_CAPABILITIES, capabilitiesOf, type BackendCapabilities, type Compaction } from './capabilities.js'
+export type { Compacted, Compactor } from './compaction.js'
+export { journalPathOf, salvageJournalFile, verifyJournalFile, type JournalFileCheck } from './journal-files.js'
+export { throwawayFactory, type ThrowawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 /** What the opener may do to the journal. */
 export type BackendAccess = 'read' | 'write' | 'create'
@@ -42,6 +46,8 @@ export interface OpenedBackend {
   readonly heldBy: { pid: number; file: string } | undefined
   /** Whether every write will be refused (a `read` open of a file journal, or one held by another process). */
   readonly readOnly: boolean
+  /** `botmesh compact` on it; set where the capability table says `explicit` (a file journal, a SQLite file). */
+  readonly compact: Compactor | undefined
   /** Stops the backend and releases what opening took (a lock, a pool, a throwaway's data). Idempotent. */
   close(): Promise<void>
 }
@@ -62,7 +68,8 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
     case 'sqlite': {
       checkJournalFile(target.path, access, (head) => head.toString('latin1', 0, 16) === SQLITE_MAGIC, 'is not a SQLite database')
       const { SQLiteDurability } = await import('./sqlite/index.js')
-      return started(target, new SQLiteDurability({ file: target.path, mustExist: access !== 'create' }))
+      const backend = new SQLiteDurability({ file: target.path, mustExist: access !== 'create' })
+      return started(target, backend, { compact: sqliteCompactor(backend) })
     }
     case 'redis': {
       const { RedisDurability } = await import('./redis/index.js')
@@ -106,16 +113,16 @@ async function openFile(target: Extract<BackendTarget, { path: string }>, access
   else checkJournalFile(target.path, access, () => true, '')
   if (access === 'read') {
     const backend = await FileDurability.open(target.path, { readOnly: true })
-    return started(target, backend, { cleanup: () => backend.close(), readOnly: true })
+    return started(target, backend, { cleanup: () => backend.close(), readOnly: true, compact: fileCompactor(backend) })
   }
   try {
     // appendLog: an operator's bulk change appends a line per write instead of rewriting the file.
     const backend = await FileDurability.open(target.path, { appendLog: true })
-    return started(target, backend, { cleanup: () => backend.close() })
+    return started(target, backend, { cleanup: () => backend.close(), compact: fileCompactor(backend) })
   } catch (error) {
     if (!(error instanceof JournalLockedError) || error.pid === undefined || error.pid === process.pid) throw error
     const backend = await FileDurability.open(target.path, { readOnly: true })
-    return started(target, backend, { cleanup: () => backend.close(), readOnly: true, heldBy: { pid: error.pid, file: target.path } })
+    return started(target, backend, { cleanup: () => backend.close(), readOnly: true, heldBy: { pid: error.pid, file: target.path }, compact: fileCompactor(backend) })
   }
 }
 
@@ -141,7 +148,7 @@ async function openEvents(target: Extract<BackendTarget, { kind: 'events' }>, ac
 async function started(
   target: BackendTarget,
   backend: DurabilityBackend,
-  extra: { cleanup?: () => Promise<void>; readOnly?: boolean; heldBy?: { pid: number; file: string }; explain?: () => string | undefined } = {},
+  extra: { cleanup?: () => Promise<void>; readOnly?: boolean; heldBy?: { pid: number; file: string }; explain?: () => string | undefined; compact?: Compactor } = {},
 ): Promise<OpenedBackend> {
   try {
     await backend.start()
@@ -157,6 +164,7 @@ async function started(
     label: target.label,
     heldBy: extra.heldBy,
     readOnly: extra.readOnly ?? false,
+    compact: extra.compact,
     close: () =>
       (closing ??= (async () => {
         try {

@@ -70,22 +70,37 @@ function memoryFactory(): ThrowawayFactory {
   }
 }
 
-function fileFactory(kind: 'file' | 'sqlite', parent: string): ThrowawayFactory {
-  const dirs = new Map<DurabilityBackend, string>()
-  const open = async (dir: string): Promise<DurabilityBackend> => {
-    if (kind === 'sqlite') {
+/** How a store kept in a file is made in a temp dir and let go of before its dir is removed or reopened. */
+interface TempDirStore {
+  description: string
+  open(dir: string): Promise<DurabilityBackend>
+  release(backend: DurabilityBackend): Promise<void>
+}
+
+const TEMP_DIR_STORES: Record<'file' | 'sqlite', TempDirStore> = {
+  file: {
+    description: 'FileDurability (appendLog, fsync)',
+    async open(dir) {
+      const { FileDurability } = await import('./file/index.js')
+      return FileDurability.open(join(dir, 'durable.json'), { appendLog: true })
+    },
+    release: (backend) => (backend as import('./file/index.js').FileDurability).close(),
+  },
+  sqlite: {
+    description: 'SQLiteDurability (WAL)',
+    async open(dir) {
       const { SQLiteDurability } = await import('./sqlite/index.js')
       return new SQLiteDurability({ file: join(dir, 'bot.db') })
-    }
-    const { FileDurability } = await import('./file/index.js')
-    return FileDurability.open(join(dir, 'durable.json'), { appendLog: true })
-  }
-  const release = async (backend: DurabilityBackend) => {
-    if (kind === 'file') await (backend as import('./file/index.js').FileDurability).close()
-    else await (backend as import('./sqlite/index.js').SQLiteDurability).kv.stop()
-  }
+    },
+    release: (backend) => (backend as import('./sqlite/index.js').SQLiteDurability).kv.stop(),
+  },
+}
+
+function fileFactory(kind: 'file' | 'sqlite', parent: string): ThrowawayFactory {
+  const dirs = new Map<DurabilityBackend, string>()
+  const { open, release } = TEMP_DIR_STORES[kind]
   return {
-    description: `${kind === 'file' ? 'FileDurability (appendLog, fsync)' : 'SQLiteDurability (WAL)'} in a temp dir under ${parent}`,
+    description: `${TEMP_DIR_STORES[kind].description} in a temp dir under ${parent}`,
     async create() {
       const dir = await mkdtemp(join(parent, '.botmesh-throwaway-'))
       const backend = await open(dir)

@@ -3,8 +3,7 @@
  * over the default. The result carries the same options object `openBackend` takes.
  */
 import { toMs } from '../core/duration.js'
-import type { OpenBackendOptions } from '../backends/open.js'
-import { parseBackendUrl, type BackendTarget } from '../backends/backend-url.js'
+import { parseBackendUrl, type BackendTarget, type OpenBackendOptions } from '../backends/open.js'
 import { UsageError } from './errors.js'
 import { OUTPUT_FORMATS, type OutputFormat } from './output.js'
 

@@ -1,13 +1,12 @@
 /**
- * The source (STYLE habit 16): polls the backend every refresh period and dispatches what it read
+ * The source: polls the backend every refresh period and dispatches what it read
  * as events. It resolves the scope first (--scope, --bot, the only scope there is, or asks), then
  * reads a snapshot for the query the state holds now. A failure is dispatched, never thrown, and
  * retried with a wait that doubles up to `retryMaxMs`. Like every background loop here: `start`
  * and `stop` are idempotent, ticks never overlap, `stop` awaits the tick in flight (bounded), the
  * timer is unref'd.
  */
-import { BotmeshError } from '../core/errors.js'
-import { chooseScope, ScopeRequiredError, type DashboardConnection } from '../cli/services/dashboard-connection.js'
+import { answerWithin, chooseScope, ScopeRequiredError, type DashboardConnection } from '../cli/services/dashboard-connection.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { takeSnapshot } from './snapshot.js'
 import { queryOf, type DashboardEvent, type DashboardState } from './state.js'
@@ -93,7 +92,7 @@ export class DashboardSource {
     // Paused: nothing is read. An action running: it has the backend to itself, and the refresh after it shows its result.
     if (current().paused || current().overlay.type === 'running') return
     try {
-      await withTimeout(connection.use('read', (backend) => this.#read(backend)), Math.max(DASHBOARD_LIMITS.refreshTimeoutMs, current().refreshMs * 10))
+      await answerWithin(connection.use('read', (backend) => this.#read(backend)), Math.max(DASHBOARD_LIMITS.refreshTimeoutMs, current().refreshMs * 10))
       this.#failures = 0
     } catch (error) {
       if (this.#stopped) return
@@ -122,14 +121,4 @@ export class DashboardSource {
     const snapshot = await takeSnapshot(backend, query)
     if (!this.#stopped) dispatch({ type: 'snapshot', snapshot, query, receivedAt: clock() })
   }
-}
-
-/** Rejects when `promise` takes longer than `ms` (the promise itself is left to settle or fail). */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BotmeshError('REFRESH_TIMEOUT', `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true })), ms)
-    timer.unref()
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

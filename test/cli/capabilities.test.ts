@@ -1,6 +1,9 @@
 /** One table of backend capabilities: what the CLI and dashboard ask instead of testing a backend's kind. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BACKEND_CAPABILITIES, capabilitiesOf, parseBackendUrl } from '../../src/backends/open.js'
+import { BACKEND_CAPABILITIES, capabilitiesOf, openBackend, parseBackendUrl, salvageJournalFile, verifyJournalFile } from '../../src/backends/open.js'
 import { BACKEND_KINDS } from '../../src/backends/backend-url.js'
 import { botmesh } from './helpers.js'
 
@@ -27,5 +30,28 @@ describe('backend capabilities', () => {
     expect(salvage.stderr).toContain('--salvage works on file journals (file:<path>)')
     expect(demo.stderr).toContain('the demo runs on a SQLite file')
     for (const run of [compact, salvage, demo]) expect(run.code).toBe(2)
+  })
+
+  it('what the table allows, the opened backend or the journal file offers; the rest is undefined', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'botmesh-capabilities-'))
+    try {
+      for (const url of [`file:${join(dir, 'j.json')}`, `sqlite:${join(dir, 'j.db')}`]) {
+        const opened = await openBackend(url, { access: 'create' })
+        try {
+          expect((await opened.compact!(() => {})).kind, url).toBe(parseBackendUrl(url).kind)
+        } finally {
+          await opened.close()
+        }
+        expect(await verifyJournalFile(parseBackendUrl(url)), url).toMatchObject({ kind: parseBackendUrl(url).kind })
+      }
+      const throwaway = await openBackend('memory')
+      expect(throwaway.compact).toBeUndefined()
+      await throwaway.close()
+      expect(await verifyJournalFile(parseBackendUrl('sqlite'))).toBeUndefined()
+      expect(await salvageJournalFile(parseBackendUrl(`sqlite:${join(dir, 'j.db')}`), join(dir, 'out.json'))).toBeUndefined()
+      expect(await salvageJournalFile(parseBackendUrl(`file:${join(dir, 'j.json')}`), join(dir, 'out.json'))).toMatchObject({ out: join(dir, 'out.json') })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -14,8 +14,8 @@ export function registerCompact(program: Command, cli: Cli): void {
     .action(async () => {
       assertCompactable(cli.config().target)
       const progress = cli.out.progress('compacting')
-      await withBackend(cli.config(), 'write', async ({ backend, label }) => {
-        const outcome = await compact(backend, label, (phase) => progress.update(0, phase)).finally(() => progress.done())
+      await withBackend(cli.config(), 'write', async ({ opened }) => {
+        const outcome = await compact(opened, (phase) => progress.update(0, phase)).finally(() => progress.done())
         cli.out.result(outcome, compactView)
       })
     })

@@ -2,7 +2,7 @@
 import { createWriteStream } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { capabilitiesOf } from '../services/capabilities.js'
+import { capabilitiesOf, journalPathOf } from '../services/capabilities.js'
 import { UsageError } from '../errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
@@ -18,13 +18,14 @@ export function registerDemo(program: Command, cli: Cli): void {
     .action(async (options: { crashAfter: string; dashboard: boolean }) => {
       const config = cli.config()
       const target = config.target
-      if (!capabilitiesOf(target).demo || target.kind !== 'sqlite' || target.throwaway) throw new UsageError(`the demo runs on a SQLite file (sqlite:<file>); got ${target.kind}`)
+      const file = capabilitiesOf(target).demo ? journalPathOf(target) : undefined
+      if (file === undefined) throw new UsageError(`the demo runs on a SQLite file (sqlite:<file>); got ${target.kind}`)
       const crashAfterMs = Number(options.crashAfter)
       if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0) throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
       const live = options.dashboard && !config.json && process.stdin.isTTY && process.stdout.isTTY
       const summary = live
-        ? await demoWithDashboard(cli, target.path, crashAfterMs)
-        : await runDemo({ file: target.path, crashAfterMs, print: (line) => cli.out.info(line) })
+        ? await demoWithDashboard(cli, file, crashAfterMs)
+        : await runDemo({ file, crashAfterMs, print: (line) => cli.out.info(line) })
       if (config.json) cli.out.result(summary, () => [])
     })
 }

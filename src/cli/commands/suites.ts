@@ -1,5 +1,5 @@
 /** What the suite commands (conformance, crash-matrix, bench) share: a throwaway factory for the named backend. */
-import { throwawayFactory, type ThrowawayFactory } from '../../backends/throwaway.js'
+import { throwawayFactory, type ThrowawayFactory } from '../services/throwaway.js'
 import type { Cli } from '../context.js'
 import { UsageError } from '../errors.js'
 

@@ -12,7 +12,7 @@ import { textOf } from '../../core/hooks.js'
 import { TEXT } from '../../core/matchers.js'
 import type { OutboundContent, ProviderSendResult } from '../../core/provider.js'
 import { MockProvider } from '../../core/testing/mock-provider.js'
-import type { ThrowawayFactory } from '../../backends/throwaway.js'
+import type { ThrowawayFactory } from '../../backends/open.js'
 import { CountingBackend, type CallCounts } from './counting-backend.js'
 
 /** How much to send. */

@@ -3,9 +3,8 @@
  * database file. Server backends (Redis, PostgreSQL) reclaim space on their own, so there is
  * nothing for the CLI to do there and it says so.
  */
-import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { BotmeshError } from '../../core/errors.js'
-import { capabilitiesOf, type BackendTarget } from '../../backends/open.js'
+import { capabilitiesOf, type BackendTarget, type OpenedBackend } from '../../backends/open.js'
 
 /** What `compact` did. */
 export interface CompactOutcome {
@@ -35,16 +34,8 @@ export function assertCompactable(target: BackendTarget): void {
 }
 
 /** Compacts an opened file or SQLite backend; `onPhase` names each step for a progress line. */
-export async function compact(backend: DurabilityBackend, label: string, onPhase: (phase: string) => void = () => {}): Promise<CompactOutcome> {
-  if (backend.kind === 'file') {
-    const file = backend as import('../../backends/file/index.js').FileDurability
-    const before = file.stats()
-    onPhase(`folding ${before.logRecords} log record(s) (${before.logBytes} bytes) into the snapshot`)
-    const report = await file.compact()
-    return { backend: label, kind: 'file', folded: report.folded, bytesFreed: report.logBytes, report }
-  }
-  const sqlite = backend as import('../../backends/sqlite/index.js').SQLiteDurability
-  onPhase('checkpointing the WAL into the database file')
-  const report = await sqlite.compact()
-  return { backend: label, kind: 'sqlite', folded: report.checkpointedFrames, bytesFreed: report.walBytesBefore - report.walBytesAfter, report }
+export async function compact(opened: OpenedBackend, onPhase: (phase: string) => void = () => {}): Promise<CompactOutcome> {
+  if (!opened.compact) throw new BotmeshError('NOT_APPLICABLE', `${opened.label} has no explicit compaction`)
+  const { kind, folded, bytesFreed, report } = await opened.compact(onPhase)
+  return { backend: opened.label, kind, folded, bytesFreed, report }
 }

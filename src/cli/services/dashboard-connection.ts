@@ -147,3 +147,13 @@ function rootCause(error: unknown): unknown {
 
 /** Causes followed at most when looking for the root of an error. @default 8 */
 const CAUSE_DEPTH_MAX = 8
+
+/** Rejects with REFRESH_TIMEOUT when the backend takes longer than `ms` (the promise itself is left to settle or fail). */
+export function answerWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BotmeshError('REFRESH_TIMEOUT', `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true })), ms)
+    timer.unref()
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}

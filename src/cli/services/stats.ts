@@ -11,6 +11,9 @@ import { INBOX_STATES, OUTBOX_STATES } from '../../core/durability/records.js'
 import { heartbeatRates, journalFailures, type FailureRate } from './failure-rate.js'
 import { listInstances } from './instances.js'
 
+/** The states the counts are listed in, in order (the dashboard's counts panel shows them so). */
+export { INBOX_STATES, OUTBOX_STATES }
+
 /** One journal's figures. */
 export interface JournalStats {
   counts: Record<string, number>

@@ -8,7 +8,7 @@
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
 import { BotmeshError } from '../../core/errors.js'
-import { capabilitiesOf, type BackendTarget } from '../../backends/open.js'
+import { capabilitiesOf, salvageJournalFile, verifyJournalFile, type BackendTarget } from '../../backends/open.js'
 
 /** What `verify` found, whatever the backend. */
 export interface VerifyOutcome {
@@ -33,23 +33,9 @@ export function isJournalFile(target: BackendTarget): boolean {
 
 /** Verifies a file or SQLite journal without opening it as a backend (which would refuse damage or set up a schema). */
 export async function verifyPath(target: BackendTarget): Promise<VerifyOutcome> {
-  if (target.kind === 'file' && !target.throwaway) {
-    const { verifyJournal } = await import('../../backends/file/index.js')
-    const report = await verifyJournal(target.path)
-    const problems: string[] = []
-    for (const file of [report.snapshot, report.log]) {
-      // The code is the one open() refuses the file with, so an operator can match the two.
-      if (file.damage) problems.push(`${file.file}: damaged at line ${file.damage.line} (byte offset ${file.damage.offset}) ${file.damage.code}: ${file.damage.detail}`)
-    }
-    if (!report.snapshot.exists && !report.log.exists) problems.push(`${target.path} does not exist`)
-    return { backend: target.label, kind: 'file', ok: problems.length === 0, problems, report }
-  }
-  if (target.kind === 'sqlite' && !target.throwaway) {
-    const { verifySqlite } = await import('../../backends/sqlite/index.js')
-    const report = await verifySqlite(target.path)
-    return { backend: target.label, kind: 'sqlite', ok: report.ok, problems: report.problems, report }
-  }
-  throw new BotmeshError('NOT_APPLICABLE', `${target.label} is not a journal file`)
+  const checked = await verifyJournalFile(target)
+  if (!checked) throw new BotmeshError('NOT_APPLICABLE', `${target.label} is not a journal file`)
+  return { backend: target.label, kind: checked.kind, ok: checked.ok, problems: checked.problems, report: checked.report }
 }
 
 /** Walks every scope's records through the index: each record well-formed and in the state its index says; counts agree. */
@@ -101,9 +87,7 @@ function shapeProblem(kind: RecordKind, state: string, record: Record<string, un
 
 /** The salvage of a damaged file journal into a new file (the damaged files are left as they are). */
 export async function salvage(target: BackendTarget, out: string): Promise<unknown> {
-  if (!capabilitiesOf(target).salvage || target.kind !== 'file' || target.throwaway) {
-    throw new BotmeshError('NOT_APPLICABLE', `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
-  }
-  const { salvageJournal } = await import('../../backends/file/index.js')
-  return salvageJournal(target.path, out)
+  const report = await salvageJournalFile(target, out)
+  if (report === undefined) throw new BotmeshError('NOT_APPLICABLE', `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
+  return report
 }

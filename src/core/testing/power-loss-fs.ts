@@ -14,6 +14,10 @@
  */
 import { dirname, resolve } from 'node:path'
 import type { FileHandle, FileStat, FileSystem, OpenHow } from '../file-system.js'
+import { seededRandom } from './crash-matrix/random.js'
+import { applyOp, powerLost, settle, type Inode, type PendingOp, type PowerLossFileOutcome, type WriteCounts } from './power-loss-device.js'
+
+export type { PowerLossFileOutcome } from './power-loss-device.js'
 
 /** Options of `PowerLossFs`. */
 export interface PowerLossOptions {
@@ -21,24 +25,6 @@ export interface PowerLossOptions {
   seed: number
   /** Cut the power just before the n-th operation (1-based; handle operations count too). */
   cutAtOperation?: number
-}
-
-/** What the cut did to one file. */
-export interface PowerLossFileOutcome {
-  path: string
-  outcome: 'unchanged' | 'rewritten' | 'removed'
-  writesKept: number
-  writesTorn: number
-  writesDropped: number
-}
-
-type PendingOp = { kind: 'write'; position: number; data: Buffer } | { kind: 'truncate'; length: number }
-
-interface Inode {
-  /** Content as of the last fsync: what the device holds for sure. */
-  durable: Buffer
-  /** Changes since, in order. */
-  pending: PendingOp[]
 }
 
 /** A file system whose power can be cut (see the module comment). */
@@ -60,7 +46,7 @@ export class PowerLossFs implements FileSystem {
 
   constructor(inner: FileSystem, options: PowerLossOptions) {
     this.#inner = inner
-    this.#random = mulberry32(options.seed)
+    this.#random = seededRandom(options.seed)
     this.#cutAt = options.cutAtOperation
   }
 
@@ -230,7 +216,7 @@ export class PowerLossFs implements FileSystem {
   /** Rewrites every modelled file to what the device holds after the cut. */
   async #applyLoss(): Promise<PowerLossFileOutcome[]> {
     const outcomes: PowerLossFileOutcome[] = []
-    const contents = new Map<number, { content: Buffer; counts: Omit<PowerLossFileOutcome, 'path' | 'outcome'> }>()
+    const contents = new Map<number, { content: Buffer; counts: WriteCounts }>()
     for (const [at, durable] of this.#durableNames) {
       const now = this.#names.get(at)
       if (durable === null) {
@@ -240,7 +226,7 @@ export class PowerLossFs implements FileSystem {
       }
       let resolved = contents.get(durable)
       if (!resolved) {
-        resolved = this.#settle(this.#inodes[durable]!)
+        resolved = settle(this.#inodes[durable]!, this.#random)
         contents.set(durable, resolved)
       }
       const untouched = now === durable && this.#inodes[durable]!.pending.length === 0
@@ -253,53 +239,5 @@ export class PowerLossFs implements FileSystem {
       outcomes.push({ path: at, outcome: untouched ? 'unchanged' : 'rewritten', ...resolved.counts })
     }
     return outcomes
-  }
-
-  /** The device's content of a file: its durable content plus each pending change dropped, kept or torn. */
-  #settle(inode: Inode): { content: Buffer; counts: Omit<PowerLossFileOutcome, 'path' | 'outcome'> } {
-    const counts = { writesKept: 0, writesTorn: 0, writesDropped: 0 }
-    let content = inode.durable
-    for (const op of inode.pending) {
-      const choice = this.#random()
-      if (choice < 1 / 3) {
-        counts.writesDropped++
-        continue
-      }
-      if (op.kind === 'write' && choice >= 2 / 3) {
-        counts.writesTorn++
-        content = applyOp(content, { ...op, data: op.data.subarray(0, Math.floor(this.#random() * op.data.length)) })
-        continue
-      }
-      counts.writesKept++
-      content = applyOp(content, op)
-    }
-    return { content, counts }
-  }
-}
-
-function applyOp(content: Buffer, op: PendingOp): Buffer {
-  if (op.kind === 'truncate') {
-    return op.length <= content.length ? content.subarray(0, op.length) : Buffer.concat([content, Buffer.alloc(op.length - content.length)])
-  }
-  const end = op.position + op.data.length
-  const next = Buffer.alloc(Math.max(content.length, end))
-  content.copy(next)
-  op.data.copy(next, op.position)
-  return next
-}
-
-function powerLost(): Error {
-  return Object.assign(new Error('simulated power loss: the machine is off'), { code: 'EIO' })
-}
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same cut. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }

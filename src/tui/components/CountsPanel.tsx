@@ -5,7 +5,7 @@
  * on a short terminal.
  */
 import { Box, Text } from 'ink'
-import { INBOX_STATES, OUTBOX_STATES } from '../../core/durability/records.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../cli/services/stats.js'
 import { compact, duration, fit, rate, sparkline } from '../format.js'
 import type { RateSample } from '../rates.js'
 import type { Theme, Tone } from '../theme.js'

@@ -2,14 +2,12 @@
  * A dead-letter panel (inbox DLQ, outbox DLQ, or the sends whose outcome is unknown): one page of
  * records with chat, attempts, age and last error, and where the page sits in the whole lane.
  */
-import { Box } from 'ink'
+import type { RecordSummary } from '../../cli/services/records.js'
 import type { DeadPage } from '../dead-pages.js'
-import { columnWidths, compact, duration, row, type ColumnSpec } from '../format.js'
-import { windowStart } from '../layout.js'
+import { compact, duration } from '../format.js'
 import type { RowState } from '../selection.js'
 import type { Theme } from '../theme.js'
-import { ListRow } from './ListRow.js'
-import { PanelTitle } from './PanelTitle.js'
+import { ListTable, type TableColumn } from './ListTable.js'
 
 export interface DeadLettersPanelProps {
   number: number
@@ -31,30 +29,34 @@ export interface DeadLettersPanelProps {
   theme: Theme
 }
 
-const COLUMNS: ColumnSpec[] = [
-  { min: 10, grow: 3, max: 48 },
-  { min: 6, grow: 1, max: 20 },
-  { min: 3, align: 'right' },
-  { min: 7, align: 'right' },
-  { min: 8, grow: 5 },
-]
+/** The columns at the backend's clock `now`: id, chat, attempts, age, last error. */
+function columnsAt(now: number): TableColumn<RecordSummary>[] {
+  return [
+    { min: 10, grow: 3, max: 48, cell: (record) => record.id },
+    { min: 6, grow: 1, max: 20, cell: (record) => record.chatId },
+    { min: 3, align: 'right', cell: (record) => `${record.attempts}×` },
+    { min: 7, align: 'right', cell: (record) => duration(now - record.updatedAt) },
+    { min: 8, grow: 5, cell: (record) => (record.lastError ? `${record.lastError.code ? `${record.lastError.code}: ` : ''}${record.lastError.message}` : '-') },
+  ]
+}
 
 export function DeadLettersPanel(props: DeadLettersPanelProps) {
-  const { page, total, row: selection, focused, height, width, now, theme } = props
+  const { page, row: selection, focused, height, width, now, theme } = props
   const records = page?.records ?? []
-  const summary = summaryOf(props, records.length)
-  const rows = Math.max(0, height - 1)
-  const start = windowStart(records.length, selection.index, rows)
-  const widths = columnWidths(width - 2, COLUMNS)
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <PanelTitle number={props.number} title={props.title} summary={summary} focused={focused} width={width} theme={theme} />
-      {records.slice(start, start + rows).map((record, offset) => {
-        const error = record.lastError ? `${record.lastError.code ? `${record.lastError.code}: ` : ''}${record.lastError.message}` : '-'
-        const text = row([record.id, record.chatId, `${record.attempts}×`, duration(now - record.updatedAt), error], widths, COLUMNS)
-        return <ListRow key={record.id} text={text} selected={start + offset === selection.index} focused={focused} width={width} theme={theme} />
-      })}
-    </Box>
+    <ListTable
+      number={props.number}
+      title={props.title}
+      summary={summaryOf(props, records.length)}
+      items={records}
+      columns={columnsAt(now)}
+      keyOf={(record) => record.id}
+      selected={selection.index}
+      focused={focused}
+      height={height}
+      width={width}
+      theme={theme}
+    />
   )
 }
 

@@ -3,14 +3,11 @@
  * its last heartbeat and its counters. One whose heartbeat stopped (it crashed, or froze) shows as
  * gone (✖) until its record is replaced; a bot that stopped gracefully removed its own.
  */
-import { Box } from 'ink'
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
-import { columnWidths, compact, duration, row, type ColumnSpec } from '../format.js'
-import { windowStart } from '../layout.js'
+import { compact, duration } from '../format.js'
 import type { RowState } from '../selection.js'
 import type { Theme } from '../theme.js'
-import { ListRow } from './ListRow.js'
-import { PanelTitle } from './PanelTitle.js'
+import { ListTable, type TableColumn } from './ListTable.js'
 
 export interface InstancesPanelProps {
   number: number
@@ -26,14 +23,6 @@ export interface InstancesPanelProps {
   now: number
   theme: Theme
 }
-
-const COLUMNS: ColumnSpec[] = [
-  { min: 6 },
-  { min: 12, grow: 4, max: 40 },
-  { min: 10, grow: 1, max: 22 },
-  { min: 12 },
-  { min: 10, grow: 3 },
-]
 
 /** The counters a row has room for, by short name (the detail shows all of them). */
 const SHOWN_METRICS: [name: string, label: string][] = [
@@ -55,25 +44,37 @@ export function InstancesPanel({ number, unknown, instances, filter, row: select
   const gone = instances.length - live - silentCount
   const empty = unknown ?? (filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope')
   const summary = instances.length === 0 ? empty : `${live} live${silentCount > 0 ? ` · ${silentCount} silent (◌)` : ''}${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
-  const rows = Math.max(0, height - 1)
-  const start = windowStart(instances.length, selection.index, rows)
-  const widths = columnWidths(width - 2, COLUMNS)
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <PanelTitle number={number} title="Instances" summary={summary} focused={focused} width={width} theme={theme} />
-      {instances.slice(start, start + rows).map((instance, offset) => {
-        const metrics = SHOWN_METRICS.filter(([name]) => instance.metrics[name] !== undefined)
-          .map(([name, label]) => `${label} ${compact(instance.metrics[name]!)}`)
-          .join(' ')
-        const quiet = silent(instance)
-        // Six characters for the status and twelve for the beat keep the counters on an 80-column row.
-        const status = quiet ? '◌ late' : instance.live ? '● live' : '✖ gone'
-        const beat = `${quiet ? 'silent' : 'beat'} ${duration(now - instance.lastBeatAt)}`
-        const text = row([status, instance.instanceId, `${instance.host}:${instance.pid}`, beat, metrics || '-'], widths, COLUMNS)
-        return (
-          <ListRow key={instance.instanceId} text={text} selected={start + offset === selection.index} focused={focused} width={width} theme={theme} tone={quiet ? 'warn' : instance.live ? undefined : 'error'} />
-        )
-      })}
-    </Box>
+    <ListTable
+      number={number}
+      title="Instances"
+      summary={summary}
+      items={instances}
+      columns={columnsAt(now, silent)}
+      keyOf={(instance) => instance.instanceId}
+      toneOf={(instance) => (silent(instance) ? 'warn' : instance.live ? undefined : 'error')}
+      selected={selection.index}
+      focused={focused}
+      height={height}
+      width={width}
+      theme={theme}
+    />
   )
+}
+
+/** Status, id, host:pid, the last beat's age, counters. Six characters for the status and twelve for the beat keep the counters on an 80-column row. */
+function columnsAt(now: number, silent: (instance: InstanceView) => boolean): TableColumn<InstanceView>[] {
+  return [
+    { min: 6, cell: (instance) => (silent(instance) ? '◌ late' : instance.live ? '● live' : '✖ gone') },
+    { min: 12, grow: 4, max: 40, cell: (instance) => instance.instanceId },
+    { min: 10, grow: 1, max: 22, cell: (instance) => `${instance.host}:${instance.pid}` },
+    { min: 12, cell: (instance) => `${silent(instance) ? 'silent' : 'beat'} ${duration(now - instance.lastBeatAt)}` },
+    { min: 10, grow: 3, cell: (instance) => metricsOf(instance) || '-' },
+  ]
+}
+
+function metricsOf(instance: InstanceView): string {
+  return SHOWN_METRICS.filter(([name]) => instance.metrics[name] !== undefined)
+    .map(([name, label]) => `${label} ${compact(instance.metrics[name]!)}`)
+    .join(' ')
 }

@@ -3,14 +3,11 @@
  * when the lease expires, counting down between refreshes. A lease past its expiry (its holder
  * died or froze; the next sweep reclaims it) is marked with ! and highlighted.
  */
-import { Box } from 'ink'
 import type { LeaseView } from '../../cli/services/instances.js'
-import { columnWidths, duration, row, type ColumnSpec } from '../format.js'
-import { windowStart } from '../layout.js'
+import { duration } from '../format.js'
 import type { RowState } from '../selection.js'
 import type { Theme } from '../theme.js'
-import { ListRow } from './ListRow.js'
-import { PanelTitle } from './PanelTitle.js'
+import { ListTable, type TableColumn } from './ListTable.js'
 
 export interface LeasesPanelProps {
   number: number
@@ -28,32 +25,43 @@ export interface LeasesPanelProps {
   theme: Theme
 }
 
-const COLUMNS: ColumnSpec[] = [
-  { min: 6 },
-  { min: 10, grow: 3, max: 40 },
-  { min: 6, grow: 1, max: 18 },
-  { min: 8, grow: 2, max: 32 },
-  { min: 8, max: 14 },
-  { min: 20, align: 'right' },
-]
+/** Kind, id, chat, owner, fencing token, and the countdown to expiry at the backend's clock `now`. */
+function columnsAt(now: number): TableColumn<LeaseView>[] {
+  return [
+    { min: 6, cell: (lease) => lease.kind },
+    { min: 10, grow: 3, max: 40, cell: (lease) => lease.id },
+    { min: 6, grow: 1, max: 18, cell: (lease) => lease.chatId },
+    { min: 8, grow: 2, max: 32, cell: (lease) => lease.owner },
+    { min: 8, max: 14, cell: (lease) => `token ${lease.token}` },
+    {
+      min: 20,
+      align: 'right',
+      cell: (lease) => {
+        const left = lease.expiresAt - now
+        return left > 0 ? `expires in ${duration(left)}` : `! expired ${duration(-left)} ago`
+      },
+    },
+  ]
+}
 
 export function LeasesPanel({ number, unknown, leases, filter, row: selection, focused, height, width, now, theme }: LeasesPanelProps) {
   const expired = leases.filter((lease) => lease.expiresAt <= now).length
   const summary =
     leases.length === 0 ? (unknown ?? (filter ? `none match "${filter}"` : 'none')) : `${leases.length}${expired > 0 ? ` · ${expired} past expiry (!)` : ''}${filter ? ` · filter "${filter}"` : ''}`
-  const rows = Math.max(0, height - 1)
-  const start = windowStart(leases.length, selection.index, rows)
-  const widths = columnWidths(width - 2, COLUMNS)
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <PanelTitle number={number} title="Active leases" summary={summary} focused={focused} width={width} theme={theme} />
-      {leases.slice(start, start + rows).map((lease, offset) => {
-        const left = lease.expiresAt - now
-        const expires = left > 0 ? `expires in ${duration(left)}` : `! expired ${duration(-left)} ago`
-        const text = row([lease.kind, lease.id, lease.chatId, lease.owner, `token ${lease.token}`, expires], widths, COLUMNS)
-        const id = `${lease.kind}/${lease.id}`
-        return <ListRow key={id} text={text} selected={start + offset === selection.index} focused={focused} width={width} theme={theme} tone={left > 0 ? undefined : 'warn'} />
-      })}
-    </Box>
+    <ListTable
+      number={number}
+      title="Active leases"
+      summary={summary}
+      items={leases}
+      columns={columnsAt(now)}
+      keyOf={(lease) => `${lease.kind}/${lease.id}`}
+      toneOf={(lease) => (lease.expiresAt - now > 0 ? undefined : 'warn')}
+      selected={selection.index}
+      focused={focused}
+      height={height}
+      width={width}
+      theme={theme}
+    />
   )
 }

@@ -1,10 +1,10 @@
 /** The scope picker: every scope of the backend with its totals (from the index counts). */
 import { Box, Text } from 'ink'
-import { columnWidths, compact, fit, row, type ColumnSpec } from '../format.js'
-import { windowStart } from '../layout.js'
+import type { ScopeSummary } from '../../cli/services/scopes.js'
+import { compact, fit } from '../format.js'
 import type { DashboardState } from '../state.js'
 import type { Theme } from '../theme.js'
-import { ListRow } from './ListRow.js'
+import { TableRows, type TableColumn } from './ListTable.js'
 
 export interface ScopePickerProps {
   picker: Extract<DashboardState['overlay'], { type: 'scopes' }>
@@ -14,13 +14,19 @@ export interface ScopePickerProps {
   theme: Theme
 }
 
-const COLUMNS: ColumnSpec[] = [{ min: 16, grow: 1 }, { min: 9 }, { min: 10 }, { min: 8 }, { min: 12 }]
+/** Scope (marked when it is the one shown), then its totals. */
+function columnsFor(current: string | undefined): TableColumn<ScopeSummary>[] {
+  return [
+    { min: 16, grow: 1, cell: (summary) => `${summary.scope}${summary.scope === current ? ' (shown)' : ''}` },
+    { min: 9, cell: (summary) => `inbox ${compact(summary.inbox)}` },
+    { min: 10, cell: (summary) => `outbox ${compact(summary.outbox)}` },
+    { min: 8, cell: (summary) => `dead ${compact(summary.dead)}` },
+    { min: 12, cell: (summary) => `instances ${compact(summary.instances)}` },
+  ]
+}
 
 export function ScopePicker({ picker, current, height, width, theme }: ScopePickerProps) {
   const scopes = picker.scopes ?? []
-  const rows = Math.max(0, height - 1)
-  const start = windowStart(scopes.length, picker.index, rows)
-  const widths = columnWidths(width - 2, COLUMNS)
   const why = picker.required ? 'the backend holds several scopes: choose one' : 'switch scope'
   const status = picker.error ? `✖ ${picker.error} (r reads again)` : picker.scopes === undefined ? 'reading scopes…' : scopes.length === 0 ? 'this backend holds no scopes yet' : ''
   return (
@@ -33,14 +39,7 @@ export function ScopePicker({ picker, current, height, width, theme }: ScopePick
           {fit(status, width)}
         </Text>
       ) : null}
-      {scopes.slice(start, start + rows).map((summary, offset) => {
-        const text = row(
-          [`${summary.scope}${summary.scope === current ? ' (shown)' : ''}`, `inbox ${compact(summary.inbox)}`, `outbox ${compact(summary.outbox)}`, `dead ${compact(summary.dead)}`, `instances ${compact(summary.instances)}`],
-          widths,
-          COLUMNS,
-        )
-        return <ListRow key={summary.scope} text={text} selected={start + offset === picker.index} focused width={width} theme={theme} />
-      })}
+      <TableRows items={scopes} columns={columnsFor(current)} keyOf={(summary) => summary.scope} selected={picker.index} focused rows={Math.max(0, height - 1)} width={width} theme={theme} />
     </Box>
   )
 }

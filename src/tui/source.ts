@@ -6,7 +6,7 @@
  * and `stop` are idempotent, ticks never overlap, `stop` awaits the tick in flight (bounded), the
  * timer is unref'd.
  */
-import { BotmeshError } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import { chooseScope, ScopeRequiredError, type DashboardConnection } from '../cli/services/dashboard-connection.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { takeSnapshot } from './snapshot.js'
@@ -128,7 +128,7 @@ export class DashboardSource {
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BotmeshError('REFRESH_TIMEOUT', `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true })), ms)
+    timer = setTimeout(() => reject(new BotmeshError(ERROR_CODES.REFRESH_TIMEOUT, `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true })), ms)
     timer.unref()
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))

@@ -4,7 +4,7 @@
  * nothing for the CLI to do there and it says so.
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
-import { BotmeshError } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import { capabilitiesOf, type BackendTarget } from '../../backends/open.js'
 
 /** What `compact` did. */
@@ -24,12 +24,12 @@ export function assertCompactable(target: BackendTarget): void {
   if (compaction === 'explicit') return
   if (compaction === 'automatic') {
     throw new BotmeshError(
-      'NOT_APPLICABLE',
+      ERROR_CODES.NOT_APPLICABLE,
       `${target.label}: an events journal compacts on its own (a FileEventJournal rewrites its file on every write; a shared one folds its log every 1000 entries or 4 MiB); there is no explicit compaction to run`,
     )
   }
   throw new BotmeshError(
-    'NOT_APPLICABLE',
+    ERROR_CODES.NOT_APPLICABLE,
     `compact works on file journals (file:) and SQLite files (sqlite:); ${target.label} is ${target.kind}, which reclaims space on its own (Redis memory, PostgreSQL autovacuum)`,
   )
 }

@@ -7,7 +7,7 @@
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
-import { BotmeshError } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import { capabilitiesOf, type BackendTarget } from '../../backends/open.js'
 
 /** What `verify` found, whatever the backend. */
@@ -49,7 +49,7 @@ export async function verifyPath(target: BackendTarget): Promise<VerifyOutcome> 
     const report = await verifySqlite(target.path)
     return { backend: target.label, kind: 'sqlite', ok: report.ok, problems: report.problems, report }
   }
-  throw new BotmeshError('NOT_APPLICABLE', `${target.label} is not a journal file`)
+  throw new BotmeshError(ERROR_CODES.NOT_APPLICABLE, `${target.label} is not a journal file`)
 }
 
 /** Walks every scope's records through the index: each record well-formed and in the state its index says; counts agree. */
@@ -102,7 +102,7 @@ function shapeProblem(kind: RecordKind, state: string, record: Record<string, un
 /** The salvage of a damaged file journal into a new file (the damaged files are left as they are). */
 export async function salvage(target: BackendTarget, out: string): Promise<unknown> {
   if (!capabilitiesOf(target).salvage || target.kind !== 'file' || target.throwaway) {
-    throw new BotmeshError('NOT_APPLICABLE', `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
+    throw new BotmeshError(ERROR_CODES.NOT_APPLICABLE, `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
   }
   const { salvageJournal } = await import('../../backends/file/index.js')
   return salvageJournal(target.path, out)

@@ -54,10 +54,13 @@ export class SendDeferredError extends BotmeshError {
   }
 }
 
+/** The codes a damaged journal is refused with. */
+type JournalDamageCode = typeof ERROR_CODES.JOURNAL_CORRUPT | typeof ERROR_CODES.APPEND_LOG_CORRUPT
+
 /** A backend's journal file or table holds damage that open() refuses to apply half-way. */
 export class JournalCorruptError extends BotmeshError {
   readonly file: string
-  constructor(file: string, detail: string, code: typeof ERROR_CODES.JOURNAL_CORRUPT | typeof ERROR_CODES.APPEND_LOG_CORRUPT = ERROR_CODES.JOURNAL_CORRUPT) {
+  constructor(file: string, detail: string, code: JournalDamageCode = ERROR_CODES.JOURNAL_CORRUPT) {
     super(code, `${file}: ${detail}; restore it from a backup or move it aside`)
     this.file = file
   }
@@ -166,16 +169,16 @@ export class JournalReadOnlyError extends BotmeshError {
   }
 }
 
+/** The codes a backend URL is refused with. */
+type BackendUrlCode = typeof ERROR_CODES.BACKEND_URL_INVALID | typeof ERROR_CODES.BACKEND_SCHEME_UNKNOWN | typeof ERROR_CODES.BACKEND_NOT_AVAILABLE
+
 /**
  * A backend URL that cannot be used: malformed (`BACKEND_URL_INVALID`), naming a scheme botmesh does
  * not know (`BACKEND_SCHEME_UNKNOWN`), or a backend this build does not have yet (`BACKEND_NOT_AVAILABLE`).
  * The message never carries the URL's password.
  */
 export class BackendUrlError extends BotmeshError {
-  constructor(
-    message: string,
-    code: typeof ERROR_CODES.BACKEND_URL_INVALID | typeof ERROR_CODES.BACKEND_SCHEME_UNKNOWN | typeof ERROR_CODES.BACKEND_NOT_AVAILABLE = ERROR_CODES.BACKEND_URL_INVALID,
-  ) {
+  constructor(message: string, code: BackendUrlCode = ERROR_CODES.BACKEND_URL_INVALID) {
     super(code, message)
   }
 }

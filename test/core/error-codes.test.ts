@@ -145,7 +145,8 @@ describe('no error code is spelled inline in src/', () => {
   })
 
   it('finds no unregistered code given to an error constructor', () => {
-    const found = files.flatMap((file) => stringLiterals(file).filter(({ text, node }) => CODE_LIKE.test(text) && isErrorConstructorArgument(node)))
+    const isInlineCode = ({ text, node }: Literal) => CODE_LIKE.test(text) && isErrorConstructorArgument(node)
+    const found = files.flatMap((file) => stringLiterals(file).filter(isInlineCode))
     expect(found.map(({ where, text }) => `${where} '${text}' (add it to ERROR_CODES)`)).toEqual([])
   })
 
@@ -167,7 +168,10 @@ describe("the CLI's exit codes", () => {
 
   it('are the ones docs/cli-json.md lists', () => {
     const docs = readFileSync(join(ROOT, 'docs', 'cli-json.md'), 'utf8')
-    const row = (exit: number) => [...(docs.match(new RegExp(`^\\| ${exit} \\|.*$`, 'm'))?.[0] ?? '').matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]).sort()
+    const row = (exit: number) => {
+      const line = docs.match(new RegExp(`^\\| ${exit} \\|.*$`, 'm'))?.[0] ?? ''
+      return [...line.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]).sort()
+    }
     const withExit = (exit: number) => Object.entries(ERROR_EXIT_CODES).filter(([, code]) => code === exit).map(([name]) => name)
     expect(row(EXIT_CODES.badInput)).toEqual(withExit(EXIT_CODES.badInput).sort())
     for (const code of row(EXIT_CODES.failed)) expect(ERROR_EXIT_CODES[code as keyof typeof ERROR_EXIT_CODES], code).toBe(EXIT_CODES.failed)

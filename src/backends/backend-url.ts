@@ -3,7 +3,7 @@
  * `openBackend` can open. Parsing loads no driver and touches nothing; every message it makes
  * carries the URL with its password replaced by `***`.
  */
-import { BackendUrlError } from '../core/errors.js'
+import { BackendUrlError, ERROR_CODES } from '../core/errors.js'
 import { redisOptionsFromUrl } from './redis/url.js'
 import type { RedisConnectionOptions } from './redis/connection.js'
 import { TABLE_PREFIX_PATTERN } from './postgres/tables.js'
@@ -57,7 +57,7 @@ export function parseBackendUrl(input: string): BackendTarget {
   if (!scheme || /^[a-z]$/i.test(scheme)) {
     if (/\.db$/i.test(url)) return { ...base, kind: 'sqlite', throwaway: false, path: url }
     const hint = /\.json$/i.test(url) ? ` (did you mean file:${base.label}?)` : ''
-    throw new BackendUrlError(`"${base.label}" is not a backend URL${hint}; expected ${EXPECTED}`, 'BACKEND_SCHEME_UNKNOWN')
+    throw new BackendUrlError(`"${base.label}" is not a backend URL${hint}; expected ${EXPECTED}`, ERROR_CODES.BACKEND_SCHEME_UNKNOWN)
   }
   if (scheme === 'sqlite' || scheme === 'file') return { ...base, kind: scheme, throwaway: false, path: pathOf(url, scheme, base.label) }
   if (scheme === 'events' || scheme === 'events+shared') {
@@ -65,7 +65,7 @@ export function parseBackendUrl(input: string): BackendTarget {
   }
   if (REDIS_SCHEMES.has(scheme)) return { ...base, kind: 'redis', throwaway: false, redis: redisTarget(url, base.label) }
   if (POSTGRES_SCHEMES.has(scheme)) return { ...base, kind: 'postgres', throwaway: false, ...postgresTarget(url, base.label) }
-  throw new BackendUrlError(`unknown backend scheme "${scheme}:" in ${base.label}; expected ${EXPECTED}`, 'BACKEND_SCHEME_UNKNOWN')
+  throw new BackendUrlError(`unknown backend scheme "${scheme}:" in ${base.label}; expected ${EXPECTED}`, ERROR_CODES.BACKEND_SCHEME_UNKNOWN)
 }
 
 /** The URL with the password of its user-info (and any `password=` parameter) replaced by `***`. */

@@ -10,7 +10,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { basename, dirname, extname } from 'node:path'
 import type { DurabilityBackend } from '../core/spi.js'
-import { BotmeshError, JournalCorruptError, JournalLockedError, JournalMissingError } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES, JournalCorruptError, JournalLockedError, JournalMissingError } from '../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
 import { fileCompactor, sqliteCompactor, type Compactor } from './compaction.js'
 import { describeNearest } from './nearest.js'
@@ -185,9 +185,9 @@ function openFailure(target: BackendTarget, error: unknown, detail?: string): un
   const message = scrubSecrets(detail && !said.includes(detail) ? `${said} (${detail})` : said, target.secrets)
   const code = (error as { code?: unknown } | null)?.code
   const auth = (typeof code === 'string' && /^28/.test(code)) || /WRONGPASS|NOAUTH|invalid username-password|authentication failed/i.test(message)
-  if (auth) return new BotmeshError('AUTH_FAILED', `${target.label}: the server refused the credentials (${message})`, { cause: error })
+  if (auth) return new BotmeshError(ERROR_CODES.AUTH_FAILED, `${target.label}: the server refused the credentials (${message})`, { cause: error })
   if (error instanceof BotmeshError) return new BotmeshError(error.code, `cannot open ${target.label}: ${message}`, { retryable: error.retryable, cause: error })
-  return new BotmeshError('BACKEND_OPEN_FAILED', `cannot open ${target.label}: ${message}`, { cause: error })
+  return new BotmeshError(ERROR_CODES.BACKEND_OPEN_FAILED, `cannot open ${target.label}: ${message}`, { cause: error })
 }
 
 /**

@@ -3,7 +3,7 @@
  * count and a sample), stop there on --dry-run, go ahead with --yes, ask on a terminal, and refuse
  * off one. Then report the outcome, failing the run when any record could not be changed.
  */
-import { BotmeshError } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import type { Cli } from './context.js'
 import { ReportedFailure, UsageError } from './errors.js'
 import type { Block } from './output.js'
@@ -26,10 +26,10 @@ export async function confirmChange(cli: Cli, question: string, count: number, p
   if (flags.dryRun) return false
   if (flags.yes) return true
   if (!cli.out.canPrompt) {
-    throw new UsageError(`${question} refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look`, 'CONFIRMATION_REQUIRED')
+    throw new UsageError(`${question} refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look`, ERROR_CODES.CONFIRMATION_REQUIRED)
   }
   if (await cli.out.confirm(`${question}?`)) return true
-  throw new BotmeshError('CANCELLED', 'cancelled: nothing was changed')
+  throw new BotmeshError(ERROR_CODES.CANCELLED, 'cancelled: nothing was changed')
 }
 
 /** Prints the outcome; a record that could not be changed fails the run (exit 1). */

@@ -5,7 +5,7 @@
  */
 import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { BotmeshError } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import { UsageError } from './errors.js'
 
 /** Lines of stdin an import keeps at most. */
@@ -35,13 +35,13 @@ export function lineWriter(path: string): { write(line: string): Promise<void>; 
 /** A source of lines that can be read more than once: a file (reopened each time) or stdin (kept). */
 export async function lineSource(path: string, stdin: NodeJS.ReadableStream): Promise<() => AsyncIterable<string>> {
   if (path !== '-') {
-    if (!existsSync(path)) throw new UsageError(`${path} does not exist`, 'IMPORT_INVALID')
-    if (!statSync(path).isFile()) throw new UsageError(`${path} is not a file`, 'IMPORT_INVALID')
+    if (!existsSync(path)) throw new UsageError(`${path} does not exist`, ERROR_CODES.IMPORT_INVALID)
+    if (!statSync(path).isFile()) throw new UsageError(`${path} is not a file`, ERROR_CODES.IMPORT_INVALID)
     return () => createInterface({ input: createReadStream(path), crlfDelay: Infinity })
   }
   const lines: string[] = []
   for await (const line of createInterface({ input: stdin, crlfDelay: Infinity })) {
-    if (lines.length >= STDIN_LINES_MAX) throw new BotmeshError('IMPORT_INVALID', `stdin holds more than ${STDIN_LINES_MAX} lines; import from a file instead`)
+    if (lines.length >= STDIN_LINES_MAX) throw new BotmeshError(ERROR_CODES.IMPORT_INVALID, `stdin holds more than ${STDIN_LINES_MAX} lines; import from a file instead`)
     lines.push(line)
   }
   return async function* () {

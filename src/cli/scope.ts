@@ -5,7 +5,7 @@
  * input, and the error lists them.
  */
 import type { DurabilityBackend } from '../core/durability/backend.js'
-import { BotmeshError } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import type { ScopeChoice } from './config.js'
 import { ScopeRequiredError } from './errors.js'
 
@@ -31,5 +31,5 @@ export async function chooseScope(backend: DurabilityBackend, choice: ScopeChoic
 }
 
 function unknownScope(what: string, scopes: string[]): BotmeshError {
-  return new BotmeshError('SCOPE_UNKNOWN', `${what}; it holds ${scopes.length === 0 ? 'no scopes' : scopes.join(', ')}`)
+  return new BotmeshError(ERROR_CODES.SCOPE_UNKNOWN, `${what}; it holds ${scopes.length === 0 ? 'no scopes' : scopes.join(', ')}`)
 }

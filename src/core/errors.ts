@@ -1,14 +1,21 @@
+import { ERROR_CODES, type ErrorCode } from './error-codes.js'
+
+export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode } from './error-codes.js'
+
 /**
  * Every error an operator may meet is a `BotmeshError` with a stable `code`, whether it is worth
- * retrying, and the error that caused it.
+ * retrying, and the error that caused it. Its code is one of `ERROR_CODES` (src/core/error-codes.ts);
+ * a provider error may also carry a channel's own code (`ProviderError`, `ChannelErrorCode`). An app
+ * raising a `BotmeshError` with a code of its own passes that code as the type argument:
+ * `new BotmeshError<'MY_CODE'>('MY_CODE', …)`; without it, only a registry code compiles.
  */
-export class BotmeshError extends Error {
+export class BotmeshError<Code extends string = ErrorCode> extends Error {
   /** A stable, documented identifier: scripts and alerts match on it, never on the message. */
-  readonly code: string
+  readonly code: Code
   /** Whether the same operation may succeed if tried again later. */
   readonly retryable: boolean
 
-  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+  constructor(code: NoInfer<Code>, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = new.target.name
     this.code = code
@@ -19,21 +26,21 @@ export class BotmeshError extends Error {
 /** The configuration passed to the bot or a backend is invalid. */
 export class ConfigError extends BotmeshError {
   constructor(message: string) {
-    super('CONFIG_INVALID', message)
+    super(ERROR_CODES.CONFIG_INVALID, message)
   }
 }
 
 /** A lease was taken over by another holder (it expired, or an operator changed the record). */
 export class LeaseLostError extends BotmeshError {
   constructor(kind: string, id: string, token: number) {
-    super('LEASE_LOST', `the ${kind} record "${id}" is no longer leased with fencing token ${token}`)
+    super(ERROR_CODES.LEASE_LOST, `the ${kind} record "${id}" is no longer leased with fencing token ${token}`)
   }
 }
 
 /** The journal could not record or read something; the operation did not take effect. */
 export class JournalUnavailableError extends BotmeshError {
   constructor(message: string, cause?: unknown) {
-    super('JOURNAL_UNAVAILABLE', message, { retryable: true, cause })
+    super(ERROR_CODES.JOURNAL_UNAVAILABLE, message, { retryable: true, cause })
   }
 }
 
@@ -42,15 +49,18 @@ export class SendDeferredError extends BotmeshError {
   /** The outbox key under which the send is journaled. */
   readonly key: string
   constructor(key: string, cause?: unknown) {
-    super('SEND_DEFERRED', `the send "${key}" is journaled and will be retried in the background`, { retryable: true, cause })
+    super(ERROR_CODES.SEND_DEFERRED, `the send "${key}" is journaled and will be retried in the background`, { retryable: true, cause })
     this.key = key
   }
 }
 
+/** The codes a damaged journal is refused with. */
+type JournalDamageCode = typeof ERROR_CODES.JOURNAL_CORRUPT | typeof ERROR_CODES.APPEND_LOG_CORRUPT
+
 /** A backend's journal file or table holds damage that open() refuses to apply half-way. */
 export class JournalCorruptError extends BotmeshError {
   readonly file: string
-  constructor(file: string, detail: string, code = 'JOURNAL_CORRUPT') {
+  constructor(file: string, detail: string, code: JournalDamageCode = ERROR_CODES.JOURNAL_CORRUPT) {
     super(code, `${file}: ${detail}; restore it from a backup or move it aside`)
     this.file = file
   }
@@ -61,7 +71,7 @@ export class AppendLogCorruptError extends JournalCorruptError {
   readonly line: number
   readonly offset: number
   constructor(file: string, line: number, offset: number, detail: string) {
-    super(file, `append log entry at line ${line} (byte offset ${offset}) is damaged: ${detail}`, 'APPEND_LOG_CORRUPT')
+    super(file, `append log entry at line ${line} (byte offset ${offset}) is damaged: ${detail}`, ERROR_CODES.APPEND_LOG_CORRUPT)
     this.line = line
     this.offset = offset
   }
@@ -72,7 +82,7 @@ export class JournalLockedError extends BotmeshError {
   readonly file: string
   readonly pid: number | undefined
   constructor(file: string, pid: number | undefined, detail?: string) {
-    super('JOURNAL_LOCKED', detail ?? `${file} is locked by process ${pid ?? 'unknown'}; stop that process or open the journal read-only`)
+    super(ERROR_CODES.JOURNAL_LOCKED, detail ?? `${file} is locked by process ${pid ?? 'unknown'}; stop that process or open the journal read-only`)
     this.file = file
     this.pid = pid
   }
@@ -81,14 +91,14 @@ export class JournalLockedError extends BotmeshError {
 /** A record the operation names does not exist. */
 export class RecordNotFoundError extends BotmeshError {
   constructor(kind: string, id: string) {
-    super('RECORD_NOT_FOUND', `no ${kind} record "${id}"`)
+    super(ERROR_CODES.RECORD_NOT_FOUND, `no ${kind} record "${id}"`)
   }
 }
 
 /** An operation does not apply to a record in its current state. */
 export class InvalidStateError extends BotmeshError {
   constructor(kind: string, id: string, state: string, expected: readonly string[]) {
-    super('INVALID_STATE', `the ${kind} record "${id}" is ${state}; expected ${expected.join(' or ')}`)
+    super(ERROR_CODES.INVALID_STATE, `the ${kind} record "${id}" is ${state}; expected ${expected.join(' or ')}`)
   }
 }
 
@@ -96,7 +106,7 @@ export class InvalidStateError extends BotmeshError {
 export class SendDeadError extends BotmeshError {
   readonly key: string
   constructor(key: string, detail: string, cause?: unknown) {
-    super('SEND_DEAD', `the send "${key}" is dead-lettered: ${detail}`, { retryable: false, cause })
+    super(ERROR_CODES.SEND_DEAD, `the send "${key}" is dead-lettered: ${detail}`, { retryable: false, cause })
     this.key = key
   }
 }
@@ -110,7 +120,7 @@ export class PayloadNotJournaledError extends BotmeshError {
   readonly key: string
   constructor(key: string, detail: string) {
     super(
-      'PAYLOAD_NOT_JOURNALED',
+      ERROR_CODES.PAYLOAD_NOT_JOURNALED,
       `bot.enqueue("${key}") was refused and nothing was sent: ${detail}. Pass media by url or path instead of a Buffer or stream, raise outbox.maxPayloadBytes, or use bot.send (which sends such content without the outbox)`,
     )
     this.key = key
@@ -122,7 +132,7 @@ export class DriverMissingError extends BotmeshError {
   /** The npm package to install. */
   readonly driver: string
   constructor(driver: string, backend: string, cause?: unknown) {
-    super('DRIVER_MISSING', `${backend} needs the "${driver}" package, which is not installed: run npm install ${driver}`, { cause })
+    super(ERROR_CODES.DRIVER_MISSING, `${backend} needs the "${driver}" package, which is not installed: run npm install ${driver}`, { cause })
     this.driver = driver
   }
 }
@@ -130,14 +140,14 @@ export class DriverMissingError extends BotmeshError {
 /** The bot's store could not be reached; the operation did not take effect. */
 export class StoreUnavailableError extends BotmeshError {
   constructor(message: string, cause?: unknown) {
-    super('STORE_UNAVAILABLE', message, { retryable: true, cause })
+    super(ERROR_CODES.STORE_UNAVAILABLE, message, { retryable: true, cause })
   }
 }
 
 /** Redis answered a command with an error that retrying will not cure (a foreign key of the wrong type under the prefix, a script error). */
 export class RedisCommandError extends BotmeshError {
   constructor(what: string, reply: string, cause?: unknown) {
-    super('REDIS_COMMAND_FAILED', `Redis refused ${what}: ${reply}`, { retryable: false, cause })
+    super(ERROR_CODES.REDIS_COMMAND_FAILED, `Redis refused ${what}: ${reply}`, { retryable: false, cause })
   }
 }
 
@@ -145,7 +155,7 @@ export class RedisCommandError extends BotmeshError {
 export class JournalClosedError extends BotmeshError {
   readonly file: string
   constructor(file: string) {
-    super('JOURNAL_CLOSED', `${file} was closed; open it again to read or write it`)
+    super(ERROR_CODES.JOURNAL_CLOSED, `${file} was closed; open it again to read or write it`)
     this.file = file
   }
 }
@@ -154,10 +164,13 @@ export class JournalClosedError extends BotmeshError {
 export class JournalReadOnlyError extends BotmeshError {
   readonly file: string
   constructor(file: string) {
-    super('JOURNAL_READ_ONLY', `${file} is open read-only; open it without readOnly to change it`)
+    super(ERROR_CODES.JOURNAL_READ_ONLY, `${file} is open read-only; open it without readOnly to change it`)
     this.file = file
   }
 }
+
+/** The codes a backend URL is refused with. */
+type BackendUrlCode = typeof ERROR_CODES.BACKEND_URL_INVALID | typeof ERROR_CODES.BACKEND_SCHEME_UNKNOWN | typeof ERROR_CODES.BACKEND_NOT_AVAILABLE
 
 /**
  * A backend URL that cannot be used: malformed (`BACKEND_URL_INVALID`), naming a scheme botmesh does
@@ -165,7 +178,7 @@ export class JournalReadOnlyError extends BotmeshError {
  * The message never carries the URL's password.
  */
 export class BackendUrlError extends BotmeshError {
-  constructor(message: string, code: 'BACKEND_URL_INVALID' | 'BACKEND_SCHEME_UNKNOWN' | 'BACKEND_NOT_AVAILABLE' = 'BACKEND_URL_INVALID') {
+  constructor(message: string, code: BackendUrlCode = ERROR_CODES.BACKEND_URL_INVALID) {
     super(code, message)
   }
 }
@@ -174,7 +187,7 @@ export class BackendUrlError extends BotmeshError {
 export class JournalMissingError extends BotmeshError {
   readonly file: string
   constructor(file: string, detail: string) {
-    super('JOURNAL_MISSING', `${file} ${detail}`)
+    super(ERROR_CODES.JOURNAL_MISSING, `${file} ${detail}`)
     this.file = file
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Json } from './durability/kv.js'
 import { encodePayload } from './durability/payload.js'
+import { ERROR_CODES } from './errors.js'
 import { MediaUnavailableError, ProviderError } from './provider-errors.js'
 import type { IProvider, InboundEvent, MediaRef, StoredMediaRef } from './provider.js'
 
@@ -67,7 +68,7 @@ export function replayedEvent(journaled: Json, provider: IProvider): InboundEven
     unavailable.set(ref, new MediaUnavailableError('provider-mismatch', `the record was written by ${stored.provider}, not ${provider.name}`))
   } else {
     try {
-      if (!provider.rehydrateMediaRef) throw new ProviderError('REHYDRATE_UNSUPPORTED', `${provider.name} cannot rehydrate media references`, { retryable: false })
+      if (!provider.rehydrateMediaRef) throw new ProviderError(ERROR_CODES.REHYDRATE_UNSUPPORTED, `${provider.name} cannot rehydrate media references`, { retryable: false })
       result = provider.rehydrateMediaRef({ v: stored.v, data: stored.data }, ref)
       rehydrated.add(result)
     } catch (error) {
@@ -94,10 +95,10 @@ export async function loadMediaOf(
   const media = ctx.message.media
   const provider = providers.get(ctx)
   try {
-    if (!media) throw new ProviderError('NO_MEDIA', 'the message has no media', { retryable: false })
+    if (!media) throw new ProviderError(ERROR_CODES.NO_MEDIA, 'the message has no media', { retryable: false })
     const reason = unavailable.get(media)
     if (reason) throw reason
-    if (!provider?.download) throw new ProviderError('DOWNLOAD_UNSUPPORTED', `${provider?.name ?? 'the provider'} cannot download media`, { retryable: false })
+    if (!provider?.download) throw new ProviderError(ERROR_CODES.DOWNLOAD_UNSUPPORTED, `${provider?.name ?? 'the provider'} cannot download media`, { retryable: false })
     try {
       return await provider.download(media)
     } catch (error) {

@@ -3,11 +3,14 @@
  * the dead-letter queue, a `RateLimitedError` waits at least its `retryAfterMs`, anything else with
  * `retryable !== false` is retried with backoff.
  */
-import { BotmeshError } from './errors.js'
+import { BotmeshError, ERROR_CODES, type ChannelErrorCode, type ErrorCode } from './errors.js'
 
-/** A channel refused or failed an operation. */
-export class ProviderError extends BotmeshError {
-  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+/**
+ * A channel refused or failed an operation. Its code is one of `ERROR_CODES` or a channel's own
+ * (`ChannelErrorCode`): a custom provider may throw `new ProviderError('DOWN', …)`.
+ */
+export class ProviderError extends BotmeshError<ErrorCode | ChannelErrorCode> {
+  constructor(code: ErrorCode | ChannelErrorCode, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
     super(code, message, { retryable: options.retryable ?? true, cause: options.cause })
   }
 }
@@ -16,7 +19,7 @@ export class ProviderError extends BotmeshError {
 export class RateLimitedError extends ProviderError {
   readonly retryAfterMs: number
   constructor(retryAfterMs: number, message = `rate limited; retry after ${retryAfterMs} ms`) {
-    super('RATE_LIMITED', message, { retryable: true })
+    super(ERROR_CODES.RATE_LIMITED, message, { retryable: true })
     this.retryAfterMs = retryAfterMs
   }
 }
@@ -24,35 +27,35 @@ export class RateLimitedError extends ProviderError {
 /** The channel cannot carry this kind of content. Final. */
 export class UnsupportedContentError extends ProviderError {
   constructor(message = 'the channel does not support this content') {
-    super('UNSUPPORTED_CONTENT', message, { retryable: false })
+    super(ERROR_CODES.UNSUPPORTED_CONTENT, message, { retryable: false })
   }
 }
 
 /** The content is larger than the channel accepts. Final. */
 export class PayloadTooLargeError extends ProviderError {
   constructor(message = 'the content is larger than the channel accepts') {
-    super('PAYLOAD_TOO_LARGE', message, { retryable: false })
+    super(ERROR_CODES.PAYLOAD_TOO_LARGE, message, { retryable: false })
   }
 }
 
 /** The channel only allows replies within a session window that has closed (WhatsApp's 24 h). Final. */
 export class OutsideSessionWindowError extends ProviderError {
   constructor(message = 'the session window with this recipient is closed') {
-    super('OUTSIDE_SESSION_WINDOW', message, { retryable: false })
+    super(ERROR_CODES.OUTSIDE_SESSION_WINDOW, message, { retryable: false })
   }
 }
 
 /** The recipient cannot be reached (blocked the bot, does not exist). Final. */
 export class RecipientUnreachableError extends ProviderError {
   constructor(message = 'the recipient cannot be reached') {
-    super('RECIPIENT_UNREACHABLE', message, { retryable: false })
+    super(ERROR_CODES.RECIPIENT_UNREACHABLE, message, { retryable: false })
   }
 }
 
 /** A standby replica may not use a leader-only transport session; the leader delivers. Retried. */
 export class ProviderNotLeaderError extends ProviderError {
   constructor(message = 'this replica does not hold the transport session; the leader delivers') {
-    super('PROVIDER_NOT_LEADER', message, { retryable: true })
+    super(ERROR_CODES.PROVIDER_NOT_LEADER, message, { retryable: true })
   }
 }
 
@@ -63,7 +66,7 @@ export type MediaUnavailableReason = 'not-durable' | 'provider-mismatch' | 'rehy
 export class MediaUnavailableError extends ProviderError {
   readonly reason: MediaUnavailableReason
   constructor(reason: MediaUnavailableReason, detail: string, cause?: unknown) {
-    super('MEDIA_UNAVAILABLE', `media unavailable (${reason}): ${detail}`, { retryable: false, cause })
+    super(ERROR_CODES.MEDIA_UNAVAILABLE, `media unavailable (${reason}): ${detail}`, { retryable: false, cause })
     this.reason = reason
   }
 }

@@ -2,6 +2,7 @@
  * The demo's simulated channel: a MockProvider with a few chats' worth of scripted trouble —
  * transient failures, rate limits, a recipient who cannot be reached — and media it can serve.
  */
+import { ERROR_CODES } from '../core/errors.js'
 import { ProviderError, RecipientUnreachableError } from '../core/provider-errors.js'
 import type { InboundEvent } from '../core/provider.js'
 import { MockProvider } from '../core/testing/mock-provider.js'
@@ -20,7 +21,7 @@ export const DEMO_CHATS = {
 export function demoProvider(): MockProvider {
   const provider = new MockProvider({ name: 'demo-channel', textLimit: 160, latencyMs: 15 })
   const to = (chat: string) => (chatId: string) => chatId === chat
-  provider.failNext(4, new ProviderError('UPSTREAM_TIMEOUT', 'the channel timed out'), to('dave'))
+  provider.failNext(4, new ProviderError(ERROR_CODES.UPSTREAM_TIMEOUT, 'the channel timed out'), to('dave'))
   provider.rateLimitNext(2, 1_500, to('erin'))
   provider.failNext(1_000, new RecipientUnreachableError('frank blocked the bot'), to('frank'))
   provider.media.set('photo-1', Buffer.from('a small demo photo'))

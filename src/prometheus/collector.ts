@@ -9,7 +9,7 @@ import type { Bot } from '../core/bot.js'
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { METRIC_NAMES } from '../core/durability/metrics.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/records.js'
-import { BotmeshError, DriverMissingError } from '../core/errors.js'
+import { BotmeshError, DriverMissingError, ERROR_CODES } from '../core/errors.js'
 
 /** What the figures are read from and where they go. */
 export interface BotMetricsOptions {
@@ -33,7 +33,7 @@ export const PROMETHEUS_PREFIX_DEFAULT = 'botmesh_'
  */
 export async function registerBotMetrics(options: BotMetricsOptions): Promise<void> {
   const durability = options.bot.durability
-  if (!durability) throw new BotmeshError('CONFIG_INVALID', 'registerBotMetrics needs a bot created with the durability option: a bot without it has no counters or journal')
+  if (!durability) throw new BotmeshError(ERROR_CODES.CONFIG_INVALID, 'registerBotMetrics needs a bot created with the durability option: a bot without it has no counters or journal')
   const client = await loadPromClient()
   const prefix = options.prefix ?? PROMETHEUS_PREFIX_DEFAULT
   const scope = durability.scope

@@ -2,6 +2,7 @@
  * `verifyJournal(path)`: what the CLI's `verify` prints for a file journal. Reports damage (file,
  * line, byte offset) and a torn tail, and changes nothing: safe on a journal a live process holds.
  */
+import { ERROR_CODES } from '../../core/errors.js'
 import { logPathOf } from '../crash-safe-file/append-log.js'
 import { nodeFileSystem, type FileSystem } from '../crash-safe-file/fs.js'
 import { inspectJournal } from './inspection.js'
@@ -24,7 +25,7 @@ export interface FileReport {
 }
 
 /** The error code open() refuses each file's damage with (JournalCorruptError, AppendLogCorruptError). */
-export const DAMAGE_CODES = { snapshot: 'JOURNAL_CORRUPT', log: 'APPEND_LOG_CORRUPT' } as const
+export const DAMAGE_CODES = { snapshot: ERROR_CODES.JOURNAL_CORRUPT, log: ERROR_CODES.APPEND_LOG_CORRUPT } as const
 export type DamageCode = (typeof DAMAGE_CODES)[keyof typeof DAMAGE_CODES]
 
 /** What `verifyJournal` found. */

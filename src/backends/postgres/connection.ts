@@ -13,7 +13,7 @@
  */
 import { SharedHandle } from '../common/shared-handle.js'
 import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
-import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
+import { BotmeshError, ConfigError, DriverMissingError, ERROR_CODES } from '../../core/errors.js'
 import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
 
 /** Where a backend reports what it cannot throw to anyone (an idle connection dropped by the server). */
@@ -73,7 +73,7 @@ export class PostgresConnection {
   query<R extends QueryResultRow = QueryResultRow>(query: QueryConfig | string): Promise<QueryResult<R>> {
     const pool = this.#pool.value
     if (!pool || this.#pool.users === 0) {
-      return Promise.reject(new BotmeshError('BACKEND_NOT_STARTED', `the PostgreSQL backend on ${this.target} is not started: call start() first`))
+      return Promise.reject(new BotmeshError(ERROR_CODES.BACKEND_NOT_STARTED, `the PostgreSQL backend on ${this.target} is not started: call start() first`))
     }
     return typeof query === 'string' ? pool.query<R>(query) : pool.query<R>(query)
   }

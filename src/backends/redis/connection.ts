@@ -14,7 +14,7 @@
  */
 import { SharedHandle } from '../common/shared-handle.js'
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
-import { BotmeshError, ConfigError, DriverMissingError } from '../../core/errors.js'
+import { BotmeshError, ConfigError, DriverMissingError, ERROR_CODES } from '../../core/errors.js'
 import type { FailureRole } from '../common/failure-role.js'
 import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
@@ -92,7 +92,7 @@ export class RedisConnection {
     const client = this.#client.value
     if (!this.open || client === undefined) {
       const owner = role === 'store' ? 'RedisStore' : 'RedisDurability'
-      throw new BotmeshError('NOT_STARTED', `${owner} is not started: call start() first (the bot does it)`)
+      throw new BotmeshError(ERROR_CODES.NOT_STARTED, `${owner} is not started: call start() first (the bot does it)`)
     }
     return client
   }

@@ -7,7 +7,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import { BotmeshError, ConfigError } from '../../core/errors.js'
+import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
 import { loadDriver } from './driver.js'
 import type { FailureRole } from '../common/failure-role.js'
 import { sqliteFailure } from './failures.js'
@@ -73,7 +73,7 @@ export class SQLiteConnection {
   /** The open database, for a holder that acquired it; otherwise a `NOT_STARTED` error. */
   database(holder: object, owner: string): BetterSqlite3.Database {
     if (!this.#db || !this.#holders.has(holder)) {
-      throw new BotmeshError('NOT_STARTED', `${owner} on ${this.file} is not started: call start() first (the bot does it)`)
+      throw new BotmeshError(ERROR_CODES.NOT_STARTED, `${owner} on ${this.file} is not started: call start() first (the bot does it)`)
     }
     return this.#db
   }
@@ -146,7 +146,7 @@ function configure(db: BetterSqlite3.Database, file: string): void {
   const mode = db.pragma('journal_mode = WAL', { simple: true })
   if (mode !== 'wal') {
     throw new BotmeshError(
-      'SQLITE_WAL_UNAVAILABLE',
+      ERROR_CODES.SQLITE_WAL_UNAVAILABLE,
       `${file}: SQLite could not switch to WAL mode (it reports "${String(mode)}"); botmesh needs WAL to share the file between processes: use a local file system`,
     )
   }
@@ -166,6 +166,6 @@ function prepareFile(file: string): void {
   } catch (error) {
     const code = (error as { code?: string }).code
     if (code === 'EISDIR') throw new ConfigError(`${file} is a directory; SQLite needs the path of a database file`)
-    throw new BotmeshError('SQLITE_OPEN_FAILED', `cannot open ${file}: ${(error as Error).message}`, { cause: error })
+    throw new BotmeshError(ERROR_CODES.SQLITE_OPEN_FAILED, `cannot open ${file}: ${(error as Error).message}`, { cause: error })
   }
 }

@@ -7,7 +7,7 @@
  * `store_*` tables, the durability only `durable` and `durable_counts`.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { BotmeshError } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 
 /**
  * The schema version this code writes, kept in the `botmesh_schema` table rather than in
@@ -172,7 +172,7 @@ export function schemaVersion(db: BetterSqlite3.Database, file: string): number 
   const version = row?.version ?? 0
   if (version > SCHEMA_VERSION) {
     throw new BotmeshError(
-      'SCHEMA_TOO_NEW',
+      ERROR_CODES.SCHEMA_TOO_NEW,
       `${file} has botmesh schema version ${version}, newer than this botmesh knows (${SCHEMA_VERSION}): upgrade botmesh to open it`,
     )
   }
@@ -181,7 +181,7 @@ export function schemaVersion(db: BetterSqlite3.Database, file: string): number 
 
 /** Refuses to work on a file whose `durable` table botmesh did not create (`SCHEMA_MISMATCH`). */
 export function assertDurableShape(db: BetterSqlite3.Database, file: string, problems = durableShapeProblems(db)): void {
-  if (problems.length > 0) throw new BotmeshError('SCHEMA_MISMATCH', `${file} has a durable table botmesh did not create: ${problems.join('; ')}`)
+  if (problems.length > 0) throw new BotmeshError(ERROR_CODES.SCHEMA_MISMATCH, `${file} has a durable table botmesh did not create: ${problems.join('; ')}`)
 }
 
 /** What differs between the `durable` table (and its companions) and the shape botmesh creates; empty when it matches. */

@@ -8,7 +8,7 @@
  * writing, which is refused while a running bot holds it.
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
-import { BotmeshError } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import { capabilitiesOf, openBackend, parseBackendUrl, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../../backends/open.js'
 import { heldByProcess } from '../session.js'
 
@@ -82,7 +82,7 @@ class KeptConnection extends BaseConnection {
   #closed = false
 
   async use<T>(_access: ConnectionAccess, work: (backend: DurabilityBackend) => Promise<T>): Promise<T> {
-    if (this.#closed) throw new BotmeshError('DASHBOARD_CLOSED', 'the dashboard is closing')
+    if (this.#closed) throw new BotmeshError(ERROR_CODES.DASHBOARD_CLOSED, 'the dashboard is closing')
     const opening = (this.#opened ??= openBackend(this.target, { ...this.options, access: 'write' }))
     let opened: OpenedBackend
     try {
@@ -119,7 +119,7 @@ class PerUseConnection extends BaseConnection {
   #closed = false
 
   async use<T>(access: ConnectionAccess, work: (backend: DurabilityBackend) => Promise<T>): Promise<T> {
-    if (this.#closed) throw new BotmeshError('DASHBOARD_CLOSED', 'the dashboard is closing')
+    if (this.#closed) throw new BotmeshError(ERROR_CODES.DASHBOARD_CLOSED, 'the dashboard is closing')
     const opened = await openBackend(this.target, { ...this.options, access })
     try {
       if (access === 'write' && opened.heldBy) throw heldByProcess(opened.heldBy)
@@ -152,7 +152,7 @@ const CAUSE_DEPTH_MAX = 8
 export function answerWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BotmeshError('REFRESH_TIMEOUT', `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true })), ms)
+    timer = setTimeout(() => reject(new BotmeshError(ERROR_CODES.REFRESH_TIMEOUT, `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true })), ms)
     timer.unref()
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))

@@ -4,6 +4,7 @@
  * one line with a count, when it was first and last seen, and a sample record to `show`.
  */
 import type { Journal } from '../../core/durability/backend.js'
+import type { ChannelErrorCode, ErrorCode } from '../../core/errors.js'
 import { errorGroupId, messageShape } from './error-shape.js'
 import { lanesOf, scan, type RecordFilters, type WorkKind } from './records.js'
 
@@ -21,7 +22,7 @@ export interface ErrorGroup {
   group: string
   kind: WorkKind
   /** The error's code, or null when it had none. */
-  code: string | null
+  code: ErrorCode | ChannelErrorCode | null
   /** The message with its variable parts replaced ("rate limited, retry in <n>s"). */
   shape: string
   count: number

@@ -6,7 +6,7 @@
  */
 import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/records.js'
-import { BotmeshError } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import type { ExportLine } from './export.js'
 
 /** How to import. */
@@ -70,7 +70,7 @@ export async function importRecords(backend: DurabilityBackend, readLines: () =>
   summary.scopes = [...scopes].sort()
   if (summary.existing > 0 && !options.overwrite) {
     throw new BotmeshError(
-      'IMPORT_CONFLICT',
+      ERROR_CODES.IMPORT_CONFLICT,
       `${summary.existing} record(s) of the import already exist in the target (${sample.join(', ')}${summary.existing > sample.length ? ', …' : ''}); nothing was imported: pass --overwrite to replace them`,
     )
   }
@@ -167,5 +167,5 @@ function parseLine(text: string, number: number, scope: string | undefined): Exp
 }
 
 function invalid(line: number, detail: string): BotmeshError {
-  return new BotmeshError('IMPORT_INVALID', `line ${line} of the import ${detail}; nothing was imported`)
+  return new BotmeshError(ERROR_CODES.IMPORT_INVALID, `line ${line} of the import ${detail}; nothing was imported`)
 }

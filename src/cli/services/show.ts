@@ -6,7 +6,7 @@
  */
 import type { Journal } from '../../core/durability/backend.js'
 import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
-import { RecordNotFoundError } from '../../core/errors.js'
+import { ERROR_CODES, RecordNotFoundError } from '../../core/errors.js'
 import { listInstances } from './instances.js'
 import type { WorkKind } from './records.js'
 
@@ -104,7 +104,7 @@ export function whyOutbox(record: OutboxRecord, now: number, budget: AttemptBudg
         `(onAmbiguous 'skip' never resends it); botmesh retry ${record.key} sends it again, possibly twice.`
       )
     case 'dead': {
-      const withPart = record.lastError?.code === 'PREVIOUS_PART_DEAD' ? ' (it died with an earlier part of the same text)' : ''
+      const withPart = record.lastError?.code === ERROR_CODES.PREVIOUS_PART_DEAD ? ' (it died with an earlier part of the same text)' : ''
       return `dead since ${iso(record.updatedAt)} after ${record.attempts} provider call(s)${because(record)}${withPart}; botmesh retry ${record.key} sends it again with a fresh budget.`
     }
   }

@@ -7,7 +7,7 @@
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
-import { BotmeshError } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import { capabilitiesOf, salvageJournalFile, verifyJournalFile, type BackendTarget } from '../../backends/open.js'
 
 /** What `verify` found, whatever the backend. */
@@ -34,7 +34,7 @@ export function isJournalFile(target: BackendTarget): boolean {
 /** Verifies a file or SQLite journal without opening it as a backend (which would refuse damage or set up a schema). */
 export async function verifyPath(target: BackendTarget): Promise<VerifyOutcome> {
   const checked = await verifyJournalFile(target)
-  if (!checked) throw new BotmeshError('NOT_APPLICABLE', `${target.label} is not a journal file`)
+  if (!checked) throw new BotmeshError(ERROR_CODES.NOT_APPLICABLE, `${target.label} is not a journal file`)
   return { backend: target.label, kind: checked.kind, ok: checked.ok, problems: checked.problems, report: checked.report }
 }
 
@@ -88,6 +88,6 @@ function shapeProblem(kind: RecordKind, state: string, record: Record<string, un
 /** The salvage of a damaged file journal into a new file (the damaged files are left as they are). */
 export async function salvage(target: BackendTarget, out: string): Promise<unknown> {
   const report = await salvageJournalFile(target, out)
-  if (report === undefined) throw new BotmeshError('NOT_APPLICABLE', `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
+  if (report === undefined) throw new BotmeshError(ERROR_CODES.NOT_APPLICABLE, `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
   return report
 }

@@ -5,7 +5,7 @@
  * dashboard all call these.
  */
 import { hostname, userInfo } from 'node:os'
-import { InvalidStateError, RecordNotFoundError, BotmeshError } from '../errors.js'
+import { InvalidStateError, RecordNotFoundError, BotmeshError, ERROR_CODES } from '../errors.js'
 import type { Journal } from './backend.js'
 import type { AuditEntry, InboxRecord, OutboxRecord } from './records.js'
 
@@ -71,7 +71,7 @@ export async function retrySend(journal: Journal, key: string, change: OperatorC
     current = undefined
     if (following) {
       const [part]: (typeof found | undefined)[] = await journal.read('outbox', [following])
-      if (part?.record.state === 'dead' && part.record.lastError?.code === 'PREVIOUS_PART_DEAD') current = part
+      if (part?.record.state === 'dead' && part.record.lastError?.code === ERROR_CODES.PREVIOUS_PART_DEAD) current = part
     }
   }
   return retried
@@ -93,7 +93,7 @@ export async function discardSend(journal: Journal, key: string, now: number = D
 /** A record changed between reading it and writing it (a running bot got there first). */
 export class ConcurrentChangeError extends BotmeshError {
   constructor(kind: string, id: string) {
-    super('CONCURRENT_CHANGE', `the ${kind} record "${id}" changed while it was being updated; nothing was overwritten, try again`, { retryable: true })
+    super(ERROR_CODES.CONCURRENT_CHANGE, `the ${kind} record "${id}" changed while it was being updated; nothing was overwritten, try again`, { retryable: true })
   }
 }
 

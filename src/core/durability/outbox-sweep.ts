@@ -4,6 +4,7 @@
  * whose process died mid-call (the ambiguous window) by `outbox.onAmbiguous`.
  */
 import type { Versioned } from './backend.js'
+import { ERROR_CODES } from '../errors.js'
 import { ProviderNotLeaderError } from '../provider-errors.js'
 import { backoffMs } from './backoff.js'
 import { errorInfo, type DurabilityEngine } from './engine.js'
@@ -60,7 +61,7 @@ async function deliver(engine: DurabilityEngine, transport: Transport, found: Ve
 async function refuseOnStandby(engine: DurabilityEngine, found: Versioned<OutboxRecord>): Promise<false> {
   const { record } = found
   if (record.state !== 'pending' && record.state !== 'failed') return false
-  if (record.state === 'failed' && record.lastError?.code === 'PROVIDER_NOT_LEADER') return false
+  if (record.state === 'failed' && record.lastError?.code === ERROR_CODES.PROVIDER_NOT_LEADER) return false
   const now = engine.now()
   const refused: OutboxRecord = {
     ...record,
@@ -105,7 +106,7 @@ async function waitBehindPreviousPart(engine: DurabilityEngine, found: Versioned
   if (state === 'dead' || previous === undefined) {
     const held = engine.hold('outbox', found)
     const why = previous ? `the earlier part "${record.previousPart}" is dead` : `the earlier part "${record.previousPart}" is gone`
-    await markOutboxDead(engine, held, { message: why, code: 'PREVIOUS_PART_DEAD', at: engine.now() })
+    await markOutboxDead(engine, held, { message: why, code: ERROR_CODES.PREVIOUS_PART_DEAD, at: engine.now() })
     return true
   }
   // Behind a part in flight, look again at the next sweep: its settling (sent, or unknown after a

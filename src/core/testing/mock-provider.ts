@@ -3,6 +3,7 @@
  * `sent` (its own log, apart from any journal: the crash matrix's oracle), takes inbound events
  * with `receive`, and plays scripted faults: failures, rate limits, latency, accept-then-throw.
  */
+import { ERROR_CODES } from '../errors.js'
 import { ProviderError, RateLimitedError } from '../provider-errors.js'
 import type { InboundEvent, InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../provider.js'
 
@@ -72,7 +73,7 @@ export class MockProvider implements IProvider {
   }
 
   /** The next `count` sends (matching `match`) fail with `error` (a transient ProviderError by default). */
-  failNext(count: number, error: unknown = new ProviderError('TRANSIENT', 'the channel failed (scripted)'), match?: (chatId: string, content: OutboundContent) => boolean): this {
+  failNext(count: number, error: unknown = new ProviderError(ERROR_CODES.TRANSIENT, 'the channel failed (scripted)'), match?: (chatId: string, content: OutboundContent) => boolean): this {
     this.#faults.push({ remaining: count, match: match ?? (() => true), act: 'throw', error: () => error })
     return this
   }
@@ -85,7 +86,7 @@ export class MockProvider implements IProvider {
 
   /** The next `count` sends are accepted by the channel, then the call fails anyway (a lost response). */
   acceptThenThrowNext(count: number, match?: (chatId: string, content: OutboundContent) => boolean): this {
-    this.#faults.push({ remaining: count, match: match ?? (() => true), act: 'accept-then-throw', error: () => new ProviderError('RESPONSE_LOST', 'accepted, but the response was lost (scripted)') })
+    this.#faults.push({ remaining: count, match: match ?? (() => true), act: 'accept-then-throw', error: () => new ProviderError(ERROR_CODES.RESPONSE_LOST, 'accepted, but the response was lost (scripted)') })
     return this
   }
 
@@ -137,7 +138,7 @@ export class MockProvider implements IProvider {
   async download(media: MediaRef): Promise<Buffer> {
     const id = tokenId(media.token)
     const bytes = id === undefined ? undefined : this.media.get(id)
-    if (!bytes) throw new ProviderError('MEDIA_NOT_FOUND', `no media "${String(id)}"`, { retryable: false })
+    if (!bytes) throw new ProviderError(ERROR_CODES.MEDIA_NOT_FOUND, `no media "${String(id)}"`, { retryable: false })
     return bytes
   }
 
@@ -151,7 +152,7 @@ export class MockProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     const data = stored.data as { id?: unknown } | null
-    if (stored.v !== 1 || !data || typeof data.id !== 'string') throw new ProviderError('MEDIA_REF_INVALID', `not a mock media reference: ${JSON.stringify(stored)}`, { retryable: false })
+    if (stored.v !== 1 || !data || typeof data.id !== 'string') throw new ProviderError(ERROR_CODES.MEDIA_REF_INVALID, `not a mock media reference: ${JSON.stringify(stored)}`, { retryable: false })
     return { ...media, token: { id: data.id, live: false } }
   }
 }

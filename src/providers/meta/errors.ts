@@ -4,6 +4,7 @@
  * unreachable recipients are final or timed as the core expects; server errors are retried.
  * No message carries the access token.
  */
+import { ERROR_CODES, type ErrorCode } from '../../core/errors.js'
 import { OutsideSessionWindowError, PayloadTooLargeError, ProviderError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
 import { redact } from '../shared/redact.js'
 import { META_LIMITS } from './limits.js'
@@ -19,7 +20,7 @@ export class MetaApiError extends ProviderError {
   readonly status: number | undefined
   /** The Graph API's error `code`, when it gave one. */
   readonly graphCode: number | undefined
-  constructor(code: string, message: string, options: { status?: number; graphCode?: number; retryable: boolean; cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options: { status?: number; graphCode?: number; retryable: boolean; cause?: unknown }) {
     super(code, message, { retryable: options.retryable, cause: options.cause })
     this.status = options.status
     this.graphCode = options.graphCode
@@ -49,9 +50,9 @@ export function metaError(status: number, body: GraphErrorBody | undefined, retr
   if (status === 413 || (code === 100 && /too long|at most|exceed|too large|size/i.test(detail))) return new PayloadTooLargeError(what)
   if (code !== undefined && UNREACHABLE.includes(code)) return new RecipientUnreachableError(what)
   if (code !== undefined && UNSUPPORTED.includes(code)) return new UnsupportedContentError(what)
-  if (code !== undefined && UNAUTHORIZED.includes(code)) return new MetaApiError('META_UNAUTHORIZED', `${what} (check the access token and its permissions)`, { status, graphCode: code, retryable: false })
-  if (status >= 500 || code === 1 || code === 2 || code === 131000 || code === 131016) return new MetaApiError('META_SERVER_ERROR', what, { status, ...(code !== undefined ? { graphCode: code } : {}), retryable: true })
-  return new MetaApiError('META_REJECTED', what, { status, ...(code !== undefined ? { graphCode: code } : {}), retryable: false })
+  if (code !== undefined && UNAUTHORIZED.includes(code)) return new MetaApiError(ERROR_CODES.META_UNAUTHORIZED, `${what} (check the access token and its permissions)`, { status, graphCode: code, retryable: false })
+  if (status >= 500 || code === 1 || code === 2 || code === 131000 || code === 131016) return new MetaApiError(ERROR_CODES.META_SERVER_ERROR, what, { status, ...(code !== undefined ? { graphCode: code } : {}), retryable: true })
+  return new MetaApiError(ERROR_CODES.META_REJECTED, what, { status, ...(code !== undefined ? { graphCode: code } : {}), retryable: false })
 }
 
 function retryAfterMs(header: string | null): number {

@@ -3,6 +3,7 @@
  * the outbox's errors. The access token goes in the `Authorization` header and nowhere else, and
  * only to the Graph API origin or Meta's media hosts.
  */
+import { ERROR_CODES } from '../../core/errors.js'
 import { ProviderError } from '../../core/provider-errors.js'
 import { MediaDownloadError } from '../shared/errors.js'
 import { describeError, redact } from '../shared/redact.js'
@@ -69,7 +70,7 @@ export class GraphClient {
       if (error instanceof ProviderError) throw error
       const timedOut = error instanceof Error && error.name === 'TimeoutError'
       // The platform may have accepted a request that timed out: retryable, and the outbox decides.
-      throw new MetaApiError(timedOut ? 'META_TIMEOUT' : 'META_NETWORK', redact(`meta: the request ${timedOut ? 'timed out' : 'failed'}: ${describeError(error, [this.options.accessToken])}`, [this.options.accessToken]), { retryable: true })
+      throw new MetaApiError(timedOut ? ERROR_CODES.META_TIMEOUT : ERROR_CODES.META_NETWORK, redact(`meta: the request ${timedOut ? 'timed out' : 'failed'}: ${describeError(error, [this.options.accessToken])}`, [this.options.accessToken]), { retryable: true })
     }
   }
 }

@@ -4,6 +4,7 @@
  * Cloud API failures as the outbox's error classes. The access token, app secret and verify token
  * are never logged, journaled or put in an error.
  */
+import { ERROR_CODES } from '../../core/errors.js'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
@@ -93,8 +94,8 @@ export class MetaCloudProvider implements IProvider {
     try {
       return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content) }
     } catch (error) {
-      if (this.#options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === 'META_TIMEOUT') {
-        throw new MetaApiError('META_SEND_AMBIGUOUS', `${error.message}; Meta may have accepted it, so it is not sent again (sendTimeouts: 'final')`, { retryable: false, cause: error })
+      if (this.#options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === ERROR_CODES.META_TIMEOUT) {
+        throw new MetaApiError(ERROR_CODES.META_SEND_AMBIGUOUS, `${error.message}; Meta may have accepted it, so it is not sent again (sendTimeouts: 'final')`, { retryable: false, cause: error })
       }
       throw error
     }

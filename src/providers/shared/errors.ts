@@ -2,6 +2,7 @@
  * Errors of the provider layer. Each is a `ProviderError` with a stable `code`, so the core's
  * retry rules and an operator's alerts read them like any other channel error.
  */
+import { ERROR_CODES } from '../../core/errors.js'
 import { ProviderError } from '../../core/provider-errors.js'
 
 /**
@@ -14,7 +15,7 @@ export class MediaRefInvalidError extends ProviderError {
   /** The channel whose codec refused the reference. */
   readonly channel: string
   constructor(channel: string, detail: string) {
-    super('MEDIA_REF_INVALID', `${channel}: the stored media reference is not valid: ${detail}`, { retryable: false })
+    super(ERROR_CODES.MEDIA_REF_INVALID, `${channel}: the stored media reference is not valid: ${detail}`, { retryable: false })
     this.channel = channel
   }
 }
@@ -22,7 +23,7 @@ export class MediaRefInvalidError extends ProviderError {
 /** A provider option is missing or invalid (checked once, in the constructor). */
 export class ProviderConfigError extends ProviderError {
   constructor(channel: string, detail: string) {
-    super('PROVIDER_CONFIG_INVALID', `${channel}: ${detail}`, { retryable: false })
+    super(ERROR_CODES.PROVIDER_CONFIG_INVALID, `${channel}: ${detail}`, { retryable: false })
   }
 }
 
@@ -31,7 +32,7 @@ export class MediaDownloadError extends ProviderError {
   /** The HTTP status the platform answered, when there was one. */
   readonly status: number | undefined
   constructor(channel: string, detail: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}) {
-    super('MEDIA_DOWNLOAD_FAILED', `${channel}: the media could not be downloaded: ${detail}`, { retryable: options.retryable ?? false, cause: options.cause })
+    super(ERROR_CODES.MEDIA_DOWNLOAD_FAILED, `${channel}: the media could not be downloaded: ${detail}`, { retryable: options.retryable ?? false, cause: options.cause })
     this.status = options.status
   }
 }

@@ -3,6 +3,7 @@
  * the bot is unreachable, other client errors will never succeed and are final, server and network
  * errors are retried. No message or cause carries the bot token.
  */
+import { ERROR_CODES, type ErrorCode } from '../../core/errors.js'
 import { PayloadTooLargeError, ProviderError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
 import { redact, redactedCause } from '../shared/redact.js'
 
@@ -22,7 +23,7 @@ function isApiFailure(error: unknown): error is ApiFailure {
 export class TelegramApiError extends ProviderError {
   /** The Bot API's `error_code` (an HTTP status), when the API answered. */
   readonly status: number | undefined
-  constructor(code: string, message: string, options: { status?: number; retryable: boolean; cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options: { status?: number; retryable: boolean; cause?: unknown }) {
     super(code, message, { retryable: options.retryable, cause: options.cause })
     this.status = options.status
   }
@@ -32,7 +33,7 @@ export class TelegramApiError extends ProviderError {
 export function telegramError(error: unknown, token: string): ProviderError {
   if (error instanceof ProviderError) return error
   if (!isApiFailure(error)) {
-    return new TelegramApiError('TELEGRAM_NETWORK', redact(`telegram: the request failed: ${error instanceof Error ? error.message : String(error)}`, [token]), { retryable: true, cause: redactedCause(error, [token]) })
+    return new TelegramApiError(ERROR_CODES.TELEGRAM_NETWORK, redact(`telegram: the request failed: ${error instanceof Error ? error.message : String(error)}`, [token]), { retryable: true, cause: redactedCause(error, [token]) })
   }
   const what = redact(`telegram ${error.method}: ${error.error_code} ${error.description}`, [token])
   const status = error.error_code
@@ -42,8 +43,8 @@ export function telegramError(error: unknown, token: string): ProviderError {
   if (status === 413 || /too long|too big|too large/.test(description)) return new PayloadTooLargeError(what)
   if (status === 400 && /chat not found|user not found|peer_id_invalid|have no rights to send|not enough rights/.test(description)) return new RecipientUnreachableError(what)
   if (status === 400 && /wrong file|wrong type|failed to get http url content|unsupported|can't parse/.test(description)) return new UnsupportedContentError(what)
-  if (status === 401) return new TelegramApiError('TELEGRAM_UNAUTHORIZED', `${what} (check the bot token)`, { status, retryable: false })
-  if (status >= 500) return new TelegramApiError('TELEGRAM_SERVER_ERROR', what, { status, retryable: true })
+  if (status === 401) return new TelegramApiError(ERROR_CODES.TELEGRAM_UNAUTHORIZED, `${what} (check the bot token)`, { status, retryable: false })
+  if (status >= 500) return new TelegramApiError(ERROR_CODES.TELEGRAM_SERVER_ERROR, what, { status, retryable: true })
   // Any other client error (400, 404, 409 …) will never succeed as it is.
-  return new TelegramApiError('TELEGRAM_REJECTED', what, { status, retryable: false })
+  return new TelegramApiError(ERROR_CODES.TELEGRAM_REJECTED, what, { status, retryable: false })
 }

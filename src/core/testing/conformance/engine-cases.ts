@@ -13,6 +13,7 @@ import { attemptDelivery, claimOutbound, type Transport } from '../../durability
 import { inboxRecordId } from '../../durability/keys.js'
 import { discardSend, replayInbound, retrySend } from '../../durability/operations.js'
 import { purgeExpired } from '../../durability/retention.js'
+import { ERROR_CODES } from '../../errors.js'
 import { ProviderError, UnsupportedContentError } from '../../provider-errors.js'
 import { TEXT } from '../../matchers.js'
 import { MockProvider } from '../mock-provider.js'
@@ -161,7 +162,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
         return attemptDelivery(engine, transport, held)
       }
       assert.equal((await outcome('ok')).outcome, 'sent')
-      provider.failNext(1, new ProviderError('TRANSIENT', 'try later'))
+      provider.failNext(1, new ProviderError(ERROR_CODES.TRANSIENT, 'try later'))
       assert.equal((await outcome('flaky')).outcome, 'failed')
       provider.failNext(1, new UnsupportedContentError())
       assert.equal((await outcome('final')).outcome, 'dead')
@@ -171,7 +172,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
       assert.equal(flaky!.record.state, 'failed')
       assert.ok(flaky!.record.nextAttemptAt! >= flaky!.record.updatedAt)
       assert.equal(final!.record.state, 'dead')
-      assert.equal(final!.record.lastError!.code, 'UNSUPPORTED_CONTENT')
+      assert.equal(final!.record.lastError!.code, ERROR_CODES.UNSUPPORTED_CONTENT)
     },
   },
   {

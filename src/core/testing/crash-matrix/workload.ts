@@ -10,6 +10,7 @@ import { partKey } from '../../durability/keys.js'
 import { splitText } from '../../durability/split.js'
 import { flow } from '../../flow.js'
 import { text, TEXT } from '../../matchers.js'
+import { ERROR_CODES } from '../../errors.js'
 import { ProviderError, UnsupportedContentError } from '../../provider-errors.js'
 import type { InboundEvent } from '../../provider.js'
 import { MemoryStore, type Store } from '../../store.js'
@@ -83,10 +84,10 @@ export function sendId(chatId: string, body: string): string {
 /** Scripts the provider's faults; every generation's provider gets the same script. */
 export function scriptProvider(provider: MockProvider): void {
   const chat = (id: string) => (chatId: string) => chatId === id
-  provider.failNext(1, new ProviderError('TRANSIENT', 'flaky channel (scripted)'), chat('c-flaky'))
+  provider.failNext(1, new ProviderError(ERROR_CODES.TRANSIENT, 'flaky channel (scripted)'), chat('c-flaky'))
   provider.failNext(1_000, new UnsupportedContentError('scripted final error'), chat('c-final'))
   provider.slowNext(1, 250, chat('c-slowsend'))
-  provider.failNext(1, new ProviderError('TRANSIENT', 'first part fails once (scripted)'), chat('c-defer'))
+  provider.failNext(1, new ProviderError(ERROR_CODES.TRANSIENT, 'first part fails once (scripted)'), chat('c-defer'))
 }
 
 /** A store that fails once for c-store and always for c-poison: failures before any handler runs. */

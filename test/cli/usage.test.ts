@@ -10,7 +10,7 @@ import { botmesh, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
 
-/** Every command and subcommand of issue 5 this CLI owns. */
+/** Every command and subcommand this CLI owns (README.md, "CLI"). */
 const COMMANDS = [
   ['scopes'], ['stats'], ['inbox', 'list'], ['inbox', 'show'], ['outbox', 'list'], ['outbox', 'show'], ['dlq', 'list'], ['show'],
   ['replay'], ['retry'], ['discard'], ['purge'], ['leases'], ['instances'], ['verify'], ['compact'], ['export'], ['import'],

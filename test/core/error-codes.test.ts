@@ -48,10 +48,7 @@ import {
 const ROOT = join(import.meta.dirname, '..', '..')
 const CODES: ReadonlySet<string> = new Set(Object.values(ERROR_CODES))
 
-/**
- * Files the inline-code scan skips: the registry itself, and files being rewritten on another
- * branch as this test was written (issue 11, move 1); they join the scan once that work lands.
- */
+/** Files the inline-code scan skips: the registry itself. */
 const NOT_SCANNED = new Set(['src/core/error-codes.ts'])
 
 /** A string written like a code: upper case words joined by underscores (`USAGE`, `SEND_DEAD`). */

@@ -1,5 +1,5 @@
 /**
- * The bot runtime the seed assumes (DESIGN §3): Bot, matchers, ctx, flows, hooks, broadcast with
+ * The bot runtime the seed assumes (README.md): Bot, matchers, ctx, flows, hooks, broadcast with
  * concurrency, edits/drafts/typing, stop — and "without the durability key nothing changes": no
  * journal code runs at all.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's state without Ink (STYLE habit 16): the reducer, the effects its events ask for,
+ * The dashboard's state without Ink (docs/architecture.md: a reducer keeps the state, hooks fetch it): the reducer, the effects its events ask for,
  * the key bindings, the layout, the rates and the requests, all pure.
  */
 import { describe, expect, it } from 'vitest'

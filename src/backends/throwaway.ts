@@ -179,12 +179,15 @@ function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options
       return make(old.prefix)
     },
     async cleanup(backend) {
-      const durability = backend as Redis
+      const prefix = (backend as Redis).prefix
+      // Through a fresh connection: the case's own may be stopped (a restart cut off) or held by a dead bot.
+      await (backend as Redis).kv.stop()
+      const fresh = await make(prefix)
       try {
-        await durability.start()
-        await durability.kv.connection.run('remove throwaway keys', 'journal', (client) => deleteKeys(client, `${durability.prefix}:*`))
+        await fresh.start()
+        await fresh.kv.connection.run('remove throwaway keys', 'journal', (client) => deleteKeys(client, `${prefix}:*`))
       } finally {
-        await durability.kv.stop()
+        await fresh.stop()
       }
     },
   }
@@ -225,15 +228,17 @@ function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, o
       return make(old.kv.tables.prefix)
     },
     async cleanup(backend) {
-      const durability = backend as Postgres
-      const tables = durability.kv.tables
+      const tables = (backend as Postgres).kv.tables
+      // Through a fresh pool: the case's own may be stopped (a restart cut off) or held by a dead bot.
+      await (backend as Postgres).kv.stop()
+      const fresh = await make(tables.prefix)
       try {
-        await durability.start()
-        await durability.kv.connection.query(
+        await fresh.start()
+        await fresh.kv.connection.query(
           `DROP TABLE IF EXISTS ${tables.durable}, ${tables.legacy.counts} CASCADE; DROP FUNCTION IF EXISTS ${tables.legacy.countsFunction}() CASCADE`,
         )
       } finally {
-        await durability.kv.stop()
+        await fresh.stop()
       }
     },
   }

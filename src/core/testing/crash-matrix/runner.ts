@@ -176,12 +176,12 @@ class CaseRun {
     // Writes the cut-off run had already sent (an instance heartbeat, say) land first, as a killed
     // process's do: removed before they land, they would recreate keys after the cleanup.
     await Promise.all(this.#wrappers.map((wrapped) => wrapped.quiet()))
-    const late = await this.#opening?.catch(() => undefined)
-    // Each is removed even when removing another failed; the first failure is reported.
+    // Each is removed even when removing the other failed; the first failure is reported.
     const failures: unknown[] = []
-    for (const backend of new Set([this.#backend, late])) {
-      if (backend) await this.factory.cleanup?.(backend).catch((error: unknown) => failures.push(error))
-    }
+    const remove = (backend: DurabilityBackend) => this.factory.cleanup?.(backend).catch((error: unknown) => void failures.push(error))
+    if (this.#backend) await remove(this.#backend)
+    const late = await this.#opening?.catch(() => undefined)
+    if (late && late !== this.#backend) await remove(late)
     if (failures.length > 0) throw failures[0]
   }
 

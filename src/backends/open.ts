@@ -16,6 +16,7 @@ import { describeNearest } from './nearest.js'
 import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
+export { THROWAWAY_DEFAULTS } from './throwaway.js'
 export { BACKEND_CAPABILITIES, capabilitiesOf, type BackendCapabilities, type Compaction } from './capabilities.js'
 
 /** What the opener may do to the journal. */

@@ -36,7 +36,8 @@ Options:
   --backends <list>       of ${BACKENDS.join(', ')} (default ${DEFAULTS.backends.join(',')})
   --redis-url <url>       Redis for botmesh, BullMQ and the raw ceiling (default $BOTMESH_REDIS_URL or ${DEFAULTS.redisUrl})
   --postgres-url <url>    PostgreSQL database (default $BOTMESH_POSTGRES_URL or ${DEFAULTS.postgresUrl})
-  --ceiling <n>           operations of each raw ceiling and BullMQ run (default: as many as --messages)
+  --ceiling <n>           operations of each raw ceiling and jobs of each BullMQ run, 0 for none
+                          (default: as many as --messages)
   --run-timeout <s>       a run still going after this many seconds is killed (default ${DEFAULTS.runTimeoutSeconds})
   --json                  one JSON document on stdout instead of the table
   -h, --help

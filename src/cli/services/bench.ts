@@ -52,7 +52,7 @@ export interface BenchReport {
   callsPerMessage: Record<keyof CallCounts, number>
   /** Records written (compare-and-sets) per message, however many calls carried them. */
   writesPerMessage: number
-  /** The raw store's ceiling, null when not measured. */
+  /** The raw store's ceiling; null when not measured (--ceiling 0, a Redis Cluster). */
   ceiling: CeilingFigures | null
   /** Durable messages/s over the ceiling's operations/s, null when not measured. */
   ceilingRatio: number | null

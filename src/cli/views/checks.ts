@@ -87,7 +87,7 @@ export function benchView(report: BenchReport): Block[] {
 
 function ceilingLine(report: BenchReport): string {
   const { ceiling, ceilingRatio } = report
-  if (!ceiling) return 'not measured (--ceiling 0)'
+  if (!ceiling) return 'not measured (--ceiling 0, or a Redis Cluster)'
   const clients = ceiling.clients > 1 ? `, ${ceiling.clients} clients` : ''
   return `${ceiling.perSecond} ${ceiling.unit}s/s: ${ceiling.name}${clients}; messages/s ÷ ceiling = ${ceilingRatio}`
 }

@@ -86,7 +86,7 @@ export function targetsOf(runs) {
 export function renderTable(result) {
   const out = []
   const m = result.machine
-  out.push(`botmesh ${result.botmeshVersion} bench, ${result.options.messages} messages per run, ${m.cpus} × ${m.cpuModel}, node ${m.node}, load ${m.loadAtStart.join(' ')} at start (${result.startedAt} → ${result.finishedAt})`)
+  out.push(`botmesh ${result.botmeshVersion} bench, ${result.options.messages} messages per run, ${m.cpus} × ${m.cpuModel}, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAtEnd.join(' ')} at the end (${result.startedAt} → ${result.finishedAt})`)
   out.push('')
   const headers = ['backend', 'c', 'msg/s', 'p50 ms', 'p99 ms', 'trips/msg', 'writes/msg', 'ceiling/s', '÷ ceiling', 'BullMQ jobs/s', '÷ BullMQ']
   const rows = result.runs.map((run) =>

@@ -17,6 +17,7 @@ import { describeNearest } from './nearest.js'
 import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
+export { THROWAWAY_DEFAULTS } from './throwaway.js'
 export { BACKEND_CAPABILITIES, capabilitiesOf, type BackendCapabilities, type Compaction } from './capabilities.js'
 export type { Compacted, Compactor } from './compaction.js'
 export { journalPathOf, salvageJournalFile, verifyJournalFile, type JournalFileCheck } from './journal-files.js'

@@ -147,6 +147,8 @@ export const ERROR_CODES = {
   DASHBOARD_CLOSED: 'DASHBOARD_CLOSED',
   /** The backend did not answer a dashboard refresh in time; retryable. */
   REFRESH_TIMEOUT: 'REFRESH_TIMEOUT',
+  /** `botmesh bench` could not measure the raw store's ceiling beside its run. */
+  BENCH_CEILING_FAILED: 'BENCH_CEILING_FAILED',
 
   // The testing kit and the demo (src/core/testing, src/demo)
   /** A crash-matrix case did not finish in time. */

@@ -49,6 +49,11 @@ export function botmesh(args: readonly string[], options: CliOptions = {}): Prom
   return run(process.execPath, [BIN, ...args], options)
 }
 
+/** Runs `node <script> ...args` (a path from the repository's root), as `botmesh` runs the binary. */
+export function nodeScript(script: string, args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+  return run(process.execPath, [join(ROOT, script), ...args], options)
+}
+
 /**
  * Runs the binary on a terminal of `columns` × `rows` (a pseudo-terminal by util-linux `script`,
  * sized with `stty`), typing `input`; stdout and stderr arrive merged, lines ending in \r\n.

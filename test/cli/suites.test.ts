@@ -100,6 +100,9 @@ interface Bench {
   slowdown: number
   roundTripsPerMessage: number
   callsPerMessage: Record<string, number>
+  writesPerMessage: number
+  ceiling: { name: string; unit: string; operations: number; clients: number; seconds: number; perSecond: number } | null
+  ceilingRatio: number | null
 }
 
 describe.concurrent('bench', () => {
@@ -115,6 +118,19 @@ describe.concurrent('bench', () => {
     // Each message is journaled in and out: at least an admit, a send journal and its completions.
     expect(report.roundTripsPerMessage).toBeGreaterThanOrEqual(2)
     expect(report.callsPerMessage.write).toBeGreaterThan(0)
+    // Each write call carries at least one record.
+    expect(report.writesPerMessage).toBeGreaterThanOrEqual(report.callsPerMessage.write!)
+    // The raw store's ceiling, measured beside it (on memory: the run without durability).
+    const unit = { memory: 'message', sqlite: 'message', file: 'write' }[backend]
+    expect(report.ceiling).toMatchObject({ unit, operations: 200, clients: backend === 'memory' ? 4 : 1 })
+    expect(report.ceiling!.perSecond).toBeGreaterThan(0)
+    expect(report.ceilingRatio).toBeGreaterThan(0)
+  })
+
+  it('--ceiling 0 measures no ceiling', async () => {
+    const result = await botmesh(['bench', '--backend', 'file', '--messages', '20', '--concurrency', '2', '--ceiling', '0', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(jsonOf<Bench>(result)).toMatchObject({ ceiling: null, ceilingRatio: null })
   })
 
   it('prints a table of both runs', async () => {
@@ -124,5 +140,7 @@ describe.concurrent('bench', () => {
     expect(result.stdout).toMatch(/with durability\s+[\d.]+/)
     expect(result.stdout).toMatch(/without \(baseline\)\s+[\d.]+/)
     expect(result.stdout).toMatch(/time per message\s+[\d.]+× the baseline/)
+    expect(result.stdout).toMatch(/writes\/message\s+[\d.]+ records written/)
+    expect(result.stdout).toMatch(/raw store ceiling\s+[\d.]+ messages\/s: the same bot without durability.*messages\/s ÷ ceiling = [\d.]+/)
   })
 })

@@ -1,25 +1,45 @@
-/** `botmesh bench --backend X [--messages N] [--concurrency C]` */
+/** `botmesh bench --backend X [--messages N] [--concurrency C] [--ceiling N]` */
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
 import { examples } from '../options.js'
 import { runBench } from '../services/bench.js'
+import { ceilingPlace } from '../services/ceiling.js'
 import { benchView } from '../views/checks.js'
 import { suiteFactory } from './suites.js'
+
+/** The most messages (and ceiling operations) one run may send. */
+const MESSAGES_MAX = 10_000_000
+/** The most clients at once. */
+const CONCURRENCY_MAX = 10_000
 
 export function registerBench(program: Command, cli: Cli): void {
   program
     .command('bench')
-    .description('messages/s through the full journal path (one reply each), p50/p99 latency and backend round trips per message, against the same run without durability')
+    .description(
+      "messages/s through the full journal path (one reply each), p50/p99 latency, backend round trips and records written per message, against the same run without durability and the raw store's ceiling (what the store does alone: append + fsync, a five-write SQLite transaction, single-INSERT transactions, scripted Redis calls)",
+    )
     .option('--messages <n>', 'messages to send', '2000')
-    .option('--concurrency <n>', 'clients sending at once, each to its own chat', '8')
-    .addHelpText('after', examples('botmesh bench --backend sqlite', 'botmesh bench --backend redis --messages 20000 --concurrency 32', 'botmesh bench --backend postgres://postgres@127.0.0.1/test --json'))
-    .action(async (options: { messages: string; concurrency: string }) => {
-      const messages = parseCount(options.messages, '--messages', { max: 10_000_000 })
-      const concurrency = parseCount(options.concurrency, '--concurrency', { max: 10_000 })
+    .option('--concurrency <n>', 'clients sending at once, each to its own chat (and clients of the raw ceiling on PostgreSQL and Redis)', '8')
+    .option('--ceiling <n>', "operations the raw store's ceiling runs, 0 for none (default: as many as --messages)")
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh bench --backend sqlite',
+        'botmesh bench --backend redis --messages 20000 --concurrency 32',
+        'botmesh bench --backend postgres://postgres@127.0.0.1/test --messages 3000 --concurrency 8 --json   # ceilingRatio: msg/s ÷ single-INSERT txn/s',
+        'botmesh bench --backend file --ceiling 0',
+      ),
+    )
+    .action(async (options: { messages: string; concurrency: string; ceiling?: string }) => {
+      const messages = parseCount(options.messages, '--messages', { max: MESSAGES_MAX })
+      const concurrency = parseCount(options.concurrency, '--concurrency', { max: CONCURRENCY_MAX })
+      const ceilingOperations = options.ceiling === undefined ? messages : parseCount(options.ceiling, '--ceiling', { min: 0, max: MESSAGES_MAX })
       const { label, factory } = suiteFactory(cli, 'bench')
+      const config = cli.config()
+      const ceiling = ceilingOperations === 0 ? undefined : { place: ceilingPlace(config.target, config.open), operations: ceilingOperations, connectTimeoutMs: config.open.connectTimeoutMs }
       const progress = cli.out.progress('bench', messages)
-      const report = await runBench(label, factory, { messages, concurrency, onProgress: (done, _total, phase) => progress.update(done, phase) }).finally(() => progress.done())
+      const report = await runBench(label, factory, { messages, concurrency, ceiling, onProgress: (done, _total, phase) => progress.update(done, phase) }).finally(() => progress.done())
       cli.out.result(report, benchView)
     })
 }

@@ -1,10 +1,13 @@
 /**
  * `bench`: messages per second through the full journal path. A message is one inbound journaled,
- * a handler, one reply sent through the outbox (DESIGN.md §9). `concurrency` clients each send a
+ * a handler, one reply sent through the outbox (README.md, "Performance"). `concurrency` clients each send a
  * message to their own chat and wait for its reply before sending the next (a closed loop), so
  * latency is the time from delivery to the reply reaching the channel. The same run without
  * durability gives the baseline, and the ratio of the two is the figure that holds across
- * machines. Round trips are the backend calls a wrapper counted, per message.
+ * machines. Round trips are the backend calls a wrapper counted, per message, and writes the
+ * records those calls wrote (each a compare-and-set). Beside it, the raw store's ceiling
+ * (ceiling.ts: what the store does without botmesh, same machine, same durability setting) and
+ * the ratio of the two; on memory the ceiling is the run without durability.
  */
 import { Bot } from '../../core/bot.js'
 import type { DurabilityBackend } from '../../core/durability/backend.js'
@@ -13,13 +16,17 @@ import { TEXT } from '../../core/matchers.js'
 import type { OutboundContent, ProviderSendResult } from '../../core/provider.js'
 import { MockProvider } from '../../core/testing/mock-provider.js'
 import type { ThrowawayFactory } from '../../backends/open.js'
+import { measureCeiling, type CeilingFigures, type CeilingPlace } from './ceiling.js'
+import { closedLoop, percentile, round } from './closed-loop.js'
 import { CountingBackend, type CallCounts } from './counting-backend.js'
 
 /** How much to send. */
 export interface BenchOptions {
   messages: number
   concurrency: number
-  onProgress?(done: number, total: number, phase: 'durable' | 'baseline'): void
+  /** Where and how long to measure the raw store's ceiling; without it none is measured. */
+  ceiling?: { place: CeilingPlace; operations: number; connectTimeoutMs?: number }
+  onProgress?(done: number, total: number, phase: 'durable' | 'baseline' | 'ceiling'): void
 }
 
 /** One run's figures. */
@@ -43,6 +50,12 @@ export interface BenchReport {
   slowdown: number
   roundTripsPerMessage: number
   callsPerMessage: Record<keyof CallCounts, number>
+  /** Records written (compare-and-sets) per message, however many calls carried them. */
+  writesPerMessage: number
+  /** The raw store's ceiling; null when not measured (--ceiling 0, a Redis Cluster). */
+  ceiling: CeilingFigures | null
+  /** Durable messages/s over the ceiling's operations/s, null when not measured. */
+  ceilingRatio: number | null
 }
 
 /** Messages each client sends before measuring starts (connections, prepared statements, JIT). */
@@ -59,6 +72,7 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
     await factory.cleanup(inner)
   }
   const baseline = await measure(undefined, options, (done) => options.onProgress?.(done, options.messages, 'baseline'))
+  const ceiling = await ceilingOf(options, baseline)
   const perMessage = (n: number) => round(n / options.messages, 2)
   return {
     backend: label,
@@ -70,7 +84,21 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
     slowdown: round(durable.msPerMessage / baseline.msPerMessage, 2),
     roundTripsPerMessage: perMessage(counting.total),
     callsPerMessage: Object.fromEntries(Object.entries(counting.calls).map(([verb, n]) => [verb, perMessage(n)])) as Record<keyof CallCounts, number>,
+    writesPerMessage: perMessage(counting.recordsWritten),
+    ceiling: ceiling ?? null,
+    ceilingRatio: ceiling ? round(durable.messagesPerSecond / ceiling.perSecond, 3) : null,
   }
+}
+
+/** The raw store's ceiling where asked for; on memory, the run without durability. */
+async function ceilingOf(options: BenchOptions, baseline: RunFigures): Promise<CeilingFigures | undefined> {
+  if (!options.ceiling) return undefined
+  const { place, operations, connectTimeoutMs } = options.ceiling
+  if (place.kind === 'memory') {
+    return { name: 'the same bot without durability', unit: 'message', operations: options.messages, clients: options.concurrency, seconds: baseline.seconds, perSecond: baseline.messagesPerSecond }
+  }
+  options.onProgress?.(0, operations, 'ceiling')
+  return measureCeiling(place, { operations, clients: options.concurrency, connectTimeoutMs })
 }
 
 /** A provider that tells the bench when the reply to a message reached the channel. */
@@ -109,11 +137,11 @@ async function measure(backend: CountingBackend | undefined, options: BenchOptio
       await provider.receive({ id, chatId: `bench-chat-${client}`, text: id })
       await reply
     }
-    await clients(options.concurrency, WARMUP_PER_CLIENT * options.concurrency, (n, client) => deliver(`warmup-${n}`, client))
+    await closedLoop(options.concurrency, WARMUP_PER_CLIENT * options.concurrency, (n, client) => deliver(`warmup-${n}`, client))
     backend?.reset()
     const latencies: number[] = []
     const started = performance.now()
-    await clients(options.concurrency, options.messages, async (n, client) => {
+    await closedLoop(options.concurrency, options.messages, async (n, client) => {
       const sent = performance.now()
       await deliver(`m${n}`, client)
       latencies.push(performance.now() - sent)
@@ -131,24 +159,4 @@ async function measure(backend: CountingBackend | undefined, options: BenchOptio
   } finally {
     await bot.stop()
   }
-}
-
-/** `count` messages shared by `concurrency` clients, each sending its next one when the last was answered. */
-async function clients(concurrency: number, count: number, send: (n: number, client: number) => Promise<void>): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, client) => {
-      while (next < count) await send(next++, client)
-    }),
-  )
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return 0
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!
-}
-
-function round(value: number, digits: number): number {
-  const scale = 10 ** digits
-  return Math.round(value * scale) / scale
 }

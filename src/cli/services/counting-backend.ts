@@ -1,7 +1,8 @@
 /**
  * A wrapper that counts the calls a bot makes to its backend: each journal verb and each clock
  * read is one round trip to the store (a batch of writes is one call, as the backends send it).
- * `bench` divides the count by the messages handled. Counting is a wrapper, never a flag.
+ * `bench` divides the count by the messages handled, and the records those writes carried (each
+ * one compare-and-set) likewise. Counting is a wrapper, never a flag.
  */
 import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
 
@@ -13,6 +14,8 @@ export class CountingBackend implements DurabilityBackend {
   readonly shared: boolean
   readonly scoped: boolean
   readonly calls: CallCounts = { read: 0, write: 0, due: 0, list: 0, count: 0, purge: 0, now: 0 }
+  /** Records written (puts and deletes) by every write call since the last reset. */
+  recordsWritten = 0
 
   constructor(readonly inner: DurabilityBackend) {
     this.kind = inner.kind
@@ -27,6 +30,7 @@ export class CountingBackend implements DurabilityBackend {
 
   reset(): void {
     for (const verb of Object.keys(this.calls) as (keyof CallCounts)[]) this.calls[verb] = 0
+    this.recordsWritten = 0
   }
 
   start(): Promise<void> {
@@ -49,10 +53,11 @@ export class CountingBackend implements DurabilityBackend {
   journal(scopeId: string): Journal {
     const inner = this.inner.journal(scopeId)
     const calls = this.calls
+    const written = (n: number) => (this.recordsWritten += n)
     return {
       scopeId,
       read: (kind, ids) => (calls.read++, inner.read(kind, ids)),
-      write: (name, writes) => (calls.write++, inner.write(name, writes)),
+      write: (name, writes) => (calls.write++, written(writes.length), inner.write(name, writes)),
       due: (kind, until, limit) => (calls.due++, inner.due(kind, until, limit)),
       list: (kind, query) => (calls.list++, inner.list(kind, query)),
       count: (kind) => (calls.count++, inner.count(kind)),

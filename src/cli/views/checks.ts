@@ -78,9 +78,18 @@ export function benchView(report: BenchReport): Block[] {
       fields: [
         ['time per message', `${report.slowdown}× the baseline`],
         ['round trips/message', `${report.roundTripsPerMessage} (${Object.entries(report.callsPerMessage).filter(([, n]) => n > 0).map(([verb, n]) => `${verb} ${n}`).join(', ')})`],
+        ['writes/message', `${report.writesPerMessage} records written`],
+        ['raw store ceiling', ceilingLine(report)],
       ],
     },
   ]
+}
+
+function ceilingLine(report: BenchReport): string {
+  const { ceiling, ceilingRatio } = report
+  if (!ceiling) return 'not measured (--ceiling 0, or a Redis Cluster)'
+  const clients = ceiling.clients > 1 ? `, ${ceiling.clients} clients` : ''
+  return `${ceiling.perSecond} ${ceiling.unit}s/s: ${ceiling.name}${clients}; messages/s ÷ ceiling = ${ceilingRatio}`
 }
 
 export function verifyView(outcome: VerifyOutcome): Block[] {

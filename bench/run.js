@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench` (plain ESM JS; needs `npm run build` first): botmesh beside its peers, in one
+ * run on one machine. Each backend at each concurrency is one `botmesh bench --json` in a child
+ * process (the CLI's bench service: the bot, the no-durability baseline, round trips and writes
+ * per message, and the raw store's ceiling), so every run starts from a fresh process; on Redis
+ * a no-op BullMQ worker runs right after botmesh at the same concurrency on the same server.
+ * Prints a table (or `--json`) with the ratios the targets of issue 12 name. `--help` says more.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { measureBullmq } from './bullmq-peer.js'
+import { BenchError, HELP, parseOptions } from './options.js'
+import { failedRun, renderTable, runOf, targetsOf, withPeer } from './report.js'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const BIN = join(ROOT, 'bin', 'botmesh.js')
+const BUILT = join(ROOT, 'dist', 'cli', 'main.js')
+/** A run told to stop at its timeout is killed outright this much later. */
+const KILL_GRACE_MS = 5_000
+
+async function main(argv) {
+  const options = parseOptions(argv)
+  if (options.help) {
+    process.stdout.write(`${HELP}\n`)
+    return 0
+  }
+  if (!existsSync(BUILT)) throw new BenchError('BENCH_NOT_BUILT', 'dist/ is missing: run `npm run build` first (npm run bench runs the built botmesh CLI)')
+  const startedAt = new Date().toISOString()
+  const loadAtStart = os.loadavg().map((n) => Math.round(n * 100) / 100)
+  const runs = []
+  const peers = []
+  for (const backend of options.backends) {
+    for (const concurrency of options.concurrency) {
+      let run = await botmeshRun(backend, concurrency, options)
+      if (backend === 'redis' && options.ceiling > 0) {
+        const peer = await bullmqRun(concurrency, options)
+        peers.push(peer)
+        run = withPeer(run, peer)
+      }
+      runs.push(run)
+    }
+  }
+  const result = {
+    botmeshVersion: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, loadAtStart, loadAtEnd: os.loadavg().map((n) => Math.round(n * 100) / 100) },
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    options: { messages: options.messages, concurrency: options.concurrency, backends: options.backends, ceilingOperations: options.ceiling },
+    runs,
+    peers,
+    targets: targetsOf(runs),
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderTable(result)}\n`)
+  return runs.some((run) => run.error) || peers.some((peer) => peer.error) ? 1 : 0
+}
+
+/** One `botmesh bench --json` in a child process; a failure becomes the row's error. */
+async function botmeshRun(backend, concurrency, options) {
+  note(`bench: botmesh on ${backend} at concurrency ${concurrency}, ${options.messages} messages`)
+  const args = [BIN, 'bench', '--backend', backend, '--messages', String(options.messages), '--concurrency', String(concurrency), '--ceiling', String(options.ceiling), '--json']
+  const env = { ...process.env, BOTMESH_REDIS_URL: options.redisUrl, BOTMESH_POSTGRES_URL: options.postgresUrl }
+  delete env.BOTMESH_BACKEND
+  try {
+    const { code, stdout, stderr } = await child(args, env, options.runTimeoutMs)
+    if (code !== 0) throw new BenchError('BENCH_RUN_FAILED', `botmesh bench --backend ${backend} --concurrency ${concurrency} exited ${code}: ${stderr.trim() || stdout.trim()}`)
+    return runOf(backend, concurrency, JSON.parse(stdout))
+  } catch (error) {
+    return failedRun(backend, concurrency, error)
+  }
+}
+
+async function bullmqRun(concurrency, options) {
+  note(`bench: BullMQ no-op worker at concurrency ${concurrency}, ${options.ceiling} jobs`)
+  try {
+    return await measureBullmq({ url: options.redisUrl, jobs: options.ceiling, concurrency, timeoutMs: options.runTimeoutMs })
+  } catch (error) {
+    return { name: 'BullMQ', concurrency, error: { code: error.code ?? 'BENCH_PEER_FAILED', message: error.message } }
+  }
+}
+
+/** Runs node with `args`; SIGTERM at the timeout, SIGKILL a grace later. */
+function child(args, env, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    proc.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+    proc.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    let kill
+    const timer = setTimeout(() => {
+      stderr += `\n(killed after ${timeoutMs / 1000}s: --run-timeout)`
+      proc.kill('SIGTERM')
+      kill = setTimeout(() => proc.kill('SIGKILL'), KILL_GRACE_MS)
+    }, timeoutMs)
+    proc.on('error', (error) => (clearTimeout(timer), reject(error)))
+    proc.on('close', (code) => {
+      clearTimeout(timer)
+      clearTimeout(kill)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+function note(line) {
+  process.stderr.write(`${line}\n`)
+}
+
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (error) => {
+    process.stderr.write(`${error.code ? `${error.code}: ` : ''}${error.message}\n`)
+    process.exitCode = error.code === 'BENCH_USAGE' ? 2 : 1
+  },
+)

@@ -1,0 +1,68 @@
+/**
+ * `npm run bench` (bench/run.js) on a tiny configuration: it exits 0 with the documented JSON
+ * shape and prints its table. No figure is asserted beyond being a number: timing is never a test.
+ */
+import { describe, expect, it } from 'vitest'
+import { jsonOf, nodeScript } from './helpers.js'
+
+interface BenchRun {
+  options: { messages: number; concurrency: number[]; backends: string[] }
+  machine: { cpus: number; node: string; loadAtStart: number[] }
+  runs: {
+    backend: string
+    concurrency: number
+    messagesPerSecond: number
+    p50Ms: number
+    p99Ms: number
+    roundTripsPerMessage: number
+    writesPerMessage: number
+    slowdown: number
+    ceiling: { name: string; unit: string; perSecond: number } | null
+    ceilingRatio: number | null
+    bullmq: unknown
+    bullmqRatio: number | null
+    error?: unknown
+  }[]
+  peers: unknown[]
+  targets: { name: string; backend: string; concurrency: number | null; ratio: number | null; comparison: string; target: number; met: boolean | null; note?: string }[]
+}
+
+const TINY = ['--messages', '30', '--concurrency', '1', '--backends', 'memory,file']
+
+describe('npm run bench (bench/run.js)', () => {
+  it('--json: one row per backend and concurrency, the ceilings, the targets of issue 12', async () => {
+    const result = await nodeScript('bench/run.js', [...TINY, '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    const report = jsonOf<BenchRun>(result)
+    expect(report.options).toEqual({ messages: 30, concurrency: [1], backends: ['memory', 'file'], ceilingOperations: 30 })
+    expect(report.machine.cpus).toBeGreaterThan(0)
+    expect(report.runs.map((run) => [run.backend, run.concurrency])).toEqual([['memory', 1], ['file', 1]])
+    for (const run of report.runs) {
+      expect(run.error).toBeUndefined()
+      for (const figure of [run.messagesPerSecond, run.p50Ms, run.p99Ms, run.roundTripsPerMessage, run.writesPerMessage, run.slowdown, run.ceilingRatio]) expect(typeof figure).toBe('number')
+      expect(run.ceiling).toMatchObject({ name: expect.any(String), perSecond: expect.any(Number) })
+      expect(run).toMatchObject({ bullmq: null, bullmqRatio: null })
+    }
+    expect(report.runs[1]!.ceiling!.name).toBe('append + fsync per write')
+    expect(report.peers).toEqual([])
+    const memory = report.targets.find((t) => t.backend === 'memory')
+    expect(memory).toMatchObject({ concurrency: 1, ratio: expect.any(Number), comparison: '<=', target: 1.5, met: expect.any(Boolean) })
+    // The file target is read at concurrency 8, not run here: named, with no ratio.
+    expect(report.targets.find((t) => t.backend === 'file')).toMatchObject({ concurrency: 8, ratio: null, met: null, note: 'concurrency 8 not run' })
+  })
+
+  it('prints a table of the runs and the targets', async () => {
+    const result = await nodeScript('bench/run.js', TINY)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling\s+BullMQ jobs\/s\s+÷ BullMQ/)
+    expect(result.stdout).toMatch(/^memory\s+1\s+[\d,]+\s/m)
+    expect(result.stdout).toMatch(/^file\s+1\s+[\d,]+\s/m)
+    expect(result.stdout).toMatch(/Targets \(issue 12\):/)
+  })
+
+  it('refuses an unknown backend with BENCH_USAGE (exit 2)', async () => {
+    const result = await nodeScript('bench/run.js', ['--backends', 'memory,nope'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/BENCH_USAGE: --backends: unknown nope/)
+  })
+})

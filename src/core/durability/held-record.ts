@@ -15,7 +15,9 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
   #record: WorkRecord<K>
   #version: number
   #lost = false
-  #chain: Promise<unknown> = Promise.resolve()
+  /** The last update, while it may still be running; later ones wait for it (failed or not). */
+  #last: Promise<unknown> | undefined
+  #pending = 0
 
   constructor(
     private readonly journal: Journal,
@@ -41,7 +43,16 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
 
   /** Writes the changed record under the version last seen; false when the lease was lost. */
   update(name: WriteName, change: (record: WorkRecord<K>) => WorkRecord<K>): Promise<boolean> {
-    const next = this.#chain.then(async () => {
+    // With no update in flight (nearly always) it starts at once: no chained promises per write.
+    const run = () => this.#write(name, change)
+    const next = this.#pending === 0 || !this.#last ? run() : this.#last.then(run, run)
+    this.#pending++
+    this.#last = next
+    return next
+  }
+
+  async #write(name: WriteName, change: (record: WorkRecord<K>) => WorkRecord<K>): Promise<boolean> {
+    try {
       if (this.#lost) return false
       const record = change(this.#record)
       const [result] = await this.journal.write(name, [{ kind: this.kind, record, expectVersion: this.#version }])
@@ -52,8 +63,8 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
       this.#record = record
       this.#version = result!.version
       return true
-    })
-    this.#chain = next.catch(() => undefined)
-    return next
+    } finally {
+      this.#pending--
+    }
   }
 }

@@ -42,8 +42,8 @@ export interface OutboxSend {
   key: SendKey
   /** Whether earlier runs may already have journaled sends under derived keys (a replayed inbound). */
   replay: boolean
-  /** Runs the before('send') hooks once. */
-  beforeSend(content: OutboundContent): Promise<OutboundContent>
+  /** Runs the before('send') hooks once (a value at once when there are none). */
+  beforeSend(content: OutboundContent): OutboundContent | Promise<OutboundContent>
   /** Sends without the outbox (payload too large or not encodable). */
   bypass(content: OutboundContent, reason: string): Promise<SendResult>
 }
@@ -63,9 +63,12 @@ export class Outbox {
 
   /** Journals a send and delivers it inline, retrying up to outbox.inlineMaxMs. */
   async send(send: OutboxSend): Promise<SendResult> {
-    const resolved = await this.#resolveKey(send)
+    // Neither step needs a promise on the common path (a fresh derived key, no before('send') hooks).
+    const quick = quickKey(send)
+    const resolved = quick ?? (await this.#lookupKey(send))
     if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
-    const content = await send.beforeSend(send.content)
+    const hooked = send.beforeSend(send.content)
+    const content = hooked instanceof Promise ? await hooked : hooked
     if (this.transport.isStandby()) return this.#leaveToLeader(send, resolved, content)
     const records = this.#records(send, resolved, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
@@ -91,7 +94,7 @@ export class Outbox {
 
   /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
   async enqueue(send: OutboxSend): Promise<{ key: string }> {
-    const resolved = await this.#resolveKey(send)
+    const resolved = quickKey(send) ?? (await this.#lookupKey(send))
     if ('answer' in resolved) {
       this.engine.metrics.increment('outboxDeduped')
       return { key: resolved.answer?.key ?? send.key.key }
@@ -120,21 +123,32 @@ export class Outbox {
   }
 
   /** Runs `work` with `keys` marked in flight, so the sweeper does not take them meanwhile. */
-  async #track<T>(keys: string[], work: () => Promise<T>): Promise<T> {
-    const promise = work()
-    for (const key of keys) this.#inFlight.set(key, promise)
+  #track<T>(keys: string[], work: () => Promise<T>): Promise<T> {
+    let promise: Promise<T>
     try {
-      return await promise
-    } finally {
+      promise = work()
+    } catch (error) {
+      promise = Promise.reject(error)
+    }
+    for (const key of keys) this.#inFlight.set(key, promise)
+    const untrack = () => {
       for (const key of keys) this.#inFlight.delete(key)
     }
+    return promise.then(
+      (value) => {
+        untrack()
+        return value
+      },
+      (error: unknown) => {
+        untrack()
+        throw error
+      },
+    )
   }
 
-  /** Applies the key rules against what is journaled: an existing record answers the send. */
-  async #resolveKey(send: OutboxSend): Promise<{ key: string; fingerprint: string | null } | { answer: OutboxRecord | undefined }> {
+  /** The key rules against what is journaled: an existing record answers the send. */
+  async #lookupKey(send: OutboxSend): Promise<ResolvedKey | { answer: OutboxRecord | undefined }> {
     const fingerprint = send.key.source === 'derived' ? fingerprintOf(send.chatId, send.content) : null
-    // A fresh inbound has no earlier sends, so its derived keys need no lookup (one round trip saved).
-    if (send.key.source === 'random' || (send.key.source === 'derived' && !send.replay)) return { key: send.key.key, fingerprint }
     const [existing] = await this.engine.journal.read('outbox', [send.key.key])
     if (!existing) return { key: send.key.key, fingerprint }
     if (send.key.source !== 'derived' || existing.record.fingerprint === fingerprint) return { answer: existing.record }
@@ -278,6 +292,16 @@ export class Outbox {
       }
     }
   }
+}
+
+/**
+ * The key of a send that needs no lookup, or undefined: a random key is new, and a fresh inbound has
+ * no earlier sends, so its derived keys are new too (one round trip saved).
+ */
+function quickKey(send: OutboxSend): ResolvedKey | undefined {
+  if (send.key.source === 'random') return { key: send.key.key, fingerprint: null }
+  if (send.key.source === 'derived' && !send.replay) return { key: send.key.key, fingerprint: fingerprintOf(send.chatId, send.content) }
+  return undefined
 }
 
 /** The parts of content: a text over the limit becomes several texts; anything else stays whole. */

@@ -57,10 +57,11 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
   const origin: SendOrigin = { inboundId: held.id, sends: 0, replay, pending: [] }
   const outcome = await deps.origin.run(origin, () => dispatcher.run(route, event, held.id, origin))
   // Done only once its effects settled: every send the handler started is journaled or finished.
+  // Each one is caught where it is pushed, so a lone send is awaited as it is (no allSettled).
   for (let settled = 0; settled < origin.pending.length; ) {
-    const batch = origin.pending.slice(settled)
+    const batch = origin.pending.length - settled === 1 ? origin.pending[settled] : Promise.allSettled(origin.pending.slice(settled))
     settled = origin.pending.length
-    await Promise.allSettled(batch)
+    await batch
   }
   const unrecorded = origin.journalFailure ?? outcome.unrecorded
   if (unrecorded === undefined) return complete(engine, held)

@@ -14,15 +14,14 @@ import { ProviderNotLeaderError } from '../provider-errors.js'
 import type { OutboundContent } from '../provider.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
-import { divergedKey, fingerprint as fingerprintOf, partKey, type SendKey } from './keys.js'
+import { partKey, type SendKey } from './keys.js'
+import { lookupKey, quickKey, type ResolvedKey } from './outbox-key.js'
 import { attemptDelivery, claimOutbound, type Transport } from './outbox-attempt.js'
 import { LIMITS } from './limits.js'
 import { encodePayload } from './payload.js'
 import type { OutboxRecord } from './records.js'
 import { splitText } from './split.js'
 
-/** The key a new send is journaled under, and its fingerprint. */
-type ResolvedKey = { key: string; fingerprint: string | null }
 
 /** What a send resolves to. */
 export interface SendResult {
@@ -65,7 +64,7 @@ export class Outbox {
   async send(send: OutboxSend): Promise<SendResult> {
     // Neither step needs a promise on the common path (a fresh derived key, no before('send') hooks).
     const quick = quickKey(send)
-    const resolved = quick ?? (await this.#lookupKey(send))
+    const resolved = quick ?? (await lookupKey(this.engine, send))
     if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
     const hooked = send.beforeSend(send.content)
     const content = hooked instanceof Promise ? await hooked : hooked
@@ -94,7 +93,7 @@ export class Outbox {
 
   /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
   async enqueue(send: OutboxSend): Promise<{ key: string }> {
-    const resolved = quickKey(send) ?? (await this.#lookupKey(send))
+    const resolved = quickKey(send) ?? (await lookupKey(this.engine, send))
     if ('answer' in resolved) {
       this.engine.metrics.increment('outboxDeduped')
       return { key: resolved.answer?.key ?? send.key.key }
@@ -144,22 +143,6 @@ export class Outbox {
         throw error
       },
     )
-  }
-
-  /** The key rules against what is journaled: an existing record answers the send. */
-  async #lookupKey(send: OutboxSend): Promise<ResolvedKey | { answer: OutboxRecord | undefined }> {
-    const fingerprint = send.key.source === 'derived' ? fingerprintOf(send.chatId, send.content) : null
-    const [existing] = await this.engine.journal.read('outbox', [send.key.key])
-    if (!existing) return { key: send.key.key, fingerprint }
-    if (send.key.source !== 'derived' || existing.record.fingerprint === fingerprint) return { answer: existing.record }
-    this.engine.metrics.increment('outboxDiverged')
-    this.engine.events.warn(
-      `durability: a replay of ${send.key.inboundId} made different content under key "${send.key.key}" (onDiverged: '${this.engine.config.outbox.onDiverged}')`,
-    )
-    if (this.engine.config.outbox.onDiverged === 'skip') return { answer: existing.record }
-    const key = divergedKey(send.key.key, fingerprint!)
-    const [diverged] = await this.engine.journal.read('outbox', [key])
-    return diverged ? { answer: diverged.record } : { key, fingerprint }
   }
 
   /** The records of a send: one, or one per part of a text over the channel's limit. */
@@ -292,16 +275,6 @@ export class Outbox {
       }
     }
   }
-}
-
-/**
- * The key of a send that needs no lookup, or undefined: a random key is new, and a fresh inbound has
- * no earlier sends, so its derived keys are new too (one round trip saved).
- */
-function quickKey(send: OutboxSend): ResolvedKey | undefined {
-  if (send.key.source === 'random') return { key: send.key.key, fingerprint: null }
-  if (send.key.source === 'derived' && !send.replay) return { key: send.key.key, fingerprint: fingerprintOf(send.chatId, send.content) }
-  return undefined
 }
 
 /** The parts of content: a text over the limit becomes several texts; anything else stays whole. */

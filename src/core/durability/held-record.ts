@@ -4,12 +4,15 @@
  * failed compare-and-set means the lease was taken over (it expired, or an operator changed the
  * record): the record is then `lost`, and the holder's completion is counted in `staleLeases`.
  */
-import type { Journal } from './backend.js'
+import type { Journal, JournalWriteResult } from './backend.js'
 import type { WriteName } from './crash-points.js'
 import type { InboxRecord, OutboxRecord } from './records.js'
 
 type WorkKind = 'inbox' | 'outbox'
 type WorkRecord<K extends WorkKind> = K extends 'inbox' ? InboxRecord : OutboxRecord
+
+/** What an update of a lost record resolves to. */
+const LOST: Promise<boolean> = Promise.resolve(false)
 
 export class HeldRecord<K extends WorkKind = WorkKind> {
   #record: WorkRecord<K>
@@ -51,20 +54,36 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
     return next
   }
 
-  async #write(name: WriteName, change: (record: WorkRecord<K>) => WorkRecord<K>): Promise<boolean> {
+  /** One update: a then() on the journal write, not an async function (its frame was most of a write's garbage). */
+  #write(name: WriteName, change: (record: WorkRecord<K>) => WorkRecord<K>): Promise<boolean> {
+    let record: WorkRecord<K>
+    let written: Promise<JournalWriteResult[]>
     try {
-      if (this.#lost) return false
-      const record = change(this.#record)
-      const [result] = await this.journal.write(name, [{ kind: this.kind, record, expectVersion: this.#version }])
-      if (!result!.ok) {
-        this.#lost = true
-        return false
+      if (this.#lost) {
+        this.#pending--
+        return LOST
       }
-      this.#record = record
-      this.#version = result!.version
-      return true
-    } finally {
+      record = change(this.#record)
+      written = this.journal.write(name, [{ kind: this.kind, record, expectVersion: this.#version }])
+    } catch (error) {
       this.#pending--
+      return Promise.reject(error)
     }
+    return written.then(
+      ([result]) => {
+        this.#pending--
+        if (!result!.ok) {
+          this.#lost = true
+          return false
+        }
+        this.#record = record
+        this.#version = result!.version
+        return true
+      },
+      (error: unknown) => {
+        this.#pending--
+        throw error
+      },
+    )
   }
 }

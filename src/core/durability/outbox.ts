@@ -16,11 +16,11 @@ import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
 import { partKey, type SendKey } from './keys.js'
 import { lookupKey, quickKey, type ResolvedKey } from './outbox-key.js'
-import { attemptDelivery, claimOutbound, type Transport } from './outbox-attempt.js'
+import { attemptDelivery, claimOutbound, type AttemptOutcome, type Transport } from './outbox-attempt.js'
 import { LIMITS } from './limits.js'
 import { encodePayload } from './payload.js'
 import type { OutboxRecord } from './records.js'
-import { splitText } from './split.js'
+import { splitContent } from './split.js'
 
 
 /** What a send resolves to. */
@@ -46,6 +46,8 @@ export interface OutboxSend {
   /** Sends without the outbox (payload too large or not encodable). */
   bypass(content: OutboundContent, reason: string): Promise<SendResult>
 }
+
+export { splitContent } from './split.js'
 
 export class Outbox {
   /** Keys this process is delivering right now: the sweeper leaves them alone. */
@@ -182,11 +184,17 @@ export class Outbox {
    * Delivers a held record, retrying inline while outbox.inlineMaxMs allows; resolves to the message
    * id. `callerKey` is the key the caller sent under (a part's own key is `key#n`): errors name it.
    */
-  async #deliverInline(first: HeldRecord<'outbox'>, callerKey: string): Promise<string> {
+  #deliverInline(first: HeldRecord<'outbox'>, callerKey: string): Promise<string> {
     const started = Date.now()
+    // The first attempt in a then(): a send that goes out at once costs no async frame.
+    return attemptDelivery(this.engine, this.transport, first).then((result) =>
+      result.outcome === 'sent' ? result.messageId : this.#retryInline(first, callerKey, started, result),
+    )
+  }
+
+  async #retryInline(first: HeldRecord<'outbox'>, callerKey: string, started: number, firstResult: AttemptOutcome): Promise<string> {
     let held = first
-    for (;;) {
-      const result = await attemptDelivery(this.engine, this.transport, held)
+    for (let result = firstResult; ; result = await attemptDelivery(this.engine, this.transport, held)) {
       if (result.outcome === 'sent') return result.messageId
       if (result.outcome === 'dead') throw new SendDeadError(callerKey, describe(result.error), result.error)
       if (result.outcome === 'lost') throw this.#deferred(callerKey)
@@ -275,16 +283,6 @@ export class Outbox {
       }
     }
   }
-}
-
-/** The parts of content: a text over the limit becomes several texts; anything else stays whole. */
-export function splitContent(content: OutboundContent, limit: number | undefined): OutboundContent[] {
-  if (!limit) return [content]
-  if (typeof content === 'string') return splitText(content, limit)
-  if (content.text !== undefined && !content.media && !content.buttons && Object.keys(content).length === 1) {
-    return splitText(content.text, limit).map((text) => ({ text }))
-  }
-  return [content]
 }
 
 function describe(error: unknown): string {

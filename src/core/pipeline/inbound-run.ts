@@ -74,14 +74,14 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
 }
 
 /** Marks the message done; a journal that keeps refusing that makes it run again instead. */
-async function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<RunEnd> {
-  try {
-    await settlingWrite(settlingRetry(engine.config, 'inbox'), () => completeInbound(engine, held, note))
-    return 'settled'
-  } catch (error) {
-    engine.events.error(error)
-    return { unrecorded: error }
-  }
+function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<RunEnd> {
+  return settlingWrite(settlingRetry(engine.config, 'inbox'), () => completeInbound(engine, held, note)).then(
+    () => 'settled' as const,
+    (error: unknown) => {
+      engine.events.error(error)
+      return { unrecorded: error }
+    },
+  )
 }
 
 /**

@@ -30,10 +30,13 @@ export interface InboundRunDeps {
 type RunEnd = 'settled' | { unrecorded: unknown }
 
 /** Runs `held` (the live event when it was just admitted) until it is settled. */
-export async function runInbound(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
-  for (let replay = !live; ; replay = true) {
-    const end = await runOnce(deps, held, live, replay)
-    if (end === 'settled') return
+export function runInbound(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
+  // The first run in a then(): the loop of replays (an async frame) only when it did not settle.
+  return runOnce(deps, held, live, !live).then((end) => (end === 'settled' ? undefined : runAgain(deps, held, live, end)))
+}
+
+async function runAgain(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined, first: { unrecorded: unknown }): Promise<void> {
+  for (let end: RunEnd = first; end !== 'settled'; end = await runOnce(deps, held, live, true)) {
     if (!(await chargeAnotherRun(deps.engine, held, end.unrecorded))) return
   }
 }

@@ -14,8 +14,9 @@ import { ProviderNotLeaderError } from '../provider-errors.js'
 import type { OutboundContent } from '../provider.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
-import { partKey, type SendKey } from './keys.js'
-import { lookupKey, quickKey, type ResolvedKey } from './outbox-key.js'
+import { afterSettled } from './after-settled.js'
+import { partKey } from './keys.js'
+import { lookupKey, quickKey, type KeyedSend, type ResolvedKey } from './outbox-key.js'
 import { attemptDelivery, claimOutbound, type AttemptOutcome, type Transport } from './outbox-attempt.js'
 import { LIMITS } from './limits.js'
 import { encodePayload } from './payload.js'
@@ -34,13 +35,8 @@ export interface SendResult {
   deduped: boolean
 }
 
-/** A send as the bot hands it over. */
-export interface OutboxSend {
-  chatId: string
-  content: OutboundContent
-  key: SendKey
-  /** Whether earlier runs may already have journaled sends under derived keys (a replayed inbound). */
-  replay: boolean
+/** A send as the bot hands it over: its chat, content, key and whether it is a replay's (KeyedSend). */
+export interface OutboxSend extends KeyedSend {
   /** Runs the before('send') hooks once (a value at once when there are none). */
   beforeSend(content: OutboundContent): OutboundContent | Promise<OutboundContent>
   /** Sends without the outbox (payload too large or not encodable). */
@@ -73,24 +69,39 @@ export class Outbox {
     if (this.transport.isStandby()) return this.#leaveToLeader(send, resolved, content)
     const records = this.#records(send, resolved, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
-    const outcome = await this.#track(records.map((record) => record.key), async (): Promise<SendResult | { taken: OutboxRecord | undefined }> => {
-      this.engine.unstarted.journaling(records[0]!.key)
-      const results = await this.engine.journal.write('outbox.journal', records.map((record, n) => ({ kind: 'outbox' as const, record, expectVersion: 0 })))
-      if (!results[0]!.ok) return { taken: results[0]!.current?.record as OutboxRecord | undefined }
-      this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
-      const messageIds: string[] = []
-      let held: HeldRecord<'outbox'> | undefined = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
-      for (let n = 0; n < records.length; n++) {
-        if (n > 0) held = await this.#claimByKey(records[n]!.key)
-        if (!held) throw this.#deferred(resolved.key)
-        messageIds.push(await this.#deliverInline(held, resolved.key))
-      }
-      return { key: resolved.key, messageId: messageIds[0] ?? null, messageIds, deduped: false }
-    })
+    const outcome = await this.#track(
+      records.map((record) => record.key),
+      () => this.#journalAndDeliver(records, resolved.key),
+    )
     // The key was taken meanwhile (another holder journaled it): answer from its record, outside our
     // own in-flight mark, or a send in flight elsewhere would wait on this very promise forever.
     if ('taken' in outcome) return this.#answerFromOutbox(outcome.taken, true)
     return outcome
+  }
+
+  /** Journals the records of a send, then delivers them in order; `taken` when the key was journaled meanwhile. */
+  #journalAndDeliver(records: OutboxRecord[], key: string): Promise<SendResult | { taken: OutboxRecord | undefined }> {
+    this.engine.unstarted.journaling(records[0]!.key)
+    const writes = records.map((record) => ({ kind: 'outbox' as const, record, expectVersion: 0 }))
+    return this.engine.journal.write('outbox.journal', writes).then((results) => {
+      if (!results[0]!.ok) return { taken: results[0]!.current?.record as OutboxRecord | undefined }
+      this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
+      const held = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
+      // A send of one part (nearly all) needs no async frame: then() on its delivery.
+      if (records.length === 1) return this.#deliverInline(held, key).then((id) => ({ key, messageId: id, messageIds: [id], deduped: false }))
+      return this.#deliverParts(records, held, key)
+    })
+  }
+
+  async #deliverParts(records: OutboxRecord[], first: HeldRecord<'outbox'>, key: string): Promise<SendResult> {
+    const messageIds: string[] = []
+    let held: HeldRecord<'outbox'> | undefined = first
+    for (let n = 0; n < records.length; n++) {
+      if (n > 0) held = await this.#claimByKey(records[n]!.key)
+      if (!held) throw this.#deferred(key)
+      messageIds.push(await this.#deliverInline(held, key))
+    }
+    return { key, messageId: messageIds[0] ?? null, messageIds, deduped: false }
   }
 
   /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
@@ -132,19 +143,9 @@ export class Outbox {
       promise = Promise.reject(error)
     }
     for (const key of keys) this.#inFlight.set(key, promise)
-    const untrack = () => {
+    return afterSettled(promise, () => {
       for (const key of keys) this.#inFlight.delete(key)
-    }
-    return promise.then(
-      (value) => {
-        untrack()
-        return value
-      },
-      (error: unknown) => {
-        untrack()
-        throw error
-      },
-    )
+    })
   }
 
   /** The records of a send: one, or one per part of a text over the channel's limit. */

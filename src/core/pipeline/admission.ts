@@ -7,6 +7,7 @@
 import type { ChatTurns } from '../durability/chat-turns.js'
 import type { DurabilityEngine } from '../durability/engine.js'
 import type { HeldRecord } from '../durability/held-record.js'
+import { afterSettled } from '../durability/after-settled.js'
 import { admitInbound } from '../durability/inbox.js'
 import { inboxRecordId } from '../durability/keys.js'
 import { LIMITS } from '../durability/limits.js'
@@ -59,15 +60,8 @@ export class Admission {
     }
     const admission = tracing.admit({ inboundId: id, chatId: event.chatId, provider: parts.provider.name }, () => this.#journal(id, event, run))
     this.#admitting.set(id, admission)
-    // then(), not an async function with try/finally: this runs once per message.
-    const forget = () => this.#admitting.delete(id)
-    return admission.then(
-      () => void forget(),
-      (error: unknown) => {
-        forget()
-        throw error
-      },
-    )
+    // Not an async function with try/finally: this runs once per message.
+    return afterSettled(admission, () => this.#admitting.delete(id))
   }
 
   #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {

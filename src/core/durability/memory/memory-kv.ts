@@ -81,5 +81,10 @@ function deepFreeze(value: unknown): void {
   Object.freeze(value)
   // Walked without Object.values: an array of the values per object was most of the cost.
   if (Array.isArray(value)) for (const item of value) deepFreeze(item)
-  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key])
+  else {
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key]
+      if (item !== null && typeof item === 'object') deepFreeze(item)
+    }
+  }
 }

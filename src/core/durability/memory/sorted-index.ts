@@ -11,8 +11,11 @@ export class SortedIndex {
   }
 
   add(time: number, key: string): void {
-    const at = this.#position(time, key)
-    // Times mostly grow: an add at the end is a push (splice allocates an array of what it removed).
+    // Times mostly grow: an add after the last entry is a push, with no search (and splice
+    // allocates an array of what it removed).
+    const last = this.#keys.length - 1
+    const after = last < 0 || this.#times[last]! < time || (this.#times[last] === time && this.#keys[last]! < key)
+    const at = after ? last + 1 : this.#position(time, key)
     if (at === this.#keys.length) {
       this.#times.push(time)
       this.#keys.push(key)

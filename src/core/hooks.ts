@@ -31,6 +31,11 @@ export class SendHooks {
     return stripIdempotencyKey(current.content)
   }
 
+  /** `runBefore`, answered at once (no promise) when no before('send') hook is registered. */
+  applyBefore(send: OutgoingSend): OutboundContent | Promise<OutboundContent> {
+    return this.before.length === 0 ? stripIdempotencyKey(send.content) : this.runBefore(send)
+  }
+
   async runAfter(sent: SentMessage): Promise<void> {
     for (const hook of this.after) await hook(sent)
   }

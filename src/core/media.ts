@@ -24,7 +24,12 @@ const providers = new WeakMap<object, IProvider>()
 export function journalEvent(event: InboundEvent, provider: IProvider, options: { mediaRefs: boolean; warn(message: string): void }): Json {
   const { media, ...rest } = event
   // Plain events (strings and numbers only) are JSON already; anything else goes through JSON once.
-  const plain = Object.values(rest).every((value) => value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))
+  let plain = true
+  // A loop, not Object.values().every(): no array and no closure per admitted event.
+  for (const key in rest) {
+    const value = (rest as Record<string, unknown>)[key]
+    if (!(value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) plain = false
+  }
   const base = (plain ? rest : JSON.parse(JSON.stringify(rest))) as Record<string, Json>
   if (!media) return base
   const described: Record<string, Json> = { type: media.type }

@@ -8,18 +8,19 @@ import { JournalUnavailableError } from '../errors.js'
 import type { Journal } from './backend.js'
 
 export function guardedJournal(journal: Journal): Journal {
-  const fail = (verb: string) => (error: unknown) => {
+  // The failure is put into words only when it happens: reads and writes run several times per message.
+  const fail = (error: unknown, verb: string, object: string): never => {
     if (error instanceof JournalUnavailableError) throw error
     const detail = error instanceof Error ? error.message : String(error)
-    throw new JournalUnavailableError(`the journal of scope "${journal.scopeId}" could not ${verb}: ${detail}`, error)
+    throw new JournalUnavailableError(`the journal of scope "${journal.scopeId}" could not ${verb} ${object}: ${detail}`, error)
   }
   return {
     scopeId: journal.scopeId,
-    read: (kind, ids) => journal.read(kind, ids).catch(fail(`read ${kind} records`)),
-    write: (name, writes) => journal.write(name, writes).catch(fail(`write ${name}`)),
-    due: (kind, until, limit) => journal.due(kind, until, limit).catch(fail(`find due ${kind} records`)),
-    list: (kind, query) => journal.list(kind, query).catch(fail(`list ${kind} records`)),
-    count: (kind) => journal.count(kind).catch(fail(`count ${kind} records`)),
-    purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit).catch(fail(`purge ${kind} records`)),
+    read: (kind, ids) => journal.read(kind, ids).catch((error) => fail(error, 'read', `${kind} records`)),
+    write: (name, writes) => journal.write(name, writes).catch((error) => fail(error, 'write', name)),
+    due: (kind, until, limit) => journal.due(kind, until, limit).catch((error) => fail(error, 'find due', `${kind} records`)),
+    list: (kind, query) => journal.list(kind, query).catch((error) => fail(error, 'list', `${kind} records`)),
+    count: (kind) => journal.count(kind).catch((error) => fail(error, 'count', `${kind} records`)),
+    purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit).catch((error) => fail(error, 'purge', `${kind} records`)),
   }
 }

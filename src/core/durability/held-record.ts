@@ -4,18 +4,23 @@
  * failed compare-and-set means the lease was taken over (it expired, or an operator changed the
  * record): the record is then `lost`, and the holder's completion is counted in `staleLeases`.
  */
-import type { Journal } from './backend.js'
+import type { Journal, JournalWriteResult } from './backend.js'
 import type { WriteName } from './crash-points.js'
 import type { InboxRecord, OutboxRecord } from './records.js'
 
 type WorkKind = 'inbox' | 'outbox'
 type WorkRecord<K extends WorkKind> = K extends 'inbox' ? InboxRecord : OutboxRecord
 
+/** What an update of a lost record resolves to. */
+const LOST: Promise<boolean> = Promise.resolve(false)
+
 export class HeldRecord<K extends WorkKind = WorkKind> {
   #record: WorkRecord<K>
   #version: number
   #lost = false
-  #chain: Promise<unknown> = Promise.resolve()
+  /** The last update, while it may still be running; later ones wait for it (failed or not). */
+  #last: Promise<unknown> | undefined
+  #pending = 0
 
   constructor(
     private readonly journal: Journal,
@@ -41,19 +46,44 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
 
   /** Writes the changed record under the version last seen; false when the lease was lost. */
   update(name: WriteName, change: (record: WorkRecord<K>) => WorkRecord<K>): Promise<boolean> {
-    const next = this.#chain.then(async () => {
-      if (this.#lost) return false
-      const record = change(this.#record)
-      const [result] = await this.journal.write(name, [{ kind: this.kind, record, expectVersion: this.#version }])
-      if (!result!.ok) {
-        this.#lost = true
-        return false
-      }
-      this.#record = record
-      this.#version = result!.version
-      return true
-    })
-    this.#chain = next.catch(() => undefined)
+    // With no update in flight (nearly always) it starts at once: no chained promises per write.
+    const run = () => this.#write(name, change)
+    const next = this.#pending === 0 || !this.#last ? run() : this.#last.then(run, run)
+    this.#pending++
+    this.#last = next
     return next
+  }
+
+  /** One update: a then() on the journal write, not an async function (its frame was most of a write's garbage). */
+  #write(name: WriteName, change: (record: WorkRecord<K>) => WorkRecord<K>): Promise<boolean> {
+    let record: WorkRecord<K>
+    let written: Promise<JournalWriteResult[]>
+    try {
+      if (this.#lost) {
+        this.#pending--
+        return LOST
+      }
+      record = change(this.#record)
+      written = this.journal.write(name, [{ kind: this.kind, record, expectVersion: this.#version }])
+    } catch (error) {
+      this.#pending--
+      return Promise.reject(error)
+    }
+    return written.then(
+      ([result]) => {
+        this.#pending--
+        if (!result!.ok) {
+          this.#lost = true
+          return false
+        }
+        this.#record = record
+        this.#version = result!.version
+        return true
+      },
+      (error: unknown) => {
+        this.#pending--
+        throw error
+      },
+    )
   }
 }

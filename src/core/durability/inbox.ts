@@ -18,7 +18,7 @@ import { inboxRecordId } from './keys.js'
 import type { InboxRecord } from './records.js'
 
 /** Journals an inbound event; the record comes back held, or the existing record of a redelivery. */
-export async function admitInbound(
+export function admitInbound(
   engine: DurabilityEngine,
   event: InboundEvent,
   journaledEvent: Json,
@@ -26,6 +26,22 @@ export async function admitInbound(
   /** When it arrived, if already decided (its place in its chat's turn queue, with coordination). @default now */
   arrivedAt?: number,
 ): Promise<{ held: HeldRecord<'inbox'> } | { existing: InboxRecord | undefined }> {
+  // then(), not await: one promise instead of two, once per message.
+  let record: InboxRecord
+  try {
+    record = inboxRecord(engine, event, journaledEvent, provider, arrivedAt)
+  } catch (error) {
+    return Promise.reject(error)
+  }
+  return engine.journal.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }]).then(([result]) => {
+    if (!result!.ok) return { existing: result!.current?.record as InboxRecord | undefined }
+    engine.metrics.increment('inboundJournaled')
+    return { held: engine.hold('inbox', { record, version: result!.version }) }
+  })
+}
+
+/** A new inbound record: processing, leased to this instance, one run charged. */
+function inboxRecord(engine: DurabilityEngine, event: InboundEvent, journaledEvent: Json, provider: string, arrivedAt: number | undefined): InboxRecord {
   const now = engine.now()
   const record: InboxRecord = {
     id: inboxRecordId(provider, event.chatId, event.id),
@@ -42,10 +58,7 @@ export async function admitInbound(
     createdAt: arrivedAt ?? now,
     updatedAt: now,
   }
-  const [result] = await engine.journal.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }])
-  if (!result!.ok) return { existing: result!.current?.record as InboxRecord | undefined }
-  engine.metrics.increment('inboundJournaled')
-  return { held: engine.hold('inbox', { record, version: result!.version }) }
+  return record
 }
 
 /**
@@ -82,8 +95,8 @@ export async function claimInbound(engine: DurabilityEngine, found: Versioned<In
 }
 
 /** Marks a handled record done (with `note`, what its run did, when it did something unusual); a lease lost meanwhile is counted in staleLeases. */
-export async function completeInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<boolean> {
-  const ok = await held.update('inbox.complete', (record) => ({
+export function completeInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<boolean> {
+  const done = held.update('inbox.complete', (record) => ({
     ...record,
     state: 'done',
     lease: null,
@@ -91,8 +104,10 @@ export async function completeInbound(engine: DurabilityEngine, held: HeldRecord
     updatedAt: engine.now(),
     ...(note === undefined ? {} : { note }),
   }))
-  if (!ok) engine.metrics.increment('staleLeases')
-  return ok
+  return done.then((ok) => {
+    if (!ok) engine.metrics.increment('staleLeases')
+    return ok
+  })
 }
 
 /** A failure before the handlers ran: retried with inbox.backoff, dead after inbox.maxAttempts runs. */

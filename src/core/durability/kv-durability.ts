@@ -5,7 +5,7 @@
  */
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from './backend.js'
 import type { WriteName } from './crash-points.js'
-import type { DurableKv, Json, KvEntry, KvOp } from './kv.js'
+import type { DurableKv, Json, KvEntry, KvOp, KvWriteResult } from './kv.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from './records.js'
 
 /** Options of `KvDurability`. */
@@ -78,11 +78,15 @@ class KvJournal implements Journal {
     return entries.map((entry) => (entry ? toVersioned<K>(entry) : undefined))
   }
 
-  async write(_name: WriteName, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
-    const results = await this.kv.write(writes.map(toOp))
-    return results.map((result) =>
-      result.ok ? result : { ok: false, current: result.current ? toVersioned(result.current) : undefined },
-    )
+  write(_name: WriteName, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
+    // One promise per write, not an async function's two: this runs several times per message.
+    let pending: Promise<KvWriteResult[]>
+    try {
+      pending = this.kv.write(writes.map(toOp))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return pending.then(toJournalResults)
   }
 
   async due<K extends RecordKind>(kind: K, until: number, limit: number): Promise<Versioned<RecordOf[K]>[]> {
@@ -104,15 +108,15 @@ class KvJournal implements Journal {
 
 function toOp(write: JournalWrite): KvOp {
   if ('delete' in write) return { op: 'delete', collection: write.kind, key: write.delete, expectVersion: write.expectVersion }
-  const index = recordIndex(write.kind, write.record)
-  return {
-    op: 'put',
-    collection: write.kind,
-    key: recordKey(write.kind, write.record),
-    expectVersion: write.expectVersion,
-    value: write.record as unknown as Json,
-    ...index,
-  }
+  const { state, stateTime, due } = recordIndex(write.kind, write.record)
+  const key = recordKey(write.kind, write.record)
+  return { op: 'put', collection: write.kind, key, expectVersion: write.expectVersion, value: write.record as unknown as Json, state, stateTime, due }
+}
+
+/** The results as the journal gives them: the common all-applied batch is returned as it is. */
+function toJournalResults(results: KvWriteResult[]): JournalWriteResult[] {
+  if (results.every((result) => result.ok)) return results as JournalWriteResult[]
+  return results.map((result) => (result.ok ? result : { ok: false, current: result.current ? toVersioned(result.current) : undefined }))
 }
 
 function toVersioned<K extends RecordKind>(entry: KvEntry): Versioned<RecordOf[K]> {

@@ -14,15 +14,15 @@ import { ProviderNotLeaderError } from '../provider-errors.js'
 import type { OutboundContent } from '../provider.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
-import { divergedKey, fingerprint as fingerprintOf, partKey, type SendKey } from './keys.js'
-import { attemptDelivery, claimOutbound, type Transport } from './outbox-attempt.js'
+import { afterSettled } from './after-settled.js'
+import { partKey } from './keys.js'
+import { lookupKey, quickKey, type KeyedSend, type ResolvedKey } from './outbox-key.js'
+import { attemptDelivery, claimOutbound, type AttemptOutcome, type Transport } from './outbox-attempt.js'
 import { LIMITS } from './limits.js'
 import { encodePayload } from './payload.js'
 import type { OutboxRecord } from './records.js'
-import { splitText } from './split.js'
+import { splitContent } from './split.js'
 
-/** The key a new send is journaled under, and its fingerprint. */
-type ResolvedKey = { key: string; fingerprint: string | null }
 
 /** What a send resolves to. */
 export interface SendResult {
@@ -35,18 +35,15 @@ export interface SendResult {
   deduped: boolean
 }
 
-/** A send as the bot hands it over. */
-export interface OutboxSend {
-  chatId: string
-  content: OutboundContent
-  key: SendKey
-  /** Whether earlier runs may already have journaled sends under derived keys (a replayed inbound). */
-  replay: boolean
-  /** Runs the before('send') hooks once. */
-  beforeSend(content: OutboundContent): Promise<OutboundContent>
+/** A send as the bot hands it over: its chat, content, key and whether it is a replay's (KeyedSend). */
+export interface OutboxSend extends KeyedSend {
+  /** Runs the before('send') hooks once (a value at once when there are none). */
+  beforeSend(content: OutboundContent): OutboundContent | Promise<OutboundContent>
   /** Sends without the outbox (payload too large or not encodable). */
   bypass(content: OutboundContent, reason: string): Promise<SendResult>
 }
+
+export { splitContent } from './split.js'
 
 export class Outbox {
   /** Keys this process is delivering right now: the sweeper leaves them alone. */
@@ -63,35 +60,53 @@ export class Outbox {
 
   /** Journals a send and delivers it inline, retrying up to outbox.inlineMaxMs. */
   async send(send: OutboxSend): Promise<SendResult> {
-    const resolved = await this.#resolveKey(send)
+    // Neither step needs a promise on the common path (a fresh derived key, no before('send') hooks).
+    const quick = quickKey(send)
+    const resolved = quick ?? (await lookupKey(this.engine, send))
     if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
-    const content = await send.beforeSend(send.content)
+    const hooked = send.beforeSend(send.content)
+    const content = hooked instanceof Promise ? await hooked : hooked
     if (this.transport.isStandby()) return this.#leaveToLeader(send, resolved, content)
     const records = this.#records(send, resolved, content, true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
-    const outcome = await this.#track(records.map((record) => record.key), async (): Promise<SendResult | { taken: OutboxRecord | undefined }> => {
-      this.engine.unstarted.journaling(records[0]!.key)
-      const results = await this.engine.journal.write('outbox.journal', records.map((record, n) => ({ kind: 'outbox' as const, record, expectVersion: 0 })))
-      if (!results[0]!.ok) return { taken: results[0]!.current?.record as OutboxRecord | undefined }
-      this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
-      const messageIds: string[] = []
-      let held: HeldRecord<'outbox'> | undefined = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
-      for (let n = 0; n < records.length; n++) {
-        if (n > 0) held = await this.#claimByKey(records[n]!.key)
-        if (!held) throw this.#deferred(resolved.key)
-        messageIds.push(await this.#deliverInline(held, resolved.key))
-      }
-      return { key: resolved.key, messageId: messageIds[0] ?? null, messageIds, deduped: false }
-    })
+    const outcome = await this.#track(
+      records.map((record) => record.key),
+      () => this.#journalAndDeliver(records, resolved.key),
+    )
     // The key was taken meanwhile (another holder journaled it): answer from its record, outside our
     // own in-flight mark, or a send in flight elsewhere would wait on this very promise forever.
     if ('taken' in outcome) return this.#answerFromOutbox(outcome.taken, true)
     return outcome
   }
 
+  /** Journals the records of a send, then delivers them in order; `taken` when the key was journaled meanwhile. */
+  #journalAndDeliver(records: OutboxRecord[], key: string): Promise<SendResult | { taken: OutboxRecord | undefined }> {
+    this.engine.unstarted.journaling(records[0]!.key)
+    const writes = records.map((record) => ({ kind: 'outbox' as const, record, expectVersion: 0 }))
+    return this.engine.journal.write('outbox.journal', writes).then((results) => {
+      if (!results[0]!.ok) return { taken: results[0]!.current?.record as OutboxRecord | undefined }
+      this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
+      const held = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
+      // A send of one part (nearly all) needs no async frame: then() on its delivery.
+      if (records.length === 1) return this.#deliverInline(held, key).then((id) => ({ key, messageId: id, messageIds: [id], deduped: false }))
+      return this.#deliverParts(records, held, key)
+    })
+  }
+
+  async #deliverParts(records: OutboxRecord[], first: HeldRecord<'outbox'>, key: string): Promise<SendResult> {
+    const messageIds: string[] = []
+    let held: HeldRecord<'outbox'> | undefined = first
+    for (let n = 0; n < records.length; n++) {
+      if (n > 0) held = await this.#claimByKey(records[n]!.key)
+      if (!held) throw this.#deferred(key)
+      messageIds.push(await this.#deliverInline(held, key))
+    }
+    return { key, messageId: messageIds[0] ?? null, messageIds, deduped: false }
+  }
+
   /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
   async enqueue(send: OutboxSend): Promise<{ key: string }> {
-    const resolved = await this.#resolveKey(send)
+    const resolved = quickKey(send) ?? (await lookupKey(this.engine, send))
     if ('answer' in resolved) {
       this.engine.metrics.increment('outboxDeduped')
       return { key: resolved.answer?.key ?? send.key.key }
@@ -120,32 +135,17 @@ export class Outbox {
   }
 
   /** Runs `work` with `keys` marked in flight, so the sweeper does not take them meanwhile. */
-  async #track<T>(keys: string[], work: () => Promise<T>): Promise<T> {
-    const promise = work()
-    for (const key of keys) this.#inFlight.set(key, promise)
+  #track<T>(keys: string[], work: () => Promise<T>): Promise<T> {
+    let promise: Promise<T>
     try {
-      return await promise
-    } finally {
-      for (const key of keys) this.#inFlight.delete(key)
+      promise = work()
+    } catch (error) {
+      promise = Promise.reject(error)
     }
-  }
-
-  /** Applies the key rules against what is journaled: an existing record answers the send. */
-  async #resolveKey(send: OutboxSend): Promise<{ key: string; fingerprint: string | null } | { answer: OutboxRecord | undefined }> {
-    const fingerprint = send.key.source === 'derived' ? fingerprintOf(send.chatId, send.content) : null
-    // A fresh inbound has no earlier sends, so its derived keys need no lookup (one round trip saved).
-    if (send.key.source === 'random' || (send.key.source === 'derived' && !send.replay)) return { key: send.key.key, fingerprint }
-    const [existing] = await this.engine.journal.read('outbox', [send.key.key])
-    if (!existing) return { key: send.key.key, fingerprint }
-    if (send.key.source !== 'derived' || existing.record.fingerprint === fingerprint) return { answer: existing.record }
-    this.engine.metrics.increment('outboxDiverged')
-    this.engine.events.warn(
-      `durability: a replay of ${send.key.inboundId} made different content under key "${send.key.key}" (onDiverged: '${this.engine.config.outbox.onDiverged}')`,
-    )
-    if (this.engine.config.outbox.onDiverged === 'skip') return { answer: existing.record }
-    const key = divergedKey(send.key.key, fingerprint!)
-    const [diverged] = await this.engine.journal.read('outbox', [key])
-    return diverged ? { answer: diverged.record } : { key, fingerprint }
+    for (const key of keys) this.#inFlight.set(key, promise)
+    return afterSettled(promise, () => {
+      for (const key of keys) this.#inFlight.delete(key)
+    })
   }
 
   /** The records of a send: one, or one per part of a text over the channel's limit. */
@@ -185,11 +185,17 @@ export class Outbox {
    * Delivers a held record, retrying inline while outbox.inlineMaxMs allows; resolves to the message
    * id. `callerKey` is the key the caller sent under (a part's own key is `key#n`): errors name it.
    */
-  async #deliverInline(first: HeldRecord<'outbox'>, callerKey: string): Promise<string> {
+  #deliverInline(first: HeldRecord<'outbox'>, callerKey: string): Promise<string> {
     const started = Date.now()
+    // The first attempt in a then(): a send that goes out at once costs no async frame.
+    return attemptDelivery(this.engine, this.transport, first).then((result) =>
+      result.outcome === 'sent' ? result.messageId : this.#retryInline(first, callerKey, started, result),
+    )
+  }
+
+  async #retryInline(first: HeldRecord<'outbox'>, callerKey: string, started: number, firstResult: AttemptOutcome): Promise<string> {
     let held = first
-    for (;;) {
-      const result = await attemptDelivery(this.engine, this.transport, held)
+    for (let result = firstResult; ; result = await attemptDelivery(this.engine, this.transport, held)) {
       if (result.outcome === 'sent') return result.messageId
       if (result.outcome === 'dead') throw new SendDeadError(callerKey, describe(result.error), result.error)
       if (result.outcome === 'lost') throw this.#deferred(callerKey)
@@ -278,16 +284,6 @@ export class Outbox {
       }
     }
   }
-}
-
-/** The parts of content: a text over the limit becomes several texts; anything else stays whole. */
-export function splitContent(content: OutboundContent, limit: number | undefined): OutboundContent[] {
-  if (!limit) return [content]
-  if (typeof content === 'string') return splitText(content, limit)
-  if (content.text !== undefined && !content.media && !content.buttons && Object.keys(content).length === 1) {
-    return splitText(content.text, limit).map((text) => ({ text }))
-  }
-  return [content]
 }
 
 function describe(error: unknown): string {

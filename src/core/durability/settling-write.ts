@@ -11,16 +11,29 @@ import type { ResolvedBackoff } from './config.js'
 import { LIMITS } from './limits.js'
 
 /** Runs `write`, retrying a `JournalUnavailableError` with `backoff` while `budgetMs` allows (and at most LIMITS.settlingWriteAttemptsMax tries). */
-export async function settlingWrite<T>(retry: { backoff: ResolvedBackoff; budgetMs: number }, write: () => Promise<T>): Promise<T> {
+export function settlingWrite<T>(retry: { backoff: ResolvedBackoff; budgetMs: number }, write: () => Promise<T>): Promise<T> {
+  // The first try is made directly; only a failure enters the retry loop (one promise on the happy path).
   const started = Date.now()
+  let first: Promise<T>
+  try {
+    first = write()
+  } catch (error) {
+    first = Promise.reject(error)
+  }
+  return first.catch((error: unknown) => retryAfter(retry, write, started, error))
+}
+
+async function retryAfter<T>(retry: { backoff: ResolvedBackoff; budgetMs: number }, write: () => Promise<T>, started: number, firstError: unknown): Promise<T> {
+  let error = firstError
   for (let attempt = 1; ; attempt++) {
+    const waitMs = backoffMs(retry.backoff, attempt)
+    const over = Date.now() - started + waitMs > retry.budgetMs || attempt >= LIMITS.settlingWriteAttemptsMax
+    if (!(error instanceof JournalUnavailableError) || over) throw error
+    await new Promise((resolve) => setTimeout(resolve, waitMs))
     try {
       return await write()
-    } catch (error) {
-      const waitMs = backoffMs(retry.backoff, attempt)
-      const over = Date.now() - started + waitMs > retry.budgetMs || attempt >= LIMITS.settlingWriteAttemptsMax
-      if (!(error instanceof JournalUnavailableError) || over) throw error
-      await new Promise((resolve) => setTimeout(resolve, waitMs))
+    } catch (next) {
+      error = next
     }
   }
 }

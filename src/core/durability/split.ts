@@ -2,6 +2,17 @@
  * Splits a text over the channel's limit into parts, deterministically: the same text and limit
  * always give the same parts, so the part keys line up on every replay.
  */
+import type { OutboundContent } from '../provider.js'
+
+/** The parts of content: a text over the limit becomes several texts; anything else stays whole. */
+export function splitContent(content: OutboundContent, limit: number | undefined): OutboundContent[] {
+  if (!limit) return [content]
+  if (typeof content === 'string') return splitText(content, limit)
+  if (content.text !== undefined && !content.media && !content.buttons && Object.keys(content).length === 1) {
+    return splitText(content.text, limit).map((text) => ({ text }))
+  }
+  return [content]
+}
 
 /** Breaks `text` into parts of at most `limit` characters, preferring a newline, then a space. */
 export function splitText(text: string, limit: number): string[] {

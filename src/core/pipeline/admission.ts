@@ -7,6 +7,7 @@
 import type { ChatTurns } from '../durability/chat-turns.js'
 import type { DurabilityEngine } from '../durability/engine.js'
 import type { HeldRecord } from '../durability/held-record.js'
+import { afterSettled } from '../durability/after-settled.js'
 import { admitInbound } from '../durability/inbox.js'
 import { inboxRecordId } from '../durability/keys.js'
 import { LIMITS } from '../durability/limits.js'
@@ -26,9 +27,15 @@ export interface AdmissionDeps {
   runUnjournaled(event: InboundEvent): void
 }
 
+/** What an admission that needs no work resolves to. */
+const DONE: Promise<void> = Promise.resolve()
+
 export class Admission {
   /** Record ids admitted lately by this process: a redelivery is recognised without a round trip. */
   readonly #recent = new Set<string>()
+  /** The same ids in the order they were admitted, a ring of LIMITS.dedupeCacheMax slots. */
+  readonly #order: (string | undefined)[] = []
+  #next = 0
   /** Admissions in flight, by record id: a redelivery meanwhile is answered as the first one is. */
   readonly #admitting = new Map<string, Promise<void>>()
 
@@ -38,57 +45,65 @@ export class Admission {
    * Journals `event`, then calls `run` with the held record, inside the admission (a tracer sees
    * the handler's run as part of it). Resolves once the event is journaled (or a duplicate).
    */
-  async admit(event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
+  admit(event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
     const { engine, parts, tracing } = this.deps
     const id = inboxRecordId(parts.provider.name, event.chatId, event.id)
     const admitting = this.#admitting.get(id)
     if (admitting) {
       // A redelivery while the first delivery is still being journaled: acknowledged only once that one
       // is, and refused if it fails (fail-closed), so the channel delivers it again instead of losing it.
-      await admitting
-      engine.metrics.increment('inboundDuplicates')
-      return
+      return admitting.then(() => engine.metrics.increment('inboundDuplicates'))
     }
     if (this.#recent.has(id)) {
       engine.metrics.increment('inboundDuplicates')
-      return
+      return DONE
     }
     const admission = tracing.admit({ inboundId: id, chatId: event.chatId, provider: parts.provider.name }, () => this.#journal(id, event, run))
     this.#admitting.set(id, admission)
-    try {
-      await admission
-    } finally {
-      this.#admitting.delete(id)
-    }
+    // Not an async function with try/finally: this runs once per message.
+    return afterSettled(admission, () => this.#admitting.delete(id))
   }
 
-  async #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
+  #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
     const { engine, parts, turns } = this.deps
     this.#remember(id)
-    let admitted: Awaited<ReturnType<typeof admitInbound>>
+    let admitting: Promise<Awaited<ReturnType<typeof admitInbound>>>
     try {
       const journaled = journalEvent(event, parts.provider, { mediaRefs: engine.config.inbox.mediaRefs, warn: parts.warn })
       // With coordination the message takes its place in its chat's turn queue first: that is its arrival.
-      const arrivedAt = turns ? await turns.join(event.chatId, id) : undefined
-      admitted = await admitInbound(engine, event, journaled, parts.provider.name, arrivedAt)
+      admitting = turns
+        ? turns.join(event.chatId, id).then((arrivedAt) => admitInbound(engine, event, journaled, parts.provider.name, arrivedAt))
+        : admitInbound(engine, event, journaled, parts.provider.name)
     } catch (cause) {
-      // Forget it, so the channel's redelivery is processed.
-      this.#recent.delete(id)
-      const error = new JournalUnavailableError(`the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`, cause)
-      parts.error(error)
-      if (!engine.config.failOpen) throw error
-      this.deps.runUnjournaled(event)
-      return
+      admitting = Promise.reject(cause)
     }
-    if ('existing' in admitted) {
-      engine.metrics.increment('inboundDuplicates')
-      return
-    }
-    run(admitted.held)
+    return admitting.then(
+      (admitted) => {
+        if ('existing' in admitted) engine.metrics.increment('inboundDuplicates')
+        else run(admitted.held)
+      },
+      (cause: unknown) => this.#refused(id, event, cause),
+    )
+  }
+
+  /** The journal could not take the event: refused (fail-closed), or run unjournaled with failOpen. */
+  #refused(id: string, event: InboundEvent, cause: unknown): void {
+    const { engine, parts } = this.deps
+    // Forget it, so the channel's redelivery is processed.
+    this.#recent.delete(id)
+    const error = new JournalUnavailableError(`the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`, cause)
+    parts.error(error)
+    if (!engine.config.failOpen) throw error
+    this.deps.runUnjournaled(event)
   }
 
   #remember(id: string): void {
     this.#recent.add(id)
-    if (this.#recent.size > LIMITS.dedupeCacheMax) this.#recent.delete(this.#recent.values().next().value!)
+    // The oldest id is found in a ring, not by a Set iterator (two objects per message). An id that
+    // was forgotten and admitted again holds two slots, and may leave early: a round trip, no more.
+    const oldest = this.#order[this.#next]
+    if (oldest !== undefined && oldest !== id) this.#recent.delete(oldest)
+    this.#order[this.#next] = id
+    this.#next = (this.#next + 1) % LIMITS.dedupeCacheMax
   }
 }

@@ -147,8 +147,13 @@ export class DurablePipeline implements MessagePipeline {
     const deps = { engine: this.engine, dispatcher: this.#dispatcher, provider: this.#parts.provider, origin: this.#origin }
     const message = { inboundId: held.id, chatId: held.record.chatId, provider: this.#parts.provider.name, replay: !live }
     const run = () => this.#chats.run(held.record.chatId, () => this.#tracing.handle(message, () => runInbound(deps, held, live)))
-    const work = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).finally(() => this.engine.keeper.remove(held))
-    void this.#inFlight.track(work).catch(this.#parts.error)
+    // One then() releases the record and reports a failure (not finally() and catch(): four promises).
+    const release = () => this.engine.keeper.remove(held)
+    const work = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).then(release, (error: unknown) => {
+      release()
+      this.#parts.error(error)
+    })
+    void this.#inFlight.track(work)
   }
 
   /**

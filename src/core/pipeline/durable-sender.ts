@@ -54,16 +54,22 @@ export class DurableSender implements Sender {
    * released instead of marked done. Once one send of a message failed so, its later sends are
    * refused too: the replay makes them all, in the handler's order.
    */
-  async #recordingFailure<T>(origin: SendOrigin | undefined, send: () => Promise<T>): Promise<T> {
+  #recordingFailure<T>(origin: SendOrigin | undefined, send: () => Promise<T>): Promise<T> {
     if (origin?.journalFailure) {
-      throw new JournalUnavailableError(`an earlier send of inbound "${origin.inboundId}" could not be journaled; this one waits for its replay`, origin.journalFailure)
+      return Promise.reject(new JournalUnavailableError(`an earlier send of inbound "${origin.inboundId}" could not be journaled; this one waits for its replay`, origin.journalFailure))
     }
+    let sending: Promise<T>
     try {
-      return await send()
+      sending = send()
     } catch (error) {
-      if (origin && error instanceof JournalUnavailableError) origin.journalFailure ??= error
-      throw error
+      sending = Promise.reject(error)
     }
+    if (!origin) return sending
+    // A catch, not an async function: one promise per send instead of two.
+    return sending.catch((error: unknown) => {
+      if (error instanceof JournalUnavailableError) origin.journalFailure ??= error
+      throw error
+    })
   }
 
   #outboxSend(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): OutboxSend {
@@ -75,7 +81,7 @@ export class DurableSender implements Sender {
       content,
       key,
       replay: origin?.replay ?? false,
-      beforeSend: (c: OutboundContent) => parts.hooks.runBefore({ chatId, content: c, key: key.key }),
+      beforeSend: (c: OutboundContent) => parts.hooks.applyBefore({ chatId, content: c, key: key.key }),
       bypass: async (c: OutboundContent, reason: string): Promise<SendResult> => {
         engine.metrics.increment('outboxBypassed')
         parts.warn(`durability: the send "${key.key}" bypasses the outbox (${reason}); it is not journaled`)

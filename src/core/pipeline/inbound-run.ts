@@ -30,10 +30,13 @@ export interface InboundRunDeps {
 type RunEnd = 'settled' | { unrecorded: unknown }
 
 /** Runs `held` (the live event when it was just admitted) until it is settled. */
-export async function runInbound(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
-  for (let replay = !live; ; replay = true) {
-    const end = await runOnce(deps, held, live, replay)
-    if (end === 'settled') return
+export function runInbound(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
+  // The first run in a then(): the loop of replays (an async frame) only when it did not settle.
+  return runOnce(deps, held, live, !live).then((end) => (end === 'settled' ? undefined : runAgain(deps, held, live, end)))
+}
+
+async function runAgain(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined, first: { unrecorded: unknown }): Promise<void> {
+  for (let end: RunEnd = first; end !== 'settled'; end = await runOnce(deps, held, live, true)) {
     if (!(await chargeAnotherRun(deps.engine, held, end.unrecorded))) return
   }
 }
@@ -57,10 +60,11 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
   const origin: SendOrigin = { inboundId: held.id, sends: 0, replay, pending: [] }
   const outcome = await deps.origin.run(origin, () => dispatcher.run(route, event, held.id, origin))
   // Done only once its effects settled: every send the handler started is journaled or finished.
+  // Each one is caught where it is pushed, so a lone send is awaited as it is (no allSettled).
   for (let settled = 0; settled < origin.pending.length; ) {
-    const batch = origin.pending.slice(settled)
+    const batch = origin.pending.length - settled === 1 ? origin.pending[settled] : Promise.allSettled(origin.pending.slice(settled))
     settled = origin.pending.length
-    await Promise.allSettled(batch)
+    await batch
   }
   const unrecorded = origin.journalFailure ?? outcome.unrecorded
   if (unrecorded === undefined) return complete(engine, held)
@@ -73,14 +77,14 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
 }
 
 /** Marks the message done; a journal that keeps refusing that makes it run again instead. */
-async function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<RunEnd> {
-  try {
-    await settlingWrite(settlingRetry(engine.config, 'inbox'), () => completeInbound(engine, held, note))
-    return 'settled'
-  } catch (error) {
-    engine.events.error(error)
-    return { unrecorded: error }
-  }
+function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<RunEnd> {
+  return settlingWrite(settlingRetry(engine.config, 'inbox'), () => completeInbound(engine, held, note)).then(
+    () => 'settled' as const,
+    (error: unknown) => {
+      engine.events.error(error)
+      return { unrecorded: error }
+    },
+  )
 }
 
 /**

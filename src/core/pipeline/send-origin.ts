@@ -10,7 +10,7 @@ export interface SendOrigin {
   sends: number
   /** Whether earlier runs may already have journaled sends under derived keys. */
   replay: boolean
-  /** Sends started, settled before the message is marked done. */
+  /** Sends started, settled before the message is marked done; each is pushed caught (it never rejects). */
   pending: Promise<unknown>[]
   /**
    * The first send that could not be journaled. The message is then not done: it is released and

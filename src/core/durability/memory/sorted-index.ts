@@ -11,14 +11,31 @@ export class SortedIndex {
   }
 
   add(time: number, key: string): void {
-    const at = this.#position(time, key)
+    // Times mostly grow: an add after the last entry is a push, with no search (and splice
+    // allocates an array of what it removed).
+    const last = this.#keys.length - 1
+    const after = last < 0 || this.#times[last]! < time || (this.#times[last] === time && this.#keys[last]! < key)
+    const at = after ? last + 1 : this.#position(time, key)
+    if (at === this.#keys.length) {
+      this.#times.push(time)
+      this.#keys.push(key)
+      return
+    }
     this.#times.splice(at, 0, time)
     this.#keys.splice(at, 0, key)
   }
 
   remove(time: number, key: string): void {
     const at = this.#position(time, key)
-    if (this.#keys[at] === key && this.#times[at] === time) {
+    if (this.#keys[at] !== key || this.#times[at] !== time) return
+    // The oldest and the newest go most often: shift and pop allocate nothing.
+    if (at === 0) {
+      this.#times.shift()
+      this.#keys.shift()
+    } else if (at === this.#keys.length - 1) {
+      this.#times.pop()
+      this.#keys.pop()
+    } else {
       this.#times.splice(at, 1)
       this.#keys.splice(at, 1)
     }

@@ -1,10 +1,12 @@
 /** The conformance suite: named cases every durability backend must pass. */
+import { BACKEND_LIFECYCLE_CASES } from './backend-lifecycle-cases.js'
 import { ENGINE_CASES } from './engine-cases.js'
-import { JOURNAL_CASES } from './journal-cases.js'
+import { JOURNAL_INDEX_CASES } from './journal-index-cases.js'
+import { JOURNAL_WRITE_CASES } from './journal-write-cases.js'
 import type { ConformanceCase } from './case.js'
 
 export type { BackendFactory, ConformanceCase, ConformanceContext } from './case.js'
 export { runCase, runCases, type CaseResult } from './runner.js'
 
-/** Every conformance case, in the order they run. */
-export const CONFORMANCE_CASES: readonly ConformanceCase[] = [...JOURNAL_CASES, ...ENGINE_CASES]
+/** Every conformance case, in the order they run: the journal's and the backend's own first, then the engine's on top of them. */
+export const CONFORMANCE_CASES: readonly ConformanceCase[] = [...JOURNAL_WRITE_CASES, ...JOURNAL_INDEX_CASES, ...BACKEND_LIFECYCLE_CASES, ...ENGINE_CASES]

@@ -13,6 +13,8 @@ import type { HeldRecord } from './held-record.js'
 import { LIMITS } from './limits.js'
 import { BackgroundLoop } from './loop.js'
 import type { TurnRecord } from './records.js'
+import { isGivenUp, WAITING_STATES, withEntry } from './turn-queue.js'
+import { TurnWaiters } from './turn-waiters.js'
 
 /** A turn this process holds for one inbox record. */
 export interface HeldTurn {
@@ -27,15 +29,12 @@ export interface HeldTurn {
 
 type Found = Versioned<TurnRecord> | undefined
 
-/** The inbox states of a message that still needs (or holds) its chat's turn. */
-const WAITING_STATES = new Set(['pending', 'processing'])
-
 export class ChatTurns {
   /** The turn records last seen, per chat: a claim writes against it without reading first. */
   readonly #seen = new Map<string, Found>()
   readonly #held = new Set<HeldTurn>()
   /** Local waiters per chat, woken when this process releases a turn of that chat. */
-  readonly #waiters = new Map<string, Set<() => void>>()
+  readonly #waiters = new TurnWaiters()
   /** Chats whose turn record one waiter of this process is reading now (the others take its answer). */
   readonly #polling = new Set<string>()
   #stopping = false
@@ -105,18 +104,18 @@ export class ChatTurns {
       }
       if (this.#polling.has(chatId) || this.heldChats().includes(chatId)) {
         // One look at the journal per chat and process: the others wait for it, or for the local release.
-        await this.#wait(chatId, LIMITS.turnWaitMaxMs)
+        await this.#waiters.wait(chatId, LIMITS.turnWaitMaxMs)
         current = this.#seen.get(chatId)
         continue
       }
       this.#polling.add(chatId)
       try {
-        await this.#wait(chatId, waitMs)
+        await this.#waiters.wait(chatId, waitMs)
         waitMs = Math.min(waitMs * 2, LIMITS.turnWaitMaxMs)
         current = await this.#read(chatId)
       } finally {
         this.#polling.delete(chatId)
-        this.#wake(chatId)
+        this.#waiters.wake(chatId)
       }
     }
   }
@@ -139,18 +138,14 @@ export class ChatTurns {
       }))
       if (!released) this.engine.metrics.increment('staleLeases')
     } finally {
-      this.#wake(turn.chatId)
+      this.#waiters.wake(turn.chatId)
     }
-  }
-
-  #wake(chatId: string): void {
-    for (const wake of this.#waiters.get(chatId) ?? []) wake()
   }
 
   /** Messages still waiting for a turn stop waiting (the bot is stopping); held turns are kept until released. */
   abandonWaits(): void {
     this.#stopping = true
-    for (const chatId of [...this.#waiters.keys()]) this.#wake(chatId)
+    this.#waiters.wakeAll()
   }
 
   async stop(): Promise<void> {
@@ -253,38 +248,4 @@ export class ChatTurns {
     this.#seen.set(chatId, found)
     if (this.#seen.size > LIMITS.turnCacheMax) this.#seen.delete(this.#seen.keys().next().value!)
   }
-
-  /** Sleeps `ms`, or less when this process releases a turn of the chat. */
-  #wait(chatId: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const waiters = this.#waiters.get(chatId) ?? new Set()
-      this.#waiters.set(chatId, waiters)
-      const done = () => {
-        clearTimeout(timer)
-        waiters.delete(done)
-        if (waiters.size === 0 && this.#waiters.get(chatId) === waiters) this.#waiters.delete(chatId)
-        resolve()
-      }
-      const timer = setTimeout(done, ms)
-      waiters.add(done)
-    })
-  }
-}
-
-/**
- * Whether the queue gave up the place of a message on its first run: it joined the queue before it
- * was journaled, so only a drop as never journaled (or a full queue) leaves it out. Later runs (a
- * retry, a replay) queue again in their createdAt place.
- */
-function isGivenUp(current: Found, message: HeldRecord<'inbox'>): boolean {
-  const queue = current?.record.queue ?? []
-  return message.record.attempts === 1 && queue.length < LIMITS.turnQueueMax && !queue.some((entry) => entry.id === message.id)
-}
-
-/** The queue with `entry` in its (createdAt, id) place; the same array when it is there already. */
-function withEntry(queue: TurnRecord['queue'], entry: { id: string; createdAt: number }): TurnRecord['queue'] {
-  if (queue.some((queued) => queued.id === entry.id)) return queue
-  if (queue.length >= LIMITS.turnQueueMax) return queue
-  const at = queue.findIndex((queued) => queued.createdAt > entry.createdAt || (queued.createdAt === entry.createdAt && queued.id > entry.id))
-  return at < 0 ? [...queue, entry] : [...queue.slice(0, at), entry, ...queue.slice(at)]
 }

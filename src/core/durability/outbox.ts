@@ -15,11 +15,10 @@ import type { OutboundContent } from '../provider.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
 import { afterSettled } from './after-settled.js'
-import { partKey } from './keys.js'
 import { lookupKey, quickKey, type KeyedSend, type ResolvedKey } from './outbox-key.js'
 import { attemptDelivery, claimOutbound, type AttemptOutcome, type Transport } from './outbox-attempt.js'
+import { outboxRecords } from './outbox-records.js'
 import { LIMITS } from './limits.js'
-import { encodePayload } from './payload.js'
 import type { OutboxRecord } from './records.js'
 import { splitContent } from './split.js'
 
@@ -67,7 +66,7 @@ export class Outbox {
     const hooked = send.beforeSend(send.content)
     const content = hooked instanceof Promise ? await hooked : hooked
     if (this.transport.isStandby()) return this.#leaveToLeader(send, resolved, content)
-    const records = this.#records(send, resolved, content, true)
+    const records = outboxRecords(this.engine, send, resolved, splitContent(content, this.transport.textLimit), true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
     const outcome = await this.#track(
       records.map((record) => record.key),
@@ -117,7 +116,7 @@ export class Outbox {
   /** Journals a send for the sweeper, its key resolved and its content through the hooks. */
   async enqueueResolved(send: OutboxSend, resolved: ResolvedKey, content: OutboundContent): Promise<{ key: string }> {
     // Enqueued texts are journaled whole; the sweeper splits them with the same splitter.
-    const records = this.#records(send, resolved, content, false)
+    const records = outboxRecords(this.engine, send, resolved, [content], false)
     if ('bypass' in records) throw new PayloadNotJournaledError(resolved.key, records.bypass)
     const [result] = await this.engine.journal.write('outbox.journal', [{ kind: 'outbox', record: records[0]!, expectVersion: 0 }])
     if (result!.ok) this.engine.metrics.increment('outboxJournaled')
@@ -146,39 +145,6 @@ export class Outbox {
     return afterSettled(promise, () => {
       for (const key of keys) this.#inFlight.delete(key)
     })
-  }
-
-  /** The records of a send: one, or one per part of a text over the channel's limit. */
-  #records(send: OutboxSend, { key, fingerprint }: { key: string; fingerprint: string | null }, content: OutboundContent, split: boolean): OutboxRecord[] | { bypass: string } {
-    const texts = split ? splitContent(content, this.transport.textLimit) : [content]
-    const now = this.engine.now()
-    const records: OutboxRecord[] = []
-    for (const [n, part] of texts.entries()) {
-      const encoded = encodePayload(part, this.engine.config.outbox.maxPayloadBytes)
-      if ('bypass' in encoded) return { bypass: `${encoded.bypass}: ${encoded.detail}` }
-      const first = n === 0
-      records.push({
-        key: partKey(key, n + 1),
-        state: first && split ? 'sending' : 'pending',
-        chatId: send.chatId,
-        payload: encoded.payload,
-        fingerprint,
-        keySource: send.key.source,
-        inboundId: send.key.inboundId,
-        ordinal: send.key.ordinal,
-        previousPart: first ? null : partKey(key, n),
-        nextPart: n + 1 < texts.length ? partKey(key, n + 2) : null,
-        attempts: 0,
-        nextAttemptAt: null,
-        lease: first && split ? this.engine.lease('outbox', 1) : null,
-        fencingToken: first && split ? 1 : 0,
-        providerMessageId: null,
-        lastError: null,
-        createdAt: now,
-        updatedAt: now,
-      })
-    }
-    return records
   }
 
   /**

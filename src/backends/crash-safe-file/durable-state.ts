@@ -5,18 +5,21 @@
  */
 import { dirname } from 'node:path'
 import type { KvOp, KvWriteResult, KvState } from '../../core/spi.js'
-import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../../core/errors.js'
+import { JournalUnavailableError } from '../../core/errors.js'
 import { AppendLog, logPathOf } from './append-log.js'
 import { AfterRenameError, removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
+import { refuseCall } from './call-refusal.js'
 import { encodeChanges } from './changes.js'
 import { foldLeftoverLog, foldLog, type CompactionReport } from './compaction.js'
+import { CompactionTrigger } from './compaction-trigger.js'
 import { DIRECTORY_MODE } from './fs.js'
 import { GroupCommit } from './group-commit.js'
-import { acquireLock, lockHolderOf, type HeldLock } from './lock-file.js'
+import { acquireLock, type HeldLock } from './lock-file.js'
 import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
 import { loadJournal, type LoadedJournal } from './recovery.js'
 import { applyPlacedWrite, overlayOf, rollBack, type PendingWrite, type PlacedOp } from './pending-writes.js'
 import { encodeSnapshot, type SnapshotEncodingCache } from './snapshot-format.js'
+import { UncommittedWrites } from './uncommitted-writes.js'
 
 /** Times a read is made again because commits it saw failed, before it gives up. */
 const READ_ATTEMPTS_MAX = 3
@@ -45,15 +48,9 @@ export class DurableState {
   #logAtOpen: { validBytes: number; records: number }
   #lastSeq: number
   #logSeq: number
-  #compactionScheduled = false
-  #compactAt: { records: number; bytes: number }
-  #compactionError: unknown
+  readonly #compaction: CompactionTrigger
   #closing: Promise<void> | undefined
-  /** Writes applied in memory whose commit has not settled, and the settling of the latest one (I4). */
-  #uncommitted = 0
-  #lastWrite: Promise<void> = Promise.resolve()
-  /** Failed commits rolled back so far. */
-  #rollBacks = 0
+  readonly #uncommitted = new UncommittedWrites()
   /** Why the journal can take no more calls: a failed commit whose outcome on disk is unknown. */
   #broken: string | undefined
   readonly #encoded: SnapshotEncodingCache = new WeakMap()
@@ -66,7 +63,7 @@ export class DurableState {
     this.#lastSeq = loaded.lastSeq
     this.#logSeq = loaded.snapshotLogSeq
     this.#logAtOpen = { validBytes: loaded.log?.validBytes ?? 0, records: loaded.log?.records.length ?? 0 }
-    this.#compactAt = { records: options.compactEvery, bytes: options.compactBytes }
+    this.#compaction = new CompactionTrigger({ records: options.compactEvery, bytes: options.compactBytes })
     this.#commits = new GroupCommit<PendingWrite>({
       // A snapshot rewrite writes the whole state, so it takes every queued write (I6).
       batchMax: options.mode === 'appendLog' ? FILE_LIMITS.appendBatchMax : Number.POSITIVE_INFINITY,
@@ -112,12 +109,8 @@ export class DurableState {
     if (this.#closing || this.options.readOnly || this.#broken) await this.#refuseWrite()
     const { results, pending } = applyPlacedWrite(this.state, ops)
     // Submitted even without changes: a conflict result may show a write not committed yet (I4).
-    this.#uncommitted++
     const committed = this.#commits.submit(pending)
-    this.#lastWrite = committed.then(
-      () => {},
-      () => {},
-    )
+    this.#uncommitted.add(committed)
     try {
       await committed
     } catch (error) {
@@ -126,7 +119,7 @@ export class DurableState {
       const reason = error instanceof Error ? error.message : String(error)
       throw new JournalUnavailableError(`${this.path}: the write could not be committed (${reason}); ${outcome}`, error)
     } finally {
-      this.#uncommitted--
+      this.#uncommitted.settled()
     }
     return results
   }
@@ -140,10 +133,10 @@ export class DurableState {
     for (let attempt = 1; ; attempt++) {
       if (this.#closing || this.#broken) await this.#refuseWrite()
       const value = read()
-      if (this.#uncommitted === 0) return value
-      const rollBacks = this.#rollBacks
-      await this.#lastWrite
-      if (this.#rollBacks === rollBacks) return value
+      if (this.#uncommitted.none) return value
+      const rollBacks = this.#uncommitted.rollBacks
+      await this.#uncommitted.lastSettled
+      if (this.#uncommitted.rollBacks === rollBacks) return value
       if (attempt >= READ_ATTEMPTS_MAX) throw new JournalUnavailableError(`${this.path}: commits keep failing; the read was not answered`)
     }
   }
@@ -178,7 +171,7 @@ export class DurableState {
       logRecords: this.#log?.records ?? this.#logAtOpen.records,
       logBytes: this.#log?.size ?? this.#logAtOpen.validBytes,
       logSeq: this.#logSeq,
-      compactionError: this.#compactionError,
+      compactionError: this.#compaction.error,
     }
   }
 
@@ -209,16 +202,8 @@ export class DurableState {
   }
 
   /** Rejects a call to a closed, broken or read-only journal, naming a live holder if there is one (I15). */
-  async #refuseWrite(): Promise<never> {
-    if (this.#closing) throw new JournalClosedError(this.path)
-    if (this.#broken) throw new JournalUnavailableError(`${this.path}: ${this.#broken}; close and reopen the journal`)
-    const holder = await lockHolderOf(this.options.fs, this.path)
-    if (!holder) throw new JournalReadOnlyError(this.path)
-    throw new JournalLockedError(
-      this.path,
-      holder.pid,
-      `${this.path} is held by live process ${holder.pid} and is open here read-only: stop that process, or make the change through it`,
-    )
+  #refuseWrite(): Promise<never> {
+    return refuseCall(this.options.fs, this.path, { closed: this.#closing !== undefined, broken: this.#broken })
   }
 
   /** Snapshot mode: one atomic rewrite for the whole batch (I2, I6). */
@@ -240,26 +225,20 @@ export class DurableState {
     }))
     await log.append(payloads)
     this.#lastSeq = log.lastSeq
-    if (!this.#compactionScheduled && (log.records >= this.#compactAt.records || log.size >= this.#compactAt.bytes)) {
-      this.#compactionScheduled = true
+    if (this.#compaction.schedule(log)) {
       // Not awaited by the writers of this batch: they are acknowledged now, the fold runs next (I6).
-      void this.#commits.exclusive(() => this.#compactNow()).catch((error: unknown) => {
-        this.#compactionError = error
-        // Try again after as many records or bytes again; the log keeps everything meanwhile.
-        this.#compactAt = { records: log.records + this.options.compactEvery, bytes: log.size + this.options.compactBytes }
-      })
+      void this.#commits.exclusive(() => this.#compactNow()).catch((error: unknown) => this.#compaction.failed(error, log))
     }
   }
 
   async #compactNow(): Promise<CompactionReport> {
-    this.#compactionScheduled = false
+    this.#compaction.started()
     const log = this.#log
     if (!log || log.records === 0) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
     const lines = encodeSnapshot(this.state, log.lastSeq, overlayOf(this.#commits.queuedItems()), this.#encoded, this.options.format)
     const report = await foldLog(this.options.fs, this.path, lines, log)
     this.#logSeq = report.logSeq
-    this.#compactAt = { records: this.options.compactEvery, bytes: this.options.compactBytes }
-    this.#compactionError = undefined
+    this.#compaction.succeeded()
     return report
   }
 
@@ -274,7 +253,7 @@ export class DurableState {
       return // memory already matches the file: nothing to roll back
     }
     if (this.#log?.broken) this.#broken = 'a failed log append could not be cut back'
-    this.#rollBacks++
+    this.#uncommitted.rolledBack()
     rollBack(this.state, writes)
   }
 

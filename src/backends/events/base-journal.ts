@@ -15,7 +15,9 @@ import type {
   LeasedEventJournal,
   ReplayQuery,
 } from './journal.js'
-import { appendPlan, claimPlan, completePlan, countRecords, failPlan, heartbeatPlan, listRecords, purgePlan, replayPlan } from './plans.js'
+import { appendPlan } from './append-plan.js'
+import { claimPlan, completePlan, failPlan, heartbeatPlan } from './lease-plans.js'
+import { countRecords, listRecords, purgePlan, replayPlan } from './query-plans.js'
 import { recordOf, type EventRecord } from './record.js'
 import { CoreStorage } from './storage.js'
 

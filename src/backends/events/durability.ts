@@ -11,7 +11,7 @@ import { ConfigError, JournalClosedError } from '../../core/errors.js'
 import { SharedHandle } from '../common/shared-handle.js'
 import { EventsJournal } from './events-journal.js'
 import type { LeasedEventJournal } from './journal.js'
-import { DURABLE_CHANNEL } from './plans.js'
+import { DURABLE_CHANNEL } from './append-plan.js'
 
 /** Options of `eventsDurability`. */
 export interface EventsDurabilityOptions {
@@ -108,4 +108,4 @@ export class EventsDurability implements DurabilityBackend {
 }
 
 export { INBOUND_EVENT_TYPES, inboundEventId, toInboxRecord } from './inbox-mapping.js'
-export { DURABLE_CHANNEL } from './plans.js'
+export { DURABLE_CHANNEL } from './append-plan.js'

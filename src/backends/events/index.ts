@@ -27,5 +27,5 @@ export type { FileEventJournalOptions, SharedFileEventJournalOptions } from './o
 export type { MutexBreak } from './mutex-file.js'
 export { mutexPathOf } from './mutex-file.js'
 export { EVENTS_LIMITS, WORKER_DEFAULTS } from './limits.js'
-export { DURABLE_CHANNEL } from './plans.js'
+export { DURABLE_CHANNEL } from './append-plan.js'
 export { LeaseLostError, JournalLockedError, JournalClosedError, JournalCorruptError, AppendLogCorruptError, JournalUnavailableError } from '../../core/errors.js'

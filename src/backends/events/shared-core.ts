@@ -6,20 +6,20 @@
  * grew, the whole file when the snapshot was replaced.
  */
 import type { KvWriteResult, KvState } from '../../core/spi.js'
-import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
-import { AppendLog, logPathOf, scanAppendLog } from '../crash-safe-file/append-log.js'
-import { AfterRenameError, readJournalFile, removeStrayTemps, writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
-import { applyChanges, decodeChanges, encodeChanges } from '../crash-safe-file/changes.js'
+import { JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
+import { AppendLog, logPathOf } from '../crash-safe-file/append-log.js'
+import { AfterRenameError, removeStrayTemps, writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
+import { encodeChanges } from '../crash-safe-file/changes.js'
 import { foldLog } from '../crash-safe-file/compaction.js'
-import { unlinkIfThere, type FileStat } from '../crash-safe-file/fs.js'
+import { unlinkIfThere } from '../crash-safe-file/fs.js'
 import { GroupCommit } from '../crash-safe-file/group-commit.js'
 import { lockHolderOf, lockPathOf } from '../crash-safe-file/lock-file.js'
 import type { ResolvedFileOptions } from '../crash-safe-file/options.js'
 import { applyPlacedWrite, type PendingWrite } from '../crash-safe-file/pending-writes.js'
-import { loadJournal } from '../crash-safe-file/recovery.js'
 import { encodeSnapshot, type SnapshotEncodingCache } from '../crash-safe-file/snapshot-format.js'
 import type { JournalCore, Plan, PlanStep } from './core.js'
 import { acquireMutex, type HeldMutex, type MutexOptions } from './mutex-file.js'
+import { fileIdentity, readLogGrowth, readWhole, type ReadCache } from './read-cache.js'
 
 /** One operation waiting for its turn. */
 interface Turn {
@@ -28,19 +28,6 @@ interface Turn {
   results?: KvWriteResult[]
   answer?: unknown
   failed?: { error: unknown }
-}
-
-/** The journal as this process read it last, and which version of the files that was. */
-interface Cache {
-  state: KvState
-  /** The snapshot's inode, size and mtime when read (undefined: cannot tell versions apart, always reread). */
-  snapshot: string | undefined
-  /** The last log sequence applied (in the snapshot or the log). */
-  lastSeq: number
-  /** The log's complete records and their bytes, and the file's size when read (a torn tail included). */
-  logRecords: number
-  logValidBytes: number
-  logFileBytes: number
 }
 
 /** Everything a shared core needs. */
@@ -55,7 +42,7 @@ export class SharedCore implements JournalCore {
   readonly #options: SharedCoreOptions
   readonly #turns: GroupCommit<Turn>
   readonly #encoded: SnapshotEncodingCache = new WeakMap()
-  #cache: Cache | undefined
+  #cache: ReadCache | undefined
   /** Turns started so far: a read without the mutex checks that none started while it looked at the files. */
   #turnsTaken = 0
   #closing: Promise<void> | undefined
@@ -104,10 +91,10 @@ export class SharedCore implements JournalCore {
   }
 
   /** Whether the files are the version `cache` was read from, and no FileEventJournal holds them. */
-  async #unchanged(cache: Cache): Promise<boolean> {
+  async #unchanged(cache: ReadCache): Promise<boolean> {
     const { fs } = this.#options.file
     const [snapshot, log] = await Promise.all([fs.stat(this.path), fs.stat(logPathOf(this.path))])
-    if (cache.snapshot === undefined || identity(snapshot) !== cache.snapshot || (log?.size ?? 0) !== cache.logFileBytes) return false
+    if (cache.snapshot === undefined || fileIdentity(snapshot) !== cache.snapshot || (log?.size ?? 0) !== cache.logFileBytes) return false
     await this.#refuseIfLocked()
     return true
   }
@@ -196,7 +183,7 @@ export class SharedCore implements JournalCore {
     // The log is removed only once the snapshot holding its records is durable (I11 of src/backends/crash-safe-file/INVARIANTS.md).
     await writeFileAtomic(fs, this.path, lines, { fsync: fsync || hasLog })
     if (hasLog) await unlinkIfThere(fs, logPathOf(this.path))
-    this.#cache = { ...cache, snapshot: identity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
+    this.#cache = { ...cache, snapshot: fileIdentity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
   }
 
   /** appendLog: one line per write, one append (a torn tail cut first), then a fold when the log is due. */
@@ -211,7 +198,7 @@ export class SharedCore implements JournalCore {
       // The writes are in the log already: a failed fold loses nothing, it is tried again after the next append.
       try {
         await foldLog(fs, this.path, encodeSnapshot(state, log.lastSeq, undefined, this.#encoded, format), log)
-        this.#cache = { ...this.#cache, snapshot: identity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
+        this.#cache = { ...this.#cache, snapshot: fileIdentity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
         this.compactionError = undefined
       } catch (error) {
         this.compactionError = error
@@ -241,58 +228,21 @@ export class SharedCore implements JournalCore {
   async #refresh(): Promise<KvState> {
     const { fs, format } = this.#options.file
     const logPath = logPathOf(this.path)
-    const snapshot = identity(await fs.stat(this.path))
+    const snapshot = fileIdentity(await fs.stat(this.path))
     const logStat = await fs.stat(logPath)
     const logBytes = logStat?.size ?? 0
     const cache = this.#cache
     if (cache && snapshot !== undefined && snapshot === cache.snapshot) {
       if (logBytes === cache.logFileBytes) return cache.state
       if (logBytes > cache.logFileBytes) {
-        const grown = await this.#readLogGrowth(cache)
-        if (grown) return grown
+        const grown = await readLogGrowth(fs, this.path, cache)
+        if (grown) {
+          this.#cache = grown
+          return grown.state
+        }
       }
     }
-    const loaded = await loadJournal(fs, this.path, format)
-    const log = loaded.log
-    this.#cache = {
-      state: loaded.state,
-      snapshot: identity(await fs.stat(this.path)),
-      lastSeq: loaded.lastSeq,
-      logRecords: log?.records.length ?? 0,
-      logValidBytes: log?.validBytes ?? 0,
-      logFileBytes: log ? log.validBytes + (log.tornTail?.bytes ?? 0) : 0,
-    }
-    return loaded.state
-  }
-
-  /** Applies the log records past the cache's; undefined when the log does not continue it (read it whole). */
-  async #readLogGrowth(cache: Cache): Promise<KvState | undefined> {
-    const logPath = logPathOf(this.path)
-    const content = await readJournalFile(this.#options.file.fs, logPath, { allowEmpty: true })
-    if (!content) return undefined
-    const scan = scanAppendLog(logPath, content)
-    const fresh = scan.records.filter((record) => record.seq > cache.lastSeq)
-    if (fresh.length > 0 && fresh[0]!.seq !== cache.lastSeq + 1) return undefined
-    for (const record of fresh) {
-      const changes = decodeChanges(record.payload)
-      if (typeof changes === 'string') throw new AppendLogCorruptError(logPath, record.line, record.offset, changes)
-      applyChanges(cache.state, changes)
-    }
-    this.#cache = {
-      ...cache,
-      lastSeq: fresh.at(-1)?.seq ?? cache.lastSeq,
-      logRecords: scan.records.length,
-      logValidBytes: scan.validBytes,
-      logFileBytes: content.length,
-    }
-    return cache.state
+    this.#cache = await readWhole(fs, this.path, format)
+    return this.#cache.state
   }
 }
-
-/** Which version of a file a stat saw: 'none' when missing, undefined when the file system cannot tell. */
-function identity(stat: FileStat | undefined): string | undefined {
-  if (!stat) return 'none'
-  if (stat.ino === undefined || stat.mtimeMs === undefined) return undefined
-  return `${stat.ino}:${stat.size}:${stat.mtimeMs}`
-}
-

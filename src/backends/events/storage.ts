@@ -7,7 +7,7 @@ import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWrite
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { findEntry, lanesIn, type JournalCore } from './core.js'
 import type { EventStorage, StorageOp, StorageResult } from './journal.js'
-import { putRecordOp, takeSeqs } from './plans.js'
+import { putRecordOp, takeSeqs } from './record-ops.js'
 import { EVENTS_COLLECTION, laneKey, recordOf, sideKey, sideOfKey, type EventLane, type EventRecord } from './record.js'
 
 /** `EventStorage` over a journal core. */

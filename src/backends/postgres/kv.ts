@@ -11,7 +11,6 @@
  *   snapshot cannot tell (the winner committed after it began), one fresh read follows.
  * - `now()` is the server's `clock_timestamp()`: leases are judged by one clock for all replicas.
  */
-import { createHash } from 'node:crypto'
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { JournalUnavailableError } from '../../core/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
@@ -20,7 +19,8 @@ import { inlineParameters, type SqlValue } from './literal.js'
 import { COUNTER_COLLECTION_PREFIX } from './counters.js'
 import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
-import * as sql from './statements.js'
+import { prepare, type Prepared, type Statements } from './prepared.js'
+import { outcome, toEntry, UNSURE, type EntryRow, type Outcome } from './entry-rows.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
 import { describeError, isUnavailable } from './failures.js'
 import { checkKvOp } from '../common/kv-op-check.js'
@@ -34,27 +34,6 @@ export interface PostgresKvOptions extends PostgresConnectionOptions {
    * prefixes that have one) and creates nothing: for tools that read. @default false
    */
   mustExist?: boolean
-}
-
-
-/** A statement with the name it is prepared under on each connection. */
-interface Prepared {
-  name: string
-  text: string
-}
-
-/** The statements of one table prefix, prepared by name so each connection parses them once. */
-type Statements = Record<Exclude<keyof typeof sql, 'SELECT_NOW'>, Prepared> & { SELECT_NOW: Prepared }
-
-/** A row of an entry as the statements return it. */
-interface EntryRow {
-  key?: string
-  ok?: boolean
-  version: string
-  value: string | null
-  state: string | null
-  state_time: number | null
-  due: number | null
 }
 
 /** A `DurableKv` in PostgreSQL, with scopes. */
@@ -242,30 +221,6 @@ export class PostgresKv implements DurableKv {
   }
 }
 
-/** A write's result, or UNSURE when its statement's snapshot could not show the winner. */
-const UNSURE = Symbol('unsure')
-type Outcome = KvWriteResult | typeof UNSURE
-
-/** Reads the row a write statement returned. */
-function outcome(op: KvOp, row: EntryRow | undefined): Outcome {
-  if (row?.ok) return { ok: true, version: Number(row.version) }
-  if (op.op === 'put' && op.expectVersion === 0) return row ? { ok: false, current: toEntry(op.key, row) } : UNSURE
-  if (!row) return { ok: false, current: undefined }
-  // The snapshot still shows the expected version: the winner committed while we waited on its lock.
-  return Number(row.version) === op.expectVersion ? UNSURE : { ok: false, current: toEntry(op.key, row) }
-}
-
-function toEntry(key: string, row: EntryRow): KvEntry {
-  return {
-    key,
-    version: Number(row.version),
-    value: JSON.parse(row.value!),
-    state: row.state!,
-    stateTime: row.state_time!,
-    due: row.due,
-  }
-}
-
 function compareOps(a: KvOp, b: KvOp): number {
   if (a.collection !== b.collection) return a.collection < b.collection ? -1 : 1
   if (a.key !== b.key) return a.key < b.key ? -1 : 1
@@ -278,20 +233,3 @@ function checkOp(op: KvOp): void {
   checkKvOp(op)
 }
 
-/** Names every statement after a hash of its text: one name per distinct text, on any connection. */
-function prepare(tables: DurableTables): Statements {
-  const named = (text: string): Prepared => ({ name: `botmesh_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text })
-  return {
-    INSERT_ENTRY: named(sql.INSERT_ENTRY(tables)),
-    UPDATE_ENTRY: named(sql.UPDATE_ENTRY(tables)),
-    DELETE_ENTRY: named(sql.DELETE_ENTRY(tables)),
-    SELECT_ENTRIES: named(sql.SELECT_ENTRIES(tables)),
-    SELECT_DUE: named(sql.SELECT_DUE(tables)),
-    LIST_FIRST: named(sql.LIST_FIRST(tables)),
-    LIST_AFTER: named(sql.LIST_AFTER(tables)),
-    COUNT_STATES: named(sql.COUNT_STATES(tables)),
-    PURGE_STATE: named(sql.PURGE_STATE(tables)),
-    SELECT_SCOPES: named(sql.SELECT_SCOPES(tables)),
-    SELECT_NOW: named(sql.SELECT_NOW),
-  }
-}

@@ -14,28 +14,32 @@ module.exports = {
     },
     {
       name: 'core-imports-no-outer-part',
-      comment: 'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the CLI or the dashboard.',
+      comment:
+        'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the CLI or the dashboard.',
       severity: 'error',
       from: { path: '^src/core/' },
       to: { path: ['^src/(backends|providers|cli|tui|demo|prometheus|telemetry)/', '^src/index\\.ts$'] },
     },
     {
       name: 'engine-imports-errors-and-provider-types-only',
-      comment: 'The engine (src/core/durability) is written against the SPI; of the runtime it sees only errors, provider types and the two leaf helpers (durations, option checks).',
+      comment:
+        'The engine (src/core/durability) is written against the SPI; of the runtime it sees only errors, provider types and the two leaf helpers (durations, option checks).',
       severity: 'error',
       from: { path: '^src/core/durability/' },
       to: { path: '^src/core/', pathNot: ['^src/core/durability/', '^src/core/(errors|provider|provider-errors|duration|options)\\.ts$'] },
     },
     {
       name: 'backend-imports-spi-only',
-      comment: 'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts) and the shared errors only.',
+      comment:
+        'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts) and the shared errors only.',
       severity: 'error',
       from: { path: '^src/backends/[^/]+/' },
       to: { path: '^src/core/', pathNot: '^src/core/(spi|errors)\\.ts$' },
     },
     {
       name: 'backend-imports-no-other-backend',
-      comment: 'Backends share machinery through src/backends/crash-safe-file (append log, snapshots, locks) and src/backends/common only, never each other.',
+      comment:
+        'Backends share machinery through src/backends/crash-safe-file (append log, snapshots, locks) and src/backends/common only, never each other.',
       severity: 'error',
       from: { path: '^src/backends/([^/]+)/' },
       to: { path: '^src/backends/[^/]+/', pathNot: ['^src/backends/$1/', '^src/backends/(crash-safe-file|common)/'] },

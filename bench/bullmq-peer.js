@@ -54,7 +54,16 @@ export async function measureBullmq({ url, jobs, concurrency, timeoutMs }) {
     let done = 0
     let started = 0
     const seconds = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new BenchError('BENCH_PEER_FAILED', `BullMQ at concurrency ${concurrency}: ${done} of ${warmup + jobs} jobs done after ${timeoutMs / 1000}s`)), timeoutMs)
+      const timer = setTimeout(
+        () =>
+          reject(
+            new BenchError(
+              'BENCH_PEER_FAILED',
+              `BullMQ at concurrency ${concurrency}: ${done} of ${warmup + jobs} jobs done after ${timeoutMs / 1000}s`,
+            ),
+          ),
+        timeoutMs,
+      )
       worker = new Worker('peer', async () => {}, { connection, prefix, concurrency, autorun: false })
       worker.on('error', (error) => (clearTimeout(timer), reject(error)))
       worker.on('completed', () => {
@@ -68,7 +77,14 @@ export async function measureBullmq({ url, jobs, concurrency, timeoutMs }) {
       if (warmup === 0) started = performance.now()
       worker.run().catch(reject)
     })
-    return { name: `BullMQ ${bullmqVersion()} no-op worker`, unit: 'job', jobs, concurrency, seconds: round(seconds, 3), jobsPerSecond: round(jobs / seconds, 1) }
+    return {
+      name: `BullMQ ${bullmqVersion()} no-op worker`,
+      unit: 'job',
+      jobs,
+      concurrency,
+      seconds: round(seconds, 3),
+      jobsPerSecond: round(jobs / seconds, 1),
+    }
   } finally {
     await cleanup(queue, worker, prefix, url)
   }

@@ -47,7 +47,17 @@ function inboxState(n: number): InboxState {
 }
 function outboxState(n: number): OutboxState {
   const bucket = n % 100
-  return bucket < 94 ? 'sent' : bucket < 96 ? 'dead' : bucket < 97 ? 'unknown' : bucket < 98 ? 'pending' : bucket < 99 ? 'failed' : 'sending'
+  return bucket < 94
+    ? 'sent'
+    : bucket < 96
+      ? 'dead'
+      : bucket < 97
+        ? 'unknown'
+        : bucket < 98
+          ? 'pending'
+          : bucket < 99
+            ? 'failed'
+            : 'sending'
 }
 
 function writesOf(from: number, to: number, now: number): JournalWrite[] {
@@ -57,7 +67,10 @@ function writesOf(from: number, to: number, now: number): JournalWrite[] {
     const error = { message: 'recipient unreachable', code: 'RECIPIENT_UNREACHABLE', at }
     if (n % 2 === 0) {
       const state = inboxState(n >> 1)
-      const lease = state === 'processing' ? { owner: 'bench-1', token: n, expiresAt: now + ((n >> 1) % 2 ? LEASE_MS : -LEASE_MS), acquiredAt: now - 1_000 } : null
+      const lease =
+        state === 'processing'
+          ? { owner: 'bench-1', token: n, expiresAt: now + ((n >> 1) % 2 ? LEASE_MS : -LEASE_MS), acquiredAt: now - 1_000 }
+          : null
       const record = inboxRecord(`wamid.${n.toString(36)}`, {
         state,
         chatId: `55119${String(n % 100_000).padStart(8, '0')}`,
@@ -72,7 +85,10 @@ function writesOf(from: number, to: number, now: number): JournalWrite[] {
       writes.push({ kind: 'inbox', record, expectVersion: 0 })
     } else {
       const state = outboxState(n >> 1)
-      const lease = state === 'sending' ? { owner: 'bench-1', token: n, expiresAt: now + ((n >> 1) % 2 ? LEASE_MS : -LEASE_MS), acquiredAt: now - 1_000 } : null
+      const lease =
+        state === 'sending'
+          ? { owner: 'bench-1', token: n, expiresAt: now + ((n >> 1) % 2 ? LEASE_MS : -LEASE_MS), acquiredAt: now - 1_000 }
+          : null
       const record = outboxRecord(`wamid.${(n - 1).toString(36)}:0`, {
         state,
         chatId: `55119${String(n % 100_000).padStart(8, '0')}`,
@@ -107,14 +123,17 @@ function instanceWrites(now: number): JournalWrite[] {
     expiresAt: live ? now + 15_000 : now - 105_000,
     metrics: { inboundJournaled: 500_000, outboxJournaled: 500_000, inboundDead: 15_000, outboxDead: 10_000 },
   })
-  return [instance('host-1/bench/default', true), instance('host-2/bench/default', true), instance('host-3/bench/default', false)].map((record) => ({ kind: 'instances' as const, record, expectVersion: 0 }))
+  return [instance('host-1/bench/default', true), instance('host-2/bench/default', true), instance('host-3/bench/default', false)].map(
+    (record) => ({ kind: 'instances' as const, record, expectVersion: 0 }),
+  )
 }
 
 async function fillByBatches(journal: Journal, now: number): Promise<void> {
   for (let from = 0; from < RECORDS; from += BATCH) {
     const results = await journal.write('operator.import', writesOf(from, Math.min(RECORDS, from + BATCH), now))
     if (results.some((result) => !result.ok)) throw new Error(`the fill was refused at ${from}`)
-    if (process.stdout.isTTY) process.stdout.write(`\r  filling: ${Math.min(RECORDS, from + BATCH).toLocaleString('en')}/${RECORDS.toLocaleString('en')}`)
+    if (process.stdout.isTTY)
+      process.stdout.write(`\r  filling: ${Math.min(RECORDS, from + BATCH).toLocaleString('en')}/${RECORDS.toLocaleString('en')}`)
   }
   if (process.stdout.isTTY) process.stdout.write('\n')
 }
@@ -138,8 +157,12 @@ async function measure(backend: DurabilityBackend): Promise<void> {
   const first: SnapshotQuery = { scope: SCOPE, filter: '', pages: { inboxDead: undefined, outboxDead: undefined, unknown: undefined } }
   const view = await takeSnapshot(backend, first)
   const total = Object.values(view.counts.inbox).reduce((a, b) => a + b, 0) + Object.values(view.counts.outbox).reduce((a, b) => a + b, 0)
-  console.log(`  counts (from the index): inbox ${JSON.stringify(view.counts.inbox)}, outbox ${JSON.stringify(view.counts.outbox)} = ${total.toLocaleString('en')} records`)
-  console.log(`  one refresh reads: ${view.instances.length} instances, ${view.leases.length} leases, dead-letter pages of ${DEAD_PANELS.map((panel) => view.pages[panel].records.length).join(' / ')}`)
+  console.log(
+    `  counts (from the index): inbox ${JSON.stringify(view.counts.inbox)}, outbox ${JSON.stringify(view.counts.outbox)} = ${total.toLocaleString('en')} records`,
+  )
+  console.log(
+    `  one refresh reads: ${view.instances.length} instances, ${view.leases.length} leases, dead-letter pages of ${DEAD_PANELS.map((panel) => view.pages[panel].records.length).join(' / ')}`,
+  )
   // A deep page: the cursor where the 200th page of the inbox DLQ starts (walked once, by cursors).
   let cursor = view.pages.inboxDead.next
   for (let page = 1; page < 200 && cursor; page++) {
@@ -152,7 +175,9 @@ async function measure(backend: DurabilityBackend): Promise<void> {
   ]
   for (const [label, query] of rows) {
     const t = await time(() => takeSnapshot(backend, query))
-    console.log(`  ${label.padEnd(42)} first ${t.first.toFixed(1).padStart(7)} ms   median ${t.median.toFixed(1).padStart(6)} ms   p95 ${t.p95.toFixed(1).padStart(6)} ms   max ${t.max.toFixed(1).padStart(6)} ms`)
+    console.log(
+      `  ${label.padEnd(42)} first ${t.first.toFixed(1).padStart(7)} ms   median ${t.median.toFixed(1).padStart(6)} ms   p95 ${t.p95.toFixed(1).padStart(6)} ms   max ${t.max.toFixed(1).padStart(6)} ms`,
+    )
   }
 }
 
@@ -168,7 +193,9 @@ async function sqlite(): Promise<void> {
     const started = performance.now()
     await fillByBatches(journal, now)
     await journal.write('operator.import', instanceWrites(now))
-    console.log(`  filled ${RECORDS.toLocaleString('en')} records in ${((performance.now() - started) / 1000).toFixed(1)} s; file ${(statSync(file).size / 2 ** 20).toFixed(0)} MiB`)
+    console.log(
+      `  filled ${RECORDS.toLocaleString('en')} records in ${((performance.now() - started) / 1000).toFixed(1)} s; file ${(statSync(file).size / 2 ** 20).toFixed(0)} MiB`,
+    )
     await measure(backend)
   } finally {
     await backend.stop()
@@ -189,7 +216,8 @@ async function postgres(): Promise<void> {
     const chunk = 100_000
     for (let from = 0; from < RECORDS; from += chunk) {
       await backend.kv.connection.query(fillStatement(t.durable, from, Math.min(RECORDS, from + chunk) - 1, now))
-      if (process.stdout.isTTY) process.stdout.write(`\r  filling: ${Math.min(RECORDS, from + chunk).toLocaleString('en')}/${RECORDS.toLocaleString('en')}`)
+      if (process.stdout.isTTY)
+        process.stdout.write(`\r  filling: ${Math.min(RECORDS, from + chunk).toLocaleString('en')}/${RECORDS.toLocaleString('en')}`)
     }
     if (process.stdout.isTTY) process.stdout.write('\n')
     // The fill bypasses the statements that keep the counter rows: write what they would hold.
@@ -198,7 +226,9 @@ SELECT scope, '#count:' || collection, state || '/0', 1, count(*)::text, state, 
 GROUP BY scope, collection, state`)
     await backend.journal(SCOPE).write('operator.import', instanceWrites(now))
     await backend.kv.connection.query(`ANALYZE ${t.durable}`)
-    console.log(`  filled ${RECORDS.toLocaleString('en')} records in ${((performance.now() - started) / 1000).toFixed(1)} s (server-side INSERT … SELECT, then the counter rows, then ANALYZE)`)
+    console.log(
+      `  filled ${RECORDS.toLocaleString('en')} records in ${((performance.now() - started) / 1000).toFixed(1)} s (server-side INSERT … SELECT, then the counter rows, then ANALYZE)`,
+    )
     await measure(backend)
   } finally {
     await backend.kv.connection.query(`DROP TABLE IF EXISTS ${t.durable} CASCADE`)

@@ -4,7 +4,8 @@ import { SharedFileEventJournal } from '../src/backends/events/index.js'
 const args = JSON.parse(process.argv[2]!) as { path: string; appendLog: boolean; mode: 'append' | 'drain'; count?: number; name: string }
 const journal = await SharedFileEventJournal.open(args.path, { appendLog: args.appendLog ? { fsync: false } : false })
 if (args.mode === 'append') {
-  for (let n = 0; n < args.count!; n++) await journal.append({ id: `${args.name}-${n}`, eventType: 'job', payload: { text: 'a message of ordinary length, '.repeat(12) } })
+  for (let n = 0; n < args.count!; n++)
+    await journal.append({ id: `${args.name}-${n}`, eventType: 'job', payload: { text: 'a message of ordinary length, '.repeat(12) } })
 } else {
   let completed = 0
   for (;;) {

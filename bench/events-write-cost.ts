@@ -29,9 +29,17 @@ interface Variant {
 
 const VARIANTS: Variant[] = [
   { name: 'FileEventJournal', writes: (size) => (size > 5_000 ? 100 : 300), open: (path) => FileEventJournal.open(path, { lock: true }) },
-  { name: 'FileEventJournal (fsync)', writes: (size) => (size > 5_000 ? 100 : 300), open: (path) => FileEventJournal.open(path, { lock: true, fsync: true }) },
+  {
+    name: 'FileEventJournal (fsync)',
+    writes: (size) => (size > 5_000 ? 100 : 300),
+    open: (path) => FileEventJournal.open(path, { lock: true, fsync: true }),
+  },
   { name: 'Shared', writes: (size) => (size > 5_000 ? 100 : 300), open: (path) => SharedFileEventJournal.open(path) },
-  { name: 'Shared (fsync)', writes: (size) => (size > 5_000 ? 100 : 300), open: (path) => SharedFileEventJournal.open(path, { fsync: true }) },
+  {
+    name: 'Shared (fsync)',
+    writes: (size) => (size > 5_000 ? 100 : 300),
+    open: (path) => SharedFileEventJournal.open(path, { fsync: true }),
+  },
   { name: 'Shared appendLog', writes: () => 1_000, open: (path) => SharedFileEventJournal.open(path, { appendLog: { fsync: false } }) },
   { name: 'Shared appendLog (fsync)', writes: () => 1_000, open: (path) => SharedFileEventJournal.open(path, { appendLog: true }) },
 ]
@@ -39,11 +47,16 @@ const VARIANTS: Variant[] = [
 /** A journal file of `records` events, folded into its snapshot. */
 async function prefill(path: string, records: number): Promise<void> {
   const journal = await FileEventJournal.open(path, { lock: true })
-  for (let n = 0; n < records; n += 1_000) await journal.append(Array.from({ length: Math.min(1_000, records - n) }, (_, i) => event(`fill-${n + i}`)))
+  for (let n = 0; n < records; n += 1_000)
+    await journal.append(Array.from({ length: Math.min(1_000, records - n) }, (_, i) => event(`fill-${n + i}`)))
   await journal.close()
 }
 
-async function measure(variant: Variant, path: string, size: number): Promise<{ writes: number; median: number; mean: number; p99: number }> {
+async function measure(
+  variant: Variant,
+  path: string,
+  size: number,
+): Promise<{ writes: number; median: number; mean: number; p99: number }> {
   const journal = await variant.open(path)
   await journal.append(event('warm-up'))
   const times: number[] = []
@@ -62,7 +75,9 @@ async function measure(variant: Variant, path: string, size: number): Promise<{ 
 const dir = await mkdtemp(join(tmpdir(), 'botmesh-bench-events-'))
 const fmt = (n: number) => n.toFixed(3).padStart(10)
 try {
-  console.log(`${'records'.padEnd(8)} ${'journal'.padEnd(26)} ${'writes'.padStart(6)} ${'median ms'.padStart(10)} ${'mean ms'.padStart(10)} ${'p99 ms'.padStart(10)}`)
+  console.log(
+    `${'records'.padEnd(8)} ${'journal'.padEnd(26)} ${'writes'.padStart(6)} ${'median ms'.padStart(10)} ${'mean ms'.padStart(10)} ${'p99 ms'.padStart(10)}`,
+  )
   for (const size of sizes) {
     const seed = join(dir, `seed-${size}.json`)
     await prefill(seed, size)
@@ -70,7 +85,9 @@ try {
       const path = join(dir, `run-${size}-${n}.json`)
       await copyFile(seed, path)
       const figures = await measure(variant, path, size)
-      console.log(`${String(size).padEnd(8)} ${variant.name.padEnd(26)} ${String(figures.writes).padStart(6)} ${fmt(figures.median)} ${fmt(figures.mean)} ${fmt(figures.p99)}`)
+      console.log(
+        `${String(size).padEnd(8)} ${variant.name.padEnd(26)} ${String(figures.writes).padStart(6)} ${fmt(figures.median)} ${fmt(figures.mean)} ${fmt(figures.p99)}`,
+      )
     }
   }
   console.log('mean includes, for appendLog, the fold of the log into the file that every 1000th write pays')

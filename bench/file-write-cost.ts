@@ -21,7 +21,18 @@ function record(key: string, expectVersion = 0): KvOp {
     collection: 'inbox',
     key,
     expectVersion,
-    value: { id: key, kind: 'message', state: 'done', chatId: '4915112345678@s.whatsapp.net', provider: 'baileys', event: { text: 'a message of ordinary length, '.repeat(8) }, attempts: 1, lease: null, createdAt: now, updatedAt: now },
+    value: {
+      id: key,
+      kind: 'message',
+      state: 'done',
+      chatId: '4915112345678@s.whatsapp.net',
+      provider: 'baileys',
+      event: { text: 'a message of ordinary length, '.repeat(8) },
+      attempts: 1,
+      lease: null,
+      createdAt: now,
+      updatedAt: now,
+    },
     state: 'done',
     stateTime: now,
     due: null,
@@ -32,7 +43,12 @@ function record(key: string, expectVersion = 0): KvOp {
  * Per-write latencies of `writes` sequential single-record writes, in ms, and then the time of a
  * fold of the log into the snapshot (what appendLog mode pays every compactEvery writes).
  */
-async function measure(path: string, options: FileDurabilityOptions, writes: number, label: string): Promise<{ median: number; mean: number; p99: number; foldMs: number }> {
+async function measure(
+  path: string,
+  options: FileDurabilityOptions,
+  writes: number,
+  label: string,
+): Promise<{ median: number; mean: number; p99: number; foldMs: number }> {
   const durability = await FileDurability.open(path, options)
   // Warm-up: the first fold encodes every entry; later folds only the entries written since.
   await durability.kv.write([record(`${label}-warm`)])
@@ -99,7 +115,9 @@ try {
   )
   const groupRate = writes / ((performance.now() - started) / 1000)
   await durability.close()
-  console.log(`\ngroup commit: appendLog, 64 concurrent writers: ${groupRate.toFixed(0)} writes/s; one append + fsync per write by hand: ${rawRate.toFixed(0)} writes/s; ratio ${(groupRate / rawRate).toFixed(1)}x`)
+  console.log(
+    `\ngroup commit: appendLog, 64 concurrent writers: ${groupRate.toFixed(0)} writes/s; one append + fsync per write by hand: ${rawRate.toFixed(0)} writes/s; ratio ${(groupRate / rawRate).toFixed(1)}x`,
+  )
 } finally {
   await rm(dir, { recursive: true, force: true })
 }

@@ -89,17 +89,27 @@ export function parseOptions(argv, env = process.env) {
     help: false,
     json: values.json,
     messages,
-    concurrency: values.concurrency === undefined ? DEFAULTS.concurrency : list(values.concurrency, '--concurrency').map((c) => count(c, '--concurrency', 1, LIMITS.concurrency)),
+    concurrency:
+      values.concurrency === undefined
+        ? DEFAULTS.concurrency
+        : list(values.concurrency, '--concurrency').map((c) => count(c, '--concurrency', 1, LIMITS.concurrency)),
     backends: values.backends === undefined ? DEFAULTS.backends : backends(values.backends),
     redisUrl: values['redis-url'] ?? env.BOTMESH_REDIS_URL ?? DEFAULTS.redisUrl,
     postgresUrl: values['postgres-url'] ?? env.BOTMESH_POSTGRES_URL ?? DEFAULTS.postgresUrl,
     ceiling: values.ceiling === undefined ? messages : count(values.ceiling, '--ceiling', 0, LIMITS.messages),
-    runTimeoutMs: 1_000 * (values['run-timeout'] === undefined ? DEFAULTS.runTimeoutSeconds : count(values['run-timeout'], '--run-timeout', 1, LIMITS.runTimeoutSeconds)),
+    runTimeoutMs:
+      1_000 *
+      (values['run-timeout'] === undefined
+        ? DEFAULTS.runTimeoutSeconds
+        : count(values['run-timeout'], '--run-timeout', 1, LIMITS.runTimeoutSeconds)),
   }
 }
 
 function list(value, flag) {
-  const items = value.split(',').map((item) => item.trim()).filter((item) => item !== '')
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
   if (items.length === 0) throw new BenchError('BENCH_USAGE', `${flag} needs at least one value`)
   return [...new Set(items)]
 }
@@ -115,6 +125,7 @@ function count(value, flag, min, max) {
 function backends(value) {
   const named = list(value, '--backends')
   const unknown = named.filter((name) => !BACKENDS.includes(name))
-  if (unknown.length > 0) throw new BenchError('BENCH_USAGE', `--backends: unknown ${unknown.join(', ')}; expected some of ${BACKENDS.join(', ')}`)
+  if (unknown.length > 0)
+    throw new BenchError('BENCH_USAGE', `--backends: unknown ${unknown.join(', ')}; expected some of ${BACKENDS.join(', ')}`)
   return BACKENDS.filter((name) => named.includes(name))
 }

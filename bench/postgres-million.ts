@@ -63,7 +63,9 @@ async function time<T>(name: string, operation: () => Promise<T>, describe: (res
   samples.sort((a, b) => a - b)
   const median = samples[Math.floor(runs / 2)]!
   const p95 = samples[Math.floor(runs * 0.95)]!
-  console.log(`${name.padEnd(34)} first ${cold.toFixed(2).padStart(7)} ms   median ${median.toFixed(2).padStart(6)} ms   p95 ${p95.toFixed(2).padStart(6)} ms   ${describe(first)}`)
+  console.log(
+    `${name.padEnd(34)} first ${cold.toFixed(2).padStart(7)} ms   median ${median.toFixed(2).padStart(6)} ms   p95 ${p95.toFixed(2).padStart(6)} ms   ${describe(first)}`,
+  )
 }
 
 async function main(): Promise<void> {
@@ -78,7 +80,9 @@ async function main(): Promise<void> {
     await root.connection.query(`INSERT INTO ${t.durable} (scope, collection, key, version, value, state, state_time, due)
 SELECT scope, '#count:' || collection, state || '/0', 1, count(*)::text, state, 0, NULL FROM ${t.durable} GROUP BY scope, collection, state`)
     const fillMs = performance.now() - fillStarted
-    console.log(`fill: ${(fillMs / 1000).toFixed(1)} s (${Math.round(records / (fillMs / 1000)).toLocaleString('en')} records/s, server-side INSERT ... SELECT, then the counter rows)`)
+    console.log(
+      `fill: ${(fillMs / 1000).toFixed(1)} s (${Math.round(records / (fillMs / 1000)).toLocaleString('en')} records/s, server-side INSERT ... SELECT, then the counter rows)`,
+    )
     const analyzeStarted = performance.now()
     await root.connection.query(`ANALYZE ${t.durable}`)
     console.log(`analyze: ${((performance.now() - analyzeStarted) / 1000).toFixed(1)} s (what autovacuum does after a bulk load)`)
@@ -88,26 +92,103 @@ SELECT scope, '#count:' || collection, state || '/0', 1, count(*)::text, state, 
     const now = t0 + 2 * records
     const deep = await kv.list('outbox', { state: 'dead', limit: 1, after: { stateTime: t0 + Math.floor(records / 2), key: '' } })
     const cursor = { stateTime: deep[0]!.stateTime, key: deep[0]!.key }
-    await time('count()', () => kv.count('outbox'), (counts) => JSON.stringify(counts))
-    await time('scopes()  [stats: which scope]', () => root.scopes(), (scopes) => JSON.stringify(scopes))
+    await time(
+      'count()',
+      () => kv.count('outbox'),
+      (counts) => JSON.stringify(counts),
+    )
+    await time(
+      'scopes()  [stats: which scope]',
+      () => root.scopes(),
+      (scopes) => JSON.stringify(scopes),
+    )
     const durability = new PostgresDurability({ connectionString: url, tablePrefix })
     await durability.start()
     try {
-      await time('stats: scope + counts + oldest + instances', async () => collectStats(durability.journal(await chooseScope(durability, {})), now), (stats) => `outbox ${stats.outbox.total}, dead ${stats.dead.outbox}`)
+      await time(
+        'stats: scope + counts + oldest + instances',
+        async () => collectStats(durability.journal(await chooseScope(durability, {})), now),
+        (stats) => `outbox ${stats.outbox.total}, dead ${stats.dead.outbox}`,
+      )
     } finally {
       await durability.stop()
     }
-    await time("list(dead, 50)  [dlq list, page 1]", () => kv.list('outbox', { state: 'dead', limit: 50 }), (page) => `${page.length} entries`)
-    await time('list(dead, 50) after the middle', () => kv.list('outbox', { state: 'dead', limit: 50, after: cursor }), (page) => `${page.length} entries`)
-    await time('list(dead, 50, before: t0+1000)', () => kv.list('outbox', { state: 'dead', limit: 50, before: t0 + 1_000 }), (page) => `${page.length} entries`)
-    await time('due(now, 100)  [sweeper]', () => kv.due('outbox', now, 100), (due) => `${due.length} entries`)
-    await time('get(10 keys)', () => kv.get('outbox', Array.from({ length: 10 }, (_, n) => `reminder:${n * 99_991 + 7}`)), (got) => `${got.filter(Boolean).length} found`)
+    await time(
+      'list(dead, 50)  [dlq list, page 1]',
+      () => kv.list('outbox', { state: 'dead', limit: 50 }),
+      (page) => `${page.length} entries`,
+    )
+    await time(
+      'list(dead, 50) after the middle',
+      () => kv.list('outbox', { state: 'dead', limit: 50, after: cursor }),
+      (page) => `${page.length} entries`,
+    )
+    await time(
+      'list(dead, 50, before: t0+1000)',
+      () => kv.list('outbox', { state: 'dead', limit: 50, before: t0 + 1_000 }),
+      (page) => `${page.length} entries`,
+    )
+    await time(
+      'due(now, 100)  [sweeper]',
+      () => kv.due('outbox', now, 100),
+      (due) => `${due.length} entries`,
+    )
+    await time(
+      'get(10 keys)',
+      () =>
+        kv.get(
+          'outbox',
+          Array.from({ length: 10 }, (_, n) => `reminder:${n * 99_991 + 7}`),
+        ),
+      (got) => `${got.filter(Boolean).length} found`,
+    )
     let sequence = 0
-    await time('write: insert (CAS, version 0)', () => kv.write([{ op: 'put', collection: 'outbox', key: `new:${sequence++}`, expectVersion: 0, value: { text: 'hi' }, state: 'pending', stateTime: now, due: now }]), (r) => JSON.stringify(r[0]))
+    await time(
+      'write: insert (CAS, version 0)',
+      () =>
+        kv.write([
+          {
+            op: 'put',
+            collection: 'outbox',
+            key: `new:${sequence++}`,
+            expectVersion: 0,
+            value: { text: 'hi' },
+            state: 'pending',
+            stateTime: now,
+            due: now,
+          },
+        ]),
+      (r) => JSON.stringify(r[0]),
+    )
     let version = 3
-    await time('write: update (CAS, state change)', () => kv.write([{ op: 'put', collection: 'outbox', key: 'reminder:9', expectVersion: version++, value: { text: 'again' }, state: version % 2 ? 'pending' : 'sending', stateTime: now, due: now }]), (r) => JSON.stringify(r[0]))
-    await time('now()', () => kv.now(), () => '')
-    await time('reference: count(*) GROUP BY state', () => root.connection.query(`SELECT state, count(*) FROM ${t.durable} WHERE scope = '${scope}' AND collection = 'outbox' GROUP BY state`), (r) => `${r.rows.length} states (what count() would cost without the counter rows)`)
+    await time(
+      'write: update (CAS, state change)',
+      () =>
+        kv.write([
+          {
+            op: 'put',
+            collection: 'outbox',
+            key: 'reminder:9',
+            expectVersion: version++,
+            value: { text: 'again' },
+            state: version % 2 ? 'pending' : 'sending',
+            stateTime: now,
+            due: now,
+          },
+        ]),
+      (r) => JSON.stringify(r[0]),
+    )
+    await time(
+      'now()',
+      () => kv.now(),
+      () => '',
+    )
+    await time(
+      'reference: count(*) GROUP BY state',
+      () =>
+        root.connection.query(`SELECT state, count(*) FROM ${t.durable} WHERE scope = '${scope}' AND collection = 'outbox' GROUP BY state`),
+      (r) => `${r.rows.length} states (what count() would cost without the counter rows)`,
+    )
   } finally {
     await root.connection.query(`DROP TABLE IF EXISTS ${t.durable} CASCADE`)
     await root.stop()

@@ -70,14 +70,28 @@ export function targetsOf(runs) {
       const ratio = chosen && !chosen.error ? target.of(chosen) : null
       const goal = target.atLeast !== undefined ? { comparison: '>=', target: target.atLeast } : { comparison: '<=', target: target.atMost }
       const met = ratio === null ? null : goal.comparison === '>=' ? ratio >= goal.target : ratio <= goal.target
-      return { name: target.name, backend: target.backend, concurrency: at, ratio, ...goal, met, ...(ratio === null && { note: chosen ? 'run failed' : `concurrency ${at} not run` }) }
+      return {
+        name: target.name,
+        backend: target.backend,
+        concurrency: at,
+        ratio,
+        ...goal,
+        met,
+        ...(ratio === null && { note: chosen ? 'run failed' : `concurrency ${at} not run` }),
+      }
     }
     if (target.at === 'each') for (const run of own) lines.push(read(run, run.concurrency))
     else if (target.at === 'most') {
       const measured = own.filter((run) => !run.error)
       const most = measured.reduce((a, b) => (target.of(b) > target.of(a) ? b : a), measured[0])
       lines.push(read(most, most?.concurrency ?? null))
-    } else lines.push(read(own.find((run) => run.concurrency === target.at), target.at))
+    } else
+      lines.push(
+        read(
+          own.find((run) => run.concurrency === target.at),
+          target.at,
+        ),
+      )
   }
   return lines
 }
@@ -86,9 +100,23 @@ export function targetsOf(runs) {
 export function renderTable(result) {
   const out = []
   const m = result.machine
-  out.push(`botmesh ${result.botmeshVersion} bench, ${result.options.messages} messages per run, ${m.cpus} × ${m.cpuModel}, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAtEnd.join(' ')} at the end (${result.startedAt} → ${result.finishedAt})`)
+  out.push(
+    `botmesh ${result.botmeshVersion} bench, ${result.options.messages} messages per run, ${m.cpus} × ${m.cpuModel}, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAtEnd.join(' ')} at the end (${result.startedAt} → ${result.finishedAt})`,
+  )
   out.push('')
-  const headers = ['backend', 'c', 'msg/s', 'p50 ms', 'p99 ms', 'trips/msg', 'writes/msg', 'ceiling/s', '÷ ceiling', 'BullMQ jobs/s', '÷ BullMQ']
+  const headers = [
+    'backend',
+    'c',
+    'msg/s',
+    'p50 ms',
+    'p99 ms',
+    'trips/msg',
+    'writes/msg',
+    'ceiling/s',
+    '÷ ceiling',
+    'BullMQ jobs/s',
+    '÷ BullMQ',
+  ]
   const rows = result.runs.map((run) =>
     run.error
       ? [run.backend, run.concurrency, `FAILED ${run.error.code}: ${firstLine(run.error.message)}`]
@@ -109,11 +137,21 @@ export function renderTable(result) {
   out.push(...formatTable(headers, rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
   out.push('', 'Raw ceilings (what the store does alone, measured right after each botmesh run):')
   for (const backend of new Set(result.runs.map((run) => run.backend))) out.push(`  ${backend.padEnd(9)} ${CEILING_OF[backend]}`)
-  if (result.peers.length > 0) out.push(`  BullMQ    ${result.peers.find((peer) => peer.name)?.name ?? 'BullMQ'}: jobs added up front, then drained by a Worker at concurrency c`)
-  for (const peer of result.peers.filter((p) => p.error)) out.push(`  BullMQ at c${peer.concurrency} FAILED ${peer.error.code}: ${firstLine(peer.error.message)}`)
+  if (result.peers.length > 0)
+    out.push(
+      `  BullMQ    ${result.peers.find((peer) => peer.name)?.name ?? 'BullMQ'}: jobs added up front, then drained by a Worker at concurrency c`,
+    )
+  for (const peer of result.peers.filter((p) => p.error))
+    out.push(`  BullMQ at c${peer.concurrency} FAILED ${peer.error.code}: ${firstLine(peer.error.message)}`)
   if (result.targets.length > 0) {
     out.push('', 'Targets (issue 12):')
-    const targetRows = result.targets.map((t) => [t.name, t.concurrency === null ? '' : `c${t.concurrency}`, t.ratio ?? '-', `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}`, t.met === null ? t.note : t.met ? 'met' : 'not met'])
+    const targetRows = result.targets.map((t) => [
+      t.name,
+      t.concurrency === null ? '' : `c${t.concurrency}`,
+      t.ratio ?? '-',
+      `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}`,
+      t.met === null ? t.note : t.met ? 'met' : 'not met',
+    ])
     out.push(...formatTable(['ratio', 'at', 'measured', 'target', ''], targetRows, [2, 3]).map((line) => `  ${line}`))
   }
   return out.join('\n')
@@ -125,11 +163,19 @@ function formatTable(headers, rows, right = []) {
   const full = cells.filter((row) => row.length === headers.length)
   const widths = headers.map((_, i) => Math.max(...full.map((row) => row[i].length)))
   const pad = (cell, i) => (right.includes(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))
-  return cells.map((row) => row.map((cell, i) => (i === row.length - 1 && row.length < headers.length ? cell : pad(cell, i))).join('  ').trimEnd())
+  return cells.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 && row.length < headers.length ? cell : pad(cell, i)))
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 const number = (value) => Math.round(value).toLocaleString('en-US')
-const firstLine = (text) => String(text).split('\n').find((line) => line.trim() !== '') ?? ''
+const firstLine = (text) =>
+  String(text)
+    .split('\n')
+    .find((line) => line.trim() !== '') ?? ''
 
 export function round(value, digits) {
   const scale = 10 ** digits

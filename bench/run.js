@@ -28,7 +28,8 @@ async function main(argv) {
     process.stdout.write(`${HELP}\n`)
     return 0
   }
-  if (!existsSync(BUILT)) throw new BenchError('BENCH_NOT_BUILT', 'dist/ is missing: run `npm run build` first (npm run bench runs the built botmesh CLI)')
+  if (!existsSync(BUILT))
+    throw new BenchError('BENCH_NOT_BUILT', 'dist/ is missing: run `npm run build` first (npm run bench runs the built botmesh CLI)')
   const startedAt = new Date().toISOString()
   const loadAtStart = os.loadavg().map((n) => Math.round(n * 100) / 100)
   const runs = []
@@ -46,10 +47,22 @@ async function main(argv) {
   }
   const result = {
     botmeshVersion: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, loadAtStart, loadAtEnd: os.loadavg().map((n) => Math.round(n * 100) / 100) },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      loadAtStart,
+      loadAtEnd: os.loadavg().map((n) => Math.round(n * 100) / 100),
+    },
     startedAt,
     finishedAt: new Date().toISOString(),
-    options: { messages: options.messages, concurrency: options.concurrency, backends: options.backends, ceilingOperations: options.ceiling },
+    options: {
+      messages: options.messages,
+      concurrency: options.concurrency,
+      backends: options.backends,
+      ceilingOperations: options.ceiling,
+    },
     runs,
     peers,
     targets: targetsOf(runs),
@@ -61,12 +74,28 @@ async function main(argv) {
 /** One `botmesh bench --json` in a child process; a failure becomes the row's error. */
 async function botmeshRun(backend, concurrency, options) {
   note(`bench: botmesh on ${backend} at concurrency ${concurrency}, ${options.messages} messages`)
-  const args = [BIN, 'bench', '--backend', backend, '--messages', String(options.messages), '--concurrency', String(concurrency), '--ceiling', String(options.ceiling), '--json']
+  const args = [
+    BIN,
+    'bench',
+    '--backend',
+    backend,
+    '--messages',
+    String(options.messages),
+    '--concurrency',
+    String(concurrency),
+    '--ceiling',
+    String(options.ceiling),
+    '--json',
+  ]
   const env = { ...process.env, BOTMESH_REDIS_URL: options.redisUrl, BOTMESH_POSTGRES_URL: options.postgresUrl }
   delete env.BOTMESH_BACKEND
   try {
     const { code, stdout, stderr } = await child(args, env, options.runTimeoutMs)
-    if (code !== 0) throw new BenchError('BENCH_RUN_FAILED', `botmesh bench --backend ${backend} --concurrency ${concurrency} exited ${code}: ${stderr.trim() || stdout.trim()}`)
+    if (code !== 0)
+      throw new BenchError(
+        'BENCH_RUN_FAILED',
+        `botmesh bench --backend ${backend} --concurrency ${concurrency} exited ${code}: ${stderr.trim() || stdout.trim()}`,
+      )
     return runOf(backend, concurrency, JSON.parse(stdout))
   } catch (error) {
     return failedRun(backend, concurrency, error)

@@ -71,14 +71,20 @@ const journal = durability.journal(SCOPE)
 try {
   const fillStarted = performance.now()
   for (let from = 0; from < records; from += BATCH) {
-    const writes = Array.from({ length: Math.min(BATCH, records - from) }, (_, i) => ({ kind: 'outbox' as const, record: recordOf(from + i), expectVersion: 0 }))
+    const writes = Array.from({ length: Math.min(BATCH, records - from) }, (_, i) => ({
+      kind: 'outbox' as const,
+      record: recordOf(from + i),
+      expectVersion: 0,
+    }))
     await journal.write('outbox.journal', writes)
     if (process.stdout.isTTY) process.stdout.write(`\rfilling: ${from + writes.length}/${records}`)
   }
   const fillMs = performance.now() - fillStarted
   if (process.stdout.isTTY) process.stdout.write('\n')
   await durability.compact()
-  console.log(`filled ${records.toLocaleString('en')} outbox records in ${(fillMs / 1000).toFixed(1)} s (${Math.round(records / (fillMs / 1000)).toLocaleString('en')} records/s, batches of ${BATCH} in one transaction each); file ${(statSync(file).size / 2 ** 20).toFixed(0)} MiB`)
+  console.log(
+    `filled ${records.toLocaleString('en')} outbox records in ${(fillMs / 1000).toFixed(1)} s (${Math.round(records / (fillMs / 1000)).toLocaleString('en')} records/s, batches of ${BATCH} in one transaction each); file ${(statSync(file).size / 2 ** 20).toFixed(0)} MiB`,
+  )
 
   const sentAt = (n: number) => ({ stateTime: BASE_TIME + n * 10, key: `inb-${n.toString(36)}:0` })
   const randomKey = () => `inb-${Math.floor(Math.random() * records).toString(36)}:0`
@@ -86,7 +92,10 @@ try {
     ['count (stats)', await time(20, () => journal.count('outbox'))],
     ['list dead, first page of 50 (dlq list)', await time(20, () => journal.list('outbox', { state: 'dead', limit: 50 }))],
     ['list sent, first page of 50', await time(20, () => journal.list('outbox', { state: 'sent', limit: 50 }))],
-    ['list sent, page of 50 after a mid cursor', await time(20, () => journal.list('outbox', { state: 'sent', limit: 50, after: sentAt(Math.floor(records / 2)) }))],
+    [
+      'list sent, page of 50 after a mid cursor',
+      await time(20, () => journal.list('outbox', { state: 'sent', limit: 50, after: sentAt(Math.floor(records / 2)) })),
+    ],
     ['due now, 100 (sweeper)', await time(20, () => journal.due('outbox', BASE_TIME + records * 10, 100))],
     ['get 1 random key', await time(200, () => journal.read('outbox', [randomKey()]))],
     ['get 100 random keys', await time(20, () => journal.read('outbox', Array.from({ length: 100 }, randomKey)))],
@@ -96,14 +105,17 @@ try {
       await time(50, async (run) => {
         const n = run * 100 + 3
         const [current] = await journal.read('outbox', [recordOf(n).key])
-        await journal.write('outbox.markSent', [{ kind: 'outbox', record: { ...current!.record, attempts: 2 }, expectVersion: current!.version }])
+        await journal.write('outbox.markSent', [
+          { kind: 'outbox', record: { ...current!.record, attempts: 2 }, expectVersion: current!.version },
+        ])
       }),
     ],
     ['purge 1000 oldest sent', await time(5, () => journal.purge('outbox', 'sent', BASE_TIME + records * 10, 1_000))],
   ]
   const width = Math.max(...figures.map(([name]) => name.length))
   console.log(`\n${'operation'.padEnd(width)}  median ms  max ms`)
-  for (const [name, { median, max }] of figures) console.log(`${name.padEnd(width)}  ${median.toFixed(3).padStart(9)}  ${max.toFixed(2).padStart(6)}`)
+  for (const [name, { median, max }] of figures)
+    console.log(`${name.padEnd(width)}  ${median.toFixed(3).padStart(9)}  ${max.toFixed(2).padStart(6)}`)
 
   // Group commit: the same single-record writes, one caller at a time and 64 at once.
   const writes = 640
@@ -119,7 +131,9 @@ try {
       }),
     )
     const seconds = (performance.now() - started) / 1000
-    console.log(`${writes} single-record writes, ${String(callers).padStart(2)} concurrent caller(s): ${Math.round(writes / seconds).toLocaleString('en')} writes/s`)
+    console.log(
+      `${writes} single-record writes, ${String(callers).padStart(2)} concurrent caller(s): ${Math.round(writes / seconds).toLocaleString('en')} writes/s`,
+    )
   }
 
   const raw = new Database(file, { readonly: true })

@@ -39,20 +39,28 @@ export function describeCrashMatrix(backendName: string, factory: CrashBackendFa
     const testTimeoutMs = CRASH_CASE_LIMITS.caseTimeoutMs + CRASH_CASE_LIMITS.cleanupTimeoutMs + 10_000
 
     for (const testCase of cases) {
-      it(testCase.name, async () => {
-        const result = await runCrashCase(factory, testCase)
-        results.push(result)
-        const replayHint = `replay: CRASH_CASE_SEED=${testCase.seed} npx vitest run (or: botmesh crash-matrix --backend <x> --case-seed ${testCase.seed})`
-        expect(result.problems, `${testCase.name}\n${JSON.stringify(result)}\n${replayHint}`).toEqual([])
-      }, testTimeoutMs)
+      it(
+        testCase.name,
+        async () => {
+          const result = await runCrashCase(factory, testCase)
+          results.push(result)
+          const replayHint = `replay: CRASH_CASE_SEED=${testCase.seed} npx vitest run (or: botmesh crash-matrix --backend <x> --case-seed ${testCase.seed})`
+          expect(result.problems, `${testCase.name}\n${JSON.stringify(result)}\n${replayHint}`).toEqual([])
+        },
+        testTimeoutMs,
+      )
     }
 
     if (!replay) {
       it('covers every crash point: each one is reached by some case', () => {
-        const reached = new Set(results.flatMap((r) => (r.crashed ? [] : r.reached)).concat(results.filter((r) => r.crashed).flatMap((r) => r.reached)))
+        const reached = new Set(
+          results.flatMap((r) => (r.crashed ? [] : r.reached)).concat(results.filter((r) => r.crashed).flatMap((r) => r.reached)),
+        )
         const missing = CRASH_POINTS.filter((point) => !reached.has(point))
         expect(missing, 'crash points no case reached').toEqual([])
-        const crashedAt = new Set(results.filter((r) => r.crashed).map((r) => r.name.replace(/^(before|after) /, '').replace(/ \((skip|resend)\)$/, '')))
+        const crashedAt = new Set(
+          results.filter((r) => r.crashed).map((r) => r.name.replace(/^(before|after) /, '').replace(/ \((skip|resend)\)$/, '')),
+        )
         const neverCrashed = CRASH_POINTS.filter((point) => !crashedAt.has(point))
         expect(neverCrashed, 'crash points where no case crashed').toEqual([])
       })

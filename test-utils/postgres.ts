@@ -33,7 +33,8 @@ export async function postgresAvailable(): Promise<boolean> {
     return true
   } catch (error) {
     const reason = error instanceof Error ? error.message || String(error) : String(error)
-    if (process.env.CI === 'true') throw new Error(`PostgreSQL at ${redactedUrl()} is required under CI=true but is not reachable: ${reason}`)
+    if (process.env.CI === 'true')
+      throw new Error(`PostgreSQL at ${redactedUrl()} is required under CI=true but is not reachable: ${reason}`)
     console.warn(
       `\n${'!'.repeat(100)}\n!!! SKIPPING PostgreSQL tests: no server at ${redactedUrl()} (${reason}).\n` +
         `!!! Start PostgreSQL or set BOTMESH_TEST_PG_URL; under CI=true this fails the run.\n${'!'.repeat(100)}\n`,
@@ -64,7 +65,10 @@ export function testPool(options: pg.PoolConfig = {}): pg.Pool {
 }
 
 /** Runs one statement on a short-lived connection of its own (outside any backend's pool). */
-export async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+export async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  text: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5_000 })
   client.on('error', () => {})
   await client.connect()

@@ -31,7 +31,15 @@ export function describeProcessCrash(backendName: string, target: ProcessCrashTa
         const dir = mkdtempSync(join(tmpdir(), 'botmesh-kill-'))
         const storage = target.prepare(dir)
         try {
-          const result = await runProcessCrash({ backendModule: target.module, backendArg: storage.arg, openBackend: storage.open, dir, seed, policy, killOn })
+          const result = await runProcessCrash({
+            backendModule: target.module,
+            backendArg: storage.arg,
+            openBackend: storage.open,
+            dir,
+            seed,
+            policy,
+            killOn,
+          })
           results.push(result)
           expect(result.problems, `${JSON.stringify(result)}\nreplay: PROCESS_CRASH_SEED=${seed} npx vitest run <this file>`).toEqual([])
         } finally {

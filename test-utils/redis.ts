@@ -116,7 +116,21 @@ export async function startRedisServer(options: { flags?: string[]; clusterBus?:
 }
 
 async function launch(dir: string, port: number, flags: string[]): Promise<RedisServer> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...flags]
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    ...flags,
+  ]
   let child = await spawnServer(args, port)
   const server: RedisServer = {
     port,

@@ -28,7 +28,10 @@ export async function waitFor<T>(predicate: () => T | Promise<T>, options: WaitO
       lastError = error
     }
     if (Date.now() > deadline) {
-      const seen = lastError !== undefined ? `threw ${lastError instanceof Error ? lastError.message : String(lastError)}` : `last value ${safeJson(last)}`
+      const seen =
+        lastError !== undefined
+          ? `threw ${lastError instanceof Error ? lastError.message : String(lastError)}`
+          : `last value ${safeJson(last)}`
       throw new Error(`waitFor: ${message ?? predicate.toString().slice(0, 200)} did not hold within ${timeoutMs} ms (${seen})`)
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs))

@@ -43,7 +43,8 @@ export type BackendTarget =
 
 const REDIS_SCHEMES = new Set(['redis', 'rediss', 'redis+cluster', 'rediss+cluster'])
 const POSTGRES_SCHEMES = new Set(['postgres', 'postgresql'])
-const EXPECTED = 'sqlite:<file>, <file>.db, file:<file>, redis://host:port, redis+cluster://h1:p1,h2:p2, postgres://user@host/db, or a bare name (memory, file, sqlite, redis, postgres)'
+const EXPECTED =
+  'sqlite:<file>, <file>.db, file:<file>, redis://host:port, redis+cluster://h1:p1,h2:p2, postgres://user@host/db, or a bare name (memory, file, sqlite, redis, postgres)'
 
 /** Parses a backend URL; throws `BackendUrlError` (its message never shows a password). */
 export function parseBackendUrl(input: string): BackendTarget {
@@ -65,14 +66,15 @@ export function parseBackendUrl(input: string): BackendTarget {
   }
   if (REDIS_SCHEMES.has(scheme)) return { ...base, kind: 'redis', throwaway: false, redis: redisTarget(url, base.label) }
   if (POSTGRES_SCHEMES.has(scheme)) return { ...base, kind: 'postgres', throwaway: false, ...postgresTarget(url, base.label) }
-  throw new BackendUrlError(`unknown backend scheme "${scheme}:" in ${base.label}; expected ${EXPECTED}`, ERROR_CODES.BACKEND_SCHEME_UNKNOWN)
+  throw new BackendUrlError(
+    `unknown backend scheme "${scheme}:" in ${base.label}; expected ${EXPECTED}`,
+    ERROR_CODES.BACKEND_SCHEME_UNKNOWN,
+  )
 }
 
 /** The URL with the password of its user-info (and any `password=` parameter) replaced by `***`. */
 export function redactBackendUrl(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@?#]*?:)[^@/?#]*@/i, '$1***@')
-    .replace(/([?&](?:password|pass|pwd)=)[^&#]*/gi, '$1***')
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@?#]*?:)[^@/?#]*@/i, '$1***@').replace(/([?&](?:password|pass|pwd)=)[^&#]*/gi, '$1***')
 }
 
 /** Every password a URL holds, raw and percent-decoded, longest first (so a longer one is scrubbed whole). */
@@ -102,7 +104,10 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 function pathOf(url: string, scheme: string, label: string): string {
   let rest = url.slice(scheme.length + 1)
   if (rest.startsWith('//')) rest = rest.slice(2)
-  if (rest === '') throw new BackendUrlError(`${label} names no file; expected ${scheme}:<path>, e.g. ${scheme}:./data/${scheme === 'sqlite' ? 'bot.db' : 'durable.json'}`)
+  if (rest === '')
+    throw new BackendUrlError(
+      `${label} names no file; expected ${scheme}:<path>, e.g. ${scheme}:./data/${scheme === 'sqlite' ? 'bot.db' : 'durable.json'}`,
+    )
   return rest
 }
 
@@ -117,7 +122,8 @@ function redisTarget(url: string, label: string): RedisConnectionOptions & { pre
     }
     if (!parsed.hostname) throw new BackendUrlError(`${label} names no host (expected redis://host:port)`)
     const db = parsed.pathname.replace(/^\//, '')
-    if (db !== '' && !/^\d+$/.test(db)) throw new BackendUrlError(`${label}: the database must be a number (redis://host:port/0), got "${db}"`)
+    if (db !== '' && !/^\d+$/.test(db))
+      throw new BackendUrlError(`${label}: the database must be a number (redis://host:port/0), got "${db}"`)
   }
   try {
     const options = redisOptionsFromUrl(url)
@@ -132,9 +138,12 @@ function postgresTarget(url: string, label: string): { connectionString: string;
   try {
     parsed = new URL(url)
   } catch {
-    throw new BackendUrlError(`${label} is not a valid PostgreSQL URL (expected postgres://user[:password]@host:port/database?tablePrefix=T)`)
+    throw new BackendUrlError(
+      `${label} is not a valid PostgreSQL URL (expected postgres://user[:password]@host:port/database?tablePrefix=T)`,
+    )
   }
-  if (!parsed.hostname && !parsed.searchParams.get('host')) throw new BackendUrlError(`${label} names no host (expected postgres://user@host:port/database)`)
+  if (!parsed.hostname && !parsed.searchParams.get('host'))
+    throw new BackendUrlError(`${label} names no host (expected postgres://user@host:port/database)`)
   const tablePrefix = parsed.searchParams.get('tablePrefix') ?? undefined
   if (tablePrefix !== undefined && !TABLE_PREFIX_PATTERN.test(tablePrefix)) {
     throw new BackendUrlError(`${label}: tablePrefix must be letters, digits and underscores, got ${JSON.stringify(tablePrefix)}`)

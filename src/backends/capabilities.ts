@@ -40,5 +40,11 @@ export const BACKEND_CAPABILITIES: Record<BackendKind, BackendCapabilities> = {
 export function capabilitiesOf(target: BackendTarget): BackendCapabilities {
   const capabilities = BACKEND_CAPABILITIES[target.kind]
   if (!target.throwaway) return capabilities
-  return { ...capabilities, compaction: capabilities.compaction === 'explicit' ? 'none' : capabilities.compaction, verifiedAsFile: false, salvage: false, demo: false }
+  return {
+    ...capabilities,
+    compaction: capabilities.compaction === 'explicit' ? 'none' : capabilities.compaction,
+    verifiedAsFile: false,
+    salvage: false,
+    demo: false,
+  }
 }

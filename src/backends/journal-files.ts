@@ -52,7 +52,10 @@ async function verifyFileJournal(path: string): Promise<JournalFileCheck> {
   const problems: string[] = []
   for (const file of [report.snapshot, report.log]) {
     // The code is the one open() refuses the file with, so an operator can match the two.
-    if (file.damage) problems.push(`${file.file}: damaged at line ${file.damage.line} (byte offset ${file.damage.offset}) ${file.damage.code}: ${file.damage.detail}`)
+    if (file.damage)
+      problems.push(
+        `${file.file}: damaged at line ${file.damage.line} (byte offset ${file.damage.offset}) ${file.damage.code}: ${file.damage.detail}`,
+      )
   }
   if (!report.snapshot.exists && !report.log.exists) problems.push(`${path} does not exist`)
   return { kind: 'file', ok: problems.length === 0, problems, report }

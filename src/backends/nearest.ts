@@ -8,7 +8,11 @@
 export const NEAREST_LISTED_MAX = 20
 
 /** Up to `max` of `names`, nearest to `asked` first (edit distance, then name), and how many were left out. */
-export function nearestNames(asked: string, names: Iterable<string>, max: number = NEAREST_LISTED_MAX): { names: string[]; leftOut: number } {
+export function nearestNames(
+  asked: string,
+  names: Iterable<string>,
+  max: number = NEAREST_LISTED_MAX,
+): { names: string[]; leftOut: number } {
   const ranked = [...new Set(names)]
     .map((name) => ({ name, distance: editDistance(asked, name) }))
     .sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

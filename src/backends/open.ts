@@ -123,7 +123,12 @@ async function openFile(target: Extract<BackendTarget, { path: string }>, access
   } catch (error) {
     if (!(error instanceof JournalLockedError) || error.pid === undefined || error.pid === process.pid) throw error
     const backend = await FileDurability.open(target.path, { readOnly: true })
-    return started(target, backend, { cleanup: () => backend.close(), readOnly: true, heldBy: { pid: error.pid, file: target.path }, compact: fileCompactor(backend) })
+    return started(target, backend, {
+      cleanup: () => backend.close(),
+      readOnly: true,
+      heldBy: { pid: error.pid, file: target.path },
+      compact: fileCompactor(backend),
+    })
   }
 }
 
@@ -149,7 +154,13 @@ async function openEvents(target: Extract<BackendTarget, { kind: 'events' }>, ac
 async function started(
   target: BackendTarget,
   backend: DurabilityBackend,
-  extra: { cleanup?: () => Promise<void>; readOnly?: boolean; heldBy?: { pid: number; file: string }; explain?: () => string | undefined; compact?: Compactor } = {},
+  extra: {
+    cleanup?: () => Promise<void>
+    readOnly?: boolean
+    heldBy?: { pid: number; file: string }
+    explain?: () => string | undefined
+    compact?: Compactor
+  } = {},
 ): Promise<OpenedBackend> {
   try {
     await backend.start()
@@ -185,9 +196,12 @@ function openFailure(target: BackendTarget, error: unknown, detail?: string): un
   const said = error instanceof Error ? error.message || String(error) : String(error)
   const message = scrubSecrets(detail && !said.includes(detail) ? `${said} (${detail})` : said, target.secrets)
   const code = (error as { code?: unknown } | null)?.code
-  const auth = (typeof code === 'string' && /^28/.test(code)) || /WRONGPASS|NOAUTH|invalid username-password|authentication failed/i.test(message)
-  if (auth) return new BotmeshError(ERROR_CODES.AUTH_FAILED, `${target.label}: the server refused the credentials (${message})`, { cause: error })
-  if (error instanceof BotmeshError) return new BotmeshError(error.code, `cannot open ${target.label}: ${message}`, { retryable: error.retryable, cause: error })
+  const auth =
+    (typeof code === 'string' && /^28/.test(code)) || /WRONGPASS|NOAUTH|invalid username-password|authentication failed/i.test(message)
+  if (auth)
+    return new BotmeshError(ERROR_CODES.AUTH_FAILED, `${target.label}: the server refused the credentials (${message})`, { cause: error })
+  if (error instanceof BotmeshError)
+    return new BotmeshError(error.code, `cannot open ${target.label}: ${message}`, { retryable: error.retryable, cause: error })
   return new BotmeshError(ERROR_CODES.BACKEND_OPEN_FAILED, `cannot open ${target.label}: ${message}`, { cause: error })
 }
 
@@ -204,7 +218,10 @@ function checkJournalFile(path: string, access: BackendAccess, looksRight: (head
   }
   if (!stat) {
     if (access === 'create') return
-    throw new JournalMissingError(path, `does not exist${journalFilesNear(path)}; check --backend (or BOTMESH_BACKEND), or run botmesh demo to make one`)
+    throw new JournalMissingError(
+      path,
+      `does not exist${journalFilesNear(path)}; check --backend (or BOTMESH_BACKEND), or run botmesh demo to make one`,
+    )
   }
   if (stat.isDirectory()) throw new JournalMissingError(path, 'is a directory, not a journal file')
   if (!stat.isFile()) throw new JournalMissingError(path, 'is not a regular file')

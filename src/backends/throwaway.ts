@@ -132,7 +132,9 @@ function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
     const { FileEventJournal, SharedFileEventJournal } = await import('./events/index.js')
     const { eventsDurability } = await import('./events/durability.js')
     const path = join(dir, 'events.json')
-    return eventsDurability({ journal: shared ? await SharedFileEventJournal.open(path) : await FileEventJournal.open(path, { lock: true }) })
+    return eventsDurability({
+      journal: shared ? await SharedFileEventJournal.open(path) : await FileEventJournal.open(path, { lock: true }),
+    })
   }
   return {
     description: `eventsDurability over a ${shared ? 'SharedFileEventJournal' : 'locked FileEventJournal'} in a temp dir under ${parent}`,
@@ -162,7 +164,10 @@ function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
 function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options: ThrowawayOptions): ThrowawayFactory {
   const suffix = () => `throwaway-${randomBytes(6).toString('hex')}`
   const { redis, description } = target.throwaway
-    ? { redis: { url: options.redisUrl ?? process.env.BOTMESH_REDIS_URL ?? THROWAWAY_DEFAULTS.redisUrl, prefix: 'botmesh' }, description: 'Redis' }
+    ? {
+        redis: { url: options.redisUrl ?? process.env.BOTMESH_REDIS_URL ?? THROWAWAY_DEFAULTS.redisUrl, prefix: 'botmesh' },
+        description: 'Redis',
+      }
     : { redis: target.redis, description: `Redis at ${target.label}` }
   type Redis = import('./redis/index.js').RedisDurability
   const make = async (prefix: string): Promise<Redis> => {
@@ -210,7 +215,9 @@ async function deleteKeys(client: import('./redis/index.js').RedisClient, patter
 }
 
 function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, options: ThrowawayOptions): ThrowawayFactory {
-  const connectionString = target.throwaway ? (options.postgresUrl ?? process.env.BOTMESH_POSTGRES_URL ?? THROWAWAY_DEFAULTS.postgresUrl) : target.connectionString
+  const connectionString = target.throwaway
+    ? (options.postgresUrl ?? process.env.BOTMESH_POSTGRES_URL ?? THROWAWAY_DEFAULTS.postgresUrl)
+    : target.connectionString
   // A table prefix is at most 40 characters; a long one of the operator's is not reused.
   const given = target.throwaway ? undefined : target.tablePrefix
   const base = given && given.length <= 24 ? given : 'botmesh_'

@@ -51,7 +51,10 @@ export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): Cl
   const backend = flags.backend ?? fromEnv ?? DEFAULT_BACKEND
   const backendFrom = flags.backend !== undefined ? 'flag' : fromEnv !== undefined ? 'env' : 'default'
   if (flags.scope !== undefined && flags.bot !== undefined) throw new UsageError('give either --scope or --bot, not both')
-  for (const [name, value] of [['--scope', flags.scope], ['--bot', flags.bot]] as const) {
+  for (const [name, value] of [
+    ['--scope', flags.scope],
+    ['--bot', flags.bot],
+  ] as const) {
     if (value !== undefined && value.trim() === '') throw new UsageError(`${name} needs a value`)
   }
   const format = outputFormat(flags)
@@ -73,7 +76,8 @@ export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): Cl
 /** The output format of -o, or of --json (its alias for -o json); the two may not disagree. */
 export function outputFormat(flags: Pick<GlobalFlags, 'json' | 'output'>): OutputFormat {
   const format = flags.output === undefined ? undefined : parseChoice(flags.output, OUTPUT_FORMATS, '-o/--output')
-  if (flags.json === true && format !== undefined && format !== 'json') throw new UsageError(`--json is -o json; it cannot go with -o ${format}`)
+  if (flags.json === true && format !== undefined && format !== 'json')
+    throw new UsageError(`--json is -o json; it cannot go with -o ${format}`)
   return flags.json === true ? 'json' : (format ?? 'table')
 }
 
@@ -122,6 +126,7 @@ export function parseSince(value: string, now: number): number {
 
 /** One value of a fixed set; a `UsageError` listing the choices otherwise. */
 export function parseChoice<T extends string>(value: string, choices: readonly T[], flag: string): T {
-  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}; got ${JSON.stringify(value)}`)
+  if (!(choices as readonly string[]).includes(value))
+    throw new UsageError(`${flag} must be one of ${choices.join(', ')}; got ${JSON.stringify(value)}`)
   return value as T
 }

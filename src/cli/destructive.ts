@@ -26,7 +26,10 @@ export async function confirmChange(cli: Cli, question: string, count: number, p
   if (flags.dryRun) return false
   if (flags.yes) return true
   if (!cli.out.canPrompt) {
-    throw new UsageError(`${question} refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look`, ERROR_CODES.CONFIRMATION_REQUIRED)
+    throw new UsageError(
+      `${question} refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look`,
+      ERROR_CODES.CONFIRMATION_REQUIRED,
+    )
   }
   if (await cli.out.confirm(`${question}?`)) return true
   throw new BotmeshError(ERROR_CODES.CANCELLED, 'cancelled: nothing was changed')

@@ -41,7 +41,8 @@ export async function lineSource(path: string, stdin: NodeJS.ReadableStream): Pr
   }
   const lines: string[] = []
   for await (const line of createInterface({ input: stdin, crlfDelay: Infinity })) {
-    if (lines.length >= STDIN_LINES_MAX) throw new BotmeshError(ERROR_CODES.IMPORT_INVALID, `stdin holds more than ${STDIN_LINES_MAX} lines; import from a file instead`)
+    if (lines.length >= STDIN_LINES_MAX)
+      throw new BotmeshError(ERROR_CODES.IMPORT_INVALID, `stdin holds more than ${STDIN_LINES_MAX} lines; import from a file instead`)
     lines.push(line)
   }
   return async function* () {

@@ -28,7 +28,7 @@ export function filterOptions(command: Command): Command {
     .option('--chat <chatId>', 'only records of this chat')
     .option('--since <when>', 'only records changed since a duration ago (30m, 2h, 7d) or a date (2024-05-01T10:00Z)')
     .option('--error <text>', "only records whose last error's message or code contains this (case-insensitive)")
-    .option('--error-code <code>', "only records whose last error has exactly this code (e.g. RATE_LIMITED)")
+    .option('--error-code <code>', 'only records whose last error has exactly this code (e.g. RATE_LIMITED)')
     .option('--error-group <id>', 'only records of this group of `dlq list --group-by error`')
 }
 
@@ -63,12 +63,20 @@ export function filtersFrom(flags: FilterFlags, now: number): RecordFilters {
 
 /** The --state flag as a list (or undefined for every state). */
 export function statesFrom(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((state) => state.trim()).filter(Boolean)
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((state) => state.trim())
+        .filter(Boolean)
 }
 
 /** The paging of a listing. */
 export function pageFrom(flags: { limit?: string; after?: string }): { limit: number; after?: string } {
-  return { limit: parseCount(flags.limit ?? String(LIST_LIMITS.pageDefault), '--limit', { max: LIST_LIMITS.pageMax }), ...(flags.after && { after: flags.after }) }
+  return {
+    limit: parseCount(flags.limit ?? String(LIST_LIMITS.pageDefault), '--limit', { max: LIST_LIMITS.pageMax }),
+    ...(flags.after && { after: flags.after }),
+  }
 }
 
 /** The --kind flag: one kind, or both. */
@@ -77,11 +85,20 @@ export function kindsFrom(value: string | undefined): WorkKind[] {
 }
 
 /** Named ids, or the states of the --all-* flags given, with the filters; never both, never neither. */
-export function selectionFrom(ids: string[], states: string[], flags: FilterFlags & { limit?: string }, now: number, what: string): Selection {
+export function selectionFrom(
+  ids: string[],
+  states: string[],
+  flags: FilterFlags & { limit?: string },
+  now: number,
+  what: string,
+): Selection {
   const filtered = [flags.chat, flags.since, flags.error, flags.errorCode, flags.errorGroup].some((flag) => flag !== undefined)
   if (ids.length > 0 && states.length > 0) throw new UsageError(`name ${what}s or use the --all-… flags, not both`)
   if (ids.length > 0) {
-    if (filtered) throw new UsageError('--chat, --since, --error, --error-code and --error-group filter the --all-… forms; they do not apply to named records')
+    if (filtered)
+      throw new UsageError(
+        '--chat, --since, --error, --error-code and --error-group filter the --all-… forms; they do not apply to named records',
+      )
     return { ids }
   }
   if (states.length === 0) throw new UsageError(`name at least one ${what}, or use a bulk form (see --help)`)

@@ -145,7 +145,11 @@ export class Output {
   }
 
   /** Commander's own output (help, usage errors) goes through here too. */
-  commanderOutput(): { writeOut(text: string): void; writeErr(text: string): void; outputError(text: string, write: (text: string) => void): void } {
+  commanderOutput(): {
+    writeOut(text: string): void
+    writeErr(text: string): void
+    outputError(text: string, write: (text: string) => void): void
+  } {
     return {
       writeOut: (text) => this.#streams.stdout.write(text),
       writeErr: (text) => this.#streams.stderr.write(this.#scrub(text)),
@@ -174,7 +178,11 @@ export class Output {
 
   /** Asks a yes/no question on the terminal; resolves true only for y or yes. */
   async confirm(question: string): Promise<boolean> {
-    const prompt = createInterface({ input: this.#streams.stdin, output: this.#streams.stderr as unknown as NodeJS.WritableStream, terminal: false })
+    const prompt = createInterface({
+      input: this.#streams.stdin,
+      output: this.#streams.stderr as unknown as NodeJS.WritableStream,
+      terminal: false,
+    })
     try {
       const answer = await new Promise<string>((resolve) => {
         prompt.once('close', () => resolve(''))

@@ -84,9 +84,15 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     .option('--backend <url>', `backend URL (env BOTMESH_BACKEND; default ${DEFAULT_BACKEND})`)
     .option('--scope <id>', 'work in this scope: <tenantId>/<environmentId>/<botId>/<connectionId>')
     .option('--bot <botId>', "work in this bot's scope")
-    .option('-o, --output <format>', 'table (the default: fits the terminal), json (one document; shapes: docs/cli-json.md) or jsonl (one JSON value a line); messages go to stderr')
+    .option(
+      '-o, --output <format>',
+      'table (the default: fits the terminal), json (one document; shapes: docs/cli-json.md) or jsonl (one JSON value a line); messages go to stderr',
+    )
     .option('--json', 'the same as -o json')
-    .option('--connect-timeout <duration>', `give up opening a server backend after this long (env BOTMESH_CONNECT_TIMEOUT; default ${CONNECT_TIMEOUT_DEFAULT})`)
+    .option(
+      '--connect-timeout <duration>',
+      `give up opening a server backend after this long (env BOTMESH_CONNECT_TIMEOUT; default ${CONNECT_TIMEOUT_DEFAULT})`,
+    )
     .configureOutput(io.out.commanderOutput())
     .exitOverride()
     .showSuggestionAfterError()

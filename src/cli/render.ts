@@ -80,13 +80,17 @@ function terminalTable(columns: Column<never>[], rows: unknown[], canvas: Canvas
       .join(gap)
       .trimEnd()
   const out = [line(headers, () => 'bold'), ...rows.map((row, n) => line(cells[n]!, (index) => columns[index]!.tone?.(row as never)))]
-  if (fit.hidden.length > 0) out.push(canvas.paint(cutCell(`hidden to fit: ${fit.hidden.join(', ').toLowerCase()} (-o json shows all)`, canvas.width), 'dim'))
+  if (fit.hidden.length > 0)
+    out.push(canvas.paint(cutCell(`hidden to fit: ${fit.hidden.join(', ').toLowerCase()} (-o json shows all)`, canvas.width), 'dim'))
   return `${out.join('\n')}\n`
 }
 
 /** Aligned columns without colour, for pipes and files: whole values, one row a line. */
 function plainTable(columns: Column<never>[], rows: unknown[], canvas: Canvas): string {
-  const cells = [columns.map((column) => column.header.toUpperCase()), ...rows.map((row) => columns.map((column) => cellText(column, row as never, canvas)))]
+  const cells = [
+    columns.map((column) => column.header.toUpperCase()),
+    ...rows.map((row) => columns.map((column) => cellText(column, row as never, canvas))),
+  ]
   const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index]!.length)))
   return cells
     .map((line) =>

@@ -46,9 +46,12 @@ export function fitColumns(columns: readonly FitColumn[], cells: readonly string
     const widest = Math.max(stringWidth(column.header), ...cells.map((row) => stringWidth(row[index] ?? '')))
     return Math.min(widest, Math.max(stringWidth(column.header), column.maxWidth ?? TABLE_LIMITS.cellWidthMax))
   })
-  const floor = columns.map((column, index) => Math.min(natural[index]!, Math.max(stringWidth(column.header), column.minWidth ?? TABLE_LIMITS.columnWidthMin)))
+  const floor = columns.map((column, index) =>
+    Math.min(natural[index]!, Math.max(stringWidth(column.header), column.minWidth ?? TABLE_LIMITS.columnWidthMin)),
+  )
   const shown = columns.map((_, index) => index)
-  const widthOf = (widths: readonly number[]) => shown.reduce((sum, index) => sum + widths[index]!, 0) + TABLE_LIMITS.gap * Math.max(0, shown.length - 1)
+  const widthOf = (widths: readonly number[]) =>
+    shown.reduce((sum, index) => sum + widths[index]!, 0) + TABLE_LIMITS.gap * Math.max(0, shown.length - 1)
   // Least important first; of equal importance, the one further right.
   const order = [...shown].sort((a, b) => (columns[a]!.priority ?? 0) - (columns[b]!.priority ?? 0) || b - a)
   const hidden: string[] = []

@@ -36,7 +36,16 @@ export interface BotConfig extends NamespaceOptions {
 }
 
 /** The keys BotConfig takes: a misspelt `durability` must not run a bot without its journals. */
-const BOT_CONFIG_KEYS = optionNames<BotConfig>({ provider: true, store: true, durability: true, logger: true, tenantId: true, environmentId: true, botId: true, connectionId: true })
+const BOT_CONFIG_KEYS = optionNames<BotConfig>({
+  provider: true,
+  store: true,
+  durability: true,
+  logger: true,
+  tenantId: true,
+  environmentId: true,
+  botId: true,
+  connectionId: true,
+})
 
 export class Bot extends EventEmitter {
   readonly provider: IProvider
@@ -72,7 +81,10 @@ export class Bot extends EventEmitter {
       warn: (message) => this.#warn(message),
     }
     if (config.durability) {
-      const events = { dead: (info: unknown) => this.emit('durability:dead', info), ambiguous: (info: unknown) => this.emit('durability:ambiguous', info) }
+      const events = {
+        dead: (info: unknown) => this.emit('durability:dead', info),
+        ambiguous: (info: unknown) => this.emit('durability:ambiguous', info),
+      }
       const durable = new DurablePipeline({ parts, options: config.durability, namespace: this.namespace, events })
       this.durability = durable.durability
       this.#pipeline = durable

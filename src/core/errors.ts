@@ -82,7 +82,10 @@ export class JournalLockedError extends BotmeshError {
   readonly file: string
   readonly pid: number | undefined
   constructor(file: string, pid: number | undefined, detail?: string) {
-    super(ERROR_CODES.JOURNAL_LOCKED, detail ?? `${file} is locked by process ${pid ?? 'unknown'}; stop that process or open the journal read-only`)
+    super(
+      ERROR_CODES.JOURNAL_LOCKED,
+      detail ?? `${file} is locked by process ${pid ?? 'unknown'}; stop that process or open the journal read-only`,
+    )
     this.file = file
     this.pid = pid
   }
@@ -132,7 +135,9 @@ export class DriverMissingError extends BotmeshError {
   /** The npm package to install. */
   readonly driver: string
   constructor(driver: string, backend: string, cause?: unknown) {
-    super(ERROR_CODES.DRIVER_MISSING, `${backend} needs the "${driver}" package, which is not installed: run npm install ${driver}`, { cause })
+    super(ERROR_CODES.DRIVER_MISSING, `${backend} needs the "${driver}" package, which is not installed: run npm install ${driver}`, {
+      cause,
+    })
     this.driver = driver
   }
 }
@@ -170,7 +175,8 @@ export class JournalReadOnlyError extends BotmeshError {
 }
 
 /** The codes a backend URL is refused with. */
-type BackendUrlCode = typeof ERROR_CODES.BACKEND_URL_INVALID | typeof ERROR_CODES.BACKEND_SCHEME_UNKNOWN | typeof ERROR_CODES.BACKEND_NOT_AVAILABLE
+type BackendUrlCode =
+  typeof ERROR_CODES.BACKEND_URL_INVALID | typeof ERROR_CODES.BACKEND_SCHEME_UNKNOWN | typeof ERROR_CODES.BACKEND_NOT_AVAILABLE
 
 /**
  * A backend URL that cannot be used: malformed (`BACKEND_URL_INVALID`), naming a scheme botmesh does

@@ -10,7 +10,17 @@ export type { OutgoingSend, SentMessage, BeforeSendHook, AfterSendHook } from '.
 export { TEXT, IMAGE, VIDEO, AUDIO, DOCUMENT, INTERACTION, ANY, text, type Matcher } from './matchers.js'
 export { loadMediaOf } from './media.js'
 export type { NamespaceOptions } from './namespace.js'
-export type { IProvider, InboundEvent, InboundSink, MediaRef, MediaType, OutboundContent, ProviderSendResult, StoredMediaRef, Interaction } from './provider.js'
+export type {
+  IProvider,
+  InboundEvent,
+  InboundSink,
+  MediaRef,
+  MediaType,
+  OutboundContent,
+  ProviderSendResult,
+  StoredMediaRef,
+  Interaction,
+} from './provider.js'
 export * from './provider-errors.js'
 export * from './errors.js'
 export { MemoryStore, type Store, type MessageLogEntry } from './store.js'

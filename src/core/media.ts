@@ -50,7 +50,9 @@ function serializedOrNone(event: InboundEvent, provider: IProvider, warn: (messa
   try {
     return provider.serializeMediaRef!(event.media!)
   } catch (error) {
-    warn(`durability: ${provider.name}.serializeMediaRef threw for event "${event.id}" (${error instanceof Error ? error.message : String(error)}); its media is journaled without a reference, so a replay cannot download it`)
+    warn(
+      `durability: ${provider.name}.serializeMediaRef threw for event "${event.id}" (${error instanceof Error ? error.message : String(error)}); its media is journaled without a reference, so a replay cannot download it`,
+    )
     return undefined
   }
 }
@@ -70,10 +72,16 @@ export function replayedEvent(journaled: Json, provider: IProvider): InboundEven
   if (stored === null) {
     unavailable.set(ref, new MediaUnavailableError('not-durable', `${provider.name} did not serialize this media reference`))
   } else if (stored.provider !== provider.name) {
-    unavailable.set(ref, new MediaUnavailableError('provider-mismatch', `the record was written by ${stored.provider}, not ${provider.name}`))
+    unavailable.set(
+      ref,
+      new MediaUnavailableError('provider-mismatch', `the record was written by ${stored.provider}, not ${provider.name}`),
+    )
   } else {
     try {
-      if (!provider.rehydrateMediaRef) throw new ProviderError(ERROR_CODES.REHYDRATE_UNSUPPORTED, `${provider.name} cannot rehydrate media references`, { retryable: false })
+      if (!provider.rehydrateMediaRef)
+        throw new ProviderError(ERROR_CODES.REHYDRATE_UNSUPPORTED, `${provider.name} cannot rehydrate media references`, {
+          retryable: false,
+        })
       result = provider.rehydrateMediaRef({ v: stored.v, data: stored.data }, ref)
       rehydrated.add(result)
     } catch (error) {
@@ -103,11 +111,19 @@ export async function loadMediaOf(
     if (!media) throw new ProviderError(ERROR_CODES.NO_MEDIA, 'the message has no media', { retryable: false })
     const reason = unavailable.get(media)
     if (reason) throw reason
-    if (!provider?.download) throw new ProviderError(ERROR_CODES.DOWNLOAD_UNSUPPORTED, `${provider?.name ?? 'the provider'} cannot download media`, { retryable: false })
+    if (!provider?.download)
+      throw new ProviderError(ERROR_CODES.DOWNLOAD_UNSUPPORTED, `${provider?.name ?? 'the provider'} cannot download media`, {
+        retryable: false,
+      })
     try {
       return await provider.download(media)
     } catch (error) {
-      if (rehydrated.has(media)) throw new MediaUnavailableError('rehydrate-failed', `the replayed media could not be downloaded: ${error instanceof Error ? error.message : String(error)}`, error)
+      if (rehydrated.has(media))
+        throw new MediaUnavailableError(
+          'rehydrate-failed',
+          `the replayed media could not be downloaded: ${error instanceof Error ? error.message : String(error)}`,
+          error,
+        )
       throw error
     }
   } catch (error) {

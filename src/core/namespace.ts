@@ -22,7 +22,8 @@ export function resolveNamespace(options: NamespaceOptions): ResolvedNamespace {
     connectionId: options.connectionId ?? 'default',
   }
   for (const [name, value] of Object.entries(namespace)) {
-    if (!value || /[/\s{}]/.test(value)) throw new ConfigError(`${name} must be a non-empty string without '/', braces or spaces; got ${JSON.stringify(value)}`)
+    if (!value || /[/\s{}]/.test(value))
+      throw new ConfigError(`${name} must be a non-empty string without '/', braces or spaces; got ${JSON.stringify(value)}`)
   }
   return namespace
 }

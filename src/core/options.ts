@@ -22,10 +22,17 @@ export function optionNames<T extends object>(names: { [K in keyof Required<T>]:
  * options pass (the defaults apply).
  * @param owner what takes the options, as the caller wrote it (`FileDurability.open`, `durability.outbox`).
  */
-export function refuseUnknownOptions(owner: string, options: unknown, known: readonly string[], misplaced: Readonly<Record<string, string>> = {}): void {
+export function refuseUnknownOptions(
+  owner: string,
+  options: unknown,
+  known: readonly string[],
+  misplaced: Readonly<Record<string, string>> = {},
+): void {
   if (options === undefined) return
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new ConfigError(`${owner}: options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
+    throw new ConfigError(
+      `${owner}: options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`,
+    )
   }
   const unknown = Object.keys(options).filter((name) => !known.includes(name))
   if (unknown.length === 0) return
@@ -33,7 +40,11 @@ export function refuseUnknownOptions(owner: string, options: unknown, known: rea
     const hint = Object.hasOwn(misplaced, name) ? misplaced[name] : closest(name, known)
     return hint ? `"${name}" (${hint})` : `"${name}"`
   })
-  throw new UnknownOptionError(owner, unknown, `${owner}: unknown option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; it takes ${known.join(', ')}`)
+  throw new UnknownOptionError(
+    owner,
+    unknown,
+    `${owner}: unknown option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; it takes ${known.join(', ')}`,
+  )
 }
 
 /** "did you mean …?" for a known name a few edits away (about half the name, and never all of it). */
@@ -51,7 +62,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const row = [i]
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
     previous = row
   }
   return previous[b.length]!

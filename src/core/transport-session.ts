@@ -17,7 +17,10 @@ export class TransportSession {
     private readonly provider: IProvider,
   ) {
     const { providerSession, sessionLeaseMs } = engine.config
-    this.#leader = providerSession === 'leader' ? new SessionLeader(engine, sessionLeaseMs, { elected: () => this.#up(), deposed: () => this.#down() }) : undefined
+    this.#leader =
+      providerSession === 'leader'
+        ? new SessionLeader(engine, sessionLeaseMs, { elected: () => this.#up(), deposed: () => this.#down() })
+        : undefined
   }
 
   /** Starts the transport now, or joins the election and starts it once elected. */

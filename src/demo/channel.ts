@@ -35,7 +35,11 @@ export function demoMessages(): InboundEvent[] {
   say('alice', 'hello')
   say('bob', 'signup')
   say('carol', 'look at this')
-  events.push({ id: 'demo.carol.photo', chatId: 'carol', media: { type: 'image', token: { id: 'photo-1', live: true }, mimeType: 'image/jpeg' } })
+  events.push({
+    id: 'demo.carol.photo',
+    chatId: 'carol',
+    media: { type: 'image', token: { id: 'photo-1', live: true }, mimeType: 'image/jpeg' },
+  })
   say('dave', 'are you there?')
   say('bob', 'Bob')
   say('erin', 'what are your opening hours?')

@@ -53,21 +53,28 @@ export function demoBot(options: { provider: MockProvider; store?: Store; backen
       outbox: { retries: 5, backoff: { baseMs: 200, capMs: 2_000 }, inlineMaxMs: '1s', leaseMs: '10s' },
     },
   })
-  bot.when(text('signup'), flow('signup')
-    .ask('Welcome! What is your name?', async (ctx, answer) => {
-      await ctx.state.set('name', answer.text ?? '')
-    })
-    .ask('And your email?', async (ctx, answer) => {
-      await ctx.user.set('email', answer.text ?? '')
-      await ctx.reply(`Thanks ${await ctx.state.get('name')}, you are signed up.`)
-    })
-    .persistent())
+  bot.when(
+    text('signup'),
+    flow('signup')
+      .ask('Welcome! What is your name?', async (ctx, answer) => {
+        await ctx.state.set('name', answer.text ?? '')
+      })
+      .ask('And your email?', async (ctx, answer) => {
+        await ctx.user.set('email', answer.text ?? '')
+        await ctx.reply(`Thanks ${await ctx.state.get('name')}, you are signed up.`)
+      })
+      .persistent(),
+  )
   bot.when(IMAGE, async (ctx) => {
     const bytes = await loadMediaOf(ctx)
     await ctx.reply(bytes ? `Got your photo (${bytes.length} bytes).` : 'Please send the photo again.')
   })
   bot.when(text('tell me a long story'), (ctx) =>
-    ctx.reply('Once upon a time a bot journaled every message it received before it answered, and every answer before it sent it. '.repeat(3).trim()),
+    ctx.reply(
+      'Once upon a time a bot journaled every message it received before it answered, and every answer before it sent it. '
+        .repeat(3)
+        .trim(),
+    ),
   )
   bot.when(TEXT, async (ctx) => {
     // A slow handler, so that a crash catches some messages in the middle.

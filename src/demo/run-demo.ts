@@ -45,7 +45,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   options.print('')
   options.print(`inbox:  ${describe(summary.inbox)}`)
   options.print(`outbox: ${describe(summary.outbox)}`)
-  options.print(`after the restart: replayed ${metrics.inboundReplayed ?? 0}, redeliveries recognised ${metrics.inboundDuplicates ?? 0}, answered from the outbox ${metrics.outboxDeduped ?? 0}, ambiguous ${metrics.outboxAmbiguous ?? 0}`)
+  options.print(
+    `after the restart: replayed ${metrics.inboundReplayed ?? 0}, redeliveries recognised ${metrics.inboundDuplicates ?? 0}, answered from the outbox ${metrics.outboxDeduped ?? 0}, ambiguous ${metrics.outboxAmbiguous ?? 0}`,
+  )
   options.print('')
   // Each hint names the backend the demo used, so it works as pasted whatever --backend was.
   const backend = `--backend ${shellWord(`sqlite:${given}`)}`
@@ -115,7 +117,8 @@ function runWorker(
 function workerCommand(): string[] {
   let dir = dirname(fileURLToPath(import.meta.url))
   for (let up = 0; up < 4; up++) {
-    for (const candidate of [join(dir, 'demo', 'worker.js'), join(dir, 'dist', 'demo', 'worker.js')]) if (existsSync(candidate)) return [candidate]
+    for (const candidate of [join(dir, 'demo', 'worker.js'), join(dir, 'dist', 'demo', 'worker.js')])
+      if (existsSync(candidate)) return [candidate]
     const source = join(dir, 'worker.ts')
     if (existsSync(source)) return ['--import', join(dir, '..', '..', 'test-utils', 'ts-loader.mjs'), source]
     dir = dirname(dir)
@@ -130,7 +133,11 @@ async function clearDemoScope(file: string): Promise<void> {
   await backend.start()
   try {
     const journal = backend.journal(DEMO_SCOPE)
-    for (const [kind, states] of [['inbox', INBOX_STATES], ['outbox', OUTBOX_STATES], ['instances', ['live']]] as const) {
+    for (const [kind, states] of [
+      ['inbox', INBOX_STATES],
+      ['outbox', OUTBOX_STATES],
+      ['instances', ['live']],
+    ] as const) {
       for (const state of states) while ((await journal.purge(kind, state, Number.MAX_SAFE_INTEGER, 10_000)) > 0);
     }
   } finally {
@@ -149,14 +156,27 @@ async function summarize(file: string, metrics: Record<string, number>): Promise
       journal.list('inbox', { state: 'dead', limit: 10 }),
       journal.list('outbox', { state: 'dead', limit: 10 }),
     ])
-    return { file, scope: DEMO_SCOPE, metrics, inbox, outbox, deadInbox: deadInbox.map((f) => f.record.id), deadOutbox: deadOutbox.map((f) => f.record.key) }
+    return {
+      file,
+      scope: DEMO_SCOPE,
+      metrics,
+      inbox,
+      outbox,
+      deadInbox: deadInbox.map((f) => f.record.id),
+      deadOutbox: deadOutbox.map((f) => f.record.key),
+    }
   } finally {
     await backend.stop()
   }
 }
 
 function describe(counts: Record<string, number>): string {
-  return Object.entries(counts).filter(([, n]) => n > 0).map(([state, n]) => `${n} ${state}`).join(', ') || 'empty'
+  return (
+    Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([state, n]) => `${n} ${state}`)
+      .join(', ') || 'empty'
+  )
 }
 
 /** A word a POSIX shell reads back as is: quoted when it holds anything but safe characters. */

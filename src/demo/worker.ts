@@ -26,7 +26,11 @@ bot.on('warning', (message: string) => say(`  ! ${message}`))
 
 await bot.start()
 if (phase === 'live') await liveTraffic()
-say(phase === '1' ? `bot started (pid ${process.pid}) on ${file}` : `bot restarted (pid ${process.pid}) with the same instanceId: replaying what the crash left`)
+say(
+  phase === '1'
+    ? `bot started (pid ${process.pid}) on ${file}`
+    : `bot restarted (pid ${process.pid}) with the same instanceId: replaying what the crash left`,
+)
 if (phase !== '1') await bot.idle()
 for (const event of demoMessages()) {
   // Labelled a redelivery only when the bot recognised it as one (journaled before the crash);
@@ -38,14 +42,19 @@ for (const event of demoMessages()) {
     say(`  ! not journaled: ${(error as Error).message}`)
   }
   const redelivered = bot.durability!.metrics().inboundDuplicates > before
-  say(`  → ${event.chatId}: ${event.text ?? `[${event.media?.type}]`}${redelivered ? ' (redelivered by the channel: journaled before, not run twice)' : ''}`)
+  say(
+    `  → ${event.chatId}: ${event.text ?? `[${event.media?.type}]`}${redelivered ? ' (redelivered by the channel: journaled before, not run twice)' : ''}`,
+  )
   if (phase === '1') await new Promise((resolve) => setTimeout(resolve, pace))
 }
 // Let retries and backoffs run out before summing up.
 const deadline = Date.now() + 15_000
 for (;;) {
   await bot.idle()
-  const [pending, failed] = await Promise.all([bot.durability!.outbox.list({ state: 'pending' }), bot.durability!.outbox.list({ state: 'failed' })])
+  const [pending, failed] = await Promise.all([
+    bot.durability!.outbox.list({ state: 'pending' }),
+    bot.durability!.outbox.list({ state: 'failed' }),
+  ])
   const inboxFailed = await bot.durability!.inbox.list({ state: 'failed' })
   if (pending.length + failed.length + inboxFailed.length === 0 || Date.now() > deadline) break
   await new Promise((resolve) => setTimeout(resolve, 200))

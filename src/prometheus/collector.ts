@@ -33,7 +33,11 @@ export const PROMETHEUS_PREFIX_DEFAULT = 'botmesh_'
  */
 export async function registerBotMetrics(options: BotMetricsOptions): Promise<void> {
   const durability = options.bot.durability
-  if (!durability) throw new BotmeshError(ERROR_CODES.CONFIG_INVALID, 'registerBotMetrics needs a bot created with the durability option: a bot without it has no counters or journal')
+  if (!durability)
+    throw new BotmeshError(
+      ERROR_CODES.CONFIG_INVALID,
+      'registerBotMetrics needs a bot created with the durability option: a bot without it has no counters or journal',
+    )
   const client = await loadPromClient()
   const prefix = options.prefix ?? PROMETHEUS_PREFIX_DEFAULT
   const scope = durability.scope

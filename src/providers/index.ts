@@ -3,7 +3,16 @@
  * `botmesh/core`); this adds the media-reference codec every channel folder builds on, the URL
  * policy of hosted media, and the provider layer's errors.
  */
-export type { IProvider, InboundEvent, InboundSink, MediaRef, MediaType, OutboundContent, ProviderSendResult, StoredMediaRef } from '../core/provider.js'
+export type {
+  IProvider,
+  InboundEvent,
+  InboundSink,
+  MediaRef,
+  MediaType,
+  OutboundContent,
+  ProviderSendResult,
+  StoredMediaRef,
+} from '../core/provider.js'
 export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type MediaRefCodec, type MediaRefSpec } from './shared/codec.js'
 export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'
 export { urlProblem, journalableUrl, hostMatches, isIpLiteral, CREDENTIAL_QUERY_PARAMS, type UrlPolicy } from './shared/url.js'

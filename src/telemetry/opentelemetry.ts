@@ -65,12 +65,21 @@ class OpenTelemetryTracing implements MessageTracing {
 
   send<T>(send: TracedSend, work: () => Promise<T>): Promise<T> {
     const parent = (send.inboundId !== null && this.#parents.get(send.inboundId)) || this.api.ROOT_CONTEXT
-    const attributes = { 'botmesh.send.key': send.key, 'botmesh.chat_id': send.chatId, ...(send.inboundId !== null && { 'botmesh.inbound_id': send.inboundId }) }
+    const attributes = {
+      'botmesh.send.key': send.key,
+      'botmesh.chat_id': send.chatId,
+      ...(send.inboundId !== null && { 'botmesh.inbound_id': send.inboundId }),
+    }
     return this.#span('botmesh.send', parent, attributes, () => work())
   }
 
   /** Runs `work` in a span that ends with it, marked as an error when it throws. */
-  async #span<T>(name: string, parent: Context, attributes: Record<string, string | boolean>, work: (span: Span) => Promise<T>): Promise<T> {
+  async #span<T>(
+    name: string,
+    parent: Context,
+    attributes: Record<string, string | boolean>,
+    work: (span: Span) => Promise<T>,
+  ): Promise<T> {
     const span = this.tracer.startSpan(name, { attributes }, parent)
     try {
       return await this.api.context.with(this.api.trace.setSpan(parent, span), () => work(span))

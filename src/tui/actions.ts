@@ -30,7 +30,11 @@ export interface ActionOutcome {
 export const DASHBOARD_REASON = 'botmesh dashboard'
 
 /** Plans and applies `request` in `journal`; `now` is the backend's clock. */
-export async function runAction(journal: Journal, request: ActionRequest, options: { now: () => Promise<number>; pace?: Pace }): Promise<ActionOutcome> {
+export async function runAction(
+  journal: Journal,
+  request: ActionRequest,
+  options: { now: () => Promise<number>; pace?: Pace },
+): Promise<ActionOutcome> {
   const selection: Selection = 'ids' in request.target ? { ids: request.target.ids } : { states: [request.target.state], filters: {} }
   const change: OperatorChange = { reason: request.reason ?? DASHBOARD_REASON, at: await options.now() }
   let plan: Plan

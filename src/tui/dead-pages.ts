@@ -21,7 +21,12 @@ export interface DeadPage {
 }
 
 /** Reads the page of `lane` that starts after `from`, keeping records that match `filter`. */
-export async function readDeadPage(journal: Journal, lane: { kind: WorkKind; state: string }, filter: string, from?: Cursor): Promise<DeadPage> {
+export async function readDeadPage(
+  journal: Journal,
+  lane: { kind: WorkKind; state: string },
+  filter: string,
+  from?: Cursor,
+): Promise<DeadPage> {
   const limit = DASHBOARD_LIMITS.deadPageSize
   const records: RecordSummary[] = []
   let scanned = 0

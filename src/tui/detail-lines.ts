@@ -28,9 +28,17 @@ export function recordDetail(shown: ShownRecord, now: number): DetailContent {
     field('created', when(record.createdAt, now)),
     field('updated', when(record.updatedAt, now)),
     field('next try', record.nextAttemptAt === null ? '-' : when(record.nextAttemptAt, now)),
-    field('lease', record.lease ? `${record.lease.owner}, fencing token ${record.lease.token}, expires ${relative(record.lease.expiresAt - now)}` : '-'),
+    field(
+      'lease',
+      record.lease ? `${record.lease.owner}, fencing token ${record.lease.token}, expires ${relative(record.lease.expiresAt - now)}` : '-',
+    ),
     field('token', `${record.fencingToken} (the last fencing token issued)`),
-    field('last error', record.lastError ? `${record.lastError.code ? `${record.lastError.code}: ` : ''}${record.lastError.message} (${duration(now - record.lastError.at)} ago)` : '-'),
+    field(
+      'last error',
+      record.lastError
+        ? `${record.lastError.code ? `${record.lastError.code}: ` : ''}${record.lastError.message} (${duration(now - record.lastError.at)} ago)`
+        : '-',
+    ),
   ]
   if (isInbox) {
     const inbox = record as InboxRecord
@@ -38,19 +46,31 @@ export function recordDetail(shown: ShownRecord, now: number): DetailContent {
   } else {
     const send = record as OutboxRecord
     lines.push(field('key rule', send.keySource + (send.inboundId ? `, for inbound ${send.inboundId} #${send.ordinal ?? 0}` : '')))
-    if (send.previousPart) lines.push(field('after part', `${send.previousPart}${shown.previousPart ? ` (${shown.previousPart.state ?? 'gone'})` : ''}`))
+    if (send.previousPart)
+      lines.push(field('after part', `${send.previousPart}${shown.previousPart ? ` (${shown.previousPart.state ?? 'gone'})` : ''}`))
     if (send.nextPart) lines.push(field('next part', send.nextPart))
     if (send.providerMessageId) lines.push(field('provider id', send.providerMessageId))
   }
-  for (const entry of record.audit ?? []) lines.push(field('audit', `${entry.action} by ${entry.by}, ${duration(now - entry.at)} ago${entry.reason ? ` (${entry.reason})` : ''}`))
+  for (const entry of record.audit ?? [])
+    lines.push(field('audit', `${entry.action} by ${entry.by}, ${duration(now - entry.at)} ago${entry.reason ? ` (${entry.reason})` : ''}`))
   lines.push('', isInbox ? 'event:' : 'payload:', ...json(isInbox ? (record as InboxRecord).event : (record as OutboxRecord).payload))
-  return { title: `${isInbox ? 'inbound record' : 'send'} ${id} (version ${shown.version})`, lines: lines.slice(0, DASHBOARD_LIMITS.detailLinesMax) }
+  return {
+    title: `${isInbox ? 'inbound record' : 'send'} ${id} (version ${shown.version})`,
+    lines: lines.slice(0, DASHBOARD_LIMITS.detailLinesMax),
+  }
 }
 
 /** The detail of an instance: its heartbeat and every metric it reported. */
 export function instanceDetail(instance: InstanceView, now: number): DetailContent {
   const lines = [
-    field('status', instance.live ? (now - instance.lastBeatAt > INSTANCE_SILENT_AFTER_MS ? `silent for ${duration(now - instance.lastBeatAt)}: a beat is late` : 'live') : `gone: no heartbeat for ${duration(now - instance.lastBeatAt)}`),
+    field(
+      'status',
+      instance.live
+        ? now - instance.lastBeatAt > INSTANCE_SILENT_AFTER_MS
+          ? `silent for ${duration(now - instance.lastBeatAt)}: a beat is late`
+          : 'live'
+        : `gone: no heartbeat for ${duration(now - instance.lastBeatAt)}`,
+    ),
     field('bot', instance.botId),
     field('host', `${instance.host}, pid ${instance.pid}`),
     field('started', when(instance.startedAt, now)),

@@ -19,12 +19,15 @@ export type Effect =
 export function effectOf(before: DashboardState, event: DashboardEvent, after: DashboardState): Effect | undefined {
   if (event.type === 'quit') return { type: 'quit' }
   // The running overlay's request carries the reason typed into the confirmation.
-  if (event.type === 'confirm' && before.overlay.type === 'confirm' && after.overlay.type === 'running') return { type: 'run', request: after.overlay.request }
+  if (event.type === 'confirm' && before.overlay.type === 'confirm' && after.overlay.type === 'running')
+    return { type: 'run', request: after.overlay.request }
   if (event.type === 'cancel' && before.overlay.type === 'running') return { type: 'cancelRun' }
-  const detail = after.overlay.type === 'detail' && after.overlay.content === undefined && after.overlay.error === undefined ? after.overlay : undefined
+  const detail =
+    after.overlay.type === 'detail' && after.overlay.content === undefined && after.overlay.error === undefined ? after.overlay : undefined
   if (detail && before.overlay !== after.overlay && before.overlay.type !== 'detail') return { type: 'loadDetail', target: detail.target }
   const listing = after.overlay.type === 'scopes' && after.overlay.scopes === undefined && after.overlay.error === undefined
-  if (listing && (event.type === 'scopesOpen' || event.type === 'scopesNeeded') && before.overlay !== after.overlay) return { type: 'loadScopes' }
+  if (listing && (event.type === 'scopesOpen' || event.type === 'scopesNeeded') && before.overlay !== after.overlay)
+    return { type: 'loadScopes' }
   if (event.type === 'actionDone' || event.type === 'actionFailed') return { type: 'refresh' }
   if (before.paused && !after.paused) return { type: 'refresh' }
   // The source resolves the scope and reads the snapshot in one go: no second refresh for those.
@@ -37,5 +40,9 @@ function queryChanged(before: DashboardState, after: DashboardState): boolean {
   const b = queryOf(after)
   if (!b) return false
   if (!a) return true
-  return a.scope !== b.scope || a.filter !== b.filter || (Object.keys(b.pages) as (keyof typeof b.pages)[]).some((panel) => a.pages[panel] !== b.pages[panel])
+  return (
+    a.scope !== b.scope ||
+    a.filter !== b.filter ||
+    (Object.keys(b.pages) as (keyof typeof b.pages)[]).some((panel) => a.pages[panel] !== b.pages[panel])
+  )
 }

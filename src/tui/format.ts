@@ -39,7 +39,9 @@ export function sparkline(values: readonly number[], width: number): string {
   if (width <= 0) return ''
   const shown = values.slice(-width)
   const max = Math.max(0, ...shown)
-  return shown.map((value) => (max === 0 ? BARS[0] : BARS[Math.min(BARS.length - 1, Math.round((Math.max(0, value) / max) * (BARS.length - 1)))])).join('')
+  return shown
+    .map((value) => (max === 0 ? BARS[0] : BARS[Math.min(BARS.length - 1, Math.round((Math.max(0, value) / max) * (BARS.length - 1)))]))
+    .join('')
 }
 
 /** Cuts `text` to `width` characters, ending in … when cut. */

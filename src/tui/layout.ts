@@ -33,7 +33,7 @@ export function panelHeights(available: number, focus: PanelId, wanted: Record<P
   let rest = available - PANELS.length
   const others = PANELS.filter((panel) => panel !== focus)
   // The focused panel takes two rows a round, the others one, until each has what it wants.
-  for (let progress = true; rest > 0 && progress; ) {
+  for (let progress = true; rest > 0 && progress;) {
     progress = false
     for (const panel of [focus, focus, ...others]) {
       if (rest > 0 && heights[panel] - 1 < wanted[panel]) {

@@ -82,10 +82,12 @@ function rememberBeats(before: Record<string, BeatMemory>, instances: readonly I
     } else if (instance.lastBeatAt > known.lastBeatAt) {
       const seconds = (instance.lastBeatAt - known.lastBeatAt) / 1_000
       // A counter that went down means the instance restarted: count from 0.
-      rates = Object.fromEntries(Object.entries(instance.metrics).map(([name, value]) => {
-        const delta = value - (known.metrics[name] ?? 0)
-        return [name, (delta >= 0 ? delta : value) / seconds]
-      }))
+      rates = Object.fromEntries(
+        Object.entries(instance.metrics).map(([name, value]) => {
+          const delta = value - (known.metrics[name] ?? 0)
+          return [name, (delta >= 0 ? delta : value) / seconds]
+        }),
+      )
     }
     beats[instance.instanceId] = { lastBeatAt: instance.lastBeatAt, metrics: instance.metrics, rates }
   }

@@ -17,7 +17,8 @@ export interface Report {
 }
 
 export function reportOf(report: ReportId, snapshot: Snapshot | undefined, now: number): Report {
-  if (!snapshot) return { title: report === 'errors' ? 'Dead letters by error' : 'Retry queue', header: '', rows: ['unknown: nothing read yet'] }
+  if (!snapshot)
+    return { title: report === 'errors' ? 'Dead letters by error' : 'Retry queue', header: '', rows: ['unknown: nothing read yet'] }
   return report === 'errors' ? errorsReport(snapshot, now) : retriesReport(snapshot, now)
 }
 
@@ -41,7 +42,9 @@ function errorRow(group: ErrorGroup, now: number): string {
 
 function retriesReport(snapshot: Snapshot, now: number): Report {
   const { heartbeats, journal } = snapshot.perMinute
-  const bots = heartbeats ? `bots ${heartbeats.failuresPerMinute} fail/min of ${heartbeats.throughputPerMinute}/min` : 'bots: no live instance'
+  const bots = heartbeats
+    ? `bots ${heartbeats.failuresPerMinute} fail/min of ${heartbeats.throughputPerMinute}/min`
+    : 'bots: no live instance'
   // The journal's figure first: it is known even when no bot reports, and survives 80 columns.
   return {
     title: `Retry queue  ${snapshot.retryQueue.length} backing off · last min ${journal.failed} failed, ${journal.dead} dead · ${bots}`,

@@ -52,13 +52,30 @@ export function requestFor(ask: ActionAsk): { request: ActionRequest } | { refus
   const verb: Verb = ask.intent === 'discard' ? 'discard' : kind === 'inbox' ? 'replay' : 'retry'
   const [one, many] = NOUNS[ask.panel]
   const Verb = verb[0]!.toUpperCase() + verb.slice(1)
-  const warning = verb === 'discard' ? ' Their records are deleted for good.' : ask.panel === 'unknown' ? ' They may have gone out already: a chat may get one twice.' : ''
+  const warning =
+    verb === 'discard'
+      ? ' Their records are deleted for good.'
+      : ask.panel === 'unknown'
+        ? ' They may have gone out already: a chat may get one twice.'
+        : ''
   if (!ask.all) {
     if (!ask.selected) return { refusal: `no ${one} selected` }
     const record = ask.selected
-    const single = verb === 'discard' ? ' Its record is deleted for good.' : ask.panel === 'unknown' ? ' It may have gone out already: the chat may get it twice.' : ' It runs again with a fresh budget.'
+    const single =
+      verb === 'discard'
+        ? ' Its record is deleted for good.'
+        : ask.panel === 'unknown'
+          ? ' It may have gone out already: the chat may get it twice.'
+          : ' It runs again with a fresh budget.'
     return {
-      request: { verb, kind, panel: ask.panel, target: { ids: [record.id] }, count: 1, question: `${Verb} ${one} ${record.id} (chat ${record.chatId})?${single}` },
+      request: {
+        verb,
+        kind,
+        panel: ask.panel,
+        target: { ids: [record.id] },
+        count: 1,
+        question: `${Verb} ${one} ${record.id} (chat ${record.chatId})?${single}`,
+      },
     }
   }
   if (ask.filter) {
@@ -66,13 +83,27 @@ export function requestFor(ask: ActionAsk): { request: ActionRequest } | { refus
     if (ids.length === 0) return { refusal: `no ${many} match "${ask.filter.text}" on this page` }
     const noun = ids.length === 1 ? one : many
     return {
-      request: { verb, kind, panel: ask.panel, target: { ids }, count: ids.length, question: `${Verb} the ${ids.length} ${noun} matching "${ask.filter.text}" on this page?${warning}` },
+      request: {
+        verb,
+        kind,
+        panel: ask.panel,
+        target: { ids },
+        count: ids.length,
+        question: `${Verb} the ${ids.length} ${noun} matching "${ask.filter.text}" on this page?${warning}`,
+      },
     }
   }
   if (ask.count === 0) return { refusal: `no ${many} to ${verb}` }
   const state = ask.panel === 'unknown' ? 'unknown' : 'dead'
   return {
-    request: { verb, kind, panel: ask.panel, target: { state }, count: ask.count, question: `${Verb} ALL ${ask.count.toLocaleString('en')} ${ask.count === 1 ? one : many}?${warning}` },
+    request: {
+      verb,
+      kind,
+      panel: ask.panel,
+      target: { state },
+      count: ask.count,
+      question: `${Verb} ALL ${ask.count.toLocaleString('en')} ${ask.count === 1 ? one : many}?${warning}`,
+    },
   }
 }
 

@@ -48,7 +48,9 @@ export async function runDashboard(options: RunDashboardOptions): Promise<void> 
   const stdin = options.stdin ?? process.stdin
   const stdout = options.stdout ?? process.stdout
   if (!stdin.isTTY || !stdout.isTTY) {
-    throw new UsageError('botmesh dashboard needs a terminal (stdin and stdout must be a TTY); in scripts use botmesh stats --watch or --json')
+    throw new UsageError(
+      'botmesh dashboard needs a terminal (stdin and stdout must be a TTY); in scripts use botmesh stats --watch or --json',
+    )
   }
   if (options.signal?.aborted) return
   const connection = connect(target, options.open)

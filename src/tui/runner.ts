@@ -91,7 +91,12 @@ export class EffectRunner {
     const clock = this.options.clock ?? Date.now
     const scope = current().scope
     if (this.#running || scope === undefined) {
-      dispatch({ type: 'actionFailed', request, message: this.#running ? 'another action is still running' : 'no scope chosen', at: clock() })
+      dispatch({
+        type: 'actionFailed',
+        request,
+        message: this.#running ? 'another action is still running' : 'no scope chosen',
+        at: clock(),
+      })
       return
     }
     const controller = (this.#running = new AbortController())

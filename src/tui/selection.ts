@@ -57,7 +57,11 @@ export function reconcileRows(rows: Record<PanelId, RowState>, snapshot: Snapsho
 }
 
 /** The selected record of a dead-letter panel. */
-export function selectedRecord(snapshot: Snapshot | undefined, rows: Record<PanelId, RowState>, panel: DeadPanelId): RecordSummary | undefined {
+export function selectedRecord(
+  snapshot: Snapshot | undefined,
+  rows: Record<PanelId, RowState>,
+  panel: DeadPanelId,
+): RecordSummary | undefined {
   const id = rows[panel].id
   return id === null ? undefined : snapshot?.pages[panel].records.find((record) => record.id === id)
 }

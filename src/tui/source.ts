@@ -92,7 +92,10 @@ export class DashboardSource {
     // Paused: nothing is read. An action running: it has the backend to itself, and the refresh after it shows its result.
     if (current().paused || current().overlay.type === 'running') return
     try {
-      await answerWithin(connection.use('read', (backend) => this.#read(backend)), Math.max(DASHBOARD_LIMITS.refreshTimeoutMs, current().refreshMs * 10))
+      await answerWithin(
+        connection.use('read', (backend) => this.#read(backend)),
+        Math.max(DASHBOARD_LIMITS.refreshTimeoutMs, current().refreshMs * 10),
+      )
       this.#failures = 0
     } catch (error) {
       if (this.#stopped) return

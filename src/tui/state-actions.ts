@@ -20,16 +20,25 @@ export function open(state: DashboardState): DashboardState {
     const instance = snapshot.instances.find((candidate) => candidate.instanceId === row.id)
     if (!instance) return state
     const target: DetailTarget = { panel, kind: 'instances', id: instance.instanceId }
-    return { ...state, overlay: { type: 'detail', target, content: instanceDetail(instance, backendNow(state)), error: undefined, offset: 0 } }
+    return {
+      ...state,
+      overlay: { type: 'detail', target, content: instanceDetail(instance, backendNow(state)), error: undefined, offset: 0 },
+    }
   }
   if (panel === 'leases') {
     const lease = snapshot.leases.find((candidate) => `${candidate.kind}/${candidate.id}` === row.id)
     if (!lease) return state
-    return { ...state, overlay: { type: 'detail', target: { panel, kind: lease.kind, id: lease.id }, content: undefined, error: undefined, offset: 0 } }
+    return {
+      ...state,
+      overlay: { type: 'detail', target: { panel, kind: lease.kind, id: lease.id }, content: undefined, error: undefined, offset: 0 },
+    }
   }
   const record = selectedRecord(state.snapshot, state.rows, panel)
   if (!record) return state
-  return { ...state, overlay: { type: 'detail', target: { panel, kind: record.kind, id: record.id }, content: undefined, error: undefined, offset: 0 } }
+  return {
+    ...state,
+    overlay: { type: 'detail', target: { panel, kind: record.kind, id: record.id }, content: undefined, error: undefined, offset: 0 },
+  }
 }
 
 /** r / R / x / X: the confirmation of a request, or why there is none. */
@@ -43,7 +52,9 @@ export function act(state: DashboardState, intent: 'requeue' | 'discard', all: b
   }
   if (!state.snapshot) return notice(state, 'info', 'nothing read yet: wait for the first refresh')
   const page = state.snapshot.pages[panel]
-  const selected = fromDetail ? page.records.find((record) => record.id === overlay.target.id) : selectedRecord(state.snapshot, state.rows, panel)
+  const selected = fromDetail
+    ? page.records.find((record) => record.id === overlay.target.id)
+    : selectedRecord(state.snapshot, state.rows, panel)
   if (fromDetail && !selected) return notice(state, 'info', 'this record is no longer on the page shown; close the detail and look again')
   const counts = panel === 'inboxDead' ? state.snapshot.counts.inbox : state.snapshot.counts.outbox
   const made = requestFor({

@@ -28,7 +28,9 @@ describe('crash matrix checker: ambiguity excuses only its own send', () => {
   it("under 'resend', a duplicate whose key was never ambiguous fails even when another key was", () => {
     const result = tally([A, B], sent(A, B, B), new Map([['m1:1', 1]]))
     expect(result).toMatchObject({ duplicated: 1, details: { duplicated: ['c2: b'] } })
-    expect(violations(result, 'resend')).toEqual(['"c2: b" (key m2:1, ambiguous 0 time(s)) duplicated 1 time(s), more than its key was ambiguous'])
+    expect(violations(result, 'resend')).toEqual([
+      '"c2: b" (key m2:1, ambiguous 0 time(s)) duplicated 1 time(s), more than its key was ambiguous',
+    ])
   })
 
   it("under 'resend', a send may go out again once per time its key was found ambiguous", () => {
@@ -39,12 +41,19 @@ describe('crash matrix checker: ambiguity excuses only its own send', () => {
 
   it('the workload names the key each expected send goes out under (a run without a crash journals exactly those)', async () => {
     const backend = new MemoryDurability()
-    const result = await runCrashCase({ create: async () => backend }, { name: 'no crash', policy: 'skip', crashes: [], seed: 1, target: { point: 'inbox.admit', when: 'before' } })
+    const result = await runCrashCase(
+      { create: async () => backend },
+      { name: 'no crash', policy: 'skip', crashes: [], seed: 1, target: { point: 'inbox.admit', when: 'before' } },
+    )
     expect(result.problems).toEqual([])
     await backend.start()
     try {
       const journaled = await backend.journal(WORKLOAD_SCOPE).list('outbox', { state: 'sent', limit: 100 })
-      const actual = journaled.map(({ record }) => ({ chatId: record.chatId, text: textOf(record.payload as OutboundContent), key: record.key }))
+      const actual = journaled.map(({ record }) => ({
+        chatId: record.chatId,
+        text: textOf(record.payload as OutboundContent),
+        key: record.key,
+      }))
       const byKey = (x: { key: string }, y: { key: string }) => (x.key < y.key ? -1 : 1)
       expect(actual.sort(byKey)).toEqual(expectedSends().sort(byKey))
     } finally {

@@ -9,7 +9,14 @@ import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import { CRASH_POINTS } from '../../src/core/durability/crash-points.js'
 import type { InboundEvent } from '../../src/core/provider.js'
 import { redeliveries } from '../../src/core/testing/crash-matrix/generation.js'
-import { deterministicCases, randomCase, runCrashCase, workloadMessages, type CrashBackendFactory, type CrashCase } from '../../src/core/testing/crash-matrix/index.js'
+import {
+  deterministicCases,
+  randomCase,
+  runCrashCase,
+  workloadMessages,
+  type CrashBackendFactory,
+  type CrashCase,
+} from '../../src/core/testing/crash-matrix/index.js'
 
 /** A memory factory that records what it was asked; `restart` can be made to hang or to signal. */
 function recordingFactory(options: { restart?: (crashed: DurabilityBackend) => Promise<DurabilityBackend> } = {}) {
@@ -73,7 +80,9 @@ describe('crash matrix runner: every case ends with a verdict', () => {
     const testCase = caseNamed('after outbox.markSent (resend)')
     const result = await runCrashCase(factory, testCase, { signal: abort.signal })
     expect(result.ok).toBe(false)
-    expect(result.problems[0]).toMatch(new RegExp(`^the case \\(seed ${testCase.seed}\\) was interrupted at: (restarting after generation 0|generation 1)`))
+    expect(result.problems[0]).toMatch(
+      new RegExp(`^the case \\(seed ${testCase.seed}\\) was interrupted at: (restarting after generation 0|generation 1)`),
+    )
     expect(result.generations).toBe(2)
     expect(cleaned).toEqual(created)
   }, 60_000)

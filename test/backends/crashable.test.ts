@@ -29,7 +29,12 @@ afterEach(async () => {
 /** A bot that replies `replies` times, arming `arm` right after the first reply went out. */
 function crashingBot(a: CrashableBackend, replies: string[], arm: () => void): { bot: Bot; provider: CrashableProvider } {
   const provider = new CrashableProvider(a)
-  const bot = new Bot({ provider, store: new MemoryStore(), logger: { warn: () => {}, error: () => {} }, durability: { backend: a, ...FAST } })
+  const bot = new Bot({
+    provider,
+    store: new MemoryStore(),
+    logger: { warn: () => {}, error: () => {} },
+    durability: { backend: a, ...FAST },
+  })
   bot.on('error', () => {})
   bot.when(TEXT, async (ctx: Context) => {
     await ctx.reply(replies[0]!)
@@ -57,7 +62,12 @@ describe('crashable(): armed at any moment', () => {
 
     // The restarted process runs the same handler; "one" is answered from the outbox, "two" is resent.
     const recovered = new MockProvider()
-    const botB = new Bot({ provider: recovered, store: new MemoryStore(), logger: { warn: () => {}, error: () => {} }, durability: { backend: shared, ...FAST } })
+    const botB = new Bot({
+      provider: recovered,
+      store: new MemoryStore(),
+      logger: { warn: () => {}, error: () => {} },
+      durability: { backend: shared, ...FAST },
+    })
     botB.on('error', () => {})
     botB.when(TEXT, async (ctx: Context) => {
       await ctx.reply('one')
@@ -65,12 +75,15 @@ describe('crashable(): armed at any moment', () => {
     })
     running.push(botB)
     await botB.start()
-    await waitFor(async () => (await botB.durability!.inbox.get(recordId('m1')))?.state === 'done', { timeoutMs: 20_000, message: 'botB completed m1' })
+    await waitFor(async () => (await botB.durability!.inbox.get(recordId('m1')))?.state === 'done', {
+      timeoutMs: 20_000,
+      message: 'botB completed m1',
+    })
     await botB.idle()
     expect(texts(recovered)).toEqual(['two'])
   }, 60_000)
 
-  it('{ nth } counts from the arming, not from the wrapper\'s creation', async () => {
+  it("{ nth } counts from the arming, not from the wrapper's creation", async () => {
     const a = crashable(new MemoryDurability())
     const { bot, provider } = crashingBot(a, ['one', 'two', 'three'], () => a.crashAfter('outbox.markSent', { nth: 2 }))
     await bot.start()

@@ -27,6 +27,15 @@ function factory(open: (path: string) => Promise<LeasedEventJournal>) {
   }
 }
 
-describeConformance('eventsDurability over a locked FileEventJournal', factory((path) => FileEventJournal.open(path, { lock: true })))
-describeConformance('eventsDurability over a SharedFileEventJournal', factory((path) => SharedFileEventJournal.open(path)))
-describeConformance('eventsDurability over a SharedFileEventJournal with appendLog', factory((path) => SharedFileEventJournal.open(path, { appendLog: { compactEvery: 20 } })))
+describeConformance(
+  'eventsDurability over a locked FileEventJournal',
+  factory((path) => FileEventJournal.open(path, { lock: true })),
+)
+describeConformance(
+  'eventsDurability over a SharedFileEventJournal',
+  factory((path) => SharedFileEventJournal.open(path)),
+)
+describeConformance(
+  'eventsDurability over a SharedFileEventJournal with appendLog',
+  factory((path) => SharedFileEventJournal.open(path, { appendLog: { compactEvery: 20 } })),
+)

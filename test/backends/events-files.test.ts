@@ -41,7 +41,11 @@ describe('damage', () => {
     writeFileSync(log, lines.join('\n'))
     const before = { snapshot: bytesOf(path), log: bytesOf(log) }
     const refused = (error: unknown) =>
-      error instanceof AppendLogCorruptError && error.code === 'APPEND_LOG_CORRUPT' && error.file === log && error.line === 2 && error.offset === offset
+      error instanceof AppendLogCorruptError &&
+      error.code === 'APPEND_LOG_CORRUPT' &&
+      error.file === log &&
+      error.line === 2 &&
+      error.offset === offset
     await assert.rejects(SharedFileEventJournal.open(path, { appendLog: true }), refused)
     await assert.rejects(SharedFileEventJournal.open(path), refused)
     await assert.rejects(FileEventJournal.open(path, { lock: true }), refused)
@@ -54,14 +58,20 @@ describe('damage', () => {
     appendFileSync(`${path}.log`, '6\t120\t0000')
     const shared = await SharedFileEventJournal.open(path, { appendLog: true })
     await shared.append(job('f'))
-    assert.deepEqual((await shared.list()).map((r) => r.id), ['a', 'b', 'c', 'd', 'e', 'f'])
+    assert.deepEqual(
+      (await shared.list()).map((r) => r.id),
+      ['a', 'b', 'c', 'd', 'e', 'f'],
+    )
     await shared.close()
     assert.ok(readFileSync(`${path}.log`, 'utf8').endsWith('\n'), 'the torn tail was cut before the append')
     appendFileSync(`${path}.log`, '9\t12')
     const locked = await FileEventJournal.open(path, { lock: true })
-    assert.deepEqual((await locked.list()).map((r) => r.id), ['a', 'b', 'c', 'd', 'e', 'f'])
+    assert.deepEqual(
+      (await locked.list()).map((r) => r.id),
+      ['a', 'b', 'c', 'd', 'e', 'f'],
+    )
     await locked.close()
-    assert.equal(existsSync(`${path}.log`), false, 'a FileEventJournal folds a shared journal\'s log into the file')
+    assert.equal(existsSync(`${path}.log`), false, "a FileEventJournal folds a shared journal's log into the file")
   })
 })
 
@@ -69,7 +79,10 @@ describe('locks', () => {
   it('a locked FileEventJournal refuses a second open in this process until close()', async () => {
     const path = join(tempDir(), 'events.json')
     const first = await FileEventJournal.open(path, { lock: true })
-    await assert.rejects(FileEventJournal.open(path, { lock: true }), (error: unknown) => error instanceof JournalLockedError && error.pid === process.pid)
+    await assert.rejects(
+      FileEventJournal.open(path, { lock: true }),
+      (error: unknown) => error instanceof JournalLockedError && error.pid === process.pid,
+    )
     await first.close()
     const second = await FileEventJournal.open(path, { lock: true })
     await second.close()
@@ -80,14 +93,23 @@ describe('locks', () => {
     const shared = await SharedFileEventJournal.open(path, { appendLog: true })
     await shared.append(job('before'))
     const locked = await FileEventJournal.open(path, { lock: true })
-    const refusal = (error: unknown) => error instanceof JournalLockedError && error.pid === process.pid && /FileEventJournal/.test(error.message)
+    const refusal = (error: unknown) =>
+      error instanceof JournalLockedError && error.pid === process.pid && /FileEventJournal/.test(error.message)
     await assert.rejects(shared.append(job('lost?')), refusal)
     await assert.rejects(shared.list(), refusal)
     await assert.rejects(SharedFileEventJournal.open(path), refusal)
-    assert.deepEqual((await locked.list()).map((r) => r.id), ['before'], 'the locked journal read every shared write')
+    assert.deepEqual(
+      (await locked.list()).map((r) => r.id),
+      ['before'],
+      'the locked journal read every shared write',
+    )
     await locked.append(job('locked'))
     await locked.close()
-    assert.deepEqual((await shared.list()).map((r) => r.id), ['before', 'locked'], 'nothing was lost either way')
+    assert.deepEqual(
+      (await shared.list()).map((r) => r.id),
+      ['before', 'locked'],
+      'nothing was lost either way',
+    )
     await shared.close()
   })
 })
@@ -102,11 +124,14 @@ describe('the mutex', () => {
     const breaks: MutexBreak[] = []
     const journal = await SharedFileEventJournal.open(path, { staleLockMs: 60_000, onMutexBroken: (info) => breaks.push(info) })
     await journal.append(job('a'))
-    assert.deepEqual(breaks.map((b) => [b.reason, b.pid]), [['dead', dead]])
+    assert.deepEqual(
+      breaks.map((b) => [b.reason, b.pid]),
+      [['dead', dead]],
+    )
     await journal.close()
   })
 
-  it('breaks a live holder\'s mutex only once it went unrefreshed for staleLockMs', async () => {
+  it("breaks a live holder's mutex only once it went unrefreshed for staleLockMs", async () => {
     const path = join(tempDir(), 'events.json')
     const mutex = mutexPathOf(path)
     writeFileSync(mutex, holderOf(process.ppid))
@@ -125,12 +150,15 @@ describe('the mutex', () => {
     const old = new Date(Date.now() - 5_000)
     utimesSync(mutex, old, old)
     const journal = await SharedFileEventJournal.open(path, { staleLockMs: 1_000, onMutexBroken: (info) => breaks.push(info) })
-    assert.deepEqual(breaks.map((b) => [b.reason, b.pid]), [['stalled', process.ppid]])
+    assert.deepEqual(
+      breaks.map((b) => [b.reason, b.pid]),
+      [['stalled', process.ppid]],
+    )
     assert.ok(breaks[0]!.ageMs >= 1_000)
     await journal.close()
   })
 
-  it('two journals of one process take turns; the later one sees the earlier one\'s writes', async () => {
+  it("two journals of one process take turns; the later one sees the earlier one's writes", async () => {
     const path = join(tempDir(), 'events.json')
     const [a, b] = await Promise.all([SharedFileEventJournal.open(path, { appendLog: true }), SharedFileEventJournal.open(path)])
     await Promise.all(Array.from({ length: 20 }, (_, n) => (n % 2 ? a : b).append(job(`j${n}`))))
@@ -175,7 +203,10 @@ describe('appendLog', () => {
     await journal.append(job('a8'))
     await journal.close()
     const reopened = await SharedFileEventJournal.open(path, { appendLog: true })
-    assert.deepEqual((await reopened.list()).map((r) => r.id), ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'])
+    assert.deepEqual(
+      (await reopened.list()).map((r) => r.id),
+      ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'],
+    )
     await reopened.close()
   })
 })
@@ -202,7 +233,10 @@ describe('FileEventJournal', () => {
   })
 
   it('close() lets the writes already called commit and refuses later ones (both journals)', async () => {
-    for (const open of [(path: string) => FileEventJournal.open(path, { lock: true }), (path: string) => SharedFileEventJournal.open(path)]) {
+    for (const open of [
+      (path: string) => FileEventJournal.open(path, { lock: true }),
+      (path: string) => SharedFileEventJournal.open(path),
+    ]) {
       const path = join(tempDir(), 'events.json')
       const journal = await open(path)
       const pending = journal.append([job('a'), job('b')])
@@ -212,7 +246,10 @@ describe('FileEventJournal', () => {
       await closed
       await assert.rejects(journal.list(), JournalClosedError)
       const reopened = await SharedFileEventJournal.open(path)
-      assert.deepEqual((await reopened.list()).map((r) => r.id), ['a', 'b'])
+      assert.deepEqual(
+        (await reopened.list()).map((r) => r.id),
+        ['a', 'b'],
+      )
       await reopened.close()
     }
   })

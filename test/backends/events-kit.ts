@@ -81,7 +81,8 @@ export type JournalOpener = (path: string, fs: FileSystem) => Promise<LeasedEven
 
 export const openLocked: JournalOpener = (path, fs) => FileEventJournal.open(path, { lock: true, fs })
 export const openShared: JournalOpener = (path, fs) => SharedFileEventJournal.open(path, { fs })
-export const openSharedAppendLog: JournalOpener = (path, fs) => SharedFileEventJournal.open(path, { fs, appendLog: { compactEvery: 16, fsync: false } })
+export const openSharedAppendLog: JournalOpener = (path, fs) =>
+  SharedFileEventJournal.open(path, { fs, appendLog: { compactEvery: 16, fsync: false } })
 
 interface Opened {
   path: string
@@ -94,7 +95,10 @@ interface Opened {
  * The crash matrix's factory of eventsDurability over `open`'s journal, in a temp dir per case;
  * `outbox` makes the database-backed outbox of a generation (the same data in every generation).
  */
-export function eventsCrashFactory(open: JournalOpener, outbox?: { create(): { kv: DurableKv; reopen(): DurableKv }; cleanup(kv: DurableKv): Promise<void> }): CrashBackendFactory {
+export function eventsCrashFactory(
+  open: JournalOpener,
+  outbox?: { create(): { kv: DurableKv; reopen(): DurableKv }; cleanup(kv: DurableKv): Promise<void> },
+): CrashBackendFactory {
   const opened = new Map<DurabilityBackend, Opened & { reopenOutbox?: () => DurableKv }>()
   const make = async (path: string, store?: { kv: DurableKv; reopen(): DurableKv }) => {
     const fs = new KillableFs()

@@ -78,7 +78,11 @@ describe('three processes on one SharedFileEventJournal', () => {
     it(`appendLog ${appendLog ? 'on' : 'off'}: a holder killed, one frozen, one slow; claims exclusive, fencing holds, nothing lost`, async () => {
       const path = join(tempDir('botmesh-events-procs-'), 'events.json')
       const breaks: MutexBreak[] = []
-      const journal = await SharedFileEventJournal.open(path, { appendLog, staleLockMs: STALE_LOCK_MS, onMutexBroken: (info) => breaks.push(info) })
+      const journal = await SharedFileEventJournal.open(path, {
+        appendLog,
+        staleLockMs: STALE_LOCK_MS,
+        onMutexBroken: (info) => breaks.push(info),
+      })
       const workers: Worker[] = []
       try {
         await journal.append(Array.from({ length: SEEDED }, (_, n) => ({ id: `seed-${n}`, eventType: 'job', payload: { n } })))
@@ -107,11 +111,15 @@ describe('three processes on one SharedFileEventJournal', () => {
         )
         const [killed, frozen] = workers as [Worker, Worker]
 
-        const expected = () => SEEDED + workers.reduce((n, worker) => n + worker.lines.filter((line) => line.startsWith('APPENDED ')).length, 0)
-        await waitFor(async () => workers.length === 3 && seen.frozenHolding && killed.exit && (await journal.count()).done === expected(), {
-          timeoutMs: 60_000,
-          message: 'every record done while one worker is killed and one frozen',
-        })
+        const expected = () =>
+          SEEDED + workers.reduce((n, worker) => n + worker.lines.filter((line) => line.startsWith('APPENDED ')).length, 0)
+        await waitFor(
+          async () => workers.length === 3 && seen.frozenHolding && killed.exit && (await journal.count()).done === expected(),
+          {
+            timeoutMs: 60_000,
+            message: 'every record done while one worker is killed and one frozen',
+          },
+        )
         const slow = workers[2]!
         frozen.process.kill('SIGCONT')
         const [frozenExit, slowExit, killedExit] = await Promise.all([frozen.exited, slow.exited, killed.exited])
@@ -124,12 +132,28 @@ describe('three processes on one SharedFileEventJournal', () => {
         // The mutex taken over as documented: a dead holder's at once, a stalled holder's, never a live one's.
         const reported = [
           ...breaks.map((info) => ({ reason: info.reason, pid: info.pid })),
-          ...workers.flatMap((worker) => worker.lines.filter((line) => line.startsWith('BROKE ')).map((line) => ({ reason: line.split(' ')[1], pid: Number(line.split(' ')[2]) }))),
+          ...workers.flatMap((worker) =>
+            worker.lines
+              .filter((line) => line.startsWith('BROKE '))
+              .map((line) => ({ reason: line.split(' ')[1], pid: Number(line.split(' ')[2]) })),
+          ),
         ]
-        assert.ok(reported.some((b) => b.reason === 'dead' && b.pid === seen.killedHolding), `the killed holder's mutex was broken as dead: ${JSON.stringify(reported)}`)
-        assert.ok(reported.some((b) => b.reason === 'stalled' && b.pid === seen.frozenHolding), `the frozen holder's mutex was broken as stalled: ${JSON.stringify(reported)}`)
-        assert.ok(slow.lines.some((line) => line.startsWith('HOLDING ')), 'the slow worker held the mutex past staleLockMs')
-        assert.ok(!reported.some((b) => b.pid === slow.process.pid), `the live slow holder's mutex was never broken: ${JSON.stringify(reported)}`)
+        assert.ok(
+          reported.some((b) => b.reason === 'dead' && b.pid === seen.killedHolding),
+          `the killed holder's mutex was broken as dead: ${JSON.stringify(reported)}`,
+        )
+        assert.ok(
+          reported.some((b) => b.reason === 'stalled' && b.pid === seen.frozenHolding),
+          `the frozen holder's mutex was broken as stalled: ${JSON.stringify(reported)}`,
+        )
+        assert.ok(
+          slow.lines.some((line) => line.startsWith('HOLDING ')),
+          'the slow worker held the mutex past staleLockMs',
+        )
+        assert.ok(
+          !reported.some((b) => b.pid === slow.process.pid),
+          `the live slow holder's mutex was never broken: ${JSON.stringify(reported)}`,
+        )
 
         // Claims exclusive, fencing held, nothing lost.
         const steps = workers.flatMap((worker) => worker.lines.map((line) => line.split(' ')))
@@ -146,8 +170,14 @@ describe('three processes on one SharedFileEventJournal', () => {
         }
         // Thawed, the frozen worker's held append found its mutex taken over and wrote nothing (then
         // went again), and its completions under the tokens it held were refused.
-        assert.ok(frozen.lines.some((line) => line.startsWith('ERROR JOURNAL_UNAVAILABLE')), `the frozen worker's turn was refused: ${frozen.lines.join(' | ')}`)
-        assert.ok(frozen.lines.some((line) => line.startsWith('STALE ')), `the frozen worker's completions were refused: ${frozen.lines.join(' | ')}`)
+        assert.ok(
+          frozen.lines.some((line) => line.startsWith('ERROR JOURNAL_UNAVAILABLE')),
+          `the frozen worker's turn was refused: ${frozen.lines.join(' | ')}`,
+        )
+        assert.ok(
+          frozen.lines.some((line) => line.startsWith('STALE ')),
+          `the frozen worker's completions were refused: ${frozen.lines.join(' | ')}`,
+        )
         console.log(
           `three processes, appendLog ${appendLog ? 'on' : 'off'}: ${records.length} records, ${claims.length} claims, ` +
             `${steps.filter(([kind]) => kind === 'STALE').length} stale completions refused, ${steps.filter(([kind]) => kind === 'ERROR').length} turns refused after a lost mutex, ` +

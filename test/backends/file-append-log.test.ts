@@ -58,10 +58,13 @@ describe('reading an append log', () => {
   it('cuts nothing from a sound log', () => {
     const content = lines([1, '"a"'], [2, '"b"'])
     const scan = scanAppendLog('x.log', content)
-    assert.deepEqual(scan.records.map((r) => [r.seq, r.payload, r.line, r.offset]), [
-      [1, '"a"', 1, 0],
-      [2, '"b"', 2, frame(1, '"a"').length],
-    ])
+    assert.deepEqual(
+      scan.records.map((r) => [r.seq, r.payload, r.line, r.offset]),
+      [
+        [1, '"a"', 1, 0],
+        [2, '"b"', 2, frame(1, '"a"').length],
+      ],
+    )
     assert.equal(scan.validBytes, content.length)
     assert.equal(scan.tornTail, undefined)
   })
@@ -139,7 +142,10 @@ describe('AppendLog', () => {
       await unsynced.append(['"new"'])
       await fs.powerLoss()
       const scan = await readAppendLog(nodeFileSystem, path) // throws on a mix of old and new bytes
-      assert.ok(scan!.records.every((r) => r.seq === 3), `seed ${seed}: only the new record may survive`)
+      assert.ok(
+        scan!.records.every((r) => r.seq === 3),
+        `seed ${seed}: only the new record may survive`,
+      )
     }
   })
 })
@@ -177,7 +183,10 @@ describe('GroupCommit', () => {
     const first = commits.submit(4)
     const later = [5, 6].map((n) => commits.submit(n))
     await Promise.all([first, ...later])
-    assert.deepEqual(batches, [[1, 2, 3], [4, 5, 6]])
+    assert.deepEqual(batches, [
+      [1, 2, 3],
+      [4, 5, 6],
+    ])
   })
 
   it('rejects a failed batch and everything queued behind it, telling onFailure first', async () => {

@@ -17,10 +17,14 @@ export interface JournalChild {
 
 /** Starts the child with `command` on the journal at `path`. */
 export function startJournalChild(command: 'hold' | 'write-loop', path: string, options: object = {}): JournalChild {
-  const child = spawn(process.execPath, ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/file-journal-child.ts', command, path, JSON.stringify(options)], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/file-journal-child.ts', command, path, JSON.stringify(options)],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  )
   // A child that already exited (the loser of a lock race) makes a late write to its stdin fail with EPIPE: harmless here.
   child.stdin.on('error', () => {})
   const lines: string[] = []
@@ -52,7 +56,10 @@ export function startJournalChild(command: 'hold' | 'write-loop', path: string, 
         if (found !== undefined) return found
         if (done) await new Promise((resolve) => setImmediate(resolve)) // let the last data events land
         if (done && !lines.some(match)) throw new Error(`the child exited without printing the line; stderr: ${stderr}`)
-        if (Date.now() > deadline) throw new Error(`no matching line from the child within ${timeoutMs} ms; printed: ${lines.slice(-5).join(' | ')}; stderr: ${stderr}`)
+        if (Date.now() > deadline)
+          throw new Error(
+            `no matching line from the child within ${timeoutMs} ms; printed: ${lines.slice(-5).join(' | ')}; stderr: ${stderr}`,
+          )
         await new Promise((resolve) => setTimeout(resolve, 5))
       }
     },

@@ -12,7 +12,15 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FileDurability, nodeFileSystem, type FileDurabilityOptions, type FileHandle, type FileStat, type FileSystem, type OpenHow } from '../../src/backends/file/index.js'
+import {
+  FileDurability,
+  nodeFileSystem,
+  type FileDurabilityOptions,
+  type FileHandle,
+  type FileStat,
+  type FileSystem,
+  type OpenHow,
+} from '../../src/backends/file/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import type { CrashBackendFactory } from '../../src/core/testing/crash-matrix/index.js'
 import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'
@@ -57,12 +65,27 @@ interface CaseFiles {
 }
 
 /** A crash-matrix factory of FileDurability journals that die at each crash as `cut` says. */
-export function fileCrashFactory(options: FileDurabilityOptions, cut: FileCut): { factory: CrashBackendFactory; figures: FileCrashFigures } {
-  const figures: FileCrashFigures = { reopened: 0, refused: 0, acknowledged: 0, inFlightKept: 0, inFlightDropped: 0, unsyncedKept: 0, unsyncedTorn: 0, unsyncedDropped: 0, locksTakenOver: 0 }
+export function fileCrashFactory(
+  options: FileDurabilityOptions,
+  cut: FileCut,
+): { factory: CrashBackendFactory; figures: FileCrashFigures } {
+  const figures: FileCrashFigures = {
+    reopened: 0,
+    refused: 0,
+    acknowledged: 0,
+    inFlightKept: 0,
+    inFlightDropped: 0,
+    unsyncedKept: 0,
+    unsyncedTorn: 0,
+    unsyncedDropped: 0,
+    locksTakenOver: 0,
+  }
   const cases = new Map<DurabilityBackend, CaseFiles>()
   let seed = 0
 
-  const open = async (files: Omit<CaseFiles, 'durability' | 'fs' | 'fsSeed' | 'opened'> & { opened?: FileDurability[] }): Promise<RecordingBackend> => {
+  const open = async (
+    files: Omit<CaseFiles, 'durability' | 'fs' | 'fsSeed' | 'opened'> & { opened?: FileDurability[] },
+  ): Promise<RecordingBackend> => {
     const fsSeed = ++seed
     // Under a simulated power loss the model alone decides what a sync made durable: the device's
     // own flush would change no outcome, only add its latency to every commit.
@@ -142,7 +165,10 @@ export function fileCrashFactory(options: FileDurabilityOptions, cut: FileCut): 
 async function releaseDead(durability: FileDurability): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the dead instance of ${durability.path} did not let go within ${RELEASE_TIMEOUT_MS} ms`)), RELEASE_TIMEOUT_MS)
+    timer = setTimeout(
+      () => reject(new Error(`the dead instance of ${durability.path} did not let go within ${RELEASE_TIMEOUT_MS} ms`)),
+      RELEASE_TIMEOUT_MS,
+    )
   })
   try {
     await Promise.race([durability.close().catch(() => {}), timeout])

@@ -53,7 +53,12 @@ function modelKey(scopeId: string, kind: RecordKind, id: string): string {
 export function canonicalJson(value: unknown): string {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort)
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]))
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+      )
     return v
   }
   return JSON.stringify(sort(JSON.parse(JSON.stringify(value))))
@@ -119,11 +124,18 @@ export class RecordingBackend implements DurabilityBackend {
 
 function modelOp(scopeId: string, write: JournalWrite): ModelOp {
   if ('delete' in write) return { key: modelKey(scopeId, write.kind, write.delete), expectVersion: write.expectVersion, json: undefined }
-  return { key: modelKey(scopeId, write.kind, recordKey(write.kind, write.record)), expectVersion: write.expectVersion, json: canonicalJson(write.record) }
+  return {
+    key: modelKey(scopeId, write.kind, recordKey(write.kind, write.record)),
+    expectVersion: write.expectVersion,
+    json: canonicalJson(write.record),
+  }
 }
 
 /** Reads `keys` (and the total count of each scope and kind) from a backend reopened on the files. */
-export async function readRecords(backend: DurabilityBackend, keys: Iterable<string>): Promise<{ records: Map<string, Stored>; counts: Map<string, number> }> {
+export async function readRecords(
+  backend: DurabilityBackend,
+  keys: Iterable<string>,
+): Promise<{ records: Map<string, Stored>; counts: Map<string, number> }> {
   const byScope = new Map<string, Map<RecordKind, string[]>>()
   for (const key of keys) {
     const [scopeId, kind, id] = key.split(SEPARATOR) as [string, RecordKind, string]
@@ -141,7 +153,10 @@ export async function readRecords(backend: DurabilityBackend, keys: Iterable<str
         if (record) records.set(modelKey(scopeId, kind, ids[n]!), { version: record.version, json: canonicalJson(record.record) })
       })
       const byState = await journal.count(kind)
-      counts.set(`${scopeId}${SEPARATOR}${kind}`, Object.values(byState).reduce((sum, n) => sum + n, 0))
+      counts.set(
+        `${scopeId}${SEPARATOR}${kind}`,
+        Object.values(byState).reduce((sum, n) => sum + n, 0),
+      )
     }
   }
   return { records, counts }
@@ -188,7 +203,10 @@ export function checkPrefix(
       return { ok: true, version: op.json === undefined ? 0 : op.expectVersion + 1 }
     })
     // The model must agree with what the backend answered, or the verdict means nothing.
-    if (write.results && JSON.stringify(write.results.map((r) => (r.ok ? { ok: true, version: r.version } : { ok: false }))) !== JSON.stringify(modelled)) {
+    if (
+      write.results &&
+      JSON.stringify(write.results.map((r) => (r.ok ? { ok: true, version: r.version } : { ok: false }))) !== JSON.stringify(modelled)
+    ) {
       problems.push(`write ${n}: the backend answered ${JSON.stringify(write.results)}, the model ${JSON.stringify(modelled)}`)
     }
   }
@@ -199,7 +217,8 @@ export function checkPrefix(
     present.set(group, (present.get(group) ?? 0) + 1)
   }
   for (const [group, count] of observed.counts) {
-    if (count !== (present.get(group) ?? 0)) problems.push(`${group.replace(SEPARATOR, ' ')}: the journal counts ${count} records, ${present.get(group) ?? 0} are known`)
+    if (count !== (present.get(group) ?? 0))
+      problems.push(`${group.replace(SEPARATOR, ' ')}: the journal counts ${count} records, ${present.get(group) ?? 0} are known`)
   }
   if (matched === undefined) {
     const lost = [...keys].filter((key) => !same(key)).slice(0, 5)

@@ -28,7 +28,16 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
 })
 
-const put = (key: string, n: number): KvOp => ({ op: 'put', collection: 'inbox', key, expectVersion: 0, value: { n }, state: 'pending', stateTime: n, due: null })
+const put = (key: string, n: number): KvOp => ({
+  op: 'put',
+  collection: 'inbox',
+  key,
+  expectVersion: 0,
+  value: { n },
+  state: 'pending',
+  stateTime: n,
+  due: null,
+})
 
 /**
  * A journal as a crash leaves it: `snapshotKeys` folded into the snapshot, `logKeys` in the log

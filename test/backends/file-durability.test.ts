@@ -213,11 +213,17 @@ describe('failed commits and visibility', () => {
       assert.deepEqual(await readDuring, [undefined], 'a read that saw the failed write is made again after the roll-back')
       await expect(failed).rejects.toBeInstanceOf(JournalUnavailableError)
       await expect(behind).rejects.toMatchObject({ code: 'JOURNAL_UNAVAILABLE', retryable: true })
-      assert.deepEqual((await durability.kv.get('inbox', ['a', 'b'])).map((entry) => entry?.version), [1, undefined])
+      assert.deepEqual(
+        (await durability.kv.get('inbox', ['a', 'b'])).map((entry) => entry?.version),
+        [1, undefined],
+      )
       await durability.kv.write([put('c'), put('a', 1)])
       await durability.close()
       const reopened = await FileDurability.open(path)
-      assert.deepEqual((await reopened.kv.get('inbox', ['a', 'b', 'c'])).map((entry) => entry?.version), [2, undefined, 1])
+      assert.deepEqual(
+        (await reopened.kv.get('inbox', ['a', 'b', 'c'])).map((entry) => entry?.version),
+        [2, undefined, 1],
+      )
       await reopened.close()
     })
   }
@@ -233,7 +239,11 @@ describe('failed commits and visibility', () => {
     await expect(durability.kv.get('inbox', ['a'])).rejects.toThrow(/reopen the journal/)
     await durability.close()
     const reopened = await FileDurability.open(path)
-    assert.deepEqual((await reopened.kv.get('inbox', ['a', 'b', 'c'])).map((entry) => entry?.version), [1, 1, undefined], 'the renamed snapshot is the file')
+    assert.deepEqual(
+      (await reopened.kv.get('inbox', ['a', 'b', 'c'])).map((entry) => entry?.version),
+      [1, 1, undefined],
+      'the renamed snapshot is the file',
+    )
     await reopened.close()
   })
 
@@ -248,7 +258,10 @@ describe('failed commits and visibility', () => {
     await expect(durability.kv.write([put('c')])).rejects.toThrow(/could not be cut back/)
     await durability.close()
     const reopened = await FileDurability.open(path, { appendLog: true })
-    assert.deepEqual((await reopened.kv.get('inbox', ['a', 'c'])).map((entry) => entry?.version), [1, undefined])
+    assert.deepEqual(
+      (await reopened.kv.get('inbox', ['a', 'c'])).map((entry) => entry?.version),
+      [1, undefined],
+    )
     await reopened.close()
   })
 

@@ -86,7 +86,15 @@ export class CountingFs extends WrappingFs {
 
 /** Fails chosen operations with an errno-style error, like a full disk would, or holds them until released. */
 export class FailingFs extends WrappingFs {
-  #rules: { operation: string; pathIncludes: string; times: number; code?: string; until?: Promise<void>; after?: Promise<void>; reached?: () => void }[] = []
+  #rules: {
+    operation: string
+    pathIncludes: string
+    times: number
+    code?: string
+    until?: Promise<void>
+    after?: Promise<void>
+    reached?: () => void
+  }[] = []
 
   /** Fails the next `times` calls of `operation` on paths containing `pathIncludes` (once `after` resolves, if given). */
   failNext(operation: string, pathIncludes: string, options: { times?: number; code?: string; after?: Promise<void> } = {}): void {

@@ -52,14 +52,21 @@ describe('FileDurability killed with SIGKILL mid-write', () => {
         try {
           const [counter] = await reopened.kv.get('outbox', ['counter'])
           const version = counter?.version ?? 0
-          assert.ok(version === acknowledged || version === acknowledged + 1, `seed ${seed}: ${version} writes found, ${acknowledged} acknowledged`)
+          assert.ok(
+            version === acknowledged || version === acknowledged + 1,
+            `seed ${seed}: ${version} writes found, ${acknowledged} acknowledged`,
+          )
           const keys = Array.from({ length: version + 2 }, (_, n) => `k${n + 1}`)
           const entries = await reopened.kv.get('inbox', keys)
           entries.forEach((entry, n) => {
             if (n < version) assert.equal((entry?.value as { n: number } | undefined)?.n, n + 1, `seed ${seed}: write ${n + 1} is whole`)
             else assert.equal(entry, undefined, `seed ${seed}: no part of write ${n + 1} beyond the counter`)
           })
-          assert.deepEqual((await readdir(dir)).filter((name) => name.includes('.tmp-')), [], 'stray temp files are removed on open')
+          assert.deepEqual(
+            (await readdir(dir)).filter((name) => name.includes('.tmp-')),
+            [],
+            'stray temp files are removed on open',
+          )
           figures.runs++
           figures.acknowledged += acknowledged
           if (version === acknowledged + 1) figures.inFlightLanded++

@@ -24,7 +24,16 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
 })
 
-const put = (key: string): KvOp => ({ op: 'put', collection: 'inbox', key, expectVersion: 0, value: { key }, state: 'pending', stateTime: 1, due: null })
+const put = (key: string): KvOp => ({
+  op: 'put',
+  collection: 'inbox',
+  key,
+  expectVersion: 0,
+  value: { key },
+  state: 'pending',
+  stateTime: 1,
+  due: null,
+})
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -86,7 +95,9 @@ describe('FileDurability lock', () => {
     await (await FileDurability.open(path)).close()
     await writeFile(`${path}.lock`, JSON.stringify({ pid: deadPid(), host: hostname(), takenAt: 1 }))
     const children = [1, 2, 3].map(() => startJournalChild('hold', path))
-    const outcomes = await Promise.all(children.map((child) => child.waitForLine((line) => /"event":"(opened|refused)"/.test(line)).then((line) => JSON.parse(line))))
+    const outcomes = await Promise.all(
+      children.map((child) => child.waitForLine((line) => /"event":"(opened|refused)"/.test(line)).then((line) => JSON.parse(line))),
+    )
     const winners = outcomes.filter((outcome) => outcome.event === 'opened')
     assert.equal(winners.length, 1, JSON.stringify(outcomes))
     for (const outcome of outcomes.filter((o) => o.event === 'refused')) {

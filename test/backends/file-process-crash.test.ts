@@ -23,7 +23,12 @@ const module = fileURLToPath(new URL('../fixtures/process-crash/file-backend.ts'
 
 /** Fresh files for one run, the backend the test opens after both children, and what each child found. */
 function storage(dir: string, arg: Omit<FileCrashArg, 'file' | 'storeFile' | 'factsFile'>) {
-  const files: FileCrashArg = { ...arg, file: join(dir, 'durable.json'), storeFile: join(dir, 'store.db'), factsFile: join(dir, 'facts.ndjson') }
+  const files: FileCrashArg = {
+    ...arg,
+    file: join(dir, 'durable.json'),
+    storeFile: join(dir, 'store.db'),
+    factsFile: join(dir, 'facts.ndjson'),
+  }
   let opened: FileDurability | undefined
   return {
     arg: files,
@@ -31,7 +36,11 @@ function storage(dir: string, arg: Omit<FileCrashArg, 'file' | 'storeFile' | 'fa
     open: async () => (opened = await FileDurability.open(files.file, fileOptions(files))),
     close: async () => opened?.close(),
     /** What the restarted child found before it opened the journal: the killed child's leftovers. */
-    leftByKill: (): LeftoverFacts | undefined => readFileSync(files.factsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as LeftoverFacts)[1],
+    leftByKill: (): LeftoverFacts | undefined =>
+      readFileSync(files.factsFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as LeftoverFacts)[1],
   }
 }
 
@@ -40,27 +49,24 @@ const found = new Map<string, { runs: number; tempsLeft: number; tornLogTails: n
 for (const mode of ['snapshot', 'appendLog'] as const) {
   const figures = { runs: 0, tempsLeft: 0, tornLogTails: 0, staleLocks: 0 }
   found.set(mode, figures)
-  describeProcessCrash(
-    `FileDurability (${mode} mode)`,
-    {
-      module,
-      prepare(dir) {
-        const files = storage(dir, { mode })
-        return {
-          arg: files.arg,
-          open: files.open,
-          async cleanup() {
-            await files.close()
-            const left = files.leftByKill()
-            figures.runs++
-            figures.tempsLeft += left && left.temps > 0 ? 1 : 0
-            figures.tornLogTails += left?.tornLogTail ? 1 : 0
-            figures.staleLocks += left?.staleLock ? 1 : 0
-          },
-        }
-      },
+  describeProcessCrash(`FileDurability (${mode} mode)`, {
+    module,
+    prepare(dir) {
+      const files = storage(dir, { mode })
+      return {
+        arg: files.arg,
+        open: files.open,
+        async cleanup() {
+          await files.close()
+          const left = files.leftByKill()
+          figures.runs++
+          figures.tempsLeft += left && left.temps > 0 ? 1 : 0
+          figures.tornLogTails += left?.tornLogTail ? 1 : 0
+          figures.staleLocks += left?.staleLock ? 1 : 0
+        },
+      }
     },
-  )
+  })
 }
 
 /** The first seed from 7000 whose kill waits for the 40th write marker (the kit's draw for a 'write' kill). */
@@ -109,14 +115,26 @@ describe('SIGKILL crash test: FileDurability killed at a chosen point of a file 
       const dir = mkdtempSync(join(tmpdir(), 'botmesh-file-kill-'))
       const files = storage(dir, run.arg)
       try {
-        const result = await runProcessCrash({ backendModule: module, backendArg: files.arg, openBackend: files.open, dir, seed: LATEST_KILL_SEED, policy: run.policy, killOn: 'write' })
+        const result = await runProcessCrash({
+          backendModule: module,
+          backendArg: files.arg,
+          openBackend: files.open,
+          dir,
+          seed: LATEST_KILL_SEED,
+          policy: run.policy,
+          killOn: 'write',
+        })
         assert.equal(result.nth, 40, `seed ${LATEST_KILL_SEED} waits for the 40th write marker (the kit's draw changed?)`)
         assert.ok(result.killed, 'the first process was killed')
         const left = files.leftByKill()
         assert.ok(left, 'the restarted process noted what it found')
         run.expect(left)
         assert.deepEqual(result.problems, [], JSON.stringify(result))
-        assert.deepEqual(readdirSync(dir).filter((name) => name.includes('.tmp-')), [], 'the restart removed the stray temps')
+        assert.deepEqual(
+          readdirSync(dir).filter((name) => name.includes('.tmp-')),
+          [],
+          'the restart removed the stray temps',
+        )
       } finally {
         await files.close()
         rmSync(dir, { recursive: true, force: true })
@@ -126,5 +144,6 @@ describe('SIGKILL crash test: FileDurability killed at a chosen point of a file 
 })
 
 afterAll(() => {
-  for (const [mode, figures] of found) console.log(`SIGKILL FileDurability (${mode} mode), what the restart found: ${JSON.stringify(figures)}`)
+  for (const [mode, figures] of found)
+    console.log(`SIGKILL FileDurability (${mode} mode), what the restart found: ${JSON.stringify(figures)}`)
 })

@@ -43,7 +43,9 @@ export function planGroup(random: () => number, model: ModelState, label: string
       if (random() > 0.3) continue
       const [, collection, key] = id.split('|') as [string, string, string]
       const entry = model.get(id)!
-      ops.push(random() < 0.2 ? { op: 'delete', collection, key, expectVersion: entry.version } : put(collection, key, entry.version, random))
+      ops.push(
+        random() < 0.2 ? { op: 'delete', collection, key, expectVersion: entry.version } : put(collection, key, entry.version, random),
+      )
     }
     planned.push({ scope, ops })
   }
@@ -79,7 +81,8 @@ export function applyCall(model: ModelState, call: Call): ModelState {
 export async function runCall(kv: DurableKv, call: Call): Promise<void> {
   const results = await kv.scope!(call.scope).write(call.ops)
   const lost = results.findIndex((result) => !result.ok)
-  if (lost !== -1) throw new Error(`planned op ${lost} of a call on scope ${call.scope} lost its compare-and-set: ${JSON.stringify(results[lost])}`)
+  if (lost !== -1)
+    throw new Error(`planned op ${lost} of a call on scope ${call.scope} lost its compare-and-set: ${JSON.stringify(results[lost])}`)
 }
 
 /** A state in a canonical text form. */

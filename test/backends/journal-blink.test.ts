@@ -44,7 +44,11 @@ interface Tally {
 async function stream(backend: DurabilityBackend, blink: () => Promise<void>): Promise<Tally> {
   const provider = new MockProvider()
   const errors: unknown[] = []
-  const bot = new Bot({ provider, durability: { ...OPTIONS, backend, instanceId: 'blinking' }, logger: { warn: () => {}, error: () => {} } })
+  const bot = new Bot({
+    provider,
+    durability: { ...OPTIONS, backend, instanceId: 'blinking' },
+    logger: { warn: () => {}, error: () => {} },
+  })
   bot.on('error', (error) => errors.push(error))
   bot.when(TEXT, async (ctx) => {
     await ctx.reply(`re:${ctx.message.text}`)
@@ -57,11 +61,18 @@ async function stream(backend: DurabilityBackend, blink: () => Promise<void>): P
       while (next < MESSAGES) {
         const n = next++
         // The channel redelivers until the bot acknowledges (a webhook retried on a 5xx).
-        await waitFor(() => provider.receive({ id: `e${n}`, chatId: `chat-${n % CHATS}`, text: `m${n}` }).then(() => true, () => false), {
-          timeoutMs: 60_000,
-          intervalMs: 20,
-          message: `message ${n} admitted`,
-        })
+        await waitFor(
+          () =>
+            provider.receive({ id: `e${n}`, chatId: `chat-${n % CHATS}`, text: `m${n}` }).then(
+              () => true,
+              () => false,
+            ),
+          {
+            timeoutMs: 60_000,
+            intervalMs: 20,
+            message: `message ${n} admitted`,
+          },
+        )
         if (n === MESSAGES / 2) blinking = blink()
       }
     }
@@ -69,7 +80,10 @@ async function stream(backend: DurabilityBackend, blink: () => Promise<void>): P
     await blinking
     await waitFor(
       async () => {
-        const counts = await backend.journal(bot.scope).count('inbox').catch(() => ({}) as Record<string, number>)
+        const counts = await backend
+          .journal(bot.scope)
+          .count('inbox')
+          .catch(() => ({}) as Record<string, number>)
         return counts.done === MESSAGES
       },
       { timeoutMs: 90_000, intervalMs: 100, message: `all ${MESSAGES} messages done` },
@@ -92,7 +106,9 @@ function report(server: string, tallies: Tally[]): void {
   const lost = tallies.reduce((sum, t) => sum + t.lost.length, 0)
   const duplicated = tallies.reduce((sum, t) => sum + t.duplicated.length, 0)
   const released = tallies.reduce((sum, t) => sum + t.released, 0)
-  console.log(`${server} blink: ${tallies.length} runs x ${MESSAGES} messages: lost ${lost}, duplicated ${duplicated}, messages released for a replay ${released}`)
+  console.log(
+    `${server} blink: ${tallies.length} runs x ${MESSAGES} messages: lost ${lost}, duplicated ${duplicated}, messages released for a replay ${released}`,
+  )
 }
 
 const redis = await redisBinariesAvailable('a bot on a private Redis with AOF restarted mid-stream')
@@ -130,7 +146,12 @@ describe.runIf(postgres)('PostgreSQL dropping the bot’s connections mid-stream
     for (let run = 0; run < RUNS; run++) {
       const tablePrefix = randomTablePrefix()
       const applicationName = `blink_${tablePrefix}`
-      const backend = new PostgresDurability({ connectionString: pgUrlWith({ application_name: applicationName }), tablePrefix, poolMax: 4, logger: { error: () => {} } })
+      const backend = new PostgresDurability({
+        connectionString: pgUrlWith({ application_name: applicationName }),
+        tablePrefix,
+        poolMax: 4,
+        logger: { error: () => {} },
+      })
       try {
         tallies.push(
           await stream(backend, async () => {
@@ -150,4 +171,3 @@ describe.runIf(postgres)('PostgreSQL dropping the bot’s connections mid-stream
     expect(tallies.flatMap((t) => t.duplicated)).toEqual([])
   }, 600_000)
 })
-

@@ -57,7 +57,11 @@ afterEach(async () => {
 }, 60_000)
 
 /** One bot (or several replicas, `replicas`) on a fresh throwaway backend, each behind its own tap. */
-async function start(backendName: string, setup: (bot: Bot) => void, options: { store?: MemoryStore; replicas?: number } = {}): Promise<Run[]> {
+async function start(
+  backendName: string,
+  setup: (bot: Bot) => void,
+  options: { store?: MemoryStore; replicas?: number } = {},
+): Promise<Run[]> {
   const factory = throwawayFactory(parseBackendUrl(backendName))
   const backend = await factory.create()
   const entry = { factory, backend, bots: [] as Bot[] }
@@ -77,7 +81,12 @@ async function start(backendName: string, setup: (bot: Bot) => void, options: { 
     const provider = new MockProvider()
     const errors: unknown[] = []
     const ambiguous: unknown[] = []
-    const bot = new Bot({ provider, store, durability: { ...OPTIONS, backend: tap, instanceId: `replica-${n}` }, logger: { warn: () => {}, error: () => {} } })
+    const bot = new Bot({
+      provider,
+      store,
+      durability: { ...OPTIONS, backend: tap, instanceId: `replica-${n}` },
+      logger: { warn: () => {}, error: () => {} },
+    })
     bot.on('error', (error) => errors.push(error))
     bot.on('durability:ambiguous', (info) => ambiguous.push(info))
     setup(bot)

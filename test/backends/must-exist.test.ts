@@ -39,7 +39,9 @@ async function refusedStart(backend: DurabilityBackend): Promise<string> {
 async function writeOne(backend: SQLiteDurability | PostgresDurability | RedisDurability): Promise<void> {
   await backend.start()
   try {
-    await backend.kv.write([{ op: 'put', collection: 'inbox', key: 'k', expectVersion: 0, value: {}, state: 'done', stateTime: 1, due: null }])
+    await backend.kv.write([
+      { op: 'put', collection: 'inbox', key: 'k', expectVersion: 0, value: {}, state: 'done', stateTime: 1, due: null },
+    ])
   } finally {
     await backend.stop()
   }
@@ -64,7 +66,10 @@ describe.runIf(pgUp)('PostgreSQL', () => {
   it('refuses a prefix without its table, naming the nearest prefix with one, creating nothing; starts on a journal', async () => {
     const existing = randomTablePrefix()
     const missing = `${existing.slice(0, -2)}${existing.at(-2) === 'a' ? 'b' : 'a'}_`
-    cleanups.push(() => dropTablePrefix(existing), () => dropTablePrefix(missing))
+    cleanups.push(
+      () => dropTablePrefix(existing),
+      () => dropTablePrefix(missing),
+    )
     await writeOne(new PostgresDurability({ connectionString: PG_URL, tablePrefix: existing }))
     const message = await refusedStart(new PostgresDurability({ connectionString: PG_URL, tablePrefix: missing, mustExist: true }))
     expect(message).toContain(`"${missing}durable" (tablePrefix "${missing}")`)

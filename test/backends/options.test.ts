@@ -75,7 +75,9 @@ describe('file journals', () => {
 
   it('SharedFileEventJournal.open refuses compactEvery beside appendLog, and lock', async () => {
     const path = join(await tempDir(), 'events.json')
-    expect(await refusal(() => SharedFileEventJournal.open(path, { compactEvery: 5 } as never), 'compactEvery')).toContain('appendLog: { compactEvery }')
+    expect(await refusal(() => SharedFileEventJournal.open(path, { compactEvery: 5 } as never), 'compactEvery')).toContain(
+      'appendLog: { compactEvery }',
+    )
     await refusal(() => SharedFileEventJournal.open(path, { lock: true } as never), 'lock')
     await refusal(() => SharedFileEventJournal.open(path, { appendLog: { compactEvry: 5 } } as never), 'compactEvry')
   })
@@ -110,7 +112,10 @@ describe('database backends', () => {
   it('PostgresDurability and PostgresStore refuse prefix (for tablePrefix) and a misspelt timeout', async () => {
     const prefix = randomTablePrefix()
     expect(await refusal(() => new PostgresDurability({ connectionString: PG_URL, prefix } as never), 'prefix')).toContain('tablePrefix')
-    await refusal(() => new PostgresStore({ connectionString: PG_URL, tablePrefix: prefix, statementTimeout: 5 } as never), 'statementTimeout')
+    await refusal(
+      () => new PostgresStore({ connectionString: PG_URL, tablePrefix: prefix, statementTimeout: 5 } as never),
+      'statementTimeout',
+    )
   })
 
   it('names every unknown option at once, with what is taken', () => {

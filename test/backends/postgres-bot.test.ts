@@ -80,7 +80,9 @@ describe.runIf(available)('a bot on PostgreSQL', () => {
     const perMessage = (seen.length - idleQueries) / messages
 
     // Different chats are handled concurrently: the replies may go out in any order, each once.
-    expect([...provider.texts()].sort()).toEqual(['echo: warm up', ...Array.from({ length: messages }, (_, n) => `echo: hello ${n}`)].sort())
+    expect([...provider.texts()].sort()).toEqual(
+      ['echo: warm up', ...Array.from({ length: messages }, (_, n) => `echo: hello ${n}`)].sort(),
+    )
     const durability = bot.durability!
     expect((await durability.inbox.list({ state: 'done' })).length).toBe(messages + 1)
     expect((await durability.outbox.list({ state: 'sent' })).length).toBe(messages + 1)

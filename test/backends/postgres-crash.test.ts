@@ -39,7 +39,10 @@ describe.runIf(available)('PostgresDurability under crashes', () => {
     prepare() {
       const prefix = randomTablePrefix()
       used.push(prefix)
-      return { arg: { connectionString: PG_URL, tablePrefix: prefix }, open: async () => new PostgresDurability({ pool, tablePrefix: prefix }) }
+      return {
+        arg: { connectionString: PG_URL, tablePrefix: prefix },
+        open: async () => new PostgresDurability({ pool, tablePrefix: prefix }),
+      }
     },
   })
 })

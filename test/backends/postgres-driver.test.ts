@@ -8,7 +8,14 @@ const available = await postgresAvailable()
 const run = promisify(execFile)
 
 async function child(tablePrefix: string, mode = ''): Promise<Record<string, unknown>> {
-  const args = ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/postgres/lazy-driver.ts', PG_URL, tablePrefix, ...(mode ? [mode] : [])]
+  const args = [
+    '--import',
+    './test-utils/ts-loader.mjs',
+    'test/fixtures/postgres/lazy-driver.ts',
+    PG_URL,
+    tablePrefix,
+    ...(mode ? [mode] : []),
+  ]
   const { stdout } = await run(process.execPath, args, { cwd: process.cwd(), timeout: 20_000 })
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>
 }

@@ -41,7 +41,9 @@ function recordingLogger(): PostgresLogger & { errors: { message: string; detail
 
 /** Backends of one application name, as the server sees them. */
 async function connectionsOf(applicationName: string): Promise<number> {
-  const { rows } = await adminQuery<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [applicationName])
+  const { rows } = await adminQuery<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [
+    applicationName,
+  ])
   return Number(rows[0]!.n)
 }
 
@@ -64,7 +66,12 @@ describe.runIf(available)('PostgresDurability faults', () => {
     const tablePrefix = randomTablePrefix()
     const applicationName = `fault_${tablePrefix}`
     const logger = recordingLogger()
-    const backend = new PostgresDurability({ connectionString: pgUrlWith({ application_name: applicationName }), tablePrefix, logger, poolMax: 4 })
+    const backend = new PostgresDurability({
+      connectionString: pgUrlWith({ application_name: applicationName }),
+      tablePrefix,
+      logger,
+      poolMax: 4,
+    })
     cleanups.push(() => dropTablePrefix(tablePrefix))
     await backend.start()
     cleanups.push(() => backend.stop())
@@ -161,7 +168,10 @@ describe.runIf(available)('PostgresDurability faults', () => {
 
   it('an unreachable server (a closed port) fails start with a retryable error that names it, without the password', async () => {
     const port = await closedPort()
-    const backend = new PostgresDurability({ connectionString: `postgres://postgres:s3cret@127.0.0.1:${port}/test`, tablePrefix: randomTablePrefix() })
+    const backend = new PostgresDurability({
+      connectionString: `postgres://postgres:s3cret@127.0.0.1:${port}/test`,
+      tablePrefix: randomTablePrefix(),
+    })
     const error = await backend.start().then(
       () => undefined,
       (failure: unknown) => failure,

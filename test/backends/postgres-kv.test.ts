@@ -64,8 +64,16 @@ describe.runIf(available)('PostgresKv', () => {
   /** Every table, function and trigger whose name starts with the prefix. */
   async function objectsUnder(prefix: string): Promise<{ tables: string[]; functions: string[]; triggers: string[] }> {
     const named = async (catalog: string, column: string) =>
-      (await adminQuery<{ name: string }>(`SELECT ${column} AS name FROM ${catalog} WHERE left(${column}, length($1)) = $1 ORDER BY 1`, [prefix])).rows.map((row) => row.name)
-    return { tables: await tablesUnder(prefix), functions: await named('pg_proc', 'proname'), triggers: await named('pg_trigger', 'tgname') }
+      (
+        await adminQuery<{ name: string }>(`SELECT ${column} AS name FROM ${catalog} WHERE left(${column}, length($1)) = $1 ORDER BY 1`, [
+          prefix,
+        ])
+      ).rows.map((row) => row.name)
+    return {
+      tables: await tablesUnder(prefix),
+      functions: await named('pg_proc', 'proname'),
+      triggers: await named('pg_trigger', 'tgname'),
+    }
   }
 
   it('four replicas starting at once on a new prefix all start, and share one table', async () => {
@@ -131,7 +139,9 @@ describe.runIf(available)('PostgresKv', () => {
     await holder.query(
       `INSERT INTO ${t.durable} (scope, collection, key, version, value, state, state_time, due) VALUES ('', 'outbox', 'inserted', 1, '{"winner":true}', 'pending', 1, NULL)`,
     )
-    await holder.query(`UPDATE ${t.durable} SET version = 2, value = '{"winner":true}' WHERE scope = '' AND collection = 'outbox' AND key = 'updated'`)
+    await holder.query(
+      `UPDATE ${t.durable} SET version = 2, value = '{"winner":true}' WHERE scope = '' AND collection = 'outbox' AND key = 'updated'`,
+    )
     const racers = [
       ...Array.from({ length: 3 }, () => kv.write([put('inserted', 0)])),
       ...Array.from({ length: 3 }, () => kv.write([put('updated', 1)])),
@@ -142,7 +152,7 @@ describe.runIf(available)('PostgresKv', () => {
         [applicationName],
       )
       return Number(rows[0]!.n) === racers.length
-    }, 'every racer to wait on the holder\'s locks')
+    }, "every racer to wait on the holder's locks")
     await holder.query('COMMIT')
     for (const [result] of await Promise.all(racers)) {
       assert.ok(result && !result.ok && result.current, 'the racer lost and was told the winner')
@@ -188,11 +198,18 @@ describe.runIf(available)('PostgresKv', () => {
       '',
     ]
     const ops: KvOp[] = nasty.map((text, n) =>
-      put(`key ${n} ${text.slice(0, 4)}`, 0, { value: { text, n, nested: { list: [text, null, -0.5, 1e21] } }, stateTime: 1.5 + n, due: n % 2 ? null : -n - 0.25 }),
+      put(`key ${n} ${text.slice(0, 4)}`, 0, {
+        value: { text, n, nested: { list: [text, null, -0.5, 1e21] } },
+        stateTime: 1.5 + n,
+        due: n % 2 ? null : -n - 0.25,
+      }),
     )
     const results = await kv.write(ops)
     expect(results.every((result) => result.ok)).toBe(true)
-    const read = await kv.get('outbox', ops.map((op) => op.key))
+    const read = await kv.get(
+      'outbox',
+      ops.map((op) => op.key),
+    )
     ops.forEach((op, n) => {
       assert.equal(op.op, 'put')
       expect(read[n]).toEqual({ key: op.key, version: 1, value: op.value, state: op.state, stateTime: op.stateTime, due: op.due })
@@ -215,10 +232,17 @@ describe.runIf(available)('PostgresKv', () => {
     await measure('update', () => kv.write([put('k', 1, { state: 'sending' })]))
     await measure('update that loses', () => kv.write([put('k', 1)]))
     await measure('write of 50 ops', () => kv.write(Array.from({ length: 50 }, (_, n) => put(`many${n}`, 0))))
-    await measure('get of 10 keys', () => kv.get('outbox', Array.from({ length: 10 }, (_, n) => `many${n}`)))
+    await measure('get of 10 keys', () =>
+      kv.get(
+        'outbox',
+        Array.from({ length: 10 }, (_, n) => `many${n}`),
+      ),
+    )
     await measure('due', () => kv.due('outbox', 10_000, 100))
     await measure('list', () => kv.list('outbox', { state: 'pending', limit: 20 }))
-    await measure('list after a cursor', () => kv.list('outbox', { state: 'pending', limit: 20, after: { stateTime: 1_000, key: 'many3' } }))
+    await measure('list after a cursor', () =>
+      kv.list('outbox', { state: 'pending', limit: 20, after: { stateTime: 1_000, key: 'many3' } }),
+    )
     await measure('count', () => kv.count('outbox'))
     await measure('purge', () => kv.purge('outbox', 'pending', 2_000, 10))
     await measure('delete', () => kv.write([{ op: 'delete', collection: 'outbox', key: 'k', expectVersion: 2 }]))
@@ -260,7 +284,9 @@ describe.runIf(available)('PostgresKv', () => {
     expect(await scoped.count('outbox')).toEqual(await countedByScan(kv, 'bot-a', 'outbox'))
     expect(await scoped.purge('outbox', 'dead', 20, 4)).toBe(4)
     const versions = await scoped.get('outbox', ['k4', 'k5', 'k27'])
-    const deleted = await scoped.write(versions.map((entry) => ({ op: 'delete' as const, collection: 'outbox', key: entry!.key, expectVersion: entry!.version })))
+    const deleted = await scoped.write(
+      versions.map((entry) => ({ op: 'delete' as const, collection: 'outbox', key: entry!.key, expectVersion: entry!.version })),
+    )
     expect(deleted.every((result) => result.ok)).toBe(true)
     // A delete that loses its race moves no counter.
     expect(await scoped.write([{ op: 'delete', collection: 'outbox', key: 'k7', expectVersion: 9 }])).toMatchObject([{ ok: false }])

@@ -115,6 +115,8 @@ describe.runIf(available)('PostgresStore', () => {
 })
 
 async function adminCount(applicationName: string): Promise<number> {
-  const { rows } = await adminQuery<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [applicationName])
+  const { rows } = await adminQuery<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [
+    applicationName,
+  ])
   return Number(rows[0]!.n)
 }

@@ -11,7 +11,14 @@ import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability } from '../../src/backends/redis/index.js'
 import { describeCrashMatrix } from '../../test-utils/durability-crash.js'
-import { deletePrefix, randomPrefix, redisBinariesAvailable, scanKeys, startRedisCluster, type RedisClusterServers } from '../../test-utils/redis.js'
+import {
+  deletePrefix,
+  randomPrefix,
+  redisBinariesAvailable,
+  scanKeys,
+  startRedisCluster,
+  type RedisClusterServers,
+} from '../../test-utils/redis.js'
 
 const available = await redisBinariesAvailable('the crash matrix on a private 3-node Redis Cluster')
 

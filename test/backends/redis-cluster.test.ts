@@ -4,7 +4,14 @@ import { RedisDurability, RedisKeys, RedisStore } from '../../src/backends/redis
 import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
-import { deletePrefix, randomPrefix, redisBinariesAvailable, scanKeys, startRedisCluster, type RedisClusterServers } from '../../test-utils/redis.js'
+import {
+  deletePrefix,
+  randomPrefix,
+  redisBinariesAvailable,
+  scanKeys,
+  startRedisCluster,
+  type RedisClusterServers,
+} from '../../test-utils/redis.js'
 
 const available = await redisBinariesAvailable('RedisDurability on a private 3-node Redis Cluster')
 
@@ -37,7 +44,9 @@ describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', (
       const scopes = Array.from({ length: 24 }, (_, n) => `bot-${n}`)
       for (const scope of scopes) {
         const journal = durability.journal(scope)
-        await journal.write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m', { state: 'failed', nextAttemptAt: 5 }), expectVersion: 0 }])
+        await journal.write('inbox.admit', [
+          { kind: 'inbox', record: inboxRecord('m', { state: 'failed', nextAttemptAt: 5 }), expectVersion: 0 },
+        ])
         await journal.write('outbox.journal', [{ kind: 'outbox', record: outboxRecord('k', { state: 'sent' }), expectVersion: 0 }])
       }
       const keys = new RedisKeys(prefix)
@@ -45,7 +54,11 @@ describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', (
         for (const collection of ['inbox', 'outbox']) {
           const group = keys.collection(scope, collection)
           const slots = new Set(
-            await Promise.all([group.entries, group.due, group.states, group.state('failed'), group.state('sent')].map((key) => admin.cluster('KEYSLOT', key))),
+            await Promise.all(
+              [group.entries, group.due, group.states, group.state('failed'), group.state('sent')].map((key) =>
+                admin.cluster('KEYSLOT', key),
+              ),
+            ),
           )
           expect(slots.size).toBe(1)
         }
@@ -88,7 +101,8 @@ describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', (
     try {
       await store.setUser('bot-a', 'c1', 'name', 'Ana')
       await store.setCheckpoint('bot-a', 'c1', { step: 1 })
-      for (const n of [1, 2, 3]) await store.appendLog('bot-a', { direction: 'in', chatId: 'c1', messageId: `w${n}`, text: null, at: n, ref: null })
+      for (const n of [1, 2, 3])
+        await store.appendLog('bot-a', { direction: 'in', chatId: 'c1', messageId: `w${n}`, text: null, at: n, ref: null })
       await durability.journal('bot-a').write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m1'), expectVersion: 0 }])
       expect(await store.getUser('bot-a', 'c1', 'name')).toBe('Ana')
       expect(await store.getCheckpoint('bot-a', 'c1')).toEqual({ step: 1 })

@@ -37,15 +37,40 @@ describe.runIf(available)('RedisDurability keys', () => {
     try {
       for (const scope of ['bot-a', 'bot-b']) {
         const journal = durability.journal(scope)
-        await journal.write('inbox.admit', [1, 2, 3].map((n) => ({ kind: 'inbox' as const, record: inboxRecord(`m${n}`, { state: 'done', updatedAt: n }), expectVersion: 0 })))
-        await journal.write('outbox.journal', [{ kind: 'outbox', record: outboxRecord('k', { state: 'failed', nextAttemptAt: 9 }), expectVersion: 0 }])
+        await journal.write(
+          'inbox.admit',
+          [1, 2, 3].map((n) => ({
+            kind: 'inbox' as const,
+            record: inboxRecord(`m${n}`, { state: 'done', updatedAt: n }),
+            expectVersion: 0,
+          })),
+        )
+        await journal.write('outbox.journal', [
+          { kind: 'outbox', record: outboxRecord('k', { state: 'failed', nextAttemptAt: 9 }), expectVersion: 0 },
+        ])
         await journal.write('outbox.markSent', [{ kind: 'outbox', record: outboxRecord('k', { state: 'sent' }), expectVersion: 1 }])
         await journal.write('operator.discard', [{ kind: 'outbox', delete: 'k', expectVersion: 2 }])
         await journal.purge('inbox', 'done', 3, 10)
         await journal.count('inbox')
         await journal.due('outbox', 100, 10)
         await journal.list('inbox', { state: 'done', limit: 10 })
-        await journal.write('instances.beat', [{ kind: 'instances', record: { instanceId: 'i', botId: scope, host: 'h', pid: 1, startedAt: 1, lastBeatAt: 1, lastSweepAt: null, expiresAt: 9, metrics: {} }, expectVersion: 0 }])
+        await journal.write('instances.beat', [
+          {
+            kind: 'instances',
+            record: {
+              instanceId: 'i',
+              botId: scope,
+              host: 'h',
+              pid: 1,
+              startedAt: 1,
+              lastBeatAt: 1,
+              lastSweepAt: null,
+              expiresAt: 9,
+              metrics: {},
+            },
+            expectVersion: 0,
+          },
+        ])
       }
       await durability.scopes()
     } finally {

@@ -58,8 +58,16 @@ describe.runIf(available)('RedisDurability on a private redis-server with AOF, k
       // Kill once more after the last write, so everything below is read back from the AOF alone.
       await server.kill()
       await server.restart()
-      await waitFor('the backend to reconnect', () => durability.now().then(() => true, () => false))
-      const read = await journal.read('inbox', Array.from({ length: RECORDS }, (_, n) => `m${n}`))
+      await waitFor('the backend to reconnect', () =>
+        durability.now().then(
+          () => true,
+          () => false,
+        ),
+      )
+      const read = await journal.read(
+        'inbox',
+        Array.from({ length: RECORDS }, (_, n) => `m${n}`),
+      )
       expect(read.filter((entry) => entry === undefined)).toEqual([])
       read.forEach((entry, n) => {
         expect(entry!.version).toBe(n % 10 === 0 ? 2 : 1)
@@ -81,7 +89,10 @@ describe.runIf(available)('RedisDurability on a private redis-server with AOF, k
       await waitFor('the client to notice', () => running.kv.connection.client().status !== 'ready')
       await running.stop()
       const durability = new RedisDurability({ url: server.url, prefix: randomPrefix(), ...TIMEOUTS })
-      const error = await durability.start().then(() => undefined, (failure: unknown) => failure)
+      const error = await durability.start().then(
+        () => undefined,
+        (failure: unknown) => failure,
+      )
       expect(error).toBeInstanceOf(JournalUnavailableError)
       expect((error as BotmeshError).retryable).toBe(true)
       await durability.stop()

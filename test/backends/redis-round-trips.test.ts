@@ -70,7 +70,13 @@ describe.runIf(available)('RedisDurability round trips', () => {
       if (!name!.startsWith('config') && name !== 'info') executed[name!] = Number(calls)
     }
     const result = { sent: [...sent], executed }
-    table[operation] = { sent: result.sent.join(' + '), executedInRedis: Object.entries(executed).sort(([a], [b]) => a.localeCompare(b)).map(([name, n]) => `${name}×${n}`).join(' ') }
+    table[operation] = {
+      sent: result.sent.join(' + '),
+      executedInRedis: Object.entries(executed)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, n]) => `${name}×${n}`)
+        .join(' '),
+    }
     return result
   }
 
@@ -82,23 +88,43 @@ describe.runIf(available)('RedisDurability round trips', () => {
   })
 
   it('a compare-and-set replace, and a refused one, are one command each', async () => {
-    const claimed = inboxRecord('m1', { state: 'processing', lease: { owner: 'i', token: 1, expiresAt: 9_000, acquiredAt: 1_000 }, fencingToken: 1 })
-    expect((await measure('CAS replace (inbox.claim)', () => journal.write('inbox.claim', [{ kind: 'inbox', record: claimed, expectVersion: 1 }]))).sent).toEqual(['evalsha'])
-    expect((await measure('CAS refused (stale version)', () => journal.write('inbox.complete', [{ kind: 'inbox', record: claimed, expectVersion: 1 }]))).sent).toEqual(['evalsha'])
+    const claimed = inboxRecord('m1', {
+      state: 'processing',
+      lease: { owner: 'i', token: 1, expiresAt: 9_000, acquiredAt: 1_000 },
+      fencingToken: 1,
+    })
+    expect(
+      (
+        await measure('CAS replace (inbox.claim)', () =>
+          journal.write('inbox.claim', [{ kind: 'inbox', record: claimed, expectVersion: 1 }]),
+        )
+      ).sent,
+    ).toEqual(['evalsha'])
+    expect(
+      (
+        await measure('CAS refused (stale version)', () =>
+          journal.write('inbox.complete', [{ kind: 'inbox', record: claimed, expectVersion: 1 }]),
+        )
+      ).sent,
+    ).toEqual(['evalsha'])
   })
 
   it('reads are one command each: get, due, list, count, now', async () => {
     expect((await measure('get (1 record)', () => journal.read('inbox', ['m1']))).sent).toEqual(['hmget'])
     expect((await measure('get (3 records)', () => journal.read('inbox', ['m1', 'warm', 'missing']))).sent).toEqual(['hmget'])
     expect((await measure('due (sweep query)', () => journal.due('inbox', 1e13, 100))).sent).toEqual(['evalsha'])
-    expect((await measure('list (one page of a state)', () => journal.list('inbox', { state: 'processing', limit: 50 }))).sent).toEqual(['evalsha'])
+    expect((await measure('list (one page of a state)', () => journal.list('inbox', { state: 'processing', limit: 50 }))).sent).toEqual([
+      'evalsha',
+    ])
     expect((await measure('count (all states)', () => journal.count('inbox'))).sent).toEqual(['evalsha'])
     expect((await measure('now (server clock)', () => durability.now())).sent).toEqual(['time'])
   })
 
   it('a batch on one collection is one command; two collections are two commands in parallel', async () => {
     const batch = Array.from({ length: 10 }, (_, n) => ({ kind: 'outbox' as const, record: outboxRecord(`b${n}`), expectVersion: 0 }))
-    expect((await measure('batch insert (10 sends, one collection)', () => journal.write('outbox.journal', batch))).sent).toEqual(['evalsha'])
+    expect((await measure('batch insert (10 sends, one collection)', () => journal.write('outbox.journal', batch))).sent).toEqual([
+      'evalsha',
+    ])
     const mixed = await measure('write across inbox + outbox', () =>
       journal.write('inbox.complete', [
         { kind: 'inbox', record: inboxRecord('m1', { state: 'done' }), expectVersion: 2 },

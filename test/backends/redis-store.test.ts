@@ -65,7 +65,14 @@ describe.runIf(available)('RedisStore', () => {
   it('keeps the newest messageLogMax log entries per chat, oldest first', async () => {
     const { store, prefix } = await open({ messageLogMax: 3 })
     try {
-      const entry = (n: number, chatId = 'c1'): MessageLogEntry => ({ direction: n % 2 ? 'out' : 'in', chatId, messageId: `w${n}`, text: `t${n}`, at: n, ref: null })
+      const entry = (n: number, chatId = 'c1'): MessageLogEntry => ({
+        direction: n % 2 ? 'out' : 'in',
+        chatId,
+        messageId: `w${n}`,
+        text: `t${n}`,
+        at: n,
+        ref: null,
+      })
       for (let n = 1; n <= 5; n++) await store.appendLog('bot-a', entry(n))
       await store.appendLog('bot-a', entry(9, 'c2'))
       expect(await store.listLog('bot-a', 'c1', 10)).toEqual([entry(3), entry(4), entry(5)])
@@ -90,7 +97,9 @@ describe.runIf(available)('RedisStore', () => {
     await durability.start()
     // The store stops first: the durability keeps working on the shared connection.
     await store.stop()
-    const [written] = await durability.journal('bot-a').write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m1'), expectVersion: 0 }])
+    const [written] = await durability
+      .journal('bot-a')
+      .write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m1'), expectVersion: 0 }])
     expect(written!.ok).toBe(true)
     const client = durability.kv.connection.client()
     await durability.stop()
@@ -104,7 +113,9 @@ describe.runIf(available)('RedisStore', () => {
     await store.setUser('bot-a', 'c', 'k', 1)
     expect(await store.getUser('bot-a', 'c', 'k')).toBe(1)
     await store.stop()
-    expect((await scanKeys(admin, `${prefix}:*`)).every((key) => key.startsWith(`${prefix}:store:`) || key.startsWith(`${prefix}:{durable:`))).toBe(true)
+    expect(
+      (await scanKeys(admin, `${prefix}:*`)).every((key) => key.startsWith(`${prefix}:store:`) || key.startsWith(`${prefix}:{durable:`)),
+    ).toBe(true)
   })
 
   it('refuses options without exactly one connection source, and a prefix with braces', () => {
@@ -117,7 +128,10 @@ describe.runIf(available)('RedisStore', () => {
 
   it('rejects calls before start with a typed error', async () => {
     const store = new RedisStore({ url: REDIS_URL, prefix: randomPrefix() })
-    const error = await store.getUser('s', 'c', 'k').then(() => undefined, (failure: unknown) => failure)
+    const error = await store.getUser('s', 'c', 'k').then(
+      () => undefined,
+      (failure: unknown) => failure,
+    )
     expect(error).toBeInstanceOf(BotmeshError)
     expect((error as BotmeshError).code).toBe('NOT_STARTED')
   })

@@ -4,13 +4,23 @@ import { ConfigError } from '../../src/core/errors.js'
 
 describe('Redis backend URLs', () => {
   it('reads a standalone URL and takes the prefix out of it', () => {
-    expect(redisOptionsFromUrl('redis://:s3cret@10.0.0.5:6380/2?prefix=shop')).toEqual({ url: 'redis://:s3cret@10.0.0.5:6380/2', prefix: 'shop' })
+    expect(redisOptionsFromUrl('redis://:s3cret@10.0.0.5:6380/2?prefix=shop')).toEqual({
+      url: 'redis://:s3cret@10.0.0.5:6380/2',
+      prefix: 'shop',
+    })
     expect(redisOptionsFromUrl('rediss://cache.example:6379')).toEqual({ url: 'rediss://cache.example:6379', prefix: 'botmesh' })
   })
 
   it('reads a cluster URL into nodes and per-node options', () => {
     expect(redisOptionsFromUrl('redis+cluster://h1:7000,h2:7001,[::1]:7002?prefix=P')).toEqual({
-      cluster: { nodes: [{ host: 'h1', port: 7000 }, { host: 'h2', port: 7001 }, { host: '::1', port: 7002 }], options: { redisOptions: {} } },
+      cluster: {
+        nodes: [
+          { host: 'h1', port: 7000 },
+          { host: 'h2', port: 7001 },
+          { host: '::1', port: 7002 },
+        ],
+        options: { redisOptions: {} },
+      },
       prefix: 'P',
     })
     expect(redisOptionsFromUrl('rediss+cluster://bot:p%40ss@h1:7000').cluster).toEqual({

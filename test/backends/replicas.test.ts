@@ -115,13 +115,20 @@ describe.each(targets)('four replica processes on $name', (target) => {
             const outcome = await replica.deliver(event)
             if (outcome === 'acked') break
             if (outcome === 'gone') {
-              routes.set(event.chatId, replicas.find((r) => !r.gone && r !== frozen)!)
+              routes.set(
+                event.chatId,
+                replicas.find((r) => !r.gone && r !== frozen)!,
+              )
               counts.rerouted++
             }
             if (attempt > 50) throw new Error(`${event.id} was never acknowledged`)
             await new Promise((resolve) => setTimeout(resolve, 20))
           }
-          await waitFor(() => started.has(recordId(event.id, event.chatId)), { timeoutMs: 60_000, intervalMs: 10, message: `a handler of ${event.id} started` })
+          await waitFor(() => started.has(recordId(event.id, event.chatId)), {
+            timeoutMs: 60_000,
+            intervalMs: 10,
+            message: `a handler of ${event.id} started`,
+          })
         }
       }
       const delivering = Promise.all(stream.map(deliverChat))
@@ -137,7 +144,11 @@ describe.each(targets)('four replica processes on $name', (target) => {
           const [found] = await journal.read('inbox', [FROZEN_IN])
           return found && found.record.state === 'done' && found.record.fencingToken >= 2 ? found.record : undefined
         },
-        { timeoutMs: 60_000, intervalMs: 50, message: `${FROZEN_IN} claimed and finished by a live replica while ${frozen.name} is frozen` },
+        {
+          timeoutMs: 60_000,
+          intervalMs: 50,
+          message: `${FROZEN_IN} claimed and finished by a live replica while ${frozen.name} is frozen`,
+        },
       )
       thawed.done = true
       frozen.signal('SIGCONT')
@@ -158,7 +169,11 @@ describe.each(targets)('four replica processes on $name', (target) => {
       const unknown = await journal.list('outbox', { state: 'unknown', limit: 1_000 })
 
       const lines = readReplicaLines(oracleFile)
-      const verdict = replicaVerdict(lines, stream.flat(), unknown.map((found) => found.record.key))
+      const verdict = replicaVerdict(
+        lines,
+        stream.flat(),
+        unknown.map((found) => found.record.key),
+      )
       const sum = (name: keyof DurabilityMetrics) => [...metrics.values()].reduce((total, m) => total + (m?.[name] ?? 0), 0)
       console.log(
         `${target.name}, ${REPLICAS} replica processes, ${verdict.messages} messages in ${CHATS} chats: ${counts.deliveries} deliveries ` +
@@ -175,9 +190,17 @@ describe.each(targets)('four replica processes on $name', (target) => {
       // The frozen replica came back: its late completion of FROZEN_IN was refused and counted.
       expect(takenOver.fencingToken).toBeGreaterThanOrEqual(2)
       expect(metrics.get(frozen.name)!.staleLeases).toBeGreaterThanOrEqual(1)
-      const frozenWrites = lines.flatMap((line) => ('refused' in line && line.refused.replica === frozen.name && line.refused.id === FROZEN_IN ? [line.refused.write] : []))
+      const frozenWrites = lines.flatMap((line) =>
+        'refused' in line && line.refused.replica === frozen.name && line.refused.id === FROZEN_IN ? [line.refused.write] : [],
+      )
       expect(frozenWrites.some((write) => write === 'inbox.heartbeat' || write === 'inbox.complete')).toBe(true)
-      const frozenCompleted = lines.some((line) => 'released' in line && line.released.replica === frozen.name && line.released.id === FROZEN_IN && line.released.write === 'inbox.complete')
+      const frozenCompleted = lines.some(
+        (line) =>
+          'released' in line &&
+          line.released.replica === frozen.name &&
+          line.released.id === FROZEN_IN &&
+          line.released.write === 'inbox.complete',
+      )
       expect(frozenCompleted).toBe(false)
       // The killed replica's records were taken over by the others.
       expect(sum('inboundReplayed')).toBeGreaterThanOrEqual(2)
@@ -191,12 +214,25 @@ describe('the verdict of a replica run', () => {
   /** The inbox record id of c0.1 (what the replicas log, reply with, and derive send keys from). */
   const id = recordId('c0.1', 'c0')
   const lease = (replica: string, token: number, acquiredAt: number, expiresAt: number) =>
-    ({ lease: { kind: 'inbox', id, write: token === 1 ? 'inbox.admit' : 'inbox.claim', replica, owner: `replica-${replica}`, token, acquiredAt, expiresAt } }) as const
+    ({
+      lease: {
+        kind: 'inbox',
+        id,
+        write: token === 1 ? 'inbox.admit' : 'inbox.claim',
+        replica,
+        owner: `replica-${replica}`,
+        token,
+        acquiredAt,
+        expiresAt,
+      },
+    }) as const
   const acked = { acked: 'c0.1' } as const
   const reply = { sent: { chatId: 'c0', text: `re ${id}` } } as const
 
   it('passes a clean failover: the second claim starts after the first lease expired', () => {
-    expect(replicaVerdict([acked, lease('r0', 1, 0, 1_000), lease('r0', 1, 0, 1_300), lease('r1', 2, 1_300, 2_300), reply], messages).problems).toEqual([])
+    expect(
+      replicaVerdict([acked, lease('r0', 1, 0, 1_000), lease('r0', 1, 0, 1_300), lease('r1', 2, 1_300, 2_300), reply], messages).problems,
+    ).toEqual([])
   })
 
   it('catches two live holders, a token taken twice, a duplicate reply, a lost one and an unacknowledged message', () => {
@@ -213,6 +249,8 @@ describe('the verdict of a replica run', () => {
 
   it('allows a reply lost in the ambiguous window under onAmbiguous skip, never a duplicate', () => {
     expect(replicaVerdict([acked, { ambiguous: `${id}:1` }], messages)).toMatchObject({ problems: [], lostAmbiguous: 1 })
-    expect(replicaVerdict([acked, reply, reply], messages, [`${id}:1`]).problems).toEqual(['the reply to c0.1 went out 2 times (its send was ambiguous)'])
+    expect(replicaVerdict([acked, reply, reply], messages, [`${id}:1`]).problems).toEqual([
+      'the reply to c0.1 went out 2 times (its send was ambiguous)',
+    ])
   })
 })

@@ -50,7 +50,13 @@ interface Figure {
 async function measure(setup: Setup, coordination = false): Promise<Figure> {
   const tap = new TapBackend(setup.backend)
   const provider = new MockProvider()
-  const bot = new Bot({ provider, store: setup.store, botId: 'round-trips', logger: { warn: () => {}, error: () => {} }, durability: { backend: tap, instanceId: 'rt-1', pollMs: '1h', coordination } })
+  const bot = new Bot({
+    provider,
+    store: setup.store,
+    botId: 'round-trips',
+    logger: { warn: () => {}, error: () => {} },
+    durability: { backend: tap, instanceId: 'rt-1', pollMs: '1h', coordination },
+  })
   bot.when(TEXT, (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
   await bot.start()
   try {
@@ -79,7 +85,9 @@ async function measure(setup: Setup, coordination = false): Promise<Figure> {
     expect([...provider.texts()].sort()).toEqual(expected.sort())
     expect((await bot.durability!.inbox.list({ state: 'done', limit: 1_000 })).length).toBe(expected.length)
     expect((await bot.durability!.outbox.list({ state: 'sent', limit: 1_000 })).length).toBe(expected.length)
-    const perMessage = Object.entries(journalCalls).flatMap(([name, n]) => (name === 'due' ? [] : [[name, Math.round((n / MESSAGES) * 100) / 100]]))
+    const perMessage = Object.entries(journalCalls).flatMap(([name, n]) =>
+      name === 'due' ? [] : [[name, Math.round((n / MESSAGES) * 100) / 100]],
+    )
     return { oneAtATime, backToBack, idle, journalCalls: Object.fromEntries(perMessage) }
   } finally {
     await bot.stop()
@@ -95,7 +103,9 @@ function snapshot(tap: TapBackend): Record<string, number> {
 }
 
 function difference(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(after).flatMap(([name, n]) => (n - (before[name] ?? 0) > 0 ? [[name, n - (before[name] ?? 0)]] : [])))
+  return Object.fromEntries(
+    Object.entries(after).flatMap(([name, n]) => (n - (before[name] ?? 0) > 0 ? [[name, n - (before[name] ?? 0)]] : [])),
+  )
 }
 
 function report(backend: string, variant: string, figure: Figure): void {
@@ -122,7 +132,12 @@ describe.runIf(postgres)('round trips per handled message: PostgreSQL (queries o
       await dropTablePrefix(tablePrefix)
     }
     cleanups.push(close)
-    return { backend: store?.durability() ?? new PostgresDurability({ pool, tablePrefix }), store: store ?? new MemoryStore(), roundTrips: () => counter.queries, close }
+    return {
+      backend: store?.durability() ?? new PostgresDurability({ pool, tablePrefix }),
+      store: store ?? new MemoryStore(),
+      roundTrips: () => counter.queries,
+      close,
+    }
   }
 
   it('journals only (MemoryStore)', async () => {
@@ -164,7 +179,12 @@ describe.runIf(redis)('round trips per handled message: Redis (commands the clie
       client.disconnect()
     }
     cleanups.push(close)
-    return { backend: store?.durability() ?? new RedisDurability({ client, prefix }), store: store ?? new MemoryStore(), roundTrips: () => commands, close }
+    return {
+      backend: store?.durability() ?? new RedisDurability({ client, prefix }),
+      store: store ?? new MemoryStore(),
+      roundTrips: () => commands,
+      close,
+    }
   }
 
   it('journals only (MemoryStore)', async () => {

@@ -64,7 +64,12 @@ export function useSharedBots(): {
       const tap = new TapBackend(backend)
       const provider = new MockProvider()
       const errors: unknown[] = []
-      const bot = new Bot({ ...namespace, provider, durability: { ...durability, backend: tap }, logger: { warn: () => {}, error: (m, e) => errors.push(e ?? m) } })
+      const bot = new Bot({
+        ...namespace,
+        provider,
+        durability: { ...durability, backend: tap },
+        logger: { warn: () => {}, error: (m, e) => errors.push(e ?? m) },
+      })
       bot.on('error', (error) => errors.push(error))
       setup?.(bot)
       const t: SharedBot = { bot, provider, tap, errors }

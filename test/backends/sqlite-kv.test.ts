@@ -62,7 +62,13 @@ describe('SQLiteKv writes', () => {
     expect(first.status).toBe('fulfilled')
     expect(second).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('poisoned key') } })
     expect(third.status).toBe('fulfilled')
-    expect((await kv.get('c', ['a1', 'a2', 'b1', 'poison', 'c1'])).map((entry) => entry?.key)).toEqual(['a1', 'a2', undefined, undefined, 'c1'])
+    expect((await kv.get('c', ['a1', 'a2', 'b1', 'poison', 'c1'])).map((entry) => entry?.key)).toEqual([
+      'a1',
+      'a2',
+      undefined,
+      undefined,
+      'c1',
+    ])
     expect(await kv.count('c')).toEqual({ pending: 3 })
   })
 
@@ -130,13 +136,27 @@ describe('SQLiteDurability on disk', () => {
     await kv.write([put('x')])
     const db = new Database(file, { readonly: true })
     const plan = (sql: string) =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...new Array(sql.split('?').length - 1).fill(1)) as { detail: string }[]).map((r) => r.detail).join(' | ')
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...new Array(sql.split('?').length - 1).fill(1)) as { detail: string }[])
+        .map((r) => r.detail)
+        .join(' | ')
     try {
       expect(plan(DURABLE_SQL.count)).toMatch(/SEARCH durable_counts USING PRIMARY KEY/)
-      expect(plan(DURABLE_SQL.listFirst)).toMatch(new RegExp(`SEARCH durable USING INDEX ${INDEXES.durableStateTime} \\(scope=\\? AND collection=\\? AND state=\\? AND state_time<\\?\\)`))
-      expect(plan(DURABLE_SQL.listAfter)).toMatch(new RegExp(`SEARCH durable USING INDEX ${INDEXES.durableStateTime} \\(scope=\\? AND collection=\\? AND state=\\? AND \\(state_time,key\\)>\\(\\?,\\?\\)`))
-      expect(plan(DURABLE_SQL.due)).toMatch(new RegExp(`SEARCH durable USING INDEX ${INDEXES.durableDue} \\(scope=\\? AND collection=\\? AND due<\\?\\)`))
-      expect(plan(DURABLE_SQL.get)).toMatch(/SEARCH durable USING INDEX sqlite_autoindex_durable_1 \(scope=\? AND collection=\? AND key=\?\)/)
+      expect(plan(DURABLE_SQL.listFirst)).toMatch(
+        new RegExp(
+          `SEARCH durable USING INDEX ${INDEXES.durableStateTime} \\(scope=\\? AND collection=\\? AND state=\\? AND state_time<\\?\\)`,
+        ),
+      )
+      expect(plan(DURABLE_SQL.listAfter)).toMatch(
+        new RegExp(
+          `SEARCH durable USING INDEX ${INDEXES.durableStateTime} \\(scope=\\? AND collection=\\? AND state=\\? AND \\(state_time,key\\)>\\(\\?,\\?\\)`,
+        ),
+      )
+      expect(plan(DURABLE_SQL.due)).toMatch(
+        new RegExp(`SEARCH durable USING INDEX ${INDEXES.durableDue} \\(scope=\\? AND collection=\\? AND due<\\?\\)`),
+      )
+      expect(plan(DURABLE_SQL.get)).toMatch(
+        /SEARCH durable USING INDEX sqlite_autoindex_durable_1 \(scope=\? AND collection=\? AND key=\?\)/,
+      )
       expect(plan(DURABLE_SQL.purge)).toMatch(new RegExp(`SEARCH durable USING COVERING INDEX ${INDEXES.durableStateTime}`))
       for (const sql of Object.values(DURABLE_SQL)) expect(plan(sql), sql).not.toMatch(/SCAN durable\b(?!_counts)|TEMP B-TREE/)
       expect(plan(DURABLE_SQL.scopes)).toMatch(/durable_counts/)
@@ -175,7 +195,9 @@ describe('verify and compact', () => {
     raw.exec('DROP TRIGGER durable_count_update')
     const broken = await verifySqlite(file)
     expect(broken.ok).toBe(false)
-    expect(broken.problems).toEqual(expect.arrayContaining(['the index durable_due is missing', 'the trigger durable_count_update that keeps durable_counts is missing']))
+    expect(broken.problems).toEqual(
+      expect.arrayContaining(['the index durable_due is missing', 'the trigger durable_count_update that keeps durable_counts is missing']),
+    )
     raw.exec('DROP TABLE durable')
     expect((await verifySqlite(file)).problems).toEqual(['the durable table is missing'])
     raw.close()
@@ -196,7 +218,11 @@ describe('opening a file botmesh cannot use', () => {
   it('refuses junk with JOURNAL_CORRUPT naming the file', async () => {
     const file = newFile()
     writeFileSync(file, Buffer.alloc(8192, 7))
-    await expect(new SQLiteDurability({ file }).start()).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT', file, message: expect.stringContaining(file) })
+    await expect(new SQLiteDurability({ file }).start()).rejects.toMatchObject({
+      code: 'JOURNAL_CORRUPT',
+      file,
+      message: expect.stringContaining(file),
+    })
   })
 
   it('refuses a durable table of another shape with SCHEMA_MISMATCH', async () => {
@@ -204,7 +230,10 @@ describe('opening a file botmesh cannot use', () => {
     const raw = new Database(file)
     raw.exec('CREATE TABLE durable (id INTEGER PRIMARY KEY, payload TEXT)')
     raw.close()
-    await expect(new SQLiteDurability({ file }).start()).rejects.toMatchObject({ code: 'SCHEMA_MISMATCH', message: expect.stringContaining('durable') })
+    await expect(new SQLiteDurability({ file }).start()).rejects.toMatchObject({
+      code: 'SCHEMA_MISMATCH',
+      message: expect.stringContaining('durable'),
+    })
   })
 
   it('refuses a file written by a newer botmesh with SCHEMA_TOO_NEW', async () => {
@@ -221,6 +250,9 @@ describe('opening a file botmesh cannot use', () => {
   it('refuses a directory with CONFIG_INVALID', async () => {
     const file = newFile()
     mkdirSync(file)
-    await expect(new SQLiteDurability({ file }).start()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining(file) })
+    await expect(new SQLiteDurability({ file }).start()).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining(file),
+    })
   })
 })

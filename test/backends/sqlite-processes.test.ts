@@ -56,9 +56,18 @@ describe('two processes on one journal', () => {
     a.process.stdin.write('go\n')
     b.process.stdin.write('go\n')
     const exits = await Promise.all([a.exited, b.exited])
-    const reports = [a, b].map((child) => JSON.parse(child.lines.at(-1)!) as { name: string; conflicts: number; startedAt: number; finishedAt: number; error?: string })
-    expect(reports.filter((r) => r.error), JSON.stringify(reports)).toEqual([])
-    expect(exits).toEqual([{ code: 0, signal: null }, { code: 0, signal: null }])
+    const reports = [a, b].map(
+      (child) =>
+        JSON.parse(child.lines.at(-1)!) as { name: string; conflicts: number; startedAt: number; finishedAt: number; error?: string },
+    )
+    expect(
+      reports.filter((r) => r.error),
+      JSON.stringify(reports),
+    ).toEqual([])
+    expect(exits).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ])
     // The two really ran at the same time.
     const [ra, rb] = reports as [(typeof reports)[0], (typeof reports)[0]]
     expect(ra.startedAt < rb.finishedAt && rb.startedAt < ra.finishedAt).toBe(true)
@@ -69,11 +78,17 @@ describe('two processes on one journal', () => {
     await durability.start()
     try {
       const journal = durability.journal('shared')
-      const shared = await journal.read('inbox', Array.from({ length: counters }, (_, n) => `counter-${n}`))
+      const shared = await journal.read(
+        'inbox',
+        Array.from({ length: counters }, (_, n) => `counter-${n}`),
+      )
       const sum = shared.reduce((total, entry) => total + entry!.record.attempts, 0)
       expect(sum).toBe(2 * increments)
       for (const entry of shared) expect(entry!.version).toBe(entry!.record.attempts)
-      const own = await journal.read('inbox', ['A', 'B'].flatMap((name) => Array.from({ length: increments }, (_, i) => `${name}-${i}`)))
+      const own = await journal.read(
+        'inbox',
+        ['A', 'B'].flatMap((name) => Array.from({ length: increments }, (_, i) => `${name}-${i}`)),
+      )
       expect(own.filter((entry) => entry === undefined)).toHaveLength(0)
       expect(own.every((entry) => entry!.record.chatId === (entry!.record as InboxRecord).id.split('-')[0])).toBe(true)
       expect(await journal.count('inbox')).toEqual({ pending: 2 * increments + counters })
@@ -115,7 +130,16 @@ describe('a process killed with SIGKILL inside a write transaction', () => {
         const [progress] = await kv.get('writes', ['progress'])
         expect(progress).toMatchObject({ version: killAfter + 1, value: { batch: killAfter } })
         // And the file takes new writes.
-        const next = { op: 'put', collection: 'writes', key: 'progress', expectVersion: killAfter + 1, value: { batch: -1 }, state: 'after', stateTime: 0, due: null } as const
+        const next = {
+          op: 'put',
+          collection: 'writes',
+          key: 'progress',
+          expectVersion: killAfter + 1,
+          value: { batch: -1 },
+          state: 'after',
+          stateTime: 0,
+          due: null,
+        } as const
         expect(await kv.write([next])).toEqual([{ ok: true, version: killAfter + 2 }])
       } finally {
         await kv.stop()
@@ -177,4 +201,3 @@ describe('without better-sqlite3 installed', () => {
     expect(existsSync(file)).toBe(false)
   })
 })
-

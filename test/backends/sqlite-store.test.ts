@@ -30,7 +30,15 @@ async function openStore(file: string, options: { messageLogMax?: number } = {})
 }
 
 function line(chatId: string, n: number, fields: Partial<MessageLogEntry> = {}): MessageLogEntry {
-  return { direction: n % 2 ? 'out' : 'in', chatId, messageId: `m${n}`, text: `text ${n}`, at: 1_000 + n, ref: n % 2 ? `key:${n}` : null, ...fields }
+  return {
+    direction: n % 2 ? 'out' : 'in',
+    chatId,
+    messageId: `m${n}`,
+    text: `text ${n}`,
+    at: 1_000 + n,
+    ref: n % 2 ? `key:${n}` : null,
+    ...fields,
+  }
 }
 
 describe('SQLiteStore', () => {
@@ -149,7 +157,10 @@ describe('SQLiteStore', () => {
 
 describe('SQLiteStore and its durability on one connection', () => {
   it('hands out one durability; stopping the two in any order, twice, is safe', async () => {
-    for (const order of [['store', 'journal'], ['journal', 'store']] as const) {
+    for (const order of [
+      ['store', 'journal'],
+      ['journal', 'store'],
+    ] as const) {
       const store = new SQLiteStore({ file: newFile() })
       const durability = store.durability()
       expect(store.durability()).toBe(durability)
@@ -186,7 +197,8 @@ describe('SQLiteStore and its durability on one connection', () => {
   it('the store statements name only store tables, the journal statements only journal tables', () => {
     const tables = (sql: string) => new Set([...sql.matchAll(/\b(?:FROM|INTO|(?<!DO\s)UPDATE|JOIN)\s+(\w+)/gi)].map((match) => match[1]!))
     for (const sql of Object.values(STORE_SQL)) for (const table of tables(sql)) expect(table, sql).toMatch(/^store_/)
-    for (const sql of Object.values(DURABLE_SQL)) for (const table of tables(sql)) expect(['durable', 'durable_counts'], sql).toContain(table)
+    for (const sql of Object.values(DURABLE_SQL))
+      for (const table of tables(sql)) expect(['durable', 'durable_counts'], sql).toContain(table)
   })
 
   it('the store never writes the journal tables and the journals never write the store tables', async () => {
@@ -201,7 +213,9 @@ describe('SQLiteStore and its durability on one connection', () => {
       audit.exec('CREATE TABLE write_audit (tbl TEXT NOT NULL)')
       for (const table of ['durable', 'durable_counts', 'store_users', 'store_checkpoints', 'store_message_log', 'botmesh_schema']) {
         for (const verb of ['INSERT', 'UPDATE', 'DELETE']) {
-          audit.exec(`CREATE TRIGGER audit_${table}_${verb} AFTER ${verb} ON ${table} BEGIN INSERT INTO write_audit VALUES ('${table}'); END`)
+          audit.exec(
+            `CREATE TRIGGER audit_${table}_${verb} AFTER ${verb} ON ${table} BEGIN INSERT INTO write_audit VALUES ('${table}'); END`,
+          )
         }
       }
       const written = () => new Set((audit.prepare('SELECT tbl FROM write_audit').all() as { tbl: string }[]).map((row) => row.tbl))

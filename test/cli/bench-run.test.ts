@@ -24,7 +24,16 @@ interface BenchRun {
     error?: unknown
   }[]
   peers: unknown[]
-  targets: { name: string; backend: string; concurrency: number | null; ratio: number | null; comparison: string; target: number; met: boolean | null; note?: string }[]
+  targets: {
+    name: string
+    backend: string
+    concurrency: number | null
+    ratio: number | null
+    comparison: string
+    target: number
+    met: boolean | null
+    note?: string
+  }[]
 }
 
 const TINY = ['--messages', '30', '--concurrency', '1', '--backends', 'memory,file']
@@ -36,10 +45,22 @@ describe('npm run bench (bench/run.js)', () => {
     const report = jsonOf<BenchRun>(result)
     expect(report.options).toEqual({ messages: 30, concurrency: [1], backends: ['memory', 'file'], ceilingOperations: 30 })
     expect(report.machine.cpus).toBeGreaterThan(0)
-    expect(report.runs.map((run) => [run.backend, run.concurrency])).toEqual([['memory', 1], ['file', 1]])
+    expect(report.runs.map((run) => [run.backend, run.concurrency])).toEqual([
+      ['memory', 1],
+      ['file', 1],
+    ])
     for (const run of report.runs) {
       expect(run.error).toBeUndefined()
-      for (const figure of [run.messagesPerSecond, run.p50Ms, run.p99Ms, run.roundTripsPerMessage, run.writesPerMessage, run.slowdown, run.ceilingRatio]) expect(typeof figure).toBe('number')
+      for (const figure of [
+        run.messagesPerSecond,
+        run.p50Ms,
+        run.p99Ms,
+        run.roundTripsPerMessage,
+        run.writesPerMessage,
+        run.slowdown,
+        run.ceilingRatio,
+      ])
+        expect(typeof figure).toBe('number')
       expect(run.ceiling).toMatchObject({ name: expect.any(String), perSecond: expect.any(Number) })
       expect(run).toMatchObject({ bullmq: null, bullmqRatio: null })
     }
@@ -48,13 +69,20 @@ describe('npm run bench (bench/run.js)', () => {
     const memory = report.targets.find((t) => t.backend === 'memory')
     expect(memory).toMatchObject({ concurrency: 1, ratio: expect.any(Number), comparison: '<=', target: 1.5, met: expect.any(Boolean) })
     // The file target is read at concurrency 8, not run here: named, with no ratio.
-    expect(report.targets.find((t) => t.backend === 'file')).toMatchObject({ concurrency: 8, ratio: null, met: null, note: 'concurrency 8 not run' })
+    expect(report.targets.find((t) => t.backend === 'file')).toMatchObject({
+      concurrency: 8,
+      ratio: null,
+      met: null,
+      note: 'concurrency 8 not run',
+    })
   })
 
   it('prints a table of the runs and the targets', async () => {
     const result = await nodeScript('bench/run.js', TINY)
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling\s+BullMQ jobs\/s\s+÷ BullMQ/)
+    expect(result.stdout).toMatch(
+      /backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling\s+BullMQ jobs\/s\s+÷ BullMQ/,
+    )
     expect(result.stdout).toMatch(/^memory\s+1\s+[\d,]+\s/m)
     expect(result.stdout).toMatch(/^file\s+1\s+[\d,]+\s/m)
     expect(result.stdout).toMatch(/Targets \(issue 12\):/)

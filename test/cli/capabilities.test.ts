@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BACKEND_CAPABILITIES, capabilitiesOf, openBackend, parseBackendUrl, salvageJournalFile, verifyJournalFile } from '../../src/backends/open.js'
+import {
+  BACKEND_CAPABILITIES,
+  capabilitiesOf,
+  openBackend,
+  parseBackendUrl,
+  salvageJournalFile,
+  verifyJournalFile,
+} from '../../src/backends/open.js'
 import { BACKEND_KINDS } from '../../src/backends/backend-url.js'
 import { botmesh } from './helpers.js'
 
@@ -13,8 +20,18 @@ describe('backend capabilities', () => {
   })
 
   it("a journal file of the operator's is verified as a file and compacted explicitly; a throwaway one is not", () => {
-    expect(capabilitiesOf(parseBackendUrl('file:./x.json'))).toMatchObject({ compaction: 'explicit', verifiedAsFile: true, salvage: true, oneProcessAtATime: true })
-    expect(capabilitiesOf(parseBackendUrl('sqlite:./x.db'))).toMatchObject({ compaction: 'explicit', verifiedAsFile: true, salvage: false, demo: true })
+    expect(capabilitiesOf(parseBackendUrl('file:./x.json'))).toMatchObject({
+      compaction: 'explicit',
+      verifiedAsFile: true,
+      salvage: true,
+      oneProcessAtATime: true,
+    })
+    expect(capabilitiesOf(parseBackendUrl('sqlite:./x.db'))).toMatchObject({
+      compaction: 'explicit',
+      verifiedAsFile: true,
+      salvage: false,
+      demo: true,
+    })
     expect(capabilitiesOf(parseBackendUrl('sqlite'))).toMatchObject({ compaction: 'none', verifiedAsFile: false, demo: false })
     expect(capabilitiesOf(parseBackendUrl('redis://127.0.0.1:6379')).compaction).toBe('server')
     expect(capabilitiesOf(parseBackendUrl('events:./e.json')).compaction).toBe('automatic')
@@ -49,7 +66,9 @@ describe('backend capabilities', () => {
       await throwaway.close()
       expect(await verifyJournalFile(parseBackendUrl('sqlite'))).toBeUndefined()
       expect(await salvageJournalFile(parseBackendUrl(`sqlite:${join(dir, 'j.db')}`), join(dir, 'out.json'))).toBeUndefined()
-      expect(await salvageJournalFile(parseBackendUrl(`file:${join(dir, 'j.json')}`), join(dir, 'out.json'))).toMatchObject({ out: join(dir, 'out.json') })
+      expect(await salvageJournalFile(parseBackendUrl(`file:${join(dir, 'j.json')}`), join(dir, 'out.json'))).toMatchObject({
+        out: join(dir, 'out.json'),
+      })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

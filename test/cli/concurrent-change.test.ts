@@ -39,13 +39,18 @@ describe('a record a running bot changed meanwhile', () => {
     await backend.start()
     const journal = backend.journal('acme/prod/support/default')
     const dead = (id: string) => inboxRecord(id, { state: 'dead', attempts: 5, updatedAt: 10 })
-    await journal.write('inbox.admit', [dead('a'), dead('b')].map((record) => ({ kind: 'inbox' as const, record, expectVersion: 0 })))
+    await journal.write(
+      'inbox.admit',
+      [dead('a'), dead('b')].map((record) => ({ kind: 'inbox' as const, record, expectVersion: 0 })),
+    )
     const plan = await planReplay(journal, { states: ['dead'], filters: {} })
     expect(plan.ids).toEqual(['a', 'b'])
     // The bot gets to "a" first (say, its own sweeper replayed it and finished it).
     const raced = racedBy(journal, async (inner) => {
       const [current] = await inner.read('inbox', ['a'])
-      await inner.write('inbox.complete', [{ kind: 'inbox', record: { ...current!.record, state: 'done', updatedAt: 20 }, expectVersion: current!.version }])
+      await inner.write('inbox.complete', [
+        { kind: 'inbox', record: { ...current!.record, state: 'done', updatedAt: 20 }, expectVersion: current!.version },
+      ])
     })
     const items = await applyReplay(raced, plan, { at: 30, by: 'test', reason: 'race' })
     const outcome = outcomeOf('replay', plan, items, { reason: 'race' })

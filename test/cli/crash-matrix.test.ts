@@ -20,7 +20,15 @@ interface CrashReport {
   cases: number
   failed: number
   interrupted: boolean
-  results: { name: string; ok: boolean; seed: number; crashed: boolean; problems: string[]; reached: string[]; details: Record<string, string[]> }[]
+  results: {
+    name: string
+    ok: boolean
+    seed: number
+    crashed: boolean
+    problems: string[]
+    reached: string[]
+    details: Record<string, string[]>
+  }[]
 }
 
 /** The case `--random 20 --seed 1` draws whose crash lands in the bot's graceful stop. */
@@ -31,7 +39,9 @@ describe.concurrent('crash-matrix ends with a verdict', () => {
     const result = await botmesh(['crash-matrix', '--backend', backend, '--case-seed', STOP_CRASH_SEED, '--json'])
     expect(result.code, result.stderr).toBe(0)
     const report = jsonOf<CrashReport>(result)
-    expect(report.results.map((r) => [r.name, r.ok, r.crashed])).toEqual([[`random seed ${STOP_CRASH_SEED}: before instances.beat #2 (resend)`, true, true]])
+    expect(report.results.map((r) => [r.name, r.ok, r.crashed])).toEqual([
+      [`random seed ${STOP_CRASH_SEED}: before instances.beat #2 (resend)`, true, true],
+    ])
   })
 })
 
@@ -39,11 +49,22 @@ describe('crash-matrix: --case-timeout', () => {
   it('a case over the limit is a failed case with its seed (exit 1), and the run goes on to its verdict', async () => {
     // Every case sleeps 250 ms in a handler of the workload, so none fits in 1 ms.
     const dir = tempDir()
-    const result = await botmesh(['crash-matrix', '--backend', `sqlite:${join(dir, 'bot.db')}`, '--case-seed', STOP_CRASH_SEED, '--case-timeout', '1', '--json'])
+    const result = await botmesh([
+      'crash-matrix',
+      '--backend',
+      `sqlite:${join(dir, 'bot.db')}`,
+      '--case-seed',
+      STOP_CRASH_SEED,
+      '--case-timeout',
+      '1',
+      '--json',
+    ])
     expect(result.code, result.stderr).toBe(1)
     const report = jsonOf<CrashReport>(result)
     expect(report).toMatchObject({ cases: 1, failed: 1 })
-    expect(report.results[0]!.problems[0]).toMatch(new RegExp(`^the case \\(seed ${STOP_CRASH_SEED}\\) did not finish within 1 ms; it was at: `))
+    expect(report.results[0]!.problems[0]).toMatch(
+      new RegExp(`^the case \\(seed ${STOP_CRASH_SEED}\\) did not finish within 1 ms; it was at: `),
+    )
     // The throwaway instance (made beside the file the URL names) is gone, even one cut off while it opened.
     expect(readdirSync(dir)).toEqual([])
   })
@@ -93,10 +114,14 @@ describe.runIf(redis)('crash-matrix on Redis leaves no throwaway keys', () => {
   it('Ctrl-C cuts the running case off, reports the run interrupted (exit 1) and removes its keys', async () => {
     const prefix = randomPrefix()
     prefixes.push(prefix)
-    const child = spawn(process.execPath, [BIN, 'crash-matrix', '--backend', `${REDIS_URL}?prefix=${prefix}`, '--policy', 'resend', '--random', '0', '--seed', '3', '--json'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      [BIN, 'crash-matrix', '--backend', `${REDIS_URL}?prefix=${prefix}`, '--policy', 'resend', '--random', '0', '--seed', '3', '--json'],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -104,7 +129,11 @@ describe.runIf(redis)('crash-matrix on Redis leaves no throwaway keys', () => {
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
     try {
       // A case is running once its keys exist.
-      await waitFor(async () => (await throwaways(prefix)).length > 0, { timeoutMs: 60_000, intervalMs: 20, message: 'a case writing keys' })
+      await waitFor(async () => (await throwaways(prefix)).length > 0, {
+        timeoutMs: 60_000,
+        intervalMs: 20,
+        message: 'a case writing keys',
+      })
       child.kill('SIGINT')
       const code = await exited
       expect(code, stderr).toBe(1)

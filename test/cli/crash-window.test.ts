@@ -28,7 +28,18 @@ describe('ambiguousWindow', () => {
 })
 
 describe('the crash matrix view', () => {
-  const result = (name: string, ok: boolean, window: CrashCaseReport['window']) => ({ name, ok, seed: 7, problems: ok ? [] : ['x lost under resend'], delivered: 19, expected: 20, crashed: true, ambiguous: 1, window }) as unknown as CrashCaseReport
+  const result = (name: string, ok: boolean, window: CrashCaseReport['window']) =>
+    ({
+      name,
+      ok,
+      seed: 7,
+      problems: ok ? [] : ['x lost under resend'],
+      delivered: 19,
+      expected: 20,
+      crashed: true,
+      ambiguous: 1,
+      window,
+    }) as unknown as CrashCaseReport
   const report = (results: CrashCaseReport[], failed: number) =>
     ({
       backend: 'memory',
@@ -43,13 +54,20 @@ describe('the crash matrix view', () => {
     }) as unknown as CrashMatrixReport
   const text = (blocks: ReturnType<typeof crashMatrixView>) => blocks.map((block) => ('text' in block ? block.text : '')).join('\n')
 
-  it('marks each case\'s losses as allowed or as a failure, and the summary says both', () => {
-    const allowed = result('before outbox.markSent (skip)', true, { allowed: { lost: 1, duplicated: 0 }, beyond: { lost: 0, duplicated: 0, unexpected: 0 } })
-    const failing = result('before outbox.markSent (resend)', false, { allowed: { lost: 0, duplicated: 0 }, beyond: { lost: 1, duplicated: 0, unexpected: 0 } })
+  it("marks each case's losses as allowed or as a failure, and the summary says both", () => {
+    const allowed = result('before outbox.markSent (skip)', true, {
+      allowed: { lost: 1, duplicated: 0 },
+      beyond: { lost: 0, duplicated: 0, unexpected: 0 },
+    })
+    const failing = result('before outbox.markSent (resend)', false, {
+      allowed: { lost: 0, duplicated: 0 },
+      beyond: { lost: 1, duplicated: 0, unexpected: 0 },
+    })
     const blocks = crashMatrixView(report([allowed, failing], 1))
     const rows = blocks[0]!
     if (!('table' in rows)) throw new Error('the first block is the table')
-    const cells = (row: CrashCaseReport) => Object.fromEntries(rows.table.columns.map((column) => [column.header, column.value(row as never)]))
+    const cells = (row: CrashCaseReport) =>
+      Object.fromEntries(rows.table.columns.map((column) => [column.header, column.value(row as never)]))
     expect(cells(allowed)).toMatchObject({ 'allowed (ambiguous)': '1 lost', failure: '-' })
     expect(cells(failing)).toMatchObject({ 'allowed (ambiguous)': '-', failure: '1 lost' })
     expect(text(blocks)).toContain('allowed by the ambiguous window (2 ambiguous key(s)): 1 lost; failures beyond it: 1 lost')
@@ -59,11 +77,25 @@ describe('the crash matrix view', () => {
 describe('botmesh crash-matrix', () => {
   it('losses the skip policy allows are reported as allowed, not failures, and the run exits 0', async () => {
     // With --seed 1 these cases lose ambiguous sends under skip (the window the policy allows).
-    const result = await botmesh(['crash-matrix', '--backend', 'memory', '--seed', '1', '--random', '0', '--match', 'before inbox.complete (skip)', '--json'])
+    const result = await botmesh([
+      'crash-matrix',
+      '--backend',
+      'memory',
+      '--seed',
+      '1',
+      '--random',
+      '0',
+      '--match',
+      'before inbox.complete (skip)',
+      '--json',
+    ])
     expect(result.code, result.stderr).toBe(0)
     const report = jsonOf<CrashMatrixReport>(result)
     expect(report.totals.lost).toBeGreaterThan(0)
-    expect(report.window).toEqual({ allowed: { lost: report.totals.lost, duplicated: 0 }, beyond: { lost: 0, duplicated: 0, unexpected: 0 } })
+    expect(report.window).toEqual({
+      allowed: { lost: report.totals.lost, duplicated: 0 },
+      beyond: { lost: 0, duplicated: 0, unexpected: 0 },
+    })
     expect(report.results[0]!.window.allowed.lost).toBe(report.results[0]!.lost)
   })
 

@@ -20,7 +20,10 @@ describe('botmesh demo, live traffic', () => {
     const story = demoMessages().length
     const replies = () => lines.filter((line) => line.startsWith('  ← ')).length
     try {
-      await waitFor(() => replies() > story, { timeoutMs: 60_000, message: `more replies than one round of the story (${story}): ${lines.slice(-5).join(' | ')}` })
+      await waitFor(() => replies() > story, {
+        timeoutMs: 60_000,
+        message: `more replies than one round of the story (${story}): ${lines.slice(-5).join(' | ')}`,
+      })
     } catch (error) {
       await live.stop().catch(() => undefined)
       throw error

@@ -22,7 +22,10 @@ describe('botmesh demo', () => {
     // The journal holds users' messages: its directory is the owner's only, as the README says.
     expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700)
     // Every hint names the backend the demo used, so it works as pasted.
-    const hints = run.stdout.slice(run.stdout.indexOf('Try next:')).split('\n').filter((line) => line.startsWith('  npx botmesh'))
+    const hints = run.stdout
+      .slice(run.stdout.indexOf('Try next:'))
+      .split('\n')
+      .filter((line) => line.startsWith('  npx botmesh'))
     expect(hints.length).toBeGreaterThanOrEqual(2)
     for (const hint of hints) expect(hint).toMatch(/ --backend sqlite:\.\/data\/bot\.db$/)
 

@@ -28,7 +28,6 @@ describe.concurrent('events journals', () => {
     const verify = await botmesh(['verify', '--backend', url])
     expect(verify.code).toBe(0)
   })
-
 })
 
 // One suite at a time: the engine cases hold leases of 80 ms, which a machine loaded by parallel suites can stall past.
@@ -51,7 +50,10 @@ describe('an events journal a live process holds', () => {
   it('is read through a view; a write is refused with the pid', async () => {
     const path = join(tempDir(), 'events.json')
     await seedJournal(`events:${path}`)
-    holder = spawn(process.execPath, ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/cli/hold-file.ts', path, 'events'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] })
+    holder = spawn(process.execPath, ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/cli/hold-file.ts', path, 'events'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
     await new Promise<void>((resolve, reject) => {
       holder!.stdout!.once('data', () => resolve())
       holder!.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)))

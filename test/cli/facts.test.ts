@@ -22,14 +22,35 @@ beforeAll(async () => {
   try {
     const now = await opened.backend.now()
     const instance = (instanceId: string, fields: Partial<InstanceRecord>): InstanceRecord => ({
-      instanceId, botId: 'support', host: 'host-1', pid: 4242, startedAt: now, lastBeatAt: now, lastSweepAt: null, expiresAt: now + 3_600_000, metrics: {}, ...fields,
+      instanceId,
+      botId: 'support',
+      host: 'host-1',
+      pid: 4242,
+      startedAt: now,
+      lastBeatAt: now,
+      lastSweepAt: null,
+      expiresAt: now + 3_600_000,
+      metrics: {},
+      ...fields,
     })
     await opened.backend.journal(SCOPE).write('operator.import', [
       // Killed with kill -9 right after its first beat, five minutes ago; its record lives on for an hour.
       { kind: 'instances', record: instance('killed', { startedAt: now - 300_000, lastBeatAt: now - 300_000 }), expectVersion: 0 },
       // Started an hour ago and beating: its uptime is an hour, whatever its last beat.
-      { kind: 'instances', record: instance('beating', { startedAt: now - 3_600_000, lastBeatAt: now - 1_000, limits: { inboxMaxAttempts: 3, outboxRetries: 1 } }), expectVersion: 0 },
-      { kind: 'inbox', record: inboxRecord('in-failed', { state: 'failed', attempts: 1, nextAttemptAt: now + 3_600_000, updatedAt: now }), expectVersion: 0 },
+      {
+        kind: 'instances',
+        record: instance('beating', {
+          startedAt: now - 3_600_000,
+          lastBeatAt: now - 1_000,
+          limits: { inboxMaxAttempts: 3, outboxRetries: 1 },
+        }),
+        expectVersion: 0,
+      },
+      {
+        kind: 'inbox',
+        record: inboxRecord('in-failed', { state: 'failed', attempts: 1, nextAttemptAt: now + 3_600_000, updatedAt: now }),
+        expectVersion: 0,
+      },
     ])
     await opened.backend.journal(EMPTY_SCOPE).write('operator.import', [
       { kind: 'inbox', record: inboxRecord('in-1', { updatedAt: now }), expectVersion: 0 },
@@ -42,9 +63,9 @@ beforeAll(async () => {
 
 describe('instances', () => {
   it('an instance whose beat is late is silent, with its silence; uptime runs from its start', async () => {
-    const { instances } = jsonOf<{ instances: { instanceId: string; live: boolean; status: string; uptimeMs: number; lastBeatAgoMs: number }[] }>(
-      await botmesh(['instances', '--json', '--scope', SCOPE, '--backend', url]),
-    )
+    const { instances } = jsonOf<{
+      instances: { instanceId: string; live: boolean; status: string; uptimeMs: number; lastBeatAgoMs: number }[]
+    }>(await botmesh(['instances', '--json', '--scope', SCOPE, '--backend', url]))
     const killed = instances.find((i) => i.instanceId === 'killed')!
     expect(killed).toMatchObject({ live: true, status: 'silent' })
     expect(killed.lastBeatAgoMs).toBeGreaterThanOrEqual(300_000)
@@ -59,7 +80,9 @@ describe('show', () => {
   it("counts attempts against the running bot's limits (from its heartbeat), or says the limit is unknown", async () => {
     const [shown] = jsonOf<{ why: string }[]>(await botmesh(['show', 'in-failed', '--json', '--scope', SCOPE, '--backend', url]))
     expect(shown!.why).toContain('attempt 2 of 3.')
-    const [flagged] = jsonOf<{ why: string }[]>(await botmesh(['show', 'in-failed', '--max-attempts', '7', '--json', '--scope', SCOPE, '--backend', url]))
+    const [flagged] = jsonOf<{ why: string }[]>(
+      await botmesh(['show', 'in-failed', '--max-attempts', '7', '--json', '--scope', SCOPE, '--backend', url]),
+    )
     expect(flagged!.why).toContain('attempt 2 of 7.')
     const [alone] = jsonOf<{ why: string }[]>(await botmesh(['show', 'in-1', '--json', '--scope', EMPTY_SCOPE, '--backend', url]))
     expect(alone!.why).toMatch(/attempt 1 \(limit unknown/)
@@ -82,7 +105,11 @@ describe('replay', () => {
     expect(result.code).toBe(0)
     const outcome = jsonOf<{ succeeded: number; warnings: string[] }>(result)
     expect(outcome.succeeded).toBe(1)
-    expect(outcome.warnings).toEqual([expect.stringMatching(/^no live instance in scope acme\/prod\/quiet\/default: nothing will pick up the 1 re-queued record\(s\) until a bot runs there$/)])
+    expect(outcome.warnings).toEqual([
+      expect.stringMatching(
+        /^no live instance in scope acme\/prod\/quiet\/default: nothing will pick up the 1 re-queued record\(s\) until a bot runs there$/,
+      ),
+    ])
     expect(result.stderr).toContain('warning: no live instance')
   })
 })
@@ -92,7 +119,9 @@ describe('--since', () => {
     for (const value of ['yesterday', '2024-13-45']) {
       const result = await botmesh(['dlq', 'list', '--since', value, '--scope', SCOPE, '--backend', url])
       expect(result.code, value).toBe(2)
-      expect(result.stderr, value).toMatch(/--since must be a duration back from now \(30m, 2h, 7d, or milliseconds\) or an ISO 8601 date \(2024-05-01, 2024-05-01T10:00Z\)/)
+      expect(result.stderr, value).toMatch(
+        /--since must be a duration back from now \(30m, 2h, 7d, or milliseconds\) or an ISO 8601 date \(2024-05-01, 2024-05-01T10:00Z\)/,
+      )
     }
   })
 })

@@ -56,7 +56,10 @@ describe('a journal a live process holds', () => {
   it('is read read-only; a write command is refused with the pid and what to do instead', async () => {
     const path = join(tempDir(), 'durable.json')
     await seedJournal(`file:${path}`)
-    holder = spawn(process.execPath, ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/cli/hold-file.ts', path], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] })
+    holder = spawn(process.execPath, ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/cli/hold-file.ts', path], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
     await new Promise<void>((resolve, reject) => {
       holder!.stdout!.once('data', () => resolve())
       holder!.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)))
@@ -68,13 +71,22 @@ describe('a journal a live process holds', () => {
     const dlq = await botmesh(['dlq', 'list', '--json', '--backend', url])
     expect(dlq.code).toBe(0)
     expect(jsonOf<{ records: unknown[] }>(dlq).records).toHaveLength(5)
-    const writes = [['replay', 'in-dead-1', '--yes'], ['retry', '--all-dead', '--yes'], ['discard', 'out-dead-1', '--yes'], ['purge', '--older-than', '1d', '--yes'], ['compact'], ['import', '-']]
+    const writes = [
+      ['replay', 'in-dead-1', '--yes'],
+      ['retry', '--all-dead', '--yes'],
+      ['discard', 'out-dead-1', '--yes'],
+      ['purge', '--older-than', '1d', '--yes'],
+      ['compact'],
+      ['import', '-'],
+    ]
     const refusals = await Promise.all(writes.map((args) => botmesh([...args, '--backend', url], { input: exported.stdout })))
     for (const [index, refused] of refusals.entries()) {
       const name = writes[index]!.join(' ')
       expect(refused.code, name).toBe(2)
       expect(refused.stderr, name).toContain(`${path} is held by process ${holder.pid} (a running bot)`)
-      expect(refused.stderr, name).toMatch(/Stop that process first, or make the change from inside it \(bot\.durability\.replayInbound.*\(JOURNAL_LOCKED\)/)
+      expect(refused.stderr, name).toMatch(
+        /Stop that process first, or make the change from inside it \(bot\.durability\.replayInbound.*\(JOURNAL_LOCKED\)/,
+      )
     }
     const dry = await botmesh(['replay', '--all-dead', '--dry-run', '--backend', url])
     expect(dry.code).toBe(0)
@@ -131,7 +143,9 @@ describe('damage', () => {
     const log = await botmesh(['verify', '--backend', `file:${logDamaged}`])
     expect(log.code).toBe(1)
     expect(log.stdout).toContain(`${logDamaged}.log: damaged at line 6 (byte offset ${offset}) APPEND_LOG_CORRUPT:`)
-    const json = jsonOf<{ report: { log: { damage: { code: string } } } }>(await botmesh(['verify', '--json', '--backend', `file:${logDamaged}`]))
+    const json = jsonOf<{ report: { log: { damage: { code: string } } } }>(
+      await botmesh(['verify', '--json', '--backend', `file:${logDamaged}`]),
+    )
     expect(json.report.log.damage.code).toBe('APPEND_LOG_CORRUPT')
     const opened = await botmesh(['stats', '--backend', `file:${logDamaged}`])
     expect(opened.stderr).toContain('(APPEND_LOG_CORRUPT)')
@@ -166,7 +180,10 @@ describe('damage', () => {
   it('a 0-byte file or a directory is not a journal', async () => {
     const dir = tempDir()
     await writeFile(join(dir, 'empty.json'), '')
-    for (const [name, message] of [['empty.json', /is empty \(0 bytes\)/], ['.', /is a directory/]] as const) {
+    for (const [name, message] of [
+      ['empty.json', /is empty \(0 bytes\)/],
+      ['.', /is a directory/],
+    ] as const) {
       const result = await botmesh(['dlq', 'list', '--backend', `file:${join(dir, name)}`])
       expect(result.code).toBe(2)
       expect(result.stderr).toMatch(message)
@@ -194,7 +211,10 @@ describe('compact', () => {
     await seedJournal(url)
     const result = await botmesh(['compact', '--json', '--backend', url])
     expect(result.code).toBe(0)
-    expect(jsonOf<{ kind: string; report: { complete: boolean; walBytesAfter: number } }>(result)).toMatchObject({ kind: 'sqlite', report: { complete: true, walBytesAfter: 0 } })
+    expect(jsonOf<{ kind: string; report: { complete: boolean; walBytesAfter: number } }>(result)).toMatchObject({
+      kind: 'sqlite',
+      report: { complete: true, walBytesAfter: 0 },
+    })
     const redis = await botmesh(['compact', '--backend', 'redis://127.0.0.1:6379'])
     expect(redis.code).toBe(2)
     expect(redis.stderr).toMatch(/redis:\/\/127.0.0.1:6379 is redis, which reclaims space on its own .*\(NOT_APPLICABLE\)/)

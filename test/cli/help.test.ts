@@ -40,7 +40,9 @@ describe('--help', () => {
   const commands = walk(program())
 
   it('walks every command', () => {
-    expect(commands.map(([name]) => name)).toEqual(expect.arrayContaining(['stats', 'dlq', 'dlq list', 'inbox', 'inbox list', 'inbox show', 'outbox', 'crash-matrix', 'verify']))
+    expect(commands.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['stats', 'dlq', 'dlq list', 'inbox', 'inbox list', 'inbox show', 'outbox', 'crash-matrix', 'verify']),
+    )
   })
 
   it.each(commands.map(([name]) => name))('botmesh %s --help has examples and lists the global options', (name) => {

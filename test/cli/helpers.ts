@@ -74,7 +74,13 @@ export function jsonOf<T = Record<string, unknown>>(result: CliRun): T {
 }
 
 function run(command: string, args: string[], options: CliOptions): Promise<CliRun> {
-  const env: Record<string, string | undefined> = { ...process.env, BOTMESH_BACKEND: undefined, NO_COLOR: undefined, FORCE_COLOR: undefined, ...options.env }
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    BOTMESH_BACKEND: undefined,
+    NO_COLOR: undefined,
+    FORCE_COLOR: undefined,
+    ...options.env,
+  }
   for (const name of Object.keys(env)) if (env[name] === undefined) delete env[name]
   return new Promise((resolveRun, reject) => {
     const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] })

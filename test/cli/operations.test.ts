@@ -27,7 +27,16 @@ async function seeded(): Promise<(...args: string[]) => ReturnType<typeof botmes
 }
 
 type Shown = { record: { state: string; attempts: number; audit?: { action: string; by: string; at: number; reason?: string }[] } }[]
-type Outcome = { action: string; dryRun: boolean; matched: number; attempted: number; succeeded: number; failed: number; items: { id: string; ok: boolean; changed?: string[]; error?: { code: string } }[]; reason: string | null }
+type Outcome = {
+  action: string
+  dryRun: boolean
+  matched: number
+  attempted: number
+  succeeded: number
+  failed: number
+  items: { id: string; ok: boolean; changed?: string[]; error?: { code: string } }[]
+  reason: string | null
+}
 
 const stateOf = async (cli: Awaited<ReturnType<typeof seeded>>, id: string) => jsonOf<Shown>(await cli('show', id, '--json'))[0]!.record
 
@@ -36,7 +45,15 @@ describe.concurrent('replay, retry, discard by id', () => {
     const cli = await seeded()
     const result = await cli('replay', 'in-dead-1', '--yes', '--reason', 'CRM fixed', '--json')
     expect(result.code).toBe(0)
-    expect(jsonOf<Outcome>(result)).toMatchObject({ action: 'replay', dryRun: false, attempted: 1, succeeded: 1, failed: 0, reason: 'CRM fixed', items: [{ id: 'in-dead-1', ok: true }] })
+    expect(jsonOf<Outcome>(result)).toMatchObject({
+      action: 'replay',
+      dryRun: false,
+      attempted: 1,
+      succeeded: 1,
+      failed: 0,
+      reason: 'CRM fixed',
+      items: [{ id: 'in-dead-1', ok: true }],
+    })
     const record = await stateOf(cli, 'in-dead-1')
     expect(record).toMatchObject({ state: 'pending', attempts: 0 })
     expect(record.audit).toEqual([{ action: 'replay', by: expect.stringMatching(/@/), at: expect.any(Number), reason: 'CRM fixed' }])
@@ -90,7 +107,9 @@ describe.concurrent('bulk forms', () => {
     const cli = await seeded()
     const limited = jsonOf<Outcome>(await cli('retry', '--all-dead', '--limit', '1', '--yes', '--json'))
     expect(limited).toMatchObject({ matched: 2, attempted: 1, succeeded: 1 })
-    const paced = jsonOf<Outcome>(await cli('retry', '--all-dead', '--all-unknown', '--rate', '20', '--yes', '--reason', 'quota raised', '--json'))
+    const paced = jsonOf<Outcome>(
+      await cli('retry', '--all-dead', '--all-unknown', '--rate', '20', '--yes', '--reason', 'quota raised', '--json'),
+    )
     expect(paced).toMatchObject({ matched: 2, attempted: 2, succeeded: 2, reason: 'quota raised' })
     const dead = jsonOf<{ records: unknown[] }>(await cli('dlq', 'list', '--kind', 'outbox', '--json'))
     expect(dead.records).toEqual([])
@@ -121,12 +140,19 @@ describe.concurrent('bulk forms', () => {
     const refused = await cli('purge', '--older-than', '1d')
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('(CONFIRMATION_REQUIRED)')
-    const purged = jsonOf<{ total: number; deleted: { kind: string; state: string; deleted: number }[] }>(await cli('purge', '--older-than', '1d', '--yes', '--json'))
+    const purged = jsonOf<{ total: number; deleted: { kind: string; state: string; deleted: number }[] }>(
+      await cli('purge', '--older-than', '1d', '--yes', '--json'),
+    )
     expect(purged.total).toBe(2)
-    expect(purged.deleted).toEqual([{ kind: 'inbox', state: 'done', deleted: 1 }, { kind: 'outbox', state: 'sent', deleted: 1 }])
+    expect(purged.deleted).toEqual([
+      { kind: 'inbox', state: 'done', deleted: 1 },
+      { kind: 'outbox', state: 'sent', deleted: 1 },
+    ])
     expect((await cli('show', 'in-done-1')).code).toBe(2)
     expect((await stateOf(cli, 'in-done-2')).state).toBe('done')
-    const dead = jsonOf<{ total: number }>(await cli('purge', '--older-than', '1m', '--kind', 'inbox', '--state', 'dead', '--dry-run', '--json'))
+    const dead = jsonOf<{ total: number }>(
+      await cli('purge', '--older-than', '1m', '--kind', 'inbox', '--state', 'dead', '--dry-run', '--json'),
+    )
     expect(dead.total).toBe(3)
   })
 
@@ -136,8 +162,13 @@ describe.concurrent('bulk forms', () => {
     expect(result.stderr).toContain('purge 3 record(s)')
     expect(result.code).toBe(0)
     const purged = jsonOf<{ deleted: { kind: string; state: string; deleted: number }[] }>(result)
-    expect(purged.deleted).toEqual([{ kind: 'inbox', state: 'done', deleted: 2 }, { kind: 'outbox', state: 'sent', deleted: 1 }])
-    const stats = jsonOf<{ inbox: { counts: Record<string, number> }; outbox: { counts: Record<string, number> } }>(await cli('stats', '--json'))
+    expect(purged.deleted).toEqual([
+      { kind: 'inbox', state: 'done', deleted: 2 },
+      { kind: 'outbox', state: 'sent', deleted: 1 },
+    ])
+    const stats = jsonOf<{ inbox: { counts: Record<string, number> }; outbox: { counts: Record<string, number> } }>(
+      await cli('stats', '--json'),
+    )
     expect(stats.inbox.counts.done).toBe(0)
     expect(stats.outbox.counts.sent).toBe(0)
     expect(stats.inbox.counts.dead).toBe(3)
@@ -150,7 +181,9 @@ describe.concurrent('asking before a change', () => {
     const cli = await seeded()
     const result = await cli('replay', '--all-dead')
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('replay 3 inbound record(s) refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look (CONFIRMATION_REQUIRED)')
+    expect(result.stderr).toContain(
+      'replay 3 inbound record(s) refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look (CONFIRMATION_REQUIRED)',
+    )
     expect(result.stdout).toContain('replay 3 inbox record(s)')
     expect((await stateOf(cli, 'in-dead-1')).state).toBe('dead')
   })
@@ -164,7 +197,10 @@ describe.concurrent('asking before a change', () => {
     expect(no.stdout).toContain('cancelled: nothing was changed (CANCELLED)')
     expect(no.stdout).toMatch(/ID\S* +\S*STATE/)
     expect(no.stdout).toMatch(COLOUR)
-    const yes = await botmeshOnTerminal(['retry', 'out-dead-1', '--backend', url, '--reason', 'asked'], { input: 'y\n', env: { NO_COLOR: '1' } })
+    const yes = await botmeshOnTerminal(['retry', 'out-dead-1', '--backend', url, '--reason', 'asked'], {
+      input: 'y\n',
+      env: { NO_COLOR: '1' },
+    })
     expect(yes.code).toBe(0)
     expect(yes.stdout).toContain('retry: 1 of 1 done (reason: asked)')
     expect(yes.stdout).not.toMatch(COLOUR)
@@ -196,23 +232,37 @@ describe('with a bot running on the same file in this process', () => {
       store,
       botId: 'live',
       logger: { warn: () => {}, error: () => {} },
-      durability: { backend: new SQLiteDurability({ file }), instanceId: 'live-1', pollMs: 20, inbox: { maxAttempts: 1, backoff: { baseMs: 5, capMs: 10, jitter: 0 } } },
+      durability: {
+        backend: new SQLiteDurability({ file }),
+        instanceId: 'live-1',
+        pollMs: 20,
+        inbox: { maxAttempts: 1, backoff: { baseMs: 5, capMs: 10, jitter: 0 } },
+      },
     })
     bot.on('error', () => {})
     bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
     await bot.start()
     await provider.receive({ id: 'm-1', chatId: 'chat-1', text: 'one' })
     await provider.receive({ id: 'm-poison', chatId: 'chat-poison', text: 'two' })
-    await waitFor(async () => (await bot!.durability!.outbox.list({ state: 'dead' })).length === 1 && (await bot!.durability!.inbox.list({ state: 'dead' })).length === 1, { timeoutMs: 10_000 })
+    await waitFor(
+      async () =>
+        (await bot!.durability!.outbox.list({ state: 'dead' })).length === 1 &&
+        (await bot!.durability!.inbox.list({ state: 'dead' })).length === 1,
+      { timeoutMs: 10_000 },
+    )
     storeDown = false
     const url = `sqlite:${file}`
-    const dlq = jsonOf<{ records: { kind: string; id: string }[] }>(await botmesh(['dlq', 'list', '--bot', 'live', '--json', '--backend', url]))
+    const dlq = jsonOf<{ records: { kind: string; id: string }[] }>(
+      await botmesh(['dlq', 'list', '--bot', 'live', '--json', '--backend', url]),
+    )
     const firstReply = `${recordId('m-1', 'chat-1')}:1`
     expect(dlq.records.map((r) => `${r.kind}:${r.id}`)).toEqual([`inbox:${recordId('m-poison', 'chat-poison')}`, `outbox:${firstReply}`])
     expect((await botmesh(['retry', firstReply, '--yes', '--backend', url])).code).toBe(0)
     expect((await botmesh(['replay', '--all-dead', '--yes', '--backend', url])).code).toBe(0)
     await waitFor(() => provider.texts().includes('echo one') && provider.texts().includes('echo two'), { timeoutMs: 10_000 })
-    const stats = jsonOf<{ dead: { inbox: number; outbox: number }; instances: { ids: string[] } }>(await botmesh(['stats', '--json', '--backend', url]))
+    const stats = jsonOf<{ dead: { inbox: number; outbox: number }; instances: { ids: string[] } }>(
+      await botmesh(['stats', '--json', '--backend', url]),
+    )
     expect(stats.dead).toEqual({ inbox: 0, outbox: 0 })
     expect(stats.instances.ids).toEqual(['live-1'])
   })

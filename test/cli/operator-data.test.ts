@@ -14,8 +14,24 @@ import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
 
-type Group = { group: string; kind: string; code: string | null; shape: string; count: number; firstSeenAt: number; lastSeenAt: number; sample: { id: string; message: string } }
-type Outcome = { matched: number; attempted: number; succeeded: number; dryRun: boolean; reason: string | null; items: { id: string; ok: boolean }[] }
+type Group = {
+  group: string
+  kind: string
+  code: string | null
+  shape: string
+  count: number
+  firstSeenAt: number
+  lastSeenAt: number
+  sample: { id: string; message: string }
+}
+type Outcome = {
+  matched: number
+  attempted: number
+  succeeded: number
+  dryRun: boolean
+  reason: string | null
+  items: { id: string; ok: boolean }[]
+}
 
 /** The CLI seed plus a pile of rate-limited dead sends whose messages differ only in numbers and ids. */
 async function seededWithPile(): Promise<(...args: string[]) => ReturnType<typeof botmesh>> {
@@ -26,11 +42,30 @@ async function seededWithPile(): Promise<(...args: string[]) => ReturnType<typeo
     const now = await opened.backend.now()
     const writes: JournalWrite[] = []
     for (let i = 0; i < 4; i++) {
-      const lastError = { message: `rate limited on chat 55119${i}, retry in ${30 + i}s (req 3f2a9c1e-0d4b-4c8e-9a7f-00000000000${i})`, code: 'RATE_LIMITED', at: now - (i + 1) * 60_000 }
-      writes.push({ kind: 'outbox', record: outboxRecord(`pile-${i}`, { state: 'dead', chatId: `chat-${i}`, attempts: 6, lastError, updatedAt: now - i * 1_000 }), expectVersion: 0 })
+      const lastError = {
+        message: `rate limited on chat 55119${i}, retry in ${30 + i}s (req 3f2a9c1e-0d4b-4c8e-9a7f-00000000000${i})`,
+        code: 'RATE_LIMITED',
+        at: now - (i + 1) * 60_000,
+      }
+      writes.push({
+        kind: 'outbox',
+        record: outboxRecord(`pile-${i}`, { state: 'dead', chatId: `chat-${i}`, attempts: 6, lastError, updatedAt: now - i * 1_000 }),
+        expectVersion: 0,
+      })
     }
     const failed = { message: 'store down', code: 'STORE_UNAVAILABLE', at: now - 10_000 }
-    writes.push({ kind: 'inbox', record: inboxRecord('in-backoff', { chatId: 'chat-z', state: 'failed', attempts: 1, nextAttemptAt: now + 90_000, lastError: failed, updatedAt: now - 10_000 }), expectVersion: 0 })
+    writes.push({
+      kind: 'inbox',
+      record: inboxRecord('in-backoff', {
+        chatId: 'chat-z',
+        state: 'failed',
+        attempts: 1,
+        nextAttemptAt: now + 90_000,
+        lastError: failed,
+        updatedAt: now - 10_000,
+      }),
+      expectVersion: 0,
+    })
     const results = await opened.backend.journal(SEED_SCOPE).write('operator.import', writes)
     expect(results.every((result) => result.ok)).toBe(true)
   } finally {
@@ -59,7 +94,12 @@ describe.concurrent('dead letters grouped by error', () => {
     const { groups, scanLimited } = jsonOf<{ groups: Group[]; scanLimited: boolean }>(result)
     expect(scanLimited).toBe(false)
     // The pile (4) and the seed's own rate-limited send ("rate limited", another shape) stay apart.
-    expect(groups[0]).toMatchObject({ kind: 'outbox', code: 'RATE_LIMITED', count: 4, shape: 'rate limited on chat <n>, retry in <n>s (req <id>)' })
+    expect(groups[0]).toMatchObject({
+      kind: 'outbox',
+      code: 'RATE_LIMITED',
+      count: 4,
+      shape: 'rate limited on chat <n>, retry in <n>s (req <id>)',
+    })
     expect(groups[0]!.lastSeenAt - groups[0]!.firstSeenAt).toBe(3 * 60_000)
     expect(Number.isInteger(groups[0]!.firstSeenAt)).toBe(true)
     expect(groups[0]!.sample.id).toMatch(/^pile-/)
@@ -76,7 +116,9 @@ describe.concurrent('dead letters grouped by error', () => {
     const cli = await seededWithPile()
     const dry = jsonOf<Outcome>(await cli('retry', '--all-dead', '--error-code', 'rate_limited', '--dry-run', '--json'))
     expect(dry).toMatchObject({ dryRun: true, matched: 5, attempted: 0 })
-    const done = jsonOf<Outcome>(await cli('retry', '--all-dead', '--error-code', 'RATE_LIMITED', '--yes', '--reason', 'quota raised', '--json'))
+    const done = jsonOf<Outcome>(
+      await cli('retry', '--all-dead', '--error-code', 'RATE_LIMITED', '--yes', '--reason', 'quota raised', '--json'),
+    )
     expect(done).toMatchObject({ matched: 5, succeeded: 5, reason: 'quota raised' })
     const shown = jsonOf<{ record: { state: string; audit: { reason?: string }[] } }[]>(await cli('show', 'pile-2', '--json'))[0]!.record
     expect(shown.state).toBe('pending')
@@ -91,7 +133,9 @@ describe.concurrent('dead letters grouped by error', () => {
     const pile = groups.find((group) => group.count === 4)!
     const refused = await cli('discard', '--all-dead', '--error-group', pile.group)
     expect(refused.code).toBe(2)
-    const done = jsonOf<Outcome>(await cli('discard', '--all-dead', '--error-group', pile.group, '--yes', '--reason', 'stale campaign', '--json'))
+    const done = jsonOf<Outcome>(
+      await cli('discard', '--all-dead', '--error-group', pile.group, '--yes', '--reason', 'stale campaign', '--json'),
+    )
     expect(done).toMatchObject({ matched: 4, succeeded: 4, reason: 'stale campaign' })
     expect(done.items.map((item) => item.id).sort()).toEqual(['pile-0', 'pile-1', 'pile-2', 'pile-3'])
     expect((await cli('show', 'out-dead-2')).code).toBe(0)
@@ -109,15 +153,18 @@ describe.concurrent('the retry queue and the failure rate', () => {
     expect(text.stdout).toMatch(/in-backoff\s+failed\s+1\s+in (1m )?\d+s/)
     expect(text.stdout).toMatch(/out-failed\s+failed\s+2\s+overdue/)
     expect(text.stdout).not.toContain('out-pending')
-    const json = jsonOf<{ records: { id: string; nextAttemptAt: number | null }[] }>(await cli('list', '--kind', 'outbox', '--state', 'failed,pending', '--json'))
+    const json = jsonOf<{ records: { id: string; nextAttemptAt: number | null }[] }>(
+      await cli('list', '--kind', 'outbox', '--state', 'failed,pending', '--json'),
+    )
     expect(json.records.map((record) => record.id).sort()).toEqual(['out-failed', 'out-pending', 'part:1', 'part:1#2'])
   })
 
   it('stats gives throughput and failures per minute and the oldest pending age, in text and --json', async () => {
     const cli = await seededWithPile()
-    const stats = jsonOf<{ perMinute: { heartbeats: { throughputPerMinute: number; failuresPerMinute: number }; journal: { failed: number; dead: number } }; inbox: { oldestPendingAgeMs: number } }>(
-      await cli('stats', '--json'),
-    )
+    const stats = jsonOf<{
+      perMinute: { heartbeats: { throughputPerMinute: number; failuresPerMinute: number }; journal: { failed: number; dead: number } }
+      inbox: { oldestPendingAgeMs: number }
+    }>(await cli('stats', '--json'))
     // The seeded heartbeat: 380 journaled and 5 dead over its 99 s from start to last beat.
     expect(stats.perMinute.heartbeats.throughputPerMinute).toBeCloseTo((380 / 99) * 60, 0)
     expect(stats.perMinute.heartbeats.failuresPerMinute).toBeCloseTo((5 / 99) * 60, 0)

@@ -18,7 +18,19 @@ beforeAll(async () => {
 
 describe.concurrent('output', () => {
   it('--json: one document on stdout, whatever the command; messages go to stderr', async () => {
-    const commands = [['scopes'], ['stats'], ['inbox', 'list'], ['outbox', 'list'], ['dlq', 'list'], ['show', 'in-dead-1'], ['leases'], ['instances'], ['verify'], ['replay', '--all-dead', '--dry-run'], ['purge', '--older-than', '1d', '--dry-run']]
+    const commands = [
+      ['scopes'],
+      ['stats'],
+      ['inbox', 'list'],
+      ['outbox', 'list'],
+      ['dlq', 'list'],
+      ['show', 'in-dead-1'],
+      ['leases'],
+      ['instances'],
+      ['verify'],
+      ['replay', '--all-dead', '--dry-run'],
+      ['purge', '--older-than', '1d', '--dry-run'],
+    ]
     const runs = await Promise.all(commands.map((args) => botmesh([...args, '--json', '--backend', url])))
     for (const [index, run] of runs.entries()) {
       const name = commands[index]!.join(' ')

@@ -63,7 +63,10 @@ describe.concurrent('read commands on SQLite', () => {
   it('stats --watch: one JSON line per sample, rates over the interval', async () => {
     const result = await run('stats', '--watch', '50ms', '--times', '3', '--json')
     expect(result.code).toBe(0)
-    const samples = result.stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const samples = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(samples).toHaveLength(3)
     expect(samples.map((s) => s.ratesOver)).toEqual(['uptime', 'interval', 'interval'])
     expect(samples[2].ratesPerSecond.inboundJournaled).toBe(0)
@@ -71,18 +74,29 @@ describe.concurrent('read commands on SQLite', () => {
 
   it('inbox list: every state, or --state, oldest change first', async () => {
     const all = jsonOf<Page>(await run('inbox', 'list', '--json'))
-    expect(all.records.map((r) => r.id)).toEqual(['in-pending', 'in-processing', 'in-done-1', 'in-done-2', 'in-failed', 'in-dead-1', 'in-dead-2', 'in-dead-3'])
+    expect(all.records.map((r) => r.id)).toEqual([
+      'in-pending',
+      'in-processing',
+      'in-done-1',
+      'in-done-2',
+      'in-failed',
+      'in-dead-1',
+      'in-dead-2',
+      'in-dead-3',
+    ])
     expect(all.next).toBeNull()
     const some = jsonOf<Page>(await run('inbox', 'list', '--state', 'failed,dead', '--json'))
     expect(some.records.map((r) => r.id)).toEqual(['in-failed', 'in-dead-1', 'in-dead-2', 'in-dead-3'])
   })
 
   it('outbox list: --chat, --error and --since filter; --limit and --after page', async () => {
-    const [chat, error, recent] = (await Promise.all([
-      run('outbox', 'list', '--chat', 'chat-b', '--json'),
-      run('outbox', 'list', '--error', 'rate_limited', '--json'),
-      run('outbox', 'list', '--state', 'dead', '--since', '10m', '--json'),
-    ])).map((result) => jsonOf<Page>(result))
+    const [chat, error, recent] = (
+      await Promise.all([
+        run('outbox', 'list', '--chat', 'chat-b', '--json'),
+        run('outbox', 'list', '--error', 'rate_limited', '--json'),
+        run('outbox', 'list', '--state', 'dead', '--since', '10m', '--json'),
+      ])
+    ).map((result) => jsonOf<Page>(result))
     expect(chat!.records.map((r) => r.id).sort()).toEqual(['out-dead-2', 'part:1', 'part:1#2'])
     expect(error!.records.map((r) => r.id)).toEqual(['out-pending', 'out-dead-2'])
     expect(recent!.records.map((r) => r.id)).toEqual(['out-dead-2'])
@@ -100,7 +114,13 @@ describe.concurrent('read commands on SQLite', () => {
 
   it('dlq list: both queues, or one --kind, with the last error', async () => {
     const both = jsonOf<Page>(await run('dlq', 'list', '--json'))
-    expect(both.records.map((r) => `${r.kind}:${r.id}`)).toEqual(['inbox:in-dead-1', 'inbox:in-dead-2', 'inbox:in-dead-3', 'outbox:out-dead-1', 'outbox:out-dead-2'])
+    expect(both.records.map((r) => `${r.kind}:${r.id}`)).toEqual([
+      'inbox:in-dead-1',
+      'inbox:in-dead-2',
+      'inbox:in-dead-3',
+      'outbox:out-dead-1',
+      'outbox:out-dead-2',
+    ])
     const outbox = jsonOf<Page>(await run('dlq', 'list', '--kind', 'outbox', '--json'))
     expect(outbox.records.map((r) => r.lastError?.code)).toEqual(['UNSUPPORTED_CONTENT', 'RATE_LIMITED'])
     const table = await run('dlq', 'list')
@@ -111,11 +131,18 @@ describe.concurrent('read commands on SQLite', () => {
   it('show: the whole record and why it is not running now', async () => {
     const why = async (id: string) => jsonOf<{ why: string; record: Record<string, unknown> }[]>(await run('show', id, '--json'))[0]!
     const ids = ['in-pending', 'in-processing', 'part:1#2', 'out-dead-1', 'in-dead-1', 'out-unknown', 'out-sent', 'in-failed'] as const
-    const said = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await why(id)).why] as const))) as Record<(typeof ids)[number], string>
-    expect(said['in-pending']).toMatch(/^backing off until \S+ \(in (59|60)m \d+s\), attempt 3 \(limit unknown: no live instance reports it; .*\)\. Last error: the CRM timed out \(ETIMEDOUT\)\.$/)
+    const said = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await why(id)).why] as const))) as Record<
+      (typeof ids)[number],
+      string
+    >
+    expect(said['in-pending']).toMatch(
+      /^backing off until \S+ \(in (59|60)m \d+s\), attempt 3 \(limit unknown: no live instance reports it; .*\)\. Last error: the CRM timed out \(ETIMEDOUT\)\.$/,
+    )
     expect(said['in-processing']).toMatch(/leased to bot-1, token 7, expires in (\d+m )?\d+s/)
     expect(said['part:1#2']).toMatch(/^waiting behind part part:1 \(failed\)/)
-    expect(said['out-dead-1']).toMatch(/^dead since \S+ after 6 provider call\(s\): unsupported content \(UNSUPPORTED_CONTENT\); botmesh retry out-dead-1/)
+    expect(said['out-dead-1']).toMatch(
+      /^dead since \S+ after 6 provider call\(s\): unsupported content \(UNSUPPORTED_CONTENT\); botmesh retry out-dead-1/,
+    )
     expect(said['in-dead-1']).toMatch(/dead since .* after 5 run\(s\): the CRM refused the lead \(CRM_REFUSED\); botmesh replay in-dead-1/)
     expect(said['out-unknown']).toMatch(/^unknown since .* may or may not have gone out/)
     expect(said['out-sent']).toMatch(/^sent at .* as provider message mock-1/)
@@ -131,8 +158,13 @@ describe.concurrent('read commands on SQLite', () => {
   })
 
   it('leases and instances', async () => {
-    const { leases } = jsonOf<{ leases: { kind: string; id: string; owner: string; token: number; expiresInMs: number }[] }>(await run('leases', '--json'))
-    expect(leases.map((l) => [l.kind, l.id, l.owner, l.token])).toEqual([['outbox', 'out-sending', 'bot-1', 3], ['inbox', 'in-processing', 'bot-1', 7]])
+    const { leases } = jsonOf<{ leases: { kind: string; id: string; owner: string; token: number; expiresInMs: number }[] }>(
+      await run('leases', '--json'),
+    )
+    expect(leases.map((l) => [l.kind, l.id, l.owner, l.token])).toEqual([
+      ['outbox', 'out-sending', 'bot-1', 3],
+      ['inbox', 'in-processing', 'bot-1', 7],
+    ])
     const { instances } = jsonOf<{ instances: { instanceId: string; pid: number; live: boolean }[] }>(await run('instances', '--json'))
     expect(instances).toMatchObject([{ instanceId: 'host-1/support/default', pid: 4242, live: true }])
     const table = await run('leases')
@@ -144,7 +176,9 @@ describe.concurrent('choosing a scope', () => {
   it('several scopes and none chosen: lists them, exit 2', async () => {
     const result = await botmesh(['dlq', 'list', '--backend', twoScopes])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain(`the backend holds 2 scopes; choose one with --scope <id> (or --bot <botId>): acme/prod/sales/default, ${SEED_SCOPE} (SCOPE_REQUIRED)`)
+    expect(result.stderr).toContain(
+      `the backend holds 2 scopes; choose one with --scope <id> (or --bot <botId>): acme/prod/sales/default, ${SEED_SCOPE} (SCOPE_REQUIRED)`,
+    )
     expect(result.stdout).toBe('')
   })
 
@@ -158,7 +192,9 @@ describe.concurrent('choosing a scope', () => {
   it('an unknown scope or bot names what there is, exit 2', async () => {
     const scope = await botmesh(['stats', '--scope', 'acme/prod/nobody/default', '--backend', twoScopes])
     expect(scope.code).toBe(2)
-    expect(scope.stderr).toContain('no scope "acme/prod/nobody/default" in this backend; it holds acme/prod/sales/default, acme/prod/support/default (SCOPE_UNKNOWN)')
+    expect(scope.stderr).toContain(
+      'no scope "acme/prod/nobody/default" in this backend; it holds acme/prod/sales/default, acme/prod/support/default (SCOPE_UNKNOWN)',
+    )
     const bot = await botmesh(['stats', '--bot', 'nobody', '--backend', twoScopes])
     expect(bot.stderr).toContain('no scope of the bot "nobody"')
   })
@@ -166,7 +202,11 @@ describe.concurrent('choosing a scope', () => {
 
 describe.concurrent('bad input touches nothing', () => {
   it('an id or key that does not exist', async () => {
-    for (const args of [['show', 'no-such-id'], ['inbox', 'show', 'out-dead-1'], ['retry', 'no-such-key', '--yes']]) {
+    for (const args of [
+      ['show', 'no-such-id'],
+      ['inbox', 'show', 'out-dead-1'],
+      ['retry', 'no-such-key', '--yes'],
+    ]) {
       const result = await run(...args)
       expect(result.code, args.join(' ')).toBe(2)
       expect(result.stderr, args.join(' ')).toMatch(/no (inbox or outbox|inbox|outbox) record ".*" \(RECORD_NOT_FOUND\)/)
@@ -177,7 +217,7 @@ describe.concurrent('bad input touches nothing', () => {
     const dir = tempDir()
     const file = join(dir, 'app.db')
     const app = new Database(file)
-    app.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES (\'Ada\')')
+    app.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('Ada')")
     app.close()
     const tablesOf = () => {
       const db = new Database(file, { readonly: true })
@@ -187,7 +227,16 @@ describe.concurrent('bad input touches nothing', () => {
         db.close()
       }
     }
-    const commands = [['stats'], ['dlq', 'list'], ['inbox', 'list'], ['show', 'x'], ['scopes'], ['export'], ['leases'], ['replay', 'x', '--yes']]
+    const commands = [
+      ['stats'],
+      ['dlq', 'list'],
+      ['inbox', 'list'],
+      ['show', 'x'],
+      ['scopes'],
+      ['export'],
+      ['leases'],
+      ['replay', 'x', '--yes'],
+    ]
     for (const args of commands) {
       const result = await botmesh([...args, '--backend', `sqlite:${file}`])
       expect(result.code, args.join(' ')).toBe(2)
@@ -200,7 +249,12 @@ describe.concurrent('bad input touches nothing', () => {
 
   it('a mistyped file path creates no file, for every kind of file journal', async () => {
     const dir = tempDir()
-    for (const url of [`sqlite:${join(dir, 'typo.db')}`, `file:${join(dir, 'typo.json')}`, `events:${join(dir, 'typo-events.json')}`, `events+shared:${join(dir, 'shared.json')}`]) {
+    for (const url of [
+      `sqlite:${join(dir, 'typo.db')}`,
+      `file:${join(dir, 'typo.json')}`,
+      `events:${join(dir, 'typo-events.json')}`,
+      `events+shared:${join(dir, 'shared.json')}`,
+    ]) {
       for (const args of [['stats'], ['dlq', 'list'], ['verify']]) {
         const result = await botmesh([...args, '--backend', url])
         expect(result.code, `${args.join(' ')} ${url}`).not.toBe(0)

@@ -50,7 +50,9 @@ export function describeServerBackend(name: string, server: ServerBackend): void
       const url = server.url()
       await seedJournal(url)
       expect((await botmesh(['replay', 'in-dead-1', '--yes', '--reason', 'fixed', '--backend', url])).code).toBe(0)
-      const bulk = jsonOf<{ succeeded: number }>(await botmesh(['retry', '--all-dead', '--all-unknown', '--rate', '50', '--yes', '--json', '--backend', url]))
+      const bulk = jsonOf<{ succeeded: number }>(
+        await botmesh(['retry', '--all-dead', '--all-unknown', '--rate', '50', '--yes', '--json', '--backend', url]),
+      )
       expect(bulk.succeeded).toBe(3)
       const stats = jsonOf<{ dead: { inbox: number; outbox: number } }>(await botmesh(['stats', '--json', '--backend', url]))
       expect(stats.dead).toEqual({ inbox: 2, outbox: 0 })
@@ -71,7 +73,11 @@ export function describeServerBackend(name: string, server: ServerBackend): void
       expect(report.cases).toBeGreaterThan(10)
       const crash = await botmesh(['crash-matrix', '--match', 'before outbox.markSent (skip)', '--json', '--backend', url])
       expect(crash.code, crash.stderr).toBe(0)
-      expect(jsonOf<{ cases: number; failed: number; crashedAsAimed: number }>(crash)).toMatchObject({ cases: 1, failed: 0, crashedAsAimed: 1 })
+      expect(jsonOf<{ cases: number; failed: number; crashedAsAimed: number }>(crash)).toMatchObject({
+        cases: 1,
+        failed: 0,
+        crashedAsAimed: 1,
+      })
       expect(await server.stored(url)).toEqual(before)
       expect(await server.throwaways(url)).toEqual([])
     }, 120_000)
@@ -90,7 +96,16 @@ export function describeServerBackend(name: string, server: ServerBackend): void
       // One character off, as a typo is: the message lists the seeded prefix first among many.
       const seededPrefix = server.prefixOf(seeded)
       const typo = server.url(`${seededPrefix.slice(0, -2)}${seededPrefix.at(-2) === 'a' ? 'b' : 'a'}${seededPrefix.at(-1)}`)
-      const commands = [['stats'], ['dlq', 'list'], ['inbox', 'list'], ['show', 'in-dead-1'], ['verify'], ['scopes'], ['export'], ['replay', 'in-dead-1', '--yes']]
+      const commands = [
+        ['stats'],
+        ['dlq', 'list'],
+        ['inbox', 'list'],
+        ['show', 'in-dead-1'],
+        ['verify'],
+        ['scopes'],
+        ['export'],
+        ['replay', 'in-dead-1', '--yes'],
+      ]
       const results = await Promise.all(commands.map((args) => botmesh([...args, '--backend', typo])))
       for (const [index, result] of results.entries()) {
         const command = commands[index]!.join(' ')

@@ -9,7 +9,8 @@ import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
-const NOTE = 'replayed, but this message already answered question 1 of flow "signup": it is not taken as the answer to the question asked now, and nothing ran'
+const NOTE =
+  'replayed, but this message already answered question 1 of flow "signup": it is not taken as the answer to the question asked now, and nothing ran'
 
 it('show prints the note of a replayed answer that fed nothing', async () => {
   const url = `sqlite:${join(tempDir(), 'bot.db')}`

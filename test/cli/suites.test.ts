@@ -28,7 +28,6 @@ describe('conformance on each local backend', () => {
     expect(report.cases).toBeGreaterThan(10)
     expect(report.results.every((r) => r.ok)).toBe(true)
   })
-
 })
 
 describe.concurrent('conformance', () => {
@@ -65,7 +64,20 @@ interface CrashReport {
 
 describe.concurrent('crash-matrix', () => {
   it('runs the chosen cases under one policy, with the seed for replay', async () => {
-    const result = await botmesh(['crash-matrix', '--backend', 'memory', '--policy', 'resend', '--match', 'outbox.markSent', '--seed', '42', '--random', '0', '--json'])
+    const result = await botmesh([
+      'crash-matrix',
+      '--backend',
+      'memory',
+      '--policy',
+      'resend',
+      '--match',
+      'outbox.markSent',
+      '--seed',
+      '42',
+      '--random',
+      '0',
+      '--json',
+    ])
     expect(result.code, result.stderr).toBe(0)
     const report = jsonOf<CrashReport>(result)
     expect(report.seed).toBe(42)
@@ -75,7 +87,9 @@ describe.concurrent('crash-matrix', () => {
   })
 
   it('--case-seed replays one random case; --random adds seeded ones', async () => {
-    const random = jsonOf<CrashReport>(await botmesh(['crash-matrix', '--backend', 'sqlite', '--seed', '7', '--random', '2', '--match', 'random', '--json']))
+    const random = jsonOf<CrashReport>(
+      await botmesh(['crash-matrix', '--backend', 'sqlite', '--seed', '7', '--random', '2', '--match', 'random', '--json']),
+    )
     expect(random.cases).toBe(2)
     expect(random.failed).toBe(0)
     const seed = random.results[0]!.seed

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { cutCell, fitColumns, TABLE_LIMITS } from '../../src/cli/table-fit.js'
 
-const width = (fitted: ReturnType<typeof fitColumns>) => fitted.shown.reduce((sum, i) => sum + fitted.widths[i]!, 0) + TABLE_LIMITS.gap * (fitted.shown.length - 1)
+const width = (fitted: ReturnType<typeof fitColumns>) =>
+  fitted.shown.reduce((sum, i) => sum + fitted.widths[i]!, 0) + TABLE_LIMITS.gap * (fitted.shown.length - 1)
 
 describe('fitColumns', () => {
   const columns = [

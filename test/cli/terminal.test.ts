@@ -18,10 +18,23 @@ beforeAll(async () => {
 })
 
 /** The lines a terminal run printed, without the \r the terminal adds. */
-const linesOf = (text: string) => text.replace(/\r/g, '').split('\n').filter((line) => line !== '')
+const linesOf = (text: string) =>
+  text
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((line) => line !== '')
 
 describe.concurrent('on an 80-column terminal', () => {
-  const commands = [['dlq', 'list'], ['stats'], ['inbox', 'list'], ['outbox', 'list'], ['instances'], ['leases'], ['scopes'], ['replay', '--all-dead', '--dry-run']]
+  const commands = [
+    ['dlq', 'list'],
+    ['stats'],
+    ['inbox', 'list'],
+    ['outbox', 'list'],
+    ['instances'],
+    ['leases'],
+    ['scopes'],
+    ['replay', '--all-dead', '--dry-run'],
+  ]
 
   it.each(commands)('%s %s: every line fits 80 columns, no borders, no separator lines', async (...args) => {
     const result = await botmeshOnTerminal([...args, '--backend', url], { env: { NO_COLOR: '1' } })
@@ -38,7 +51,11 @@ describe.concurrent('on an 80-column terminal', () => {
     const dead = [...SEEDED.inbox.dead, ...SEEDED.outbox.dead]
     expect(lines).toHaveLength(1 + dead.length)
     expect(lines[0]).toMatch(/^KIND +ID +STATE +CHAT +ATTEMPTS +UPDATED +LAST ERROR$/)
-    for (const id of dead) expect(lines.find((line) => line.includes(` ${id} `)), id).toMatch(/ dead +chat-\w +\d+ +.+ ago +\S/)
+    for (const id of dead)
+      expect(
+        lines.find((line) => line.includes(` ${id} `)),
+        id,
+      ).toMatch(/ dead +chat-\w +\d+ +.+ ago +\S/)
     expect(lines.find((line) => line.includes('out-dead-1'))).toMatch(/UNSUPPORTED_CONTENT: \S*…$/)
   })
 
@@ -70,15 +87,21 @@ describe.concurrent('on an 80-column terminal', () => {
 
 describe.concurrent('-o table|json|jsonl', () => {
   it('-o json is --json: the same one document', async () => {
-    const [flag, alias] = await Promise.all([botmesh(['dlq', 'list', '-o', 'json', '--backend', url]), botmesh(['dlq', 'list', '--json', '--backend', url])])
+    const [flag, alias] = await Promise.all([
+      botmesh(['dlq', 'list', '-o', 'json', '--backend', url]),
+      botmesh(['dlq', 'list', '--json', '--backend', url]),
+    ])
     expect(flag.code, flag.stderr).toBe(0)
     expect(jsonOf(flag)).toEqual(jsonOf(alias))
   })
 
-  it('-o jsonl: one record a line, the next page\'s cursor on stderr', async () => {
+  it("-o jsonl: one record a line, the next page's cursor on stderr", async () => {
     const result = await botmesh(['inbox', 'list', '--limit', '2', '-o', 'jsonl', '--backend', url])
     expect(result.code, result.stderr).toBe(0)
-    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; kind: string })
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; kind: string })
     expect(lines).toHaveLength(2)
     for (const line of lines) expect(line.kind).toBe('inbox')
     expect(result.stderr).toMatch(/^more: add --after \S+\n$/)
@@ -91,7 +114,10 @@ describe.concurrent('-o table|json|jsonl', () => {
   })
 
   it('-o table on a pipe: plain columns, the same as no flag', async () => {
-    const [table, plain] = await Promise.all([botmesh(['dlq', 'list', '-o', 'table', '--backend', url]), botmesh(['dlq', 'list', '--backend', url])])
+    const [table, plain] = await Promise.all([
+      botmesh(['dlq', 'list', '-o', 'table', '--backend', url]),
+      botmesh(['dlq', 'list', '--backend', url]),
+    ])
     // The two ran a moment apart: an age may read "9s ago" in one and "10s ago" in the other.
     const shape = (out: string) => out.replace(/\d+/g, 'N').replace(/ +/g, ' ')
     expect(shape(table.stdout)).toBe(shape(plain.stdout))

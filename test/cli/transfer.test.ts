@@ -18,10 +18,13 @@ const pgAvailable = await postgresAvailable()
 function recordsOf(ndjson: string): string[] {
   const lines = ndjson.trim().split('\n')
   expect(JSON.parse(lines[0]!)).toMatchObject({ botmesh: 'export', format: 1 })
-  return lines.slice(1).map((line) => {
-    const { scope, kind, record } = JSON.parse(line) as { scope: string; kind: string; record: unknown }
-    return JSON.stringify([scope, kind, record])
-  }).sort()
+  return lines
+    .slice(1)
+    .map((line) => {
+      const { scope, kind, record } = JSON.parse(line) as { scope: string; kind: string; record: unknown }
+      return JSON.stringify([scope, kind, record])
+    })
+    .sort()
 }
 
 describe.runIf(pgAvailable)('file → PostgreSQL → SQLite', () => {
@@ -40,7 +43,13 @@ describe.runIf(pgAvailable)('file → PostgreSQL → SQLite', () => {
     expect((await botmesh(['export', '--out', first, '--backend', file])).code).toBe(0)
     const imported = await botmesh(['import', first, '--json', '--backend', postgres.toString()])
     expect(imported.code, imported.stderr).toBe(0)
-    expect(jsonOf(imported)).toMatchObject({ records: 34, inserted: 34, overwritten: 0, conflicts: 0, scopes: ['acme/prod/sales/default', SEED_SCOPE] })
+    expect(jsonOf(imported)).toMatchObject({
+      records: 34,
+      inserted: 34,
+      overwritten: 0,
+      conflicts: 0,
+      scopes: ['acme/prod/sales/default', SEED_SCOPE],
+    })
     const second = await botmesh(['export', '--backend', postgres.toString()])
     expect(second.code).toBe(0)
     const piped = await botmesh(['import', '-', '--backend', sqlite], { input: second.stdout })
@@ -64,7 +73,9 @@ describe.concurrent('import', () => {
     expect((await botmesh(['replay', 'in-dead-1', '--yes', '--backend', url])).code).toBe(0)
     const refused = await botmesh(['import', backup, '--backend', url])
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toMatch(/17 record\(s\) of the import already exist in the target \(acme\/prod\/support\/default inbox "in-pending", .*\); nothing was imported: pass --overwrite to replace them \(IMPORT_CONFLICT\)/)
+    expect(refused.stderr).toMatch(
+      /17 record\(s\) of the import already exist in the target \(acme\/prod\/support\/default inbox "in-pending", .*\); nothing was imported: pass --overwrite to replace them \(IMPORT_CONFLICT\)/,
+    )
     const shown = jsonOf<{ record: { state: string } }[]>(await botmesh(['show', 'in-dead-1', '--json', '--backend', url]))
     expect(shown[0]!.record.state).toBe('pending')
     const overwritten = await botmesh(['import', backup, '--overwrite', '--json', '--backend', url])
@@ -91,7 +102,12 @@ describe.concurrent('import', () => {
     const dir = tempDir()
     const url = `sqlite:${join(dir, 'bot.db')}`
     const header = JSON.stringify({ botmesh: 'export', format: 1, backend: 'sqlite', exportedAt: 1, scopes: [] })
-    const good = JSON.stringify({ scope: 's/s/s/s', kind: 'inbox', version: 1, record: { id: 'a', state: 'done', attempts: 1, createdAt: 1, updatedAt: 1, fencingToken: 0, chatId: 'c' } })
+    const good = JSON.stringify({
+      scope: 's/s/s/s',
+      kind: 'inbox',
+      version: 1,
+      record: { id: 'a', state: 'done', attempts: 1, createdAt: 1, updatedAt: 1, fencingToken: 0, chatId: 'c' },
+    })
     const cases: [string, RegExp][] = [
       ['', /line 1 of the import the file is empty/],
       ['{"not":"an export"}\n', /line 1 of the import is not the header of a botmesh export/],

@@ -12,9 +12,27 @@ const tempDir = useTempDirs()
 
 /** Every command and subcommand this CLI owns (README.md, "CLI"). */
 const COMMANDS = [
-  ['scopes'], ['stats'], ['inbox', 'list'], ['inbox', 'show'], ['outbox', 'list'], ['outbox', 'show'], ['dlq', 'list'], ['show'],
-  ['replay'], ['retry'], ['discard'], ['purge'], ['leases'], ['instances'], ['verify'], ['compact'], ['export'], ['import'],
-  ['conformance'], ['crash-matrix'], ['bench'],
+  ['scopes'],
+  ['stats'],
+  ['inbox', 'list'],
+  ['inbox', 'show'],
+  ['outbox', 'list'],
+  ['outbox', 'show'],
+  ['dlq', 'list'],
+  ['show'],
+  ['replay'],
+  ['retry'],
+  ['discard'],
+  ['purge'],
+  ['leases'],
+  ['instances'],
+  ['verify'],
+  ['compact'],
+  ['export'],
+  ['import'],
+  ['conformance'],
+  ['crash-matrix'],
+  ['bench'],
 ]
 
 describe('botmesh --help', () => {
@@ -112,7 +130,10 @@ describe.concurrent('where the backend comes from', () => {
     const cwd = tempDir()
     const fromEnv = await botmesh(['stats'], { cwd, env: { BOTMESH_BACKEND: 'sqlite:./from-env.db' } })
     expect(fromEnv.stderr).toContain('./from-env.db does not exist')
-    const fromFlag = await botmesh(['stats', '--backend', 'sqlite:./from-flag.db'], { cwd, env: { BOTMESH_BACKEND: 'sqlite:./from-env.db' } })
+    const fromFlag = await botmesh(['stats', '--backend', 'sqlite:./from-flag.db'], {
+      cwd,
+      env: { BOTMESH_BACKEND: 'sqlite:./from-env.db' },
+    })
     expect(fromFlag.stderr).toContain('./from-flag.db does not exist')
     const bare = await botmesh(['scopes', '--json'], { cwd, env: { BOTMESH_BACKEND: 'memory' } })
     expect(bare.code).toBe(0)

@@ -82,7 +82,7 @@ describe('Configuration: defaults', () => {
     expect(resolve({ failOpen: true }).failOpen).toBe(true)
   })
 
-  it('`inbox.leaseMs`: `\'60s\'` — a processing record is leased for 60 000 ms', async () => {
+  it("`inbox.leaseMs`: `'60s'` — a processing record is leased for 60 000 ms", async () => {
     const provider = new MockProvider()
     const entered = deferred()
     const release = deferred()
@@ -104,7 +104,7 @@ describe('Configuration: defaults', () => {
     await bot.idle()
   })
 
-  it('`outbox.leaseMs`: `\'60s\'` — a send in flight is leased for 60 000 ms', async () => {
+  it("`outbox.leaseMs`: `'60s'` — a send in flight is leased for 60 000 ms", async () => {
     const provider = new MockProvider()
     const gate = holdSends(provider)
     const { bot } = await bots.start({ provider, durability: { backend: new MemoryDurability() } })
@@ -139,7 +139,10 @@ describe('Configuration: defaults', () => {
     const provider = new MockProvider()
     let calls = 0
     provider.failNext(100, new ProviderError('DOWN', 'down'), () => (calls++, true))
-    const t = await bots.start({ provider, durability: { backend: new MemoryDurability(), outbox: { backoff: { baseMs: 1, capMs: 2, jitter: 0 } } } })
+    const t = await bots.start({
+      provider,
+      durability: { backend: new MemoryDurability(), outbox: { backoff: { baseMs: 1, capMs: 2, jitter: 0 } } },
+    })
     await expect(t.bot.send('c1', 'hello', { idempotencyKey: 'k1' })).rejects.toBeInstanceOf(SendDeadError)
     expect(calls).toBe(6)
     expect(await t.bot.durability!.outbox.get('k1')).toMatchObject({ state: 'dead', attempts: 6 })
@@ -148,7 +151,11 @@ describe('Configuration: defaults', () => {
   it('`outbox.backoff`: as `inbox.backoff`', () => {
     const inbox = { baseMs: 7, capMs: 70, jitter: 0.1 }
     expect(resolve({ inbox: { backoff: inbox } }).outbox.backoff).toEqual(inbox)
-    expect(resolve({ inbox: { backoff: inbox }, outbox: { backoff: { baseMs: 3 } } }).outbox.backoff).toEqual({ baseMs: 3, capMs: 70, jitter: 0.1 })
+    expect(resolve({ inbox: { backoff: inbox }, outbox: { backoff: { baseMs: 3 } } }).outbox.backoff).toEqual({
+      baseMs: 3,
+      capMs: 70,
+      jitter: 0.1,
+    })
     expect(resolve({ inbox: { backoff: { capMs: 5000 } } }).inbox.backoff).toEqual({ baseMs: 1000, capMs: 5000, jitter: 0.2 })
   })
 
@@ -165,7 +172,7 @@ describe('Configuration: defaults', () => {
   })
 })
 
-describe('Configuration: durations take a string (\'15s\') or milliseconds', () => {
+describe("Configuration: durations take a string ('15s') or milliseconds", () => {
   it.each([
     ['inbox.leaseMs', { inbox: { leaseMs: '2m' } }, (c: ReturnType<typeof resolve>) => c.inbox.leaseMs, 120_000],
     ['inbox.leaseMs', { inbox: { leaseMs: 250 } }, (c: ReturnType<typeof resolve>) => c.inbox.leaseMs, 250],
@@ -223,4 +230,3 @@ describe('Configuration: validation', () => {
     expect(() => new Bot({ provider: new MockProvider(), botId: 'a/b' })).toThrow(ConfigError)
   })
 })
-

@@ -32,7 +32,10 @@ describe('a provider whose serializeMediaRef throws', () => {
       durability: fast(),
       setup: (bot) =>
         bot.when(IMAGE, async (ctx) => {
-          const error = await loadMediaOf(ctx, { throwOnError: true }).then(() => undefined, (e: unknown) => e)
+          const error = await loadMediaOf(ctx, { throwOnError: true }).then(
+            () => undefined,
+            (e: unknown) => e,
+          )
           seen.push({ media: await loadMediaOf(ctx), error })
           await ctx.reply('got it')
         }),
@@ -132,12 +135,18 @@ describe('unknown or misplaced options', () => {
 
   it('are refused with ConfigError naming the option', () => {
     const cases: [object, RegExp][] = [
-      [{ durability: { coordination: { turnLeaseM: '5s' } } }, /durability\.coordination: unknown option "turnLeaseM" \(did you mean turnLeaseMs\?\)/],
+      [
+        { durability: { coordination: { turnLeaseM: '5s' } } },
+        /durability\.coordination: unknown option "turnLeaseM" \(did you mean turnLeaseMs\?\)/,
+      ],
       [{ durability: { coordination: 'yes' } }, /durability\.coordination must be true, false or/],
       [{ durability: { providerSession: 'leaders' } }, /durability\.providerSession must be 'any' or 'leader'/],
       [{ durability: { turnLeaseMs: 100 } }, /durability: unknown option "turnLeaseMs" \(it belongs under coordination\)/],
       [{ durability: { outbox: { retry: 3 } } }, /durability\.outbox: unknown option "retry" \(did you mean retries\?\)/],
-      [{ durability: { inbox: { backoff: { base: 10 } } } }, /durability\.inbox\.backoff: unknown option "base" \(did you mean baseMs\?\); it takes baseMs, capMs, jitter/],
+      [
+        { durability: { inbox: { backoff: { base: 10 } } } },
+        /durability\.inbox\.backoff: unknown option "base" \(did you mean baseMs\?\); it takes baseMs, capMs, jitter/,
+      ],
       [{ durability: { leaseMs: 100 } }, /durability: unknown option "leaseMs" \(it belongs under inbox or outbox\)/],
       [{ durablity: {} }, /BotConfig: unknown option "durablity" \(did you mean durability\?\)/],
     ]
@@ -181,4 +190,3 @@ describe('a split reply', () => {
     expect(provider.texts()).toHaveLength(3)
   })
 })
-

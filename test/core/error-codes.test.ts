@@ -158,7 +158,10 @@ describe("the CLI's exit codes", () => {
       const line = docs.match(new RegExp(`^\\| ${exit} \\|.*$`, 'm'))?.[0] ?? ''
       return [...line.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]).sort()
     }
-    const withExit = (exit: number) => Object.entries(ERROR_EXIT_CODES).filter(([, code]) => code === exit).map(([name]) => name)
+    const withExit = (exit: number) =>
+      Object.entries(ERROR_EXIT_CODES)
+        .filter(([, code]) => code === exit)
+        .map(([name]) => name)
     expect(row(EXIT_CODES.badInput)).toEqual(withExit(EXIT_CODES.badInput).sort())
     for (const code of row(EXIT_CODES.failed)) expect(ERROR_EXIT_CODES[code as keyof typeof ERROR_EXIT_CODES], code).toBe(EXIT_CODES.failed)
   })

@@ -31,7 +31,11 @@ class Scenario {
   second!: TestBot
 
   constructor(
-    private readonly options: { setup: (bot: Bot) => void; durability?: DurabilityOptions; crash?: ['before' | 'after', CrashPoint, number?] },
+    private readonly options: {
+      setup: (bot: Bot) => void
+      durability?: DurabilityOptions
+      crash?: ['before' | 'after', CrashPoint, number?]
+    },
   ) {
     const crash = options.crash
     if (crash?.[0] === 'before') this.a.crashBefore(crash[1], { nth: crash[2] ?? 1 })
@@ -77,7 +81,13 @@ class Scenario {
   /** Waits until every inbound record is settled and the second bot is idle. */
   async settled(): Promise<void> {
     const d = this.second.bot.durability!
-    await waitFor(async () => (await d.inbox.list({ state: 'processing' })).length + (await d.inbox.list({ state: 'failed' })).length + (await d.inbox.list({ state: 'pending' })).length === 0)
+    await waitFor(
+      async () =>
+        (await d.inbox.list({ state: 'processing' })).length +
+          (await d.inbox.list({ state: 'failed' })).length +
+          (await d.inbox.list({ state: 'pending' })).length ===
+        0,
+    )
     await this.second.bot.idle()
   }
 
@@ -130,7 +140,7 @@ describe('What is guaranteed: the process dies…', () => {
   })
 
   describe('between “about to call the provider” and “sent” being recorded: ambiguous', () => {
-    it('`onAmbiguous: \'skip\'` (default) marks the send `unknown`: never a duplicate, possibly lost; `\'durability:ambiguous\'` fires', async () => {
+    it("`onAmbiguous: 'skip'` (default) marks the send `unknown`: never a duplicate, possibly lost; `'durability:ambiguous'` fires", async () => {
       const s = await new Scenario({ setup: threeReplies, crash: ['before', 'outbox.markSent'] }).start()
       await s.deliver({ id: 'm1', chatId: 'c1', text: 'hi' })
       const second = await s.restart()
@@ -141,7 +151,7 @@ describe('What is guaranteed: the process dies…', () => {
       expect(second.bot.durability!.metrics().outboxAmbiguous).toBe(1)
     })
 
-    it('`onAmbiguous: \'skip\'`: when the provider was never called, the send is lost (never a duplicate)', async () => {
+    it("`onAmbiguous: 'skip'`: when the provider was never called, the send is lost (never a duplicate)", async () => {
       const s = await new Scenario({ setup: threeReplies, crash: ['after', 'outbox.journal'] }).start()
       await s.deliver({ id: 'm1', chatId: 'c1', text: 'hi' })
       const second = await s.restart()
@@ -150,8 +160,12 @@ describe('What is guaranteed: the process dies…', () => {
       expect(await second.bot.durability!.outbox.get(`${recordId('m1')}:1`)).toMatchObject({ state: 'unknown' })
     })
 
-    it('`\'resend\'` sends it again: never lost, possibly a duplicate; `\'durability:ambiguous\'` fires', async () => {
-      const s = await new Scenario({ setup: threeReplies, durability: { outbox: { onAmbiguous: 'resend' } }, crash: ['before', 'outbox.markSent'] }).start()
+    it("`'resend'` sends it again: never lost, possibly a duplicate; `'durability:ambiguous'` fires", async () => {
+      const s = await new Scenario({
+        setup: threeReplies,
+        durability: { outbox: { onAmbiguous: 'resend' } },
+        crash: ['before', 'outbox.markSent'],
+      }).start()
       await s.deliver({ id: 'm1', chatId: 'c1', text: 'hi' })
       const second = await s.restart()
       expect(s.tally()).toEqual({ one: 2, two: 1, three: 1 })
@@ -160,8 +174,12 @@ describe('What is guaranteed: the process dies…', () => {
       expect(second.bot.durability!.metrics().outboxAmbiguous).toBe(1)
     })
 
-    it('`\'resend\'`: when the provider was never called, the send goes out once', async () => {
-      const s = await new Scenario({ setup: threeReplies, durability: { outbox: { onAmbiguous: 'resend' } }, crash: ['after', 'outbox.journal'] }).start()
+    it("`'resend'`: when the provider was never called, the send goes out once", async () => {
+      const s = await new Scenario({
+        setup: threeReplies,
+        durability: { outbox: { onAmbiguous: 'resend' } },
+        crash: ['after', 'outbox.journal'],
+      }).start()
       await s.deliver({ id: 'm1', chatId: 'c1', text: 'hi' })
       const second = await s.restart()
       expect(s.tally()).toEqual({ one: 1, two: 1, three: 1 })
@@ -170,7 +188,11 @@ describe('What is guaranteed: the process dies…', () => {
 
     it('an enqueued send in the window is settled the same way (`skip`: unknown, `resend`: sent again)', async () => {
       for (const onAmbiguous of ['skip', 'resend'] as const) {
-        const s = await new Scenario({ setup: () => {}, durability: { outbox: { onAmbiguous } }, crash: ['before', 'outbox.markSent'] }).start()
+        const s = await new Scenario({
+          setup: () => {},
+          durability: { outbox: { onAmbiguous } },
+          crash: ['before', 'outbox.markSent'],
+        }).start()
         void s.first.bot.enqueue('c1', 'Reminder', { idempotencyKey: 'r1' })
         const second = await s.restart()
         await waitFor(() => second.ambiguous.length === 1)
@@ -245,7 +267,7 @@ describe('What is guaranteed: the process dies…', () => {
       expect(second.provider.texts()).toEqual(['echo b@x'])
     })
 
-    it('not persistent, crashing while the answer is handled: the replayed answer goes through the normal routing as a new message, and its reply is sent (`onDiverged: \'send\'`)', async () => {
+    it("not persistent, crashing while the answer is handled: the replayed answer goes through the normal routing as a new message, and its reply is sent (`onDiverged: 'send'`)", async () => {
       const s = await new Scenario({ setup: signup(false), crash: ['before', 'inbox.complete', 2] }).start()
       await s.deliver({ id: 'm1', chatId: 'c1', text: 'signup' })
       await s.deliver({ id: 'm2', chatId: 'c1', text: 'Bob' })
@@ -256,8 +278,12 @@ describe('What is guaranteed: the process dies…', () => {
       expect(second.warnings.join('\n')).toContain(`different content under key "${recordId('m2')}:1"`)
     })
 
-    it('not persistent, crashing while the answer is handled, with `onDiverged: \'skip\'`: the replayed answer’s reply is answered from the recorded send', async () => {
-      const s = await new Scenario({ setup: signup(false), durability: { outbox: { onDiverged: 'skip' } }, crash: ['before', 'inbox.complete', 2] }).start()
+    it("not persistent, crashing while the answer is handled, with `onDiverged: 'skip'`: the replayed answer’s reply is answered from the recorded send", async () => {
+      const s = await new Scenario({
+        setup: signup(false),
+        durability: { outbox: { onDiverged: 'skip' } },
+        crash: ['before', 'inbox.complete', 2],
+      }).start()
       await s.deliver({ id: 'm1', chatId: 'c1', text: 'signup' })
       await s.deliver({ id: 'm2', chatId: 'c1', text: 'Bob' })
       const second = await s.restart()
@@ -267,7 +293,7 @@ describe('What is guaranteed: the process dies…', () => {
     })
   })
 
-  it('on every run of the same message (it crashes the process): replayed until `inbox.maxAttempts` runs were charged, then dead-lettered (\'durability:dead\') instead of crashing the next start again', async () => {
+  it("on every run of the same message (it crashes the process): replayed until `inbox.maxAttempts` runs were charged, then dead-lettered ('durability:dead') instead of crashing the next start again", async () => {
     const shared = new MemoryDurability()
     const store = new MemoryStore()
     let runs = 0
@@ -299,7 +325,11 @@ describe('What is guaranteed: the process dies…', () => {
     const last = await start(shared)
     await waitFor(() => last.dead.length === 1)
     expect(runs).toBe(3)
-    expect(last.dead[0]).toMatchObject({ kind: 'inbox', id: recordId('m1'), error: { message: expect.stringMatching(/3 runs did not complete/) } })
+    expect(last.dead[0]).toMatchObject({
+      kind: 'inbox',
+      id: recordId('m1'),
+      error: { message: expect.stringMatching(/3 runs did not complete/) },
+    })
     expect(await last.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'dead', attempts: 3, lease: null })
     expect(last.bot.durability!.metrics().inboundDead).toBe(1)
     // The start after it is healthy.

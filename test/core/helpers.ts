@@ -155,7 +155,9 @@ export class TapBackend implements DurabilityBackend {
 
   /** Every record written under `name` (puts only), in order. */
   written<R = InboxRecord | OutboxRecord>(name: WriteName): R[] {
-    return this.writes.filter((w) => w.name === name).flatMap((w) => w.writes.flatMap((write) => ('record' in write ? [write.record as R] : [])))
+    return this.writes
+      .filter((w) => w.name === name)
+      .flatMap((w) => w.writes.flatMap((write) => ('record' in write ? [write.record as R] : [])))
   }
 
   start(): Promise<void> {
@@ -182,7 +184,8 @@ export class TapBackend implements DurabilityBackend {
       due: (kind, until, limit) => this.#call({ op: 'due', scopeId, kind }, () => inner.due(kind, until, limit)),
       list: (kind, query: JournalListQuery) => this.#call({ op: 'list', scopeId, kind }, () => inner.list(kind, query)),
       count: (kind) => this.#call({ op: 'count', scopeId, kind }, () => inner.count(kind)),
-      purge: (kind, state, olderThan, limit) => this.#call({ op: 'purge', scopeId, kind }, () => inner.purge(kind, state, olderThan, limit)),
+      purge: (kind, state, olderThan, limit) =>
+        this.#call({ op: 'purge', scopeId, kind }, () => inner.purge(kind, state, olderThan, limit)),
       write: (name, writes) =>
         this.#call({ op: 'write', scopeId, name, writes }, async () => {
           const results = await inner.write(name, writes)

@@ -39,9 +39,22 @@ describe('The inbox', () => {
     await provider.receive({ id: 'b1', chatId: 'c1', interaction: { id: 'yes', data: { n: 1 } } })
     await t.bot.idle()
     expect(seen).toHaveLength(2)
-    expect(seen[0]).toMatchObject({ id: recordId('m1'), kind: 'message', state: 'processing', attempts: 1, chatId: 'c1', provider: 'mock', lease: { owner: 'i1', token: 1 } })
+    expect(seen[0]).toMatchObject({
+      id: recordId('m1'),
+      kind: 'message',
+      state: 'processing',
+      attempts: 1,
+      chatId: 'c1',
+      provider: 'mock',
+      lease: { owner: 'i1', token: 1 },
+    })
     expect(seen[0]!.event).toMatchObject({ id: 'm1', chatId: 'c1', text: 'hi' })
-    expect(seen[1]).toMatchObject({ id: recordId('b1'), kind: 'interaction', state: 'processing', event: { interaction: { id: 'yes', data: { n: 1 } } } })
+    expect(seen[1]).toMatchObject({
+      id: recordId('b1'),
+      kind: 'interaction',
+      state: 'processing',
+      event: { interaction: { id: 'yes', data: { n: 1 } } },
+    })
     expect(t.bot.durability!.metrics().inboundJournaled).toBe(2)
   })
 
@@ -78,7 +91,10 @@ describe('The inbox', () => {
     gate.release()
     await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
     const names = t.tap!.writes.map((w) => w.name)
-    const sentAt = t.tap!.writes.findIndex((w) => w.name === 'outbox.markSent' && w.writes.some((x) => 'record' in x && (x.record as { key: string }).key === `${recordId('m1')}:1`))
+    const sentAt = t.tap!.writes.findIndex(
+      (w) =>
+        w.name === 'outbox.markSent' && w.writes.some((x) => 'record' in x && (x.record as { key: string }).key === `${recordId('m1')}:1`),
+    )
     expect(sentAt).toBeGreaterThanOrEqual(0)
     expect(sentAt).toBeLessThan(names.indexOf('inbox.complete'))
     // The enqueued send was journaled before the inbound was done.
@@ -135,7 +151,7 @@ describe('The inbox', () => {
 })
 
 describe('Fail-closed', () => {
-  it('if the journal cannot record an inbound event, the event is not dispatched; an \'error\' is emitted and a redelivery is processed', async () => {
+  it("if the journal cannot record an inbound event, the event is not dispatched; an 'error' is emitted and a redelivery is processed", async () => {
     const provider = new MockProvider()
     let runs = 0
     const t = await bots.start({
@@ -188,9 +204,15 @@ describe('Fail-closed', () => {
         throw new Error('timeout')
       }
     })
-    const first = provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' }).then(() => 'acknowledged', () => 'refused')
+    const first = provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' }).then(
+      () => 'acknowledged',
+      () => 'refused',
+    )
     // The channel gives up waiting and redelivers while the first write is still in flight.
-    const redelivery = provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' }).then(() => 'acknowledged', () => 'refused')
+    const redelivery = provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' }).then(
+      () => 'acknowledged',
+      () => 'refused',
+    )
     slowWrite.resolve()
     const outcomes = [await first, await redelivery]
     removeFault()
@@ -276,7 +298,12 @@ describe('Pre-handler failures', () => {
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await waitFor(() => t.dead.length === 1)
     expect(t.dead[0]).toMatchObject({ kind: 'inbox', id: recordId('m1'), error: { message: 'store down' } })
-    expect(await t.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'dead', attempts: 3, lease: null, nextAttemptAt: null })
+    expect(await t.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({
+      state: 'dead',
+      attempts: 3,
+      lease: null,
+      nextAttemptAt: null,
+    })
     await sweeps(t, 3)
     expect(getCheckpoint).toHaveBeenCalledTimes(3)
     expect(runs).toBe(0)
@@ -291,12 +318,12 @@ describe('Pre-handler failures', () => {
     expect(backoffMs(backoff, 1, 0, () => 1)).toBe(1200)
     const spread = new Set(Array.from({ length: 50 }, () => backoffMs(backoff, 3)))
     expect(spread.size).toBeGreaterThan(1)
-    for (const wait of spread) expect(wait).toBeGreaterThanOrEqual(3200), expect(wait).toBeLessThanOrEqual(4800)
+    for (const wait of spread) (expect(wait).toBeGreaterThanOrEqual(3200), expect(wait).toBeLessThanOrEqual(4800))
   })
 })
 
 describe('A handler that throws', () => {
-  it('is not retried: its side effects already ran; the error goes to bot.on(\'error\') and the event is acknowledged', async () => {
+  it("is not retried: its side effects already ran; the error goes to bot.on('error') and the event is acknowledged", async () => {
     const provider = new MockProvider()
     let runs = 0
     const t = await bots.start({

@@ -44,13 +44,21 @@ describe('Leases with heartbeat', () => {
         await release.promise
         await ctx.reply('done at last')
       })
-    const a = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'a', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }), setup })
-    const b = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'b', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }), setup })
+    const a = await bots.start({
+      durability: fast({ backend, clock: clock.now, instanceId: 'a', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }),
+      setup,
+    })
+    const b = await bots.start({
+      durability: fast({ backend, clock: clock.now, instanceId: 'b', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }),
+      setup,
+    })
     await a.provider.receive({ id: 'm1', chatId: 'c1', text: 'slow' })
     const first = (await a.bot.durability!.inbox.get(recordId('m1')))!.lease!
     for (let step = 1; step <= 4; step++) {
       clock.advance(LEASE_MS / 2)
-      await waitFor(async () => (await a.bot.durability!.inbox.get(recordId('m1')))!.lease!.expiresAt === clock.now() + LEASE_MS, { message: `a heartbeat at step ${step}` })
+      await waitFor(async () => (await a.bot.durability!.inbox.get(recordId('m1')))!.lease!.expiresAt === clock.now() + LEASE_MS, {
+        message: `a heartbeat at step ${step}`,
+      })
       await sweeps(b, 1)
     }
     expect((await a.bot.durability!.inbox.get(recordId('m1')))!.lease!.expiresAt).toBeGreaterThanOrEqual(first.expiresAt + 2 * LEASE_MS)
@@ -66,15 +74,21 @@ describe('Leases with heartbeat', () => {
   it('a heartbeat extends the outbox lease while the provider call runs: a slow upload is never taken for an abandoned send', async () => {
     const clock = new ManualClock()
     const backend = new MemoryDurability({ now: clock.now })
-    const a = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'a', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }) })
-    const b = await bots.start({ durability: fast({ backend, clock: clock.now, instanceId: 'b', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }) })
+    const a = await bots.start({
+      durability: fast({ backend, clock: clock.now, instanceId: 'a', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }),
+    })
+    const b = await bots.start({
+      durability: fast({ backend, clock: clock.now, instanceId: 'b', inbox: { leaseMs: LEASE_MS }, outbox: { leaseMs: LEASE_MS } }),
+    })
     const gate = holdSends(a.provider)
     const sending = a.bot.send('c1', { media: { type: 'video', url: 'https://example.com/big.mp4' } }, { idempotencyKey: 'upload' })
     await gate.reached()
     const first = (await a.bot.durability!.outbox.get('upload'))!.lease!
     for (let step = 1; step <= 4; step++) {
       clock.advance(LEASE_MS / 2)
-      await waitFor(async () => (await a.bot.durability!.outbox.get('upload'))!.lease!.expiresAt === clock.now() + LEASE_MS, { message: `a heartbeat at step ${step}` })
+      await waitFor(async () => (await a.bot.durability!.outbox.get('upload'))!.lease!.expiresAt === clock.now() + LEASE_MS, {
+        message: `a heartbeat at step ${step}`,
+      })
       await sweeps(b, 1)
     }
     expect((await a.bot.durability!.outbox.get('upload'))!.lease!.expiresAt).toBeGreaterThanOrEqual(first.expiresAt + 2 * LEASE_MS)
@@ -149,7 +163,10 @@ describe('Fencing', () => {
     const t = await bots.start({ store, durability: fast(), setup: (bot) => bot.when(TEXT, () => {}) })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
-    const tokens = [...t.tap!.written<InboxRecord>('inbox.admit'), ...t.tap!.written<InboxRecord>('inbox.claim')].map((r) => [r.lease!.token, r.fencingToken])
+    const tokens = [...t.tap!.written<InboxRecord>('inbox.admit'), ...t.tap!.written<InboxRecord>('inbox.claim')].map((r) => [
+      r.lease!.token,
+      r.fencingToken,
+    ])
     expect(tokens).toEqual([
       [1, 1],
       [2, 2],
@@ -186,7 +203,9 @@ describe('Fencing', () => {
     })
     const b = await bots.start({ durability: fast({ backend, instanceId: 'b', inbox: { leaseMs: 100 } }), setup })
     await a.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
-    await waitFor(async () => (await b.bot.durability!.inbox.get(recordId('m1')))?.state === 'done', { message: 'b replayed and completed m1' })
+    await waitFor(async () => (await b.bot.durability!.inbox.get(recordId('m1')))?.state === 'done', {
+      message: 'b replayed and completed m1',
+    })
     expect(await b.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ fencingToken: 2, attempts: 2 })
     expect(b.bot.durability!.metrics()).toMatchObject({ inboundReplayed: 1, outboxDeduped: 1 })
 
@@ -237,7 +256,11 @@ describe('instanceId', () => {
     expect(one).toMatch(new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/bot/default/[0-9a-f]{8}$`))
     // One boot, one suffix.
     expect(two).toBe(one)
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/core/default-instance-id.ts'], { cwd: process.cwd() })
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/core/default-instance-id.ts'],
+      { cwd: process.cwd() },
+    )
     expect(stdout).toMatch(/\/bot\/default\/[0-9a-f]{8}$/)
     expect(stdout).not.toBe(one)
     // An explicit id is used as it is.
@@ -249,7 +272,11 @@ describe('instanceId', () => {
     const a = crashable(shared).crashAfter('outbox.journal')
     const durability = { inbox: { leaseMs: '60s' }, outbox: { leaseMs: '60s' } } as const
     const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
-    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ ...durability, backend: a, instanceId: 'i1' }), setup })
+    const first = await bots.start({
+      provider: new CrashableProvider(a),
+      durability: fast({ ...durability, backend: a, instanceId: 'i1' }),
+      setup,
+    })
     await first.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await a.whenCrashed()
     bots.abandon(first)
@@ -270,7 +297,11 @@ describe('instanceId', () => {
     const a = crashable(shared).crashAfter('outbox.journal')
     const durability = { inbox: { leaseMs: '60s' }, outbox: { leaseMs: '60s' } } as const
     const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
-    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ ...durability, backend: a, instanceId: 'i1' }), setup })
+    const first = await bots.start({
+      provider: new CrashableProvider(a),
+      durability: fast({ ...durability, backend: a, instanceId: 'i1' }),
+      setup,
+    })
     await first.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await a.whenCrashed()
     bots.abandon(first)
@@ -281,7 +312,9 @@ describe('instanceId', () => {
       if (call.op === 'due' && call.kind === 'inbox' && failures-- > 0) throw new Error('connection reset')
     })
     const second = await bots.start({ durability: fast({ ...durability, backend: tapB, instanceId: 'i1' }), setup, untapped: true })
-    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))!.state === 'done', { message: 'm1 reclaimed and replayed long before its 60 s lease' })
+    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))!.state === 'done', {
+      message: 'm1 reclaimed and replayed long before its 60 s lease',
+    })
     // The sweep's failure is reported as the journal being unavailable, with the backend's own error in it.
     expect(second.errors.some((e) => e instanceof JournalUnavailableError && e.message.includes('connection reset'))).toBe(true)
     expect(second.ambiguous).toEqual([{ key: `${recordId('m1')}:1`, chatId: 'c1' }])
@@ -291,13 +324,24 @@ describe('instanceId', () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashAfter('inbox.admit')
     const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
-    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'host/bot/default/aaaa', inbox: { leaseMs: 300 } }), setup })
+    const first = await bots.start({
+      provider: new CrashableProvider(a),
+      durability: fast({ backend: a, instanceId: 'host/bot/default/aaaa', inbox: { leaseMs: 300 } }),
+      setup,
+    })
     void first.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await a.whenCrashed()
     bots.abandon(first)
-    const second = await bots.start({ durability: fast({ backend: shared, instanceId: 'host/bot/default/bbbb', inbox: { leaseMs: 300 } }), setup })
+    const second = await bots.start({
+      durability: fast({ backend: shared, instanceId: 'host/bot/default/bbbb', inbox: { leaseMs: 300 } }),
+      setup,
+    })
     await sweeps(second, 1)
-    expect(await second.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'processing', fencingToken: 1, lease: { owner: 'host/bot/default/aaaa' } })
+    expect(await second.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({
+      state: 'processing',
+      fencingToken: 1,
+      lease: { owner: 'host/bot/default/aaaa' },
+    })
     // Once the lease expired, it is claimed under a new token and replayed.
     await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
     expect(await second.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ fencingToken: 2 })
@@ -308,7 +352,11 @@ describe('instanceId', () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashAfter('inbox.admit')
     const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
-    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: '60s' } }), setup })
+    const first = await bots.start({
+      provider: new CrashableProvider(a),
+      durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: '60s' } }),
+      setup,
+    })
     void first.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
     await a.whenCrashed()
     bots.abandon(first)
@@ -328,7 +376,12 @@ describe('instanceId', () => {
     })
     const a = crashable(tapA).crashAfter('inbox.admit')
     const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
-    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: '60s' } }), setup, untapped: true })
+    const first = await bots.start({
+      provider: new CrashableProvider(a),
+      durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: '60s' } }),
+      setup,
+      untapped: true,
+    })
     void first.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
 
     // The restarted process is up, but its first sweep has not read the journal yet when the old write lands.
@@ -356,7 +409,10 @@ describe('instanceId', () => {
   it('the first sweep after the restart never reclaims a send (or an inbound) it is making itself', async () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashBefore('outbox.markSent')
-    const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1', outbox: { leaseMs: '60s' }, inbox: { leaseMs: '60s' } }) })
+    const first = await bots.start({
+      provider: new CrashableProvider(a),
+      durability: fast({ backend: a, instanceId: 'i1', outbox: { leaseMs: '60s' }, inbox: { leaseMs: '60s' } }),
+    })
     void first.bot.send('c1', 'from the dead', { idempotencyKey: 'dead-1' })
     await a.whenCrashed()
     bots.abandon(first)
@@ -403,7 +459,10 @@ describe('instanceId', () => {
 describe('Two holders of one key', () => {
   it('a live send whose key another replica is sending right now is answered from the outbox once that send settles — it never waits on itself', async () => {
     const backend = new MemoryDurability()
-    const t = await bots.start({ durability: fast({ backend, instanceId: 'a' }), setup: (bot) => bot.when(TEXT, (ctx) => ctx.reply('the answer')) })
+    const t = await bots.start({
+      durability: fast({ backend, instanceId: 'a' }),
+      setup: (bot) => bot.when(TEXT, (ctx) => ctx.reply('the answer')),
+    })
     // Another replica (replaying m1) is sending m1's first reply right now.
     const now = Date.now()
     const sending: OutboxRecord = {
@@ -435,8 +494,16 @@ describe('Two holders of one key', () => {
     await waitFor(() => t.tap!.writes.some((w) => w.name === 'outbox.journal' && !w.results[0]!.ok))
     // … and then the other replica's send lands.
     const [current] = await journal.read('outbox', [`${recordId('m1')}:1`])
-    await journal.write('outbox.markSent', [{ kind: 'outbox', record: { ...current!.record, state: 'sent', lease: null, providerMessageId: 'elsewhere-1', attempts: 1 }, expectVersion: current!.version }])
-    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done', { message: 'm1 done (its reply settled)' })
+    await journal.write('outbox.markSent', [
+      {
+        kind: 'outbox',
+        record: { ...current!.record, state: 'sent', lease: null, providerMessageId: 'elsewhere-1', attempts: 1 },
+        expectVersion: current!.version,
+      },
+    ])
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done', {
+      message: 'm1 done (its reply settled)',
+    })
     expect(t.provider.sent).toEqual([])
   })
 })

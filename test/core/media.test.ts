@@ -79,7 +79,11 @@ describe('inbox.mediaRefs', () => {
     await t.provider.receive(image(new LiveMessage('img-1')))
     await waitFor(() => seen.length === 1)
     const record = (await t.bot.durability!.inbox.get(recordId('m1')))!
-    expect(record.event).toEqual({ id: 'm1', chatId: 'c1', media: { type: 'image', mimeType: 'image/png', stored: { provider: 'mock', v: 1, data: { id: 'img-1' } } } })
+    expect(record.event).toEqual({
+      id: 'm1',
+      chatId: 'c1',
+      media: { type: 'image', mimeType: 'image/png', stored: { provider: 'mock', v: 1, data: { id: 'img-1' } } },
+    })
     // The live message is handled with its live token.
     expect(seen[0]!.token).toBeInstanceOf(LiveMessage)
     expect(seen[0]!.media).toEqual(BYTES)
@@ -87,7 +91,11 @@ describe('inbox.mediaRefs', () => {
 
   it('`false` journals media tokens as before; a replayed message may then be unable to download its media', async () => {
     const seen: Seen[] = []
-    const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast({ inbox: { mediaRefs: false } }), setup: imageHandler(seen) })
+    const t = await bots.start({
+      provider: withMedia(new MockProvider()),
+      durability: fast({ inbox: { mediaRefs: false } }),
+      setup: imageHandler(seen),
+    })
     await receiveAndReplay(t, image('img-1'), seen)
     expect((await t.bot.durability!.inbox.get(recordId('m1')))!.event).toMatchObject({ media: { type: 'image', token: 'img-1' } })
     expect((await t.bot.durability!.inbox.get(recordId('m1')))!.event).not.toHaveProperty('media.stored')
@@ -95,7 +103,11 @@ describe('inbox.mediaRefs', () => {
 
     // A live object as token cannot be journaled: its replay cannot download.
     const liveSeen: Seen[] = []
-    const live = await bots.start({ provider: withMedia(new MockProvider()), durability: fast({ inbox: { mediaRefs: false } }), setup: imageHandler(liveSeen) })
+    const live = await bots.start({
+      provider: withMedia(new MockProvider()),
+      durability: fast({ inbox: { mediaRefs: false } }),
+      setup: imageHandler(liveSeen),
+    })
     await receiveAndReplay(live, image(new LiveMessage('img-1')), liveSeen)
     expect(liveSeen[0]!.media).toEqual(BYTES)
     expect(liveSeen[1]!.media).toBeUndefined()
@@ -117,11 +129,21 @@ describe('serializeMediaRef / rehydrateMediaRef around the journal', () => {
     const store = new MemoryStore()
     const a = crashable(shared).crashBefore('outbox.journal')
     const seen: Seen[] = []
-    const first = await bots.start({ provider: withMedia(new CrashableProvider(a)), store, durability: fast({ backend: a, instanceId: 'i1' }), setup: imageHandler(seen) })
+    const first = await bots.start({
+      provider: withMedia(new CrashableProvider(a)),
+      store,
+      durability: fast({ backend: a, instanceId: 'i1' }),
+      setup: imageHandler(seen),
+    })
     await first.provider.receive(image(new LiveMessage('img-1')))
     await a.whenCrashed()
     bots.abandon(first)
-    const second = await bots.start({ provider: withMedia(new MockProvider()), store, durability: fast({ backend: shared, instanceId: 'i1' }), setup: imageHandler(seen) })
+    const second = await bots.start({
+      provider: withMedia(new MockProvider()),
+      store,
+      durability: fast({ backend: shared, instanceId: 'i1' }),
+      setup: imageHandler(seen),
+    })
     await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
     expect(seen[1]).toMatchObject({ token: { id: 'img-1', live: false }, media: BYTES, error: undefined })
     expect(second.provider.texts()).toEqual(['got it'])
@@ -200,7 +222,7 @@ describe('MediaUnavailableError', () => {
     expect(s!.error).toMatchObject({ code: 'MEDIA_UNAVAILABLE', reason, retryable: false })
   }
 
-  it('`\'not-durable\'`: the provider did not serialize the reference (view-once, for example); the replayed message still runs', async () => {
+  it("`'not-durable'`: the provider did not serialize the reference (view-once, for example); the replayed message still runs", async () => {
     const seen: Seen[] = []
     const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast(), setup: imageHandler(seen) })
     await receiveAndReplay(t, image({ id: 'v1', viewOnce: true }), seen)
@@ -210,16 +232,26 @@ describe('MediaUnavailableError', () => {
     expect(t.provider.texts()).toEqual(['got it', 'Please send the image again.'])
   })
 
-  it('`\'provider-mismatch\'`: another provider wrote the record', async () => {
+  it("`'provider-mismatch'`: another provider wrote the record", async () => {
     const shared = new MemoryDurability()
     const store = new MemoryStore()
     const a = crashable(shared).crashBefore('outbox.journal')
     const seen: Seen[] = []
-    const first = await bots.start({ provider: withMedia(new CrashableProvider(a, { name: 'telegram' })), store, durability: fast({ backend: a, instanceId: 'i1' }), setup: imageHandler(seen) })
+    const first = await bots.start({
+      provider: withMedia(new CrashableProvider(a, { name: 'telegram' })),
+      store,
+      durability: fast({ backend: a, instanceId: 'i1' }),
+      setup: imageHandler(seen),
+    })
     await first.provider.receive(image('img-1'))
     await a.whenCrashed()
     bots.abandon(first)
-    const second = await bots.start({ provider: withMedia(new MockProvider({ name: 'discord' })), store, durability: fast({ backend: shared, instanceId: 'i1' }), setup: imageHandler(seen) })
+    const second = await bots.start({
+      provider: withMedia(new MockProvider({ name: 'discord' })),
+      store,
+      durability: fast({ backend: shared, instanceId: 'i1' }),
+      setup: imageHandler(seen),
+    })
     await waitFor(() => seen.length === 2)
     expectUnavailable(seen[1], 'provider-mismatch')
     expect((seen[1]!.error as Error).message).toMatch(/written by telegram, not discord/)
@@ -227,8 +259,12 @@ describe('MediaUnavailableError', () => {
     await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1', 'c1', 'telegram')))?.state === 'done')
   })
 
-  it('`\'rehydrate-failed\'`: the stored value is invalid, from an unknown version, or tampered with', async () => {
-    for (const stored of [{ provider: 'mock', v: 99, data: { id: 'img-1' } }, { provider: 'mock', v: 1, data: { id: 42 } }, { provider: 'mock', v: 1, data: null }]) {
+  it("`'rehydrate-failed'`: the stored value is invalid, from an unknown version, or tampered with", async () => {
+    for (const stored of [
+      { provider: 'mock', v: 99, data: { id: 'img-1' } },
+      { provider: 'mock', v: 1, data: { id: 42 } },
+      { provider: 'mock', v: 1, data: null },
+    ]) {
       const backend = new MemoryDurability()
       const seen: Seen[] = []
       const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast({ backend }), setup: imageHandler(seen) })
@@ -236,7 +272,10 @@ describe('MediaUnavailableError', () => {
       await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
       const journal = backend.journal(t.bot.scope)
       const [found] = await journal.read('inbox', [recordId('m1')])
-      const tampered = { ...found!.record, event: { ...(found!.record.event as Record<string, Json>), media: { type: 'image', stored: stored as Json } } }
+      const tampered = {
+        ...found!.record,
+        event: { ...(found!.record.event as Record<string, Json>), media: { type: 'image', stored: stored as Json } },
+      }
       await journal.write('inbox.claim', [{ kind: 'inbox', record: tampered, expectVersion: found!.version }])
       await t.bot.durability!.replayInbound(recordId('m1'))
       await waitFor(() => seen.length === 2)
@@ -246,7 +285,7 @@ describe('MediaUnavailableError', () => {
     }
   })
 
-  it('`\'rehydrate-failed\'`: a rebuilt reference whose media expired server-side (the provider’s download error is the cause)', async () => {
+  it("`'rehydrate-failed'`: a rebuilt reference whose media expired server-side (the provider’s download error is the cause)", async () => {
     const seen: Seen[] = []
     const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast(), setup: imageHandler(seen) })
     await t.provider.receive(image(new LiveMessage('img-1')))
@@ -258,4 +297,3 @@ describe('MediaUnavailableError', () => {
     expect((seen[1]!.error as MediaUnavailableError).cause).toMatchObject({ code: 'MEDIA_NOT_FOUND' })
   })
 })
-

@@ -38,7 +38,7 @@ describe('bot.durability', () => {
     expect(bots.create({}).bot.durability).toBeUndefined()
   })
 
-  it('`inbox.list({ state: \'dead\' })` is the inbound DLQ and `outbox.list({ state: \'dead\' })` the outbound DLQ', async () => {
+  it("`inbox.list({ state: 'dead' })` is the inbound DLQ and `outbox.list({ state: 'dead' })` the outbound DLQ", async () => {
     const store = new MemoryStore()
     vi.spyOn(store, 'getCheckpoint').mockImplementation(async (_scope, chatId) => {
       if (chatId === 'broken') throw new Error('store down')
@@ -52,7 +52,9 @@ describe('bot.durability', () => {
     await waitFor(() => t.dead.length === 2)
     await t.bot.idle()
     const d = t.bot.durability!
-    expect((await d.inbox.list({ state: 'dead' })).map((r) => [r.id, r.lastError?.message])).toEqual([[recordId('m2', 'broken'), 'store down']])
+    expect((await d.inbox.list({ state: 'dead' })).map((r) => [r.id, r.lastError?.message])).toEqual([
+      [recordId('m2', 'broken'), 'store down'],
+    ])
     expect((await d.outbox.list({ state: 'dead' })).map((r) => [r.key, r.lastError?.code])).toEqual([['k-dead', 'UNSUPPORTED_CONTENT']])
     expect((await d.inbox.list({ state: 'done' })).map((r) => r.id)).toEqual([recordId('m1')])
     expect((await d.inbox.list()).map((r) => r.id).sort()).toEqual([recordId('m1'), recordId('m2', 'broken')].sort())
@@ -102,7 +104,9 @@ describe('bot.durability', () => {
     await t.bot.durability!.retrySend('k', { reason: 'template approved' })
     await waitFor(async () => (await stateOf(t, 'outbox', 'k')) === 'sent')
     expect(t.provider.texts()).toEqual(['hello'])
-    expect((await t.bot.durability!.outbox.get('k'))!.audit).toEqual([expect.objectContaining({ action: 'retry', reason: 'template approved' })])
+    expect((await t.bot.durability!.outbox.get('k'))!.audit).toEqual([
+      expect.objectContaining({ action: 'retry', reason: 'template approved' }),
+    ])
   })
 
   it('`retrySend(key)` sends it again: a failed send waiting for its next attempt', async () => {
@@ -115,7 +119,7 @@ describe('bot.durability', () => {
     expect(t.provider.texts()).toEqual(['hello'])
   })
 
-  it('`retrySend(key)` sends it again: an unknown send (after `onAmbiguous: \'skip\'`)', async () => {
+  it("`retrySend(key)` sends it again: an unknown send (after `onAmbiguous: 'skip'`)", async () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashBefore('outbox.markSent')
     const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1' }) })
@@ -301,13 +305,21 @@ describe('metrics(): all 13 counters', () => {
 
   it('the instance heartbeat carries the metrics, so tools outside the process see live replicas; it is removed on a graceful stop', async () => {
     const backend = new MemoryDurability()
-    const t = await bots.start({ durability: fast({ backend, instanceId: 'pod-0', inbox: { maxAttempts: 3 }, outbox: { retries: 1 } }), setup: echo })
+    const t = await bots.start({
+      durability: fast({ backend, instanceId: 'pod-0', inbox: { maxAttempts: 3 }, outbox: { retries: 1 } }),
+      setup: echo,
+    })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
     const journal = backend.journal(t.bot.scope)
     const instance = await waitFor(async () => (await journal.read('instances', ['pod-0']))[0]?.record as InstanceRecord | undefined)
     // Its attempt limits too: `botmesh show` counts "attempt n of m" against them, not the defaults.
-    expect(instance).toMatchObject({ instanceId: 'pod-0', botId: 'bot', pid: process.pid, limits: { inboxMaxAttempts: 3, outboxRetries: 1 } })
+    expect(instance).toMatchObject({
+      instanceId: 'pod-0',
+      botId: 'bot',
+      pid: process.pid,
+      limits: { inboxMaxAttempts: 3, outboxRetries: 1 },
+    })
     expect(instance.expiresAt).toBeGreaterThan(instance.lastBeatAt)
     expect(Object.keys(instance.metrics).sort()).toEqual([...METRIC_NAMES].sort())
     await t.bot.stop()
@@ -316,7 +328,7 @@ describe('metrics(): all 13 counters', () => {
 })
 
 describe('Events', () => {
-  it('`\'durability:dead\'` fires with `{ kind, id, error }` for the inbox and the outbox', async () => {
+  it("`'durability:dead'` fires with `{ kind, id, error }` for the inbox and the outbox", async () => {
     const store = new MemoryStore()
     vi.spyOn(store, 'getCheckpoint').mockRejectedValue(new Error('store down'))
     const t = await bots.start({ store, durability: fast({ inbox: { maxAttempts: 1 } }), setup: echo })
@@ -330,7 +342,7 @@ describe('Events', () => {
     ])
   })
 
-  it('`\'durability:ambiguous\'` fires with `{ key, chatId }`', async () => {
+  it("`'durability:ambiguous'` fires with `{ key, chatId }`", async () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashBefore('outbox.markSent')
     const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1' }) })
@@ -351,7 +363,10 @@ describe('Retention', () => {
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
     expect(await t.bot.durability!.outbox.get(`${recordId('m1')}:1`)).toBeDefined()
-    await waitFor(async () => (await t.bot.durability!.inbox.list()).length === 0 && (await t.bot.durability!.outbox.list({ state: 'sent' })).length === 0)
+    await waitFor(
+      async () =>
+        (await t.bot.durability!.inbox.list()).length === 0 && (await t.bot.durability!.outbox.list({ state: 'sent' })).length === 0,
+    )
     expect((await t.bot.durability!.outbox.list()).map((r) => r.key)).toEqual(['dead'])
   })
 
@@ -385,26 +400,52 @@ describe('Namespaced scopes', () => {
     const shared = new MemoryDurability()
     const store = new MemoryStore()
     const a = crashable(shared).crashBefore('inbox.complete')
-    const clinicA = await bots.start({ botId: 'clinic', store, provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: 100 } }), setup: echo })
+    const clinicA = await bots.start({
+      botId: 'clinic',
+      store,
+      provider: new CrashableProvider(a),
+      durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: 100 } }),
+      setup: echo,
+    })
     await clinicA.provider.receive({ id: 'm1', chatId: 'c1', text: 'clinic' })
     await a.whenCrashed()
     bots.abandon(clinicA)
 
     // The same instanceId, the same event id, another bot: its own records only.
-    const salon = await bots.start({ botId: 'salon', store, durability: fast({ backend: shared, instanceId: 'i1', inbox: { leaseMs: 100 } }), setup: echo })
+    const salon = await bots.start({
+      botId: 'salon',
+      store,
+      durability: fast({ backend: shared, instanceId: 'i1', inbox: { leaseMs: 100 } }),
+      setup: echo,
+    })
     await salon.provider.receive({ id: 'm1', chatId: 'c1', text: 'salon' })
     await salon.bot.idle()
     const clinicRecord = (await shared.journal(clinicA.bot.scope).read('inbox', [recordId('m1')]))[0]!.record
     await waitFor(() => Date.now() > clinicRecord.lease!.expiresAt + 20)
     await sweeps(salon, 3)
     expect(salon.provider.texts()).toEqual(['echo salon'])
-    expect(salon.bot.durability!.metrics()).toMatchObject({ inboundReplayed: 0, inboundDuplicates: 0, outboxDeduped: 0, outboxAmbiguous: 0 })
-    expect((await salon.bot.durability!.inbox.list()).map((r) => [r.id, r.state, (r.event as { text: string }).text])).toEqual([[recordId('m1'), 'done', 'salon']])
-    expect((await shared.journal(clinicA.bot.scope).read('inbox', [recordId('m1')]))[0]!.record).toMatchObject({ state: 'processing', fencingToken: 1 })
+    expect(salon.bot.durability!.metrics()).toMatchObject({
+      inboundReplayed: 0,
+      inboundDuplicates: 0,
+      outboxDeduped: 0,
+      outboxAmbiguous: 0,
+    })
+    expect((await salon.bot.durability!.inbox.list()).map((r) => [r.id, r.state, (r.event as { text: string }).text])).toEqual([
+      [recordId('m1'), 'done', 'salon'],
+    ])
+    expect((await shared.journal(clinicA.bot.scope).read('inbox', [recordId('m1')]))[0]!.record).toMatchObject({
+      state: 'processing',
+      fencingToken: 1,
+    })
     expect(await shared.scopes()).toEqual(expect.arrayContaining([clinicA.bot.scope, salon.bot.scope]))
 
     // The clinic bot's own restart replays its record; the salon's is untouched.
-    const clinicB = await bots.start({ botId: 'clinic', store, durability: fast({ backend: shared, instanceId: 'i1', inbox: { leaseMs: 100 } }), setup: echo })
+    const clinicB = await bots.start({
+      botId: 'clinic',
+      store,
+      durability: fast({ backend: shared, instanceId: 'i1', inbox: { leaseMs: 100 } }),
+      setup: echo,
+    })
     await waitFor(async () => (await stateOf(clinicB, 'inbox', recordId('m1'))) === 'done')
     await clinicB.bot.idle()
     expect(clinicB.provider.sent).toEqual([])

@@ -21,19 +21,26 @@ const bots = useBots()
 async function replay(t: TestBot, id: string): Promise<void> {
   const before = t.bot.durability!.metrics().inboundReplayed
   await t.bot.durability!.replayInbound(id)
-  await waitFor(async () => t.bot.durability!.metrics().inboundReplayed > before && (await t.bot.durability!.inbox.get(id))!.state === 'done')
+  await waitFor(
+    async () => t.bot.durability!.metrics().inboundReplayed > before && (await t.bot.durability!.inbox.get(id))!.state === 'done',
+  )
   await t.bot.idle()
 }
 
 describe('Rule 1: `options.idempotencyKey` when you pass one', () => {
-  it('`bot.send(chatId, text, { idempotencyKey: \'invoice:42\' })`: a second send under the key is answered from the outbox', async () => {
+  it("`bot.send(chatId, text, { idempotencyKey: 'invoice:42' })`: a second send under the key is answered from the outbox", async () => {
     const t = await bots.start({ durability: fast() })
     const first = await t.bot.send('c1', 'Invoice 42', { idempotencyKey: 'invoice:42' })
     const second = await t.bot.send('c1', 'Invoice 42', { idempotencyKey: 'invoice:42' })
     expect(t.provider.texts()).toEqual(['Invoice 42'])
     expect(first).toMatchObject({ key: 'invoice:42', deduped: false })
     expect(second).toEqual({ key: 'invoice:42', messageId: first.messageId, messageIds: [first.messageId], deduped: true })
-    expect(await t.bot.durability!.outbox.get('invoice:42')).toMatchObject({ keySource: 'explicit', fingerprint: null, state: 'sent', providerMessageId: first.messageId })
+    expect(await t.bot.durability!.outbox.get('invoice:42')).toMatchObject({
+      keySource: 'explicit',
+      fingerprint: null,
+      state: 'sent',
+      providerMessageId: first.messageId,
+    })
     expect(t.bot.durability!.metrics()).toMatchObject({ outboxJournaled: 1, outboxDeduped: 1 })
   })
 
@@ -123,7 +130,7 @@ describe('Rule 2: while handling an inbound message, `<inbound record id>:<n>`',
     await t.provider.receive({ id: 'm2', chatId: 'c1', text: 'Bob' })
     await t.provider.receive({ id: 'm3', chatId: 'c1', text: 'b@x' })
     await t.bot.idle()
-    const keys = Object.fromEntries((await t.bot.durability!.outbox.list({ state: 'sent' })).map((r) => [(r.payload as string), r.key]))
+    const keys = Object.fromEntries((await t.bot.durability!.outbox.list({ state: 'sent' })).map((r) => [r.payload as string, r.key]))
     expect(keys).toEqual({ 'Your name?': `${recordId('m1')}:1`, 'Your email?': `${recordId('m2')}:1`, Thanks: `${recordId('m3')}:1` })
   })
 })
@@ -162,7 +169,7 @@ describe('Rule 3: otherwise a random key', () => {
 })
 
 describe('The fingerprint and `onDiverged`', () => {
-  it('the outbox stores a fingerprint of each send (chat + content, before the before(\'send\') hooks)', async () => {
+  it("the outbox stores a fingerprint of each send (chat + content, before the before('send') hooks)", async () => {
     let stamp = 0
     const t = await bots.start({
       durability: fast(),
@@ -183,7 +190,7 @@ describe('The fingerprint and `onDiverged`', () => {
     expect(t.bot.durability!.metrics().outboxDiverged).toBe(0)
   })
 
-  it('`onDiverged: \'send\'` (default) sends the new content under a new key, counts `outboxDiverged` and logs a warning', async () => {
+  it("`onDiverged: 'send'` (default) sends the new content under a new key, counts `outboxDiverged` and logs a warning", async () => {
     let answer = 'Your order shipped'
     const t = await bots.start({ durability: fast(), setup: (bot) => bot.when(TEXT, (ctx) => ctx.reply(answer)) })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'status?' })
@@ -202,9 +209,12 @@ describe('The fingerprint and `onDiverged`', () => {
     expect(t.provider.texts()).toEqual(['Your order shipped', 'Your order is delayed'])
   })
 
-  it('`onDiverged: \'skip\'` answers it from the recorded send, as before; `outboxDiverged` counts it and a warning is logged', async () => {
+  it("`onDiverged: 'skip'` answers it from the recorded send, as before; `outboxDiverged` counts it and a warning is logged", async () => {
     let answer = 'AI answer one'
-    const t = await bots.start({ durability: fast({ outbox: { onDiverged: 'skip' } }), setup: (bot) => bot.when(TEXT, (ctx) => ctx.reply(answer)) })
+    const t = await bots.start({
+      durability: fast({ outbox: { onDiverged: 'skip' } }),
+      setup: (bot) => bot.when(TEXT, (ctx) => ctx.reply(answer)),
+    })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'question' })
     await t.bot.idle()
     answer = 'AI answer two'
@@ -217,7 +227,7 @@ describe('The fingerprint and `onDiverged`', () => {
 })
 
 describe('Hooks and the provider', () => {
-  it('before(\'send\') hooks run once per send, however often it is retried', async () => {
+  it("before('send') hooks run once per send, however often it is retried", async () => {
     let before = 0
     let after = 0
     const t = await bots.start({
@@ -242,7 +252,8 @@ describe('Hooks and the provider', () => {
   it('the provider never sees `idempotencyKey`: core strips it before calling the provider', async () => {
     const t = await bots.start({
       durability: fast(),
-      setup: (bot) => bot.before('send', (send) => ({ ...send, content: { ...(send.content as object), idempotencyKey: 'from-a-hook' } as never })),
+      setup: (bot) =>
+        bot.before('send', (send) => ({ ...send, content: { ...(send.content as object), idempotencyKey: 'from-a-hook' } as never })),
     })
     await t.bot.send('c1', { text: 'Hello', idempotencyKey: 'in-the-content' } as never, { idempotencyKey: 'k1' })
     await t.bot.enqueue('c1', { text: 'Later' }, { idempotencyKey: 'k2' })
@@ -257,4 +268,3 @@ describe('Hooks and the provider', () => {
     expect(t.provider.sent.map((s) => s.content)).toEqual([{ text: 'Hello' }])
   })
 })
-

@@ -60,12 +60,14 @@ describe('A failed send is retried with backoff', () => {
 
   it('backoff with jitter: the waits spread around the exponential value', async () => {
     // Twelve inline retries: an inline budget of a minute, so a busy host's slow timers cannot defer the send.
-    const t = await bots.start({ durability: fast({ outbox: { retries: 20, inlineMaxMs: '60s', backoff: { baseMs: 20, capMs: 20, jitter: 0.5 } } }) })
+    const t = await bots.start({
+      durability: fast({ outbox: { retries: 20, inlineMaxMs: '60s', backoff: { baseMs: 20, capMs: 20, jitter: 0.5 } } }),
+    })
     t.provider.failNext(12)
     await t.bot.send('c1', 'Hello', { idempotencyKey: 'k1' })
     const waits = t.tap!.written<OutboxRecord>('outbox.markFailed').map((r) => r.nextAttemptAt! - r.updatedAt)
     expect(waits).toHaveLength(12)
-    for (const wait of waits) expect(wait).toBeGreaterThanOrEqual(10), expect(wait).toBeLessThanOrEqual(30)
+    for (const wait of waits) (expect(wait).toBeGreaterThanOrEqual(10), expect(wait).toBeLessThanOrEqual(30))
     expect(new Set(waits).size).toBeGreaterThan(1)
   })
 
@@ -110,7 +112,9 @@ describe('Inline retries and deferral', () => {
     await waitFor(async () => (await t.bot.durability!.outbox.get('k1'))?.state === 'sent')
     expect(t.provider.texts()).toEqual(['Hello'])
     expect(afterSend).toEqual(['k1'])
-    expect(await store.listLog(t.bot.scope, 'c1', 10)).toEqual([expect.objectContaining({ direction: 'out', text: 'Hello', ref: 'k1', messageId: t.provider.sent[0]!.messageId })])
+    expect(await store.listLog(t.bot.scope, 'c1', 10)).toEqual([
+      expect.objectContaining({ direction: 'out', text: 'Hello', ref: 'k1', messageId: t.provider.sent[0]!.messageId }),
+    ])
   })
 
   it('a handler whose reply is deferred is still acknowledged; the reply goes out from the sweeper', async () => {
@@ -136,7 +140,7 @@ describe('Inline retries and deferral', () => {
 })
 
 describe('Enqueue', () => {
-  it('`bot.enqueue` runs the before(\'send\') hooks once, journals the send and returns at once; the sweeper delivers it, then runs after(\'send\') and writes the message log', async () => {
+  it("`bot.enqueue` runs the before('send') hooks once, journals the send and returns at once; the sweeper delivers it, then runs after('send') and writes the message log", async () => {
     const store = new MemoryStore()
     const calls: string[] = []
     const provider = new MockProvider()
@@ -163,7 +167,9 @@ describe('Enqueue', () => {
     await waitFor(() => calls.length === 2)
     expect(calls).toEqual(['before reminder:7', `after reminder:7 ${provider.sent[0]!.messageId}`])
     expect(provider.texts()).toEqual(['Your appointment is tomorrow at 9!'])
-    expect(await store.listLog(t.bot.scope, 'c1', 10)).toEqual([expect.objectContaining({ direction: 'out', ref: 'reminder:7', text: 'Your appointment is tomorrow at 9!' })])
+    expect(await store.listLog(t.bot.scope, 'c1', 10)).toEqual([
+      expect.objectContaining({ direction: 'out', ref: 'reminder:7', text: 'Your appointment is tomorrow at 9!' }),
+    ])
   })
 
   it('a second enqueue of this key is a no-op', async () => {
@@ -192,7 +198,11 @@ describe('Order', () => {
   it('within one process, sends to a chat keep their order while one of them is being retried inline (other chats go on)', async () => {
     const provider = new MockProvider()
     // "first" fails until the send to the other chat went out: it is retried inline meanwhile.
-    provider.failNext(1000, new ProviderError('BUSY', 'busy'), (_chat, content) => content === 'first' && !provider.texts().includes('other chat'))
+    provider.failNext(
+      1000,
+      new ProviderError('BUSY', 'busy'),
+      (_chat, content) => content === 'first' && !provider.texts().includes('other chat'),
+    )
     const t = await bots.start({ provider, durability: fast({ outbox: { retries: 1000 } }) })
     const first = t.bot.send('c1', 'first')
     const second = t.bot.send('c1', 'second')
@@ -210,7 +220,11 @@ describe('Order', () => {
     await t.bot.enqueue('c1', 'from the leader', { idempotencyKey: 'k1' })
     await sweeps(t, 4)
     expect(provider.sent).toEqual([])
-    expect(await t.bot.durability!.outbox.get('k1')).toMatchObject({ state: 'failed', attempts: 0, lastError: { code: 'PROVIDER_NOT_LEADER' } })
+    expect(await t.bot.durability!.outbox.get('k1')).toMatchObject({
+      state: 'failed',
+      attempts: 0,
+      lastError: { code: 'PROVIDER_NOT_LEADER' },
+    })
     provider.leader = true
     await waitFor(async () => (await t.bot.durability!.outbox.get('k1'))?.state === 'sent')
     expect(provider.texts()).toEqual(['from the leader'])

@@ -23,7 +23,9 @@ const LONG = 'aaaa bbbb cccc dddd eeee'
 const PARTS = ['aaaa bbbb ', 'cccc dddd ', 'eeee']
 const limited = () => new MockProvider({ textLimit: 10 })
 
-async function outboxRecords(t: { bot: { durability?: { outbox: { list(q?: object): Promise<OutboxRecord[]> } } } }): Promise<OutboxRecord[]> {
+async function outboxRecords(t: {
+  bot: { durability?: { outbox: { list(q?: object): Promise<OutboxRecord[]> } } }
+}): Promise<OutboxRecord[]> {
   return (await t.bot.durability!.outbox.list({ limit: 1000 })).sort((a, b) => a.key.localeCompare(b.key))
 }
 
@@ -36,7 +38,12 @@ describe('Splitting over the channel’s limit', () => {
     })
     const result = await t.bot.send('c1', 'aaaa bbbb cccc dddd', { idempotencyKey: 'k' })
     expect(t.provider.texts()).toEqual(PARTS)
-    expect(result).toMatchObject({ key: 'k', deduped: false, messageIds: t.provider.sent.map((s) => s.messageId), messageId: t.provider.sent[0]!.messageId })
+    expect(result).toMatchObject({
+      key: 'k',
+      deduped: false,
+      messageIds: t.provider.sent.map((s) => s.messageId),
+      messageId: t.provider.sent[0]!.messageId,
+    })
     const records = await outboxRecords(t)
     expect(records.map((r) => [r.key, r.state, r.previousPart, r.payload])).toEqual([
       ['k', 'sent', null, PARTS[0]],
@@ -50,13 +57,19 @@ describe('Splitting over the channel’s limit', () => {
     const t = await bots.start({ provider: limited(), durability: fast() })
     await t.bot.send('c1', { text: LONG }, { idempotencyKey: 'k' })
     await t.bot.send('c1', { text: LONG, media: { type: 'image', url: 'https://example.com/a.png' } }, { idempotencyKey: 'm' })
-    expect(t.provider.sent.map((s) => s.content)).toEqual([...PARTS.map((text) => ({ text })), { text: LONG, media: { type: 'image', url: 'https://example.com/a.png' } }])
+    expect(t.provider.sent.map((s) => s.content)).toEqual([
+      ...PARTS.map((text) => ({ text })),
+      { text: LONG, media: { type: 'image', url: 'https://example.com/a.png' } },
+    ])
   })
 
   it('a part never overtakes an earlier one: while key waits for a retry, key#2 waits behind it; waiting is not an attempt', async () => {
     const provider = limited()
     provider.failNext(2, undefined, (_chat, content) => content === PARTS[0])
-    const t = await bots.start({ provider, durability: fast({ outbox: { inlineMaxMs: 5, backoff: { baseMs: 40, capMs: 40, jitter: 0 } } }) })
+    const t = await bots.start({
+      provider,
+      durability: fast({ outbox: { inlineMaxMs: 5, backoff: { baseMs: 40, capMs: 40, jitter: 0 } } }),
+    })
     const rejected = await t.bot.send('c1', LONG, { idempotencyKey: 'k' }).catch((e: unknown) => e)
     expect(rejected).toBeInstanceOf(SendDeferredError)
     await waitFor(() => provider.sent.length === 3)
@@ -75,7 +88,10 @@ describe('Splitting over the channel’s limit', () => {
     const provider = limited()
     provider.failNext(2, undefined, (_chat, content) => content === PARTS[0])
     provider.failNext(2, undefined, (_chat, content) => content === PARTS[1])
-    const t = await bots.start({ provider, durability: fast({ outbox: { retries: 2, inlineMaxMs: 5, backoff: { baseMs: 30, capMs: 30, jitter: 0 } } }) })
+    const t = await bots.start({
+      provider,
+      durability: fast({ outbox: { retries: 2, inlineMaxMs: 5, backoff: { baseMs: 30, capMs: 30, jitter: 0 } } }),
+    })
     await t.bot.send('c1', LONG, { idempotencyKey: 'k' }).catch(() => undefined)
     await waitFor(() => provider.sent.length === 3)
     expect(provider.texts()).toEqual(PARTS)
@@ -141,7 +157,9 @@ describe('The sweeper splits an over-limit journaled record', () => {
     // The part keys only depend on the record key, the text and the channel limit: an inline send splits alike.
     const inline = await bots.start({ provider: limited(), durability: fast() })
     await inline.bot.send('c1', LONG, { idempotencyKey: 'k' })
-    expect((await outboxRecords(inline)).map((r) => [r.key, r.previousPart, r.payload])).toEqual((await outboxRecords(t)).map((r) => [r.key, r.previousPart, r.payload]))
+    expect((await outboxRecords(inline)).map((r) => [r.key, r.previousPart, r.payload])).toEqual(
+      (await outboxRecords(t)).map((r) => [r.key, r.previousPart, r.payload]),
+    )
   })
 
   it('a record written by an older version (or under a larger limit) is split before it is sent', async () => {
@@ -149,7 +167,10 @@ describe('The sweeper splits an over-limit journaled record', () => {
     // (a retry it ran first would send it whole, however briefly the 'failed' state lasted).
     const clock = new ManualClock()
     const backend = new MemoryDurability({ now: clock.now })
-    const old = await bots.start({ provider: new MockProvider({ textLimit: 100 }), durability: fast({ backend, clock: clock.now, instanceId: 'i1' }) })
+    const old = await bots.start({
+      provider: new MockProvider({ textLimit: 100 }),
+      durability: fast({ backend, clock: clock.now, instanceId: 'i1' }),
+    })
     old.provider.failNext(1)
     await old.bot.enqueue('c1', LONG, { idempotencyKey: 'k' })
     await waitFor(async () => (await old.bot.durability!.outbox.get('k'))?.state === 'failed')
@@ -175,14 +196,28 @@ describe('The sweeper splits an over-limit journaled record', () => {
       const a = crashable(shared)
       if (when === 'after') a.crashAfter(point)
       else a.crashBefore(point)
-      const first = await bots.start({ provider: new CrashableProvider(a, { textLimit: 10 }), durability: fast({ backend: a, instanceId: 'i1', outbox: { onAmbiguous: 'resend' } }) })
+      const first = await bots.start({
+        provider: new CrashableProvider(a, { textLimit: 10 }),
+        durability: fast({ backend: a, instanceId: 'i1', outbox: { onAmbiguous: 'resend' } }),
+      })
       void first.bot.enqueue('c1', LONG, { idempotencyKey: 'k' })
       await a.whenCrashed()
       bots.abandon(first)
-      const second = await bots.start({ provider: limited(), durability: fast({ backend: shared, instanceId: 'i1', outbox: { onAmbiguous: 'resend' } }) })
-      await waitFor(async () => (await outboxRecords(second)).filter((r) => r.state === 'sent').length === 3, { message: `3 parts sent (crash ${when} ${point})` })
-      expect(Object.fromEntries(tally(first.provider, second.provider)), `crash ${when} ${point}`).toEqual({ [PARTS[0]!]: 1, [PARTS[1]!]: 1, [PARTS[2]!]: 1 })
-      expect(second.provider.texts().join(''), `crash ${when} ${point}`).toBe(first.provider.texts().length ? PARTS.slice(1).join('') : LONG)
+      const second = await bots.start({
+        provider: limited(),
+        durability: fast({ backend: shared, instanceId: 'i1', outbox: { onAmbiguous: 'resend' } }),
+      })
+      await waitFor(async () => (await outboxRecords(second)).filter((r) => r.state === 'sent').length === 3, {
+        message: `3 parts sent (crash ${when} ${point})`,
+      })
+      expect(Object.fromEntries(tally(first.provider, second.provider)), `crash ${when} ${point}`).toEqual({
+        [PARTS[0]!]: 1,
+        [PARTS[1]!]: 1,
+        [PARTS[2]!]: 1,
+      })
+      expect(second.provider.texts().join(''), `crash ${when} ${point}`).toBe(
+        first.provider.texts().length ? PARTS.slice(1).join('') : LONG,
+      )
       expect((await outboxRecords(second)).map((r) => r.key)).toEqual(['k', 'k#2', 'k#3'])
     }
   })
@@ -192,7 +227,10 @@ describe('The sweeper splits an over-limit journaled record', () => {
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()
     await t.bot.durability!.replayInbound(recordId('m1'))
-    await waitFor(async () => t.bot.durability!.metrics().inboundReplayed === 1 && (await t.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
+    await waitFor(
+      async () =>
+        t.bot.durability!.metrics().inboundReplayed === 1 && (await t.bot.durability!.inbox.get(recordId('m1')))!.state === 'done',
+    )
     await t.bot.idle()
     expect(t.provider.texts()).toEqual(PARTS)
     expect((await outboxRecords(t)).map((r) => r.key)).toEqual([`${recordId('m1')}:1`, `${recordId('m1')}:1#2`, `${recordId('m1')}:1#3`])
@@ -202,7 +240,10 @@ describe('The sweeper splits an over-limit journaled record', () => {
 describe('Payload size', () => {
   it('a payload over `outbox.maxPayloadBytes` bypasses the outbox, with a warning (`outboxBypassed`)', async () => {
     const afterSend: (string | null)[] = []
-    const t = await bots.start({ durability: fast({ outbox: { maxPayloadBytes: 200 } }), setup: (bot) => bot.after('send', (s) => void afterSend.push(s.key)) })
+    const t = await bots.start({
+      durability: fast({ outbox: { maxPayloadBytes: 200 } }),
+      setup: (bot) => bot.after('send', (s) => void afterSend.push(s.key)),
+    })
     const big = { media: { type: 'document' as const, buffer: Buffer.alloc(300, 7), fileName: 'a.bin' } }
     const result = await t.bot.send('c1', big, { idempotencyKey: 'big' })
     expect(result).toMatchObject({ key: 'big', deduped: false })
@@ -215,7 +256,9 @@ describe('Payload size', () => {
     expect(afterSend).toEqual([null])
     // Buffers under the limit are journaled as base64.
     await t.bot.send('c1', { media: { type: 'document', buffer: Buffer.from('hi') } }, { idempotencyKey: 'small' })
-    expect((await t.bot.durability!.outbox.get('small'))!.payload).toEqual({ media: { type: 'document', buffer: { $base64: Buffer.from('hi').toString('base64') } } })
+    expect((await t.bot.durability!.outbox.get('small'))!.payload).toEqual({
+      media: { type: 'document', buffer: { $base64: Buffer.from('hi').toString('base64') } },
+    })
     expect(Buffer.from((t.provider.sent[1]!.content as { media: { buffer: Uint8Array } }).media.buffer).toString()).toBe('hi')
   })
 

@@ -69,7 +69,18 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     ]
     for (const event of events) await t.provider.receive(event)
     await t.bot.idle()
-    expect(routed).toEqual(['e1:help', 'e2:order', 'e3:admin', 'e4:text', 'e5:image', 'e6:video', 'e7:audio', 'e8:document', 'e9:interaction', 'e10:any'])
+    expect(routed).toEqual([
+      'e1:help',
+      'e2:order',
+      'e3:admin',
+      'e4:text',
+      'e5:image',
+      'e6:video',
+      'e7:audio',
+      'e8:document',
+      'e9:interaction',
+      'e10:any',
+    ])
   })
 
   it('ctx: ref, message, reply, user (per chat, in the store), state, chatId', async () => {
@@ -83,7 +94,15 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
           await ctx.user.set('visits', visits)
           await ctx.state.set('scratch', visits)
           const result = await ctx.reply(`visit ${visits}`)
-          seen.set(ctx.message.id, { ref: ctx.ref, chatId: ctx.chatId, kind: ctx.message.kind, text: ctx.message.text, visits, scratch: await ctx.state.get('scratch'), replied: result.messageId })
+          seen.set(ctx.message.id, {
+            ref: ctx.ref,
+            chatId: ctx.chatId,
+            kind: ctx.message.kind,
+            text: ctx.message.text,
+            visits,
+            scratch: await ctx.state.get('scratch'),
+            replied: result.messageId,
+          })
         }),
     })
     await t.provider.receive({ id: 'w1', chatId: 'c1', text: 'hi' })
@@ -92,9 +111,33 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     await t.bot.idle()
     const idOf = (chatId: string, content: string) => t.provider.sent.find((s) => s.chatId === chatId && s.content === content)!.messageId
     expect(Object.fromEntries(seen)).toEqual({
-      w1: { ref: { id: refId('w1', 'c1'), chatId: 'c1', messageId: 'w1' }, chatId: 'c1', kind: 'message', text: 'hi', visits: 1, scratch: 1, replied: idOf('c1', 'visit 1') },
-      w2: { ref: { id: refId('w2', 'c1'), chatId: 'c1', messageId: 'w2' }, chatId: 'c1', kind: 'interaction', text: undefined, visits: 2, scratch: 2, replied: idOf('c1', 'visit 2') },
-      w3: { ref: { id: refId('w3', 'c2'), chatId: 'c2', messageId: 'w3' }, chatId: 'c2', kind: 'message', text: 'hi', visits: 1, scratch: 1, replied: idOf('c2', 'visit 1') },
+      w1: {
+        ref: { id: refId('w1', 'c1'), chatId: 'c1', messageId: 'w1' },
+        chatId: 'c1',
+        kind: 'message',
+        text: 'hi',
+        visits: 1,
+        scratch: 1,
+        replied: idOf('c1', 'visit 1'),
+      },
+      w2: {
+        ref: { id: refId('w2', 'c1'), chatId: 'c1', messageId: 'w2' },
+        chatId: 'c1',
+        kind: 'interaction',
+        text: undefined,
+        visits: 2,
+        scratch: 2,
+        replied: idOf('c1', 'visit 2'),
+      },
+      w3: {
+        ref: { id: refId('w3', 'c2'), chatId: 'c2', messageId: 'w3' },
+        chatId: 'c2',
+        kind: 'message',
+        text: 'hi',
+        visits: 1,
+        scratch: 1,
+        replied: idOf('c2', 'visit 1'),
+      },
     })
     expect(await store.getUser(t.bot.scope, 'c1', 'visits')).toBe(2)
     expect(t.provider.texts('c1')).toEqual(['visit 1', 'visit 2'])
@@ -146,7 +189,7 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     expect(t.provider.texts('c1')).toEqual(['Q1?', 'Q2?'])
   })
 
-  it('before(\'send\') and after(\'send\') hooks run once per send; a before hook may rewrite the content', async () => {
+  it("before('send') and after('send') hooks run once per send; a before hook may rewrite the content", async () => {
     const store = new MemoryStore()
     const log: string[] = []
     const t = await start({
@@ -177,7 +220,9 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     const chats = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7']
     const broadcasting = t.bot.broadcast(chats, 'Sale!', { concurrency: 3 })
     for (let released = 0; released < chats.length; released++) {
-      await waitFor(() => provider.waiting.length === Math.min(3, chats.length - released) || provider.waiting.length + provider.done === chats.length)
+      await waitFor(
+        () => provider.waiting.length === Math.min(3, chats.length - released) || provider.waiting.length + provider.done === chats.length,
+      )
       expect(provider.waiting.length).toBeLessThanOrEqual(3)
       provider.releaseOne()
     }
@@ -232,7 +277,12 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     let stopped = false
     const stopping = t.bot.stop().then(() => void (stopped = true))
-    await waitFor(() => t.provider.receive({ id: 'm2', chatId: 'c1', text: 'late' }).then(() => false, () => true))
+    await waitFor(() =>
+      t.provider.receive({ id: 'm2', chatId: 'c1', text: 'late' }).then(
+        () => false,
+        () => true,
+      ),
+    )
     expect(stopped).toBe(false)
     release.resolve()
     await stopping
@@ -371,7 +421,7 @@ describe('Without the durability key nothing changes', () => {
     expect(provider.texts()).toEqual(['hello again'])
   })
 
-  it('a handler that throws reports to bot.on(\'error\')', async () => {
+  it("a handler that throws reports to bot.on('error')", async () => {
     const t = await bots.start({ setup: (bot) => bot.when(TEXT, () => Promise.reject(new Error('boom'))) })
     await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await t.bot.idle()

@@ -6,8 +6,20 @@ describe('smoke', () => {
   it('echoes with durability', async () => {
     const provider = new MockProvider()
     const bot = new Bot({ provider, durability: { backend: new MemoryDurability(), instanceId: 'i', pollMs: 20 } })
-    bot.when(text(/^signup$/i), flow('signup').ask('Your name?', async (ctx, a) => { await ctx.state.set('name', a.text!) }).ask('Your email?', async (ctx) => { await ctx.reply(`Thanks ${await ctx.state.get('name')}`) }).persistent())
-    bot.when(TEXT, async (ctx) => { await ctx.reply(`echo: ${ctx.message.text}`) })
+    bot.when(
+      text(/^signup$/i),
+      flow('signup')
+        .ask('Your name?', async (ctx, a) => {
+          await ctx.state.set('name', a.text!)
+        })
+        .ask('Your email?', async (ctx) => {
+          await ctx.reply(`Thanks ${await ctx.state.get('name')}`)
+        })
+        .persistent(),
+    )
+    bot.when(TEXT, async (ctx) => {
+      await ctx.reply(`echo: ${ctx.message.text}`)
+    })
     await bot.start()
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     await provider.receive({ id: 'm2', chatId: 'c2', text: 'signup' })

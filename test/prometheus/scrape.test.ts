@@ -92,7 +92,15 @@ describe('botmesh/prometheus', () => {
       // Refused (no durability), but only after prom-client was loaded to build the registry.
       const refused = await serveMetrics({ bot: {}, backend: {}, port: 0 }).then(() => 'served', (error) => error.code)
       console.log(JSON.stringify({ afterCore, afterImport, refused, afterUse: loaded() }))`
-    const output = execFileSync(process.execPath, ['--import', './test-utils/ts-loader.mjs', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' })
-    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({ afterCore: false, afterImport: false, refused: 'CONFIG_INVALID', afterUse: true })
+    const output = execFileSync(process.execPath, ['--import', './test-utils/ts-loader.mjs', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
+      afterCore: false,
+      afterImport: false,
+      refused: 'CONFIG_INVALID',
+      afterUse: true,
+    })
   })
 })

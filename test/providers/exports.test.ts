@@ -10,7 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { PROVIDER_CHANNELS } from '../../src/providers/channels.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types: string; import: string }>; dependencies: Record<string, string> }
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, { types: string; import: string }>
+  dependencies: Record<string, string>
+}
 // Inside the repository, so the built files resolve their external drivers from node_modules.
 mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true })
 const out = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'botmesh-build-'))
@@ -24,7 +27,11 @@ async function tsupEntries(): Promise<Record<string, string>> {
 
 describe('package exports', () => {
   it('every channel has its botmesh/providers/<channel> export', () => {
-    for (const channel of PROVIDER_CHANNELS) expect(pkg.exports[`./providers/${channel}`], channel).toEqual({ types: `./dist/providers/${channel}/index.d.ts`, import: `./dist/providers/${channel}/index.js` })
+    for (const channel of PROVIDER_CHANNELS)
+      expect(pkg.exports[`./providers/${channel}`], channel).toEqual({
+        types: `./dist/providers/${channel}/index.d.ts`,
+        import: `./dist/providers/${channel}/index.js`,
+      })
   })
 
   it('every exports entry has its tsup entry, and its types beside its code', async () => {
@@ -42,7 +49,8 @@ describe('package exports', () => {
     const config = (await import('../../tsup.config.js')).default as Record<string, unknown>
     // The declarations are the release build's (npm run build); their entries are the same as the code's.
     await build({ ...config, outDir: out, dts: false, sourcemap: false, silent: true })
-    for (const target of Object.values(pkg.exports)) expect(existsSync(join(out, target.import.replace(/^\.\/dist\//, ''))), target.import).toBe(true)
+    for (const target of Object.values(pkg.exports))
+      expect(existsSync(join(out, target.import.replace(/^\.\/dist\//, ''))), target.import).toBe(true)
     const script = `
       import { createRequire } from 'node:module'
       const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes('/node_modules/grammy/'))
@@ -53,7 +61,9 @@ describe('package exports', () => {
       const afterImport = loaded()
       await new TelegramProvider({ token: '1:abc', apiRoot: 'http://127.0.0.1:9' }).send('1', 'x').catch(() => {})
       console.log(JSON.stringify({ afterCore, afterImport, afterSend: loaded() }))`
-    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!)
+    const result = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!,
+    )
     expect(result).toEqual({ afterCore: false, afterImport: false, afterSend: true })
     expect(pkg.dependencies.grammy).toBeDefined()
   }, 180_000)

@@ -62,11 +62,16 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s', (_name, f) => 
 
   it('any change to a stored value is refused (the check no longer matches)', () => {
     fc.assert(
-      fc.property(f.live.map((token) => stored(f, token)), fc.infiniteStream(fc.nat()), fc.jsonValue(), (value, picks, replacement) => {
-        const changed = mutation(value.data, picks, replacement as Json)
-        fc.pre(JSON.stringify(changed) !== JSON.stringify(value.data))
-        expectRefused(f, { v: value.v, data: changed })
-      }),
+      fc.property(
+        f.live.map((token) => stored(f, token)),
+        fc.infiniteStream(fc.nat()),
+        fc.jsonValue(),
+        (value, picks, replacement) => {
+          const changed = mutation(value.data, picks, replacement as Json)
+          fc.pre(JSON.stringify(changed) !== JSON.stringify(value.data))
+          expectRefused(f, { v: value.v, data: changed })
+        },
+      ),
       { numRuns: RUNS },
     )
   })
@@ -84,10 +89,14 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s', (_name, f) => 
 
   it('an unknown version, or data that is not an object, is refused', () => {
     fc.assert(
-      fc.property(f.live.map((token) => stored(f, token)), fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.string()), (value, v) => {
-        fc.pre(v !== 1)
-        expectRefused(f, { v: v as number, data: value.data })
-      }),
+      fc.property(
+        f.live.map((token) => stored(f, token)),
+        fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.string()),
+        (value, v) => {
+          fc.pre(v !== 1)
+          expectRefused(f, { v: v as number, data: value.data })
+        },
+      ),
       { numRuns: 50 },
     )
     for (const data of [null, 'x', 1, [], [1], true]) expectRefused(f, { v: 1, data: data as Json })
@@ -96,6 +105,10 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s', (_name, f) => 
   it('rehydrating needs no transport: it keeps the type, mime type and file name of the journaled media', () => {
     const [token] = fc.sample(f.live, { numRuns: 1, seed: 7 })
     const value = stored(f, token)
-    expect(f.codec.rehydrate(value, { type: f.type, token: undefined, mimeType: 'a/b', fileName: 'f.bin' })).toMatchObject({ type: f.type, mimeType: 'a/b', fileName: 'f.bin' })
+    expect(f.codec.rehydrate(value, { type: f.type, token: undefined, mimeType: 'a/b', fileName: 'f.bin' })).toMatchObject({
+      type: f.type,
+      mimeType: 'a/b',
+      fileName: 'f.bin',
+    })
   })
 })

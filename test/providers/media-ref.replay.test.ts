@@ -56,7 +56,14 @@ async function crashAndRestart(f: ChannelFixture, backend: DurabilityBackend, st
   const { token, bytes, event } = scene(f, 1)
   const a = crashable(backend).crashBefore('outbox.journal')
   const seen: Seen[] = []
-  const first = await bots.start({ provider: speak(new CrashableProvider(a, { name: f.channel }), f, bytes), store, durability: { ...FAST, backend: a, instanceId: 'i1' } }, recordMedia(seen))
+  const first = await bots.start(
+    {
+      provider: speak(new CrashableProvider(a, { name: f.channel }), f, bytes),
+      store,
+      durability: { ...FAST, backend: a, instanceId: 'i1' },
+    },
+    recordMedia(seen),
+  )
   await (first.provider as MockProvider).receive(event)
   await a.whenCrashed()
   bots.abandon(first)
@@ -87,7 +94,10 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s through the Bot'
       return getCheckpoint(scope, chatId)
     }
     const seen: Seen[] = []
-    const bot = await bots.start({ provider: speak(new MockProvider({ name: f.channel }), f, bytes), store, durability: { ...FAST } }, recordMedia(seen))
+    const bot = await bots.start(
+      { provider: speak(new MockProvider({ name: f.channel }), f, bytes), store, durability: { ...FAST } },
+      recordMedia(seen),
+    )
     await (bot.provider as MockProvider).receive(event)
     await waitFor(() => seen.length === 1)
     expect(seen[0]).toMatchObject({ media: BYTES, error: undefined })
@@ -99,7 +109,10 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s through the Bot'
     const { token, bytes, event } = scene(f, 3)
     const backend = new MemoryDurability()
     const seen: Seen[] = []
-    const bot = await bots.start({ provider: speak(new MockProvider({ name: f.channel }), f, bytes), durability: { ...FAST, backend } }, recordMedia(seen))
+    const bot = await bots.start(
+      { provider: speak(new MockProvider({ name: f.channel }), f, bytes), durability: { ...FAST, backend } },
+      recordMedia(seen),
+    )
     await (bot.provider as MockProvider).receive(event)
     await done(bot, recordOf(f, event))
     const [record] = await backend.journal(bot.scope).read('inbox', [recordOf(f, event)])
@@ -114,25 +127,35 @@ describe.each(CHANNELS.map((f) => [f.channel, f] as const))('%s through the Bot'
     const { bytes, event } = scene(f, 4)
     const backend = new MemoryDurability()
     const seen: Seen[] = []
-    const bot = await bots.start({ provider: speak(new MockProvider({ name: f.channel }), f, bytes), durability: { ...FAST, backend } }, recordMedia(seen))
+    const bot = await bots.start(
+      { provider: speak(new MockProvider({ name: f.channel }), f, bytes), durability: { ...FAST, backend } },
+      recordMedia(seen),
+    )
     await (bot.provider as MockProvider).receive(event)
     await done(bot, recordOf(f, event))
     const journal = backend.journal(bot.scope)
     const [original] = await journal.read('inbox', [recordOf(f, event)])
     const media = (original!.record.event as Record<string, Json>).media as Record<string, Json>
     const stored = media.stored as { provider: string; v: number; data: Record<string, Json> }
-    const changes = fc.oneof(
-      fc.tuple(fc.infiniteStream(fc.nat()), fc.jsonValue()).map(([picks, value]) => mutation(stored.data, picks, value as Json) as Record<string, Json>),
-      f.hostile.map((change) => {
-        const { check: _check, ...data } = stored.data
-        const changed = change(data)
-        return { ...changed, check: checkOf(f.channel, changed) }
-      }),
-    ).filter((data) => JSON.stringify(data) !== JSON.stringify(stored.data))
+    const changes = fc
+      .oneof(
+        fc
+          .tuple(fc.infiniteStream(fc.nat()), fc.jsonValue())
+          .map(([picks, value]) => mutation(stored.data, picks, value as Json) as Record<string, Json>),
+        f.hostile.map((change) => {
+          const { check: _check, ...data } = stored.data
+          const changed = change(data)
+          return { ...changed, check: checkOf(f.channel, changed) }
+        }),
+      )
+      .filter((data) => JSON.stringify(data) !== JSON.stringify(stored.data))
     await fc.assert(
       fc.asyncProperty(changes, async (data) => {
         const [current] = await journal.read('inbox', [recordOf(f, event)])
-        const tampered = { ...current!.record, event: { ...(current!.record.event as Record<string, Json>), media: { ...media, stored: { ...stored, data } } } }
+        const tampered = {
+          ...current!.record,
+          event: { ...(current!.record.event as Record<string, Json>), media: { ...media, stored: { ...stored, data } } },
+        }
         await journal.write('inbox.claim', [{ kind: 'inbox', record: tampered, expectVersion: current!.version }])
         const before = seen.length
         await bot.durability!.replayInbound(recordOf(f, event))

@@ -38,7 +38,16 @@ afterEach(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function meta(options: Partial<MetaCloudProviderOptions> = {}): MetaCloudProvider {
-  const p = new MetaCloudProvider({ accessToken: ACCESS_TOKEN, phoneNumberId: PHONE_NUMBER_ID, appSecret: APP_SECRET, verifyToken: 'v', webhook: { port: 0, host: '127.0.0.1' }, graphApiRoot: graph.origin, onError: () => undefined, ...options })
+  const p = new MetaCloudProvider({
+    accessToken: ACCESS_TOKEN,
+    phoneNumberId: PHONE_NUMBER_ID,
+    appSecret: APP_SECRET,
+    verifyToken: 'v',
+    webhook: { port: 0, host: '127.0.0.1' },
+    graphApiRoot: graph.origin,
+    onError: () => undefined,
+    ...options,
+  })
   providers.push(p)
   return p
 }
@@ -52,13 +61,19 @@ describe('the ambiguous window: the platform accepted a send whose answer never 
     // The request times out; the process dies before the outbox records the failure.
     const a = crashable(shared).crashBefore('outbox.markFailed')
     graph.acceptWithoutAnswer(1)
-    const first = await bots.start({ provider: meta({ requestTimeoutMs: 200 }), store, durability: { ...durability, backend: a, instanceId: 'i1' } })
+    const first = await bots.start({
+      provider: meta({ requestTimeoutMs: 200 }),
+      store,
+      durability: { ...durability, backend: a, instanceId: 'i1' },
+    })
     await first.enqueue('5511999999999', 'your code is 1234', { idempotencyKey: 'otp:1' })
     await a.whenCrashed()
     bots.abandon(first)
     expect(graph.texts()).toEqual(['your code is 1234'])
     const ambiguous: unknown[] = []
-    const second = await bots.start({ provider: meta(), store, durability: { ...durability, backend: shared, instanceId: 'i1' } }, (b) => b.on('durability:ambiguous', (info) => ambiguous.push(info)))
+    const second = await bots.start({ provider: meta(), store, durability: { ...durability, backend: shared, instanceId: 'i1' } }, (b) =>
+      b.on('durability:ambiguous', (info) => ambiguous.push(info)),
+    )
     return { second, ambiguous }
   }
 
@@ -86,7 +101,10 @@ describe('a send that times out in a live process', () => {
   it("sendTimeouts 'final': dead-lettered as META_SEND_AMBIGUOUS, never sent twice; 'retry' (default): sent again", async () => {
     graph = await new FakeGraph(ACCESS_TOKEN, PHONE_NUMBER_ID).start()
     const dead: { error: { code?: string } | null }[] = []
-    const final = await bots.start({ provider: meta({ requestTimeoutMs: 200, sendTimeouts: 'final' }), durability: { ...FAST, backend: new MemoryDurability() } }, (b) => b.on('durability:dead', (info) => dead.push(info)))
+    const final = await bots.start(
+      { provider: meta({ requestTimeoutMs: 200, sendTimeouts: 'final' }), durability: { ...FAST, backend: new MemoryDurability() } },
+      (b) => b.on('durability:dead', (info) => dead.push(info)),
+    )
     graph.acceptWithoutAnswer(1)
     await expect(final.send('5511999999999', 'once only')).rejects.toThrow()
     await waitFor(() => dead.length === 1)
@@ -94,7 +112,10 @@ describe('a send that times out in a live process', () => {
     expect(dead[0]!.error).toMatchObject({ code: 'META_SEND_AMBIGUOUS' })
     expect(graph.texts()).toEqual(['once only'])
     // A generous inline window: the retry must not be deferred on a loaded machine.
-    const retry = await bots.start({ provider: meta({ requestTimeoutMs: 200 }), durability: { ...FAST, outbox: { ...FAST.outbox, inlineMaxMs: 30_000 }, backend: new MemoryDurability() } })
+    const retry = await bots.start({
+      provider: meta({ requestTimeoutMs: 200 }),
+      durability: { ...FAST, outbox: { ...FAST.outbox, inlineMaxMs: 30_000 }, backend: new MemoryDurability() },
+    })
     graph.acceptWithoutAnswer(1)
     await retry.send('5511999999999', 'at least once')
     expect(graph.texts()).toEqual(['once only', 'at least once', 'at least once'])
@@ -114,7 +135,15 @@ describe('a crash after an image message was journaled', () => {
     const a = crashable(backend).crashBefore('outbox.journal')
     const firstProvider = meta()
     const first = await bots.start({ provider: firstProvider, store, durability: { ...FAST, backend: a, instanceId: 'i1' } }, setup)
-    expect((await postWebhook(firstProvider.webhookOrigin!, payloadOf([imageMessage('wamid.IMG1', '1037543291543636', 'my receipt')]), APP_SECRET)).status).toBe(200)
+    expect(
+      (
+        await postWebhook(
+          firstProvider.webhookOrigin!,
+          payloadOf([imageMessage('wamid.IMG1', '1037543291543636', 'my receipt')]),
+          APP_SECRET,
+        )
+      ).status,
+    ).toBe(200)
     await a.whenCrashed()
     bots.abandon(first)
     expect(graph.sent).toEqual([])
@@ -124,7 +153,10 @@ describe('a crash after an image message was journaled', () => {
     // The reply went out once, from the replay.
     expect(graph.texts()).toEqual(['thanks for the photo'])
     const record = await second.durability!.inbox.get(inboxRecordId('meta', '5511999999999', 'wamid.IMG1'))
-    expect(record!.event).toMatchObject({ text: 'my receipt', media: { type: 'image', stored: { provider: 'meta', v: 1, data: { id: '1037543291543636' } } } })
+    expect(record!.event).toMatchObject({
+      text: 'my receipt',
+      media: { type: 'image', stored: { provider: 'meta', v: 1, data: { id: '1037543291543636' } } },
+    })
     expect(JSON.stringify(record)).not.toContain(ACCESS_TOKEN)
   }
 

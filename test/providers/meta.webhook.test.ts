@@ -28,7 +28,15 @@ afterEach(async () => {
 async function metaBot(backend: MemoryDurability | AdmitGate = new MemoryDurability()) {
   graph = await new FakeGraph(ACCESS_TOKEN, PHONE_NUMBER_ID).start()
   const errors: unknown[] = []
-  const provider = new MetaCloudProvider({ accessToken: ACCESS_TOKEN, phoneNumberId: PHONE_NUMBER_ID, appSecret: APP_SECRET, verifyToken: VERIFY_TOKEN, webhook: { port: 0, host: '127.0.0.1' }, graphApiRoot: graph.origin, onError: (e) => errors.push(e) })
+  const provider = new MetaCloudProvider({
+    accessToken: ACCESS_TOKEN,
+    phoneNumberId: PHONE_NUMBER_ID,
+    appSecret: APP_SECRET,
+    verifyToken: VERIFY_TOKEN,
+    webhook: { port: 0, host: '127.0.0.1' },
+    graphApiRoot: graph.origin,
+    onError: (e) => errors.push(e),
+  })
   const handled: string[] = []
   const bot = await bots.start({ provider, durability: { ...FAST, backend } }, (b) => {
     b.when(TEXT, async (ctx: Context) => {
@@ -45,7 +53,11 @@ describe('MetaCloudProvider: webhook', () => {
     const { origin } = await metaBot()
     const ok = await fetch(`${origin}/webhook?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1158201444`)
     expect([ok.status, await ok.text()]).toEqual([200, '1158201444'])
-    for (const query of [`hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`, `hub.mode=unsubscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`, 'hub.challenge=1']) {
+    for (const query of [
+      `hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1`,
+      `hub.mode=unsubscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`,
+      'hub.challenge=1',
+    ]) {
       expect((await fetch(`${origin}/webhook?${query}`)).status).toBe(403)
     }
   })
@@ -58,7 +70,9 @@ describe('MetaCloudProvider: webhook', () => {
     expect((await postWebhook(origin, payload, 'another-secret')).status).toBe(401)
     expect((await fetch(`${origin}/webhook`, { method: 'POST', body })).status).toBe(401)
     // A signature of another body (a replayed signature on a changed payload).
-    expect((await postWebhook(origin, payloadOf([textMessage('wamid.A1', 'changed')]), APP_SECRET, signatureOf(body, APP_SECRET))).status).toBe(401)
+    expect(
+      (await postWebhook(origin, payloadOf([textMessage('wamid.A1', 'changed')]), APP_SECRET, signatureOf(body, APP_SECRET))).status,
+    ).toBe(401)
     expect(await bot.durability!.inbox.list({})).toEqual([])
   })
 
@@ -67,10 +81,12 @@ describe('MetaCloudProvider: webhook', () => {
     const { origin, handled } = await metaBot(gate)
     const held = gate.hold()
     let answered = false
-    const response = postWebhook(origin, payloadOf([textMessage('wamid.B1', 'one'), textMessage('wamid.B2', 'two')]), APP_SECRET).then((r) => {
-      answered = true
-      return r
-    })
+    const response = postWebhook(origin, payloadOf([textMessage('wamid.B1', 'one'), textMessage('wamid.B2', 'two')]), APP_SECRET).then(
+      (r) => {
+        answered = true
+        return r
+      },
+    )
     await waitFor(() => held.waiting() === 1)
     expect(answered).toBe(false)
     held.release()
@@ -115,10 +131,27 @@ describe('MetaCloudProvider: webhook', () => {
 
   it('status updates and other phone numbers are acknowledged without an event; button replies are interactions', async () => {
     const { origin, handled, bot } = await metaBot()
-    const statuses = { object: 'whatsapp_business_account', entry: [{ changes: [{ field: 'messages', value: { metadata: { phone_number_id: PHONE_NUMBER_ID }, statuses: [{ id: 'wamid.X', status: 'delivered' }] } }] }] }
+    const statuses = {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          changes: [
+            {
+              field: 'messages',
+              value: { metadata: { phone_number_id: PHONE_NUMBER_ID }, statuses: [{ id: 'wamid.X', status: 'delivered' }] },
+            },
+          ],
+        },
+      ],
+    }
     expect((await postWebhook(origin, statuses, APP_SECRET)).status).toBe(200)
     expect((await postWebhook(origin, payloadOf([textMessage('wamid.E1', 'not mine')], '999'), APP_SECRET)).status).toBe(200)
-    const button = { from: '5511999999999', id: 'wamid.E2', type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes' } } }
+    const button = {
+      from: '5511999999999',
+      id: 'wamid.E2',
+      type: 'interactive',
+      interactive: { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes' } },
+    }
     expect((await postWebhook(origin, payloadOf([button]), APP_SECRET)).status).toBe(200)
     await bot.idle()
     expect(handled).toEqual(['pressed yes'])

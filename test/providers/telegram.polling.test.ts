@@ -33,7 +33,9 @@ describe('TelegramProvider: long polling', () => {
   it('receives a text and replies through sendMessage; the update is confirmed after it was journaled', async () => {
     await startFake()
     const backend = new MemoryDurability()
-    const bot = await bots.start({ provider: provider(), durability: { ...FAST, backend } }, (b) => b.when(TEXT, (ctx: Context) => ctx.reply(`echo: ${ctx.message.text}`).then(() => undefined)))
+    const bot = await bots.start({ provider: provider(), durability: { ...FAST, backend } }, (b) =>
+      b.when(TEXT, (ctx: Context) => ctx.reply(`echo: ${ctx.message.text}`).then(() => undefined)),
+    )
     const id = fake.push(fake.message({ text: 'hi' }))
     await waitFor(() => fake.sent.length === 1)
     expect(fake.sent[0]).toMatchObject({ method: 'sendMessage', chat_id: '42', text: 'echo: hi' })
@@ -46,7 +48,9 @@ describe('TelegramProvider: long polling', () => {
     await startFake()
     const gate = new AdmitGate(new MemoryDurability()).failNext(1)
     const handled: string[] = []
-    await bots.start({ provider: provider(), durability: { ...FAST, backend: gate } }, (b) => b.when(TEXT, async (ctx: Context) => void handled.push(ctx.message.text!)))
+    await bots.start({ provider: provider(), durability: { ...FAST, backend: gate } }, (b) =>
+      b.when(TEXT, async (ctx: Context) => void handled.push(ctx.message.text!)),
+    )
     const id = fake.push(fake.message({ text: 'once' }))
     await waitFor(() => handled.length === 1, { timeoutMs: 10_000 })
     expect(fake.deliveries.get(id)).toBeGreaterThanOrEqual(2)
@@ -74,7 +78,10 @@ describe('TelegramProvider: long polling', () => {
     await waitFor(() => seen.length === 1)
     expect(seen[0]).toEqual(Buffer.from('jpeg bytes'))
     const record = await bot.durability!.inbox.get(inboxRecordId('telegram', '42', `tg:${id}`))
-    expect(record!.event).toMatchObject({ text: 'look', media: { type: 'image', stored: { provider: 'telegram', v: 1, data: { fileId: 'AgACAgQAAxkBAAIB-big' } } } })
+    expect(record!.event).toMatchObject({
+      text: 'look',
+      media: { type: 'image', stored: { provider: 'telegram', v: 1, data: { fileId: 'AgACAgQAAxkBAAIB-big' } } },
+    })
     expect(JSON.stringify(record)).not.toContain(TOKEN)
     await bot.durability!.replayInbound(inboxRecordId('telegram', '42', `tg:${id}`))
     await waitFor(() => seen.length === 2)
@@ -87,10 +94,22 @@ describe('TelegramProvider: long polling', () => {
     fake.addFile('BQACAgQAAxkBAAIC', Buffer.from('%PDF'), 'documents/file_1.pdf')
     const seen: unknown[] = []
     await bots.start({ provider: provider(), durability: { ...FAST } }, (b) => {
-      b.when(DOCUMENT, async (ctx: Context) => void seen.push({ media: ctx.message.media?.fileName, mime: ctx.message.media?.mimeType, bytes: (await loadMediaOf(ctx))?.toString() }))
+      b.when(
+        DOCUMENT,
+        async (ctx: Context) =>
+          void seen.push({
+            media: ctx.message.media?.fileName,
+            mime: ctx.message.media?.mimeType,
+            bytes: (await loadMediaOf(ctx))?.toString(),
+          }),
+      )
       b.when(INTERACTION, async (ctx: Context) => void seen.push({ pressed: ctx.message.interaction?.id }))
     })
-    fake.push(fake.message({ document: { file_id: 'BQACAgQAAxkBAAIC', file_unique_id: 'd', file_name: 'invoice.pdf', mime_type: 'application/pdf' } }))
+    fake.push(
+      fake.message({
+        document: { file_id: 'BQACAgQAAxkBAAIC', file_unique_id: 'd', file_name: 'invoice.pdf', mime_type: 'application/pdf' },
+      }),
+    )
     fake.push({ callback_query: { id: 'cq1', from: { id: 42 }, data: 'yes', message: { message_id: 5, date: 1, chat: { id: 42 } } } })
     await waitFor(() => seen.length === 2)
     expect(seen).toEqual([{ media: 'invoice.pdf', mime: 'application/pdf', bytes: '%PDF' }, { pressed: 'yes' }])
@@ -104,12 +123,20 @@ describe('TelegramProvider: long polling', () => {
     expect(p.textLimit).toBe(4096)
     await bot.send('42', { media: { type: 'image', url: 'https://example.com/a.jpg' }, caption: 'a photo' })
     await bot.send('42', { media: { type: 'document', buffer: Buffer.from('hello'), fileName: 'hello.txt' }, caption: 'a file' })
-    await bot.send('42', { text: 'pick one', buttons: [{ id: 'yes', title: 'Yes' }, { id: 'no', title: 'No' }] })
+    await bot.send('42', {
+      text: 'pick one',
+      buttons: [
+        { id: 'yes', title: 'Yes' },
+        { id: 'no', title: 'No' },
+      ],
+    })
     await bot.send('42', 'x'.repeat(5000))
     expect(fake.sent.map((s) => s.method)).toEqual(['sendPhoto', 'sendDocument', 'sendMessage', 'sendMessage', 'sendMessage'])
     expect(fake.sent[0]).toMatchObject({ file: 'https://example.com/a.jpg', caption: 'a photo' })
     expect(fake.sent[1]).toMatchObject({ caption: 'a file', file: { name: 'hello.txt', bytes: Buffer.from('hello') } })
-    expect(fake.sent[2]!.reply_markup).toEqual({ inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }], [{ text: 'No', callback_data: 'no' }]] })
+    expect(fake.sent[2]!.reply_markup).toEqual({
+      inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }], [{ text: 'No', callback_data: 'no' }]],
+    })
     expect(fake.sent.slice(3).map((s) => s.text!.length)).toEqual([4096, 904])
   })
 })

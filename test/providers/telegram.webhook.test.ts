@@ -7,7 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { Context } from '../../src/core/context.js'
 import { TEXT } from '../../src/core/matchers.js'
-import { PayloadTooLargeError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../src/core/provider-errors.js'
+import {
+  PayloadTooLargeError,
+  RateLimitedError,
+  RecipientUnreachableError,
+  UnsupportedContentError,
+} from '../../src/core/provider-errors.js'
 import { MediaDownloadError, ProviderConfigError, TelegramApiError, TelegramProvider } from '../../src/providers/telegram/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
@@ -22,14 +27,28 @@ afterEach(async () => {
   await fake?.stop()
 })
 
-const update = (update_id: number, text: string) => ({ update_id, message: { message_id: update_id, date: 1_700_000_000, chat: { id: 7, type: 'private' }, text } })
+const update = (update_id: number, text: string) => ({
+  update_id,
+  message: { message_id: update_id, date: 1_700_000_000, chat: { id: 7, type: 'private' }, text },
+})
 const post = (origin: string, body: unknown, secret = SECRET) =>
-  fetch(`${origin}/telegram`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret }, body: JSON.stringify(body) })
+  fetch(`${origin}/telegram`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret },
+    body: JSON.stringify(body),
+  })
 
 async function webhookBot(backend = new MemoryDurability() as MemoryDurability | AdmitGate, handled: string[] = []) {
   fake = await new FakeTelegram(TOKEN).start()
-  const provider = new TelegramProvider({ token: TOKEN, apiRoot: fake.origin, webhook: { port: 0, host: '127.0.0.1', secretToken: SECRET, url: 'https://bot.example.com/telegram' }, onError: () => undefined })
-  const bot = await bots.start({ provider, durability: { ...FAST, backend } }, (b) => b.when(TEXT, async (ctx: Context) => void handled.push(ctx.message.text!)))
+  const provider = new TelegramProvider({
+    token: TOKEN,
+    apiRoot: fake.origin,
+    webhook: { port: 0, host: '127.0.0.1', secretToken: SECRET, url: 'https://bot.example.com/telegram' },
+    onError: () => undefined,
+  })
+  const bot = await bots.start({ provider, durability: { ...FAST, backend } }, (b) =>
+    b.when(TEXT, async (ctx: Context) => void handled.push(ctx.message.text!)),
+  )
   return { bot, provider, origin: provider.webhookOrigin!, handled }
 }
 
@@ -78,7 +97,11 @@ describe('TelegramProvider: Bot API failures', () => {
     fake = await new FakeTelegram(TOKEN).start()
     return new TelegramProvider({ token: TOKEN, apiRoot: fake.origin, pollTimeoutSeconds: 1 })
   }
-  const refusal = async (p: TelegramProvider) => p.send('7', 'hello').then(() => undefined, (e: unknown) => e as Error)
+  const refusal = async (p: TelegramProvider) =>
+    p.send('7', 'hello').then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
 
   it('429 retry_after → RateLimitedError with retryAfterMs', async () => {
     const p = await polling()
@@ -125,19 +148,39 @@ describe('TelegramProvider: Bot API failures', () => {
     const p = await polling()
     const errors: Error[] = []
     fake.failNext('getFile', { error_code: 400, description: 'Bad Request: invalid file_id' })
-    errors.push(await p.download({ type: 'image', token: { file_id: 'AgAC-x' } }).then(() => new Error('downloaded'), (e: Error) => e))
+    errors.push(
+      await p.download({ type: 'image', token: { file_id: 'AgAC-x' } }).then(
+        () => new Error('downloaded'),
+        (e: Error) => e,
+      ),
+    )
     expect(errors[0]).toMatchObject({ code: 'TELEGRAM_REJECTED', retryable: false })
     fake.addFile('AgAC-x', Buffer.from('x'), 'photos/x.jpg')
     expect(await p.download({ type: 'image', token: 'AgAC-x' })).toEqual(Buffer.from('x'))
     fake.expiredPaths.add('photos/x.jpg')
-    errors.push(await p.download({ type: 'image', token: 'AgAC-x' }).then(() => new Error('downloaded'), (e: Error) => e))
+    errors.push(
+      await p.download({ type: 'image', token: 'AgAC-x' }).then(
+        () => new Error('downloaded'),
+        (e: Error) => e,
+      ),
+    )
     expect(errors[1]).toBeInstanceOf(MediaDownloadError)
     expect(errors[1]).toMatchObject({ status: 404, retryable: false })
-    errors.push(await p.download({ type: 'image', token: 42 }).then(() => new Error('downloaded'), (e: Error) => e))
+    errors.push(
+      await p.download({ type: 'image', token: 42 }).then(
+        () => new Error('downloaded'),
+        (e: Error) => e,
+      ),
+    )
     expect(errors[2]).toBeInstanceOf(MediaDownloadError)
     const origin = fake.origin
     await fake.stop()
-    errors.push(await new TelegramProvider({ token: TOKEN, apiRoot: origin }).send('7', 'x').then(() => new Error('sent'), (e: Error) => e))
+    errors.push(
+      await new TelegramProvider({ token: TOKEN, apiRoot: origin }).send('7', 'x').then(
+        () => new Error('sent'),
+        (e: Error) => e,
+      ),
+    )
     expect(errors[3]).toMatchObject({ code: 'TELEGRAM_NETWORK', retryable: true })
     for (const error of errors) {
       expect(error.message).not.toContain(TOKEN)
@@ -147,10 +190,17 @@ describe('TelegramProvider: Bot API failures', () => {
 
   it('rebuilds a journaled media reference without the transport started (grammY not even loaded)', () => {
     const p = new TelegramProvider({ token: TOKEN })
-    const stored = p.serializeMediaRef({ type: 'image', token: { file_id: 'AgACAgQAAxkB', file_path: `https://api.telegram.org/file/bot${TOKEN}/x.jpg` } })!
+    const stored = p.serializeMediaRef({
+      type: 'image',
+      token: { file_id: 'AgACAgQAAxkB', file_path: `https://api.telegram.org/file/bot${TOKEN}/x.jpg` },
+    })!
     expect(JSON.stringify(stored)).not.toContain(TOKEN)
-    expect(p.rehydrateMediaRef(JSON.parse(JSON.stringify(stored)), { type: 'image', token: undefined }).token).toEqual({ file_id: 'AgACAgQAAxkB' })
-    expect(() => p.rehydrateMediaRef({ v: 1, data: { fileId: 'AgACAgQAAxkB', check: 'tampered' } }, { type: 'image', token: undefined })).toThrow(expect.objectContaining({ code: 'MEDIA_REF_INVALID' }))
+    expect(p.rehydrateMediaRef(JSON.parse(JSON.stringify(stored)), { type: 'image', token: undefined }).token).toEqual({
+      file_id: 'AgACAgQAAxkB',
+    })
+    expect(() =>
+      p.rehydrateMediaRef({ v: 1, data: { fileId: 'AgACAgQAAxkB', check: 'tampered' } }, { type: 'image', token: undefined }),
+    ).toThrow(expect.objectContaining({ code: 'MEDIA_REF_INVALID' }))
   })
 
   it('refuses a malformed token or webhook secret when constructed', () => {

@@ -102,13 +102,17 @@ describe("the README's core snippets", () => {
   it('"A bot" runs on a MockProvider: "signup" starts the flow, other text is echoed', async () => {
     const [snippet] = snippets
     // The bot up to "… later", on a journal in the temp folder, with a MockProvider for `provider`.
-    const body = snippet!
-      .slice(0, snippet!.indexOf('// … later'))
-      .replace("'./data/bot.db'", JSON.stringify(join(DIR, 'bot.db')))
+    const body = snippet!.slice(0, snippet!.indexOf('// … later')).replace("'./data/bot.db'", JSON.stringify(join(DIR, 'bot.db')))
     const file = join(DIR, 'a-bot.ts')
     const module = asModule(body).replace(READER_NAMES.provider!, '')
-    writeFileSync(file, `import { MockProvider } from '${source('botmesh/core/testing')}'\nconst provider = new MockProvider()\n${module}\nexport { bot, provider }\n`)
-    const { bot, provider } = (await import(file)) as { bot: { stop(): Promise<void>; idle(): Promise<void> }; provider: import('../../src/core/testing/index.js').MockProvider }
+    writeFileSync(
+      file,
+      `import { MockProvider } from '${source('botmesh/core/testing')}'\nconst provider = new MockProvider()\n${module}\nexport { bot, provider }\n`,
+    )
+    const { bot, provider } = (await import(file)) as {
+      bot: { stop(): Promise<void>; idle(): Promise<void> }
+      provider: import('../../src/core/testing/index.js').MockProvider
+    }
     try {
       await provider.receive({ id: 'm1', chatId: 'ann', text: 'signup' })
       await waitFor(() => provider.texts('ann').includes('Your name?'))

@@ -50,7 +50,16 @@ async function replicas(shared: MemoryDurability | BackendOf, marks: Mark[], coo
     })
   return Promise.all(
     Array.from({ length: count }, async (_, n) =>
-      bots.start({ botId: 'turns', durability: fast({ ...ON_FILES, backend: await backendOf(n), instanceId: `r${n}`, ...(coordination ? { coordination: true } : {}) }), setup: setup(`r${n}`) }),
+      bots.start({
+        botId: 'turns',
+        durability: fast({
+          ...ON_FILES,
+          backend: await backendOf(n),
+          instanceId: `r${n}`,
+          ...(coordination ? { coordination: true } : {}),
+        }),
+        setup: setup(`r${n}`),
+      }),
     ),
   )
 }
@@ -73,7 +82,8 @@ function overlaps(marks: Mark[]): string[] {
 async function spread(replicas: TestBot[]): Promise<void> {
   const deliveries: Promise<void>[] = []
   for (let m = 1; m <= PER_CHAT; m++) {
-    for (let c = 0; c < CHATS; c++) deliveries.push(replicas[(c + m) % replicas.length]!.provider.receive({ id: `c${c}.${m}`, chatId: `c${c}`, text: `m ${m}` }))
+    for (let c = 0; c < CHATS; c++)
+      deliveries.push(replicas[(c + m) % replicas.length]!.provider.receive({ id: `c${c}.${m}`, chatId: `c${c}`, text: `m ${m}` }))
   }
   await Promise.all(deliveries)
 }
@@ -83,7 +93,10 @@ describe('chat turns across replicas', () => {
     const marks: Mark[] = []
     const group = await replicas(new MemoryDurability(), marks, true)
     await spread(group)
-    await waitFor(() => marks.filter((m) => m.at === 'end').length === CHATS * PER_CHAT, { timeoutMs: 30_000, message: 'every handler ran' })
+    await waitFor(() => marks.filter((m) => m.at === 'end').length === CHATS * PER_CHAT, {
+      timeoutMs: 30_000,
+      message: 'every handler ran',
+    })
 
     expect(overlaps(marks)).toEqual([])
     for (let c = 0; c < CHATS; c++) {
@@ -129,23 +142,33 @@ describe('chat turns across replicas', () => {
       },
     ],
   ]
-  it.each(onOneHost)('serialize each chat the same way on %s', async (_name, backends) => {
-    const marks: Mark[] = []
-    const group = await replicas(backends(), marks, true)
-    await spread(group)
-    await waitFor(() => marks.filter((m) => m.at === 'end').length === CHATS * PER_CHAT, { timeoutMs: 60_000, message: 'every handler ran' })
-    expect(overlaps(marks)).toEqual([])
-    const replies = group.flatMap((t) => t.provider.texts())
-    expect(replies.length).toBe(CHATS * PER_CHAT)
-    expect(new Set(replies).size).toBe(CHATS * PER_CHAT)
-    expect(group.reduce((sum, t) => sum + t.bot.durability!.metrics().staleLeases, 0)).toBe(0)
-  }, 90_000)
+  it.each(onOneHost)(
+    'serialize each chat the same way on %s',
+    async (_name, backends) => {
+      const marks: Mark[] = []
+      const group = await replicas(backends(), marks, true)
+      await spread(group)
+      await waitFor(() => marks.filter((m) => m.at === 'end').length === CHATS * PER_CHAT, {
+        timeoutMs: 60_000,
+        message: 'every handler ran',
+      })
+      expect(overlaps(marks)).toEqual([])
+      const replies = group.flatMap((t) => t.provider.texts())
+      expect(replies.length).toBe(CHATS * PER_CHAT)
+      expect(new Set(replies).size).toBe(CHATS * PER_CHAT)
+      expect(group.reduce((sum, t) => sum + t.bot.durability!.metrics().staleLeases, 0)).toBe(0)
+    },
+    90_000,
+  )
 
   it('without coordination the same spread overlaps (the oracle can fail)', async () => {
     const marks: Mark[] = []
     const group = await replicas(new MemoryDurability(), marks, false)
     await spread(group)
-    await waitFor(() => marks.filter((m) => m.at === 'end').length === CHATS * PER_CHAT, { timeoutMs: 30_000, message: 'every handler ran' })
+    await waitFor(() => marks.filter((m) => m.at === 'end').length === CHATS * PER_CHAT, {
+      timeoutMs: 30_000,
+      message: 'every handler ran',
+    })
     expect(overlaps(marks).length).toBeGreaterThan(0)
   })
 
@@ -166,7 +189,9 @@ describe('chat turns across replicas', () => {
     const plain = await calls(false)
     const coordinated = await calls(true)
     const extraPerMessage = (coordinated.total - plain.total) / 20
-    console.log(`chat turns, one replica, 20 messages of one chat: ${plain.total} journal reads+writes without coordination, ${coordinated.total} with (${extraPerMessage} extra per message; ${coordinated.turns} turn writes)`)
+    console.log(
+      `chat turns, one replica, 20 messages of one chat: ${plain.total} journal reads+writes without coordination, ${coordinated.total} with (${extraPerMessage} extra per message; ${coordinated.turns} turn writes)`,
+    )
     expect(extraPerMessage).toBeGreaterThan(0)
     expect(extraPerMessage).toBeLessThanOrEqual(4)
   })
@@ -175,16 +200,37 @@ describe('chat turns across replicas', () => {
     const backend = new MemoryDurability()
     await backend.start()
     const engine = (instanceId: string) => {
-      const config = resolveDurabilityConfig({ backend, instanceId, coordination: { turnLeaseMs: 60 } }, { tenantId: 't', environmentId: 'e', botId: 'b', connectionId: 'c' }, backend)
+      const config = resolveDurabilityConfig(
+        { backend, instanceId, coordination: { turnLeaseMs: 60 } },
+        { tenantId: 't', environmentId: 'e', botId: 'b', connectionId: 'c' },
+        backend,
+      )
       return new DurabilityEngine(backend, config, 'scope', { dead() {}, ambiguous() {}, warn() {}, error() {} })
     }
     const [a, b] = [engine('a'), engine('b')]
     await Promise.all([a.clock.sync(), b.clock.sync()])
     const message = (n: number, e: DurabilityEngine): HeldRecord<'inbox'> => {
-      const record: InboxRecord = { id: recordId(`m${n}`, 'c'), kind: 'message', state: 'processing', chatId: 'c', provider: 'mock', event: {}, attempts: 1, nextAttemptAt: null, lease: null, fencingToken: 1, lastError: null, createdAt: n, updatedAt: n }
+      const record: InboxRecord = {
+        id: recordId(`m${n}`, 'c'),
+        kind: 'message',
+        state: 'processing',
+        chatId: 'c',
+        provider: 'mock',
+        event: {},
+        attempts: 1,
+        nextAttemptAt: null,
+        lease: null,
+        fencingToken: 1,
+        lastError: null,
+        createdAt: n,
+        updatedAt: n,
+      }
       return new HeldRecord(e.journal, 'inbox', record, 1)
     }
-    await a.journal.write('inbox.admit', [1, 2].map((n) => ({ kind: 'inbox', record: message(n, a).record, expectVersion: 0 }) as const))
+    await a.journal.write(
+      'inbox.admit',
+      [1, 2].map((n) => ({ kind: 'inbox', record: message(n, a).record, expectVersion: 0 }) as const),
+    )
     const turnsA = new ChatTurns(a, 60)
     const turnsB = new ChatTurns(b, 60)
     const first = await turnsA.take(message(1, a))
@@ -217,9 +263,16 @@ describe('the coordination option', () => {
   it('takes true (turns leased like the inbox, the session for 10 s) or { turnLeaseMs, sessionLeaseMs }; off by default', () => {
     const backend = new MemoryDurability()
     expect(resolveDurabilityConfig({}, namespace, backend)).toMatchObject({ coordination: null, providerSession: 'any' })
-    expect(resolveDurabilityConfig({ coordination: true, inbox: { leaseMs: '30s' } }, namespace, backend)).toMatchObject({ coordination: { turnLeaseMs: 30_000 }, sessionLeaseMs: 10_000 })
-    expect(resolveDurabilityConfig({ coordination: { turnLeaseMs: '2s', sessionLeaseMs: 500 }, providerSession: 'leader' }, namespace, backend)).toMatchObject({ coordination: { turnLeaseMs: 2_000 }, sessionLeaseMs: 500, providerSession: 'leader' })
-    expect(() => resolveDurabilityConfig({ coordination: { turnLeaseMs: 5 } }, namespace, backend)).toThrow(/turnLeaseMs must be at least 20 ms/)
+    expect(resolveDurabilityConfig({ coordination: true, inbox: { leaseMs: '30s' } }, namespace, backend)).toMatchObject({
+      coordination: { turnLeaseMs: 30_000 },
+      sessionLeaseMs: 10_000,
+    })
+    expect(
+      resolveDurabilityConfig({ coordination: { turnLeaseMs: '2s', sessionLeaseMs: 500 }, providerSession: 'leader' }, namespace, backend),
+    ).toMatchObject({ coordination: { turnLeaseMs: 2_000 }, sessionLeaseMs: 500, providerSession: 'leader' })
+    expect(() => resolveDurabilityConfig({ coordination: { turnLeaseMs: 5 } }, namespace, backend)).toThrow(
+      /turnLeaseMs must be at least 20 ms/,
+    )
   })
 })
 
@@ -229,12 +282,26 @@ describe('stopping a coordinated replica', () => {
     let open = () => {}
     const gate = new Promise<void>((resolve) => (open = resolve))
     const slow = (bot: Bot) => bot.when(TEXT, async () => gate)
-    const [holder, waiter] = await Promise.all(['h', 'w'].map((id) => bots.start({ botId: 'stop', durability: fast({ backend: shared, instanceId: id, coordination: { turnLeaseMs: '60s' } }), setup: slow })))
+    const [holder, waiter] = await Promise.all(
+      ['h', 'w'].map((id) =>
+        bots.start({
+          botId: 'stop',
+          durability: fast({ backend: shared, instanceId: id, coordination: { turnLeaseMs: '60s' } }),
+          setup: slow,
+        }),
+      ),
+    )
     await holder!.provider.receive({ id: 'm1', chatId: 'c', text: 'first' })
     const journal = shared.journal(holder!.bot.durability!.scope)
-    await waitFor(async () => (await journal.read('turns', ['c']))[0]?.record.holder?.owner === 'h', { timeoutMs: 5_000, message: 'h holds the turn' })
+    await waitFor(async () => (await journal.read('turns', ['c']))[0]?.record.holder?.owner === 'h', {
+      timeoutMs: 5_000,
+      message: 'h holds the turn',
+    })
     await waiter!.provider.receive({ id: 'm2', chatId: 'c', text: 'second' })
-    await waitFor(async () => (await journal.read('turns', ['c']))[0]?.record.queue.length === 2, { timeoutMs: 5_000, message: 'm2 queued' })
+    await waitFor(async () => (await journal.read('turns', ['c']))[0]?.record.queue.length === 2, {
+      timeoutMs: 5_000,
+      message: 'm2 queued',
+    })
     const stopped = waiter!.bot.stop().then(() => 'stopped')
     const timeout = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000).unref())
     expect(await Promise.race([stopped, timeout])).toBe('stopped')

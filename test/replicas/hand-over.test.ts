@@ -44,9 +44,15 @@ describe('conversation hand-over', () => {
     const store = new FlakyStore()
     const backend = new MemoryDurability()
     const [a, b] = await Promise.all(
-      ['a', 'b'].map((id) => bots.start({ botId: 'handover', store, durability: fast({ backend, instanceId: id, coordination: true }), setup: signup })),
+      ['a', 'b'].map((id) =>
+        bots.start({ botId: 'handover', store, durability: fast({ backend, instanceId: id, coordination: true }), setup: signup }),
+      ),
     )
-    const done = (id: string) => waitFor(async () => (await a!.bot.durability!.inbox.get(recordId(id, 'c1')))?.state === 'done', { timeoutMs: 10_000, message: `${id} done` })
+    const done = (id: string) =>
+      waitFor(async () => (await a!.bot.durability!.inbox.get(recordId(id, 'c1')))?.state === 'done', {
+        timeoutMs: 10_000,
+        message: `${id} done`,
+      })
     await a!.provider.receive({ id: 'm1', chatId: 'c1', text: 'signup' })
     await done('m1')
     // The answer to "name?" lands on b, whose checkpoint write fails once: not done until it ran again.
@@ -70,11 +76,20 @@ describe('a flow step on a standby (leader-only transport session)', () => {
     provider.leader = false
     const store = new MemoryStore()
     const t = await bots.start({ provider, store, durability: fast({ coordination: true }), setup: signup })
-    const done = (id: string) => waitFor(async () => (await t.bot.durability!.inbox.get(recordId(id, 'c1')))?.state === 'done', { timeoutMs: 10_000, message: `${id} done` })
+    const done = (id: string) =>
+      waitFor(async () => (await t.bot.durability!.inbox.get(recordId(id, 'c1')))?.state === 'done', {
+        timeoutMs: 10_000,
+        message: `${id} done`,
+      })
     // On a standby ctx.reply journals the question and rejects with SendDeferredError: the flow still asked it.
     await provider.receive({ id: 'm1', chatId: 'c1', text: 'signup' })
     await done('m1')
-    expect(await store.getCheckpoint(t.bot.scope, 'c1')).toMatchObject({ flow: 'signup', step: 0, finished: false, fedBy: recordId('m1', 'c1') })
+    expect(await store.getCheckpoint(t.bot.scope, 'c1')).toMatchObject({
+      flow: 'signup',
+      step: 0,
+      finished: false,
+      fedBy: recordId('m1', 'c1'),
+    })
     provider.leader = true
     await waitFor(() => provider.texts('c1').includes('name?'), { timeoutMs: 10_000, message: 'the question delivered by the leader' })
     await provider.receive({ id: 'm2', chatId: 'c1', text: 'Ada' })

@@ -11,13 +11,29 @@ import type { InstanceRecord, SessionRecord, TurnRecord } from '../../src/core/d
 const NOW = 1_000_000
 
 function instance(instanceId: string): InstanceRecord {
-  return { instanceId, botId: 'b', host: 'h', pid: 1, startedAt: NOW - 60_000, lastBeatAt: NOW - 1_000, lastSweepAt: NOW - 1_000, expiresAt: NOW + 14_000, metrics: {} }
+  return {
+    instanceId,
+    botId: 'b',
+    host: 'h',
+    pid: 1,
+    startedAt: NOW - 60_000,
+    lastBeatAt: NOW - 1_000,
+    lastSweepAt: NOW - 1_000,
+    expiresAt: NOW + 14_000,
+    metrics: {},
+  }
 }
 
 const lease = (owner: string, expiresAt: number) => ({ owner, token: 3, acquiredAt: NOW - 500, expiresAt })
 
 function turn(chatId: string, owner: string, expiresAt: number): TurnRecord {
-  return { chatId, queue: [{ id: `${chatId}:1`, createdAt: NOW }], holder: { ...lease(owner, expiresAt), inboxId: `${chatId}:1` }, fencingToken: 3, updatedAt: NOW }
+  return {
+    chatId,
+    queue: [{ id: `${chatId}:1`, createdAt: NOW }],
+    holder: { ...lease(owner, expiresAt), inboxId: `${chatId}:1` },
+    fencingToken: 3,
+    updatedAt: NOW,
+  }
 }
 
 describe('botmesh instances with coordinated replicas', () => {
@@ -26,7 +42,10 @@ describe('botmesh instances with coordinated replicas', () => {
     await backend.start()
     const journal = backend.journal('scope')
     const session: SessionRecord = { name: 'transport', holder: lease('r1', NOW + 5_000), fencingToken: 2, updatedAt: NOW }
-    await journal.write('instances.beat', ['r0', 'r1', 'r2'].map((id) => ({ kind: 'instances', record: instance(id), expectVersion: 0 }) as const))
+    await journal.write(
+      'instances.beat',
+      ['r0', 'r1', 'r2'].map((id) => ({ kind: 'instances', record: instance(id), expectVersion: 0 }) as const),
+    )
     await journal.write('session.claim', [{ kind: 'sessions', record: session, expectVersion: 0 }])
     await journal.write('turn.claim', [
       { kind: 'turns', record: turn('c1', 'r0', NOW + 5_000), expectVersion: 0 },
@@ -39,7 +58,9 @@ describe('botmesh instances with coordinated replicas', () => {
       ['r1', true, []],
       ['r2', false, []],
     ])
-    const [block] = instancesView(NOW)(instances) as { table: { columns: { header: string; value: (i: unknown) => unknown }[]; rows: unknown[] } }[]
+    const [block] = instancesView(NOW)(instances) as {
+      table: { columns: { header: string; value: (i: unknown) => unknown }[]; rows: unknown[] }
+    }[]
     const cell = (header: string) => instances.map((i) => block!.table.columns.find((c) => c.header === header)!.value(i))
     expect(cell('role')).toEqual(['', 'leader', ''])
     expect(cell('turns')).toEqual(['c1 c2', '', ''])

@@ -31,62 +31,81 @@ describe.each(targets)('a leader-only transport session across replica processes
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined)
   }, 60_000)
 
-  it.runIf(target.available)('the leader SIGKILLed with replies pending: a standby takes the session after the lease and delivers them once; no standby ever called the transport', async () => {
-    const storage = target.fresh()
-    const oracleFile = freshOracle('botmesh-leader-', storage, cleanups)
-    const config = (n: number): ReplicaConfig => ({ name: `r${n}`, instanceId: `replica-${n}`, botId: BOT_ID, backendModule: storage.module, backendArg: storage.arg, oracleFile, leaseMs: LEASE_MS, pollMs: 100, slowMs: 2_000, coordination: true, providerSession: 'leader' })
-    const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
-    cleanups.push(async () => {
-      for (const replica of replicas) {
-        replica.signal('SIGKILL')
-        await replica.exited
+  it.runIf(target.available)(
+    'the leader SIGKILLed with replies pending: a standby takes the session after the lease and delivers them once; no standby ever called the transport',
+    async () => {
+      const storage = target.fresh()
+      const oracleFile = freshOracle('botmesh-leader-', storage, cleanups)
+      const config = (n: number): ReplicaConfig => ({
+        name: `r${n}`,
+        instanceId: `replica-${n}`,
+        botId: BOT_ID,
+        backendModule: storage.module,
+        backendArg: storage.arg,
+        oracleFile,
+        leaseMs: LEASE_MS,
+        pollMs: 100,
+        slowMs: 2_000,
+        coordination: true,
+        providerSession: 'leader',
+      })
+      const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
+      cleanups.push(async () => {
+        for (const replica of replicas) {
+          replica.signal('SIGKILL')
+          await replica.exited
+        }
+      })
+      const probe = storage.open()
+      await probe.start()
+      cleanups.push(() => probe.stop())
+      const journal = probe.journal(SCOPE)
+      const holderOf = async () => (await journal.read('sessions', ['transport']))[0]?.record.holder?.owner
+      const firstOwner = await waitFor(holderOf, { timeoutMs: 30_000, message: 'a leader elected' })
+      const leader = replicas.find((r) => r.instanceId === firstOwner)!
+
+      // Only the leader's transport runs, so only it receives: slow handlers, killed before they reply.
+      const events: InboundEvent[] = Array.from({ length: MESSAGES }, (_, n) => ({ id: `m${n}`, chatId: `d${n}`, text: `slow m${n}` }))
+      const started = new Set<string>()
+      leader.onHandler((id) => started.add(id))
+      for (const event of events) expect(await leader.deliver(event)).toBe('acked')
+      await waitFor(() => started.size === MESSAGES, { timeoutMs: 30_000, message: 'every handler started on the leader' })
+      leader.signal('SIGKILL')
+      await leader.exited
+
+      const secondOwner = await waitFor(
+        async () => {
+          const owner = await holderOf()
+          return owner && owner !== firstOwner ? owner : undefined
+        },
+        { timeoutMs: 30_000, intervalMs: 50, message: 'a standby took the session' },
+      )
+      await waitFor(
+        async () => {
+          const [inbox, outbox] = await Promise.all([journal.count('inbox'), journal.count('outbox')])
+          return inbox.done === MESSAGES && outbox.sent === MESSAGES
+        },
+        { timeoutMs: 60_000, intervalMs: 100, message: 'every message done, every reply sent' },
+      )
+      const survivors = replicas.filter((r) => r !== leader)
+      for (const replica of survivors) await replica.stop()
+
+      const lines = readReplicaLines(oracleFile)
+      const startedTransport = lines.flatMap((line) => ('transportStarted' in line ? [line.transportStarted] : []))
+      const calls = lines.flatMap((line) => ('transportCall' in line ? [line.transportCall.replica] : []))
+      const newLeader = replicas.find((r) => r.instanceId === secondOwner)!
+      console.log(
+        `${target.name}, ${REPLICAS} replicas, providerSession 'leader': transports started by ${startedTransport.join(', ')}; ` +
+          `transport calls ${JSON.stringify(Object.fromEntries(replicas.map((r) => [r.name, calls.filter((c) => c === r.name).length])))}`,
+      )
+      expect(startedTransport.sort()).toEqual([leader.name, newLeader.name].sort())
+      // Standbys never called the transport: every call came from the new leader (the old one was killed before replying).
+      expect(calls.every((replica) => replica === newLeader.name)).toBe(true)
+      for (const event of events) {
+        const text = `re ${recordId(event.id, event.chatId)}`
+        expect(lines.filter((line) => 'sent' in line && line.sent.chatId === event.chatId && line.sent.text === text).length, text).toBe(1)
       }
-    })
-    const probe = storage.open()
-    await probe.start()
-    cleanups.push(() => probe.stop())
-    const journal = probe.journal(SCOPE)
-    const holderOf = async () => (await journal.read('sessions', ['transport']))[0]?.record.holder?.owner
-    const firstOwner = await waitFor(holderOf, { timeoutMs: 30_000, message: 'a leader elected' })
-    const leader = replicas.find((r) => r.instanceId === firstOwner)!
-
-    // Only the leader's transport runs, so only it receives: slow handlers, killed before they reply.
-    const events: InboundEvent[] = Array.from({ length: MESSAGES }, (_, n) => ({ id: `m${n}`, chatId: `d${n}`, text: `slow m${n}` }))
-    const started = new Set<string>()
-    leader.onHandler((id) => started.add(id))
-    for (const event of events) expect(await leader.deliver(event)).toBe('acked')
-    await waitFor(() => started.size === MESSAGES, { timeoutMs: 30_000, message: 'every handler started on the leader' })
-    leader.signal('SIGKILL')
-    await leader.exited
-
-    const secondOwner = await waitFor(async () => {
-      const owner = await holderOf()
-      return owner && owner !== firstOwner ? owner : undefined
-    }, { timeoutMs: 30_000, intervalMs: 50, message: 'a standby took the session' })
-    await waitFor(
-      async () => {
-        const [inbox, outbox] = await Promise.all([journal.count('inbox'), journal.count('outbox')])
-        return inbox.done === MESSAGES && outbox.sent === MESSAGES
-      },
-      { timeoutMs: 60_000, intervalMs: 100, message: 'every message done, every reply sent' },
-    )
-    const survivors = replicas.filter((r) => r !== leader)
-    for (const replica of survivors) await replica.stop()
-
-    const lines = readReplicaLines(oracleFile)
-    const startedTransport = lines.flatMap((line) => ('transportStarted' in line ? [line.transportStarted] : []))
-    const calls = lines.flatMap((line) => ('transportCall' in line ? [line.transportCall.replica] : []))
-    const newLeader = replicas.find((r) => r.instanceId === secondOwner)!
-    console.log(
-      `${target.name}, ${REPLICAS} replicas, providerSession 'leader': transports started by ${startedTransport.join(', ')}; ` +
-        `transport calls ${JSON.stringify(Object.fromEntries(replicas.map((r) => [r.name, calls.filter((c) => c === r.name).length])))}`,
-    )
-    expect(startedTransport.sort()).toEqual([leader.name, newLeader.name].sort())
-    // Standbys never called the transport: every call came from the new leader (the old one was killed before replying).
-    expect(calls.every((replica) => replica === newLeader.name)).toBe(true)
-    for (const event of events) {
-      const text = `re ${recordId(event.id, event.chatId)}`
-      expect(lines.filter((line) => 'sent' in line && line.sent.chatId === event.chatId && line.sent.text === text).length, text).toBe(1)
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 })

@@ -45,7 +45,11 @@ function chatMessages(c: number): { signup: InboundEvent[]; burst: InboundEvent[
       { id: `c${c}.s2`, chatId, text: `name${c}` },
       { id: `c${c}.s3`, chatId, text: `mail${c}` },
     ],
-    burst: Array.from({ length: BURST }, (_, n) => ({ id: `c${c}.b${n + 1}`, chatId, text: `${n === 0 && (c === 1 || c === 2) ? 'slow' : 'msg'} c${c}.b${n + 1}` })),
+    burst: Array.from({ length: BURST }, (_, n) => ({
+      id: `c${c}.b${n + 1}`,
+      chatId,
+      text: `${n === 0 && (c === 1 || c === 2) ? 'slow' : 'msg'} c${c}.b${n + 1}`,
+    })),
   }
 }
 
@@ -64,7 +68,10 @@ function overlaps(lines: ReplicaLine[], fenced: (run: { id: string; replica: str
   }
   const ended = [...runs.values()].filter((run) => run.end !== undefined && !fenced(run))
   const found: string[] = []
-  for (const a of ended) for (const b of ended) if (a !== b && a.chatId === b.chatId && a.start < b.start && b.start < a.end!) found.push(`${b.id}@${b.replica} started while ${a.id}@${a.replica} ran`)
+  for (const a of ended)
+    for (const b of ended)
+      if (a !== b && a.chatId === b.chatId && a.start < b.start && b.start < a.end!)
+        found.push(`${b.id}@${b.replica} started while ${a.id}@${a.replica} ran`)
   return found
 }
 
@@ -79,7 +86,18 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
     async () => {
       const storage = target.fresh()
       const oracleFile = freshOracle('botmesh-coordinated-', storage, cleanups)
-      const config = (n: number): ReplicaConfig => ({ name: `r${n}`, instanceId: `replica-${n}`, botId: BOT_ID, backendModule: storage.module, backendArg: storage.arg, oracleFile, leaseMs: LEASE_MS, pollMs: 100, slowMs: SLOW_MS, coordination: true })
+      const config = (n: number): ReplicaConfig => ({
+        name: `r${n}`,
+        instanceId: `replica-${n}`,
+        botId: BOT_ID,
+        backendModule: storage.module,
+        backendArg: storage.arg,
+        oracleFile,
+        leaseMs: LEASE_MS,
+        pollMs: 100,
+        slowMs: SLOW_MS,
+        coordination: true,
+      })
       const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
       cleanups.push(async () => {
         for (const replica of replicas) {
@@ -117,7 +135,11 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
         throw new Error(`${event.id} was never acknowledged`)
       }
       const settled = (id: string) =>
-        waitFor(async () => (await journal.read('inbox', [id]))[0]?.record.state === 'done', { timeoutMs: 60_000, intervalMs: 25, message: `${id} done` })
+        waitFor(async () => (await journal.read('inbox', [id]))[0]?.record.state === 'done', {
+          timeoutMs: 60_000,
+          intervalMs: 25,
+          message: `${id} done`,
+        })
       const runChat = async (c: number) => {
         const { signup, burst } = chatMessages(c)
         // A user answers once the bot asked: each step lands on another replica.
@@ -161,7 +183,12 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
       const ambiguous = lines.filter((line) => 'ambiguous' in line).length
       const problems: string[] = []
       for (let c = 0; c < CHATS; c++) {
-        const expected = ['name?', 'email?', `welcome name${c} mail${c}`, ...chatMessages(c).burst.map((event) => `re ${recordId(event.id, event.chatId)}`)]
+        const expected = [
+          'name?',
+          'email?',
+          `welcome name${c} mail${c}`,
+          ...chatMessages(c).burst.map((event) => `re ${recordId(event.id, event.chatId)}`),
+        ]
         for (const text of expected) {
           const times = sent.filter((s) => s === `c${c}|${text}`).length
           if (times !== 1) problems.push(`c${c}: "${text}" went out ${times} times`)
@@ -170,21 +197,35 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
       // Runs whose replica lost the turn while they ran (the frozen one; on a very loaded machine also a
       // starved one, which a lease cannot tell from a frozen one) and could not complete them (their inbox
       // completion refused): left out of the overlap count, and reported.
-      const completedBy = (replica: string, id: string) => lines.some((line) => 'released' in line && line.released.replica === replica && line.released.id === id && line.released.write === 'inbox.complete')
-      const refusedTo = (replica: string, id: string) => lines.some((line) => 'refused' in line && line.refused.replica === replica && line.refused.id === id)
-      const fenced = (run: { id: string; replica: string }) => !completedBy(run.replica, run.id) && (run.replica === frozen.name || refusedTo(run.replica, run.id))
-      const fencedRuns = [...new Set(lines.flatMap((line) => ('turn' in line && fenced(line.turn) ? [`${line.turn.id}@${line.turn.replica}`] : [])))]
+      const completedBy = (replica: string, id: string) =>
+        lines.some(
+          (line) =>
+            'released' in line && line.released.replica === replica && line.released.id === id && line.released.write === 'inbox.complete',
+        )
+      const refusedTo = (replica: string, id: string) =>
+        lines.some((line) => 'refused' in line && line.refused.replica === replica && line.refused.id === id)
+      const fenced = (run: { id: string; replica: string }) =>
+        !completedBy(run.replica, run.id) && (run.replica === frozen.name || refusedTo(run.replica, run.id))
+      const fencedRuns = [
+        ...new Set(lines.flatMap((line) => ('turn' in line && fenced(line.turn) ? [`${line.turn.id}@${line.turn.replica}`] : []))),
+      ]
       const overlapping = overlaps(lines, fenced)
       // Bursts in arrival order: the runs, by start time, follow the inbox records' createdAt.
       for (let c = 0; c < CHATS; c++) {
         const ids = chatMessages(c).burst.map((event) => recordId(event.id, event.chatId))
         const records = (await journal.read('inbox', ids)).map((found) => found!.record)
         const arrival = [...records].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((r) => r.id)
-        const starts = lines.flatMap((line) => ('turn' in line && line.turn.at === 'start' && ids.includes(line.turn.id) && !fenced(line.turn) ? [line.turn] : []))
+        const starts = lines.flatMap((line) =>
+          'turn' in line && line.turn.at === 'start' && ids.includes(line.turn.id) && !fenced(line.turn) ? [line.turn] : [],
+        )
         const ran = [...new Set(starts.sort((a, b) => a.t - b.t).map((run) => run.id))]
         // A run cut by the SIGKILL starts again later: order by each message's last start.
-        const lastStart = ids.map((id) => [id, Math.max(...starts.filter((s) => s.id === id).map((s) => s.t))] as const).sort((a, b) => a[1] - b[1]).map(([id]) => id)
-        if (lastStart.join() !== arrival.join()) problems.push(`c${c}: ran ${lastStart.join(' ')} (first starts ${ran.join(' ')}), arrived ${arrival.join(' ')}`)
+        const lastStart = ids
+          .map((id) => [id, Math.max(...starts.filter((s) => s.id === id).map((s) => s.t))] as const)
+          .sort((a, b) => a[1] - b[1])
+          .map(([id]) => id)
+        if (lastStart.join() !== arrival.join())
+          problems.push(`c${c}: ran ${lastStart.join(' ')} (first starts ${ran.join(' ')}), arrived ${arrival.join(' ')}`)
       }
       const stale = Object.fromEntries([...metrics].map(([name, m]) => [name, m?.staleLeases ?? 'killed']))
       console.log(
@@ -198,7 +239,8 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
       expect(metrics.get(frozen.name)!.staleLeases).toBeGreaterThanOrEqual(1)
       expect(completedBy(frozen.name, FROZEN_IN)).toBe(false)
       // Every fenced run was refused: its replica's writes of it failed their compare-and-set.
-      for (const run of fencedRuns) expect(refusedTo(run.slice(run.lastIndexOf('@') + 1), run.slice(0, run.lastIndexOf('@'))), run).toBe(true)
+      for (const run of fencedRuns)
+        expect(refusedTo(run.slice(run.lastIndexOf('@') + 1), run.slice(0, run.lastIndexOf('@'))), run).toBe(true)
     },
     180_000,
   )

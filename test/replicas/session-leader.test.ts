@@ -26,7 +26,8 @@ async function transportStarted(provider: MockProvider): Promise<boolean> {
 describe("providerSession: 'leader'", () => {
   it('starts one transport; a standby journals its sends for the leader and never calls its own; a stop hands the session over', async () => {
     const shared = new MemoryDurability()
-    const options = (instanceId: string) => fast({ backend: shared, instanceId, providerSession: 'leader', coordination: { sessionLeaseMs: 2_000 } })
+    const options = (instanceId: string) =>
+      fast({ backend: shared, instanceId, providerSession: 'leader', coordination: { sessionLeaseMs: 2_000 } })
     const leader = await bots.start({ botId: 'session', durability: options('a') })
     const standby = await bots.start({ botId: 'session', durability: options('b') })
     expect(await transportStarted(leader.provider)).toBe(true)
@@ -47,7 +48,10 @@ describe("providerSession: 'leader'", () => {
 
     await leader.bot.stop()
     bots.abandon(leader)
-    await waitFor(() => transportStarted(standby.provider), { timeoutMs: 10_000, message: 'the standby took the session and started its transport' })
+    await waitFor(() => transportStarted(standby.provider), {
+      timeoutMs: 10_000,
+      message: 'the standby took the session and started its transport',
+    })
     await standby.bot.send('c2', 'now the leader')
     expect(standby.provider.texts('c2')).toEqual(['now the leader'])
   })

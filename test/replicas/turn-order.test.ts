@@ -116,7 +116,11 @@ describe.each(targets)('chat turns in arrival order across frozen replicas on $n
       const backend = await storage.backend()
       await backend.start()
       cleanups.push(() => backend.stop())
-      const config = resolveDurabilityConfig({ backend, instanceId, clock: clock.now, inbox: { leaseMs: LEASE_MS }, coordination: { turnLeaseMs: LEASE_MS } }, namespace, backend)
+      const config = resolveDurabilityConfig(
+        { backend, instanceId, clock: clock.now, inbox: { leaseMs: LEASE_MS }, coordination: { turnLeaseMs: LEASE_MS } },
+        namespace,
+        backend,
+      )
       // Never synced to the backend's clock: every replica's time is the ManualClock's, to the millisecond.
       const engine = new DurabilityEngine(backend, config, 'scope', { dead() {}, ambiguous() {}, warn() {}, error() {} })
       const turns = new ChatTurns(engine, LEASE_MS)
@@ -137,10 +141,16 @@ describe.each(targets)('chat turns in arrival order across frozen replicas on $n
 
   /** The heartbeat of a live replica's lease keeper, at the test's time. */
   async function renew(replica: Replica, held: HeldRecord<'inbox'>): Promise<void> {
-    expect(await held.update('inbox.heartbeat', (record) => ({ ...record, lease: { ...record.lease!, expiresAt: replica.engine.now() + LEASE_MS } }))).toBe(true)
+    expect(
+      await held.update('inbox.heartbeat', (record) => ({
+        ...record,
+        lease: { ...record.lease!, expiresAt: replica.engine.now() + LEASE_MS },
+      })),
+    ).toBe(true)
   }
 
-  const queueOf = async (replica: Replica) => ((await replica.engine.journal.read('turns', [CHAT]))[0]?.record.queue ?? []).map((entry) => entry.id)
+  const queueOf = async (replica: Replica) =>
+    ((await replica.engine.journal.read('turns', [CHAT]))[0]?.record.queue ?? []).map((entry) => entry.id)
 
   it.runIf(target.available)(
     'a holder frozen mid-run keeps its message at the head after its late release: the next message waits for the replay',

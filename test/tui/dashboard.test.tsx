@@ -13,7 +13,12 @@ import { KEYS, linesOf, mountDashboard, panelRows, readRecord, seededSqlite, use
 const tempDir = useTempDirs()
 
 const rowIds = (frame: string, title: string) => panelRows(frame, title).map((line) => line.slice(2).trim().split(/\s+/)[0])
-const selected = (frame: string) => linesOf(frame).find((line) => line.startsWith('› '))?.slice(2).trim().split(/\s+/)[0]
+const selected = (frame: string) =>
+  linesOf(frame)
+    .find((line) => line.startsWith('› '))
+    ?.slice(2)
+    .trim()
+    .split(/\s+/)[0]
 const focusedTitle = (frame: string) => linesOf(frame).find((line) => line.startsWith('▶ '))
 
 describe('what it shows', () => {
@@ -28,7 +33,8 @@ describe('what it shows', () => {
     expect(lines[0]).toMatch(new RegExp(`^● \\d\\d:\\d\\d:\\d\\d · every 100ms · ${SCOPE} · sqlite:/tmp/`))
     expect(lines[2]).toMatch(/^inbox\s+pending 1 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 3/)
     expect(lines[4]).toMatch(/^outbox\s+pending 1 {2}sending 1 {2}sent 1 {2}failed 1 {2}dead 2 {2}unknown 2/)
-    for (const title of ['1 Instances', '2 Active leases', '3 Inbox dead letters', '4 Outbox dead letters', '5 Unknown sends']) expect(frame).toContain(title)
+    for (const title of ['1 Instances', '2 Active leases', '3 Inbox dead letters', '4 Outbox dead letters', '5 Unknown sends'])
+      expect(frame).toContain(title)
     expect(focusedTitle(frame)).toMatch(/^▶ 3 Inbox dead letters/)
     expect(rowIds(frame, 'Inbox dead letters')).toEqual(['in-dead-1', 'in-dead-2', 'in-dead-3'])
     expect(lines.at(-1)).toBe('⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit')
@@ -57,14 +63,24 @@ describe('what it shows', () => {
     const opened = await openBackend(url, { access: 'write' })
     try {
       const now = await opened.backend.now()
-      const done = Array.from({ length: 40 }, (_, n) => ({ kind: 'inbox' as const, record: inboxRecord(`new-done-${n}`, { state: 'done', updatedAt: now }), expectVersion: 0 }))
+      const done = Array.from({ length: 40 }, (_, n) => ({
+        kind: 'inbox' as const,
+        record: inboxRecord(`new-done-${n}`, { state: 'done', updatedAt: now }),
+        expectVersion: 0,
+      }))
       await opened.backend.journal(SCOPE).write('operator.import', done)
     } finally {
       await opened.close()
     }
-    const frame = await dashboard.until((f) => /done 41/.test(f) && /done \d+(\.\d)?\/s {2}[▁▂▃▄▅▆▇█]*[▂▃▄▅▆▇█]/.test(f), 'a done rate and a bar in the sparkline')
+    const frame = await dashboard.until(
+      (f) => /done 41/.test(f) && /done \d+(\.\d)?\/s {2}[▁▂▃▄▅▆▇█]*[▂▃▄▅▆▇█]/.test(f),
+      'a done rate and a bar in the sparkline',
+    )
     expect(frame).toMatch(/in \d+(\.\d)?\/s {2}done/)
-    const expiry = (f: string) => panelRows(f, 'Active leases').find((line) => line.includes('in-processing'))?.match(/expires in (\d+)m (\d+)s/)
+    const expiry = (f: string) =>
+      panelRows(f, 'Active leases')
+        .find((line) => line.includes('in-processing'))
+        ?.match(/expires in (\d+)m (\d+)s/)
     const first = expiry(frame)!
     await dashboard.until((f) => {
       const later = expiry(f)
@@ -152,7 +168,13 @@ describe('keys', () => {
     const opened = await openBackend(url, { access: 'write' })
     try {
       const now = await opened.backend.now()
-      const record = inboxRecord('in-dead-new', { state: 'dead', chatId: 'chat-z', attempts: 5, updatedAt: now, lastError: { message: 'late', code: 'LATE', at: now } })
+      const record = inboxRecord('in-dead-new', {
+        state: 'dead',
+        chatId: 'chat-z',
+        attempts: 5,
+        updatedAt: now,
+        lastError: { message: 'late', code: 'LATE', at: now },
+      })
       await opened.backend.journal(SCOPE).write('operator.import', [{ kind: 'inbox', record, expectVersion: 0 }])
     } finally {
       await opened.close()
@@ -189,7 +211,10 @@ describe('keys', () => {
   it('switches scope (s); with several scopes and none chosen it asks first', async () => {
     const url = await seededSqlite(tempDir(), { scopes: [SCOPE, OTHER_SCOPE] })
     const dashboard = mountDashboard(url, { scope: undefined })
-    let frame = await dashboard.until((f) => f.includes('the backend holds several scopes: choose one') && f.includes(OTHER_SCOPE), 'the scope picker')
+    let frame = await dashboard.until(
+      (f) => f.includes('the backend holds several scopes: choose one') && f.includes(OTHER_SCOPE),
+      'the scope picker',
+    )
     expect(frame).toMatch(/^● connecting… · every 100ms · scope … · /)
     dashboard.press(KEYS.escape)
     await dashboard.until((f) => f.includes('choose a scope (↑↓ and enter), or q to quit'), 'a scope is needed')
@@ -202,7 +227,10 @@ describe('keys', () => {
     expect(frame).toMatch(/^inbox\s+pending 1/m)
 
     const byBot = mountDashboard(url, { scope: undefined, bot: 'nobody' })
-    await byBot.until((f) => /✖ refresh failed( \d+×)?, retry(ing| in \d+(ms|s)): no scope of the bot "nobody"/.test(f), 'an unknown bot, retried')
+    await byBot.until(
+      (f) => /✖ refresh failed( \d+×)?, retry(ing| in \d+(ms|s)): no scope of the bot "nobody"/.test(f),
+      'an unknown bot, retried',
+    )
   })
 
   it('pages through a dead-letter queue (pgdn, pgup) and keeps reading only pages', async () => {
@@ -227,12 +255,18 @@ describe('actions, through the same services as the CLI', () => {
     const dashboard = mountDashboard(url)
     await dashboard.until((f) => f.includes('in-dead-1'), 'the first refresh')
     dashboard.press('r')
-    await dashboard.until((f) => f.includes('? Replay dead inbound record in-dead-1 (chat chat-a)? It runs again') && f.includes('… reason: █'), 'the question')
+    await dashboard.until(
+      (f) => f.includes('? Replay dead inbound record in-dead-1 (chat chat-a)? It runs again') && f.includes('… reason: █'),
+      'the question',
+    )
     dashboard.press(KEYS.escape)
     await dashboard.until((f) => f.includes('cancelled: nothing was changed'), 'cancelled')
     expect((await readRecord(url, 'inbox', 'in-dead-1'))?.state).toBe('dead')
     dashboard.press('r', KEYS.enter)
-    const frame = await dashboard.until((f) => f.includes('✔ replayed 1 of 1: in-dead-1') && !rowIds(f, 'Inbox dead letters').includes('in-dead-1'), 'the record out of the DLQ')
+    const frame = await dashboard.until(
+      (f) => f.includes('✔ replayed 1 of 1: in-dead-1') && !rowIds(f, 'Inbox dead letters').includes('in-dead-1'),
+      'the record out of the DLQ',
+    )
     expect(frame).toMatch(/^inbox\s+pending 2 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 2/m)
     expect(selected(frame)).toBe('in-dead-2')
     const record = await readRecord(url, 'inbox', 'in-dead-1')
@@ -251,7 +285,11 @@ describe('actions, through the same services as the CLI', () => {
     dashboard.press('R')
     await dashboard.until((f) => f.includes('? Replay ALL 122 dead inbound records? reason: █'), 'the question with the count')
     dashboard.press(KEYS.enter)
-    const frame = await dashboard.until((f) => f.includes('✔ replayed 122 of 122') && /Inbox dead letters {2}none/.test(f), 'every dead letter replayed', 30_000)
+    const frame = await dashboard.until(
+      (f) => f.includes('✔ replayed 122 of 122') && /Inbox dead letters {2}none/.test(f),
+      'every dead letter replayed',
+      30_000,
+    )
     expect(frame).toMatch(/^inbox\s+pending 124 /m)
     for (const id of ['in-dead-1', 'in-bulk-0119']) expect((await readRecord(url, 'inbox', id))?.state).toBe('pending')
   })
@@ -265,10 +303,16 @@ describe('actions, through the same services as the CLI', () => {
     dashboard.press('4', 'r')
     await dashboard.until((f) => f.includes('? Retry dead send out-dead-1 (chat chat-a)?'), 'the retry question')
     dashboard.press(KEYS.enter)
-    await dashboard.until((f) => f.includes('✔ retried 1 of 1: out-dead-1') && !rowIds(f, 'Outbox dead letters').includes('out-dead-1'), 'retried')
+    await dashboard.until(
+      (f) => f.includes('✔ retried 1 of 1: out-dead-1') && !rowIds(f, 'Outbox dead letters').includes('out-dead-1'),
+      'retried',
+    )
     expect(await readRecord(url, 'outbox', 'out-dead-1')).toMatchObject({ state: 'pending', attempts: 0 })
     dashboard.press('x')
-    await dashboard.until((f) => f.includes('? Discard dead send out-dead-2 (chat chat-b)? Its record is deleted') && f.includes('reason: █'), 'the discard question')
+    await dashboard.until(
+      (f) => f.includes('? Discard dead send out-dead-2 (chat chat-b)? Its record is deleted') && f.includes('reason: █'),
+      'the discard question',
+    )
     dashboard.press(KEYS.enter)
     await dashboard.until((f) => f.includes('✔ discarded 1 of 1: out-dead-2') && /Outbox dead letters {2}none/.test(f), 'discarded')
     expect(await readRecord(url, 'outbox', 'out-dead-2')).toBeUndefined()
@@ -320,12 +364,14 @@ describe('actions, through the same services as the CLI', () => {
       const journal = opened.backend.journal(SCOPE)
       const [found] = await journal.read('inbox', ['in-dead-1'])
       const lease = { owner: 'bot-1', token: 9, expiresAt: Date.now() + 60_000, acquiredAt: Date.now() }
-      await journal.write('operator.import', [{ kind: 'inbox', record: { ...found!.record, state: 'processing', lease }, expectVersion: found!.version }])
+      await journal.write('operator.import', [
+        { kind: 'inbox', record: { ...found!.record, state: 'processing', lease }, expectVersion: found!.version },
+      ])
     } finally {
       await opened.close()
     }
     dashboard.press(KEYS.enter)
     await dashboard.until((f) => /✖ replay failed: .*in-dead-1.*processing/.test(f), 'the refusal of a record a bot took meanwhile')
-    expect((await readRecord(url, 'inbox', 'in-dead-1'))).toMatchObject({ state: 'processing', lease: { owner: 'bot-1' } })
+    expect(await readRecord(url, 'inbox', 'in-dead-1')).toMatchObject({ state: 'processing', lease: { owner: 'bot-1' } })
   })
 })

@@ -122,7 +122,11 @@ describe('the failure as the message line says it', () => {
   it('leads with the root cause and its code, keeps what a wrapper adds beyond it, names no password', () => {
     const target = parseBackendUrl('postgres://ops:s3cret@db.internal:5432/bots')
     const connection = connect(target)
-    const wrapped = new BotmeshError('BACKEND_OPEN_FAILED', `cannot open ${target.label}: PostgreSQL at db.internal:5432/bots is unavailable: connect ECONNREFUSED 10.0.0.1:5432`, { cause: new Error('connect ECONNREFUSED 10.0.0.1:5432') })
+    const wrapped = new BotmeshError(
+      'BACKEND_OPEN_FAILED',
+      `cannot open ${target.label}: PostgreSQL at db.internal:5432/bots is unavailable: connect ECONNREFUSED 10.0.0.1:5432`,
+      { cause: new Error('connect ECONNREFUSED 10.0.0.1:5432') },
+    )
     // The wrapper only repeats the backend the status line names: the cause alone, with the code.
     expect(connection.describe(wrapped)).toBe('connect ECONNREFUSED 10.0.0.1:5432 (BACKEND_OPEN_FAILED)')
     const missing = new DriverMissingError('pg', 'PostgreSQL', new Error("Cannot find package 'pg'"))
@@ -145,10 +149,18 @@ describe('local journals', () => {
 
   it('runDashboard refuses a bad URL, a refresh too fast and a stream that is not a terminal, before the screen changes', async () => {
     const tty = { isTTY: true } as unknown as NodeJS.ReadStream & NodeJS.WriteStream
-    await expect(runDashboard({ backendUrl: 'nope://x', stdin: tty, stdout: tty })).rejects.toMatchObject({ code: 'BACKEND_SCHEME_UNKNOWN' })
-    await expect(runDashboard({ backendUrl: 'memory', refreshMs: 10, stdin: tty, stdout: tty })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining('at least 100ms') })
+    await expect(runDashboard({ backendUrl: 'nope://x', stdin: tty, stdout: tty })).rejects.toMatchObject({
+      code: 'BACKEND_SCHEME_UNKNOWN',
+    })
+    await expect(runDashboard({ backendUrl: 'memory', refreshMs: 10, stdin: tty, stdout: tty })).rejects.toMatchObject({
+      code: 'USAGE',
+      message: expect.stringContaining('at least 100ms'),
+    })
     const pipe = { isTTY: false } as unknown as NodeJS.ReadStream & NodeJS.WriteStream
-    await expect(runDashboard({ backendUrl: 'memory', stdin: pipe, stdout: tty })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining('needs a terminal') })
+    await expect(runDashboard({ backendUrl: 'memory', stdin: pipe, stdout: tty })).rejects.toMatchObject({
+      code: 'USAGE',
+      message: expect.stringContaining('needs a terminal'),
+    })
   })
 
   it('a bare throwaway name shows an empty journal in the default scope', async () => {
@@ -160,7 +172,11 @@ describe('local journals', () => {
   it('reads a file journal a running bot holds, and refuses to change it, naming the holder', async () => {
     const path = join(tempDir(), 'durable.json')
     await seedJournal(`file:${path}`)
-    const holder: ChildProcess = spawn(process.execPath, ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/cli/hold-file.ts', path], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] })
+    const holder: ChildProcess = spawn(
+      process.execPath,
+      ['--import', './test-utils/ts-loader.mjs', 'test/fixtures/cli/hold-file.ts', path],
+      { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+    )
     try {
       await new Promise<void>((resolve, reject) => {
         holder.stdout!.once('data', () => resolve())

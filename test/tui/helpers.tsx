@@ -73,13 +73,23 @@ afterEach(async () => {
 })
 
 /** Mounts the dashboard on `url` with ink-testing-library, at 80×24 unless told. */
-export function mountDashboard(url: string, options: { scope?: string; bot?: string; refreshMs?: number; env?: NodeJS.ProcessEnv; connection?: DashboardConnection } = {}): MountedDashboard {
+export function mountDashboard(
+  url: string,
+  options: { scope?: string; bot?: string; refreshMs?: number; env?: NodeJS.ProcessEnv; connection?: DashboardConnection } = {},
+): MountedDashboard {
   const connection = options.connection ?? connect(parseBackendUrl(url), { connectTimeoutMs: 2_000 })
   let stopped: Promise<void> | undefined
   let exited = false
   const scope = 'scope' in options ? options.scope : options.bot === undefined ? SCOPE : undefined
   const instance = render(
-    <Dashboard connection={connection} refreshMs={options.refreshMs ?? 100} scope={scope} bot={options.bot} theme={themeFor(options.env ?? {})} onStopped={(promise) => ((stopped = promise), (exited = true))} />,
+    <Dashboard
+      connection={connection}
+      refreshMs={options.refreshMs ?? 100}
+      scope={scope}
+      bot={options.bot}
+      theme={themeFor(options.env ?? {})}
+      onStopped={(promise) => ((stopped = promise), (exited = true))}
+    />,
   )
   const resize = (columns: number, rows: number) => {
     Object.defineProperty(instance.stdout, 'columns', { value: columns, configurable: true })

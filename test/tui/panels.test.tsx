@@ -54,7 +54,10 @@ describe('a refresh on SQLite', () => {
   it('reads counts from the indexes, every instance, the leases soonest first, and first pages of the dead letters', () => {
     expect(snap.counts.inbox).toEqual({ pending: 1, processing: 2, done: 1, failed: 1, dead: 3 })
     expect(snap.counts.outbox).toEqual({ pending: 1, sending: 1, sent: 1, failed: 1, dead: 2, unknown: 2 })
-    expect(snap.instances.map((i) => [i.instanceId, i.live])).toEqual([[SEEDED.instances.live, true], [SEEDED.instances.gone, false]])
+    expect(snap.instances.map((i) => [i.instanceId, i.live])).toEqual([
+      [SEEDED.instances.live, true],
+      [SEEDED.instances.gone, false],
+    ])
     expect(snap.leases.map((l) => l.id)).toEqual(['in-stuck', 'out-sending', 'in-processing'])
     expect(snap.pages.inboxDead.records.map((r) => r.id)).toEqual(['in-dead-1', 'in-dead-2', 'in-dead-3'])
     expect(snap.pages.outboxDead.records.map((r) => r.id)).toEqual(['out-dead-1', 'out-dead-2'])
@@ -100,13 +103,17 @@ describe('a filtered page on a long dead-letter queue', () => {
 describe('components', () => {
   it('CountsPanel: records per state, rates in and out, a sparkline; one line per journal on a short terminal', () => {
     const history: RateSample[] = [1, 4, 2, 8].map((n, i) => ({ at: i, inboxIn: n / 2, inboxDone: n, outboxIn: 1, outboxSent: n }))
-    const frame = frameOf(<CountsPanel counts={snap.counts} oldestPendingMs={snap.oldestPendingMs} history={history} lines={4} width={100} theme={theme} />)
+    const frame = frameOf(
+      <CountsPanel counts={snap.counts} oldestPendingMs={snap.oldestPendingMs} history={history} lines={4} width={100} theme={theme} />,
+    )
     const [inbox, inboxRates, outbox, outboxRates] = linesOf(frame)
     expect(inbox).toMatch(/^inbox\s+pending 1 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 3 {2}/)
     expect(inboxRates).toContain('in 4.0/s  done 8.0/s  ▂▅▃█')
     expect(outbox).toMatch(/^outbox\s+pending 1 {2}sending 1 {2}sent 1 {2}failed 1 {2}dead 2 {2}unknown 2/)
     expect(outboxRates).toContain('in 1.0/s  sent 8.0/s')
-    const short = frameOf(<CountsPanel counts={snap.counts} oldestPendingMs={snap.oldestPendingMs} history={history} lines={2} width={80} theme={theme} />)
+    const short = frameOf(
+      <CountsPanel counts={snap.counts} oldestPendingMs={snap.oldestPendingMs} history={history} lines={2} width={80} theme={theme} />,
+    )
     expect(linesOf(short)).toHaveLength(2)
     expect(fits(short, 80)).toBe(true)
     const empty = frameOf(<CountsPanel counts={undefined} oldestPendingMs={undefined} history={[]} lines={4} width={80} theme={theme} />)
@@ -115,24 +122,67 @@ describe('components', () => {
   })
 
   it('InstancesPanel: live ones with host, pid, heartbeat age and counters; one whose heartbeat stopped as gone', () => {
-    const frame = frameOf(<InstancesPanel number={1} instances={snap.instances} filter="" row={{ index: 1, id: SEEDED.instances.gone }} focused height={4} width={80} now={snap.at} theme={theme} />)
+    const frame = frameOf(
+      <InstancesPanel
+        number={1}
+        instances={snap.instances}
+        filter=""
+        row={{ index: 1, id: SEEDED.instances.gone }}
+        focused
+        height={4}
+        width={80}
+        now={snap.at}
+        theme={theme}
+      />,
+    )
     const [title, live, gone] = linesOf(frame)
     expect(title).toMatch(/^▶ 1 Instances {2}1 live · 1 gone \(✖\)/)
     expect(live).toMatch(/^ {2}● live host-1\/support\/default\s+host-1:4242\s+beat 1s\s+in 200 out 180 d/)
     expect(gone).toMatch(/^› ✖ gone host-2\/support\/default\s+host-2:5151\s+beat 2m 0s\s+in 7/)
     expect(fits(frame, 80)).toBe(true)
-    expect(frameOf(<InstancesPanel number={1} instances={[]} filter="" row={row} focused={false} height={2} width={80} now={0} theme={theme} />)).toContain('no heartbeat: no bot running in this scope')
+    expect(
+      frameOf(<InstancesPanel number={1} instances={[]} filter="" row={row} focused={false} height={2} width={80} now={0} theme={theme} />),
+    ).toContain('no heartbeat: no bot running in this scope')
     // Killed with kill -9 twenty seconds ago: its record has not expired, but a beat is late.
     const killed = { ...snap.instances[0]!, lastBeatAt: snap.at - 20_000, startedAt: snap.at - 20_000 }
-    const late = frameOf(<InstancesPanel number={1} instances={[killed]} filter="" row={row} focused={false} height={2} width={80} now={snap.at} theme={theme} />)
+    const late = frameOf(
+      <InstancesPanel
+        number={1}
+        instances={[killed]}
+        filter=""
+        row={row}
+        focused={false}
+        height={2}
+        width={80}
+        now={snap.at}
+        theme={theme}
+      />,
+    )
     expect(late).toMatch(/Instances {2}0 live · 1 silent/)
     expect(late).toMatch(/◌ late\s+host-1\/support\/default\s+host-1:4242\s+silent 20s/)
     expect(fits(late, 80)).toBe(true)
-    expect(frameOf(<InstancesPanel number={1} instances={[]} filter="zz" row={row} focused={false} height={2} width={80} now={0} theme={theme} />)).toContain('none match "zz"')
+    expect(
+      frameOf(
+        <InstancesPanel number={1} instances={[]} filter="zz" row={row} focused={false} height={2} width={80} now={0} theme={theme} />,
+      ),
+    ).toContain('none match "zz"')
   })
 
   it('LeasesPanel: record, kind, owner, fencing token, expiry counting down; past expiry marked', () => {
-    const at = (now: number) => frameOf(<LeasesPanel number={2} leases={snap.leases} filter="" row={{ index: 0, id: 'inbox/in-stuck' }} focused={false} height={4} width={80} now={now} theme={theme} />)
+    const at = (now: number) =>
+      frameOf(
+        <LeasesPanel
+          number={2}
+          leases={snap.leases}
+          filter=""
+          row={{ index: 0, id: 'inbox/in-stuck' }}
+          focused={false}
+          height={4}
+          width={80}
+          now={now}
+          theme={theme}
+        />,
+      )
     const frame = at(snap.at)
     const [title, stuck, sending, processing] = linesOf(frame)
     expect(title).toMatch(/^ {2}2 Active leases {2}3 · 1 past expiry \(!\)/)
@@ -146,20 +196,95 @@ describe('components', () => {
   })
 
   it('DeadLettersPanel: both DLQs and the unknown sends with chat, attempts, age and last error', () => {
-    const inbox = frameOf(<DeadLettersPanel number={3} title="Inbox dead letters" page={snap.pages.inboxDead} total={3} pagesBefore={0} filter="" row={{ index: 1, id: 'in-dead-2' }} focused height={5} width={100} now={snap.at} theme={theme} />)
+    const inbox = frameOf(
+      <DeadLettersPanel
+        number={3}
+        title="Inbox dead letters"
+        page={snap.pages.inboxDead}
+        total={3}
+        pagesBefore={0}
+        filter=""
+        row={{ index: 1, id: 'in-dead-2' }}
+        focused
+        height={5}
+        width={100}
+        now={snap.at}
+        theme={theme}
+      />,
+    )
     const lines = linesOf(inbox)
     expect(lines[0]).toMatch(/^▶ 3 Inbox dead letters {2}3$/)
     expect(lines[1]).toMatch(/^ {2}in-dead-1\s+chat-a\s+5×\s+(2h 0m|1h 59m) CRM_REFUSED: the CRM refused the lead$/)
     expect(lines[2]).toMatch(/^› in-dead-2\s+chat-b\s+5×\s+(10m 0s|9m 59s) ETIMEDOUT: the CRM timed out\s*$/)
     expect(lines[3]).toMatch(/^ {2}in-dead-3\s+chat-c\s+5×\s+(1m 0s|59s) PAYLOAD: bad payload$/)
-    const outbox = frameOf(<DeadLettersPanel number={4} title="Outbox dead letters" page={snap.pages.outboxDead} total={2} pagesBefore={0} filter="" row={row} focused={false} height={3} width={80} now={snap.at} theme={theme} />)
+    const outbox = frameOf(
+      <DeadLettersPanel
+        number={4}
+        title="Outbox dead letters"
+        page={snap.pages.outboxDead}
+        total={2}
+        pagesBefore={0}
+        filter=""
+        row={row}
+        focused={false}
+        height={3}
+        width={80}
+        now={snap.at}
+        theme={theme}
+      />,
+    )
     expect(outbox).toMatch(/out-dead-1\s+chat-a\s+6×\s+(15m 0s|14m 59s) UNSUPPORTED_CONTENT: unsuppor/)
-    const unknown = frameOf(<DeadLettersPanel number={5} title="Unknown sends" page={snap.pages.unknown} total={2} pagesBefore={0} filter="" row={row} focused={false} height={3} width={80} now={snap.at} theme={theme} />)
+    const unknown = frameOf(
+      <DeadLettersPanel
+        number={5}
+        title="Unknown sends"
+        page={snap.pages.unknown}
+        total={2}
+        pagesBefore={0}
+        filter=""
+        row={row}
+        focused={false}
+        height={3}
+        width={80}
+        now={snap.at}
+        theme={theme}
+      />,
+    )
     expect(unknown).toMatch(/out-unknown-1\s+chat-a\s+1×\s+(1m 40s|1m 39s) -/)
     expect(unknown).toMatch(/out-unknown-2\s+chat-e/)
-    const paged = frameOf(<DeadLettersPanel number={3} title="Inbox dead letters" page={{ ...snap.pages.inboxDead, next: { lane: 0, stateTime: 1, key: 'k' } }} total={20_123} pagesBefore={2} filter="" row={row} focused height={2} width={100} now={snap.at} theme={theme} />)
+    const paged = frameOf(
+      <DeadLettersPanel
+        number={3}
+        title="Inbox dead letters"
+        page={{ ...snap.pages.inboxDead, next: { lane: 0, stateTime: 1, key: 'k' } }}
+        total={20_123}
+        pagesBefore={2}
+        filter=""
+        row={row}
+        focused
+        height={2}
+        width={100}
+        now={snap.at}
+        theme={theme}
+      />,
+    )
     expect(linesOf(paged)[0]).toContain('20.1k in all · page 3 (pgdn: more): 3 shown')
-    const filtered = frameOf(<DeadLettersPanel number={3} title="Inbox dead letters" page={{ ...snap.pages.inboxDead, scanLimited: true, scanned: 5_000 }} total={3} pagesBefore={0} filter="crm" row={row} focused height={2} width={100} now={snap.at} theme={theme} />)
+    const filtered = frameOf(
+      <DeadLettersPanel
+        number={3}
+        title="Inbox dead letters"
+        page={{ ...snap.pages.inboxDead, scanLimited: true, scanned: 5_000 }}
+        total={3}
+        pagesBefore={0}
+        filter="crm"
+        row={row}
+        focused
+        height={2}
+        width={100}
+        now={snap.at}
+        theme={theme}
+      />,
+    )
     expect(linesOf(filtered)[0]).toContain('3 match "crm" of 3 (read 5,000; pgdn reads on)')
     expect(fits(inbox, 100)).toBe(true)
     for (const frame of [outbox, unknown]) expect(fits(frame, 80)).toBe(true)
@@ -167,12 +292,38 @@ describe('components', () => {
 
   it('StatusLine: the backend without its password, scope, refresh rate or PAUSED, last refresh and its cost', () => {
     const label = parseBackendUrl('postgres://ops:s3cret@db.internal:5432/bots?tablePrefix=bm_').label
-    const frame = frameOf(<StatusLine label={label} scope={SCOPE} refreshMs={2_000} paused={false} lastRefresh={{ at: new Date(2024, 0, 1, 9, 5, 7).getTime(), tookMs: 12.4 }} failing={false} width={100} theme={theme} />)
+    const frame = frameOf(
+      <StatusLine
+        label={label}
+        scope={SCOPE}
+        refreshMs={2_000}
+        paused={false}
+        lastRefresh={{ at: new Date(2024, 0, 1, 9, 5, 7).getTime(), tookMs: 12.4 }}
+        failing={false}
+        width={100}
+        theme={theme}
+      />,
+    )
     expect(frame).toMatch(new RegExp(`^● 09:05:07 \\(12ms\\) · every 2s · scope ${SCOPE} · postgres://ops:\\*\\*.*tablePrefix=bm_$`))
     expect(frame.length).toBe(100)
-    expect(frameOf(<StatusLine label={label} scope="s" refreshMs={500} paused={false} lastRefresh={undefined} failing={false} width={100} theme={theme} />)).toBe('● connecting… · every 500ms · scope s · postgres://ops:***@db.internal:5432/bots?tablePrefix=bm_')
+    expect(
+      frameOf(
+        <StatusLine
+          label={label}
+          scope="s"
+          refreshMs={500}
+          paused={false}
+          lastRefresh={undefined}
+          failing={false}
+          width={100}
+          theme={theme}
+        />,
+      ),
+    ).toBe('● connecting… · every 500ms · scope s · postgres://ops:***@db.internal:5432/bots?tablePrefix=bm_')
     expect(frame).not.toContain('s3cret')
-    const paused = frameOf(<StatusLine label={label} scope={undefined} refreshMs={2_000} paused lastRefresh={undefined} failing width={60} theme={theme} />)
+    const paused = frameOf(
+      <StatusLine label={label} scope={undefined} refreshMs={2_000} paused lastRefresh={undefined} failing width={60} theme={theme} />,
+    )
     expect(paused).toMatch(/^✖ connecting… · PAUSED · scope … · postgres/)
     expect(paused.length).toBeLessThanOrEqual(60)
     expect(paused).not.toContain('s3cret')
@@ -180,22 +331,55 @@ describe('components', () => {
 
   it('MessageLine: a failure with the next try, a confirmation, the filter being typed, progress, a notice', () => {
     const base = { failure: undefined, notice: undefined, filter: '', lastRefreshAt: undefined, clock: 10_000, width: 100, theme } as const
-    const failing = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'connect ECONNREFUSED 127.0.0.1:1', at: 9_000, since: 5_000, count: 3, retryAt: 14_000 }} lastRefreshAt={new Date(2024, 0, 1, 9, 5, 7).getTime()} />)
+    const failing = frameOf(
+      <MessageLine
+        {...base}
+        overlay={{ type: 'none' }}
+        failure={{ message: 'connect ECONNREFUSED 127.0.0.1:1', at: 9_000, since: 5_000, count: 3, retryAt: 14_000 }}
+        lastRefreshAt={new Date(2024, 0, 1, 9, 5, 7).getTime()}
+      />,
+    )
     expect(failing).toMatch(/^✖ refresh failed 3×, retry in 4s: connect ECONNREFUSED 127.0.0.1:1 · showing what was r/)
-    const wide = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={{ message: 'down', at: 9_000, since: 9_000, count: 1, retryAt: 9_500 }} lastRefreshAt={undefined} />)
+    const wide = frameOf(
+      <MessageLine
+        {...base}
+        overlay={{ type: 'none' }}
+        failure={{ message: 'down', at: 9_000, since: 9_000, count: 1, retryAt: 9_500 }}
+        lastRefreshAt={undefined}
+      />,
+    )
     expect(wide).toBe('✖ refresh failed, retrying: down · nothing read yet')
-    const request = { verb: 'replay' as const, kind: 'inbox' as const, panel: 'inboxDead' as const, target: { ids: ['a'] }, count: 1, question: 'Replay dead inbound record a (chat c)?' }
-    expect(frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request, reason: 'CRM fixed' }} />)).toBe('? Replay dead inbound record a (chat c)? reason: CRM fixed█')
+    const request = {
+      verb: 'replay' as const,
+      kind: 'inbox' as const,
+      panel: 'inboxDead' as const,
+      target: { ids: ['a'] },
+      count: 1,
+      question: 'Replay dead inbound record a (chat c)?',
+    }
+    expect(frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request, reason: 'CRM fixed' }} />)).toBe(
+      '? Replay dead inbound record a (chat c)? reason: CRM fixed█',
+    )
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'filter', draft: 'crm' }} />)).toBe('filter: crm█  (enter applies, esc cancels)')
-    expect(frameOf(<MessageLine {...base} overlay={{ type: 'running', request, done: 1_200, total: 20_000 }} />)).toBe('… replaying 1,200/20.0k (esc stops)')
-    expect(frameOf(<MessageLine {...base} overlay={{ type: 'none' }} notice={{ tone: 'ok', text: 'replayed 1 of 1: a', at: 0 }} />)).toBe('✔ replayed 1 of 1: a')
+    expect(frameOf(<MessageLine {...base} overlay={{ type: 'running', request, done: 1_200, total: 20_000 }} />)).toBe(
+      '… replaying 1,200/20.0k (esc stops)',
+    )
+    expect(frameOf(<MessageLine {...base} overlay={{ type: 'none' }} notice={{ tone: 'ok', text: 'replayed 1 of 1: a', at: 0 }} />)).toBe(
+      '✔ replayed 1 of 1: a',
+    )
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'none' }} filter="crm" />)).toBe('filter "crm" on every list (esc clears)')
   })
 
   it("DetailView: the show service's record with why it is not running, wrapped and scrolled", async () => {
     const [shown] = await showRecord(opened.backend.journal(SCOPE), 'in-dead-1', ['inbox'], snap.at)
     const content = recordDetail(shown!, snap.at)
-    const detail = { type: 'detail' as const, target: { panel: 'inboxDead' as const, kind: 'inbox' as const, id: 'in-dead-1' }, content, error: undefined, offset: 0 }
+    const detail = {
+      type: 'detail' as const,
+      target: { panel: 'inboxDead' as const, kind: 'inbox' as const, id: 'in-dead-1' },
+      content,
+      error: undefined,
+      offset: 0,
+    }
     const frame = frameOf(<DetailView detail={detail} height={12} width={80} theme={theme} />)
     const lines = linesOf(frame)
     expect(lines[0]).toMatch(/^▶ inbound record in-dead-1 \(version 1\) {2}\[1-11 of \d+\]$/)
@@ -206,22 +390,51 @@ describe('components', () => {
     const scrolled = frameOf(<DetailView detail={{ ...detail, offset: 100 }} height={12} width={80} theme={theme} />)
     expect(scrolled).toContain('"text": "text of in-dead-1"')
     expect(frameOf(<DetailView detail={{ ...detail, content: undefined }} height={3} width={80} theme={theme} />)).toContain('reading…')
-    expect(frameOf(<DetailView detail={{ ...detail, content: undefined, error: 'no inbox record "x"' }} height={3} width={80} theme={theme} />)).toContain('✖ no inbox record "x"')
+    expect(
+      frameOf(<DetailView detail={{ ...detail, content: undefined, error: 'no inbox record "x"' }} height={3} width={80} theme={theme} />),
+    ).toContain('✖ no inbox record "x"')
   })
 
   it('ScopePicker: every scope with its totals, the shown one marked', async () => {
     const scopes = await listScopes(opened.backend)
-    const frame = frameOf(<ScopePicker picker={{ type: 'scopes', scopes, index: 1, error: undefined, required: true }} current={SCOPE} height={4} width={100} theme={theme} />)
+    const frame = frameOf(
+      <ScopePicker
+        picker={{ type: 'scopes', scopes, index: 1, error: undefined, required: true }}
+        current={SCOPE}
+        height={4}
+        width={100}
+        theme={theme}
+      />,
+    )
     const lines = linesOf(frame)
     expect(lines[0]).toBe('▶ Scopes · the backend holds several scopes: choose one')
     expect(lines[1]).toMatch(/^ {2}acme\/prod\/sales\/default\s+inbox 8\s+outbox 8\s+dead 5\s+instances 2$/)
     expect(lines[2]).toMatch(/^› acme\/prod\/support\/default \(shown\)\s+inbox 8/)
-    expect(frameOf(<ScopePicker picker={{ type: 'scopes', scopes: undefined, index: 0, error: 'down', required: false }} current={SCOPE} height={3} width={80} theme={theme} />)).toContain('✖ down (r reads again)')
+    expect(
+      frameOf(
+        <ScopePicker
+          picker={{ type: 'scopes', scopes: undefined, index: 0, error: 'down', required: false }}
+          current={SCOPE}
+          height={3}
+          width={80}
+          theme={theme}
+        />,
+      ),
+    ).toContain('✖ down (r reads again)')
   })
 
   it('HelpScreen and HelpBar: every key, and the keys that act on the focused panel', () => {
     const help = frameOf(<HelpScreen height={20} width={80} theme={theme} />)
-    for (const text of ['move between panels', 'replay the selected inbound record', 'discard the selected send', 'filter every list', 'pause / resume', 'switch scope', 'quit']) expect(help).toContain(text)
+    for (const text of [
+      'move between panels',
+      'replay the selected inbound record',
+      'discard the selected send',
+      'filter every list',
+      'pause / resume',
+      'switch scope',
+      'quit',
+    ])
+      expect(help).toContain(text)
     expect(fits(help, 80)).toBe(true)
     const bar = (focus: Parameters<typeof HelpBar>[0]['focus'], overlay: Parameters<typeof HelpBar>[0]['overlay'] = 'none') =>
       frameOf(<HelpBar overlay={overlay} focus={focus} detailPanel={undefined} paused={false} width={80} theme={theme} />)

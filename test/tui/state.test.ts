@@ -20,28 +20,69 @@ import { themeFor } from '../../src/tui/theme.js'
 const T0 = 1_700_000_000_000
 
 function record(id: string, fields: Partial<RecordSummary> = {}): RecordSummary {
-  return { kind: 'inbox', id, state: 'dead', chatId: `chat-${id}`, attempts: 5, createdAt: T0, updatedAt: T0, nextAttemptAt: null, lease: null, lastError: { message: `error of ${id}`, code: 'E', at: T0 }, ...fields }
+  return {
+    kind: 'inbox',
+    id,
+    state: 'dead',
+    chatId: `chat-${id}`,
+    attempts: 5,
+    createdAt: T0,
+    updatedAt: T0,
+    nextAttemptAt: null,
+    lease: null,
+    lastError: { message: `error of ${id}`, code: 'E', at: T0 },
+    ...fields,
+  }
 }
 
 function instance(id: string, fields: Partial<InstanceView> = {}): InstanceView {
-  return { instanceId: id, botId: 'bot', host: 'h', pid: 1, startedAt: T0 - 10_000, lastBeatAt: T0, lastSweepAt: null, expiresAt: T0 + 15_000, metrics: {}, live: true, status: 'live', lastBeatAgoMs: 0, uptimeMs: 10_000, ...fields }
+  return {
+    instanceId: id,
+    botId: 'bot',
+    host: 'h',
+    pid: 1,
+    startedAt: T0 - 10_000,
+    lastBeatAt: T0,
+    lastSweepAt: null,
+    expiresAt: T0 + 15_000,
+    metrics: {},
+    live: true,
+    status: 'live',
+    lastBeatAgoMs: 0,
+    uptimeMs: 10_000,
+    ...fields,
+  }
 }
 
 function lease(id: string, expiresInMs: number): LeaseView {
   return { kind: 'inbox', id, chatId: 'c', owner: 'bot-1', token: 3, expiresAt: T0 + expiresInMs, expiresInMs, attempts: 1 }
 }
 
-function snapshot(fields: Partial<Snapshot> & { inboxDead?: RecordSummary[]; outboxDead?: RecordSummary[]; unknown?: RecordSummary[]; next?: boolean } = {}): Snapshot {
-  const page = (records: RecordSummary[] = []) => ({ records, next: fields.next ? { lane: 0, stateTime: T0 + 99, key: records.at(-1)?.id ?? 'x' } : null, scanned: records.length, scanLimited: false })
+function snapshot(
+  fields: Partial<Snapshot> & { inboxDead?: RecordSummary[]; outboxDead?: RecordSummary[]; unknown?: RecordSummary[]; next?: boolean } = {},
+): Snapshot {
+  const page = (records: RecordSummary[] = []) => ({
+    records,
+    next: fields.next ? { lane: 0, stateTime: T0 + 99, key: records.at(-1)?.id ?? 'x' } : null,
+    scanned: records.length,
+    scanLimited: false,
+  })
   return {
     scope: 's',
     at: T0,
     tookMs: 3,
-    counts: { inbox: { pending: 0, processing: 0, done: 0, failed: 0, dead: fields.inboxDead?.length ?? 0 }, outbox: { pending: 0, sending: 0, sent: 0, failed: 0, dead: fields.outboxDead?.length ?? 0, unknown: fields.unknown?.length ?? 0 } },
+    counts: {
+      inbox: { pending: 0, processing: 0, done: 0, failed: 0, dead: fields.inboxDead?.length ?? 0 },
+      outbox: { pending: 0, sending: 0, sent: 0, failed: 0, dead: fields.outboxDead?.length ?? 0, unknown: fields.unknown?.length ?? 0 },
+    },
     oldestPendingMs: { inbox: null, outbox: null },
     instances: [],
     leases: [],
-    pages: { inboxDead: page(fields.inboxDead), outboxDead: page(fields.outboxDead?.map((r) => ({ ...r, kind: 'outbox' as const }))), unknown: page(fields.unknown?.map((r) => ({ ...r, kind: 'outbox' as const, state: 'unknown' }))) },
+    pages: {
+      inboxDead: page(fields.inboxDead),
+      outboxDead: page(fields.outboxDead?.map((r) => ({ ...r, kind: 'outbox' as const }))),
+      unknown: page(fields.unknown?.map((r) => ({ ...r, kind: 'outbox' as const, state: 'unknown' }))),
+    },
     perMinute: { heartbeats: null, journal: { windowMs: 60_000, failed: 0, dead: 0, capped: false } },
     errorGroups: { groups: [], scanned: 0, scanLimited: false },
     retryQueue: [],
@@ -111,7 +152,12 @@ describe('the reducer', () => {
 
   it('ignores a refresh that answers another query (before a scope switch, a filter, a page turn) and any while paused', () => {
     const state = ready()
-    const stale = reduce(state, { type: 'snapshot', snapshot: snapshot({ inboxDead: [record('q')] }), query: { ...queryOf(state)!, filter: 'old' }, receivedAt: T0 + 1 })
+    const stale = reduce(state, {
+      type: 'snapshot',
+      snapshot: snapshot({ inboxDead: [record('q')] }),
+      query: { ...queryOf(state)!, filter: 'old' },
+      receivedAt: T0 + 1,
+    })
     expect(stale).toBe(state)
     const paused = reduce(state, { type: 'togglePause' })
     expect(reduce(paused, arrive(paused, snapshot({ inboxDead: [record('q')] })))).toBe(paused)
@@ -122,7 +168,11 @@ describe('the reducer', () => {
 
   it('counts failed refreshes in a row and forgets them on the next good one', () => {
     let state = ready()
-    state = run(state, { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 1_000, retryInMs: 1_000 }, { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 3_000, retryInMs: 2_000 }).state
+    state = run(
+      state,
+      { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 1_000, retryInMs: 1_000 },
+      { type: 'refreshFailed', message: 'ECONNREFUSED', at: T0 + 3_000, retryInMs: 2_000 },
+    ).state
     expect(state.failure).toEqual({ message: 'ECONNREFUSED', at: T0 + 3_000, since: T0 + 1_000, count: 2, retryAt: T0 + 5_000 })
     expect(state.snapshot).toBeDefined()
     state = reduce(state, arrive(state, snapshot({ at: T0 + 5_000 }), T0 + 5_000))
@@ -152,7 +202,16 @@ describe('the reducer', () => {
 describe('actions in the reducer', () => {
   const outcome = (state: DashboardState, fields: Partial<ActionOutcome> = {}): ActionOutcome => {
     if (state.overlay.type !== 'running') throw new Error('not running')
-    return { request: state.overlay.request, attempted: 1, succeeded: 1, failed: 0, changed: ['a'], firstError: undefined, cancelled: false, ...fields }
+    return {
+      request: state.overlay.request,
+      attempted: 1,
+      succeeded: 1,
+      failed: 0,
+      changed: ['a'],
+      firstError: undefined,
+      cancelled: false,
+      ...fields,
+    }
   }
 
   it("the confirmation takes the operator's reason, which travels with the request to the services", () => {
@@ -169,7 +228,10 @@ describe('actions in the reducer', () => {
 
   it('asks before replaying the selected record, runs it on enter, reports and refreshes', () => {
     const asked = run(ready(), { type: 'act', intent: 'requeue', all: false })
-    expect(asked.state.overlay).toMatchObject({ type: 'confirm', request: { verb: 'replay', kind: 'inbox', target: { ids: ['a'] }, count: 1 } })
+    expect(asked.state.overlay).toMatchObject({
+      type: 'confirm',
+      request: { verb: 'replay', kind: 'inbox', target: { ids: ['a'] }, count: 1 },
+    })
     expect(asked.effects).toEqual([])
     const confirmed = run(asked.state, { type: 'confirm' })
     expect(confirmed.state.overlay).toMatchObject({ type: 'running', done: 0, total: 1 })
@@ -179,12 +241,19 @@ describe('actions in the reducer', () => {
     const done = run(progressed, { type: 'actionDone', outcome: outcome(progressed), at: T0 })
     expect(done.state.overlay).toEqual({ type: 'none' })
     // No instance beats in this scope: the record waits until a bot runs, and the notice says so.
-    expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a · no live instance: nothing picks it up until a bot runs in this scope' })
+    expect(done.state.notice).toMatchObject({
+      tone: 'ok',
+      text: 'replayed 1 of 1: a · no live instance: nothing picks it up until a bot runs in this scope',
+    })
     expect(done.effects).toEqual([{ type: 'refresh' }])
   })
 
   it('an action done while an instance beats in the scope carries no warning', () => {
-    const running = run(ready(snapshot({ inboxDead: [record('a')], instances: [instance('i-1')] })), { type: 'act', intent: 'requeue', all: false }, { type: 'confirm' }).state
+    const running = run(
+      ready(snapshot({ inboxDead: [record('a')], instances: [instance('i-1')] })),
+      { type: 'act', intent: 'requeue', all: false },
+      { type: 'confirm' },
+    ).state
     const done = run(running, { type: 'actionDone', outcome: outcome(running), at: T0 })
     expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a' })
   })
@@ -196,17 +265,36 @@ describe('actions in the reducer', () => {
     expect(cancelled.effects).toEqual([])
     const running = run(ready(), { type: 'act', intent: 'requeue', all: true }, { type: 'confirm' }, { type: 'cancel' })
     expect(running.effects.at(-1)).toEqual({ type: 'cancelRun' })
-    const failed = run(running.state, { type: 'actionDone', outcome: outcome(running.state, { failed: 1, succeeded: 0, changed: [], firstError: { id: 'a', code: 'CONCURRENT_CHANGE', message: 'changed' }, cancelled: true }), at: T0 })
-    expect(failed.state.notice).toMatchObject({ tone: 'error', text: 'replayed 0 of 1 (stopped before the rest); 1 failed, first a: changed (CONCURRENT_CHANGE)' })
+    const failed = run(running.state, {
+      type: 'actionDone',
+      outcome: outcome(running.state, {
+        failed: 1,
+        succeeded: 0,
+        changed: [],
+        firstError: { id: 'a', code: 'CONCURRENT_CHANGE', message: 'changed' },
+        cancelled: true,
+      }),
+      at: T0,
+    })
+    expect(failed.state.notice).toMatchObject({
+      tone: 'error',
+      text: 'replayed 0 of 1 (stopped before the rest); 1 failed, first a: changed (CONCURRENT_CHANGE)',
+    })
   })
 
   it('acts on a whole panel: every record of the state, or the matching ones of the page while filtered', () => {
     const all = reduce(ready(), { type: 'act', intent: 'requeue', all: true })
-    expect(all.overlay).toMatchObject({ type: 'confirm', request: { target: { state: 'dead' }, count: 3, question: 'Replay ALL 3 dead inbound records?' } })
+    expect(all.overlay).toMatchObject({
+      type: 'confirm',
+      request: { target: { state: 'dead' }, count: 3, question: 'Replay ALL 3 dead inbound records?' },
+    })
     let filtered = run(ready(), { type: 'filterStart' }, { type: 'filterInput', text: 'chat-b' }, { type: 'filterApply' }).state
     filtered = reduce(filtered, arrive(filtered, snapshot({ inboxDead: [record('b')] })))
     const some = reduce(filtered, { type: 'act', intent: 'requeue', all: true })
-    expect(some.overlay).toMatchObject({ type: 'confirm', request: { target: { ids: ['b'] }, count: 1, question: 'Replay the 1 dead inbound record matching "chat-b" on this page?' } })
+    expect(some.overlay).toMatchObject({
+      type: 'confirm',
+      request: { target: { ids: ['b'] }, count: 1, question: 'Replay the 1 dead inbound record matching "chat-b" on this page?' },
+    })
   })
 
   it('retries and discards sends; refuses to discard inbound records and to act outside the dead-letter panels', () => {
@@ -214,7 +302,14 @@ describe('actions in the reducer', () => {
     const retry = reduce(reduce(ready(snap), { type: 'focus', panel: 'outboxDead' }), { type: 'act', intent: 'requeue', all: false })
     expect(retry.overlay).toMatchObject({ request: { verb: 'retry', kind: 'outbox', target: { ids: ['k1'] } } })
     const discardAll = reduce(reduce(ready(snap), { type: 'focus', panel: 'unknown' }), { type: 'act', intent: 'discard', all: true })
-    expect(discardAll.overlay).toMatchObject({ request: { verb: 'discard', target: { state: 'unknown' }, count: 1, question: 'Discard ALL 1 unknown send? Their records are deleted for good.' } })
+    expect(discardAll.overlay).toMatchObject({
+      request: {
+        verb: 'discard',
+        target: { state: 'unknown' },
+        count: 1,
+        question: 'Discard ALL 1 unknown send? Their records are deleted for good.',
+      },
+    })
     const inbox = reduce(ready(), { type: 'act', intent: 'discard', all: false })
     expect(inbox.overlay.type).toBe('none')
     expect(inbox.notice?.text).toMatch(/inbound records cannot be discarded/)
@@ -233,7 +328,13 @@ describe('actions in the reducer', () => {
 describe('filter, pages, details and scopes in the reducer', () => {
   it('types, erases and applies a filter, resetting pages and selections; esc clears it', () => {
     const start = reduce(ready(), { type: 'moveRow', by: 2 })
-    const typed = run(start, { type: 'filterStart' }, { type: 'filterInput', text: 'crmx' }, { type: 'filterErase' }, { type: 'filterInput', text: '\x07' })
+    const typed = run(
+      start,
+      { type: 'filterStart' },
+      { type: 'filterInput', text: 'crmx' },
+      { type: 'filterErase' },
+      { type: 'filterInput', text: '\x07' },
+    )
     expect(typed.state.overlay).toEqual({ type: 'filter', draft: 'crm' })
     expect(typed.effects).toEqual([])
     const applied = run(typed.state, { type: 'filterApply' })
@@ -261,7 +362,13 @@ describe('filter, pages, details and scopes in the reducer', () => {
     let deep = ready(snapshot({ inboxDead: [record('a')], next: true }))
     for (let n = 0; n < DASHBOARD_LIMITS.pageStackMax + 5; n++) deep = reduce(deep, { type: 'pageNext' })
     expect(deep.pageStacks.inboxDead).toHaveLength(DASHBOARD_LIMITS.pageStackMax)
-    const instances = reduce(reduce(ready(snapshot({ instances: Array.from({ length: 30 }, (_, n) => instance(`i-${n}`)) })), { type: 'focus', panel: 'instances' }), { type: 'pageNext' })
+    const instances = reduce(
+      reduce(ready(snapshot({ instances: Array.from({ length: 30 }, (_, n) => instance(`i-${n}`)) })), {
+        type: 'focus',
+        panel: 'instances',
+      }),
+      { type: 'pageNext' },
+    )
     expect(instances.rows.instances.index).toBe(10)
   })
 
@@ -272,9 +379,17 @@ describe('filter, pages, details and scopes in the reducer', () => {
     expect(instanceDetail.state.overlay).toMatchObject({ type: 'detail', target: { kind: 'instances', id: 'i-1' } })
     expect((instanceDetail.state.overlay as { content: { lines: string[] } }).content.lines.join('\n')).toMatch(/inboundJournaled\s+12/)
     const opened = reduce(ready(snap), { type: 'open' })
-    const other = reduce(opened, { type: 'detailLoaded', target: { panel: 'inboxDead', kind: 'inbox', id: 'zzz' }, content: { title: 'x', lines: [] } })
+    const other = reduce(opened, {
+      type: 'detailLoaded',
+      target: { panel: 'inboxDead', kind: 'inbox', id: 'zzz' },
+      content: { title: 'x', lines: [] },
+    })
     expect(other).toBe(opened)
-    let loaded = reduce(opened, { type: 'detailLoaded', target: { panel: 'inboxDead', kind: 'inbox', id: 'a' }, content: { title: 't', lines: ['1', '2', '3'] } })
+    let loaded = reduce(opened, {
+      type: 'detailLoaded',
+      target: { panel: 'inboxDead', kind: 'inbox', id: 'a' },
+      content: { title: 't', lines: ['1', '2', '3'] },
+    })
     loaded = run(loaded, { type: 'moveRow', by: 10 }).state
     expect(loaded.overlay).toMatchObject({ offset: 2 })
     loaded = reduce(loaded, { type: 'moveRow', by: -10 })
@@ -290,7 +405,10 @@ describe('filter, pages, details and scopes in the reducer', () => {
     expect(needed.state.overlay).toMatchObject({ type: 'scopes', required: true, scopes: undefined })
     expect(needed.effects).toEqual([{ type: 'loadScopes' }])
     expect(reduce(needed.state, { type: 'close' }).overlay.type).toBe('scopes')
-    const summaries = [{ scope: 'a/b/c/d', botId: 'c', inbox: 1, outbox: 2, dead: 0, instances: 1 }, { scope: 'e/f/g/h', botId: 'g', inbox: 0, outbox: 0, dead: 0, instances: 0 }]
+    const summaries = [
+      { scope: 'a/b/c/d', botId: 'c', inbox: 1, outbox: 2, dead: 0, instances: 1 },
+      { scope: 'e/f/g/h', botId: 'g', inbox: 0, outbox: 0, dead: 0, instances: 0 },
+    ]
     const chosen = run(needed.state, { type: 'scopesLoaded', scopes: summaries }, { type: 'moveRow', by: 1 }, { type: 'chooseScope' })
     expect(chosen.state).toMatchObject({ scope: 'e/f/g/h', overlay: { type: 'none' }, snapshot: undefined, history: [] })
     expect(chosen.effects).toEqual([{ type: 'refresh' }])
@@ -312,7 +430,8 @@ describe('filter, pages, details and scopes in the reducer', () => {
 
 describe('keys', () => {
   const state = ready()
-  const key = (input: string, flags: Parameters<typeof plainKey>[0] = {}, on: DashboardState = state) => keyEvent(on, input, plainKey(flags))
+  const key = (input: string, flags: Parameters<typeof plainKey>[0] = {}, on: DashboardState = state) =>
+    keyEvent(on, input, plainKey(flags))
 
   it('bind the panels view', () => {
     expect(key('q')).toEqual({ type: 'quit' })
@@ -370,8 +489,15 @@ describe('keys', () => {
   })
 
   it('split a run of characters that arrived together into keys', () => {
-    expect(splitKeys('4X', plainKey())).toEqual([['4', plainKey()], ['X', plainKey({ shift: true })]])
-    expect(splitKeys('/a\r', plainKey()).map(([input, k]) => [input, k.return])).toEqual([['/', false], ['a', false], ['', true]])
+    expect(splitKeys('4X', plainKey())).toEqual([
+      ['4', plainKey()],
+      ['X', plainKey({ shift: true })],
+    ])
+    expect(splitKeys('/a\r', plainKey()).map(([input, k]) => [input, k.return])).toEqual([
+      ['/', false],
+      ['a', false],
+      ['', true],
+    ])
     expect(splitKeys('\x1b[A', plainKey({ upArrow: true }))).toHaveLength(1)
     expect(splitKeys('é', plainKey())).toHaveLength(1)
   })
@@ -402,11 +528,19 @@ describe('layout, rates, requests and formatting', () => {
   })
 
   it('rates: done/sent from count deltas, in from heartbeats (uptime first, then between beats), counts going down are not negative', () => {
-    const first = snapshot({ at: T0, instances: [instance('i', { startedAt: T0 - 10_000, lastBeatAt: T0, metrics: { inboundJournaled: 100, outboxJournaled: 50 } })] })
+    const first = snapshot({
+      at: T0,
+      instances: [instance('i', { startedAt: T0 - 10_000, lastBeatAt: T0, metrics: { inboundJournaled: 100, outboxJournaled: 50 } })],
+    })
     first.counts.inbox.done = 10
     const a = advanceRates(undefined, first)
     expect(a.sample).toBeUndefined()
-    const second = snapshot({ at: T0 + 2_000, instances: [instance('i', { startedAt: T0 - 10_000, lastBeatAt: T0 + 2_000, metrics: { inboundJournaled: 140, outboxJournaled: 50 } })] })
+    const second = snapshot({
+      at: T0 + 2_000,
+      instances: [
+        instance('i', { startedAt: T0 - 10_000, lastBeatAt: T0 + 2_000, metrics: { inboundJournaled: 140, outboxJournaled: 50 } }),
+      ],
+    })
     second.counts.inbox.done = 30
     second.counts.outbox.sent = 0
     const b = advanceRates(a.memory, second)
@@ -418,35 +552,71 @@ describe('layout, rates, requests and formatting', () => {
     expect(advanceRates(b.memory, third).sample).toMatchObject({ inboxDone: 0, inboxIn: 0 })
     expect(advanceRates(b.memory, third).memory.beats).toEqual({})
     // A live instance whose last beat is older than the work: the journal's growth is the better measure.
-    const stale = snapshot({ at: T0 + 4_000, instances: [instance('j', { startedAt: T0 - 10_000, lastBeatAt: T0, metrics: { inboundJournaled: 0 } })] })
+    const stale = snapshot({
+      at: T0 + 4_000,
+      instances: [instance('j', { startedAt: T0 - 10_000, lastBeatAt: T0, metrics: { inboundJournaled: 0 } })],
+    })
     stale.counts.inbox.done = 45
-    expect(advanceRates(advanceRates(undefined, { ...stale, at: T0 + 3_000, counts: third.counts }).memory, stale).sample).toMatchObject({ inboxIn: 36 })
+    expect(advanceRates(advanceRates(undefined, { ...stale, at: T0 + 3_000, counts: third.counts }).memory, stale).sample).toMatchObject({
+      inboxIn: 36,
+    })
   })
 
   it('requests name what they touch', () => {
-    const ask = { intent: 'requeue' as const, all: false, panel: 'unknown' as const, selected: record('u', { kind: 'outbox' }), filter: undefined, count: 4 }
+    const ask = {
+      intent: 'requeue' as const,
+      all: false,
+      panel: 'unknown' as const,
+      selected: record('u', { kind: 'outbox' }),
+      filter: undefined,
+      count: 4,
+    }
     expect(requestFor(ask)).toEqual({
-      request: { verb: 'retry', kind: 'outbox', panel: 'unknown', target: { ids: ['u'] }, count: 1, question: 'Retry unknown send u (chat chat-u)? It may have gone out already: the chat may get it twice.' },
+      request: {
+        verb: 'retry',
+        kind: 'outbox',
+        panel: 'unknown',
+        target: { ids: ['u'] },
+        count: 1,
+        question: 'Retry unknown send u (chat chat-u)? It may have gone out already: the chat may get it twice.',
+      },
     })
     expect(requestFor({ ...ask, selected: undefined })).toEqual({ refusal: 'no unknown send selected' })
-    expect(requestFor({ ...ask, all: true, filter: { text: 'zz', records: [] } })).toEqual({ refusal: 'no unknown sends match "zz" on this page' })
+    expect(requestFor({ ...ask, all: true, filter: { text: 'zz', records: [] } })).toEqual({
+      refusal: 'no unknown sends match "zz" on this page',
+    })
   })
 
   it('formats fit the width', () => {
-    expect([compact(12), compact(1_234), compact(12_345), compact(123_456), compact(1_234_567)]).toEqual(['12', '1,234', '12.3k', '123k', '1.23M'])
+    expect([compact(12), compact(1_234), compact(12_345), compact(123_456), compact(1_234_567)]).toEqual([
+      '12',
+      '1,234',
+      '12.3k',
+      '123k',
+      '1.23M',
+    ])
     expect([rate(undefined), rate(0), rate(4.25), rate(1_234.4)]).toEqual(['-', '0/s', '4.3/s', '1,234/s'])
     expect(sparkline([0, 1, 2, 4, 8], 3)).toBe('▃▅█')
     expect(sparkline([0, 0], 5)).toBe('▁▁')
     expect(fit('abcdef', 4)).toBe('abc…')
     expect(fitMiddle('sqlite:/a/very/long/path/bot.db', 15)).toBe('sqlite:…/bot.db')
-    const specs = [{ min: 10, grow: 3 }, { min: 6, grow: 1, max: 20 }, { min: 3, align: 'right' as const }, { min: 8, grow: 5 }]
+    const specs = [
+      { min: 10, grow: 3 },
+      { min: 6, grow: 1, max: 20 },
+      { min: 3, align: 'right' as const },
+      { min: 8, grow: 5 },
+    ]
     for (const width of [40, 78, 118, 200]) {
       const widths = columnWidths(width, specs)
       expect(widths.reduce((a, b) => a + b, 0) + specs.length - 1).toBeLessThanOrEqual(width)
       expect(row(['a'.repeat(100), 'b\nc', '5×', 'e'.repeat(300)], widths, specs).length).toBeLessThanOrEqual(width)
     }
     expect(wrap('one two three', 7)).toEqual(['one two', 'three'])
-    expect(wrapField(`${'why'.padEnd(11)} ${'word '.repeat(12).trim()}`, 40)).toEqual(['why         word word word word word', '            word word word word word', '            word word'])
+    expect(wrapField(`${'why'.padEnd(11)} ${'word '.repeat(12).trim()}`, 40)).toEqual([
+      'why         word word word word word',
+      '            word word word word word',
+      '            word word',
+    ])
   })
 
   it('NO_COLOR turns every colour off', () => {
@@ -455,4 +625,3 @@ describe('layout, rates, requests and formatting', () => {
     expect(themeFor({ NO_COLOR: '1' }).tone('error')).toBeUndefined()
   })
 })
-

@@ -39,10 +39,13 @@ const lines = (text: string) => text.replace(/\n$/, '').split('\n')
 
 async function until(check: (text: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
   try {
-    return await waitFor(async () => {
-      const text = await screen()
-      return check(text) ? text : undefined
-    }, { timeoutMs, intervalMs: 50, message: what })
+    return await waitFor(
+      async () => {
+        const text = await screen()
+        return check(text) ? text : undefined
+      },
+      { timeoutMs, intervalMs: 50, message: what },
+    )
   } catch (error) {
     throw new Error(`${(error as Error).message}; the screen:\n${await screen()}`)
   }
@@ -53,7 +56,10 @@ const promptBack = (text: string) => lines(text.trimEnd()).at(-1) === '$'
 
 /** The terminal was given back: no alternate screen, the cursor shown. */
 async function restored(): Promise<void> {
-  await waitFor(async () => (await paneFlag('alternate_on')) === '0' && (await paneFlag('cursor_flag')) === '1', { timeoutMs: 10_000, message: 'the alternate screen left and the cursor shown' })
+  await waitFor(async () => (await paneFlag('alternate_on')) === '0' && (await paneFlag('cursor_flag')) === '1', {
+    timeoutMs: 10_000,
+    message: 'the alternate screen left and the cursor shown',
+  })
 }
 
 /** An SGR sequence that sets a colour (foreground or background, 16, 256 or true colour). */
@@ -62,7 +68,12 @@ function colours(text: string): string[] {
   const found: string[] = []
   for (const [, params] of text.matchAll(COLOUR_SGR)) {
     const codes = (params ?? '').split(';').map(Number)
-    if (codes.some((code) => (code >= 30 && code <= 38) || (code >= 40 && code <= 48) || (code >= 90 && code <= 97) || (code >= 100 && code <= 107))) found.push(params!)
+    if (
+      codes.some(
+        (code) => (code >= 30 && code <= 38) || (code >= 40 && code <= 48) || (code >= 90 && code <= 97) || (code >= 100 && code <= 107),
+      )
+    )
+      found.push(params!)
   }
   return found
 }
@@ -83,7 +94,19 @@ beforeEach(async () => {
   SESSION = `shell-${++sessions}`
   SOCKET = `botmesh-tui-${randomBytes(4).toString('hex')}-${sessions}`
   // A clean shell: no CI (Ink draws nothing live under CI), no colour settings from the machine.
-  await tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', SESSION, '-c', ROOT, "env -u CI -u NO_COLOR -u FORCE_COLOR PS1='$ ' bash --norc --noprofile")
+  await tmux(
+    'new-session',
+    '-d',
+    '-x',
+    '100',
+    '-y',
+    '30',
+    '-s',
+    SESSION,
+    '-c',
+    ROOT,
+    "env -u CI -u NO_COLOR -u FORCE_COLOR PS1='$ ' bash --norc --noprofile",
+  )
   await tmux('set-option', '-t', SESSION, 'status', 'off')
   await until(promptBack, 'the shell prompt')
 })
@@ -120,12 +143,19 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
 
     // Larger, then 80×24: each layout is drawn from the top, nothing of the one before is left.
     await tmux('resize-window', '-t', SESSION, '-x', '130', '-y', '40')
-    await until((t) => lines(t)[38] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!), 'the layout at 130×40')
+    await until(
+      (t) => lines(t)[38] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!),
+      'the layout at 130×40',
+    )
     await tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24')
-    text = await until((t) => lines(t)[22] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!), 'the layout at 80×24')
+    text = await until(
+      (t) => lines(t)[22] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!),
+      'the layout at 80×24',
+    )
     shown = lines(text)
     expect(shown[2]).toMatch(/^inbox /)
-    for (const title of ['1 Instances', '2 Active leases', '▶ 3 Inbox dead letters', '4 Outbox dead letters', '5 Unknown sends']) expect(text).toContain(title)
+    for (const title of ['1 Instances', '2 Active leases', '▶ 3 Inbox dead letters', '4 Outbox dead letters', '5 Unknown sends'])
+      expect(text).toContain(title)
 
     await type('q')
     text = await until(promptBack, 'the shell prompt after q')
@@ -151,7 +181,11 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
     await press('Enter')
     await until((t) => t.includes('› in-dead-2'), 'the dashboard')
     const { stdout } = await run('pgrep', ['-f', `dashboard --backend sqlite:${db} `])
-    const pids = stdout.trim().split('\n').map(Number).filter((pid) => pid !== process.pid)
+    const pids = stdout
+      .trim()
+      .split('\n')
+      .map(Number)
+      .filter((pid) => pid !== process.pid)
     expect(pids).toHaveLength(1)
     process.kill(pids[0]!, 'SIGTERM')
     await until((t) => /exit=\d+/.test(t) && promptBack(t), 'the shell after SIGTERM')

@@ -145,7 +145,8 @@ export class AppendLog {
    */
   async append(payloads: readonly string[]): Promise<void> {
     if (payloads.length === 0) return
-    if (this.#broken !== undefined) throw new Error(`${this.path} could not be cut back after a failed append; reopen the journal`, { cause: this.#broken })
+    if (this.#broken !== undefined)
+      throw new Error(`${this.path} could not be cut back after a failed append; reopen the journal`, { cause: this.#broken })
     const data = Buffer.from(payloads.map((payload, n) => encodeRecord(this.#lastSeq + 1 + n, payload)).join(''))
     try {
       await this.#handle.write(data, this.#size)

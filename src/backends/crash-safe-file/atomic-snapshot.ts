@@ -30,7 +30,12 @@ export function tempPrefix(path: string): string {
  * directory (I2). Readers see the old file or the new one, never a mix. On failure the temp is
  * removed (best effort) and the old file is untouched.
  */
-export async function writeFileAtomic(fs: FileSystem, path: string, content: readonly (string | Uint8Array)[], options: AtomicWriteOptions): Promise<void> {
+export async function writeFileAtomic(
+  fs: FileSystem,
+  path: string,
+  content: readonly (string | Uint8Array)[],
+  options: AtomicWriteOptions,
+): Promise<void> {
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${++tempCounter}`)
   try {
     const handle = await fs.open(temp, 'replace', options.mode ?? FILE_MODE)
@@ -78,7 +83,8 @@ export class AfterRenameError extends Error {
 export async function readJournalFile(fs: FileSystem, path: string, options: { allowEmpty: boolean }): Promise<Buffer | undefined> {
   const stat = await fs.stat(path)
   if (!stat) return undefined
-  if (!stat.isFile) throw new JournalCorruptError(path, stat.isDirectory ? 'is a directory, expected a journal file' : 'is not a regular file')
+  if (!stat.isFile)
+    throw new JournalCorruptError(path, stat.isDirectory ? 'is a directory, expected a journal file' : 'is not a regular file')
   let content: Buffer
   try {
     content = await fs.readFile(path)

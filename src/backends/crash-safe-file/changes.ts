@@ -75,7 +75,8 @@ function checkEntry(value: unknown): KvEntry | string {
   if (!Number.isSafeInteger(entry.version) || (entry.version as number) < 1) return `the entry "${entry.key}" has no valid version`
   if (typeof entry.state !== 'string') return `the entry "${entry.key}" has no state`
   if (typeof entry.stateTime !== 'number' || !Number.isFinite(entry.stateTime)) return `the entry "${entry.key}" has no stateTime`
-  if (entry.due !== null && (typeof entry.due !== 'number' || !Number.isFinite(entry.due))) return `the entry "${entry.key}" has an invalid due`
+  if (entry.due !== null && (typeof entry.due !== 'number' || !Number.isFinite(entry.due)))
+    return `the entry "${entry.key}" has an invalid due`
   if (!('value' in entry)) return `the entry "${entry.key}" has no value`
   return {
     key: entry.key,

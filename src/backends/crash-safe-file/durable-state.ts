@@ -263,7 +263,8 @@ export class DurableState {
     if (!log) return
     if (this.options.mode === 'snapshot') {
       // Snapshot mode keeps no log: fold what it adds (I10, I11), then remove it.
-      const lines = loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq, new Map(), this.#encoded, this.options.format) : undefined
+      const lines =
+        loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq, new Map(), this.#encoded, this.options.format) : undefined
       await foldLeftoverLog(this.options.fs, this.path, lines)
       this.#logSeq = loaded.lastSeq
       this.#logAtOpen = { validBytes: 0, records: 0 }
@@ -271,6 +272,10 @@ export class DurableState {
     }
     // Records the snapshot already holds are dropped; a torn tail is cut (I8): both by AppendLog.open.
     this.#logAtOpen = loaded.replayed === 0 ? { validBytes: 0, records: 0 } : { validBytes: log.validBytes, records: log.records.length }
-    this.#log = await AppendLog.open(this.options.fs, logPathOf(this.path), { ...this.#logAtOpen, lastSeq: this.#lastSeq, fsync: this.options.fsync })
+    this.#log = await AppendLog.open(this.options.fs, logPathOf(this.path), {
+      ...this.#logAtOpen,
+      lastSeq: this.#lastSeq,
+      fsync: this.options.fsync,
+    })
   }
 }

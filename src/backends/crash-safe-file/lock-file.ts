@@ -63,7 +63,11 @@ export async function acquireLock(fs: FileSystem, file: string): Promise<HeldLoc
       if (holder && isLive(holder)) throw new JournalLockedError(file, holder.pid)
       await takeOver(fs, lockPath, found)
     }
-    throw new JournalLockedError(file, undefined, `${file}: could not take ${lockPath} in ${LOCK_ATTEMPTS_MAX} attempts; other processes keep taking it`)
+    throw new JournalLockedError(
+      file,
+      undefined,
+      `${file}: could not take ${lockPath} in ${LOCK_ATTEMPTS_MAX} attempts; other processes keep taking it`,
+    )
   } catch (error) {
     held.delete(key)
     throw error

@@ -85,7 +85,11 @@ export interface ResolvedFileOptions {
 /** Applies the defaults and checks the values; throws `ConfigError`. */
 export function resolveFileOptions(options: FileDurabilityOptions): ResolvedFileOptions {
   const log = options.appendLog === true ? {} : options.appendLog || undefined
-  if (options.appendLog !== undefined && typeof options.appendLog !== 'boolean' && (typeof options.appendLog !== 'object' || options.appendLog === null)) {
+  if (
+    options.appendLog !== undefined &&
+    typeof options.appendLog !== 'boolean' &&
+    (typeof options.appendLog !== 'object' || options.appendLog === null)
+  ) {
     throw new ConfigError('FileDurability: appendLog must be true, false or { compactEvery, compactBytes, fsync }')
   }
   if (log) refuseUnknownOptions('FileDurability: appendLog', log, APPEND_LOG_OPTION_NAMES)

@@ -87,7 +87,11 @@ export function encodeSnapshot(
 }
 
 /** Reads a snapshot whole; rejects any damage with a `JournalCorruptError` naming the file (I9). */
-export function decodeSnapshot(file: string, content: Buffer, format: string = SNAPSHOT_FORMAT): { logSeq: number; entries: PlacedEntry[] } {
+export function decodeSnapshot(
+  file: string,
+  content: Buffer,
+  format: string = SNAPSHOT_FORMAT,
+): { logSeq: number; entries: PlacedEntry[] } {
   const scan = scanSnapshot(content, format)
   if (scan.damage) {
     const { line, offset, detail } = scan.damage
@@ -118,10 +122,15 @@ export function scanSnapshot(content: Buffer, format: string = SNAPSHOT_FORMAT):
     entries.push(placed)
   }
   const end = { line: lines.length + 1, offset: tail?.offset ?? content.length }
-  if (tail) return { header, entries, damage: { ...end, detail: `the last ${tail.bytes} bytes are an incomplete line: the file was cut short` } }
+  if (tail)
+    return { header, entries, damage: { ...end, detail: `the last ${tail.bytes} bytes are an incomplete line: the file was cut short` } }
   if (!header) return { header, entries, damage: { ...end, detail: 'no header line' } }
   if (entries.length < header.entries) {
-    return { header, entries, damage: { ...end, detail: `${entries.length} of the ${header.entries} entries its header announces: the file was cut short` } }
+    return {
+      header,
+      entries,
+      damage: { ...end, detail: `${entries.length} of the ${header.entries} entries its header announces: the file was cut short` },
+    }
   }
   return { header, entries, damage: undefined }
 }
@@ -134,7 +143,8 @@ function checkHeader(payload: string, format: string): SnapshotHeader | string {
     return 'the header is not JSON'
   }
   if (value?.format !== format) return `not a ${formatLabel(format)} snapshot (format ${JSON.stringify(value?.format)})`
-  if (value.version !== SNAPSHOT_VERSION) return `snapshot version ${JSON.stringify(value.version)} is not supported (expected ${SNAPSHOT_VERSION})`
+  if (value.version !== SNAPSHOT_VERSION)
+    return `snapshot version ${JSON.stringify(value.version)} is not supported (expected ${SNAPSHOT_VERSION})`
   if (!Number.isSafeInteger(value.logSeq) || value.logSeq! < 0) return 'the header has no valid logSeq'
   if (!Number.isSafeInteger(value.entries) || value.entries! < 0) return 'the header has no valid entry count'
   return { format, version: SNAPSHOT_VERSION, logSeq: value.logSeq!, entries: value.entries! }

@@ -76,7 +76,8 @@ export abstract class CoreJournal implements LeasedEventJournal {
   }
 
   replay(query: ReplayQuery | string | readonly string[]): Promise<EventRecord[]> {
-    const resolved: ReplayQuery = typeof query === 'string' ? { ids: [query] } : Array.isArray(query) ? { ids: query as readonly string[] } : (query as ReplayQuery)
+    const resolved: ReplayQuery =
+      typeof query === 'string' ? { ids: [query] } : Array.isArray(query) ? { ids: query as readonly string[] } : (query as ReplayQuery)
     return this.core.run(replayPlan(resolved, this.core.now()))
   }
 

@@ -68,5 +68,6 @@ export function recordIn(state: KvState, lane: EventLane, id: string): EventReco
 
 /** Checks that ops the plan computed from the state it read were applied; anything else is a bug. */
 export function assertApplied(results: readonly KvWriteResult[], what: string): void {
-  if (results.some((result) => !result.ok)) throw new Error(`${what}: a compare-and-set computed from the state it read did not apply (a bug)`)
+  if (results.some((result) => !result.ok))
+    throw new Error(`${what}: a compare-and-set computed from the state it read did not apply (a bug)`)
 }

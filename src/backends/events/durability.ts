@@ -56,7 +56,9 @@ export class EventsDurability implements DurabilityBackend {
     })
     const { journal, outbox } = options
     if (!journal || typeof journal.storage?.write !== 'function') {
-      throw new ConfigError('eventsDurability: journal must be a LeasedEventJournal (FileEventJournal.open(path, { lock: true }) or SharedFileEventJournal.open(path))')
+      throw new ConfigError(
+        'eventsDurability: journal must be a LeasedEventJournal (FileEventJournal.open(path, { lock: true }) or SharedFileEventJournal.open(path))',
+      )
     }
     if (journal.writers === 'unguarded') {
       throw new ConfigError(

@@ -3,7 +3,22 @@
  * on 'botwa:durable', the outbox and the instances' heartbeats as side entries of the journal's
  * file (written in the same commits), or in a `DurableKv` of their own.
  */
-import { type Journal, type JournalListQuery, type JournalWrite, type JournalWriteResult, type Versioned, type WriteName, type Json, type KvEntry, type KvOp, recordIndex, recordKey, type InboxRecord, type RecordKind, type RecordOf } from '../../core/spi.js'
+import {
+  type Journal,
+  type JournalListQuery,
+  type JournalWrite,
+  type JournalWriteResult,
+  type Versioned,
+  type WriteName,
+  type Json,
+  type KvEntry,
+  type KvOp,
+  recordIndex,
+  recordKey,
+  type InboxRecord,
+  type RecordKind,
+  type RecordOf,
+} from '../../core/spi.js'
 import { inboundEventId, inboundLane, toEventRecord, toInboxRecord } from './inbox-mapping.js'
 import type { LeasedEventJournal, StorageOp, StorageResult } from './journal.js'
 import type { EventRecord } from './record.js'
@@ -42,14 +57,27 @@ export class EventsJournal implements Journal {
     const heartbeat = HEARTBEATS.has(name)
     if (this.#sidecar) {
       // Inbox and side records in one storage write: one commit, one atomic rewrite of the file.
-      const results = await this.#events.storage.write(writes.map((write) => this.#storageOp(write)), { heartbeat })
+      const results = await this.#events.storage.write(
+        writes.map((write) => this.#storageOp(write)),
+        { heartbeat },
+      )
       return results.map((result, n) => this.#journalResult(writes[n]!.kind, result))
     }
     const inbox = writes.flatMap((write, n) => (write.kind === 'inbox' ? [n] : []))
     const others = writes.flatMap((write, n) => (write.kind === 'inbox' ? [] : [n]))
     const [inboxResults, otherResults] = await Promise.all([
-      inbox.length > 0 ? this.#events.storage.write(inbox.map((n) => this.#storageOp(writes[n]!)), { heartbeat }) : [],
-      others.length > 0 ? this.#side.write(name, others.map((n) => writes[n]!)) : [],
+      inbox.length > 0
+        ? this.#events.storage.write(
+            inbox.map((n) => this.#storageOp(writes[n]!)),
+            { heartbeat },
+          )
+        : [],
+      others.length > 0
+        ? this.#side.write(
+            name,
+            others.map((n) => writes[n]!),
+          )
+        : [],
     ])
     const results: JournalWriteResult[] = new Array(writes.length)
     inbox.forEach((n, i) => (results[n] = this.#journalResult('inbox', inboxResults[i]!)))
@@ -59,7 +87,9 @@ export class EventsJournal implements Journal {
 
   async due<K extends RecordKind>(kind: K, until: number, limit: number): Promise<Versioned<RecordOf[K]>[]> {
     if (kind !== 'inbox') return this.#side.due(kind, until, limit)
-    return (await this.#events.storage.due(inboundLane(this.scopeId), until, limit)).map((event) => versioned(event) as Versioned<RecordOf[K]>)
+    return (await this.#events.storage.due(inboundLane(this.scopeId), until, limit)).map(
+      (event) => versioned(event) as Versioned<RecordOf[K]>,
+    )
   }
 
   async list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]> {
@@ -75,13 +105,27 @@ export class EventsJournal implements Journal {
   }
 
   purge(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number> {
-    return kind === 'inbox' ? this.#events.storage.purgeState(inboundLane(this.scopeId), state, olderThan, limit) : this.#side.purge(kind, state, olderThan, limit)
+    return kind === 'inbox'
+      ? this.#events.storage.purgeState(inboundLane(this.scopeId), state, olderThan, limit)
+      : this.#side.purge(kind, state, olderThan, limit)
   }
 
   #storageOp(write: JournalWrite): StorageOp {
     if (write.kind === 'inbox') {
-      if ('delete' in write) return { target: 'event', op: 'delete', lane: inboundLane(this.scopeId), id: inboundEventId(this.scopeId, write.delete), expectVersion: write.expectVersion }
-      return { target: 'event', op: 'put', record: toEventRecord(this.scopeId, write.record as InboxRecord), expectVersion: write.expectVersion }
+      if ('delete' in write)
+        return {
+          target: 'event',
+          op: 'delete',
+          lane: inboundLane(this.scopeId),
+          id: inboundEventId(this.scopeId, write.delete),
+          expectVersion: write.expectVersion,
+        }
+      return {
+        target: 'event',
+        op: 'put',
+        record: toEventRecord(this.scopeId, write.record as InboxRecord),
+        expectVersion: write.expectVersion,
+      }
     }
     return { target: 'side', scope: this.scopeId, op: kvOpOf(write) }
   }

@@ -54,7 +54,10 @@ export class FileEventJournal extends CoreJournal {
       return new FileEventJournal(new FileCore(durable), resolved.file.readOnly ? 'read-only' : resolved.file.lock ? 'locked' : 'unguarded')
     } catch (error) {
       if (error instanceof BotmeshError) throw error
-      throw new JournalUnavailableError(`${path}: the events journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`, error)
+      throw new JournalUnavailableError(
+        `${path}: the events journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      )
     }
   }
 

@@ -22,10 +22,27 @@ export type {
   ReplayQuery,
   EventPurgeQuery,
 } from './journal.js'
-export { EVENT_STATES, REPLAYABLE_EVENT_STATES, EVENTS_SNAPSHOT_FORMAT, type EventRecord, type EventRecordInput, type EventState, type EventLease, type EventError, type EventLane } from './record.js'
+export {
+  EVENT_STATES,
+  REPLAYABLE_EVENT_STATES,
+  EVENTS_SNAPSHOT_FORMAT,
+  type EventRecord,
+  type EventRecordInput,
+  type EventState,
+  type EventLease,
+  type EventError,
+  type EventLane,
+} from './record.js'
 export type { FileEventJournalOptions, SharedFileEventJournalOptions } from './options.js'
 export type { MutexBreak } from './mutex-file.js'
 export { mutexPathOf } from './mutex-file.js'
 export { EVENTS_LIMITS, WORKER_DEFAULTS } from './limits.js'
 export { DURABLE_CHANNEL } from './append-plan.js'
-export { LeaseLostError, JournalLockedError, JournalClosedError, JournalCorruptError, AppendLogCorruptError, JournalUnavailableError } from '../../core/errors.js'
+export {
+  LeaseLostError,
+  JournalLockedError,
+  JournalClosedError,
+  JournalCorruptError,
+  AppendLogCorruptError,
+  JournalUnavailableError,
+} from '../../core/errors.js'

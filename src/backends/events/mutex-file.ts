@@ -59,10 +59,10 @@ export function mutexPathOf(file: string): string {
 }
 
 /** Callers of this process waiting for each file's mutex, shared by every copy of this module loaded in it. */
-const queues: Map<string, Promise<void>> = ((globalThis as Record<symbol, unknown>)[Symbol.for('botmesh.events-mutex-queues')] ??= new Map<string, Promise<void>>()) as Map<
+const queues: Map<string, Promise<void>> = ((globalThis as Record<symbol, unknown>)[Symbol.for('botmesh.events-mutex-queues')] ??= new Map<
   string,
   Promise<void>
->
+>()) as Map<string, Promise<void>>
 
 /** Runs `task` holding the mutex of `file`. */
 export async function withMutex<T>(file: string, options: MutexOptions, task: (mutex: HeldMutex) => Promise<T>): Promise<T> {
@@ -165,7 +165,14 @@ function ageOf(stat: FileStat): number {
  * Breaks a dead or stalled holder's mutex, holding `<mutex>.break` so that one process breaks it at
  * a time, and only if the mutex still holds what was judged (a fresh mutex is never removed).
  */
-async function breakMutex(fs: FileSystem, path: string, found: FoundMutex, reason: 'dead' | 'stalled', options: MutexOptions, content: string): Promise<void> {
+async function breakMutex(
+  fs: FileSystem,
+  path: string,
+  found: FoundMutex,
+  reason: 'dead' | 'stalled',
+  options: MutexOptions,
+  content: string,
+): Promise<void> {
   const breakPath = `${path}.break`
   const breakHandle = await createExclusiveFile(fs, breakPath, content)
   if (!breakHandle) {

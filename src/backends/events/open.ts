@@ -30,7 +30,10 @@ export interface OpenedEventsBackend {
  * read-only for `access: 'read'`, and read-only naming the holder when a live process holds its
  * lock), or with `shared` a `SharedFileEventJournal`, which every process may open.
  */
-export async function openEventsBackend(path: string, options: { shared: boolean; access: 'read' | 'write' | 'create' }): Promise<OpenedEventsBackend> {
+export async function openEventsBackend(
+  path: string,
+  options: { shared: boolean; access: 'read' | 'write' | 'create' },
+): Promise<OpenedEventsBackend> {
   const opened = (journal: LeasedEventJournal, heldBy?: number): OpenedEventsBackend => ({
     backend: eventsDurability({ journal }),
     journal,

@@ -4,7 +4,14 @@
 import { ConfigError } from '../../core/errors.js'
 import { optionNames, refuseUnknownOptions } from '../../core/spi.js'
 import type { FileSystem } from '../crash-safe-file/fs.js'
-import { APPEND_LOG_MISPLACED, APPEND_LOG_OPTION_NAMES, FILE_LIMITS, resolveFileOptions, type AppendLogOptions, type ResolvedFileOptions } from '../crash-safe-file/options.js'
+import {
+  APPEND_LOG_MISPLACED,
+  APPEND_LOG_OPTION_NAMES,
+  FILE_LIMITS,
+  resolveFileOptions,
+  type AppendLogOptions,
+  type ResolvedFileOptions,
+} from '../crash-safe-file/options.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { MutexBreak, MutexOptions } from './mutex-file.js'
 import { EVENTS_SNAPSHOT_FORMAT } from './record.js'
@@ -62,7 +69,14 @@ export interface SharedFileEventJournalOptions {
 }
 
 /** The names `FileEventJournal.open` takes. */
-const FILE_JOURNAL_OPTION_NAMES = optionNames<FileEventJournalOptions>({ lock: true, fsync: true, staleLockMs: true, readOnly: true, now: true, fs: true })
+const FILE_JOURNAL_OPTION_NAMES = optionNames<FileEventJournalOptions>({
+  lock: true,
+  fsync: true,
+  staleLockMs: true,
+  readOnly: true,
+  now: true,
+  fs: true,
+})
 /** What a FileEventJournal caller may mean by an option it does not take. */
 const FILE_JOURNAL_MISPLACED: Readonly<Record<string, string>> = {
   appendLog: 'FileEventJournal always rewrites its file; SharedFileEventJournal.open takes appendLog',
@@ -99,7 +113,9 @@ export function resolveMutexOptions(
   }
   const heartbeatMs = options.heartbeatMs ?? staleLockMs / EVENTS_LIMITS.heartbeatsPerStaleLock
   if (typeof heartbeatMs !== 'number' || !Number.isFinite(heartbeatMs) || heartbeatMs <= 0 || heartbeatMs >= staleLockMs) {
-    throw new ConfigError(`${owner}: heartbeatMs must be a positive number of ms below staleLockMs (${staleLockMs}), got ${String(heartbeatMs)}`)
+    throw new ConfigError(
+      `${owner}: heartbeatMs must be a positive number of ms below staleLockMs (${staleLockMs}), got ${String(heartbeatMs)}`,
+    )
   }
   return { fs, staleLockMs, heartbeatMs, onBroken: options.onMutexBroken }
 }
@@ -108,14 +124,19 @@ export function resolveMutexOptions(
 export function resolveFileJournalOptions(options: FileEventJournalOptions): { file: ResolvedFileOptions; mutex: MutexOptions } {
   refuseUnknownOptions('FileEventJournal.open', options, FILE_JOURNAL_OPTION_NAMES, FILE_JOURNAL_MISPLACED)
   const readOnly = options.readOnly === true
-  if (readOnly && options.lock) throw new ConfigError('FileEventJournal: readOnly and lock exclude each other (a read-only open takes no lock)')
+  if (readOnly && options.lock)
+    throw new ConfigError('FileEventJournal: readOnly and lock exclude each other (a read-only open takes no lock)')
   const base = resolveFileOptions({ fsync: options.fsync, now: options.now, fs: options.fs, readOnly })
   const file = { ...base, lock: options.lock === true, format: EVENTS_SNAPSHOT_FORMAT }
   return { file, mutex: resolveMutexOptions('FileEventJournal', options, file.fs) }
 }
 
 /** SharedFileEventJournal's options, checked. */
-export function resolveSharedOptions(options: SharedFileEventJournalOptions): { file: ResolvedFileOptions; mutex: MutexOptions; batchMax: number } {
+export function resolveSharedOptions(options: SharedFileEventJournalOptions): {
+  file: ResolvedFileOptions
+  mutex: MutexOptions
+  batchMax: number
+} {
   refuseUnknownOptions('SharedFileEventJournal.open', options, SHARED_OPTION_NAMES, SHARED_MISPLACED)
   if (typeof options.appendLog === 'object' && options.appendLog !== null) {
     refuseUnknownOptions('SharedFileEventJournal.open: appendLog', options.appendLog, APPEND_LOG_OPTION_NAMES)

@@ -82,7 +82,8 @@ export class SharedCore implements JournalCore {
     const cache = this.#cache
     if (cache && !this.#turns.busy) {
       const turns = this.#turnsTaken
-      if ((await this.#unchanged(cache)) && turns === this.#turnsTaken && !this.#turns.busy && this.#cache === cache) return read(cache.state)
+      if ((await this.#unchanged(cache)) && turns === this.#turnsTaken && !this.#turns.busy && this.#cache === cache)
+        return read(cache.state)
     }
     return this.run((state) => {
       const value = read(state)
@@ -163,14 +164,19 @@ export class SharedCore implements JournalCore {
   async #commit(mutex: HeldMutex, state: KvState, writes: PendingWrite[]): Promise<void> {
     // Right before writing: a holder that stalled past staleLockMs lost the mutex and must not write.
     if (!(await mutex.stillHeld())) {
-      throw new JournalUnavailableError(`${this.path}: this process stalled and its mutex was taken over by another process; nothing was written, try again`)
+      throw new JournalUnavailableError(
+        `${this.path}: this process stalled and its mutex was taken over by another process; nothing was written, try again`,
+      )
     }
     try {
       if (this.#options.file.mode === 'appendLog') await this.#append(state, writes)
       else await this.#rewrite(state)
     } catch (error) {
       const outcome = error instanceof AfterRenameError ? 'its outcome is unknown' : 'nothing of it was written'
-      throw new JournalUnavailableError(`${this.path}: the write could not be committed (${error instanceof Error ? error.message : String(error)}); ${outcome}`, error)
+      throw new JournalUnavailableError(
+        `${this.path}: the write could not be committed (${error instanceof Error ? error.message : String(error)}); ${outcome}`,
+        error,
+      )
     }
   }
 
@@ -190,7 +196,12 @@ export class SharedCore implements JournalCore {
   async #append(state: KvState, writes: PendingWrite[]): Promise<void> {
     const { fs, fsync, format, compactEvery, compactBytes } = this.#options.file
     const cache = this.#cache!
-    const log = await AppendLog.open(fs, logPathOf(this.path), { validBytes: cache.logValidBytes, lastSeq: cache.lastSeq, records: cache.logRecords, fsync })
+    const log = await AppendLog.open(fs, logPathOf(this.path), {
+      validBytes: cache.logValidBytes,
+      lastSeq: cache.lastSeq,
+      records: cache.logRecords,
+      fsync,
+    })
     try {
       await log.append(writes.map((write) => encodeChanges(write.changes)))
       this.#cache = { ...cache, lastSeq: log.lastSeq, logRecords: log.records, logValidBytes: log.size, logFileBytes: log.size }

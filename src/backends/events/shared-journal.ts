@@ -46,14 +46,21 @@ export class SharedFileEventJournal extends CoreJournal {
       await fs.mkdir(dirname(path), DIRECTORY_MODE)
       const holder = await lockHolderOf(fs, path)
       if (holder) {
-        throw new JournalLockedError(path, holder.pid, `${path} is held by a FileEventJournal opened with { lock: true } in process ${holder.pid}; close it before sharing the file`)
+        throw new JournalLockedError(
+          path,
+          holder.pid,
+          `${path} is held by a FileEventJournal opened with { lock: true } in process ${holder.pid}; close it before sharing the file`,
+        )
       }
       const core = new SharedCore(path, resolved)
       await core.open()
       return new SharedFileEventJournal(core)
     } catch (error) {
       if (error instanceof BotmeshError) throw error
-      throw new JournalUnavailableError(`${path}: the shared events journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`, error)
+      throw new JournalUnavailableError(
+        `${path}: the shared events journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      )
     }
   }
 

@@ -19,44 +19,52 @@ export class CoreStorage implements EventStorage {
   }
 
   write(ops: readonly StorageOp[], options: { heartbeat?: boolean } = {}): Promise<StorageResult[]> {
-    return this.core.run((state) => {
-      // Ops refused before they reach the state: an insert of an id another lane holds.
-      const refused = new Map<number, StorageResult>()
-      const placed: PlacedOp[] = []
-      const inserts = ops.filter((op) => op.target === 'event' && op.op === 'put' && op.expectVersion === 0 && op.record.seq === undefined).length
-      const seqs = inserts > 0 ? takeSeqs(state, inserts) : undefined
-      let nextSeq = seqs?.first ?? 0
-      ops.forEach((op, index) => {
-        if (op.target === 'side') {
-          placed.push({ scope: sideKey(op.scope), op: op.op })
-        } else if (op.op === 'delete') {
-          placed.push({ scope: laneKey(op.lane), op: { op: 'delete', collection: EVENTS_COLLECTION, key: op.id, expectVersion: op.expectVersion } })
-        } else {
-          const elsewhere = op.expectVersion === 0 ? findEntry(state, op.record.id) : undefined
-          if (elsewhere && elsewhere.key !== laneKey(op.record)) {
-            refused.set(index, { ok: false, current: recordOf(elsewhere.entry) })
-            return
+    return this.core.run(
+      (state) => {
+        // Ops refused before they reach the state: an insert of an id another lane holds.
+        const refused = new Map<number, StorageResult>()
+        const placed: PlacedOp[] = []
+        const inserts = ops.filter(
+          (op) => op.target === 'event' && op.op === 'put' && op.expectVersion === 0 && op.record.seq === undefined,
+        ).length
+        const seqs = inserts > 0 ? takeSeqs(state, inserts) : undefined
+        let nextSeq = seqs?.first ?? 0
+        ops.forEach((op, index) => {
+          if (op.target === 'side') {
+            placed.push({ scope: sideKey(op.scope), op: op.op })
+          } else if (op.op === 'delete') {
+            placed.push({
+              scope: laneKey(op.lane),
+              op: { op: 'delete', collection: EVENTS_COLLECTION, key: op.id, expectVersion: op.expectVersion },
+            })
+          } else {
+            const elsewhere = op.expectVersion === 0 ? findEntry(state, op.record.id) : undefined
+            if (elsewhere && elsewhere.key !== laneKey(op.record)) {
+              refused.set(index, { ok: false, current: recordOf(elsewhere.entry) })
+              return
+            }
+            const stored = state.get(laneKey(op.record), EVENTS_COLLECTION, op.record.id)
+            const seq = op.record.seq ?? (op.expectVersion === 0 ? nextSeq++ : ((stored?.value as { seq?: number } | undefined)?.seq ?? 0))
+            placed.push(putRecordOp({ ...op.record, seq }, op.expectVersion))
           }
-          const stored = state.get(laneKey(op.record), EVENTS_COLLECTION, op.record.id)
-          const seq = op.record.seq ?? (op.expectVersion === 0 ? nextSeq++ : ((stored?.value as { seq?: number } | undefined)?.seq ?? 0))
-          placed.push(putRecordOp({ ...op.record, seq }, op.expectVersion))
+        })
+        if (seqs) placed.push(seqs.op)
+        return {
+          ops: placed,
+          result(results: KvWriteResult[]): StorageResult[] {
+            let next = 0
+            return ops.map((op, index) => {
+              const early = refused.get(index)
+              if (early) return early
+              const result = results[next++]!
+              if (result.ok || op.target === 'side') return result
+              return { ok: false, current: result.current && recordOf(result.current) }
+            })
+          },
         }
-      })
-      if (seqs) placed.push(seqs.op)
-      return {
-        ops: placed,
-        result(results: KvWriteResult[]): StorageResult[] {
-          let next = 0
-          return ops.map((op, index) => {
-            const early = refused.get(index)
-            if (early) return early
-            const result = results[next++]!
-            if (result.ok || op.target === 'side') return result
-            return { ok: false, current: result.current && recordOf(result.current) }
-          })
-        },
-      }
-    }, { deferred: options.heartbeat === true })
+      },
+      { deferred: options.heartbeat === true },
+    )
   }
 
   read(lane: EventLane, ids: readonly string[]): Promise<(EventRecord | undefined)[]> {
@@ -85,13 +93,18 @@ export class CoreStorage implements EventStorage {
     return this.core.run((state) => ({
       ops: state
         .list(key, EVENTS_COLLECTION, { state: stateName, before: olderThan, limit })
-        .map((entry) => ({ scope: key, op: { op: 'delete' as const, collection: EVENTS_COLLECTION, key: entry.key, expectVersion: entry.version } })),
+        .map((entry) => ({
+          scope: key,
+          op: { op: 'delete' as const, collection: EVENTS_COLLECTION, key: entry.key, expectVersion: entry.version },
+        })),
       result: (results) => results.filter((result) => result.ok).length,
     }))
   }
 
   scopes(channel: string): Promise<string[]> {
-    return this.core.read((state) => lanesIn(state).flatMap(({ lane }) => (lane.channel === channel && lane.scope !== null ? [lane.scope] : [])))
+    return this.core.read((state) =>
+      lanesIn(state).flatMap(({ lane }) => (lane.channel === channel && lane.scope !== null ? [lane.scope] : [])),
+    )
   }
 
   flush(): Promise<void> {
@@ -156,7 +169,12 @@ class SidecarKv implements DurableKv {
   }
 
   scopes(): Promise<string[]> {
-    return this.core.read((state) => state.scopes().flatMap((key) => sideOfKey(key) ?? []).filter((scope) => scope !== ROOT_SCOPE))
+    return this.core.read((state) =>
+      state
+        .scopes()
+        .flatMap((key) => sideOfKey(key) ?? [])
+        .filter((scope) => scope !== ROOT_SCOPE),
+    )
   }
 }
 

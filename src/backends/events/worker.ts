@@ -75,12 +75,21 @@ export class EventWorker {
     }
     for (const name of ['leaseMs', 'pollMs', 'batchSize', 'maxAttempts'] as const) {
       const value = this.#options[name]
-      if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`EventWorker: ${name} must be a positive number, got ${String(value)}`)
+      if (!Number.isFinite(value) || value <= 0)
+        throw new ConfigError(`EventWorker: ${name} must be a positive number, got ${String(value)}`)
     }
-    this.#backoff = { baseMs: options.backoff?.baseMs ?? WORKER_DEFAULTS.backoff.baseMs, capMs: options.backoff?.capMs ?? WORKER_DEFAULTS.backoff.capMs }
+    this.#backoff = {
+      baseMs: options.backoff?.baseMs ?? WORKER_DEFAULTS.backoff.baseMs,
+      capMs: options.backoff?.capMs ?? WORKER_DEFAULTS.backoff.capMs,
+    }
     this.owner = options.owner ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
     this.channel = options.channel ?? null
-    this.#loop = new BackgroundLoop('event-worker', () => this.#options.pollMs, () => this.#tick(), (error) => this.#options.onError?.(error))
+    this.#loop = new BackgroundLoop(
+      'event-worker',
+      () => this.#options.pollMs,
+      () => this.#tick(),
+      (error) => this.#options.onError?.(error),
+    )
   }
 
   /** Starts claiming in the background. Idempotent. */

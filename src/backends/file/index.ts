@@ -56,7 +56,10 @@ export class FileDurability extends KvDurability {
     const state = await DurableState.open(path, resolved).catch((error: unknown) => {
       if (error instanceof BotmeshError) throw error
       // An operating error of the file system (EACCES, ENOTDIR, EIO…): name the file.
-      throw new JournalUnavailableError(`${path}: the journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`, error)
+      throw new JournalUnavailableError(
+        `${path}: the journal cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      )
     })
     return new FileDurability(new FileKv(state), resolved.readOnly)
   }

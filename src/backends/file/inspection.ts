@@ -48,7 +48,11 @@ export async function inspectJournal(fs: FileSystem, path: string): Promise<Jour
   const logSeq = snapshot.header?.logSeq ?? 0
   for (const record of scan?.records ?? []) {
     if (records.length === 0 && record.seq > logSeq + 1 && (snapshot.header || !snapshot.exists)) {
-      damage = { line: record.line, offset: record.offset, detail: `the log starts at sequence ${record.seq}, the snapshot holds up to ${logSeq}: records are missing` }
+      damage = {
+        line: record.line,
+        offset: record.offset,
+        detail: `the log starts at sequence ${record.seq}, the snapshot holds up to ${logSeq}: records are missing`,
+      }
       break
     }
     const changes = decodeChanges(record.payload)
@@ -71,7 +75,11 @@ export async function inspectJournal(fs: FileSystem, path: string): Promise<Jour
   return { snapshot, log }
 }
 
-async function readWhole(fs: FileSystem, path: string, allowEmpty: boolean): Promise<{ exists: boolean; content?: Buffer; damage?: Damage }> {
+async function readWhole(
+  fs: FileSystem,
+  path: string,
+  allowEmpty: boolean,
+): Promise<{ exists: boolean; content?: Buffer; damage?: Damage }> {
   const stat = await fs.stat(path)
   if (!stat) return { exists: false }
   const whole = (detail: string) => ({ exists: true, damage: { line: 0, offset: 0, detail } })

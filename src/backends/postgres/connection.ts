@@ -46,7 +46,8 @@ export class PostgresConnection {
     if (!options.pool && !options.connectionString) throw new ConfigError('pass a pool or a connectionString')
     for (const name of ['connectTimeoutMs', 'statementTimeoutMs', 'poolMax'] as const) {
       const value = options[name]
-      if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new ConfigError(`${name} must be a positive integer, got ${value}`)
+      if (value !== undefined && !(Number.isInteger(value) && value > 0))
+        throw new ConfigError(`${name} must be a positive integer, got ${value}`)
     }
     this.#options = options
     this.#logger = options.logger ?? console
@@ -73,7 +74,9 @@ export class PostgresConnection {
   query<R extends QueryResultRow = QueryResultRow>(query: QueryConfig | string): Promise<QueryResult<R>> {
     const pool = this.#pool.value
     if (!pool || this.#pool.users === 0) {
-      return Promise.reject(new BotmeshError(ERROR_CODES.BACKEND_NOT_STARTED, `the PostgreSQL backend on ${this.target} is not started: call start() first`))
+      return Promise.reject(
+        new BotmeshError(ERROR_CODES.BACKEND_NOT_STARTED, `the PostgreSQL backend on ${this.target} is not started: call start() first`),
+      )
     }
     return typeof query === 'string' ? pool.query<R>(query) : pool.query<R>(query)
   }
@@ -93,7 +96,10 @@ export class PostgresConnection {
     const pool = new pg.Pool(config)
     // The pool has already removed the broken client when it emits this; the next query opens a new one.
     pool.on('error', (error) => {
-      this.#logger.error(`botmesh: a PostgreSQL connection to ${this.target} was closed while idle (${error.message}); it is replaced on the next query`, error)
+      this.#logger.error(
+        `botmesh: a PostgreSQL connection to ${this.target} was closed while idle (${error.message}); it is replaced on the next query`,
+        error,
+      )
     })
     return pool
   }
@@ -123,6 +129,7 @@ function describeUrl(connectionString: string): string {
 function describePool(pool: Pool): string {
   const options = (pool as unknown as { options?: { connectionString?: string; host?: string; port?: number; database?: string } }).options
   if (options?.connectionString) return describeUrl(options.connectionString)
-  if (options?.host || options?.database) return `${options.host ?? 'localhost'}:${options.port ?? 5432}${options.database ? `/${options.database}` : ''}`
+  if (options?.host || options?.database)
+    return `${options.host ?? 'localhost'}:${options.port ?? 5432}${options.database ? `/${options.database}` : ''}`
   return 'the PostgreSQL server of the given pool'
 }

@@ -75,7 +75,13 @@ export class PostgresKv implements DurableKv {
     if (this.#isView || !starting) return
     this.#starting = undefined
     // A start that failed gave its share back already.
-    if (await starting.then(() => true, () => false)) await this.connection.release()
+    if (
+      await starting.then(
+        () => true,
+        () => false,
+      )
+    )
+      await this.connection.release()
   }
 
   async #open(): Promise<void> {
@@ -130,7 +136,15 @@ export class PostgresKv implements DurableKv {
     if (query.limit <= 0) return []
     const before = query.before ?? Number.POSITIVE_INFINITY
     const { rows } = query.after
-      ? await this.#query<EntryRow>(this.#statements.LIST_AFTER, [this.#scope, collection, query.state, query.after.stateTime, query.after.key, before, query.limit])
+      ? await this.#query<EntryRow>(this.#statements.LIST_AFTER, [
+          this.#scope,
+          collection,
+          query.state,
+          query.after.stateTime,
+          query.after.key,
+          before,
+          query.limit,
+        ])
       : await this.#query<EntryRow>(this.#statements.LIST_FIRST, [this.#scope, collection, query.state, before, query.limit])
     return rows.map((row) => toEntry(row.key!, row))
   }
@@ -188,7 +202,10 @@ export class PostgresKv implements DurableKv {
     const results = [...outcomes] as (KvWriteResult | typeof UNSURE)[]
     for (const collection of new Set(unsure.map((index) => ops[index]!.collection))) {
       const indexes = unsure.filter((index) => ops[index]!.collection === collection)
-      const current = await this.get(collection, indexes.map((index) => ops[index]!.key))
+      const current = await this.get(
+        collection,
+        indexes.map((index) => ops[index]!.key),
+      )
       indexes.forEach((index, n) => {
         results[index] = { ok: false, current: current[n] }
       })
@@ -229,7 +246,7 @@ function compareOps(a: KvOp, b: KvOp): number {
 
 /** Refuses ops that would store something other backends could not read back the same. */
 function checkOp(op: KvOp): void {
-  if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX)) throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
+  if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX))
+    throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
   checkKvOp(op)
 }
-

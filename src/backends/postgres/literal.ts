@@ -12,7 +12,8 @@ export type SqlValue = string | number | boolean | null
 export function inlineParameters(sql: string, values: readonly SqlValue[]): string {
   return sql.replace(/\$(\d+)/g, (_, position: string) => {
     const index = Number(position) - 1
-    if (index < 0 || index >= values.length) throw new RangeError(`the statement uses $${position} but only ${values.length} values were given`)
+    if (index < 0 || index >= values.length)
+      throw new RangeError(`the statement uses $${position} but only ${values.length} values were given`)
     return literal(values[index]!)
   })
 }

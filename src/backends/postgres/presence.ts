@@ -34,15 +34,25 @@ export interface JournalPresence {
 }
 
 /** Looks for the journal's table. Needs an acquired connection. */
-export async function findJournal(connection: PostgresConnection, tables: DurableTables, legacyCountsTable: string): Promise<JournalPresence> {
-  const { rows } = await connection.query<{ durable: boolean; legacy_counts: boolean }>({ text: SELECT_PRESENCE, values: [tables.durable, legacyCountsTable] })
+export async function findJournal(
+  connection: PostgresConnection,
+  tables: DurableTables,
+  legacyCountsTable: string,
+): Promise<JournalPresence> {
+  const { rows } = await connection.query<{ durable: boolean; legacy_counts: boolean }>({
+    text: SELECT_PRESENCE,
+    values: [tables.durable, legacyCountsTable],
+  })
   return { durable: rows[0]!.durable, legacyCounts: rows[0]!.legacy_counts }
 }
 
 /** The refusal of a prefix without a journal, naming the table looked for and the prefixes that have one. */
 export async function journalMissing(connection: PostgresConnection, tables: DurableTables): Promise<JournalMissingError> {
   const { rows } = await connection.query<{ name: string }>({ text: SELECT_JOURNAL_TABLES, values: [JOURNAL_CANDIDATES_MAX] })
-  const listed = describeNearest(tables.prefix, rows.map((row) => row.name.slice(0, -'durable'.length)))
+  const listed = describeNearest(
+    tables.prefix,
+    rows.map((row) => row.name.slice(0, -'durable'.length)),
+  )
   return new JournalMissingError(
     `the table ${tables.durable} (tablePrefix "${tables.prefix}") on ${connection.target}`,
     `does not exist, so there is no journal there; table prefixes with a journal in this schema, nearest first: ${listed}. Check ?tablePrefix= and the database`,

@@ -63,9 +63,12 @@ export const UPDATE_ENTRY = (t: DurableTables) => `WITH updated AS (
     AND before.scope = $1::text AND before.collection = $2::text AND before.key = $3::text
   RETURNING entry.version, before.state AS state_before, entry.state
 ),
-${countedCte(t, `SELECT moved.state, moved.delta FROM updated
+${countedCte(
+  t,
+  `SELECT moved.state, moved.delta FROM updated
   CROSS JOIN LATERAL (VALUES (updated.state_before, -1::bigint), (updated.state, 1::bigint)) AS moved (state, delta)
-  WHERE updated.state_before <> updated.state`)}
+  WHERE updated.state_before <> updated.state`,
+)}
 ${WON} FROM updated
 UNION ALL
 ${currentUnless(t, 'updated')}`

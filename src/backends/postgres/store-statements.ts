@@ -36,13 +36,16 @@ CREATE INDEX IF NOT EXISTS ${t.messageLogIndex} ON ${t.messageLog} (scope, chat_
  * One user value.
  * $1 scope, $2 chat id, $3 key. Returns (value) or no row.
  */
-export const SELECT_USER = (t: StoreTables) => `SELECT value FROM ${t.users} WHERE scope = $1::text AND chat_id = $2::text AND key = $3::text`
+export const SELECT_USER = (t: StoreTables) =>
+  `SELECT value FROM ${t.users} WHERE scope = $1::text AND chat_id = $2::text AND key = $3::text`
 
 /**
  * Sets one user value.
  * $1 scope, $2 chat id, $3 key, $4 value (JSON text). Returns no rows.
  */
-export const UPSERT_USER = (t: StoreTables) => `INSERT INTO ${t.users} (scope, chat_id, key, value) VALUES ($1::text, $2::text, $3::text, $4::text)
+export const UPSERT_USER = (
+  t: StoreTables,
+) => `INSERT INTO ${t.users} (scope, chat_id, key, value) VALUES ($1::text, $2::text, $3::text, $4::text)
 ON CONFLICT (scope, chat_id, key) DO UPDATE SET value = excluded.value`
 
 /**
@@ -55,7 +58,9 @@ export const SELECT_CHECKPOINT = (t: StoreTables) => `SELECT value FROM ${t.chec
  * Sets the chat's flow checkpoint.
  * $1 scope, $2 chat id, $3 value (JSON text). Returns no rows.
  */
-export const UPSERT_CHECKPOINT = (t: StoreTables) => `INSERT INTO ${t.checkpoints} (scope, chat_id, value) VALUES ($1::text, $2::text, $3::text)
+export const UPSERT_CHECKPOINT = (
+  t: StoreTables,
+) => `INSERT INTO ${t.checkpoints} (scope, chat_id, value) VALUES ($1::text, $2::text, $3::text)
 ON CONFLICT (scope, chat_id) DO UPDATE SET value = excluded.value`
 
 /**

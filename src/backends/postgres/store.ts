@@ -38,7 +38,12 @@ export class PostgresStore implements Store {
   #starting: Promise<void> | undefined
 
   constructor(options: PostgresStoreOptions) {
-    refuseUnknownOptions('PostgresStore', options, POSTGRES_OPTION_NAMES.filter((name) => name !== 'mustExist'), POSTGRES_MISPLACED)
+    refuseUnknownOptions(
+      'PostgresStore',
+      options,
+      POSTGRES_OPTION_NAMES.filter((name) => name !== 'mustExist'),
+      POSTGRES_MISPLACED,
+    )
     this.#tablePrefix = options.tablePrefix ?? TABLE_PREFIX_DEFAULT
     this.tables = storeTables(this.#tablePrefix)
     this.connection = new PostgresConnection(options)
@@ -59,7 +64,13 @@ export class PostgresStore implements Store {
     if (!starting) return
     this.#starting = undefined
     // A start that failed gave its share back already.
-    if (await starting.then(() => true, () => false)) await this.connection.release()
+    if (
+      await starting.then(
+        () => true,
+        () => false,
+      )
+    )
+      await this.connection.release()
   }
 
   async #open(): Promise<void> {

@@ -59,7 +59,8 @@ export class RedisConnection {
   constructor(options: RedisConnectionOptions) {
     const given = [options.client, options.url, options.cluster].filter((source) => source !== undefined).length
     if (given !== 1) throw new ConfigError(`Redis needs exactly one of client, url or cluster; got ${given}`)
-    if (options.cluster !== undefined && clusterNodes(options.cluster).length === 0) throw new ConfigError('the Redis cluster option names no nodes')
+    if (options.cluster !== undefined && clusterNodes(options.cluster).length === 0)
+      throw new ConfigError('the Redis cluster option names no nodes')
     this.#options = options
     this.#client = new SharedHandle(options.client)
     this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? REDIS_LIMITS.connectTimeoutMs)
@@ -117,7 +118,10 @@ export class RedisConnection {
     client.on('error', (error: unknown) => {
       if (reported) return
       reported = true
-      this.#options.logger?.error(`Redis connection error (botmesh keeps reconnecting): ${error instanceof Error ? error.message : String(error)}`, error)
+      this.#options.logger?.error(
+        `Redis connection error (botmesh keeps reconnecting): ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      )
     })
     client.on('ready', () => {
       reported = false
@@ -145,7 +149,9 @@ export class RedisConnection {
     } catch (error) {
       client.disconnect()
       if (error instanceof Error && /DB index/i.test(error.message)) {
-        throw new ConfigError(`${this.target}: the server has no database ${db} (it said "${error.message}"); check the number after the port in the URL`)
+        throw new ConfigError(
+          `${this.target}: the server has no database ${db} (it said "${error.message}"); check the number after the port in the URL`,
+        )
       }
       throw redisFailure('select', error, role)
     }
@@ -213,7 +219,10 @@ function clusterNodes(cluster: ClusterNode[] | RedisClusterConfig): ClusterNode[
 }
 
 function describeTarget(options: RedisConnectionOptions): string {
-  if (options.cluster !== undefined) return `the Redis Cluster at ${clusterNodes(options.cluster).map((node) => (typeof node === 'object' ? `${node.host ?? 'localhost'}:${node.port ?? 6379}` : String(node))).join(',')}`
+  if (options.cluster !== undefined)
+    return `the Redis Cluster at ${clusterNodes(options.cluster)
+      .map((node) => (typeof node === 'object' ? `${node.host ?? 'localhost'}:${node.port ?? 6379}` : String(node)))
+      .join(',')}`
   if (options.url === undefined) return 'the given Redis client'
   try {
     const url = new URL(options.url)

@@ -9,12 +9,22 @@ import { KvDurability, refuseUnknownOptions } from '../../core/spi.js'
 import { RedisKv, type RedisKvOptions } from './kv.js'
 
 /** The names `new RedisDurability(…)` takes (`connection` is a store's own, from `store.durability()`). */
-export const REDIS_OPTION_NAMES = ['client', 'url', 'cluster', 'logger', 'connectTimeoutMs', 'commandTimeoutMs', 'prefix', 'mustExist', 'connection'] as const
+export const REDIS_OPTION_NAMES = [
+  'client',
+  'url',
+  'cluster',
+  'logger',
+  'connectTimeoutMs',
+  'commandTimeoutMs',
+  'prefix',
+  'mustExist',
+  'connection',
+] as const
 
 /** Options other clients or backends take, which a Redis caller may pass by mistake. */
 export const REDIS_MISPLACED: Readonly<Record<string, string>> = {
   keyPrefix: 'botmesh takes prefix (an ioredis keyPrefix would be applied twice)',
-  tablePrefix: 'Redis takes prefix; tablePrefix is PostgreSQL\'s',
+  tablePrefix: "Redis takes prefix; tablePrefix is PostgreSQL's",
   host: 'pass url: "redis://host:port"',
   port: 'pass url: "redis://host:port"',
   db: 'put the database in the url: "redis://host:port/<db>"',

@@ -62,10 +62,12 @@ export class RedisKv implements DurableKv {
     if (this.#started) return
     await this.#shared.connection.acquire('journal')
     if (this.#shared.mustExist) {
-      await assertJournalPresent(this.#shared.connection, this.#shared.keys, this.#shared.connection.target).catch(async (error: unknown) => {
-        await this.#shared.connection.release()
-        throw error
-      })
+      await assertJournalPresent(this.#shared.connection, this.#shared.keys, this.#shared.connection.target).catch(
+        async (error: unknown) => {
+          await this.#shared.connection.release()
+          throw error
+        },
+      )
     }
     this.#started = true
   }
@@ -84,9 +86,7 @@ export class RedisKv implements DurableKv {
   async get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {
     const { entries } = this.#keys(collection)
     const chunks = chunk(keys, REDIS_LIMITS.getBatchMax)
-    const replies = await Promise.all(
-      chunks.map((part) => this.#run(`read ${collection}`, (client) => client.hmget(entries, ...part))),
-    )
+    const replies = await Promise.all(chunks.map((part) => this.#run(`read ${collection}`, (client) => client.hmget(entries, ...part))))
     return replies.flat().map((envelope, n) => (envelope === null ? undefined : decodeEnvelope(keys[n]!, envelope)))
   }
 
@@ -104,7 +104,12 @@ export class RedisKv implements DurableKv {
         await this.#register(collection)
         const keys = this.#keys(collection)
         for (const part of chunk(indexes, REDIS_LIMITS.writeBatchMax)) {
-          const reply = (await this.#script(`write to ${collection}`, WRITE, [keys.entries, keys.due, keys.states], part.flatMap((n) => argsOf(ops[n]!)))) as (number | string)[]
+          const reply = (await this.#script(
+            `write to ${collection}`,
+            WRITE,
+            [keys.entries, keys.due, keys.states],
+            part.flatMap((n) => argsOf(ops[n]!)),
+          )) as (number | string)[]
           part.forEach((opIndex, n) => {
             results[opIndex] = resultOf(ops[opIndex]!.key, reply[2 * n]!, reply[2 * n + 1]!)
           })
@@ -141,7 +146,9 @@ export class RedisKv implements DurableKv {
     // Bounded batches: Redis serves nobody else while a script runs.
     while (purged < limit) {
       const batch = Math.min(limit - purged, REDIS_LIMITS.purgeBatchMax)
-      const deleted = Number(await this.#script(`purge ${collection}`, PURGE, [keys.entries, keys.due, keys.state(state)], [lexBefore(olderThan), batch]))
+      const deleted = Number(
+        await this.#script(`purge ${collection}`, PURGE, [keys.entries, keys.due, keys.state(state)], [lexBefore(olderThan), batch]),
+      )
       purged += deleted
       if (deleted < batch) break
     }

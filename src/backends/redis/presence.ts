@@ -38,7 +38,13 @@ export async function journalPrefixes(client: RedisClient): Promise<{ prefixes: 
     let cursor = '0'
     let scans = 0
     do {
-      const [next, found] = await node.scan(cursor, 'MATCH', `*${SCOPES_KEY_SUFFIX.replace(/[*?[\]\\]/g, (char) => `\\${char}`)}`, 'COUNT', REDIS_LIMITS.journalSearchScanCount)
+      const [next, found] = await node.scan(
+        cursor,
+        'MATCH',
+        `*${SCOPES_KEY_SUFFIX.replace(/[*?[\]\\]/g, (char) => `\\${char}`)}`,
+        'COUNT',
+        REDIS_LIMITS.journalSearchScanCount,
+      )
       for (const key of found) prefixes.add(key.slice(0, -SCOPES_KEY_SUFFIX.length))
       cursor = next
       scans++

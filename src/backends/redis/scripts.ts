@@ -185,7 +185,12 @@ return redis.call('LLEN', KEYS[1])
 export const SCRIPTS: readonly RedisScript[] = [WRITE, DUE, LIST, COUNT, PURGE, APPEND_LOG]
 
 /** Runs a script in one round trip: EVALSHA, or EVAL when the server has not seen it yet. */
-export async function runScript(client: RedisClient, target: RedisScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function runScript(
+  client: RedisClient,
+  target: RedisScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
   try {
     return await client.evalsha(target.sha, keys.length, ...keys, ...args)
   } catch (error) {

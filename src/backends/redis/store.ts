@@ -29,7 +29,12 @@ export class RedisStore implements Store {
   #started = false
 
   constructor(options: RedisStoreOptions) {
-    refuseUnknownOptions('RedisStore', options, [...REDIS_OPTION_NAMES.filter((name) => name !== 'connection' && name !== 'mustExist'), 'messageLogMax'], REDIS_MISPLACED)
+    refuseUnknownOptions(
+      'RedisStore',
+      options,
+      [...REDIS_OPTION_NAMES.filter((name) => name !== 'connection' && name !== 'mustExist'), 'messageLogMax'],
+      REDIS_MISPLACED,
+    )
     this.#connection = new RedisConnection(options)
     this.#keys = new RedisKeys(options.prefix)
     this.#messageLogMax = options.messageLogMax ?? REDIS_LIMITS.messageLogMax
@@ -81,7 +86,9 @@ export class RedisStore implements Store {
   /** Appends and trims in one script call, so the log never grows past `messageLogMax`. */
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
     const key = this.#keys.storeLog(scope, entry.chatId)
-    await this.#run('append to the message log', (client) => runScript(client, APPEND_LOG, [key], [JSON.stringify(entry), this.#messageLogMax]))
+    await this.#run('append to the message log', (client) =>
+      runScript(client, APPEND_LOG, [key], [JSON.stringify(entry), this.#messageLogMax]),
+    )
   }
 
   async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {

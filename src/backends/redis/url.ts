@@ -10,7 +10,8 @@ import { DEFAULT_PREFIX } from './keys.js'
 /** Options for `new RedisDurability(…)` / `new RedisStore(…)` from a backend URL. */
 export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions & { prefix: string } {
   const match = /^(rediss?)(\+cluster)?:\/\/([^?#]*)(?:\?([^#]*))?$/.exec(backendUrl)
-  if (!match) throw new ConfigError(`not a Redis backend URL: ${redactRedisUrl(backendUrl)} (expected redis://, rediss:// or redis+cluster://)`)
+  if (!match)
+    throw new ConfigError(`not a Redis backend URL: ${redactRedisUrl(backendUrl)} (expected redis://, rediss:// or redis+cluster://)`)
   const [, scheme, cluster, rest, query] = match as unknown as [string, string, string | undefined, string, string | undefined]
   const params = new URLSearchParams(query ?? '')
   const prefix = params.get('prefix') ?? DEFAULT_PREFIX
@@ -22,7 +23,10 @@ export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions 
   const at = rest.lastIndexOf('@')
   const credentials = at >= 0 ? rest.slice(0, at) : ''
   const hosts = (at >= 0 ? rest.slice(at + 1) : rest).replace(/\/$/, '')
-  const nodes = hosts.split(',').filter(Boolean).map((hostPort) => node(hostPort, backendUrl))
+  const nodes = hosts
+    .split(',')
+    .filter(Boolean)
+    .map((hostPort) => node(hostPort, backendUrl))
   if (nodes.length === 0) throw new ConfigError(`${redactRedisUrl(backendUrl)} names no cluster nodes`)
   const [username, password] = credentials ? credentials.split(':', 2).map((part) => decodeURIComponent(part)) : []
   const redisOptions = {

@@ -11,7 +11,16 @@ import { checkKvOp } from '../common/kv-op-check.js'
 
 /** An op checked and with its value already JSON text, ready to bind (encoding stays out of the transaction). */
 export type EncodedOp =
-  | { op: 'put'; collection: string; key: string; expectVersion: number; value: string; state: string; stateTime: number; due: number | null }
+  | {
+      op: 'put'
+      collection: string
+      key: string
+      expectVersion: number
+      value: string
+      state: string
+      stateTime: number
+      due: number | null
+    }
   | { op: 'delete'; collection: string; key: string; expectVersion: number }
 
 /** Checks an op and encodes its value; throws a RangeError for an op no backend could store. */

@@ -40,7 +40,8 @@ export class SQLiteConnection {
   #store: StoreStatements | undefined
 
   constructor(options: SQLiteConnectionOptions) {
-    if (typeof options?.file !== 'string' || options.file.trim() === '') throw new ConfigError('SQLite needs a file: pass { file: "./data/bot.db" }')
+    if (typeof options?.file !== 'string' || options.file.trim() === '')
+      throw new ConfigError('SQLite needs a file: pass { file: "./data/bot.db" }')
     this.file = options.file
     this.busyTimeoutMs = options.busyTimeoutMs ?? SQLITE_LIMITS.busyTimeoutMs
     this.mustExist = options.mustExist === true
@@ -125,9 +126,16 @@ export class SQLiteConnection {
  * Opens an existing file without creating or changing anything (no schema, no journal mode):
  * for `verify` and `compact`, which must not repair or set up what they inspect.
  */
-export async function openExisting(file: string, options: { readonly: boolean; busyTimeoutMs?: number; owner: string }): Promise<BetterSqlite3.Database> {
+export async function openExisting(
+  file: string,
+  options: { readonly: boolean; busyTimeoutMs?: number; owner: string },
+): Promise<BetterSqlite3.Database> {
   const Database = await loadDriver(options.owner)
-  return new Database(file, { readonly: options.readonly, fileMustExist: true, timeout: options.busyTimeoutMs ?? SQLITE_LIMITS.busyTimeoutMs })
+  return new Database(file, {
+    readonly: options.readonly,
+    fileMustExist: true,
+    timeout: options.busyTimeoutMs ?? SQLITE_LIMITS.busyTimeoutMs,
+  })
 }
 
 /**

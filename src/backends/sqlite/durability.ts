@@ -30,7 +30,7 @@ export const SQLITE_MISPLACED: Readonly<Record<string, string>> = {
   path: 'SQLite takes file: { file: "./data/bot.db" }',
   filename: 'SQLite takes file: { file: "./data/bot.db" }',
   messageLogMax: 'only SQLiteStore takes it',
-  tablePrefix: 'SQLite keeps the journals in its durable table; tablePrefix is PostgreSQL\'s',
+  tablePrefix: "SQLite keeps the journals in its durable table; tablePrefix is PostgreSQL's",
 }
 
 /** A durability backend on a SQLite file, shared by processes on one host. */

@@ -8,7 +8,16 @@ import { BotmeshError, JournalCorruptError } from '../../core/errors.js'
 import { unavailableError, type FailureRole } from '../common/failure-role.js'
 
 /** Result codes (primary, without the extended suffix) that mean "try again later". */
-const TRANSIENT = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL', 'SQLITE_READONLY', 'SQLITE_NOMEM'])
+const TRANSIENT = new Set([
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_CANTOPEN',
+  'SQLITE_PROTOCOL',
+  'SQLITE_READONLY',
+  'SQLITE_NOMEM',
+])
 /** Result codes that mean the file is damaged or is not a database. */
 const DAMAGED = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB'])
 

@@ -25,7 +25,6 @@ import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
 /** Options of a `SQLiteKv` that opens its own connection. */
 export type SQLiteKvOptions = SQLiteConnectionOptions
 
-
 const OWNER = 'SQLiteDurability'
 
 /** One `write` call waiting for its commit. */

@@ -23,10 +23,15 @@ export function assertJournalPresent(Database: DatabaseConstructor, file: string
     throw sqliteFailure(error, file, 'looking for the journal', 'journal')
   }
   try {
-    const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT ?`).all(TABLES_LISTED_MAX + 1) as { name: string }[]).map((row) => row.name)
+    const names = (
+      db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT ?`)
+        .all(TABLES_LISTED_MAX + 1) as { name: string }[]
+    ).map((row) => row.name)
     const durable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(TABLES.durable)
     if (durable) return
-    const listed = names.length === 0 ? 'none' : `${names.slice(0, TABLES_LISTED_MAX).join(', ')}${names.length > TABLES_LISTED_MAX ? ', …' : ''}`
+    const listed =
+      names.length === 0 ? 'none' : `${names.slice(0, TABLES_LISTED_MAX).join(', ')}${names.length > TABLES_LISTED_MAX ? ', …' : ''}`
     throw new JournalMissingError(file, `holds no botmesh journal (no "${TABLES.durable}" table; its tables: ${listed}); check the path`)
   } catch (error) {
     throw sqliteFailure(error, file, 'looking for the journal', 'journal')

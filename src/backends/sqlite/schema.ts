@@ -161,14 +161,20 @@ export function createSchema(db: BetterSqlite3.Database, file: string): void {
     // A `durable` table from before the counts existed (none in a release so far, but cheap to
     // honour): rebuild the counts from the rows.
     db.exec(`DELETE FROM ${durableCounts}`)
-    db.exec(`INSERT INTO ${durableCounts} (scope, collection, state, n) SELECT scope, collection, state, count(*) FROM ${durable} GROUP BY scope, collection, state`)
-    db.prepare(`INSERT INTO ${schema} (component, version) VALUES ('sqlite-store', ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version`).run(SCHEMA_VERSION)
+    db.exec(
+      `INSERT INTO ${durableCounts} (scope, collection, state, n) SELECT scope, collection, state, count(*) FROM ${durable} GROUP BY scope, collection, state`,
+    )
+    db.prepare(
+      `INSERT INTO ${schema} (component, version) VALUES ('sqlite-store', ?) ON CONFLICT (component) DO UPDATE SET version = excluded.version`,
+    ).run(SCHEMA_VERSION)
   }).immediate()
 }
 
 /** The version botmesh's schema in the file is at; 0 for a file botmesh has not set up yet. */
 export function schemaVersion(db: BetterSqlite3.Database, file: string): number {
-  const row = tableExists(db, schema) ? (db.prepare(`SELECT version FROM ${schema} WHERE component = 'sqlite-store'`).get() as { version: number } | undefined) : undefined
+  const row = tableExists(db, schema)
+    ? (db.prepare(`SELECT version FROM ${schema} WHERE component = 'sqlite-store'`).get() as { version: number } | undefined)
+    : undefined
   const version = row?.version ?? 0
   if (version > SCHEMA_VERSION) {
     throw new BotmeshError(
@@ -181,7 +187,8 @@ export function schemaVersion(db: BetterSqlite3.Database, file: string): number 
 
 /** Refuses to work on a file whose `durable` table botmesh did not create (`SCHEMA_MISMATCH`). */
 export function assertDurableShape(db: BetterSqlite3.Database, file: string, problems = durableShapeProblems(db)): void {
-  if (problems.length > 0) throw new BotmeshError(ERROR_CODES.SCHEMA_MISMATCH, `${file} has a durable table botmesh did not create: ${problems.join('; ')}`)
+  if (problems.length > 0)
+    throw new BotmeshError(ERROR_CODES.SCHEMA_MISMATCH, `${file} has a durable table botmesh did not create: ${problems.join('; ')}`)
 }
 
 /** What differs between the `durable` table (and its companions) and the shape botmesh creates; empty when it matches. */
@@ -189,16 +196,24 @@ export function durableShapeProblems(db: BetterSqlite3.Database): string[] {
   const { durable, durableCounts } = TABLES
   if (!tableExists(db, durable)) return [`the ${durable} table is missing`]
   const problems = durableColumnProblems(db)
-  const partial = (db.pragma(`index_list(${durable})`) as { name: string; partial: number }[]).find((i) => i.name === INDEXES.durableDue)?.partial
+  const partial = (db.pragma(`index_list(${durable})`) as { name: string; partial: number }[]).find(
+    (i) => i.name === INDEXES.durableDue,
+  )?.partial
   if (partial === 0) problems.push(`the index ${INDEXES.durableDue} must be partial (WHERE due IS NOT NULL)`)
   for (const [index, wanted] of Object.entries(DURABLE_INDEXES)) {
     const have = (db.pragma(`index_info(${index})`) as { name: string }[]).map((c) => c.name)
     if (have.join(',') !== wanted.join(',')) {
-      problems.push(have.length === 0 ? `the index ${index} is missing` : `the index ${index} covers (${have.join(', ')}), expected (${wanted.join(', ')})`)
+      problems.push(
+        have.length === 0
+          ? `the index ${index} is missing`
+          : `the index ${index} covers (${have.join(', ')}), expected (${wanted.join(', ')})`,
+      )
     }
   }
   if (!tableExists(db, durableCounts)) problems.push(`the ${durableCounts} table is missing`)
-  const triggers = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?`).all(durable) as { name: string }[]).map((t) => t.name)
+  const triggers = (
+    db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?`).all(durable) as { name: string }[]
+  ).map((t) => t.name)
   for (const name of ['insert', 'delete', 'update'].map((verb) => `${durable}_count_${verb}`)) {
     if (!triggers.includes(name)) problems.push(`the trigger ${name} that keeps ${durableCounts} is missing`)
   }
@@ -210,7 +225,9 @@ function durableColumnProblems(db: BetterSqlite3.Database): string[] {
   const columns = db.pragma(`table_info(${durable})`) as { name: string; type: string; notnull: number; pk: number }[]
   const found = columns.map((c) => `${c.name} ${c.type.toUpperCase()}${c.notnull ? ' NOT NULL' : ''}${c.pk ? ` pk${c.pk}` : ''}`)
   const expected = DURABLE_COLUMNS.map((c) => `${c.name} ${c.type}${c.notnull ? ' NOT NULL' : ''}${c.pk ? ` pk${c.pk}` : ''}`)
-  return found.join(', ') === expected.join(', ') ? [] : [`the ${durable} table has columns (${found.join(', ')}), expected (${expected.join(', ')})`]
+  return found.join(', ') === expected.join(', ')
+    ? []
+    : [`the ${durable} table has columns (${found.join(', ')}), expected (${expected.join(', ')})`]
 }
 
 /** Whether the file has a table of that name. */

@@ -87,10 +87,12 @@ export class SQLiteStore implements Store {
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
     this.#run('appending to the message log', (s, db) =>
       // IMMEDIATE: take the write lock before the first statement, where the busy timeout applies.
-      db.transaction(() => {
-        s.appendLog.run(scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref)
-        if (this.#messageLogMax > 0) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, this.#messageLogMax)
-      }).immediate(),
+      db
+        .transaction(() => {
+          s.appendLog.run(scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref)
+          if (this.#messageLogMax > 0) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, this.#messageLogMax)
+        })
+        .immediate(),
     )
   }
 

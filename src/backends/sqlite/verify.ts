@@ -55,7 +55,14 @@ export function verifyDatabase(db: BetterSqlite3.Database, file: string): SQLite
  * SQLite database, is a report with the problem, never a new or changed file.
  */
 export async function verifySqlite(file: string): Promise<SQLiteVerifyReport> {
-  const failed = (problem: string): SQLiteVerifyReport => ({ file, ok: false, problems: [problem], entries: null, schemaVersion: null, journalMode: null })
+  const failed = (problem: string): SQLiteVerifyReport => ({
+    file,
+    ok: false,
+    problems: [problem],
+    entries: null,
+    schemaVersion: null,
+    journalMode: null,
+  })
   if (!existsSync(file)) return failed(`${file} does not exist`)
   let db: BetterSqlite3.Database | undefined
   try {
@@ -63,7 +70,8 @@ export async function verifySqlite(file: string): Promise<SQLiteVerifyReport> {
     return verifyDatabase(db, file)
   } catch (error) {
     const code = (error as { code?: string }).code
-    if (typeof code === 'string' && code.startsWith('SQLITE_')) return failed(`${file} cannot be read as a SQLite database: ${(error as Error).message} (${code})`)
+    if (typeof code === 'string' && code.startsWith('SQLITE_'))
+      return failed(`${file} cannot be read as a SQLite database: ${(error as Error).message} (${code})`)
     throw error
   } finally {
     db?.close()
@@ -76,8 +84,14 @@ function countProblems(db: BetterSqlite3.Database): string[] {
   if (!tableExists(db, durableCounts)) return []
   type Row = { scope: string; collection: string; state: string; n: number }
   const id = (row: Row) => JSON.stringify([row.scope, row.collection, row.state])
-  const actual = new Map((db.prepare(`SELECT scope, collection, state, count(*) AS n FROM ${durable} GROUP BY scope, collection, state`).all() as Row[]).map((r) => [id(r), r]))
-  const kept = new Map((db.prepare(`SELECT scope, collection, state, n FROM ${durableCounts} WHERE n != 0`).all() as Row[]).map((r) => [id(r), r]))
+  const actual = new Map(
+    (db.prepare(`SELECT scope, collection, state, count(*) AS n FROM ${durable} GROUP BY scope, collection, state`).all() as Row[]).map(
+      (r) => [id(r), r],
+    ),
+  )
+  const kept = new Map(
+    (db.prepare(`SELECT scope, collection, state, n FROM ${durableCounts} WHERE n != 0`).all() as Row[]).map((r) => [id(r), r]),
+  )
   const problems: string[] = []
   for (const key of new Set([...actual.keys(), ...kept.keys()])) {
     const real = actual.get(key)?.n ?? 0

@@ -20,7 +20,11 @@ export function registerBench(program: Command, cli: Cli): void {
       "messages/s through the full journal path (one reply each), p50/p99 latency, backend round trips and records written per message, against the same run without durability and the raw store's ceiling (what the store does alone: append + fsync, a five-write SQLite transaction, single-INSERT transactions, scripted Redis calls)",
     )
     .option('--messages <n>', 'messages to send', '2000')
-    .option('--concurrency <n>', 'clients sending at once, each to its own chat (and clients of the raw ceiling on PostgreSQL and Redis)', '8')
+    .option(
+      '--concurrency <n>',
+      'clients sending at once, each to its own chat (and clients of the raw ceiling on PostgreSQL and Redis)',
+      '8',
+    )
     .option('--ceiling <n>', "operations the raw store's ceiling runs, 0 for none (default: as many as --messages)")
     .addHelpText(
       'after',
@@ -34,12 +38,25 @@ export function registerBench(program: Command, cli: Cli): void {
     .action(async (options: { messages: string; concurrency: string; ceiling?: string }) => {
       const messages = parseCount(options.messages, '--messages', { max: MESSAGES_MAX })
       const concurrency = parseCount(options.concurrency, '--concurrency', { max: CONCURRENCY_MAX })
-      const ceilingOperations = options.ceiling === undefined ? messages : parseCount(options.ceiling, '--ceiling', { min: 0, max: MESSAGES_MAX })
+      const ceilingOperations =
+        options.ceiling === undefined ? messages : parseCount(options.ceiling, '--ceiling', { min: 0, max: MESSAGES_MAX })
       const { label, factory } = suiteFactory(cli, 'bench')
       const config = cli.config()
-      const ceiling = ceilingOperations === 0 ? undefined : { place: ceilingPlace(config.target, config.open), operations: ceilingOperations, connectTimeoutMs: config.open.connectTimeoutMs }
+      const ceiling =
+        ceilingOperations === 0
+          ? undefined
+          : {
+              place: ceilingPlace(config.target, config.open),
+              operations: ceilingOperations,
+              connectTimeoutMs: config.open.connectTimeoutMs,
+            }
       const progress = cli.out.progress('bench', messages)
-      const report = await runBench(label, factory, { messages, concurrency, ceiling, onProgress: (done, _total, phase) => progress.update(done, phase) }).finally(() => progress.done())
+      const report = await runBench(label, factory, {
+        messages,
+        concurrency,
+        ceiling,
+        onProgress: (done, _total, phase) => progress.update(done, phase),
+      }).finally(() => progress.done())
       cli.out.result(report, benchView)
     })
 }

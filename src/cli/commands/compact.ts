@@ -10,7 +10,10 @@ export function registerCompact(program: Command, cli: Cli): void {
   program
     .command('compact')
     .description("fold a file journal's log into its snapshot, or checkpoint a SQLite WAL into the database file")
-    .addHelpText('after', examples('botmesh compact --backend file:./data/durable.json', 'botmesh compact --backend sqlite:./data/bot.db --json'))
+    .addHelpText(
+      'after',
+      examples('botmesh compact --backend file:./data/durable.json', 'botmesh compact --backend sqlite:./data/bot.db --json'),
+    )
     .action(async () => {
       assertCompactable(cli.config().target)
       const progress = cli.out.progress('compacting')

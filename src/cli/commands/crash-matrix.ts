@@ -36,7 +36,14 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
     .option('--match <text>', 'only cases whose name contains this (e.g. outbox.markSent)')
     .option('--case-timeout <ms>', 'a case that takes longer fails with its seed', String(CRASH_CASE_LIMITS.caseTimeoutMs))
     .addHelpText('after', AMBIGUOUS_WINDOW_HELP)
-    .addHelpText('after', examples('botmesh crash-matrix --backend sqlite', 'botmesh crash-matrix --backend redis --policy skip --random 50 --seed 7', 'botmesh crash-matrix --backend postgres --case-seed 123456789'))
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh crash-matrix --backend sqlite',
+        'botmesh crash-matrix --backend redis --policy skip --random 50 --seed 7',
+        'botmesh crash-matrix --backend postgres --case-seed 123456789',
+      ),
+    )
     .action(async (options: { seed?: string; random: string; policy: string; caseSeed?: string; match?: string; caseTimeout: string }) => {
       const seed = options.seed === undefined ? todaysSeed() : parseCount(options.seed, '--seed', { min: 0 })
       const policy = parseChoice(options.policy, ['skip', 'resend', 'both'] as const, '--policy')
@@ -51,7 +58,9 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
       const { label, factory } = suiteFactory(cli, 'crash-matrix')
       const progress = cli.out.progress('crash matrix', cases.length)
       const onResult = (result: { name: string }, index: number) => progress.update(index + 1, result.name)
-      const report = await runCrashMatrix(label, factory, cases, seed, { signal: cli.signal, caseTimeoutMs, onResult }).finally(() => progress.done())
+      const report = await runCrashMatrix(label, factory, cases, seed, { signal: cli.signal, caseTimeoutMs, onResult }).finally(() =>
+        progress.done(),
+      )
       cli.out.result(report, crashMatrixView)
       if (report.interrupted) throw new ReportedFailure(`interrupted after ${report.cases} of ${cases.length} crash case(s) on ${label}`)
       if (report.failed > 0) throw new ReportedFailure(`${report.failed} of ${report.cases} crash case(s) failed on ${label}`)

@@ -7,14 +7,27 @@ import { examples } from '../options.js'
 export function registerDashboard(program: Command, cli: Cli): void {
   program
     .command('dashboard')
-    .description('a live terminal view of a scope: counts and rates, instances, leases, dead letters; replay, retry and discard from the keyboard')
+    .description(
+      'a live terminal view of a scope: counts and rates, instances, leases, dead letters; replay, retry and discard from the keyboard',
+    )
     .option('--refresh <duration>', 'how often to read the backend', '1s')
-    .addHelpText('after', examples('botmesh dashboard', 'botmesh dashboard --backend redis://127.0.0.1:6379?prefix=bm --bot support --refresh 2s'))
+    .addHelpText(
+      'after',
+      examples('botmesh dashboard', 'botmesh dashboard --backend redis://127.0.0.1:6379?prefix=bm --bot support --refresh 2s'),
+    )
     .action(async (options: { refresh: string }) => {
       const config = cli.config()
       const refreshMs = parseDuration(options.refresh, '--refresh')
       // Ink and React load only for this command.
       const { runDashboard } = await import('../../tui/index.js')
-      await runDashboard({ backendUrl: config.backend, scope: config.scope.scope, bot: config.scope.bot, refreshMs, open: config.open, env: cli.env, signal: cli.signal })
+      await runDashboard({
+        backendUrl: config.backend,
+        scope: config.scope.scope,
+        bot: config.scope.bot,
+        refreshMs,
+        open: config.open,
+        env: cli.env,
+        signal: cli.signal,
+      })
     })
 }

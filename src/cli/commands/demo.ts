@@ -11,17 +11,28 @@ import { DEMO_SCOPE, runDemo, startLiveTraffic, type DemoSummary, type LiveTraff
 export function registerDemo(program: Command, cli: Cli): void {
   program
     .command('demo')
-    .description('run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process; on a terminal the dashboard shows it live')
+    .description(
+      'run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process; on a terminal the dashboard shows it live',
+    )
     .option('--crash-after <ms>', 'kill the first bot process after this many ms', '2500')
     .option('--no-dashboard', 'print the story instead of opening the dashboard')
-    .addHelpText('after', examples('botmesh demo', 'botmesh demo --no-dashboard', 'botmesh demo --backend sqlite:./tmp/demo.db', 'botmesh dlq list   # afterwards: what the demo left in the dead-letter queues'))
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh demo',
+        'botmesh demo --no-dashboard',
+        'botmesh demo --backend sqlite:./tmp/demo.db',
+        'botmesh dlq list   # afterwards: what the demo left in the dead-letter queues',
+      ),
+    )
     .action(async (options: { crashAfter: string; dashboard: boolean }) => {
       const config = cli.config()
       const target = config.target
       const file = capabilitiesOf(target).demo ? journalPathOf(target) : undefined
       if (file === undefined) throw new UsageError(`the demo runs on a SQLite file (sqlite:<file>); got ${target.kind}`)
       const crashAfterMs = Number(options.crashAfter)
-      if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0) throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
+      if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0)
+        throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
       const live = options.dashboard && !config.json && process.stdin.isTTY && process.stdout.isTTY
       const summary = live
         ? await demoWithDashboard(cli, file, crashAfterMs)
@@ -40,9 +51,12 @@ async function demoWithDashboard(cli: Cli, file: string, crashAfterMs: number): 
   // Once the story is told, traffic keeps flowing until the operator quits, so the dashboard stays alive.
   let quit = false
   let live: LiveTraffic | undefined
-  void demo.then(() => {
-    if (!quit) live = startLiveTraffic(file, (line) => log.write(`${line}\n`))
-  }, () => undefined)
+  void demo.then(
+    () => {
+      if (!quit) live = startLiveTraffic(file, (line) => log.write(`${line}\n`))
+    },
+    () => undefined,
+  )
   const { runDashboard } = await import('../../tui/index.js')
   await runDashboard({ backendUrl: `sqlite:${file}`, scope: DEMO_SCOPE, refreshMs: 500, env: cli.env, signal: cli.signal })
   quit = true

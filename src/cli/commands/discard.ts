@@ -15,7 +15,12 @@ export function registerDiscard(program: Command, cli: Cli): void {
     .option('--all-dead', 'every dead send (with the filters)')
     .addHelpText(
       'after',
-      examples('botmesh discard invoice:42 --reason "customer cancelled"', 'botmesh discard a:1 b:2 --dry-run', 'botmesh discard --all-dead --error-code UNSUPPORTED_CONTENT --reason "old template"', 'botmesh discard reminder:7 --yes --json'),
+      examples(
+        'botmesh discard invoice:42 --reason "customer cancelled"',
+        'botmesh discard a:1 b:2 --dry-run',
+        'botmesh discard --all-dead --error-code UNSUPPORTED_CONTENT --reason "old template"',
+        'botmesh discard reminder:7 --yes --json',
+      ),
     )
     .action(async (keys: string[], flags: ChangeFlags & { allDead?: boolean }) => {
       await withJournal(cli.config(), flags.dryRun ? 'read' : 'write', async ({ journal, backend }) => {

@@ -19,14 +19,20 @@ export function registerDlq(program: Command, cli: Cli): void {
     .option('--group-by <what>', 'error: one row per error code and message shape, with counts, first/last seen and a sample')
     .addHelpText(
       'after',
-      examples('botmesh dlq list', 'botmesh dlq list --group-by error', 'botmesh dlq list --kind outbox --error UNSUPPORTED', 'botmesh dlq list --since 1h --json'),
+      examples(
+        'botmesh dlq list',
+        'botmesh dlq list --group-by error',
+        'botmesh dlq list --kind outbox --error UNSUPPORTED',
+        'botmesh dlq list --since 1h --json',
+      ),
     )
     .action(async (options: FilterFlags & { kind?: string; limit?: string; after?: string; groupBy?: string }) => {
       const kinds = kindsFrom(options.kind)
       const grouped = options.groupBy !== undefined && parseChoice(options.groupBy, ['error'] as const, '--group-by') === 'error'
       await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
         const now = await backend.now()
-        if (grouped) return cli.out.result(await groupDeadLetters(journal, kinds, filtersFrom(options, now)), errorGroupsView(now, kinds.length > 1))
+        if (grouped)
+          return cli.out.result(await groupDeadLetters(journal, kinds, filtersFrom(options, now)), errorGroupsView(now, kinds.length > 1))
         const page = await listRecords(journal, lanesOf(kinds, ['dead']), filtersFrom(options, now), pageFrom(options))
         printPage(cli, page, now, kinds.length > 1)
       })

@@ -12,19 +12,33 @@ export function registerImport(program: Command, cli: Cli): void {
   program
     .command('import')
     .argument('<file>', 'an export made by botmesh export, or - for stdin')
-    .description('load an export into the backend (into each record\'s own scope, or all into --scope); refuses if any record exists unless --overwrite')
+    .description(
+      "load an export into the backend (into each record's own scope, or all into --scope); refuses if any record exists unless --overwrite",
+    )
     .option('--overwrite', 'replace records that exist (each a compare-and-set on the version just read)')
     .option('--dry-run', 'check the file and the target, write nothing')
-    .addHelpText('after', examples('botmesh import backup.ndjson --backend postgres://postgres@127.0.0.1/bot', 'botmesh import backup.ndjson --backend sqlite:./data/new.db --scope acme/prod/support/default', 'botmesh export | botmesh import - --backend redis://127.0.0.1:6379 --overwrite'))
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh import backup.ndjson --backend postgres://postgres@127.0.0.1/bot',
+        'botmesh import backup.ndjson --backend sqlite:./data/new.db --scope acme/prod/support/default',
+        'botmesh export | botmesh import - --backend redis://127.0.0.1:6379 --overwrite',
+      ),
+    )
     .action(async (file: string, options: { overwrite?: boolean; dryRun?: boolean }) => {
       const config = cli.config()
       const lines = await lineSource(file, cli.stdin)
       await checkExport(lines, { scope: config.scope.scope })
       const progress = cli.out.progress('importing')
       await withBackend(config, options.dryRun ? 'read' : 'create', async ({ backend }) => {
-        const summary = await importRecords(backend, lines, { ...options, scope: config.scope.scope, onProgress: (phase, n) => progress.update(n, phase) }).finally(() => progress.done())
+        const summary = await importRecords(backend, lines, {
+          ...options,
+          scope: config.scope.scope,
+          onProgress: (phase, n) => progress.update(n, phase),
+        }).finally(() => progress.done())
         cli.out.result(summary, importView)
-        if (summary.conflicts > 0) throw new ReportedFailure(`${summary.conflicts} record(s) changed in the target during the import and were not overwritten`)
+        if (summary.conflicts > 0)
+          throw new ReportedFailure(`${summary.conflicts} record(s) changed in the target during the import and were not overwritten`)
       })
     })
 }

@@ -7,7 +7,11 @@ export function registerInbox(program: Command, cli: Cli): void {
   registerJournal(program, cli, 'inbox', {
     noun: 'admitted inbound messages and interactions',
     idName: 'id',
-    listExamples: ['botmesh inbox list --state failed,dead', 'botmesh inbox list --chat 5511999 --since 2h', 'botmesh inbox list --error timeout --json'],
+    listExamples: [
+      'botmesh inbox list --state failed,dead',
+      'botmesh inbox list --chat 5511999 --since 2h',
+      'botmesh inbox list --error timeout --json',
+    ],
     showExamples: ['botmesh inbox show wamid.HBgM', 'botmesh inbox show wamid.HBgM --json'],
   })
 }

@@ -10,9 +10,21 @@ import { retryQueueView } from '../views/retry-queue.js'
 export const RETRY_QUEUE_STATES = ['failed'] as const
 
 export function registerList(program: Command, cli: Cli): void {
-  listOptions(program.command('list').description('the retry queue: records of both journals backing off, with when each is tried next (or --state …)'), true)
+  listOptions(
+    program
+      .command('list')
+      .description('the retry queue: records of both journals backing off, with when each is tried next (or --state …)'),
+    true,
+  )
     .option('--kind <kind>', 'inbox or outbox')
-    .addHelpText('after', examples('botmesh list', 'botmesh list --state failed,pending --kind outbox', 'botmesh list --state failed --error-code RATE_LIMITED --json'))
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh list',
+        'botmesh list --state failed,pending --kind outbox',
+        'botmesh list --state failed --error-code RATE_LIMITED --json',
+      ),
+    )
     .action(async (options: FilterFlags & { state?: string; kind?: string; limit?: string; after?: string }) => {
       const lanes = lanesOf(kindsFrom(options.kind), statesFrom(options.state) ?? RETRY_QUEUE_STATES)
       await withJournal(cli.config(), 'read', async ({ journal, backend }) => {

@@ -7,7 +7,11 @@ export function registerOutbox(program: Command, cli: Cli): void {
   registerJournal(program, cli, 'outbox', {
     noun: 'sends journaled under their idempotency keys',
     idName: 'key',
-    listExamples: ['botmesh outbox list --state unknown', 'botmesh outbox list --state failed --error RATE_LIMITED', 'botmesh outbox list --limit 100 --after <cursor>'],
+    listExamples: [
+      'botmesh outbox list --state unknown',
+      'botmesh outbox list --state failed --error RATE_LIMITED',
+      'botmesh outbox list --limit 100 --after <cursor>',
+    ],
     showExamples: ['botmesh outbox show invoice:42', 'botmesh outbox show "wamid.HBgM:1#2"'],
   })
 }

@@ -18,7 +18,14 @@ export function registerPurge(program: Command, cli: Cli): void {
     .option('--state <states>', 'settled states to purge, comma-separated: inbox done,dead; outbox sent,dead,unknown')
     .option('--dry-run', 'count what would be deleted and change nothing')
     .option('-y, --yes', 'do not ask (needed when not on a terminal)')
-    .addHelpText('after', examples('botmesh purge --older-than 30d --dry-run', 'botmesh purge --older-than 7d --yes', 'botmesh purge --older-than 90d --kind outbox --state dead,unknown'))
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh purge --older-than 30d --dry-run',
+        'botmesh purge --older-than 7d --yes',
+        'botmesh purge --older-than 90d --kind outbox --state dead,unknown',
+      ),
+    )
     .action(async (flags: { olderThan?: string; kind?: string; state?: string; dryRun?: boolean; yes?: boolean }) => {
       if (flags.olderThan === undefined) throw new UsageError('purge needs --older-than <duration> (e.g. 30d)')
       // 0s is a real request (purge every settled record now), not a typo: a test setup, a reset.
@@ -29,7 +36,12 @@ export function registerPurge(program: Command, cli: Cli): void {
         const go = await confirmChange(cli, `purge ${plan.total} record(s)`, plan.total, purgePlanView(plan), flags)
         const progress = cli.out.progress('purging', plan.total)
         const deleted = go ? await applyPurge(journal, plan, (n) => progress.update(n)).finally(() => progress.done()) : []
-        cli.out.result({ ...plan, dryRun: flags.dryRun ?? false, deleted }, (r) => [{ text: r.dryRun ? 'dry run: nothing was deleted' : `deleted ${r.deleted.reduce((n, d) => n + d.deleted, 0)} record(s)`, tone: 'green' as const }])
+        cli.out.result({ ...plan, dryRun: flags.dryRun ?? false, deleted }, (r) => [
+          {
+            text: r.dryRun ? 'dry run: nothing was deleted' : `deleted ${r.deleted.reduce((n, d) => n + d.deleted, 0)} record(s)`,
+            tone: 'green' as const,
+          },
+        ])
       })
     })
 }

@@ -16,7 +16,14 @@ export function registerRetry(program: Command, cli: Cli): void {
     .option('--all-dead', 'every dead send (with the filters)')
     .option('--all-failed', 'every failed send (with the filters)')
     .option('--all-unknown', 'every send whose outcome is unknown after a crash (may send twice)')
-    .addHelpText('after', examples('botmesh retry invoice:42', 'botmesh retry --all-dead --error-code RATE_LIMITED --limit 10000 --rate 50 --yes --reason "quota raised"', 'botmesh retry --all-unknown --chat 5511999 --dry-run'))
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh retry invoice:42',
+        'botmesh retry --all-dead --error-code RATE_LIMITED --limit 10000 --rate 50 --yes --reason "quota raised"',
+        'botmesh retry --all-unknown --chat 5511999 --dry-run',
+      ),
+    )
     .action(async (keys: string[], flags: ChangeFlags & { allDead?: boolean; allFailed?: boolean; allUnknown?: boolean }) => {
       const states = [...(flags.allDead ? ['dead'] : []), ...(flags.allFailed ? ['failed'] : []), ...(flags.allUnknown ? ['unknown'] : [])]
       await withJournal(cli.config(), flags.dryRun ? 'read' : 'write', async ({ journal, backend }) => {

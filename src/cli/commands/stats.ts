@@ -19,7 +19,15 @@ export function registerStats(program: Command, cli: Cli): void {
     .option('--watch [interval]', 'refresh every interval (default 2s) until Ctrl-C; with --json, one JSON line per sample')
     .option('--times <n>', 'with --watch: stop after this many samples')
     .option('--prometheus', 'print the Prometheus text format (every scope unless --scope/--bot), for a textfile collector')
-    .addHelpText('after', examples('botmesh stats', 'botmesh stats --watch 5s', 'botmesh stats --prometheus > /var/lib/node_exporter/botmesh.prom', 'botmesh stats --bot support --json'))
+    .addHelpText(
+      'after',
+      examples(
+        'botmesh stats',
+        'botmesh stats --watch 5s',
+        'botmesh stats --prometheus > /var/lib/node_exporter/botmesh.prom',
+        'botmesh stats --bot support --json',
+      ),
+    )
     .action(async (options: { watch?: string | true; times?: string; prometheus?: boolean }) => {
       const config = cli.config()
       if (options.prometheus) {
@@ -29,11 +37,16 @@ export function registerStats(program: Command, cli: Cli): void {
         if (!options.watch) return cli.out.result(await collectStats(journal, await backend.now()), statsWithRates)
         const intervalMs = parseDuration(options.watch === true ? '2s' : options.watch, '--watch')
         const times = options.times === undefined ? undefined : parseCount(options.times, '--times')
-        await watchStats(journal, () => backend.now(), { intervalMs, times, signal: cli.signal }, (stats) => {
-          if (cli.out.json) return cli.out.jsonLine(stats)
-          cli.out.clear()
-          cli.out.show(statsWithRates(stats))
-        })
+        await watchStats(
+          journal,
+          () => backend.now(),
+          { intervalMs, times, signal: cli.signal },
+          (stats) => {
+            if (cli.out.json) return cli.out.jsonLine(stats)
+            cli.out.clear()
+            cli.out.show(statsWithRates(stats))
+          },
+        )
       })
     })
 }

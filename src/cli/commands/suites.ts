@@ -7,7 +7,12 @@ import { UsageError } from '../errors.js'
 export function suiteFactory(cli: Cli, command: string): { label: string; factory: ThrowawayFactory } {
   const config = cli.config()
   if (config.backendFrom === 'default') {
-    throw new UsageError(`${command} needs --backend (a bare name such as memory, file, sqlite, redis or postgres runs on a throwaway instance; a URL runs beside it, never on its data)`)
+    throw new UsageError(
+      `${command} needs --backend (a bare name such as memory, file, sqlite, redis or postgres runs on a throwaway instance; a URL runs beside it, never on its data)`,
+    )
   }
-  return { label: config.target.label, factory: throwawayFactory(config.target, { ...config.open, logger: { error: (message) => cli.out.note(message) } }) }
+  return {
+    label: config.target.label,
+    factory: throwawayFactory(config.target, { ...config.open, logger: { error: (message) => cli.out.note(message) } }),
+  }
 }

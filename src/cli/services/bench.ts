@@ -83,7 +83,10 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
     baseline,
     slowdown: round(durable.msPerMessage / baseline.msPerMessage, 2),
     roundTripsPerMessage: perMessage(counting.total),
-    callsPerMessage: Object.fromEntries(Object.entries(counting.calls).map(([verb, n]) => [verb, perMessage(n)])) as Record<keyof CallCounts, number>,
+    callsPerMessage: Object.fromEntries(Object.entries(counting.calls).map(([verb, n]) => [verb, perMessage(n)])) as Record<
+      keyof CallCounts,
+      number
+    >,
     writesPerMessage: perMessage(counting.recordsWritten),
     ceiling: ceiling ?? null,
     ceilingRatio: ceiling ? round(durable.messagesPerSecond / ceiling.perSecond, 3) : null,
@@ -95,7 +98,14 @@ async function ceilingOf(options: BenchOptions, baseline: RunFigures): Promise<C
   if (!options.ceiling) return undefined
   const { place, operations, connectTimeoutMs } = options.ceiling
   if (place.kind === 'memory') {
-    return { name: 'the same bot without durability', unit: 'message', operations: options.messages, clients: options.concurrency, seconds: baseline.seconds, perSecond: baseline.messagesPerSecond }
+    return {
+      name: 'the same bot without durability',
+      unit: 'message',
+      operations: options.messages,
+      clients: options.concurrency,
+      seconds: baseline.seconds,
+      perSecond: baseline.messagesPerSecond,
+    }
   }
   options.onProgress?.(0, operations, 'ceiling')
   return measureCeiling(place, { operations, clients: options.concurrency, connectTimeoutMs })
@@ -120,7 +130,11 @@ class BenchProvider extends MockProvider {
 }
 
 /** One closed-loop run; with a backend the bot journals, without one it runs in memory. */
-async function measure(backend: CountingBackend | undefined, options: BenchOptions, onProgress: (done: number) => void): Promise<RunFigures> {
+async function measure(
+  backend: CountingBackend | undefined,
+  options: BenchOptions,
+  onProgress: (done: number) => void,
+): Promise<RunFigures> {
   const provider = new BenchProvider()
   const bot = new Bot({
     provider,

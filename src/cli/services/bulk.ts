@@ -106,7 +106,11 @@ export interface Pace {
 }
 
 /** Applies `operation` to each id in order at the pace; each failure is recorded, not thrown. */
-export async function applyEach(ids: readonly string[], operation: (id: string) => Promise<string[]>, pace: Pace = {}): Promise<ItemOutcome[]> {
+export async function applyEach(
+  ids: readonly string[],
+  operation: (id: string) => Promise<string[]>,
+  pace: Pace = {},
+): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = []
   const started = Date.now()
   for (const [index, id] of ids.entries()) {
@@ -127,7 +131,12 @@ export async function applyEach(ids: readonly string[], operation: (id: string) 
 }
 
 /** The outcome of a plan: the items applied (none when it was only looked at). */
-export function outcomeOf(action: string, plan: Plan, items: ItemOutcome[], options: { reason?: string; dryRun?: boolean; warnings?: string[] }): BulkOutcome {
+export function outcomeOf(
+  action: string,
+  plan: Plan,
+  items: ItemOutcome[],
+  options: { reason?: string; dryRun?: boolean; warnings?: string[] },
+): BulkOutcome {
   const done = items
   const reason = options.reason
   return {

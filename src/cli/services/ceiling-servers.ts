@@ -21,7 +21,11 @@ const REDIS_SCRIPT = "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1"
 export async function postgresInserts(connectionString: string, options: ServerCeilingOptions, body: string): Promise<CeilingFigures> {
   const module = await import('pg')
   const pg = (module as unknown as { default?: typeof import('pg') }).default ?? module
-  const config: ClientConfig = { connectionString, connectionTimeoutMillis: options.connectTimeoutMs, application_name: 'botmesh-bench-ceiling' }
+  const config: ClientConfig = {
+    connectionString,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    application_name: 'botmesh-bench-ceiling',
+  }
   const table = `botmesh_ceiling_${randomBytes(5).toString('hex')}`
   const admin = new pg.Client(config)
   await admin.connect().catch(async (error: unknown) => {
@@ -41,7 +45,13 @@ export async function postgresInserts(connectionString: string, options: ServerC
     const seconds = await timed(options.operations, options.clients, async (n, client) => {
       await clients[client]!.query({ name: 'ceiling-insert', text: insert, values: [n, body] })
     })
-    return ceilingFigures('single-INSERT transactions, synchronous_commit on (pgbench-like)', 'transaction', options.operations, options.clients, seconds)
+    return ceilingFigures(
+      'single-INSERT transactions, synchronous_commit on (pgbench-like)',
+      'transaction',
+      options.operations,
+      options.clients,
+      seconds,
+    )
   } finally {
     await Promise.allSettled(clients.map((client) => client.end()))
     await admin.query(`DROP TABLE IF EXISTS ${table}`).finally(() => admin.end())

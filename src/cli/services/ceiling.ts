@@ -64,11 +64,16 @@ export function ceilingPlace(target: BackendTarget, servers: { redisUrl?: string
     case 'events':
       return { kind: 'events', dir: target.throwaway || !target.path ? tmpdir() : dirname(target.path) }
     case 'redis':
-      return { kind: 'redis', url: target.throwaway ? (servers.redisUrl ?? process.env.BOTMESH_REDIS_URL ?? THROWAWAY_DEFAULTS.redisUrl) : target.redis.url }
+      return {
+        kind: 'redis',
+        url: target.throwaway ? (servers.redisUrl ?? process.env.BOTMESH_REDIS_URL ?? THROWAWAY_DEFAULTS.redisUrl) : target.redis.url,
+      }
     case 'postgres':
       return {
         kind: 'postgres',
-        connectionString: target.throwaway ? (servers.postgresUrl ?? process.env.BOTMESH_POSTGRES_URL ?? THROWAWAY_DEFAULTS.postgresUrl) : target.connectionString,
+        connectionString: target.throwaway
+          ? (servers.postgresUrl ?? process.env.BOTMESH_POSTGRES_URL ?? THROWAWAY_DEFAULTS.postgresUrl)
+          : target.connectionString,
       }
   }
 }
@@ -133,7 +138,9 @@ function sqliteFiveWrites(parent: string, operations: number, body: string): Pro
     try {
       db.pragma('journal_mode = WAL')
       db.pragma('synchronous = FULL')
-      db.exec('CREATE TABLE records (kind TEXT NOT NULL, id TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, id))')
+      db.exec(
+        'CREATE TABLE records (kind TEXT NOT NULL, id TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, id))',
+      )
       const insert = db.prepare('INSERT INTO records (kind, id, state, version, body) VALUES (?, ?, ?, 1, ?)')
       const update = db.prepare('UPDATE records SET state = ?, version = version + 1, body = ? WHERE kind = ? AND id = ? AND version = ?')
       const message = db.transaction((id: string) => {

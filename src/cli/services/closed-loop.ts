@@ -37,12 +37,22 @@ export function round(value: number, digits: number): number {
 }
 
 /** Figures of a timed run of `operations`. */
-export function ceilingFigures(name: string, unit: CeilingFigures['unit'], operations: number, clients: number, seconds: number): CeilingFigures {
+export function ceilingFigures(
+  name: string,
+  unit: CeilingFigures['unit'],
+  operations: number,
+  clients: number,
+  seconds: number,
+): CeilingFigures {
   return { name, unit, operations, clients, seconds: round(seconds, 3), perSecond: round(operations / seconds, 1) }
 }
 
 /** Runs `operate` for the warm-up, then `operations` times timed; returns the seconds. */
-export async function timed(operations: number, clients: number, operate: (n: number, client: number) => Promise<void> | void): Promise<number> {
+export async function timed(
+  operations: number,
+  clients: number,
+  operate: (n: number, client: number) => Promise<void> | void,
+): Promise<number> {
   const run = async (n: number, client: number) => operate(n, client)
   await closedLoop(clients, CEILING_WARMUP_OPERATIONS, run)
   const started = performance.now()

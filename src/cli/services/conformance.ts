@@ -29,5 +29,13 @@ export async function runConformance(
   const started = performance.now()
   const results = await runCases(factory, cases, (result, index) => options.onResult?.(result, index, cases.length))
   const failed = results.filter((result) => !result.ok).length
-  return { backend: label, instances: factory.description, cases: results.length, passed: results.length - failed, failed, ms: performance.now() - started, results }
+  return {
+    backend: label,
+    instances: factory.description,
+    cases: results.length,
+    passed: results.length - failed,
+    failed,
+    ms: performance.now() - started,
+    results,
+  }
 }

@@ -55,10 +55,16 @@ export type CrashCaseReport = CrashCaseResult & { window: AmbiguousWindow }
 export function crashCases(selection: CrashSelection): CrashCase[] {
   if (selection.caseSeed !== undefined) {
     const found = randomCase(selection.caseSeed, selection.policies)
-    if (!found) throw new UsageError(`--case-seed ${selection.caseSeed} stands for no reachable case under policy ${selection.policies.join(' and ')}`)
+    if (!found)
+      throw new UsageError(
+        `--case-seed ${selection.caseSeed} stands for no reachable case under policy ${selection.policies.join(' and ')}`,
+      )
     return [found]
   }
-  const cases = [...deterministicCases(selection.policies, selection.seed), ...randomCases(selection.seed, selection.random, selection.policies)]
+  const cases = [
+    ...deterministicCases(selection.policies, selection.seed),
+    ...randomCases(selection.seed, selection.random, selection.policies),
+  ]
   const chosen = cases.filter((testCase) => !selection.match || testCase.name.includes(selection.match))
   if (chosen.length === 0) throw new UsageError(`no crash case matches "${selection.match}"`)
   return chosen
@@ -72,7 +78,13 @@ export interface CrashMatrixOptions extends CrashCaseLimits {
 }
 
 /** Runs the cases one after another, reporting each as it finishes. */
-export async function runCrashMatrix(label: string, factory: ThrowawayFactory, cases: readonly CrashCase[], seed: number, options: CrashMatrixOptions = {}): Promise<CrashMatrixReport> {
+export async function runCrashMatrix(
+  label: string,
+  factory: ThrowawayFactory,
+  cases: readonly CrashCase[],
+  seed: number,
+  options: CrashMatrixOptions = {},
+): Promise<CrashMatrixReport> {
   const started = performance.now()
   const results: CrashCaseReport[] = []
   const { onResult: _onResult, ...caseOptions } = options

@@ -9,7 +9,15 @@
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
-import { capabilitiesOf, openBackend, parseBackendUrl, scrubSecrets, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from '../../backends/open.js'
+import {
+  capabilitiesOf,
+  openBackend,
+  parseBackendUrl,
+  scrubSecrets,
+  type BackendTarget,
+  type OpenBackendOptions,
+  type OpenedBackend,
+} from '../../backends/open.js'
 import { heldByProcess } from '../session.js'
 
 export { ScopeRequiredError, UsageError } from '../errors.js'
@@ -110,7 +118,11 @@ class KeptConnection extends BaseConnection {
     this.#closed = true
     const opening = this.#opened
     this.#opened = undefined
-    if (opening) await opening.then((opened) => opened.close(), () => {})
+    if (opening)
+      await opening.then(
+        (opened) => opened.close(),
+        () => {},
+      )
   }
 }
 
@@ -152,7 +164,13 @@ const CAUSE_DEPTH_MAX = 8
 export function answerWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BotmeshError(ERROR_CODES.REFRESH_TIMEOUT, `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true })), ms)
+    timer = setTimeout(
+      () =>
+        reject(
+          new BotmeshError(ERROR_CODES.REFRESH_TIMEOUT, `the backend did not answer within ${Math.round(ms / 1000)}s`, { retryable: true }),
+        ),
+      ms,
+    )
     timer.unref()
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))

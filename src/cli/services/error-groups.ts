@@ -42,7 +42,12 @@ export interface ErrorGroups {
 }
 
 /** Groups the dead letters of `kinds` that pass the filters, reading at most `scanMax` of them. */
-export async function groupDeadLetters(journal: Journal, kinds: readonly WorkKind[], filters: RecordFilters, scanMax: number = GROUP_LIMITS.scanMax): Promise<ErrorGroups> {
+export async function groupDeadLetters(
+  journal: Journal,
+  kinds: readonly WorkKind[],
+  filters: RecordFilters,
+  scanMax: number = GROUP_LIMITS.scanMax,
+): Promise<ErrorGroups> {
   const groups = new Map<string, ErrorGroup>()
   let scanned = 0
   for await (const { summary } of scan(journal, lanesOf(kinds, ['dead']), filters)) {

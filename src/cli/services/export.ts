@@ -49,7 +49,10 @@ export async function exportRecords(
   const byKind = { inbox: 0, outbox: 0 }
   for (const scope of scopes) {
     const journal = backend.journal(scope)
-    for (const [kind, states] of [['inbox', INBOX_STATES], ['outbox', OUTBOX_STATES]] as const) {
+    for (const [kind, states] of [
+      ['inbox', INBOX_STATES],
+      ['outbox', OUTBOX_STATES],
+    ] as const) {
       for (const state of states) {
         let after: { stateTime: number; key: string } | undefined
         for (;;) {

@@ -40,7 +40,10 @@ export const IMPORT_BATCH = 100
 const CONFLICT_SAMPLE_MAX = 3
 
 /** Checks every line of an export without a backend, so a bad file is refused before anything is opened or created. */
-export async function checkExport(readLines: () => AsyncIterable<string>, options: Pick<ImportOptions, 'scope'> = {}): Promise<{ records: number; scopes: string[] }> {
+export async function checkExport(
+  readLines: () => AsyncIterable<string>,
+  options: Pick<ImportOptions, 'scope'> = {},
+): Promise<{ records: number; scopes: string[] }> {
   let records = 0
   const scopes = new Set<string>()
   await inBatches(readLines(), options, async (scope, _kind, lines) => {
@@ -51,12 +54,28 @@ export async function checkExport(readLines: () => AsyncIterable<string>, option
 }
 
 /** Imports the lines `readLines()` yields (it is called once per pass). */
-export async function importRecords(backend: DurabilityBackend, readLines: () => AsyncIterable<string>, options: ImportOptions = {}): Promise<ImportSummary> {
-  const summary: ImportSummary = { records: 0, byKind: { inbox: 0, outbox: 0 }, scopes: [], existing: 0, inserted: 0, overwritten: 0, conflicts: 0, dryRun: options.dryRun ?? false }
+export async function importRecords(
+  backend: DurabilityBackend,
+  readLines: () => AsyncIterable<string>,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
+  const summary: ImportSummary = {
+    records: 0,
+    byKind: { inbox: 0, outbox: 0 },
+    scopes: [],
+    existing: 0,
+    inserted: 0,
+    overwritten: 0,
+    conflicts: 0,
+    dryRun: options.dryRun ?? false,
+  }
   const scopes = new Set<string>()
   const sample: string[] = []
   await inBatches(readLines(), options, async (scope, kind, lines) => {
-    const found = await backend.journal(scope).read(kind, lines.map((line) => recordKey(kind, line.record)))
+    const found = await backend.journal(scope).read(
+      kind,
+      lines.map((line) => recordKey(kind, line.record)),
+    )
     found.forEach((entry, index) => {
       if (!entry) return
       summary.existing++
@@ -87,7 +106,12 @@ export async function importRecords(backend: DurabilityBackend, readLines: () =>
   return summary
 }
 
-async function writeBatch(journal: Journal, kind: 'inbox' | 'outbox', lines: ExportLine[], overwrite: boolean): Promise<{ inserted: number; overwritten: number; conflicts: number }> {
+async function writeBatch(
+  journal: Journal,
+  kind: 'inbox' | 'outbox',
+  lines: ExportLine[],
+  overwrite: boolean,
+): Promise<{ inserted: number; overwritten: number; conflicts: number }> {
   const keys = lines.map((line) => recordKey(kind, line.record))
   const current = overwrite ? await journal.read(kind, keys) : []
   const results = await journal.write(
@@ -153,13 +177,16 @@ function parseLine(text: string, number: number, scope: string | undefined): Exp
   } catch {
     throw invalid(number, 'is not JSON')
   }
-  if (line?.kind !== 'inbox' && line?.kind !== 'outbox') throw invalid(number, `kind must be "inbox" or "outbox", got ${JSON.stringify(line?.kind)}`)
+  if (line?.kind !== 'inbox' && line?.kind !== 'outbox')
+    throw invalid(number, `kind must be "inbox" or "outbox", got ${JSON.stringify(line?.kind)}`)
   if (typeof line.scope !== 'string' || line.scope === '') throw invalid(number, 'has no scope')
   const record = line.record as Partial<InboxRecord & OutboxRecord> | undefined
   const key = line.kind === 'inbox' ? record?.id : record?.key
-  if (!record || typeof record !== 'object' || typeof key !== 'string' || key === '') throw invalid(number, `has no record with ${line.kind === 'inbox' ? 'an id' : 'a key'}`)
+  if (!record || typeof record !== 'object' || typeof key !== 'string' || key === '')
+    throw invalid(number, `has no record with ${line.kind === 'inbox' ? 'an id' : 'a key'}`)
   const states: readonly string[] = line.kind === 'inbox' ? INBOX_STATES : OUTBOX_STATES
-  if (!states.includes(String(record.state))) throw invalid(number, `state ${JSON.stringify(record.state)} is not an ${line.kind} state (${states.join(', ')})`)
+  if (!states.includes(String(record.state)))
+    throw invalid(number, `state ${JSON.stringify(record.state)} is not an ${line.kind} state (${states.join(', ')})`)
   for (const field of ['attempts', 'createdAt', 'updatedAt', 'fencingToken'] as const) {
     if (typeof record[field] !== 'number') throw invalid(number, `"${key}" has no number ${field}`)
   }

@@ -90,5 +90,14 @@ export async function listLeases(journal: Journal, now: number, limit: number): 
 
 function view(kind: WorkKind, id: string, record: InboxRecord | OutboxRecord, now: number): LeaseView {
   const lease = record.lease!
-  return { kind, id, chatId: record.chatId, owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt, expiresInMs: lease.expiresAt - now, attempts: record.attempts }
+  return {
+    kind,
+    id,
+    chatId: record.chatId,
+    owner: lease.owner,
+    token: lease.token,
+    expiresAt: lease.expiresAt,
+    expiresInMs: lease.expiresAt - now,
+    attempts: record.attempts,
+  }
 }

@@ -12,5 +12,7 @@ export async function pickupWarnings(journal: Journal, now: number, requeued: nu
   const instances = await listInstances(journal, now)
   if (instances.some((instance) => instance.status === 'live')) return []
   const silent = instances.length > 0 ? ` (${instances.length} instance(s) silent: their beats are late)` : ''
-  return [`no live instance in scope ${journal.scopeId}${silent}: nothing will pick up the ${requeued} re-queued record(s) until a bot runs there`]
+  return [
+    `no live instance in scope ${journal.scopeId}${silent}: nothing will pick up the ${requeued} re-queued record(s) until a bot runs there`,
+  ]
 }

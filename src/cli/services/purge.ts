@@ -36,7 +36,10 @@ export function purgeLanes(kinds: readonly WorkKind[], states: readonly string[]
   for (const kind of kinds) {
     for (const state of states ?? PURGE_DEFAULT_STATES[kind]) {
       if (PURGEABLE_STATES[kind].includes(state)) lanes.push({ kind, state })
-      else if (states) throw new UsageError(`${kind} records in state ${state} cannot be purged (only ${PURGEABLE_STATES[kind].join(', ')}): a bot still owns that work`)
+      else if (states)
+        throw new UsageError(
+          `${kind} records in state ${state} cannot be purged (only ${PURGEABLE_STATES[kind].join(', ')}): a bot still owns that work`,
+        )
     }
   }
   return lanes
@@ -59,7 +62,8 @@ export async function planPurge(journal: Journal, lanes: readonly Lane[], olderT
     let after: { stateTime: number; key: string } | undefined
     for (;;) {
       const page = await journal.list(lane.kind, { state: lane.state, before: olderThan, after, limit: PURGE_LIMITS.batch })
-      for (const found of page) if (sample.length < PURGE_LIMITS.sampleMax) sample.push(summarize(lane.kind, found.record as InboxRecord | OutboxRecord))
+      for (const found of page)
+        if (sample.length < PURGE_LIMITS.sampleMax) sample.push(summarize(lane.kind, found.record as InboxRecord | OutboxRecord))
       count += page.length
       const last = page.at(-1)
       if (page.length < PURGE_LIMITS.batch || !last || count >= PURGE_LIMITS.countMax) break
@@ -72,7 +76,11 @@ export async function planPurge(journal: Journal, lanes: readonly Lane[], olderT
 }
 
 /** Deletes, lane by lane, in batches until a batch comes back short. Resolves to what each lane lost. */
-export async function applyPurge(journal: Journal, plan: PurgePlan, onProgress?: (deleted: number) => void): Promise<{ kind: WorkKind; state: string; deleted: number }[]> {
+export async function applyPurge(
+  journal: Journal,
+  plan: PurgePlan,
+  onProgress?: (deleted: number) => void,
+): Promise<{ kind: WorkKind; state: string; deleted: number }[]> {
   const results: { kind: WorkKind; state: string; deleted: number }[] = []
   let total = 0
   for (const lane of plan.lanes) {

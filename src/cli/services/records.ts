@@ -5,7 +5,15 @@
  * rarely stops after a bounded number of records instead of reading the whole journal.
  */
 import type { Journal } from '../../core/durability/backend.js'
-import { INBOX_STATES, OUTBOX_STATES, recordIndex, type ErrorInfo, type InboxRecord, type Lease, type OutboxRecord } from '../../core/durability/records.js'
+import {
+  INBOX_STATES,
+  OUTBOX_STATES,
+  recordIndex,
+  type ErrorInfo,
+  type InboxRecord,
+  type Lease,
+  type OutboxRecord,
+} from '../../core/durability/records.js'
 import { UsageError } from '../errors.js'
 import { errorGroupId } from './error-shape.js'
 
@@ -88,13 +96,20 @@ export function lanesOf(kinds: readonly WorkKind[], states?: readonly string[]):
     for (const state of states ?? known) if (known.includes(state)) lanes.push({ kind, state })
   }
   if (lanes.length === 0) {
-    throw new UsageError(`no such state for ${kinds.join(' or ')}: ${states?.join(', ')} (inbox: ${INBOX_STATES.join(', ')}; outbox: ${OUTBOX_STATES.join(', ')})`)
+    throw new UsageError(
+      `no such state for ${kinds.join(' or ')}: ${states?.join(', ')} (inbox: ${INBOX_STATES.join(', ')}; outbox: ${OUTBOX_STATES.join(', ')})`,
+    )
   }
   return lanes
 }
 
 /** One page of the lanes' records that pass the filters. */
-export async function listRecords(journal: Journal, lanes: readonly Lane[], filters: RecordFilters, options: { limit?: number; after?: string } = {}): Promise<RecordPage> {
+export async function listRecords(
+  journal: Journal,
+  lanes: readonly Lane[],
+  filters: RecordFilters,
+  options: { limit?: number; after?: string } = {},
+): Promise<RecordPage> {
   const limit = options.limit ?? LIST_LIMITS.pageDefault
   const records: RecordSummary[] = []
   let scanned = 0
@@ -128,7 +143,8 @@ export async function* scan(
 ): AsyncGenerator<{ summary: RecordSummary | undefined; position: Cursor }> {
   for (let lane = from?.lane ?? 0; lane < lanes.length; lane++) {
     const { kind, state } = lanes[lane]!
-    let after: { stateTime: number; key: string } | undefined = from && from.lane === lane ? { stateTime: from.stateTime, key: from.key } : undefined
+    let after: { stateTime: number; key: string } | undefined =
+      from && from.lane === lane ? { stateTime: from.stateTime, key: from.key } : undefined
     // The index is in time order: start just before --since instead of reading older records.
     if (!after && filters.since !== undefined) after = { stateTime: filters.since - 1, key: '' }
     for (;;) {
@@ -166,7 +182,13 @@ export function summarize(kind: WorkKind, record: InboxRecord | OutboxRecord): R
 
 /** Whether any filter is set. */
 export function isFiltered(filters: RecordFilters): boolean {
-  return filters.chat !== undefined || filters.since !== undefined || filters.error !== undefined || filters.errorCode !== undefined || filters.errorGroup !== undefined
+  return (
+    filters.chat !== undefined ||
+    filters.since !== undefined ||
+    filters.error !== undefined ||
+    filters.errorCode !== undefined ||
+    filters.errorGroup !== undefined
+  )
 }
 
 function matches(kind: WorkKind, record: InboxRecord | OutboxRecord, filters: RecordFilters): boolean {
@@ -189,11 +211,19 @@ function encodeCursor(cursor: Cursor): string {
 function decodeCursor(text: string, lanes: number): Cursor {
   try {
     const [lane, stateTime, key] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as [unknown, unknown, unknown]
-    if (Number.isInteger(lane) && (lane as number) >= 0 && (lane as number) < lanes && typeof stateTime === 'number' && typeof key === 'string') {
+    if (
+      Number.isInteger(lane) &&
+      (lane as number) >= 0 &&
+      (lane as number) < lanes &&
+      typeof stateTime === 'number' &&
+      typeof key === 'string'
+    ) {
       return { lane: lane as number, stateTime, key }
     }
   } catch {
     // Reported below.
   }
-  throw new UsageError(`--after ${JSON.stringify(text)} is not a cursor of this listing (use the "next" value a page printed, with the same filters)`)
+  throw new UsageError(
+    `--after ${JSON.stringify(text)} is not a cursor of this listing (use the "next" value a page printed, with the same filters)`,
+  )
 }

@@ -38,7 +38,8 @@ export const UNKNOWN_BUDGET: AttemptBudget = { inboxMaxAttempts: undefined, outb
  */
 export async function budgetOf(journal: Journal, now: number, flags: Partial<AttemptBudget>): Promise<AttemptBudget> {
   const live = (await listInstances(journal, now)).flatMap((instance) => (instance.limits ? [instance.limits] : []))
-  const agreed = <T>(values: T[]): T | undefined => (values.length > 0 && values.every((value) => value === values[0]) ? values[0] : undefined)
+  const agreed = <T>(values: T[]): T | undefined =>
+    values.length > 0 && values.every((value) => value === values[0]) ? values[0] : undefined
   const retries = agreed(live.map((limits) => limits.outboxRetries))
   return {
     inboxMaxAttempts: flags.inboxMaxAttempts ?? agreed(live.map((limits) => limits.inboxMaxAttempts)),
@@ -47,7 +48,13 @@ export async function budgetOf(journal: Journal, now: number, flags: Partial<Att
 }
 
 /** Finds `id` among the kinds (inbox ids, outbox keys); throws `RecordNotFoundError` when none has it. */
-export async function showRecord(journal: Journal, id: string, kinds: readonly WorkKind[], now: number, budget: AttemptBudget = UNKNOWN_BUDGET): Promise<ShownRecord[]> {
+export async function showRecord(
+  journal: Journal,
+  id: string,
+  kinds: readonly WorkKind[],
+  now: number,
+  budget: AttemptBudget = UNKNOWN_BUDGET,
+): Promise<ShownRecord[]> {
   const shown: ShownRecord[] = []
   for (const kind of kinds) {
     const [found] = await journal.read(kind, [id])
@@ -59,7 +66,13 @@ export async function showRecord(journal: Journal, id: string, kinds: readonly W
       const record = found.record as OutboxRecord
       const previous = record.previousPart ? (await journal.read('outbox', [record.previousPart]))[0] : undefined
       const previousPart = record.previousPart ? { key: record.previousPart, state: previous?.record.state ?? null } : undefined
-      shown.push({ kind, version: found.version, record, why: whyOutbox(record, now, budget, previousPart), ...(previousPart && { previousPart }) })
+      shown.push({
+        kind,
+        version: found.version,
+        record,
+        why: whyOutbox(record, now, budget, previousPart),
+        ...(previousPart && { previousPart }),
+      })
     }
   }
   if (shown.length === 0) throw new RecordNotFoundError(kinds.join(' or '), id)
@@ -83,7 +96,12 @@ export function whyInbox(record: InboxRecord, now: number, budget: AttemptBudget
 }
 
 /** Why a send is not going out now. */
-export function whyOutbox(record: OutboxRecord, now: number, budget: AttemptBudget, previousPart?: { key: string; state: string | null }): string {
+export function whyOutbox(
+  record: OutboxRecord,
+  now: number,
+  budget: AttemptBudget,
+  previousPart?: { key: string; state: string | null },
+): string {
   const next = `provider call ${record.attempts + 1}${ofBudget(budget.outboxCalls)}`
   switch (record.state) {
     case 'pending':
@@ -126,7 +144,8 @@ function leased(record: InboxRecord | OutboxRecord, now: number, what: string): 
   const lease = record.lease
   if (!lease) return `${what}, but it carries no lease: the next sweep takes it.`
   const holder = `leased to ${lease.owner}, token ${lease.token}`
-  if (lease.expiresAt > now) return `${what}: ${holder}, expires in ${duration(lease.expiresAt - now)} (the holder's heartbeat extends it while it works).`
+  if (lease.expiresAt > now)
+    return `${what}: ${holder}, expires in ${duration(lease.expiresAt - now)} (the holder's heartbeat extends it while it works).`
   return `${holder}, but the lease expired ${duration(now - lease.expiresAt)} ago (the holder died or froze): the next sweep of any replica reclaims it under a new token.`
 }
 

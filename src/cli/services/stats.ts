@@ -129,7 +129,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** The stats of the chosen scope, or of every scope when none is chosen (`--prometheus`). */
 export async function collectScopes(backend: DurabilityBackend, choice: ScopeChoice): Promise<Stats[]> {
-  const scopes = choice.scope !== undefined || choice.bot !== undefined ? [await chooseScope(backend, choice)] : (await backend.scopes()).sort()
+  const scopes =
+    choice.scope !== undefined || choice.bot !== undefined ? [await chooseScope(backend, choice)] : (await backend.scopes()).sort()
   const now = await backend.now()
   return Promise.all(scopes.map((scope) => collectStats(backend.journal(scope), now)))
 }

@@ -47,7 +47,11 @@ export async function verifyRecords(backend: DurabilityBackend, label: string): 
   let records = 0
   for (const scope of scopes) {
     const journal = backend.journal(scope)
-    for (const [kind, states] of [['inbox', INBOX_STATES], ['outbox', OUTBOX_STATES], ['instances', ['live']]] as [RecordKind, readonly string[]][]) {
+    for (const [kind, states] of [
+      ['inbox', INBOX_STATES],
+      ['outbox', OUTBOX_STATES],
+      ['instances', ['live']],
+    ] as [RecordKind, readonly string[]][]) {
       const counts = await journal.count(kind)
       for (const state of states) {
         let listed = 0
@@ -57,16 +61,24 @@ export async function verifyRecords(backend: DurabilityBackend, label: string): 
           for (const found of page) {
             const problem = shapeProblem(kind, state, found.record as unknown as Record<string, unknown>)
             if (problem) report(`${scope} ${kind}: ${problem}`)
-            const key = String((found.record as unknown as Record<string, unknown>)[kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'])
-            after = { stateTime: Number((found.record as unknown as Record<string, unknown>)[kind === 'instances' ? 'startedAt' : 'updatedAt']), key }
+            const key = String(
+              (found.record as unknown as Record<string, unknown>)[kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'],
+            )
+            after = {
+              stateTime: Number((found.record as unknown as Record<string, unknown>)[kind === 'instances' ? 'startedAt' : 'updatedAt']),
+              key,
+            }
           }
           listed += page.length
           if (page.length < VERIFY_PAGE) break
         }
         records += listed
-        if ((counts[state] ?? 0) !== listed) report(`${scope} ${kind}: the index counts ${counts[state] ?? 0} ${state} record(s), the index lists ${listed}`)
+        if ((counts[state] ?? 0) !== listed)
+          report(`${scope} ${kind}: the index counts ${counts[state] ?? 0} ${state} record(s), the index lists ${listed}`)
       }
-      for (const state of Object.keys(counts)) if (!states.includes(state) && counts[state]! > 0) report(`${scope} ${kind}: ${counts[state]} record(s) in unknown state "${state}"`)
+      for (const state of Object.keys(counts))
+        if (!states.includes(state) && counts[state]! > 0)
+          report(`${scope} ${kind}: ${counts[state]} record(s) in unknown state "${state}"`)
     }
   }
   if (extra > 0) problems.push(`… and ${extra} more problem(s)`)
@@ -75,7 +87,8 @@ export async function verifyRecords(backend: DurabilityBackend, label: string): 
 
 function shapeProblem(kind: RecordKind, state: string, record: Record<string, unknown>): string | undefined {
   const id = kind === 'inbox' ? record.id : kind === 'outbox' ? record.key : record.instanceId
-  if (typeof id !== 'string' || id === '') return `a record without its ${kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'}: ${JSON.stringify(record).slice(0, 120)}`
+  if (typeof id !== 'string' || id === '')
+    return `a record without its ${kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'}: ${JSON.stringify(record).slice(0, 120)}`
   if (kind === 'instances') return typeof record.expiresAt === 'number' ? undefined : `instance "${id}" has no expiresAt`
   if (record.state !== state) return `"${id}" is listed under ${state} but its record says ${String(record.state)}`
   for (const field of ['attempts', 'fencingToken', 'createdAt', 'updatedAt']) {
@@ -88,6 +101,7 @@ function shapeProblem(kind: RecordKind, state: string, record: Record<string, un
 /** The salvage of a damaged file journal into a new file (the damaged files are left as they are). */
 export async function salvage(target: BackendTarget, out: string): Promise<unknown> {
   const report = await salvageJournalFile(target, out)
-  if (report === undefined) throw new BotmeshError(ERROR_CODES.NOT_APPLICABLE, `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
+  if (report === undefined)
+    throw new BotmeshError(ERROR_CODES.NOT_APPLICABLE, `--salvage works on file journals (file:<path>); ${target.label} is ${target.kind}`)
   return report
 }

@@ -22,7 +22,10 @@ export function conformanceView(report: ConformanceReport): Block[] {
       ],
       report.results,
     ),
-    { text: `conformance on ${report.backend}: ${report.passed} passed, ${report.failed} failed, ${report.cases} cases in ${(report.ms / 1000).toFixed(1)}s (instances: ${report.instances})`, tone: report.failed ? 'red' : 'green' },
+    {
+      text: `conformance on ${report.backend}: ${report.passed} passed, ${report.failed} failed, ${report.cases} cases in ${(report.ms / 1000).toFixed(1)}s (instances: ${report.instances})`,
+      tone: report.failed ? 'red' : 'green',
+    },
   ]
 }
 
@@ -40,8 +43,17 @@ export function crashMatrixView(report: CrashMatrixReport): Block[] {
         { header: 'result', value: (r) => (r.ok ? 'pass' : 'FAIL'), tone: (r) => (r.ok ? 'green' : 'red'), priority: 4 },
         { header: 'crashed', value: (r) => (r.crashed ? 'yes' : 'no'), priority: 0 },
         { header: 'delivered', value: (r) => `${r.delivered}/${r.expected}`, align: 'right', priority: 1 },
-        { header: 'allowed (ambiguous)', value: (r) => dash(describeCounts({ lost: r.window.allowed.lost, duplicated: r.window.allowed.duplicated })), priority: 2 },
-        { header: 'failure', value: (r) => dash(describeCounts(r.window.beyond)), tone: (r) => (describeCounts(r.window.beyond) === 'none' ? undefined : 'red'), priority: 3 },
+        {
+          header: 'allowed (ambiguous)',
+          value: (r) => dash(describeCounts({ lost: r.window.allowed.lost, duplicated: r.window.allowed.duplicated })),
+          priority: 2,
+        },
+        {
+          header: 'failure',
+          value: (r) => dash(describeCounts(r.window.beyond)),
+          tone: (r) => (describeCounts(r.window.beyond) === 'none' ? undefined : 'red'),
+          priority: 3,
+        },
         { header: 'ambiguous', value: (r) => r.ambiguous, align: 'right', priority: 0 },
       ],
       report.results,
@@ -54,16 +66,26 @@ export function crashMatrixView(report: CrashMatrixReport): Block[] {
       tone: report.failed ? 'red' : 'green',
     },
   ]
-  for (const result of failed) blocks.push({ text: `FAIL ${result.name}: ${result.problems.join('; ')} (replay: --case-seed ${result.seed} or --seed ${report.seed} --match "${result.name}")`, tone: 'red' })
+  for (const result of failed)
+    blocks.push({
+      text: `FAIL ${result.name}: ${result.problems.join('; ')} (replay: --case-seed ${result.seed} or --seed ${report.seed} --match "${result.name}")`,
+      tone: 'red',
+    })
   return blocks
 }
 
 const dash = (text: string) => (text === 'none' ? '-' : text)
 
 export function benchView(report: BenchReport): Block[] {
-  const runs: [string, RunFigures][] = [['with durability', report.durable], ['without (baseline)', report.baseline]]
+  const runs: [string, RunFigures][] = [
+    ['with durability', report.durable],
+    ['without (baseline)', report.baseline],
+  ]
   return [
-    { text: `bench on ${report.backend}: ${report.messages} messages, concurrency ${report.concurrency} (instances: ${report.instances})`, tone: 'bold' },
+    {
+      text: `bench on ${report.backend}: ${report.messages} messages, concurrency ${report.concurrency} (instances: ${report.instances})`,
+      tone: 'bold',
+    },
     table(
       [
         { header: 'run', value: (r: [string, RunFigures]) => r[0] },
@@ -77,7 +99,13 @@ export function benchView(report: BenchReport): Block[] {
     {
       fields: [
         ['time per message', `${report.slowdown}× the baseline`],
-        ['round trips/message', `${report.roundTripsPerMessage} (${Object.entries(report.callsPerMessage).filter(([, n]) => n > 0).map(([verb, n]) => `${verb} ${n}`).join(', ')})`],
+        [
+          'round trips/message',
+          `${report.roundTripsPerMessage} (${Object.entries(report.callsPerMessage)
+            .filter(([, n]) => n > 0)
+            .map(([verb, n]) => `${verb} ${n}`)
+            .join(', ')})`,
+        ],
         ['writes/message', `${report.writesPerMessage} records written`],
         ['raw store ceiling', ceilingLine(report)],
       ],
@@ -94,16 +122,26 @@ function ceilingLine(report: BenchReport): string {
 
 export function verifyView(outcome: VerifyOutcome): Block[] {
   if (outcome.ok) return [{ text: `${outcome.backend}: no damage found`, tone: 'green' }]
-  return [{ text: `${outcome.backend}: ${outcome.problems.length} problem(s):`, tone: 'red' }, ...outcome.problems.map((problem) => ({ text: `  ${problem}` }))]
+  return [
+    { text: `${outcome.backend}: ${outcome.problems.length} problem(s):`, tone: 'red' },
+    ...outcome.problems.map((problem) => ({ text: `  ${problem}` })),
+  ]
 }
 
 export function salvageView(report: unknown): Block[] {
   const r = report as { out: string; entries: number; fromSnapshot: number; fromLog: number; logLinesLost: number }
-  return [{ text: `salvaged ${r.entries} entries into ${r.out} (${r.fromSnapshot} from the snapshot, ${r.fromLog} log records replayed, ${r.logLinesLost} damaged log line(s) lost); the original files are untouched` }]
+  return [
+    {
+      text: `salvaged ${r.entries} entries into ${r.out} (${r.fromSnapshot} from the snapshot, ${r.fromLog} log records replayed, ${r.logLinesLost} damaged log line(s) lost); the original files are untouched`,
+    },
+  ]
 }
 
 export function compactView(outcome: CompactOutcome): Block[] {
-  const what = outcome.kind === 'file' ? `folded ${outcome.folded} log record(s) into the snapshot` : `checkpointed ${outcome.folded} WAL frame(s) into the database file`
+  const what =
+    outcome.kind === 'file'
+      ? `folded ${outcome.folded} log record(s) into the snapshot`
+      : `checkpointed ${outcome.folded} WAL frame(s) into the database file`
   return [{ text: `${outcome.backend}: ${what}, ${outcome.bytesFreed} bytes freed`, tone: 'green' }]
 }
 
@@ -116,7 +154,12 @@ export function exportView(summary: ExportSummary & { out: string }): Block[] {
 }
 
 export function importView(summary: ImportSummary): Block[] {
-  if (summary.dryRun) return [{ text: `dry run: ${summary.records} record(s) would be imported into ${summary.scopes.length} scope(s), ${summary.existing} of them already exist` }]
+  if (summary.dryRun)
+    return [
+      {
+        text: `dry run: ${summary.records} record(s) would be imported into ${summary.scopes.length} scope(s), ${summary.existing} of them already exist`,
+      },
+    ]
   return [
     {
       text: `imported ${summary.records} record(s) (${summary.byKind.inbox} inbox, ${summary.byKind.outbox} outbox) into ${summary.scopes.join(', ')}: ${summary.inserted} inserted, ${summary.overwritten} overwritten${summary.conflicts ? `, ${summary.conflicts} changed meanwhile and were not overwritten` : ''}`,

@@ -23,7 +23,8 @@ export function errorGroupsView(now: number, withKind: boolean) {
         '(no dead letters)',
       ),
     ]
-    if (found.scanLimited) blocks.push({ text: `grouped the first ${found.scanned} dead letters only; narrow with --since or --kind`, tone: 'dim' })
+    if (found.scanLimited)
+      blocks.push({ text: `grouped the first ${found.scanned} dead letters only; narrow with --since or --kind`, tone: 'dim' })
     const top = found.groups[0]
     if (top) {
       const verb = top.kind === 'inbox' ? 'replay' : 'retry'

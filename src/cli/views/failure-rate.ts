@@ -10,7 +10,12 @@ export function failureRateView(stats: Stats): Block[] {
     {
       fields: [
         // No instance reports: a throughput of 0 would claim that nothing comes in.
-        ['per minute (bots)', heartbeats ? `throughput ${heartbeats.throughputPerMinute}/min, failures ${heartbeats.failuresPerMinute}/min` : 'unknown: no live instance'],
+        [
+          'per minute (bots)',
+          heartbeats
+            ? `throughput ${heartbeats.throughputPerMinute}/min, failures ${heartbeats.failuresPerMinute}/min`
+            : 'unknown: no live instance',
+        ],
         ['last minute (journal)', `${journal.failed}${journal.capped ? '+' : ''} failed, ${journal.dead} dead in the last ${window}`],
       ],
     },

@@ -10,7 +10,10 @@ import { iso } from './format.js'
 export function planView(action: string, plan: Plan, now: number): Block[] {
   const more = plan.matched > plan.ids.length ? ` (${plan.matched} match; --limit takes the first ${plan.ids.length})` : ''
   return [
-    { text: `${action} ${plan.ids.length} ${plan.kind} record(s)${more}${plan.sample.length < plan.ids.length ? `, for example:` : ':'}`, tone: 'bold' },
+    {
+      text: `${action} ${plan.ids.length} ${plan.kind} record(s)${more}${plan.sample.length < plan.ids.length ? `, for example:` : ':'}`,
+      tone: 'bold',
+    },
     table(recordColumns(now, false), plan.sample),
   ]
 }
@@ -20,9 +23,21 @@ export function outcomeView(outcome: BulkOutcome): Block[] {
   if (outcome.dryRun) return [{ text: `dry run: nothing was changed (${outcome.matched} record(s) match)`, tone: 'dim' }]
   const failures: ItemOutcome[] = outcome.items.filter((item) => !item.ok)
   const blocks: Block[] = [
-    { text: `${outcome.action}: ${outcome.succeeded} of ${outcome.attempted} done${outcome.failed ? `, ${outcome.failed} failed` : ''}${outcome.reason ? ` (reason: ${outcome.reason})` : ''}`, tone: outcome.failed ? 'red' : 'green' },
+    {
+      text: `${outcome.action}: ${outcome.succeeded} of ${outcome.attempted} done${outcome.failed ? `, ${outcome.failed} failed` : ''}${outcome.reason ? ` (reason: ${outcome.reason})` : ''}`,
+      tone: outcome.failed ? 'red' : 'green',
+    },
   ]
-  if (failures.length > 0) blocks.push(table([{ header: 'id', value: (i: ItemOutcome) => i.id, priority: 1 }, { header: 'error', value: (i) => `${i.error?.code}: ${i.error?.message}`, maxWidth: 90 }], failures))
+  if (failures.length > 0)
+    blocks.push(
+      table(
+        [
+          { header: 'id', value: (i: ItemOutcome) => i.id, priority: 1 },
+          { header: 'error', value: (i) => `${i.error?.code}: ${i.error?.message}`, maxWidth: 90 },
+        ],
+        failures,
+      ),
+    )
   return blocks
 }
 

@@ -12,20 +12,60 @@ export function prometheusText(all: readonly Stats[]): string {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
     for (const [labels, value] of samples) lines.push(`${name}{${labelText(labels)}} ${Number.isFinite(value) ? value : 0}`)
   }
-  family('botmesh_inbox_records', 'gauge', 'Inbox records by state.', all.flatMap((s) => Object.entries(s.inbox.counts).map(([state, n]) => [{ scope: s.scope, state }, n] as [Record<string, string>, number])))
-  family('botmesh_outbox_records', 'gauge', 'Outbox records by state.', all.flatMap((s) => Object.entries(s.outbox.counts).map(([state, n]) => [{ scope: s.scope, state }, n] as [Record<string, string>, number])))
-  family('botmesh_oldest_pending_age_seconds', 'gauge', 'Age of the oldest pending record since its last change (0 when none).', all.flatMap((s) => [
-    [{ scope: s.scope, kind: 'inbox' }, (s.inbox.oldestPendingAgeMs ?? 0) / 1_000],
-    [{ scope: s.scope, kind: 'outbox' }, (s.outbox.oldestPendingAgeMs ?? 0) / 1_000],
-  ] as [Record<string, string>, number][]))
-  family('botmesh_dead_letters', 'gauge', 'Dead-lettered records.', all.flatMap((s) => [
-    [{ scope: s.scope, kind: 'inbox' }, s.dead.inbox],
-    [{ scope: s.scope, kind: 'outbox' }, s.dead.outbox],
-  ] as [Record<string, string>, number][]))
-  family('botmesh_live_instances', 'gauge', 'Instances whose heartbeat has not expired.', all.map((s) => [{ scope: s.scope }, s.instances.live]))
+  family(
+    'botmesh_inbox_records',
+    'gauge',
+    'Inbox records by state.',
+    all.flatMap((s) =>
+      Object.entries(s.inbox.counts).map(([state, n]) => [{ scope: s.scope, state }, n] as [Record<string, string>, number]),
+    ),
+  )
+  family(
+    'botmesh_outbox_records',
+    'gauge',
+    'Outbox records by state.',
+    all.flatMap((s) =>
+      Object.entries(s.outbox.counts).map(([state, n]) => [{ scope: s.scope, state }, n] as [Record<string, string>, number]),
+    ),
+  )
+  family(
+    'botmesh_oldest_pending_age_seconds',
+    'gauge',
+    'Age of the oldest pending record since its last change (0 when none).',
+    all.flatMap(
+      (s) =>
+        [
+          [{ scope: s.scope, kind: 'inbox' }, (s.inbox.oldestPendingAgeMs ?? 0) / 1_000],
+          [{ scope: s.scope, kind: 'outbox' }, (s.outbox.oldestPendingAgeMs ?? 0) / 1_000],
+        ] as [Record<string, string>, number][],
+    ),
+  )
+  family(
+    'botmesh_dead_letters',
+    'gauge',
+    'Dead-lettered records.',
+    all.flatMap(
+      (s) =>
+        [
+          [{ scope: s.scope, kind: 'inbox' }, s.dead.inbox],
+          [{ scope: s.scope, kind: 'outbox' }, s.dead.outbox],
+        ] as [Record<string, string>, number][],
+    ),
+  )
+  family(
+    'botmesh_live_instances',
+    'gauge',
+    'Instances whose heartbeat has not expired.',
+    all.map((s) => [{ scope: s.scope }, s.instances.live]),
+  )
   const names = [...new Set(all.flatMap((s) => Object.keys(s.metrics)))].sort()
   for (const name of names) {
-    family(`botmesh_${snake(name)}_total`, 'counter', `The live instances' ${name} counter, summed.`, all.map((s) => [{ scope: s.scope }, s.metrics[name] ?? 0]))
+    family(
+      `botmesh_${snake(name)}_total`,
+      'counter',
+      `The live instances' ${name} counter, summed.`,
+      all.map((s) => [{ scope: s.scope }, s.metrics[name] ?? 0]),
+    )
   }
   return `${lines.join('\n')}\n`
 }

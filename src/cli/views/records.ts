@@ -5,7 +5,15 @@ import type { RecordPage, RecordSummary } from '../services/records.js'
 import type { ShownRecord } from '../services/show.js'
 import { ago, duration, errorLine, iso } from './format.js'
 
-const STATE_TONES: Record<string, Tone> = { dead: 'red', failed: 'yellow', unknown: 'yellow', processing: 'cyan', sending: 'cyan', done: 'green', sent: 'green' }
+const STATE_TONES: Record<string, Tone> = {
+  dead: 'red',
+  failed: 'yellow',
+  unknown: 'yellow',
+  processing: 'cyan',
+  sending: 'cyan',
+  done: 'green',
+  sent: 'green',
+}
 
 /**
  * The columns of a record list; `withKind` adds the kind (the DLQ mixes both). On a narrow
@@ -25,7 +33,10 @@ export function recordColumns(now: number, withKind: boolean): Column<RecordSumm
 
 /** A page of records, with how to get the next one. */
 export function recordPageView(now: number, withKind: boolean) {
-  return (page: RecordPage): Block[] => [table(recordColumns(now, withKind), page.records, '(no records)'), ...pageNotes(page).map((text) => ({ text, tone: 'dim' as const }))]
+  return (page: RecordPage): Block[] => [
+    table(recordColumns(now, withKind), page.records, '(no records)'),
+    ...pageNotes(page).map((text) => ({ text, tone: 'dim' as const })),
+  ]
 }
 
 /** What a page says after its records: that more may match, and how to get the next page. */
@@ -47,7 +58,12 @@ export function shownView(now: number) {
         ['state', record.state],
         ['chat', record.chatId],
         ['attempts', record.attempts],
-        ['next attempt', record.nextAttemptAt === null ? null : `${iso(record.nextAttemptAt)} (${record.nextAttemptAt > now ? `in ${duration(record.nextAttemptAt - now)}` : `${duration(now - record.nextAttemptAt)} ago`})`],
+        [
+          'next attempt',
+          record.nextAttemptAt === null
+            ? null
+            : `${iso(record.nextAttemptAt)} (${record.nextAttemptAt > now ? `in ${duration(record.nextAttemptAt - now)}` : `${duration(now - record.nextAttemptAt)} ago`})`,
+        ],
         ['lease', lease ? `${lease.owner}, token ${lease.token}, expires ${iso(lease.expiresAt)}` : null],
         ['fencing token', record.fencingToken],
         ['last error', errorLine(record.lastError)],
@@ -58,10 +74,21 @@ export function shownView(now: number) {
       const note = (record as { note?: string }).note
       if (note) fields.push(['note', note])
       if (kind === 'outbox') {
-        const send = record as { providerMessageId: string | null; previousPart: string | null; keySource: string; inboundId: string | null }
-        fields.push(['key source', send.keySource], ['inbound', send.inboundId], ['previous part', send.previousPart], ['provider message', send.providerMessageId])
+        const send = record as {
+          providerMessageId: string | null
+          previousPart: string | null
+          keySource: string
+          inboundId: string | null
+        }
+        fields.push(
+          ['key source', send.keySource],
+          ['inbound', send.inboundId],
+          ['previous part', send.previousPart],
+          ['provider message', send.providerMessageId],
+        )
       }
-      for (const entry of record.audit ?? []) fields.push([`audit ${entry.action}`, `${iso(entry.at)} by ${entry.by}${entry.reason ? `: ${entry.reason}` : ''}`])
+      for (const entry of record.audit ?? [])
+        fields.push([`audit ${entry.action}`, `${iso(entry.at)} by ${entry.by}${entry.reason ? `: ${entry.reason}` : ''}`])
       const body = kind === 'inbox' ? (record as { event: unknown }).event : (record as { payload: unknown }).payload
       return [
         { fields },

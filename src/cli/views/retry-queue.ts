@@ -23,7 +23,11 @@ export function retryQueueView(now: number) {
           { header: 'id', value: (r) => r.id, maxWidth: 40 },
           { header: 'state', value: (r) => r.state },
           { header: 'attempts', value: (r) => r.attempts, align: 'right' },
-          { header: 'next retry', value: (r) => nextRetryIn(r, now), tone: (r) => (r.nextAttemptAt !== null && r.nextAttemptAt < now ? 'yellow' : undefined) },
+          {
+            header: 'next retry',
+            value: (r) => nextRetryIn(r, now),
+            tone: (r) => (r.nextAttemptAt !== null && r.nextAttemptAt < now ? 'yellow' : undefined),
+          },
           { header: 'chat', value: (r) => r.chatId, maxWidth: 20 },
           { header: 'last error', value: (r) => errorLine(r.lastError), maxWidth: 50 },
         ],

@@ -61,11 +61,19 @@ export function statsView(stats: Stats): Block[] {
     {
       fields: [
         ['dead letters', `${stats.dead.inbox} inbound, ${stats.dead.outbox} outbound`],
-        ['live instances', stats.instances.live === 0 ? '0 (no bot is beating in this scope: nothing processes due records)' : `${stats.instances.live}: ${stats.instances.ids.join(', ')}`],
+        [
+          'live instances',
+          stats.instances.live === 0
+            ? '0 (no bot is beating in this scope: nothing processes due records)'
+            : `${stats.instances.live}: ${stats.instances.ids.join(', ')}`,
+        ],
         // No instance reports: a rate of 0.0/s would claim that nothing comes in.
         stats.instances.live === 0
           ? ['rates', 'unknown: no live instance reports its counters']
-          : [`rates (${stats.ratesOver === 'interval' ? 'last interval' : 'since start'})`, RATE_METRICS.map((name) => `${name} ${perSecond(stats.ratesPerSecond[name])}`).join(', ')],
+          : [
+              `rates (${stats.ratesOver === 'interval' ? 'last interval' : 'since start'})`,
+              RATE_METRICS.map((name) => `${name} ${perSecond(stats.ratesPerSecond[name])}`).join(', '),
+            ],
       ],
     },
   ]
@@ -81,7 +89,13 @@ export function instancesView(now: number) {
         { header: 'pid', value: (i) => i.pid, align: 'right', priority: 1 },
         { header: 'role', value: (i) => (i.leader ? 'leader' : ''), priority: 3 },
         { header: 'turns', value: (i) => turnsCell(i.turns ?? []), maxWidth: 30, priority: 1 },
-        { header: 'status', value: (i) => (i.status === 'silent' ? `silent for ${duration(i.lastBeatAgoMs)}` : i.status), tone: (i) => (i.status === 'live' ? undefined : 'red'), minWidth: 18, priority: 5 },
+        {
+          header: 'status',
+          value: (i) => (i.status === 'silent' ? `silent for ${duration(i.lastBeatAgoMs)}` : i.status),
+          tone: (i) => (i.status === 'live' ? undefined : 'red'),
+          minWidth: 18,
+          priority: 5,
+        },
         { header: 'up', value: (i) => duration(i.uptimeMs), priority: 2 },
         { header: 'last beat', value: (i) => ago(i.lastBeatAt, now), tone: (i) => (i.live ? undefined : 'red'), minWidth: 12, priority: 4 },
         { header: 'last sweep', value: (i) => ago(i.lastSweepAt, now), priority: 0 },
@@ -104,7 +118,12 @@ export function leasesView(leases: LeaseView[]): Block[] {
         { header: 'chat', value: (l) => l.chatId, maxWidth: 24, priority: 1 },
         { header: 'owner', value: (l) => l.owner, maxWidth: 40, priority: 2 },
         { header: 'token', value: (l) => l.token, align: 'right', priority: 1 },
-        { header: 'expires in', value: (l) => (l.expiresInMs >= 0 ? duration(l.expiresInMs) : `expired ${duration(-l.expiresInMs)} ago`), tone: (l) => (l.expiresInMs < 0 ? 'red' : undefined), priority: 4 },
+        {
+          header: 'expires in',
+          value: (l) => (l.expiresInMs >= 0 ? duration(l.expiresInMs) : `expired ${duration(-l.expiresInMs)} ago`),
+          tone: (l) => (l.expiresInMs < 0 ? 'red' : undefined),
+          priority: 4,
+        },
       ],
       leases,
       '(no active leases)',

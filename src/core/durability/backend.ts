@@ -28,9 +28,7 @@ export interface JournalDelete<K extends RecordKind = RecordKind> {
 export type JournalWrite = JournalPut | JournalDelete
 
 /** The outcome of one write: the new version, or the record that won instead (undefined if none). */
-export type JournalWriteResult =
-  | { ok: true; version: number }
-  | { ok: false; current: Versioned<RecordOf[RecordKind]> | undefined }
+export type JournalWriteResult = { ok: true; version: number } | { ok: false; current: Versioned<RecordOf[RecordKind]> | undefined }
 
 /** One page of a state in time order. */
 export interface JournalListQuery {

@@ -45,7 +45,12 @@ export class ChatTurns {
     private readonly leaseMs: number,
   ) {
     const periodMs = Math.max(5, Math.floor(leaseMs / LIMITS.heartbeatsPerLease))
-    this.#renewal = new BackgroundLoop('turn-keeper', () => periodMs, () => this.#renew(), (error) => engine.events.error(error))
+    this.#renewal = new BackgroundLoop(
+      'turn-keeper',
+      () => periodMs,
+      () => this.#renew(),
+      (error) => engine.events.error(error),
+    )
   }
 
   /** The turns held by this process now, for the instance heartbeat. */
@@ -69,7 +74,9 @@ export class ChatTurns {
       const createdAt = Math.max(now, (record.queue.at(-1)?.createdAt ?? 0) + 1)
       const next: TurnRecord = { ...record, queue: withEntry(record.queue, { id, createdAt }), updatedAt: now }
       if (next.queue === record.queue) return createdAt
-      const [result] = await this.engine.journal.write('turn.queue', [{ kind: 'turns', record: next, expectVersion: current?.version ?? 0 }])
+      const [result] = await this.engine.journal.write('turn.queue', [
+        { kind: 'turns', record: next, expectVersion: current?.version ?? 0 },
+      ])
       current = result!.ok ? { record: next, version: result!.version } : (result!.current as Found)
       this.#remember(chatId, current)
       if (result!.ok) return createdAt
@@ -84,7 +91,7 @@ export class ChatTurns {
     const { chatId, id } = message.record
     let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
     let placeChecked = false
-    for (let waitMs: number = LIMITS.turnWaitMinMs; ; ) {
+    for (let waitMs: number = LIMITS.turnWaitMinMs; ;) {
       // Lost, or its lease is over by our clock (this process was frozen or cut off): its new holder takes the turn.
       // Stopping: the message is left to its lease (a restart with this instanceId takes it back at once).
       if (this.#stopping || message.lost || (message.record.lease?.expiresAt ?? Infinity) <= this.engine.now()) return undefined
@@ -96,7 +103,9 @@ export class ChatTurns {
       }
       const step = await this.#nextStep(current, chatId, { id, createdAt: message.record.createdAt })
       if (step.write) {
-        const [result] = await this.engine.journal.write('turn.claim', [{ kind: 'turns', record: step.write, expectVersion: current?.version ?? 0 }])
+        const [result] = await this.engine.journal.write('turn.claim', [
+          { kind: 'turns', record: step.write, expectVersion: current?.version ?? 0 },
+        ])
         current = result!.ok ? { record: step.write, version: result!.version } : (result!.current as Found)
         this.#remember(chatId, current)
         if (result!.ok && step.taking) return this.#hold(chatId, message, step.write.fencingToken)
@@ -154,7 +163,11 @@ export class ChatTurns {
   }
 
   /** What to write next: queue the message, take the turn, or drop a finished head; nothing means wait. */
-  async #nextStep(current: Found, chatId: string, entry: { id: string; createdAt: number }): Promise<{ write?: TurnRecord; taking?: boolean; again?: boolean }> {
+  async #nextStep(
+    current: Found,
+    chatId: string,
+    entry: { id: string; createdAt: number },
+  ): Promise<{ write?: TurnRecord; taking?: boolean; again?: boolean }> {
     const record: TurnRecord = current?.record ?? { chatId, queue: [], holder: null, fencingToken: 0, updatedAt: 0 }
     const queue = withEntry(record.queue, entry)
     const now = this.engine.now()
@@ -192,7 +205,10 @@ export class ChatTurns {
   async #arriveAgain(current: Found, message: HeldRecord<'inbox'>): Promise<boolean> {
     const createdAt = Math.max(this.engine.now(), (current?.record.queue.at(-1)?.createdAt ?? 0) + 1)
     const moved = await message.update('turn.requeue', (record) => ({ ...record, createdAt, updatedAt: this.engine.now() }))
-    if (moved) this.engine.events.warn(`durability: "${message.id}" was journaled after its chat's turn queue gave its place up (its replica stalled); it arrives now`)
+    if (moved)
+      this.engine.events.warn(
+        `durability: "${message.id}" was journaled after its chat's turn queue gave its place up (its replica stalled); it arrives now`,
+      )
     return moved
   }
 
@@ -217,7 +233,11 @@ export class ChatTurns {
       }
       const next = { ...change(current.record), updatedAt: this.engine.now() }
       const remove = name === 'turn.release' && next.queue.length === 0
-      const [result] = await this.engine.journal.write(name, [remove ? { kind: 'turns', delete: turn.chatId, expectVersion: current.version } : { kind: 'turns', record: next, expectVersion: current.version }])
+      const [result] = await this.engine.journal.write(name, [
+        remove
+          ? { kind: 'turns', delete: turn.chatId, expectVersion: current.version }
+          : { kind: 'turns', record: next, expectVersion: current.version },
+      ])
       if (result!.ok) {
         this.#remember(turn.chatId, remove ? undefined : { record: next, version: result!.version })
         return true
@@ -231,8 +251,14 @@ export class ChatTurns {
     await Promise.all(
       [...this.#held].map(async (turn) => {
         if (turn.lost) return
-        const ok = await this.#update(turn, 'turn.heartbeat', (record) => ({ ...record, holder: { ...record.holder!, expiresAt: this.engine.now() + this.leaseMs } }))
-        if (!ok) this.engine.events.warn(`durability: the turn of chat "${turn.chatId}" passed on to another replica while "${turn.inboxId}" ran here`)
+        const ok = await this.#update(turn, 'turn.heartbeat', (record) => ({
+          ...record,
+          holder: { ...record.holder!, expiresAt: this.engine.now() + this.leaseMs },
+        }))
+        if (!ok)
+          this.engine.events.warn(
+            `durability: the turn of chat "${turn.chatId}" passed on to another replica while "${turn.inboxId}" ran here`,
+          )
       }),
     )
   }

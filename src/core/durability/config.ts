@@ -141,7 +141,11 @@ export function resolveDurabilityConfig(options: DurabilityOptions, namespace: N
       inlineMaxMs: toMs(options.outbox?.inlineMaxMs ?? '15s', 'durability.outbox.inlineMaxMs'),
       onAmbiguous: oneOf(options.outbox?.onAmbiguous ?? 'skip', ['skip', 'resend'], 'durability.outbox.onAmbiguous'),
       onDiverged: oneOf(options.outbox?.onDiverged ?? 'send', ['send', 'skip'], 'durability.outbox.onDiverged'),
-      maxPayloadBytes: positiveInteger(options.outbox?.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, 'durability.outbox.maxPayloadBytes', 1),
+      maxPayloadBytes: positiveInteger(
+        options.outbox?.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES,
+        'durability.outbox.maxPayloadBytes',
+        1,
+      ),
       leaseMs: toMs(options.outbox?.leaseMs ?? '60s', 'durability.outbox.leaseMs'),
     },
     pollMs: toMs(options.pollMs ?? '1s', 'durability.pollMs'),
@@ -173,8 +177,12 @@ function resolveCoordination(options: DurabilityOptions): Pick<DurabilityConfig,
   const inboxLeaseMs = toMs(options.inbox?.leaseMs ?? '60s', 'durability.inbox.leaseMs')
   const turnLeaseMs = toMs(object.turnLeaseMs ?? inboxLeaseMs, 'durability.coordination.turnLeaseMs')
   const sessionLeaseMs = toMs(object.sessionLeaseMs ?? '10s', 'durability.coordination.sessionLeaseMs')
-  for (const [name, ms] of [['turnLeaseMs', turnLeaseMs], ['sessionLeaseMs', sessionLeaseMs]] as const) {
-    if (ms < LIMITS.turnLeaseMinMs) throw new ConfigError(`durability.coordination.${name} must be at least ${LIMITS.turnLeaseMinMs} ms; got ${ms} ms`)
+  for (const [name, ms] of [
+    ['turnLeaseMs', turnLeaseMs],
+    ['sessionLeaseMs', sessionLeaseMs],
+  ] as const) {
+    if (ms < LIMITS.turnLeaseMinMs)
+      throw new ConfigError(`durability.coordination.${name} must be at least ${LIMITS.turnLeaseMinMs} ms; got ${ms} ms`)
   }
   return {
     coordination: given === false ? null : { turnLeaseMs },
@@ -185,19 +193,54 @@ function resolveCoordination(options: DurabilityOptions): Pick<DurabilityConfig,
 
 /** Every option name the durability key takes, level by level; anything else is refused, named. */
 function refuseUnknownDurabilityOptions(options: DurabilityOptions): void {
-  refuseUnknownOptions('durability', options, optionNames<DurabilityOptions>({ backend: true, instanceId: true, failOpen: true, inbox: true, outbox: true, pollMs: true, retention: true, clock: true, tracing: true, coordination: true, providerSession: true }), {
-    turnLeaseMs: 'it belongs under coordination',
-    leaseMs: 'it belongs under inbox or outbox',
-    backoff: 'it belongs under inbox or outbox',
-    retries: 'it belongs under outbox',
-    maxAttempts: 'it belongs under inbox',
+  refuseUnknownOptions(
+    'durability',
+    options,
+    optionNames<DurabilityOptions>({
+      backend: true,
+      instanceId: true,
+      failOpen: true,
+      inbox: true,
+      outbox: true,
+      pollMs: true,
+      retention: true,
+      clock: true,
+      tracing: true,
+      coordination: true,
+      providerSession: true,
+    }),
+    {
+      turnLeaseMs: 'it belongs under coordination',
+      leaseMs: 'it belongs under inbox or outbox',
+      backoff: 'it belongs under inbox or outbox',
+      retries: 'it belongs under outbox',
+      maxAttempts: 'it belongs under inbox',
+    },
+  )
+  refuseUnknownOptions(
+    'durability.inbox',
+    options.inbox,
+    optionNames<NonNullable<DurabilityOptions['inbox']>>({ leaseMs: true, maxAttempts: true, backoff: true, mediaRefs: true }),
+    {
+      retries: 'inbound events take maxAttempts (runs charged before the dead-letter queue)',
+    },
+  )
+  const outbox = optionNames<NonNullable<DurabilityOptions['outbox']>>({
+    retries: true,
+    backoff: true,
+    inlineMaxMs: true,
+    onAmbiguous: true,
+    onDiverged: true,
+    maxPayloadBytes: true,
+    leaseMs: true,
   })
-  refuseUnknownOptions('durability.inbox', options.inbox, optionNames<NonNullable<DurabilityOptions['inbox']>>({ leaseMs: true, maxAttempts: true, backoff: true, mediaRefs: true }), {
-    retries: 'inbound events take maxAttempts (runs charged before the dead-letter queue)',
-  })
-  const outbox = optionNames<NonNullable<DurabilityOptions['outbox']>>({ retries: true, backoff: true, inlineMaxMs: true, onAmbiguous: true, onDiverged: true, maxPayloadBytes: true, leaseMs: true })
   refuseUnknownOptions('durability.outbox', options.outbox, outbox, { maxAttempts: 'sends take retries (after the first attempt)' })
-  for (const side of ['inbox', 'outbox'] as const) refuseUnknownOptions(`durability.${side}.backoff`, options[side]?.backoff, optionNames<BackoffOptions>({ baseMs: true, capMs: true, jitter: true }))
+  for (const side of ['inbox', 'outbox'] as const)
+    refuseUnknownOptions(
+      `durability.${side}.backoff`,
+      options[side]?.backoff,
+      optionNames<BackoffOptions>({ baseMs: true, capMs: true, jitter: true }),
+    )
 }
 
 /** `<hostname>/<botId>/<connectionId>`, plus a per-boot suffix on a shared backend. */
@@ -223,6 +266,7 @@ function positiveInteger(value: number, option: string, min: number): number {
 }
 
 function oneOf<T extends string>(value: T, allowed: readonly T[], option: string): T {
-  if (!allowed.includes(value)) throw new ConfigError(`${option} must be ${allowed.map((a) => `'${a}'`).join(' or ')}; got ${JSON.stringify(value)}`)
+  if (!allowed.includes(value))
+    throw new ConfigError(`${option} must be ${allowed.map((a) => `'${a}'`).join(' or ')}; got ${JSON.stringify(value)}`)
   return value
 }

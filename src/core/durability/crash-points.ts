@@ -30,7 +30,16 @@ export const OPERATOR_WRITES = ['operator.replay', 'operator.retry', 'operator.d
 export type OperatorWrite = (typeof OPERATOR_WRITES)[number]
 
 /** Writes of replica coordination: chat turns and the leader-only transport session. */
-export const COORDINATION_WRITES = ['turn.queue', 'turn.claim', 'turn.requeue', 'turn.heartbeat', 'turn.release', 'session.claim', 'session.heartbeat', 'session.release'] as const
+export const COORDINATION_WRITES = [
+  'turn.queue',
+  'turn.claim',
+  'turn.requeue',
+  'turn.heartbeat',
+  'turn.release',
+  'session.claim',
+  'session.heartbeat',
+  'session.release',
+] as const
 export type CoordinationWrite = (typeof COORDINATION_WRITES)[number]
 
 /** The name of any journal write. */

@@ -40,7 +40,9 @@ export class DurabilityEngine {
   ) {
     this.journal = guardedJournal(backend.journal(scopeId))
     this.clock = new BackendClock(backend, config.clock)
-    this.keeper = new LeaseKeeper(this.clock, { inbox: config.inbox.leaseMs, outbox: config.outbox.leaseMs }, (error) => events.error(error))
+    this.keeper = new LeaseKeeper(this.clock, { inbox: config.inbox.leaseMs, outbox: config.outbox.leaseMs }, (error) =>
+      events.error(error),
+    )
   }
 
   get instanceId(): string {

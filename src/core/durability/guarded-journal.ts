@@ -21,6 +21,7 @@ export function guardedJournal(journal: Journal): Journal {
     due: (kind, until, limit) => journal.due(kind, until, limit).catch((error) => fail(error, 'find due', `${kind} records`)),
     list: (kind, query) => journal.list(kind, query).catch((error) => fail(error, 'list', `${kind} records`)),
     count: (kind) => journal.count(kind).catch((error) => fail(error, 'count', `${kind} records`)),
-    purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit).catch((error) => fail(error, 'purge', `${kind} records`)),
+    purge: (kind, state, olderThan, limit) =>
+      journal.purge(kind, state, olderThan, limit).catch((error) => fail(error, 'purge', `${kind} records`)),
   }
 }

@@ -41,7 +41,13 @@ export function admitInbound(
 }
 
 /** A new inbound record: processing, leased to this instance, one run charged. */
-function inboxRecord(engine: DurabilityEngine, event: InboundEvent, journaledEvent: Json, provider: string, arrivedAt: number | undefined): InboxRecord {
+function inboxRecord(
+  engine: DurabilityEngine,
+  event: InboundEvent,
+  journaledEvent: Json,
+  provider: string,
+  arrivedAt: number | undefined,
+): InboxRecord {
   const now = engine.now()
   const record: InboxRecord = {
     id: inboxRecordId(provider, event.chatId, event.id),

@@ -33,8 +33,10 @@ function escapeIdPart(part: string): string {
 
 /** The key of a send under the three rules. */
 export function sendKey(explicit: string | undefined, origin: { inboundId: string; ordinal: number } | undefined): SendKey {
-  if (explicit !== undefined) return { key: explicit, source: 'explicit', inboundId: origin?.inboundId ?? null, ordinal: origin?.ordinal ?? null }
-  if (origin) return { key: `${origin.inboundId}:${origin.ordinal}`, source: 'derived', inboundId: origin.inboundId, ordinal: origin.ordinal }
+  if (explicit !== undefined)
+    return { key: explicit, source: 'explicit', inboundId: origin?.inboundId ?? null, ordinal: origin?.ordinal ?? null }
+  if (origin)
+    return { key: `${origin.inboundId}:${origin.ordinal}`, source: 'derived', inboundId: origin.inboundId, ordinal: origin.ordinal }
   return { key: `random:${randomUUID()}`, source: 'random', inboundId: null, ordinal: null }
 }
 

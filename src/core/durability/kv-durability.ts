@@ -110,7 +110,16 @@ function toOp(write: JournalWrite): KvOp {
   if ('delete' in write) return { op: 'delete', collection: write.kind, key: write.delete, expectVersion: write.expectVersion }
   const { state, stateTime, due } = recordIndex(write.kind, write.record)
   const key = recordKey(write.kind, write.record)
-  return { op: 'put', collection: write.kind, key, expectVersion: write.expectVersion, value: write.record as unknown as Json, state, stateTime, due }
+  return {
+    op: 'put',
+    collection: write.kind,
+    key,
+    expectVersion: write.expectVersion,
+    value: write.record as unknown as Json,
+    state,
+    stateTime,
+    due,
+  }
 }
 
 /** The results as the journal gives them: the common all-applied batch is returned as it is. */

@@ -17,7 +17,12 @@ export class LeaseKeeper {
     onError: (error: unknown) => void,
   ) {
     const periodMs = Math.max(5, Math.floor(Math.min(leaseMs.inbox, leaseMs.outbox) / LIMITS.heartbeatsPerLease))
-    this.#loop = new BackgroundLoop('lease-keeper', () => periodMs, () => this.#renew(), onError)
+    this.#loop = new BackgroundLoop(
+      'lease-keeper',
+      () => periodMs,
+      () => this.#renew(),
+      onError,
+    )
   }
 
   /** Whether this process holds the record now. */

@@ -27,7 +27,8 @@ export async function replayInbound(journal: Journal, id: string, change: Operat
   const [found] = await journal.read('inbox', [id])
   if (!found) throw new RecordNotFoundError('inbox', id)
   const { record } = found
-  if (!(REPLAYABLE_STATES as readonly string[]).includes(record.state)) throw new InvalidStateError('inbox', id, record.state, REPLAYABLE_STATES)
+  if (!(REPLAYABLE_STATES as readonly string[]).includes(record.state))
+    throw new InvalidStateError('inbox', id, record.state, REPLAYABLE_STATES)
   const at = change.at ?? Date.now()
   const next: InboxRecord = {
     ...record,
@@ -93,11 +94,22 @@ export async function discardSend(journal: Journal, key: string, now: number = D
 /** A record changed between reading it and writing it (a running bot got there first). */
 export class ConcurrentChangeError extends BotmeshError {
   constructor(kind: string, id: string) {
-    super(ERROR_CODES.CONCURRENT_CHANGE, `the ${kind} record "${id}" changed while it was being updated; nothing was overwritten, try again`, { retryable: true })
+    super(
+      ERROR_CODES.CONCURRENT_CHANGE,
+      `the ${kind} record "${id}" changed while it was being updated; nothing was overwritten, try again`,
+      { retryable: true },
+    )
   }
 }
 
-async function casOrExplain(journal: Journal, name: 'operator.replay' | 'operator.retry', kind: 'inbox' | 'outbox', id: string, record: InboxRecord | OutboxRecord, version: number): Promise<void> {
+async function casOrExplain(
+  journal: Journal,
+  name: 'operator.replay' | 'operator.retry',
+  kind: 'inbox' | 'outbox',
+  id: string,
+  record: InboxRecord | OutboxRecord,
+  version: number,
+): Promise<void> {
   const [result] = await journal.write(name, [{ kind, record, expectVersion: version } as never])
   if (!result!.ok) throw new ConcurrentChangeError(kind, id)
 }

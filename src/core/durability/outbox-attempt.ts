@@ -96,7 +96,12 @@ async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'
 }
 
 /** Dead-letters a held send and tells the bot. `attempts`: the provider calls made, when this one counted. */
-export async function markOutboxDead(engine: DurabilityEngine, held: HeldRecord<'outbox'>, lastError: ErrorInfo, attempts?: number): Promise<boolean> {
+export async function markOutboxDead(
+  engine: DurabilityEngine,
+  held: HeldRecord<'outbox'>,
+  lastError: ErrorInfo,
+  attempts?: number,
+): Promise<boolean> {
   const ok = await settlingWrite(settlingRetry(engine.config, 'outbox'), () =>
     held.update('outbox.markDead', (record) => ({
       ...record,

@@ -37,7 +37,9 @@ export async function lookupKey(engine: DurabilityEngine, send: KeyedSend): Prom
   if (!existing) return { key: send.key.key, fingerprint }
   if (send.key.source !== 'derived' || existing.record.fingerprint === fingerprint) return { answer: existing.record }
   engine.metrics.increment('outboxDiverged')
-  engine.events.warn(`durability: a replay of ${send.key.inboundId} made different content under key "${send.key.key}" (onDiverged: '${engine.config.outbox.onDiverged}')`)
+  engine.events.warn(
+    `durability: a replay of ${send.key.inboundId} made different content under key "${send.key.key}" (onDiverged: '${engine.config.outbox.onDiverged}')`,
+  )
   if (engine.config.outbox.onDiverged === 'skip') return { answer: existing.record }
   const key = divergedKey(send.key.key, fingerprint!)
   const [diverged] = await engine.journal.read('outbox', [key])

@@ -123,7 +123,11 @@ async function waitBehindPreviousPart(engine: DurabilityEngine, found: Versioned
  * before it is sent: the later parts are journaled as key#2, key#3… (insert-if-absent), then this
  * record is cut down to the first part. Every step is idempotent, so a retry journals nothing twice.
  */
-async function splitIfOverLimit(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<Versioned<OutboxRecord> | undefined> {
+async function splitIfOverLimit(
+  engine: DurabilityEngine,
+  transport: Transport,
+  found: Versioned<OutboxRecord>,
+): Promise<Versioned<OutboxRecord> | undefined> {
   const { record } = found
   if (record.nextPart) return found
   const parts = splitContent(decodePayload(record.payload), transport.textLimit)

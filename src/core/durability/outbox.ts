@@ -22,7 +22,6 @@ import { LIMITS } from './limits.js'
 import type { OutboxRecord } from './records.js'
 import { splitContent } from './split.js'
 
-
 /** What a send resolves to. */
 export interface SendResult {
   key: string
@@ -87,7 +86,8 @@ export class Outbox {
       this.engine.metrics.increment('outboxJournaled', results.filter((r) => r.ok).length)
       const held = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
       // A send of one part (nearly all) needs no async frame: then() on its delivery.
-      if (records.length === 1) return this.#deliverInline(held, key).then((id) => ({ key, messageId: id, messageIds: [id], deduped: false }))
+      if (records.length === 1)
+        return this.#deliverInline(held, key).then((id) => ({ key, messageId: id, messageIds: [id], deduped: false }))
       return this.#deliverParts(records, held, key)
     })
   }
@@ -221,7 +221,12 @@ export class Outbox {
   async #answerFromOutbox(record: OutboxRecord | undefined, inline: boolean): Promise<SendResult> {
     this.engine.metrics.increment('outboxDeduped')
     if (!record) throw this.#deferred('(unknown)')
-    const answer = (messageId: string | null): SendResult => ({ key: record.key, messageId, messageIds: messageId ? [messageId] : [], deduped: true })
+    const answer = (messageId: string | null): SendResult => ({
+      key: record.key,
+      messageId,
+      messageIds: messageId ? [messageId] : [],
+      deduped: true,
+    })
     switch (record.state) {
       case 'sent': {
         const messageIds = await this.#sentIds(record)

@@ -55,7 +55,8 @@ function decode(value: Json): unknown {
   if (Array.isArray(value)) return value.map(decode)
   if (value && typeof value === 'object') {
     const keys = Object.keys(value)
-    if (keys.length === 1 && keys[0] === BUFFER_TAG && typeof value[BUFFER_TAG] === 'string') return Buffer.from(value[BUFFER_TAG], 'base64')
+    if (keys.length === 1 && keys[0] === BUFFER_TAG && typeof value[BUFFER_TAG] === 'string')
+      return Buffer.from(value[BUFFER_TAG], 'base64')
     return Object.fromEntries(keys.map((key) => [key, decode(value[key]!)]))
   }
   return value

@@ -32,7 +32,12 @@ export class SessionLeader {
     private readonly hooks: SessionLeaderHooks,
   ) {
     const periodMs = Math.max(5, Math.floor(leaseMs / LIMITS.heartbeatsPerLease))
-    this.#loop = new BackgroundLoop('transport-session', () => periodMs, () => this.#tick(), (error) => engine.events.error(error))
+    this.#loop = new BackgroundLoop(
+      'transport-session',
+      () => periodMs,
+      () => this.#tick(),
+      (error) => engine.events.error(error),
+    )
   }
 
   /** Whether this replica holds the session now (by its own view of the lease: a frozen holder that resumes is not). */
@@ -64,7 +69,12 @@ export class SessionLeader {
     const now = this.engine.now()
     if (holder && holder.expiresAt > now && !this.engine.isEarlierIncarnation(holder)) return
     const token = (found?.record.fencingToken ?? 0) + 1
-    const record: SessionRecord = { name: TRANSPORT_SESSION, holder: { ...this.engine.lease('outbox', token), expiresAt: now + this.leaseMs }, fencingToken: token, updatedAt: now }
+    const record: SessionRecord = {
+      name: TRANSPORT_SESSION,
+      holder: { ...this.engine.lease('outbox', token), expiresAt: now + this.leaseMs },
+      fencingToken: token,
+      updatedAt: now,
+    }
     const [result] = await this.engine.journal.write('session.claim', [{ kind: 'sessions', record, expectVersion: found?.version ?? 0 }])
     if (!result!.ok) return
     this.#held = { record, version: result!.version }

@@ -23,7 +23,12 @@ export function settlingWrite<T>(retry: { backoff: ResolvedBackoff; budgetMs: nu
   return first.catch((error: unknown) => retryAfter(retry, write, started, error))
 }
 
-async function retryAfter<T>(retry: { backoff: ResolvedBackoff; budgetMs: number }, write: () => Promise<T>, started: number, firstError: unknown): Promise<T> {
+async function retryAfter<T>(
+  retry: { backoff: ResolvedBackoff; budgetMs: number },
+  write: () => Promise<T>,
+  started: number,
+  firstError: unknown,
+): Promise<T> {
   let error = firstError
   for (let attempt = 1; ; attempt++) {
     const waitMs = backoffMs(retry.backoff, attempt)
@@ -39,6 +44,9 @@ async function retryAfter<T>(retry: { backoff: ResolvedBackoff; budgetMs: number
 }
 
 /** How a settling write of `kind` retries: that side's backoff, for half its lease. */
-export function settlingRetry(config: { inbox: { backoff: ResolvedBackoff; leaseMs: number }; outbox: { backoff: ResolvedBackoff; leaseMs: number } }, kind: 'inbox' | 'outbox') {
+export function settlingRetry(
+  config: { inbox: { backoff: ResolvedBackoff; leaseMs: number }; outbox: { backoff: ResolvedBackoff; leaseMs: number } },
+  kind: 'inbox' | 'outbox',
+) {
   return { backoff: config[kind].backoff, budgetMs: config[kind].leaseMs / 2 }
 }

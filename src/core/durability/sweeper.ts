@@ -44,7 +44,9 @@ export class Sweeper {
     const foundAbandoned = reclaimed.outbox.length + reclaimed.inbox.length > 0
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
     // Replays of one chat run in the order the messages arrived, so an answer never overtakes its question.
-    const replays = [...inboxDue, ...reclaimed.inbox].sort((a, b) => a.record.createdAt - b.record.createdAt || (a.record.id < b.record.id ? -1 : 1))
+    const replays = [...inboxDue, ...reclaimed.inbox].sort(
+      (a, b) => a.record.createdAt - b.record.createdAt || (a.record.id < b.record.id ? -1 : 1),
+    )
     // A chat whose earlier record cannot be taken now (live elsewhere, or a claim that lost its race)
     // waits: none of its later records may run before it.
     const waiting = new Set<string>()
@@ -71,8 +73,14 @@ export class Sweeper {
     if (this.#reclaiming) return true
     const engine = this.engine
     const now = engine.now()
-    const [outboxDue, inboxDue] = await Promise.all([engine.journal.due('outbox', now, LIMITS.sweepBatchMax), engine.journal.due('inbox', now, LIMITS.sweepBatchMax)])
-    return outboxDue.some(({ record }) => canWorkOnSend(engine, this.outbox, record)) || inboxDue.some(({ record }) => canWorkOnInbound(engine, record))
+    const [outboxDue, inboxDue] = await Promise.all([
+      engine.journal.due('outbox', now, LIMITS.sweepBatchMax),
+      engine.journal.due('inbox', now, LIMITS.sweepBatchMax),
+    ])
+    return (
+      outboxDue.some(({ record }) => canWorkOnSend(engine, this.outbox, record)) ||
+      inboxDue.some(({ record }) => canWorkOnInbound(engine, record))
+    )
   }
 
   /** Sends of different chats go out in parallel; within a chat, in due order. */

@@ -58,7 +58,9 @@ export class Admission {
       engine.metrics.increment('inboundDuplicates')
       return DONE
     }
-    const admission = tracing.admit({ inboundId: id, chatId: event.chatId, provider: parts.provider.name }, () => this.#journal(id, event, run))
+    const admission = tracing.admit({ inboundId: id, chatId: event.chatId, provider: parts.provider.name }, () =>
+      this.#journal(id, event, run),
+    )
     this.#admitting.set(id, admission)
     // Not an async function with try/finally: this runs once per message.
     return afterSettled(admission, () => this.#admitting.delete(id))
@@ -91,7 +93,10 @@ export class Admission {
     const { engine, parts } = this.deps
     // Forget it, so the channel's redelivery is processed.
     this.#recent.delete(id)
-    const error = new JournalUnavailableError(`the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`, cause)
+    const error = new JournalUnavailableError(
+      `the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause,
+    )
     parts.error(error)
     if (!engine.config.failOpen) throw error
     this.deps.runUnjournaled(event)

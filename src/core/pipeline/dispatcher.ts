@@ -42,7 +42,8 @@ export class Dispatcher {
   ) {}
 
   async route(event: InboundEvent, recordId: string): Promise<Route> {
-    const stored = this.#memory.get(event.chatId) ?? ((await this.parts.store.getCheckpoint(this.parts.scope, event.chatId)) as Conversation | undefined)
+    const stored =
+      this.#memory.get(event.chatId) ?? ((await this.parts.store.getCheckpoint(this.parts.scope, event.chatId)) as Conversation | undefined)
     const fed = feedOf(stored, recordId)
     if (fed) return { type: 'fed-before', note: fedBeforeNote(fed) }
     const conversation = conversationFor(stored, recordId)
@@ -55,7 +56,14 @@ export class Dispatcher {
   /** Routes a message that arrived just now, then writes it to the message log (once it could be routed). */
   async routeArrival(event: InboundEvent, recordId: string): Promise<Route> {
     const route = await this.route(event, recordId)
-    await this.parts.store.appendLog(this.parts.scope, { direction: 'in', chatId: event.chatId, messageId: event.id, text: event.text ?? null, at: Date.now(), ref: recordId })
+    await this.parts.store.appendLog(this.parts.scope, {
+      direction: 'in',
+      chatId: event.chatId,
+      messageId: event.id,
+      text: event.text ?? null,
+      at: Date.now(),
+      ref: recordId,
+    })
     return route
   }
 
@@ -96,11 +104,23 @@ export class Dispatcher {
     const first = flow.steps[0]
     if (!first) return undefined
     await askQuestion(ctx, first.question)
-    const conversation = { flow: flow.name, step: 0, state: {}, finished: false, fedBy: recordId, previous: strip(priorOf(stored, recordId)) }
+    const conversation = {
+      flow: flow.name,
+      step: 0,
+      state: {},
+      finished: false,
+      fedBy: recordId,
+      previous: strip(priorOf(stored, recordId)),
+    }
     return { flow, conversation: { ...conversation, fed: withFed(stored?.fed, { id: recordId, flow: flow.name, step: -1 }) } }
   }
 
-  async #answer(route: Extract<Route, { type: 'answer' }>, ctx: Context, state: Record<string, Json>, recordId: string): Promise<Checkpoint> {
+  async #answer(
+    route: Extract<Route, { type: 'answer' }>,
+    ctx: Context,
+    state: Record<string, Json>,
+    recordId: string,
+  ): Promise<Checkpoint> {
     const { flow, conversation, stored } = route
     await flow.steps[conversation.step]!.handle(ctx, ctx.message)
     const next = conversation.step + 1

@@ -77,14 +77,32 @@ export class DurablePipeline implements MessagePipeline {
     this.#session = new TransportSession(this.engine, parts.provider)
     const transport = this.#transport()
     const outbox = new Outbox(this.engine, transport)
-    this.sender = new DurableSender({ parts, engine: this.engine, outbox, inFlight: this.#inFlight, tracing: this.#tracing, wake: () => this.#wake() })
+    this.sender = new DurableSender({
+      parts,
+      engine: this.engine,
+      outbox,
+      inFlight: this.#inFlight,
+      tracing: this.#tracing,
+      wake: () => this.#wake(),
+    })
     this.#dispatcher = new Dispatcher(parts, this.sender)
-    const runUnjournaled = (event: InboundEvent) => void this.#inFlight.track(this.#chats.run(event.chatId, () => this.#dispatcher.handleUnjournaled(event))).catch(parts.error)
+    const runUnjournaled = (event: InboundEvent) =>
+      void this.#inFlight.track(this.#chats.run(event.chatId, () => this.#dispatcher.handleUnjournaled(event))).catch(parts.error)
     this.#admission = new Admission({ parts, engine: this.engine, tracing: this.#tracing, turns: this.#turns, runUnjournaled })
     this.#sweeper = new Sweeper(this.engine, outbox, transport)
     this.#beat = new InstanceBeat(this.engine, namespace.botId, () => this.#sweeper.lastSweepAt)
-    this.#sweepLoop = new BackgroundLoop('sweeper', () => this.config.pollMs, () => this.#sweeper.sweep((held) => this.#run(held, undefined)), parts.error)
-    this.#beatLoop = new BackgroundLoop('instance-heartbeat', () => LIMITS.instanceBeatMs, () => this.#beat.beat(), parts.error)
+    this.#sweepLoop = new BackgroundLoop(
+      'sweeper',
+      () => this.config.pollMs,
+      () => this.#sweeper.sweep((held) => this.#run(held, undefined)),
+      parts.error,
+    )
+    this.#beatLoop = new BackgroundLoop(
+      'instance-heartbeat',
+      () => LIMITS.instanceBeatMs,
+      () => this.#beat.beat(),
+      parts.error,
+    )
     this.durability = new Durability(this.engine, () => this.#wake())
   }
 

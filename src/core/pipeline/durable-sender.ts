@@ -35,13 +35,17 @@ export class DurableSender implements Sender {
   send(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<SendResult> {
     const send = this.#outboxSend(chatId, content, options, origin)
     const traced = { key: send.key.key, chatId, inboundId: origin?.inboundId ?? null }
-    const result = this.#recordingFailure(origin, () => this.#queue.run(chatId, () => this.deps.tracing.send(traced, () => this.deps.outbox.send(send))))
+    const result = this.#recordingFailure(origin, () =>
+      this.#queue.run(chatId, () => this.deps.tracing.send(traced, () => this.deps.outbox.send(send))),
+    )
     origin?.pending.push(result.catch(() => undefined))
     return this.deps.inFlight.track(result)
   }
 
   enqueue(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<{ key: string }> {
-    const journaled = this.#recordingFailure(origin, () => this.deps.outbox.enqueue(this.#outboxSend(chatId, content, options, origin))).then((result) => {
+    const journaled = this.#recordingFailure(origin, () =>
+      this.deps.outbox.enqueue(this.#outboxSend(chatId, content, options, origin)),
+    ).then((result) => {
       this.deps.wake()
       return result
     })
@@ -56,7 +60,12 @@ export class DurableSender implements Sender {
    */
   #recordingFailure<T>(origin: SendOrigin | undefined, send: () => Promise<T>): Promise<T> {
     if (origin?.journalFailure) {
-      return Promise.reject(new JournalUnavailableError(`an earlier send of inbound "${origin.inboundId}" could not be journaled; this one waits for its replay`, origin.journalFailure))
+      return Promise.reject(
+        new JournalUnavailableError(
+          `an earlier send of inbound "${origin.inboundId}" could not be journaled; this one waits for its replay`,
+          origin.journalFailure,
+        ),
+      )
     }
     let sending: Promise<T>
     try {

@@ -35,7 +35,12 @@ export function runInbound(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live
   return runOnce(deps, held, live, !live).then((end) => (end === 'settled' ? undefined : runAgain(deps, held, live, end)))
 }
 
-async function runAgain(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined, first: { unrecorded: unknown }): Promise<void> {
+async function runAgain(
+  deps: InboundRunDeps,
+  held: HeldRecord<'inbox'>,
+  live: InboundEvent | undefined,
+  first: { unrecorded: unknown },
+): Promise<void> {
   for (let end: RunEnd = first; end !== 'settled'; end = await runOnce(deps, held, live, true)) {
     if (!(await chargeAnotherRun(deps.engine, held, end.unrecorded))) return
   }
@@ -61,14 +66,17 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
   const outcome = await deps.origin.run(origin, () => dispatcher.run(route, event, held.id, origin))
   // Done only once its effects settled: every send the handler started is journaled or finished.
   // Each one is caught where it is pushed, so a lone send is awaited as it is (no allSettled).
-  for (let settled = 0; settled < origin.pending.length; ) {
+  for (let settled = 0; settled < origin.pending.length;) {
     const batch = origin.pending.length - settled === 1 ? origin.pending[settled] : Promise.allSettled(origin.pending.slice(settled))
     settled = origin.pending.length
     await batch
   }
   const unrecorded = origin.journalFailure ?? outcome.unrecorded
   if (unrecorded === undefined) return complete(engine, held)
-  const error = new JournalUnavailableError(`the effects of inbound "${held.id}" could not all be recorded (${describe(unrecorded)}); it will be replayed`, unrecorded)
+  const error = new JournalUnavailableError(
+    `the effects of inbound "${held.id}" could not all be recorded (${describe(unrecorded)}); it will be replayed`,
+    unrecorded,
+  )
   engine.events.error(error)
   if (held.record.attempts < engine.config.inbox.maxAttempts) return { unrecorded: error }
   // Its runs are used up: dead-lettered, like a message failing before its handlers.

@@ -58,8 +58,15 @@ export interface BotParts {
 }
 
 /** After a delivery, with or without the outbox: the after('send') hooks, then the message log. */
-export function afterDelivery(parts: BotParts, chatId: string, content: OutboundContent, key: string | null, messageId: string): Promise<void> {
-  const log = () => parts.store.appendLog(parts.scope, { direction: 'out', chatId, messageId, text: textOf(content), at: Date.now(), ref: key })
+export function afterDelivery(
+  parts: BotParts,
+  chatId: string,
+  content: OutboundContent,
+  key: string | null,
+  messageId: string,
+): Promise<void> {
+  const log = () =>
+    parts.store.appendLog(parts.scope, { direction: 'out', chatId, messageId, text: textOf(content), at: Date.now(), ref: key })
   // Without after('send') hooks the log is written at once: no async frame and two promises fewer per send.
   try {
     return parts.hooks.after.length === 0 ? log() : parts.hooks.runAfter({ chatId, content, key, messageId }).then(log)

@@ -110,7 +110,10 @@ export class CrashableBackend implements DurabilityBackend {
   }
 
   #arm(point: CrashPoint, when: 'before' | 'after', nth: number): this {
-    if (!Number.isInteger(nth) || nth < 1) throw new RangeError(`crash${when === 'before' ? 'Before' : 'After'}('${point}', { nth: ${nth} }): nth must be an integer of at least 1`)
+    if (!Number.isInteger(nth) || nth < 1)
+      throw new RangeError(
+        `crash${when === 'before' ? 'Before' : 'After'}('${point}', { nth: ${nth} }): nth must be an integer of at least 1`,
+      )
     // Counted from here: `reached` counts from the wrapper's creation, which a test arming mid-run has long passed.
     this.#armed = { point, when, nth, reachedBefore: this.reached.get(point) ?? 0 }
     return this

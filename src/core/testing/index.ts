@@ -17,4 +17,10 @@ export {
   type CrashCaseOptions,
   type CrashCaseResult,
 } from './crash-matrix/index.js'
-export { runProcessCrash, OracleProvider, type ProcessCrashOptions, type ProcessCrashResult, type KillMoment } from './process-crash/index.js'
+export {
+  runProcessCrash,
+  OracleProvider,
+  type ProcessCrashOptions,
+  type ProcessCrashResult,
+  type KillMoment,
+} from './process-crash/index.js'

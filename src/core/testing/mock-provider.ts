@@ -73,7 +73,11 @@ export class MockProvider implements IProvider {
   }
 
   /** The next `count` sends (matching `match`) fail with `error` (a transient ProviderError by default). */
-  failNext(count: number, error: unknown = new ProviderError(ERROR_CODES.TRANSIENT, 'the channel failed (scripted)'), match?: (chatId: string, content: OutboundContent) => boolean): this {
+  failNext(
+    count: number,
+    error: unknown = new ProviderError(ERROR_CODES.TRANSIENT, 'the channel failed (scripted)'),
+    match?: (chatId: string, content: OutboundContent) => boolean,
+  ): this {
     this.#faults.push({ remaining: count, match: match ?? (() => true), act: 'throw', error: () => error })
     return this
   }
@@ -86,7 +90,12 @@ export class MockProvider implements IProvider {
 
   /** The next `count` sends are accepted by the channel, then the call fails anyway (a lost response). */
   acceptThenThrowNext(count: number, match?: (chatId: string, content: OutboundContent) => boolean): this {
-    this.#faults.push({ remaining: count, match: match ?? (() => true), act: 'accept-then-throw', error: () => new ProviderError(ERROR_CODES.RESPONSE_LOST, 'accepted, but the response was lost (scripted)') })
+    this.#faults.push({
+      remaining: count,
+      match: match ?? (() => true),
+      act: 'accept-then-throw',
+      error: () => new ProviderError(ERROR_CODES.RESPONSE_LOST, 'accepted, but the response was lost (scripted)'),
+    })
     return this
   }
 
@@ -132,7 +141,9 @@ export class MockProvider implements IProvider {
 
   /** Texts sent to a chat (or to every chat), in order. */
   texts(chatId?: string): string[] {
-    return this.sent.filter((s) => chatId === undefined || s.chatId === chatId).map((s) => (typeof s.content === 'string' ? s.content : (s.content.text ?? s.content.caption ?? '')))
+    return this.sent
+      .filter((s) => chatId === undefined || s.chatId === chatId)
+      .map((s) => (typeof s.content === 'string' ? s.content : (s.content.text ?? s.content.caption ?? '')))
   }
 
   async download(media: MediaRef): Promise<Buffer> {
@@ -152,7 +163,8 @@ export class MockProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     const data = stored.data as { id?: unknown } | null
-    if (stored.v !== 1 || !data || typeof data.id !== 'string') throw new ProviderError(ERROR_CODES.MEDIA_REF_INVALID, `not a mock media reference: ${JSON.stringify(stored)}`, { retryable: false })
+    if (stored.v !== 1 || !data || typeof data.id !== 'string')
+      throw new ProviderError(ERROR_CODES.MEDIA_REF_INVALID, `not a mock media reference: ${JSON.stringify(stored)}`, { retryable: false })
     return { ...media, token: { id: data.id, live: false } }
   }
 }

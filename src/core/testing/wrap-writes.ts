@@ -5,7 +5,11 @@
 import type { DurabilityBackend, Journal, JournalWrite, JournalWriteResult } from '../durability/backend.js'
 import type { WriteName } from '../durability/crash-points.js'
 
-export type AroundWrite = (name: WriteName, writes: readonly JournalWrite[], write: () => Promise<JournalWriteResult[]>) => Promise<JournalWriteResult[]>
+export type AroundWrite = (
+  name: WriteName,
+  writes: readonly JournalWrite[],
+  write: () => Promise<JournalWriteResult[]>,
+) => Promise<JournalWriteResult[]>
 
 export function aroundJournalWrites(inner: DurabilityBackend, around: AroundWrite): DurabilityBackend {
   return {

@@ -50,7 +50,13 @@ export interface BaileysMediaRefOptions {
 const CDN = { hosts: ['whatsapp.net'] }
 const KEY_B64 = stringField(/^[A-Za-z0-9+/]{43}=$/, MEDIA_REF_LIMITS.base64FieldLengthMax)
 /** Wrappers that hold the real message inside `.message`. */
-const WRAPPERS = ['ephemeralMessage', 'viewOnceMessage', 'viewOnceMessageV2', 'viewOnceMessageV2Extension', 'documentWithCaptionMessage'] as const
+const WRAPPERS = [
+  'ephemeralMessage',
+  'viewOnceMessage',
+  'viewOnceMessageV2',
+  'viewOnceMessageV2Extension',
+  'documentWithCaptionMessage',
+] as const
 const VIEW_ONCE_WRAPPERS: readonly string[] = ['viewOnceMessage', 'viewOnceMessageV2', 'viewOnceMessageV2Extension']
 /** Wrappers nest at most this deep (ephemeral around view-once around the content). */
 const WRAPPER_DEPTH_MAX = 4

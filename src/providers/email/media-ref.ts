@@ -31,7 +31,8 @@ export function emailMediaRefCodec(): MediaRefCodec<EmailMediaToken> {
     channel: 'email',
     pick(token) {
       const content = prop(token, 'content')
-      const digest = prop(token, 'digest') ?? (content instanceof Uint8Array ? createHash('sha256').update(content).digest('hex') : undefined)
+      const digest =
+        prop(token, 'digest') ?? (content instanceof Uint8Array ? createHash('sha256').update(content).digest('hex') : undefined)
       const data: Data = { messageId: prop(token, 'messageId') as string, index: prop(token, 'index') as number, digest: digest as string }
       const uid = prop(token, 'uid')
       const uidValidity = prop(token, 'uidValidity')
@@ -52,7 +53,7 @@ export function emailMediaRefCodec(): MediaRefCodec<EmailMediaToken> {
         ['uid', 'uidValidity'],
       )
       if (problem !== undefined) return problem
-      return ('uid' in data) === ('uidValidity' in data) ? undefined : 'uid and uidValidity come together'
+      return 'uid' in data === 'uidValidity' in data ? undefined : 'uid and uidValidity come together'
     },
     token: (data) => ({ ...data }),
   })

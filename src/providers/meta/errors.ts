@@ -5,7 +5,14 @@
  * No message carries the access token.
  */
 import { ERROR_CODES, type ErrorCode } from '../../core/errors.js'
-import { OutsideSessionWindowError, PayloadTooLargeError, ProviderError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
+import {
+  OutsideSessionWindowError,
+  PayloadTooLargeError,
+  ProviderError,
+  RateLimitedError,
+  RecipientUnreachableError,
+  UnsupportedContentError,
+} from '../../core/provider-errors.js'
 import { redact } from '../shared/redact.js'
 import { META_LIMITS } from './limits.js'
 
@@ -39,19 +46,35 @@ const UNSUPPORTED = [131051, 131052, 131053, 132000, 132012]
 const UNAUTHORIZED = [190, 10, 200]
 
 /** Maps a Graph API answer (status, body, Retry-After) to the error the outbox acts on; `secrets` are cut from its message. */
-export function metaError(status: number, body: GraphErrorBody | undefined, retryAfterHeader: string | null, secrets: readonly string[] = []): ProviderError {
+export function metaError(
+  status: number,
+  body: GraphErrorBody | undefined,
+  retryAfterHeader: string | null,
+  secrets: readonly string[] = [],
+): ProviderError {
   const error = body?.error ?? {}
   const code = error.code
   const detail = [error.message, error.error_data?.details].filter(Boolean).join(': ') || 'no detail'
   // A Graph error message may quote the request (a token in a URL): nothing secret is kept.
   const what = redact(`meta: the Graph API answered ${status}${code !== undefined ? ` (code ${code})` : ''}: ${detail}`, secrets)
   if (code !== undefined && WINDOW_CLOSED.includes(code)) return new OutsideSessionWindowError(what)
-  if (status === 429 || (code !== undefined && RATE_LIMITED.includes(code))) return new RateLimitedError(retryAfterMs(retryAfterHeader), what)
+  if (status === 429 || (code !== undefined && RATE_LIMITED.includes(code)))
+    return new RateLimitedError(retryAfterMs(retryAfterHeader), what)
   if (status === 413 || (code === 100 && /too long|at most|exceed|too large|size/i.test(detail))) return new PayloadTooLargeError(what)
   if (code !== undefined && UNREACHABLE.includes(code)) return new RecipientUnreachableError(what)
   if (code !== undefined && UNSUPPORTED.includes(code)) return new UnsupportedContentError(what)
-  if (code !== undefined && UNAUTHORIZED.includes(code)) return new MetaApiError(ERROR_CODES.META_UNAUTHORIZED, `${what} (check the access token and its permissions)`, { status, graphCode: code, retryable: false })
-  if (status >= 500 || code === 1 || code === 2 || code === 131000 || code === 131016) return new MetaApiError(ERROR_CODES.META_SERVER_ERROR, what, { status, ...(code !== undefined ? { graphCode: code } : {}), retryable: true })
+  if (code !== undefined && UNAUTHORIZED.includes(code))
+    return new MetaApiError(ERROR_CODES.META_UNAUTHORIZED, `${what} (check the access token and its permissions)`, {
+      status,
+      graphCode: code,
+      retryable: false,
+    })
+  if (status >= 500 || code === 1 || code === 2 || code === 131000 || code === 131016)
+    return new MetaApiError(ERROR_CODES.META_SERVER_ERROR, what, {
+      status,
+      ...(code !== undefined ? { graphCode: code } : {}),
+      retryable: true,
+    })
   return new MetaApiError(ERROR_CODES.META_REJECTED, what, { status, ...(code !== undefined ? { graphCode: code } : {}), retryable: false })
 }
 

@@ -15,9 +15,7 @@ const MEDIA_DOWNLOAD_HOSTS = ['fbsbx.com', 'facebook.com', 'whatsapp.net', 'fbcd
 
 /** A Graph API client for one access token. */
 export class GraphClient {
-  constructor(
-    private readonly options: { apiRoot: string; version: string; accessToken: string; timeoutMs: number },
-  ) {}
+  constructor(private readonly options: { apiRoot: string; version: string; accessToken: string; timeoutMs: number }) {}
 
   /** Calls `path` (under the version) with a JSON or form body; resolves the JSON answer. */
   async call<T>(method: 'GET' | 'POST', path: string, body?: object | FormData): Promise<T> {
@@ -37,7 +35,8 @@ export class GraphClient {
     } catch {
       json = undefined
     }
-    if (!response.ok) throw metaError(response.status, json as GraphErrorBody | undefined, response.headers.get('retry-after'), [this.options.accessToken])
+    if (!response.ok)
+      throw metaError(response.status, json as GraphErrorBody | undefined, response.headers.get('retry-after'), [this.options.accessToken])
     return json as T
   }
 
@@ -51,7 +50,10 @@ export class GraphClient {
     const response = await this.#fetch(mediaUrl, { headers: { authorization: `Bearer ${this.options.accessToken}` } })
     if (!response.ok) {
       await response.body?.cancel()
-      throw new MediaDownloadError('meta', `the media server answered ${response.status}`, { status: response.status, retryable: response.status >= 500 })
+      throw new MediaDownloadError('meta', `the media server answered ${response.status}`, {
+        status: response.status,
+        retryable: response.status >= 500,
+      })
     }
     const chunks: Uint8Array[] = []
     let size = 0
@@ -70,7 +72,13 @@ export class GraphClient {
       if (error instanceof ProviderError) throw error
       const timedOut = error instanceof Error && error.name === 'TimeoutError'
       // The platform may have accepted a request that timed out: retryable, and the outbox decides.
-      throw new MetaApiError(timedOut ? ERROR_CODES.META_TIMEOUT : ERROR_CODES.META_NETWORK, redact(`meta: the request ${timedOut ? 'timed out' : 'failed'}: ${describeError(error, [this.options.accessToken])}`, [this.options.accessToken]), { retryable: true })
+      throw new MetaApiError(
+        timedOut ? ERROR_CODES.META_TIMEOUT : ERROR_CODES.META_NETWORK,
+        redact(`meta: the request ${timedOut ? 'timed out' : 'failed'}: ${describeError(error, [this.options.accessToken])}`, [
+          this.options.accessToken,
+        ]),
+        { retryable: true },
+      )
     }
   }
 }

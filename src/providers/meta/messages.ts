@@ -33,7 +33,10 @@ export interface MetaWebhookMedia {
 /** A webhook POST body. */
 export interface MetaWebhookPayload {
   object?: string
-  entry?: { id?: string; changes?: { field?: string; value?: { metadata?: { phone_number_id?: string }; messages?: MetaWebhookMessage[] } }[] }[]
+  entry?: {
+    id?: string
+    changes?: { field?: string; value?: { metadata?: { phone_number_id?: string }; messages?: MetaWebhookMessage[] } }[]
+  }[]
 }
 
 const MEDIA_TYPES = { image: 'image', video: 'video', audio: 'audio', document: 'document', sticker: 'sticker' } as const
@@ -62,7 +65,8 @@ function inboundOf(message: MetaWebhookMessage): InboundEvent | undefined {
   if (message.text) event.text = message.text.body
   const reply = message.interactive?.button_reply ?? message.interactive?.list_reply
   if (reply) return { ...event, kind: 'interaction', interaction: { id: reply.id, data: { title: reply.title } } }
-  if (message.button) return { ...event, kind: 'interaction', interaction: { id: message.button.payload, data: { title: message.button.text } } }
+  if (message.button)
+    return { ...event, kind: 'interaction', interaction: { id: message.button.payload, data: { title: message.button.text } } }
   const type = MEDIA_TYPES[message.type as keyof typeof MEDIA_TYPES]
   const media = type ? message[message.type as keyof typeof MEDIA_TYPES] : undefined
   if (type && media) {

@@ -59,7 +59,8 @@ export class MetaCloudProvider implements IProvider {
     for (const key of ['accessToken', 'phoneNumberId', 'appSecret', 'verifyToken'] as const) {
       if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('meta', `${key} is required`)
     }
-    if (!/^\d+$/.test(options.phoneNumberId)) throw new ProviderConfigError('meta', 'phoneNumberId is the numeric id of the phone number, not the number itself')
+    if (!/^\d+$/.test(options.phoneNumberId))
+      throw new ProviderConfigError('meta', 'phoneNumberId is the numeric id of the phone number, not the number itself')
     this.#options = options
     this.#graph = new GraphClient({
       apiRoot: (options.graphApiRoot ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
@@ -95,7 +96,11 @@ export class MetaCloudProvider implements IProvider {
       return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content) }
     } catch (error) {
       if (this.#options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === ERROR_CODES.META_TIMEOUT) {
-        throw new MetaApiError(ERROR_CODES.META_SEND_AMBIGUOUS, `${error.message}; Meta may have accepted it, so it is not sent again (sendTimeouts: 'final')`, { retryable: false, cause: error })
+        throw new MetaApiError(
+          ERROR_CODES.META_SEND_AMBIGUOUS,
+          `${error.message}; Meta may have accepted it, so it is not sent again (sendTimeouts: 'final')`,
+          { retryable: false, cause: error },
+        )
       }
       throw error
     }
@@ -103,7 +108,11 @@ export class MetaCloudProvider implements IProvider {
 
   /** Marks a received message as read (never journaled). */
   async markRead(messageId: string): Promise<void> {
-    await this.#graph.call('POST', `${this.#options.phoneNumberId}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: messageId })
+    await this.#graph.call('POST', `${this.#options.phoneNumberId}/messages`, {
+      messaging_product: 'whatsapp',
+      status: 'read',
+      message_id: messageId,
+    })
   }
 
   /** Downloads media by its id (a live webhook's media object or a rebuilt reference): the media URL, then its bytes. */
@@ -112,7 +121,8 @@ export class MetaCloudProvider implements IProvider {
     if (typeof id !== 'string' || !/^\d+$/.test(id)) throw new MediaDownloadError('meta', 'the media has no media id')
     const described = await this.#graph.call<{ url?: string; file_size?: number }>('GET', id)
     if (!described?.url) throw new MediaDownloadError('meta', `the Graph API gave no URL for media ${id}`)
-    if ((described.file_size ?? 0) > META_LIMITS.downloadBytesMax) throw new MediaDownloadError('meta', `media ${id} is ${described.file_size} bytes, over the limit of ${META_LIMITS.downloadBytesMax}`)
+    if ((described.file_size ?? 0) > META_LIMITS.downloadBytesMax)
+      throw new MediaDownloadError('meta', `media ${id} is ${described.file_size} bytes, over the limit of ${META_LIMITS.downloadBytesMax}`)
     return this.#graph.download(described.url, META_LIMITS.downloadBytesMax)
   }
 

@@ -16,7 +16,12 @@ type Media = NonNullable<Content['media']>
 /** Sends `content` to `to` from `phoneNumberId`; resolves the message id (`wamid…`). */
 export async function sendMessage(graph: GraphClient, phoneNumberId: string, to: string, content: OutboundContent): Promise<string> {
   const body = await messageBody(graph, phoneNumberId, typeof content === 'string' ? { text: content } : content)
-  const answer = await graph.call<{ messages?: { id: string }[] }>('POST', `${phoneNumberId}/messages`, { messaging_product: 'whatsapp', recipient_type: 'individual', to, ...body })
+  const answer = await graph.call<{ messages?: { id: string }[] }>('POST', `${phoneNumberId}/messages`, {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to,
+    ...body,
+  })
   const id = answer?.messages?.[0]?.id
   if (!id) throw new UnsupportedContentError('meta: the Graph API accepted the message without a message id')
   return id
@@ -26,19 +31,29 @@ async function messageBody(graph: GraphClient, phoneNumberId: string, content: C
   const text = content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
   if (content.buttons?.length) {
     if (content.media) throw new UnsupportedContentError('meta: reply buttons with media are not supported by this transport')
-    if (content.buttons.length > META_LIMITS.buttonsMax) throw new UnsupportedContentError(`meta: at most ${META_LIMITS.buttonsMax} reply buttons (${content.buttons.length} given)`)
+    if (content.buttons.length > META_LIMITS.buttonsMax)
+      throw new UnsupportedContentError(`meta: at most ${META_LIMITS.buttonsMax} reply buttons (${content.buttons.length} given)`)
     const long = content.buttons.find((b) => b.title.length > META_LIMITS.buttonTitleMax)
     if (long) throw new PayloadTooLargeError(`meta: the button title "${long.title}" is over ${META_LIMITS.buttonTitleMax} characters`)
     if (!text) throw new UnsupportedContentError('meta: reply buttons need a text')
-    return { type: 'interactive', interactive: { type: 'button', body: { text }, action: { buttons: content.buttons.map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title } })) } } }
+    return {
+      type: 'interactive',
+      interactive: {
+        type: 'button',
+        body: { text },
+        action: { buttons: content.buttons.map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title } })) },
+      },
+    }
   }
   if (!content.media) {
     if (!text) throw new UnsupportedContentError('meta: a message needs a text or media')
-    if (text.length > META_LIMITS.textLimit) throw new PayloadTooLargeError(`meta: a text of ${text.length} characters is over the limit of ${META_LIMITS.textLimit}`)
+    if (text.length > META_LIMITS.textLimit)
+      throw new PayloadTooLargeError(`meta: a text of ${text.length} characters is over the limit of ${META_LIMITS.textLimit}`)
     return { type: 'text', text: { body: text, preview_url: false } }
   }
   const { media } = content
-  if (text && text.length > META_LIMITS.captionLimit) throw new PayloadTooLargeError(`meta: a caption of ${text.length} characters is over the limit of ${META_LIMITS.captionLimit}`)
+  if (text && text.length > META_LIMITS.captionLimit)
+    throw new PayloadTooLargeError(`meta: a caption of ${text.length} characters is over the limit of ${META_LIMITS.captionLimit}`)
   const object: Record<string, string> = media.url ? { link: media.url } : { id: await upload(graph, phoneNumberId, media) }
   // Audio and stickers carry no caption on WhatsApp.
   if (text && media.type !== 'audio' && media.type !== 'sticker') object.caption = text

@@ -25,7 +25,8 @@ export async function handleMetaWebhook(request: WebhookRequest, deps: MetaWebho
   if (request.url.pathname !== deps.path) return { status: 404 }
   if (request.method === 'GET') return verify(request.url.searchParams, deps.verifyToken)
   if (request.method !== 'POST') return { status: 405 }
-  if (!validSignature(request.headers['x-hub-signature-256'], request.body, deps.appSecret)) return { status: 401, body: 'invalid signature' }
+  if (!validSignature(request.headers['x-hub-signature-256'], request.body, deps.appSecret))
+    return { status: 401, body: 'invalid signature' }
   let payload: MetaWebhookPayload
   try {
     payload = JSON.parse(request.body.toString('utf8')) as MetaWebhookPayload

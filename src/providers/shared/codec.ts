@@ -77,7 +77,10 @@ export function defineMediaRefCodec<Data extends { [key: string]: Json }, Token>
  * edits, and every field is still validated on its own.
  */
 export function checkOf(channel: string, data: { [key: string]: Json }): string {
-  return createHash('sha256').update(`${channel}\n${MEDIA_REF_VERSION}\n${canonicalJson(data)}`).digest('base64url').slice(0, 22)
+  return createHash('sha256')
+    .update(`${channel}\n${MEDIA_REF_VERSION}\n${canonicalJson(data)}`)
+    .digest('base64url')
+    .slice(0, 22)
 }
 
 /** JSON with object keys sorted, so equal values always give equal text. */

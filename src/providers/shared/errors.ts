@@ -32,7 +32,10 @@ export class MediaDownloadError extends ProviderError {
   /** The HTTP status the platform answered, when there was one. */
   readonly status: number | undefined
   constructor(channel: string, detail: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}) {
-    super(ERROR_CODES.MEDIA_DOWNLOAD_FAILED, `${channel}: the media could not be downloaded: ${detail}`, { retryable: options.retryable ?? false, cause: options.cause })
+    super(ERROR_CODES.MEDIA_DOWNLOAD_FAILED, `${channel}: the media could not be downloaded: ${detail}`, {
+      retryable: options.retryable ?? false,
+      cause: options.cause,
+    })
     this.status = options.status
   }
 }

@@ -44,7 +44,11 @@ export interface RunningHttpServer {
 export const WEBHOOK_BODY_BYTES_MAX = 1024 * 1024
 
 /** Starts a server that hands each request to `handler`; a handler that throws is answered 500. */
-export async function startHttpServer(options: HttpServerOptions, handler: (request: WebhookRequest) => Promise<WebhookResponse>, onError: (error: unknown) => void): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  options: HttpServerOptions,
+  handler: (request: WebhookRequest) => Promise<WebhookResponse>,
+  onError: (error: unknown) => void,
+): Promise<RunningHttpServer> {
   const bodyBytesMax = options.bodyBytesMax ?? WEBHOOK_BODY_BYTES_MAX
   let closing: Promise<void> | undefined
   const server: Server = createServer((req, res) => {
@@ -75,7 +79,13 @@ export async function startHttpServer(options: HttpServerOptions, handler: (requ
   }
 }
 
-async function serve(server: Server, req: IncomingMessage, res: ServerResponse, bodyBytesMax: number, handler: (request: WebhookRequest) => Promise<WebhookResponse>): Promise<void> {
+async function serve(
+  server: Server,
+  req: IncomingMessage,
+  res: ServerResponse,
+  bodyBytesMax: number,
+  handler: (request: WebhookRequest) => Promise<WebhookResponse>,
+): Promise<void> {
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -87,7 +97,12 @@ async function serve(server: Server, req: IncomingMessage, res: ServerResponse, 
     }
     chunks.push(chunk)
   }
-  const answer = await handler({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://webhook.invalid'), headers: req.headers, body: Buffer.concat(chunks) })
+  const answer = await handler({
+    method: req.method ?? 'GET',
+    url: new URL(req.url ?? '/', 'http://webhook.invalid'),
+    headers: req.headers,
+    body: Buffer.concat(chunks),
+  })
   // A request that was waiting on the journal while the server closed ends its connection too.
   if (!server.listening) res.setHeader('connection', 'close')
   res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain; charset=utf-8' }).end(answer.body ?? '')

@@ -9,7 +9,11 @@ import { MEDIA_REF_LIMITS } from './limits.js'
 export type FieldCheck = (value: Json | undefined) => string | undefined
 
 /** Validates an object field by field; any field not named is refused. */
-export function objectProblem(data: Json | undefined, fields: { [name: string]: FieldCheck }, optional: readonly string[] = []): string | undefined {
+export function objectProblem(
+  data: Json | undefined,
+  fields: { [name: string]: FieldCheck },
+  optional: readonly string[] = [],
+): string | undefined {
   if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) return 'not an object'
   for (const key of Object.keys(data)) if (!(key in fields)) return `unexpected field "${key}"`
   for (const [name, check] of Object.entries(fields)) {
@@ -32,7 +36,8 @@ export function stringField(pattern: RegExp, max: number = MEDIA_REF_LIMITS.idLe
 
 /** An integer in [min, max]. */
 export function integerField(min: number, max: number): FieldCheck {
-  return (value) => (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? undefined : `not an integer in [${min}, ${max}]`)
+  return (value) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? undefined : `not an integer in [${min}, ${max}]`
 }
 
 /** A boolean. */

@@ -22,7 +22,17 @@ export interface UrlPolicy {
  * Query parameters that carry credentials rather than a URL's own signature. They are cut before a
  * URL is journaled (the provider adds its credentials again at download time) and refused on read.
  */
-export const CREDENTIAL_QUERY_PARAMS: readonly string[] = ['access_token', 'token', 'api_key', 'apikey', 'secret', 'client_secret', 'password', 'auth', 'authorization']
+export const CREDENTIAL_QUERY_PARAMS: readonly string[] = [
+  'access_token',
+  'token',
+  'api_key',
+  'apikey',
+  'secret',
+  'client_secret',
+  'password',
+  'auth',
+  'authorization',
+]
 
 /** Host names that only resolve inside a network (never a CDN's). */
 const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'lan', 'home.arpa', 'localdomain']
@@ -30,7 +40,8 @@ const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'lan', 'home.arpa', 
 /** Why `value` is not an acceptable media URL under `policy`, or undefined when it is. */
 export function urlProblem(value: unknown, policy: UrlPolicy): string | undefined {
   if (typeof value !== 'string') return 'the url is not a string'
-  if (value.length === 0 || value.length > MEDIA_REF_LIMITS.urlLengthMax) return `the url is empty or longer than ${MEDIA_REF_LIMITS.urlLengthMax} characters`
+  if (value.length === 0 || value.length > MEDIA_REF_LIMITS.urlLengthMax)
+    return `the url is empty or longer than ${MEDIA_REF_LIMITS.urlLengthMax} characters`
   let url: URL
   try {
     url = new URL(value)
@@ -50,9 +61,11 @@ export function urlProblem(value: unknown, policy: UrlPolicy): string | undefine
   const host = url.hostname
   if (isIpLiteral(host)) return 'the host is an IP literal'
   if (!host.includes('.') || host.endsWith('.')) return `the host ${host} is not a public host name`
-  if (PRIVATE_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`))) return `the host ${host} only resolves inside a network`
+  if (PRIVATE_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`)))
+    return `the host ${host} only resolves inside a network`
   if (policy.hosts) {
-    if (!policy.hosts.some((allowed) => hostMatches(host, allowed))) return `the host ${host} is not on the allowlist (${policy.hosts.join(', ')})`
+    if (!policy.hosts.some((allowed) => hostMatches(host, allowed)))
+      return `the host ${host} is not on the allowlist (${policy.hosts.join(', ')})`
     // A CDN serves on its scheme's default port; another port on an allowed name is not the CDN.
     if (url.port !== '') return `the port ${url.port} is not the default port`
   }
@@ -97,7 +110,8 @@ export function hostList(channel: string, hosts: readonly string[] | undefined, 
   const list = hosts ?? defaults
   if (list.length === 0) throw new ProviderConfigError(channel, 'mediaRefHosts must name at least one host')
   for (const host of list) {
-    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host)) throw new ProviderConfigError(channel, `mediaRefHosts: "${host}" is not a plain lowercase host name`)
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host))
+      throw new ProviderConfigError(channel, `mediaRefHosts: "${host}" is not a plain lowercase host name`)
   }
   return [...list]
 }

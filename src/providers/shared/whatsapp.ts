@@ -9,10 +9,15 @@ import { booleanField, objectField, prop, stringField, type FieldCheck } from '.
 export const WHATSAPP_JID: FieldCheck = stringField(/^[\w.:+-]+@(s\.whatsapp\.net|c\.us|g\.us|lid|broadcast|newsletter)$/, 128)
 
 /** A message key: `{ remoteJid, fromMe, id, participant? }`. */
-export const MESSAGE_KEY: FieldCheck = objectField({ remoteJid: WHATSAPP_JID, fromMe: booleanField, id: stringField(/^[A-Za-z0-9_-]+$/, 128), participant: WHATSAPP_JID }, ['participant'])
+export const MESSAGE_KEY: FieldCheck = objectField(
+  { remoteJid: WHATSAPP_JID, fromMe: booleanField, id: stringField(/^[A-Za-z0-9_-]+$/, 128), participant: WHATSAPP_JID },
+  ['participant'],
+)
 
 /** The message key of a live token, with only the fields a key has. */
-export function messageKeyOf(key: unknown): { remoteJid: string; fromMe: boolean; id: string; participant?: string } & { [k: string]: Json } {
+export function messageKeyOf(
+  key: unknown,
+): { remoteJid: string; fromMe: boolean; id: string; participant?: string } & { [k: string]: Json } {
   const participant = prop(key, 'participant')
   return {
     remoteJid: prop(key, 'remoteJid') as string,

@@ -24,7 +24,10 @@ export async function loadGrammy(token: string, apiRoot: string, timeoutMs: numb
   try {
     grammy = await import('grammy')
   } catch (cause) {
-    throw new ProviderConfigError('telegram', `the grammy package is not installed (npm install grammy): ${cause instanceof Error ? cause.message : String(cause)}`)
+    throw new ProviderConfigError(
+      'telegram',
+      `the grammy package is not installed (npm install grammy): ${cause instanceof Error ? cause.message : String(cause)}`,
+    )
   }
   // The client's timeout must outlast a long poll, which waits up to its own timeout on the server.
   const api = new grammy.Api(token, { apiRoot, timeoutSeconds: Math.ceil(timeoutMs / 1000) })

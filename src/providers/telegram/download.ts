@@ -11,11 +11,18 @@ export async function downloadFile(url: string, options: { signal: AbortSignal; 
   try {
     response = await fetch(url, { signal: options.signal })
   } catch (error) {
-    throw new MediaDownloadError('telegram', redact(`the file request failed: ${error instanceof Error ? error.message : String(error)}`, [options.token]), { retryable: true, cause: redactedCause(error, [options.token]) })
+    throw new MediaDownloadError(
+      'telegram',
+      redact(`the file request failed: ${error instanceof Error ? error.message : String(error)}`, [options.token]),
+      { retryable: true, cause: redactedCause(error, [options.token]) },
+    )
   }
   if (!response.ok) {
     await response.body?.cancel()
-    throw new MediaDownloadError('telegram', `the file server answered ${response.status}`, { status: response.status, retryable: response.status >= 500 })
+    throw new MediaDownloadError('telegram', `the file server answered ${response.status}`, {
+      status: response.status,
+      retryable: response.status >= 500,
+    })
   }
   const declared = Number(response.headers.get('content-length') ?? 0)
   if (declared > options.bytesMax) {

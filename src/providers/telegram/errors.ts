@@ -4,7 +4,13 @@
  * errors are retried. No message or cause carries the bot token.
  */
 import { ERROR_CODES, type ErrorCode } from '../../core/errors.js'
-import { PayloadTooLargeError, ProviderError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
+import {
+  PayloadTooLargeError,
+  ProviderError,
+  RateLimitedError,
+  RecipientUnreachableError,
+  UnsupportedContentError,
+} from '../../core/provider-errors.js'
 import { redact, redactedCause } from '../shared/redact.js'
 
 /** The shape of grammY's GrammyError (read structurally: grammY is loaded lazily). */
@@ -16,7 +22,12 @@ interface ApiFailure {
 }
 
 function isApiFailure(error: unknown): error is ApiFailure {
-  return typeof error === 'object' && error !== null && typeof (error as ApiFailure).error_code === 'number' && typeof (error as ApiFailure).description === 'string'
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as ApiFailure).error_code === 'number' &&
+    typeof (error as ApiFailure).description === 'string'
+  )
 }
 
 /** A Bot API call failed in a way no other class names. */
@@ -33,7 +44,11 @@ export class TelegramApiError extends ProviderError {
 export function telegramError(error: unknown, token: string): ProviderError {
   if (error instanceof ProviderError) return error
   if (!isApiFailure(error)) {
-    return new TelegramApiError(ERROR_CODES.TELEGRAM_NETWORK, redact(`telegram: the request failed: ${error instanceof Error ? error.message : String(error)}`, [token]), { retryable: true, cause: redactedCause(error, [token]) })
+    return new TelegramApiError(
+      ERROR_CODES.TELEGRAM_NETWORK,
+      redact(`telegram: the request failed: ${error instanceof Error ? error.message : String(error)}`, [token]),
+      { retryable: true, cause: redactedCause(error, [token]) },
+    )
   }
   const what = redact(`telegram ${error.method}: ${error.error_code} ${error.description}`, [token])
   const status = error.error_code
@@ -41,9 +56,12 @@ export function telegramError(error: unknown, token: string): ProviderError {
   if (status === 429) return new RateLimitedError(Math.max(0, error.parameters?.retry_after ?? 1) * 1000, what)
   if (status === 403) return new RecipientUnreachableError(what)
   if (status === 413 || /too long|too big|too large/.test(description)) return new PayloadTooLargeError(what)
-  if (status === 400 && /chat not found|user not found|peer_id_invalid|have no rights to send|not enough rights/.test(description)) return new RecipientUnreachableError(what)
-  if (status === 400 && /wrong file|wrong type|failed to get http url content|unsupported|can't parse/.test(description)) return new UnsupportedContentError(what)
-  if (status === 401) return new TelegramApiError(ERROR_CODES.TELEGRAM_UNAUTHORIZED, `${what} (check the bot token)`, { status, retryable: false })
+  if (status === 400 && /chat not found|user not found|peer_id_invalid|have no rights to send|not enough rights/.test(description))
+    return new RecipientUnreachableError(what)
+  if (status === 400 && /wrong file|wrong type|failed to get http url content|unsupported|can't parse/.test(description))
+    return new UnsupportedContentError(what)
+  if (status === 401)
+    return new TelegramApiError(ERROR_CODES.TELEGRAM_UNAUTHORIZED, `${what} (check the bot token)`, { status, retryable: false })
   if (status >= 500) return new TelegramApiError(ERROR_CODES.TELEGRAM_SERVER_ERROR, what, { status, retryable: true })
   // Any other client error (400, 404, 409 …) will never succeed as it is.
   return new TelegramApiError(ERROR_CODES.TELEGRAM_REJECTED, what, { status, retryable: false })

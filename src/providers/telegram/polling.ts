@@ -41,7 +41,10 @@ export class TelegramPoller {
     const signal = this.#abort.signal
     while (!signal.aborted) {
       try {
-        const updates = (await this.deps.api.getUpdates({ offset: this.#offset, timeout: this.deps.pollTimeoutSeconds, limit: TELEGRAM_LIMITS.pollBatchMax }, apiSignal(signal))) as TelegramUpdate[]
+        const updates = (await this.deps.api.getUpdates(
+          { offset: this.#offset, timeout: this.deps.pollTimeoutSeconds, limit: TELEGRAM_LIMITS.pollBatchMax },
+          apiSignal(signal),
+        )) as TelegramUpdate[]
         for (const update of updates) {
           if (signal.aborted) return
           const event = inboundOf(update)

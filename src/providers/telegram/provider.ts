@@ -4,7 +4,15 @@
  * sends; media downloads through `getFile`; Bot API failures as the outbox's error classes. The
  * bot token is never logged, journaled or put in an error.
  */
-import type { InboundEvent, InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import type {
+  InboundEvent,
+  InboundSink,
+  IProvider,
+  MediaRef,
+  OutboundContent,
+  ProviderSendResult,
+  StoredMediaRef,
+} from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { redact } from '../shared/redact.js'
@@ -61,8 +69,10 @@ export class TelegramProvider implements IProvider {
   #server: RunningHttpServer | undefined
 
   constructor(options: TelegramProviderOptions) {
-    if (!/^\d+:[\w-]+$/.test(options.token ?? '')) throw new ProviderConfigError('telegram', 'token must be a bot token from @BotFather (<digits>:<characters>)')
-    if (options.webhook && !/^[\w-]{1,256}$/.test(options.webhook.secretToken ?? '')) throw new ProviderConfigError('telegram', 'webhook.secretToken must be 1-256 characters of A-Z, a-z, 0-9, _ and -')
+    if (!/^\d+:[\w-]+$/.test(options.token ?? ''))
+      throw new ProviderConfigError('telegram', 'token must be a bot token from @BotFather (<digits>:<characters>)')
+    if (options.webhook && !/^[\w-]{1,256}$/.test(options.webhook.secretToken ?? ''))
+      throw new ProviderConfigError('telegram', 'webhook.secretToken must be 1-256 characters of A-Z, a-z, 0-9, _ and -')
     this.#options = options
     this.#apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '')
   }
@@ -83,12 +93,21 @@ export class TelegramProvider implements IProvider {
     try {
       if (webhook) {
         const path = webhook.path ?? '/telegram'
-        this.#server = await startHttpServer({ port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) }, (request) => handleTelegramWebhook(request, { path, secretToken: webhook.secretToken, sink: deliver }), (error) => this.#reportError(error))
+        this.#server = await startHttpServer(
+          { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
+          (request) => handleTelegramWebhook(request, { path, secretToken: webhook.secretToken, sink: deliver }),
+          (error) => this.#reportError(error),
+        )
         if (webhook.url) await api.setWebhook(webhook.url, { secret_token: webhook.secretToken })
       } else {
         // getUpdates is refused while a webhook is set; pending updates stay queued.
         await api.deleteWebhook({ drop_pending_updates: false })
-        this.#poller = new TelegramPoller({ api, sink: deliver, onError: (error) => this.#reportError(error), pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds })
+        this.#poller = new TelegramPoller({
+          api,
+          sink: deliver,
+          onError: (error) => this.#reportError(error),
+          pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds,
+        })
         this.#poller.start()
       }
     } catch (error) {
@@ -142,7 +161,11 @@ export class TelegramProvider implements IProvider {
       throw telegramError(error, this.#options.token)
     }
     if (!file.file_path) throw new MediaDownloadError('telegram', 'getFile returned no file_path (the file is too big for the Bot API)')
-    return downloadFile(`${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`, { signal, token: this.#options.token, bytesMax: TELEGRAM_LIMITS.downloadBytesMax })
+    return downloadFile(`${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`, {
+      signal,
+      token: this.#options.token,
+      bytesMax: TELEGRAM_LIMITS.downloadBytesMax,
+    })
   }
 
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
@@ -154,7 +177,11 @@ export class TelegramProvider implements IProvider {
   }
 
   #client(): Promise<Grammy> {
-    this.#grammy ??= loadGrammy(this.#options.token, this.#apiRoot, Math.max(this.#timeoutMs(), ((this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds) + 10) * 1000))
+    this.#grammy ??= loadGrammy(
+      this.#options.token,
+      this.#apiRoot,
+      Math.max(this.#timeoutMs(), ((this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds) + 10) * 1000),
+    )
     // A failed load is not kept, so installing the package and retrying works.
     this.#grammy.catch(() => (this.#grammy = undefined))
     return this.#grammy

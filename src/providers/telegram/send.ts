@@ -21,24 +21,34 @@ export async function sendContent(grammy: Grammy, chatId: string, content: Outbo
   if (!content.media) {
     const text = content.text ?? content.caption
     if (!text) throw new UnsupportedContentError('telegram: a message needs a text or media')
-    if (text.length > TELEGRAM_LIMITS.textLimit) throw new PayloadTooLargeError(`telegram: a text of ${text.length} characters is over the limit of ${TELEGRAM_LIMITS.textLimit}`)
+    if (text.length > TELEGRAM_LIMITS.textLimit)
+      throw new PayloadTooLargeError(`telegram: a text of ${text.length} characters is over the limit of ${TELEGRAM_LIMITS.textLimit}`)
     const sent = await api.sendMessage(chatId, text, markup, apiSignal(signal))
     return String(sent.message_id)
   }
   const { media } = content
   const caption = content.caption ?? content.text
-  if (caption && caption.length > TELEGRAM_LIMITS.captionLimit) throw new PayloadTooLargeError(`telegram: a caption of ${caption.length} characters is over the limit of ${TELEGRAM_LIMITS.captionLimit}`)
-  const file = media.url ?? (media.path ? new InputFile(media.path) : media.buffer ? new InputFile(media.buffer, media.fileName) : undefined)
+  if (caption && caption.length > TELEGRAM_LIMITS.captionLimit)
+    throw new PayloadTooLargeError(
+      `telegram: a caption of ${caption.length} characters is over the limit of ${TELEGRAM_LIMITS.captionLimit}`,
+    )
+  const file =
+    media.url ?? (media.path ? new InputFile(media.path) : media.buffer ? new InputFile(media.buffer, media.fileName) : undefined)
   if (file === undefined) throw new UnsupportedContentError('telegram: media needs a url, a path or a buffer')
   const other = { ...(caption && media.type !== 'sticker' ? { caption } : {}), ...markup }
   const method = METHODS[media.type]
-  const sent = await (api[method] as (chat: string, file: unknown, other: object, signal: AbortSignal) => Promise<{ message_id: number }>).call(api, chatId, file, other, signal)
+  const sent = await (
+    api[method] as (chat: string, file: unknown, other: object, signal: AbortSignal) => Promise<{ message_id: number }>
+  ).call(api, chatId, file, other, signal)
   return String(sent.message_id)
 }
 
 function keyboardOf(buttons: Buttons) {
   for (const button of buttons) {
-    if (Buffer.byteLength(button.id) > TELEGRAM_LIMITS.callbackDataBytesMax) throw new PayloadTooLargeError(`telegram: the button id "${button.id.slice(0, 20)}…" is over ${TELEGRAM_LIMITS.callbackDataBytesMax} bytes of callback_data`)
+    if (Buffer.byteLength(button.id) > TELEGRAM_LIMITS.callbackDataBytesMax)
+      throw new PayloadTooLargeError(
+        `telegram: the button id "${button.id.slice(0, 20)}…" is over ${TELEGRAM_LIMITS.callbackDataBytesMax} bytes of callback_data`,
+      )
   }
   return { inline_keyboard: buttons.map((button) => [{ text: button.title, callback_data: button.id }]) }
 }

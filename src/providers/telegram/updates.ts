@@ -49,7 +49,13 @@ export function inboundOf(update: TelegramUpdate): InboundEvent | undefined {
   const query = update.callback_query
   if (query) {
     const chat = query.message?.chat.id ?? query.from.id
-    return { id, chatId: String(chat), kind: 'interaction', interaction: { id: query.data ?? query.id, data: { callbackQueryId: query.id } }, from: String(query.from.id) }
+    return {
+      id,
+      chatId: String(chat),
+      kind: 'interaction',
+      interaction: { id: query.data ?? query.id, data: { callbackQueryId: query.id } },
+      from: String(query.from.id),
+    }
   }
   const message = update.message ?? update.channel_post
   if (!message) return undefined

@@ -34,12 +34,20 @@ export function tiktokMediaRefCodec(options: TikTokMediaRefOptions = {}): MediaR
         const url = journalableUrl(sticker, policy)
         return url === undefined ? undefined : { kind: 'sticker', url }
       }
-      return { kind: 'media', conversationId: prop(token, 'conversationId') as string, messageId: prop(token, 'messageId') as string, mediaId: prop(token, 'mediaId') as string }
+      return {
+        kind: 'media',
+        conversationId: prop(token, 'conversationId') as string,
+        messageId: prop(token, 'messageId') as string,
+        mediaId: prop(token, 'mediaId') as string,
+      }
     },
     problem(data) {
       if (data.kind === 'sticker') return objectProblem(data, { kind: oneOfField(['sticker']), url: (value) => urlProblem(value, policy) })
       return objectProblem(data, { kind: oneOfField(['media']), conversationId: ID, messageId: ID, mediaId: ID })
     },
-    token: (data) => (data.kind === 'sticker' ? { stickerUrl: data.url } : { conversationId: data.conversationId, messageId: data.messageId, mediaId: data.mediaId }),
+    token: (data) =>
+      data.kind === 'sticker'
+        ? { stickerUrl: data.url }
+        : { conversationId: data.conversationId, messageId: data.messageId, mediaId: data.mediaId },
   })
 }

@@ -26,8 +26,22 @@ const STATE_TONES: Record<string, Tone> = { dead: 'error', failed: 'warn', unkno
 export function CountsPanel({ counts, oldestPendingMs, history, lines, width, theme }: CountsPanelProps) {
   const last = history.at(-1)
   const journals = [
-    { name: 'inbox', states: INBOX_STATES, counts: counts?.inbox, oldest: oldestPendingMs?.inbox, rates: `in ${rate(last?.inboxIn)}  done ${rate(last?.inboxDone)}`, series: history.map((sample) => sample.inboxDone) },
-    { name: 'outbox', states: OUTBOX_STATES, counts: counts?.outbox, oldest: oldestPendingMs?.outbox, rates: `in ${rate(last?.outboxIn)}  sent ${rate(last?.outboxSent)}`, series: history.map((sample) => sample.outboxSent) },
+    {
+      name: 'inbox',
+      states: INBOX_STATES,
+      counts: counts?.inbox,
+      oldest: oldestPendingMs?.inbox,
+      rates: `in ${rate(last?.inboxIn)}  done ${rate(last?.inboxDone)}`,
+      series: history.map((sample) => sample.inboxDone),
+    },
+    {
+      name: 'outbox',
+      states: OUTBOX_STATES,
+      counts: counts?.outbox,
+      oldest: oldestPendingMs?.outbox,
+      rates: `in ${rate(last?.outboxIn)}  sent ${rate(last?.outboxSent)}`,
+      series: history.map((sample) => sample.outboxSent),
+    },
   ]
   return (
     <Box flexDirection="column" width={width} height={lines} overflow="hidden">

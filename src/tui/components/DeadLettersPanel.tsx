@@ -36,7 +36,12 @@ function columnsAt(now: number): TableColumn<RecordSummary>[] {
     { min: 6, grow: 1, max: 20, cell: (record) => record.chatId },
     { min: 3, align: 'right', cell: (record) => `${record.attempts}×` },
     { min: 7, align: 'right', cell: (record) => duration(now - record.updatedAt) },
-    { min: 8, grow: 5, cell: (record) => (record.lastError ? `${record.lastError.code ? `${record.lastError.code}: ` : ''}${record.lastError.message}` : '-') },
+    {
+      min: 8,
+      grow: 5,
+      cell: (record) =>
+        record.lastError ? `${record.lastError.code ? `${record.lastError.code}: ` : ''}${record.lastError.message}` : '-',
+    },
   ]
 }
 

@@ -12,13 +12,19 @@ export interface DetailViewProps {
 }
 
 export function DetailView({ detail, height, width, theme }: DetailViewProps) {
-  const lines = detail.error ? [`✖ ${detail.error}`] : detail.content ? detail.content.lines.flatMap((line) => (line === '' ? [''] : wrapField(line, width))) : ['reading…']
+  const lines = detail.error
+    ? [`✖ ${detail.error}`]
+    : detail.content
+      ? detail.content.lines.flatMap((line) => (line === '' ? [''] : wrapField(line, width)))
+      : ['reading…']
   const rows = Math.max(0, height - 1)
   // The offset counts logical lines; show from the first wrapped line of that one, within bounds.
   const logical = detail.content?.lines ?? []
   const skipped = logical.slice(0, detail.offset).reduce((sum, line) => sum + Math.max(1, wrapField(line, width).length), 0)
   const start = Math.max(0, Math.min(skipped, lines.length - rows))
-  const title = detail.content?.title ?? `${detail.target.kind === 'inbox' ? 'inbound record' : detail.target.kind === 'outbox' ? 'send' : 'instance'} ${detail.target.id}`
+  const title =
+    detail.content?.title ??
+    `${detail.target.kind === 'inbox' ? 'inbound record' : detail.target.kind === 'outbox' ? 'send' : 'instance'} ${detail.target.id}`
   const position = lines.length > rows ? `  [${start + 1}-${Math.min(lines.length, start + rows)} of ${lines.length}]` : ''
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">

@@ -23,10 +23,10 @@ export function HelpBar({ overlay, focus, detailPanel, paused, width, theme }: H
   return (
     <Box flexDirection="column" width={width} height={2}>
       <Text wrap="truncate-end" color={theme.tone('accent')}>
-        {fit(first, width) || " "}
+        {fit(first, width) || ' '}
       </Text>
       <Text wrap="truncate-end" color={theme.tone('muted')}>
-        {fit(second, width) || " "}
+        {fit(second, width) || ' '}
       </Text>
     </Box>
   )
@@ -35,7 +35,12 @@ export function HelpBar({ overlay, focus, detailPanel, paused, width, theme }: H
 const MOVE = '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit'
 
 /** The help bar's two lines. */
-export function keysFor(overlay: DashboardState['overlay']['type'], focus: PanelId, detailPanel: PanelId | undefined, paused: boolean): [string, string] {
+export function keysFor(
+  overlay: DashboardState['overlay']['type'],
+  focus: PanelId,
+  detailPanel: PanelId | undefined,
+  paused: boolean,
+): [string, string] {
   switch (overlay) {
     case 'confirm':
       return ['type why (kept on each record)  enter confirm  esc cancel', '']

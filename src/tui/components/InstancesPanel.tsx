@@ -36,14 +36,28 @@ const SHOWN_METRICS: [name: string, label: string][] = [
   ['staleLeases', 'stale'],
 ]
 
-export function InstancesPanel({ number, unknown, instances, filter, row: selection, focused, height, width, now, theme }: InstancesPanelProps) {
+export function InstancesPanel({
+  number,
+  unknown,
+  instances,
+  filter,
+  row: selection,
+  focused,
+  height,
+  width,
+  now,
+  theme,
+}: InstancesPanelProps) {
   // Measured against the backend's clock now, not at the refresh: a beat that is late shows at once.
   const silent = (instance: InstanceView) => instance.live && now - instance.lastBeatAt > INSTANCE_SILENT_AFTER_MS
   const silentCount = instances.filter(silent).length
   const live = instances.filter((instance) => instance.live).length - silentCount
   const gone = instances.length - live - silentCount
   const empty = unknown ?? (filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope')
-  const summary = instances.length === 0 ? empty : `${live} live${silentCount > 0 ? ` · ${silentCount} silent (◌)` : ''}${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
+  const summary =
+    instances.length === 0
+      ? empty
+      : `${live} live${silentCount > 0 ? ` · ${silentCount} silent (◌)` : ''}${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
   return (
     <ListTable
       number={number}

@@ -47,7 +47,9 @@ function columnsAt(now: number): TableColumn<LeaseView>[] {
 export function LeasesPanel({ number, unknown, leases, filter, row: selection, focused, height, width, now, theme }: LeasesPanelProps) {
   const expired = leases.filter((lease) => lease.expiresAt <= now).length
   const summary =
-    leases.length === 0 ? (unknown ?? (filter ? `none match "${filter}"` : 'none')) : `${leases.length}${expired > 0 ? ` · ${expired} past expiry (!)` : ''}${filter ? ` · filter "${filter}"` : ''}`
+    leases.length === 0
+      ? (unknown ?? (filter ? `none match "${filter}"` : 'none'))
+      : `${leases.length}${expired > 0 ? ` · ${expired} past expiry (!)` : ''}${filter ? ` · filter "${filter}"` : ''}`
   return (
     <ListTable
       number={number}

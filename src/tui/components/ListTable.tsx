@@ -44,7 +44,17 @@ export function TableRows<T>({ items, columns, keyOf, toneOf, selected, focused,
           widths,
           columns,
         )
-        return <ListRow key={keyOf(item)} text={text} selected={start + offset === selected} focused={focused} width={width} theme={theme} tone={toneOf?.(item)} />
+        return (
+          <ListRow
+            key={keyOf(item)}
+            text={text}
+            selected={start + offset === selected}
+            focused={focused}
+            width={width}
+            theme={theme}
+            tone={toneOf?.(item)}
+          />
+        )
       })}
     </>
   )

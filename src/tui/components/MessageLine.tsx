@@ -30,7 +30,11 @@ export function MessageLine(props: MessageLineProps) {
   )
 }
 
-function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock, width }: MessageLineProps): { text: string; tone?: Tone; bold?: boolean } {
+function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock, width }: MessageLineProps): {
+  text: string
+  tone?: Tone
+  bold?: boolean
+} {
   if (overlay.type === 'confirm') {
     // The question gives way to the reason being typed: the operator must see what they type.
     const typed = ` reason: ${overlay.reason}█`
@@ -46,9 +50,17 @@ function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock, wid
     const stale = lastRefreshAt === undefined ? 'nothing read yet' : `showing what was read at ${clockTime(lastRefreshAt)}`
     // The retry first and short: a long error message is cut at the end of the line, the retry
     // never is, and at 80 columns the cause must still fit.
-    return { text: `✖ refresh failed${failure.count > 1 ? ` ${failure.count}×` : ''}, ${retry}: ${failure.message} · ${stale}`, tone: 'error', bold: true }
+    return {
+      text: `✖ refresh failed${failure.count > 1 ? ` ${failure.count}×` : ''}, ${retry}: ${failure.message} · ${stale}`,
+      tone: 'error',
+      bold: true,
+    }
   }
-  if (notice) return { text: `${notice.tone === 'error' ? '✖' : notice.tone === 'ok' ? '✔' : '·'} ${notice.text}`, tone: notice.tone === 'error' ? 'error' : notice.tone === 'ok' ? 'ok' : undefined }
+  if (notice)
+    return {
+      text: `${notice.tone === 'error' ? '✖' : notice.tone === 'ok' ? '✔' : '·'} ${notice.text}`,
+      tone: notice.tone === 'error' ? 'error' : notice.tone === 'ok' ? 'ok' : undefined,
+    }
   if (filter) return { text: `filter "${filter}" on every list (esc clears)`, tone: 'accent' }
   return { text: '' }
 }

@@ -27,11 +27,21 @@ export function Panels({ state, height, width, theme }: PanelsProps) {
   } as Record<PanelId, number>
   const heights = panelHeights(height, state.focus, wanted)
   const unknown = unknownReason(state)
-  const common = (panel: PanelId) => ({ unknown, number: PANELS.indexOf(panel) + 1, row: state.rows[panel], focused: state.focus === panel, height: heights[panel], width, now, theme })
+  const common = (panel: PanelId) => ({
+    unknown,
+    number: PANELS.indexOf(panel) + 1,
+    row: state.rows[panel],
+    focused: state.focus === panel,
+    height: heights[panel],
+    width,
+    now,
+    theme,
+  })
   return (
     <>
       {PANELS.filter((panel) => heights[panel] > 0).map((panel) => {
-        if (panel === 'instances') return <InstancesPanel key={panel} instances={snapshot?.instances ?? []} filter={state.filter} {...common(panel)} />
+        if (panel === 'instances')
+          return <InstancesPanel key={panel} instances={snapshot?.instances ?? []} filter={state.filter} {...common(panel)} />
         if (panel === 'leases') return <LeasesPanel key={panel} leases={snapshot?.leases ?? []} filter={state.filter} {...common(panel)} />
         const counts = panel === 'inboxDead' ? snapshot?.counts.inbox : snapshot?.counts.outbox
         return (

@@ -28,7 +28,13 @@ function columnsFor(current: string | undefined): TableColumn<ScopeSummary>[] {
 export function ScopePicker({ picker, current, height, width, theme }: ScopePickerProps) {
   const scopes = picker.scopes ?? []
   const why = picker.required ? 'the backend holds several scopes: choose one' : 'switch scope'
-  const status = picker.error ? `✖ ${picker.error} (r reads again)` : picker.scopes === undefined ? 'reading scopes…' : scopes.length === 0 ? 'this backend holds no scopes yet' : ''
+  const status = picker.error
+    ? `✖ ${picker.error} (r reads again)`
+    : picker.scopes === undefined
+      ? 'reading scopes…'
+      : scopes.length === 0
+        ? 'this backend holds no scopes yet'
+        : ''
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Text bold color={theme.tone('focus')} wrap="truncate-end">
@@ -39,7 +45,16 @@ export function ScopePicker({ picker, current, height, width, theme }: ScopePick
           {fit(status, width)}
         </Text>
       ) : null}
-      <TableRows items={scopes} columns={columnsFor(current)} keyOf={(summary) => summary.scope} selected={picker.index} focused rows={Math.max(0, height - 1)} width={width} theme={theme} />
+      <TableRows
+        items={scopes}
+        columns={columnsFor(current)}
+        keyOf={(summary) => summary.scope}
+        selected={picker.index}
+        focused
+        rows={Math.max(0, height - 1)}
+        width={width}
+        theme={theme}
+      />
     </Box>
   )
 }

@@ -42,13 +42,35 @@ export function Screen({ state, size, theme }: ScreenProps) {
         width={width}
         theme={theme}
       />
-      <MessageLine overlay={overlay} failure={state.failure} notice={state.notice} filter={state.filter} lastRefreshAt={state.lastRefreshAt} clock={state.clock} width={width} theme={theme} />
-      <CountsPanel counts={snapshot?.counts} oldestPendingMs={snapshot?.oldestPendingMs} history={state.history} lines={countsLines(rows)} width={width} theme={theme} />
+      <MessageLine
+        overlay={overlay}
+        failure={state.failure}
+        notice={state.notice}
+        filter={state.filter}
+        lastRefreshAt={state.lastRefreshAt}
+        clock={state.clock}
+        width={width}
+        theme={theme}
+      />
+      <CountsPanel
+        counts={snapshot?.counts}
+        oldestPendingMs={snapshot?.oldestPendingMs}
+        history={state.history}
+        lines={countsLines(rows)}
+        width={width}
+        theme={theme}
+      />
       <Box flexDirection="column" height={area} overflow="hidden">
         {overlay.type === 'detail' ? (
           <DetailView detail={overlay} height={area} width={width} theme={theme} />
         ) : overlay.type === 'report' ? (
-          <ReportView report={reportOf(overlay.report, snapshot, backendNow(state))} offset={overlay.offset} height={area} width={width} theme={theme} />
+          <ReportView
+            report={reportOf(overlay.report, snapshot, backendNow(state))}
+            offset={overlay.offset}
+            height={area}
+            width={width}
+            theme={theme}
+          />
         ) : overlay.type === 'help' ? (
           <HelpScreen height={area} width={width} theme={theme} />
         ) : overlay.type === 'scopes' ? (
@@ -57,7 +79,14 @@ export function Screen({ state, size, theme }: ScreenProps) {
           <Panels state={state} height={area} width={width} theme={theme} />
         )}
       </Box>
-      <HelpBar overlay={overlay.type} focus={state.focus} detailPanel={overlay.type === 'detail' ? overlay.target.panel : undefined} paused={state.paused} width={width} theme={theme} />
+      <HelpBar
+        overlay={overlay.type}
+        focus={state.focus}
+        detailPanel={overlay.type === 'detail' ? overlay.target.panel : undefined}
+        paused={state.paused}
+        width={width}
+        theme={theme}
+      />
     </Box>
   )
 }

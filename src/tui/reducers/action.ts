@@ -14,7 +14,13 @@ export function reduceAction(state: DashboardState, event: DashboardEvent): Dash
       return act(state, event.intent, event.all)
     case 'reasonInput':
       if (overlay.type !== 'confirm') return state
-      return { ...state, overlay: { ...overlay, reason: (overlay.reason + event.text.replace(/[\x00-\x1f\x7f]/g, '')).slice(0, DASHBOARD_LIMITS.reasonLengthMax) } }
+      return {
+        ...state,
+        overlay: {
+          ...overlay,
+          reason: (overlay.reason + event.text.replace(/[\x00-\x1f\x7f]/g, '')).slice(0, DASHBOARD_LIMITS.reasonLengthMax),
+        },
+      }
     case 'reasonErase':
       return overlay.type === 'confirm' ? { ...state, overlay: { ...overlay, reason: overlay.reason.slice(0, -1) } } : state
     case 'confirm': {
@@ -32,7 +38,11 @@ export function reduceAction(state: DashboardState, event: DashboardEvent): Dash
     case 'actionDone':
       return { ...state, overlay: { type: 'none' }, notice: { ...outcomeNotice(event.outcome, state), at: event.at } }
     case 'actionFailed':
-      return { ...state, overlay: { type: 'none' }, notice: { tone: 'error', text: `${event.request.verb} failed: ${event.message}`, at: event.at } }
+      return {
+        ...state,
+        overlay: { type: 'none' },
+        notice: { tone: 'error', text: `${event.request.verb} failed: ${event.message}`, at: event.at },
+      }
     case 'close':
       return overlay.type === 'running' ? state : undefined
     default:

@@ -10,7 +10,13 @@ export function reduceFilter(state: DashboardState, event: DashboardEvent): Dash
       return { ...state, overlay: { type: 'filter', draft: state.filter } }
     case 'filterInput':
       if (overlay.type !== 'filter') return state
-      return { ...state, overlay: { type: 'filter', draft: (overlay.draft + event.text.replace(/[\x00-\x1f\x7f]/g, '')).slice(0, DASHBOARD_LIMITS.filterLengthMax) } }
+      return {
+        ...state,
+        overlay: {
+          type: 'filter',
+          draft: (overlay.draft + event.text.replace(/[\x00-\x1f\x7f]/g, '')).slice(0, DASHBOARD_LIMITS.filterLengthMax),
+        },
+      }
     case 'filterErase':
       return overlay.type === 'filter' ? { ...state, overlay: { type: 'filter', draft: overlay.draft.slice(0, -1) } } : state
     case 'filterApply':

@@ -26,7 +26,9 @@ export function reducePanels(state: DashboardState, event: DashboardEvent): Dash
     case 'detailFailed': {
       const overlay = state.overlay
       if (overlay.type !== 'detail' || overlay.target.id !== event.target.id || overlay.target.kind !== event.target.kind) return state
-      return event.type === 'detailLoaded' ? { ...state, overlay: { ...overlay, content: event.content, error: undefined } } : { ...state, overlay: { ...overlay, error: event.message } }
+      return event.type === 'detailLoaded'
+        ? { ...state, overlay: { ...overlay, content: event.content, error: undefined } }
+        : { ...state, overlay: { ...overlay, error: event.message } }
     }
     case 'close':
       return { ...state, overlay: { type: 'none' } }
@@ -65,5 +67,9 @@ function turnPage(state: DashboardState, direction: 1 | -1): DashboardState {
     return { ...state, pageStacks: { ...state.pageStacks, [panel]: next }, rows: { ...state.rows, [panel]: { index: 0, id: null } } }
   }
   if (stack.length === 0) return moveRow(state, -Infinity)
-  return { ...state, pageStacks: { ...state.pageStacks, [panel]: stack.slice(0, -1) }, rows: { ...state.rows, [panel]: { index: 0, id: null } } }
+  return {
+    ...state,
+    pageStacks: { ...state.pageStacks, [panel]: stack.slice(0, -1) },
+    rows: { ...state.rows, [panel]: { index: 0, id: null } },
+  }
 }

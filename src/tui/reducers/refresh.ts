@@ -12,10 +12,23 @@ export function reduceRefresh(state: DashboardState, event: DashboardEvent): Das
       return arrived(state, event.snapshot, event.query, event.receivedAt)
     case 'refreshFailed': {
       const failure = state.failure
-      return { ...state, failure: { message: event.message, at: event.at, since: failure?.since ?? event.at, count: (failure?.count ?? 0) + 1, retryAt: event.at + event.retryInMs } }
+      return {
+        ...state,
+        failure: {
+          message: event.message,
+          at: event.at,
+          since: failure?.since ?? event.at,
+          count: (failure?.count ?? 0) + 1,
+          retryAt: event.at + event.retryInMs,
+        },
+      }
     }
     case 'tick':
-      return { ...state, clock: event.at, notice: state.notice && event.at - state.notice.at >= DASHBOARD_LIMITS.noticeMs ? undefined : state.notice }
+      return {
+        ...state,
+        clock: event.at,
+        notice: state.notice && event.at - state.notice.at >= DASHBOARD_LIMITS.noticeMs ? undefined : state.notice,
+      }
     case 'togglePause':
       return { ...state, paused: !state.paused }
     default:
@@ -29,7 +42,16 @@ function arrived(state: DashboardState, snapshot: Snapshot, query: SnapshotQuery
   if (state.paused || !sameQuery(queryOf(state), query)) return state
   const { memory, sample } = advanceRates(state.rates, snapshot)
   const history = sample ? [...state.history, sample].slice(-DASHBOARD_LIMITS.historyMax) : state.history
-  return { ...state, snapshot, rates: memory, history, rows: reconcileRows(state.rows, snapshot), lastRefreshAt: receivedAt, clock: Math.max(state.clock, receivedAt), failure: undefined }
+  return {
+    ...state,
+    snapshot,
+    rates: memory,
+    history,
+    rows: reconcileRows(state.rows, snapshot),
+    lastRefreshAt: receivedAt,
+    clock: Math.max(state.clock, receivedAt),
+    failure: undefined,
+  }
 }
 
 function sameQuery(a: SnapshotQuery | undefined, b: SnapshotQuery): boolean {

@@ -6,7 +6,9 @@ export function reduceReports(state: DashboardState, event: DashboardEvent): Das
   switch (event.type) {
     case 'report':
       if (overlay.type === 'report' && overlay.report === event.report) return { ...state, overlay: { type: 'none' } }
-      return overlay.type === 'none' || overlay.type === 'report' ? { ...state, overlay: { type: 'report', report: event.report, offset: 0 } } : state
+      return overlay.type === 'none' || overlay.type === 'report'
+        ? { ...state, overlay: { type: 'report', report: event.report, offset: 0 } }
+        : state
     case 'moveRow':
     case 'moveRowTo': {
       if (overlay.type !== 'report') return undefined

@@ -10,7 +10,9 @@ export function reduceScopes(state: DashboardState, event: DashboardEvent): Dash
       if (state.scope === event.scope) return state
       return { ...withScope(state, event.scope), overlay: overlay.type === 'scopes' && overlay.required ? { type: 'none' } : overlay }
     case 'scopesNeeded':
-      return overlay.type === 'scopes' ? state : { ...state, overlay: { type: 'scopes', scopes: undefined, index: 0, error: undefined, required: true } }
+      return overlay.type === 'scopes'
+        ? state
+        : { ...state, overlay: { type: 'scopes', scopes: undefined, index: 0, error: undefined, required: true } }
     case 'scopesOpen': {
       // Again while the picker is open (r): list the scopes again, still required if it was.
       const required = overlay.type === 'scopes' && overlay.required
@@ -19,7 +21,10 @@ export function reduceScopes(state: DashboardState, event: DashboardEvent): Dash
     case 'scopesLoaded': {
       if (overlay.type !== 'scopes') return state
       const scopes = event.scopes.slice(0, DASHBOARD_LIMITS.scopesMax)
-      const index = Math.max(0, scopes.findIndex((summary) => summary.scope === state.scope))
+      const index = Math.max(
+        0,
+        scopes.findIndex((summary) => summary.scope === state.scope),
+      )
       return { ...state, overlay: { ...overlay, scopes, index, error: undefined } }
     }
     case 'scopesFailed':
@@ -29,12 +34,23 @@ export function reduceScopes(state: DashboardState, event: DashboardEvent): Dash
       return chosen ? { ...withScope(state, chosen.scope), overlay: { type: 'none' } } : state
     }
     case 'close':
-      return overlay.type === 'scopes' && overlay.required ? notice(state, 'info', 'choose a scope (↑↓ and enter), or q to quit') : undefined
+      return overlay.type === 'scopes' && overlay.required
+        ? notice(state, 'info', 'choose a scope (↑↓ and enter), or q to quit')
+        : undefined
     default:
       return undefined
   }
 }
 
 function withScope(state: DashboardState, scope: string): DashboardState {
-  return { ...state, scope, snapshot: undefined, rows: emptyRows(), pageStacks: emptyStacks(), history: [], rates: undefined, lastRefreshAt: undefined }
+  return {
+    ...state,
+    scope,
+    snapshot: undefined,
+    rows: emptyRows(),
+    pageStacks: emptyStacks(),
+    history: [],
+    rates: undefined,
+    lastRefreshAt: undefined,
+  }
 }

@@ -42,7 +42,12 @@ export class SortedIndex {
   }
 
   /** Keys in order, starting after (time, key) if given, up to `limit`, while `time < before`. */
-  range(options: { after?: { time: number; key: string }; before?: number; untilInclusive?: number; limit: number }): { time: number; key: string }[] {
+  range(options: {
+    after?: { time: number; key: string }
+    before?: number
+    untilInclusive?: number
+    limit: number
+  }): { time: number; key: string }[] {
     const out: { time: number; key: string }[] = []
     let at = options.after ? this.#position(options.after.time, options.after.key) : 0
     if (options.after && this.#keys[at] === options.after.key && this.#times[at] === options.after.time) at++

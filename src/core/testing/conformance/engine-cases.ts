@@ -34,7 +34,12 @@ const LEASE_MS = 80
 
 function engineOn(backend: DurabilityBackend, scopeId: string, instanceId: string, options: DurabilityOptions = {}): DurabilityEngine {
   const config = resolveDurabilityConfig(
-    { instanceId, inbox: { leaseMs: LEASE_MS, maxAttempts: 2, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, outbox: { retries: 1, leaseMs: LEASE_MS, backoff: { baseMs: 1, capMs: 1, jitter: 0 } }, ...options },
+    {
+      instanceId,
+      inbox: { leaseMs: LEASE_MS, maxAttempts: 2, backoff: { baseMs: 1, capMs: 1, jitter: 0 } },
+      outbox: { retries: 1, leaseMs: LEASE_MS, backoff: { baseMs: 1, capMs: 1, jitter: 0 } },
+      ...options,
+    },
     { tenantId: 't', environmentId: 'e', botId: 'b', connectionId: 'c' },
     backend,
   )
@@ -68,7 +73,11 @@ export const ENGINE_CASES: ConformanceCase[] = [
       assert.deepEqual(await second.journal.due('inbox', second.now(), 10), [], 'a live lease is not due')
       clock.advance(LEASE_MS)
       const due = await second.journal.due('inbox', second.now(), 10)
-      assert.deepEqual(due.map((d) => d.record.id), [admitted.held.id], 'an expired lease is due')
+      assert.deepEqual(
+        due.map((d) => d.record.id),
+        [admitted.held.id],
+        'an expired lease is due',
+      )
       const taken = await claimInbound(second, due[0]!)
       assert.ok(taken, 'the second replica claims the expired record')
       assert.equal(taken.record.lease!.token, 2)
@@ -100,7 +109,11 @@ export const ENGINE_CASES: ConformanceCase[] = [
           clock.advance(LEASE_MS / 2)
           await until('a heartbeat', async () => held.record.lease!.expiresAt === clock.now() + LEASE_MS)
           const due = await other.journal.due('inbox', other.now(), 10)
-          assert.deepEqual(due.map((d) => d.record.id), [], 'a heartbeated lease is not due')
+          assert.deepEqual(
+            due.map((d) => d.record.id),
+            [],
+            'a heartbeated lease is not due',
+          )
         }
         assert.ok(other.now() > firstExpiry, 'the clock is past the lease the record was admitted with')
         assert.equal(held.lost, false)
@@ -125,7 +138,11 @@ export const ENGINE_CASES: ConformanceCase[] = [
       assert.deepEqual(await engine.journal.due('inbox', engine.now(), 10), [], 'not due before its backoff')
       clock.advance(1)
       const due = await engine.journal.due('inbox', engine.now(), 10)
-      assert.deepEqual(due.map((d) => d.record.id), [admitted.held.id], 'due once its backoff passed')
+      assert.deepEqual(
+        due.map((d) => d.record.id),
+        [admitted.held.id],
+        'due once its backoff passed',
+      )
       const again = await claimInbound(engine, due[0]!)
       assert.ok(again)
       assert.equal(again.record.attempts, 2)
@@ -133,7 +150,10 @@ export const ENGINE_CASES: ConformanceCase[] = [
       ;[found] = await engine.journal.read('inbox', [recordIdOf('m1')])
       assert.equal(found!.record.state, 'dead')
       assert.equal(engine.metrics.snapshot().inboundDead, 1)
-      assert.deepEqual((await engine.journal.list('inbox', { state: 'dead', limit: 10 })).map((d) => d.record.id), [recordIdOf('m1')])
+      assert.deepEqual(
+        (await engine.journal.list('inbox', { state: 'dead', limit: 10 })).map((d) => d.record.id),
+        [recordIdOf('m1')],
+      )
     },
   },
   {
@@ -153,8 +173,20 @@ export const ENGINE_CASES: ConformanceCase[] = [
       const engine = engineOn(backend, scopeId(), 'solo')
       await engine.clock.sync()
       const provider = new MockProvider()
-      const transport: Transport = { textLimit: undefined, send: (chatId, content) => provider.send(chatId, content), isStandby: () => false, afterSend: async () => {} }
-      await engine.journal.write('outbox.journal', ['ok', 'flaky', 'final'].map((key) => ({ kind: 'outbox' as const, record: outboxRecord(key, { chatId: key, updatedAt: engine.now(), createdAt: engine.now() }), expectVersion: 0 })))
+      const transport: Transport = {
+        textLimit: undefined,
+        send: (chatId, content) => provider.send(chatId, content),
+        isStandby: () => false,
+        afterSend: async () => {},
+      }
+      await engine.journal.write(
+        'outbox.journal',
+        ['ok', 'flaky', 'final'].map((key) => ({
+          kind: 'outbox' as const,
+          record: outboxRecord(key, { chatId: key, updatedAt: engine.now(), createdAt: engine.now() }),
+          expectVersion: 0,
+        })),
+      )
       const outcome = async (key: string) => {
         const [found] = await engine.journal.read('outbox', [key])
         const held = await claimOutbound(engine, found!)
@@ -186,7 +218,10 @@ export const ENGINE_CASES: ConformanceCase[] = [
       await engine.journal.write('outbox.journal', [{ kind: 'outbox', record: outboxRecord('k1', { state: 'dead' }), expectVersion: 0 }])
       const replayed = await replayInbound(engine.journal, recordIdOf('m1'), { by: 'ops', reason: 'fixed the handler' })
       assert.equal(replayed.state, 'pending')
-      assert.deepEqual(replayed.audit!.map((a) => [a.action, a.by, a.reason]), [['replay', 'ops', 'fixed the handler']])
+      assert.deepEqual(
+        replayed.audit!.map((a) => [a.action, a.by, a.reason]),
+        [['replay', 'ops', 'fixed the handler']],
+      )
       const [retried] = await retrySend(engine.journal, 'k1', { by: 'ops' })
       assert.equal(retried!.state, 'pending')
       assert.equal((await engine.journal.due('outbox', engine.now() + 1_000, 10)).length, 1)
@@ -207,14 +242,21 @@ export const ENGINE_CASES: ConformanceCase[] = [
       ])
       assert.equal(await purgeExpired(engine), 1)
       const left = await engine.journal.read('outbox', ['old-sent', 'old-dead', 'new-sent'])
-      assert.deepEqual(left.map((f) => f?.record.key), [undefined, 'old-dead', 'new-sent'])
+      assert.deepEqual(
+        left.map((f) => f?.record.key),
+        [undefined, 'old-dead', 'new-sent'],
+      )
     },
   },
   {
     name: 'engine: a bot runs end to end — journals, replies once, recognises a redelivery',
     async run({ backend }) {
       const provider = new MockProvider()
-      const bot = new Bot({ provider, botId: `conformance${Math.floor(Math.random() * 1e9)}`, durability: { backend, instanceId: 'conformance-bot', pollMs: 20 } })
+      const bot = new Bot({
+        provider,
+        botId: `conformance${Math.floor(Math.random() * 1e9)}`,
+        durability: { backend, instanceId: 'conformance-bot', pollMs: 20 },
+      })
       bot.when(TEXT, (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
       await bot.start()
       try {

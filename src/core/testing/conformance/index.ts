@@ -9,4 +9,9 @@ export type { BackendFactory, ConformanceCase, ConformanceContext } from './case
 export { runCase, runCases, type CaseResult } from './runner.js'
 
 /** Every conformance case, in the order they run: the journal's and the backend's own first, then the engine's on top of them. */
-export const CONFORMANCE_CASES: readonly ConformanceCase[] = [...JOURNAL_WRITE_CASES, ...JOURNAL_INDEX_CASES, ...BACKEND_LIFECYCLE_CASES, ...ENGINE_CASES]
+export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
+  ...JOURNAL_WRITE_CASES,
+  ...JOURNAL_INDEX_CASES,
+  ...BACKEND_LIFECYCLE_CASES,
+  ...ENGINE_CASES,
+]

@@ -37,7 +37,12 @@ export async function runCases(
       await runCase(factory, testCase)
       result = { name: testCase.name, ok: true, ms: performance.now() - started }
     } catch (error) {
-      result = { name: testCase.name, ok: false, ms: performance.now() - started, error: error instanceof Error ? error.message : String(error) }
+      result = {
+        name: testCase.name,
+        ok: false,
+        ms: performance.now() - started,
+        error: error instanceof Error ? error.message : String(error),
+      }
     }
     results.push(result)
     onResult(result, index)

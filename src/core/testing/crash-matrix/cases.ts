@@ -67,5 +67,11 @@ export function randomCase(caseSeed: number, policies: readonly ('skip' | 'resen
   const before = precursors(point, policy)
   if (!before) return undefined
   const target: CrashStep = { point, when: random() < 0.5 ? 'before' : 'after', nth: pick(random, 1, 3) }
-  return { name: `random seed ${caseSeed}: ${target.when} ${point} #${target.nth} (${policy})`, policy, crashes: [...before, target], seed: caseSeed, target }
+  return {
+    name: `random seed ${caseSeed}: ${target.when} ${point} #${target.nth} (${policy})`,
+    policy,
+    crashes: [...before, target],
+    seed: caseSeed,
+    target,
+  }
 }

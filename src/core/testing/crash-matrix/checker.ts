@@ -40,7 +40,11 @@ const readable = (id: string) => id.replace('\u241f', ': ')
 const sorted = (items: Iterable<string>) => [...items].sort()
 
 /** Counts lost, duplicated and unexpected sends; `ambiguous` maps a key to how many times it was found ambiguous. */
-export function tally(expected: readonly ExpectedSend[], accepted: readonly { chatId: string; text: string }[], ambiguous: ReadonlyMap<string, number>): Tally {
+export function tally(
+  expected: readonly ExpectedSend[],
+  accepted: readonly { chatId: string; text: string }[],
+  ambiguous: ReadonlyMap<string, number>,
+): Tally {
   const got = new Map<string, number>()
   for (const send of accepted) {
     const id = sendId(send.chatId, send.text)
@@ -53,7 +57,13 @@ export function tally(expected: readonly ExpectedSend[], accepted: readonly { ch
     want.add(id)
     const have = got.get(id) ?? 0
     if (have === 1) continue
-    misses.push({ send: readable(id), key: send.key, lost: have === 0 ? 1 : 0, duplicated: Math.max(0, have - 1), ambiguous: ambiguous.get(send.key) ?? 0 })
+    misses.push({
+      send: readable(id),
+      key: send.key,
+      lost: have === 0 ? 1 : 0,
+      duplicated: Math.max(0, have - 1),
+      ambiguous: ambiguous.get(send.key) ?? 0,
+    })
   }
   const unexpected = [...got].filter(([id]) => !want.has(id))
   const sum = (values: number[]) => values.reduce((total, n) => total + n, 0)

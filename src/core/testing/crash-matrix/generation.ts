@@ -68,5 +68,7 @@ async function settle(bot: Bot, wrapped: CrashableBackend, limitMs: number): Pro
  * case's other seeded draws.
  */
 export function redeliveries(chats: InboundEvent[][], acknowledged: Set<string>, seed: number, generation: number): InboundEvent[][] {
-  return chats.map((messages) => messages.filter((event) => !acknowledged.has(event.id) || seededDraw(seed, `redeliver ${generation} ${event.id}`) < 0.3))
+  return chats.map((messages) =>
+    messages.filter((event) => !acknowledged.has(event.id) || seededDraw(seed, `redeliver ${generation} ${event.id}`) < 0.3),
+  )
 }

@@ -33,10 +33,13 @@ export async function journalProblems(backend: DurabilityBackend, scopeId: strin
     if (unsettledInbox > 0) problems.push(`inbox not settled: ${JSON.stringify(inbox)}`)
     if (unsettledOutbox > 0) {
       const stuck = (await Promise.all(['pending', 'sending', 'failed'].map((state) => journal.list('outbox', { state, limit: 5 })))).flat()
-      problems.push(`outbox not settled: ${JSON.stringify(outbox)}: ${stuck.map((f) => JSON.stringify({ ...f.record, payload: undefined, fingerprint: undefined })).join(' ')}`)
+      problems.push(
+        `outbox not settled: ${JSON.stringify(outbox)}: ${stuck.map((f) => JSON.stringify({ ...f.record, payload: undefined, fingerprint: undefined })).join(' ')}`,
+      )
     }
     const [poison] = await journal.read('inbox', ['c-poison.1'])
-    if (poison && poison.record.state !== 'dead') problems.push(`the poisoned message is ${poison.record.state}, not dead: ${JSON.stringify(poison.record)}`)
+    if (poison && poison.record.state !== 'dead')
+      problems.push(`the poisoned message is ${poison.record.state}, not dead: ${JSON.stringify(poison.record)}`)
     return problems
   } finally {
     await backend.stop()

@@ -49,7 +49,11 @@ export interface CrashCaseOptions extends CrashCaseLimits {
 }
 
 /** Runs one case to a verdict. */
-export async function runCrashCase(factory: CrashBackendFactory, testCase: CrashCase, options: CrashCaseOptions = {}): Promise<CrashCaseResult> {
+export async function runCrashCase(
+  factory: CrashBackendFactory,
+  testCase: CrashCase,
+  options: CrashCaseOptions = {},
+): Promise<CrashCaseResult> {
   const caseTimeoutMs = options.caseTimeoutMs ?? CRASH_CASE_LIMITS.caseTimeoutMs
   const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs)
   const problems: string[] = []
@@ -61,7 +65,10 @@ export async function runCrashCase(factory: CrashBackendFactory, testCase: Crash
       problems.push(...outcome.value)
     } else {
       run.cutOff()
-      const error = outcome.reason === 'timeout' ? new CrashCaseTimeoutError(testCase.seed, caseTimeoutMs, run.step) : new CrashCaseInterruptedError(testCase.seed, run.step)
+      const error =
+        outcome.reason === 'timeout'
+          ? new CrashCaseTimeoutError(testCase.seed, caseTimeoutMs, run.step)
+          : new CrashCaseInterruptedError(testCase.seed, run.step)
       problems.push(error.message)
     }
   } catch (error) {
@@ -139,7 +146,8 @@ class CaseRun {
       this.generations = generation + 1
       const step = testCase.crashes[generation]
       const wrapped = crashable(this.#backend!)
-      if (step) (step.when === 'before' ? wrapped.crashBefore(step.point, { nth: step.nth }) : wrapped.crashAfter(step.point, { nth: step.nth }))
+      if (step)
+        step.when === 'before' ? wrapped.crashBefore(step.point, { nth: step.nth }) : wrapped.crashAfter(step.point, { nth: step.nth })
       const provider = new CrashableProvider(wrapped, { textLimit: WORKLOAD_TEXT_LIMIT, latencyMs: Math.floor(this.#random() * 3) })
       this.#wrappers.push(wrapped)
       this.#providers.push(provider)

@@ -58,8 +58,10 @@ export interface ExpectedSend {
 export function expectedSends(): ExpectedSend[] {
   // The workload's provider is a MockProvider ('mock'): its inbound record ids are mock:<chat>:<event id>.
   const recordId = (chatId: string, eventId: string) => inboxRecordId('mock', chatId, eventId)
-  const replies = (eventId: string, chatId: string, ...texts: string[]) => texts.map((text, n) => ({ chatId, text, key: `${recordId(chatId, eventId)}:${n + 1}` }))
-  const parts = (key: string, chatId: string, body: string) => splitText(body, WORKLOAD_TEXT_LIMIT).map((text, n) => ({ chatId, text, key: partKey(key, n + 1) }))
+  const replies = (eventId: string, chatId: string, ...texts: string[]) =>
+    texts.map((text, n) => ({ chatId, text, key: `${recordId(chatId, eventId)}:${n + 1}` }))
+  const parts = (key: string, chatId: string, body: string) =>
+    splitText(body, WORKLOAD_TEXT_LIMIT).map((text, n) => ({ chatId, text, key: partKey(key, n + 1) }))
   return [
     ...replies('c-echo.1', 'c-echo', 'echo 1'),
     ...replies('c-echo.2', 'c-echo', 'echo 2'),
@@ -151,7 +153,9 @@ export function workloadBot(options: WorkloadBotOptions): Bot {
       outbox: { retries: 3, backoff: { baseMs: 5, capMs: 20, jitter: 0 }, inlineMaxMs: 40, onAmbiguous: options.onAmbiguous, leaseMs: 300 },
     },
   })
-  bot.on('error', (e: Error) => { if (process.env.CRASH_DEBUG) console.error('bot error:', e.message) })
+  bot.on('error', (e: Error) => {
+    if (process.env.CRASH_DEBUG) console.error('bot error:', e.message)
+  })
   bot.when(text('two'), async (ctx) => {
     await ctx.reply('one of two')
     await ctx.reply('two of two')

@@ -52,7 +52,13 @@ export async function runProcessCrash(options: ProcessCrashOptions): Promise<Pro
   const pauseMs = pick(random, 2, 15)
   const oracleFile = join(options.dir, `oracle-${options.seed}-${process.pid}-${Date.now()}.ndjson`)
   createOracle(oracleFile)
-  const config: ChildConfig = { backendModule: options.backendModule, backendArg: options.backendArg, oracleFile, policy: options.policy, pauseMs }
+  const config: ChildConfig = {
+    backendModule: options.backendModule,
+    backendArg: options.backendArg,
+    oracleFile,
+    policy: options.policy,
+    pauseMs,
+  }
   const problems: string[] = []
   const first = await runChild(config, { kind: killOn, nth })
   if (first === 'timeout') problems.push('the first process neither finished nor was killed in time')
@@ -68,7 +74,16 @@ export async function runProcessCrash(options: ProcessCrashOptions): Promise<Pro
   const accepted = lines.flatMap((line) => ('sent' in line ? [line.sent] : []))
   const counts = tally(expectedSends(), accepted, ambiguous)
   problems.push(...violations(counts, options.policy))
-  return { seed: options.seed, policy: options.policy, killOn, nth, killed: first === 'killed', ...counts, ok: problems.length === 0, problems }
+  return {
+    seed: options.seed,
+    policy: options.policy,
+    killOn,
+    nth,
+    killed: first === 'killed',
+    ...counts,
+    ok: problems.length === 0,
+    problems,
+  }
 }
 
 /** Runs the child; with `kill`, sends SIGKILL right after the nth marker of that kind. */

@@ -91,12 +91,10 @@ export class CoreStorage implements EventStorage {
   purgeState(lane: EventLane, stateName: string, olderThan: number, limit: number): Promise<number> {
     const key = laneKey(lane)
     return this.core.run((state) => ({
-      ops: state
-        .list(key, EVENTS_COLLECTION, { state: stateName, before: olderThan, limit })
-        .map((entry) => ({
-          scope: key,
-          op: { op: 'delete' as const, collection: EVENTS_COLLECTION, key: entry.key, expectVersion: entry.version },
-        })),
+      ops: state.list(key, EVENTS_COLLECTION, { state: stateName, before: olderThan, limit }).map((entry) => ({
+        scope: key,
+        op: { op: 'delete' as const, collection: EVENTS_COLLECTION, key: entry.key, expectVersion: entry.version },
+      })),
       result: (results) => results.filter((result) => result.ok).length,
     }))
   }

@@ -4,12 +4,13 @@
  * the pool and printed, by kind of statement. Nothing here measures time.
  */
 import type pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Bot } from '../../src/core/bot.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { PostgresStore } from '../../src/backends/postgres/index.js'
 import { dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const available = await postgresAvailable()
 
@@ -49,10 +50,7 @@ function tally(kinds: readonly string[], per: number): Record<string, number> {
 }
 
 describe.runIf(available)('a bot on PostgreSQL', () => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
+  const cleanups = useCleanups()
 
   it('handles every message once with one reply; round trips per handled message are counted', async () => {
     const tablePrefix = randomTablePrefix()

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BotmeshError, JournalUnavailableError } from '../../src/core/errors.js'
 import type { KvOp } from '../../src/core/durability/kv.js'
 import { PostgresDurability, type PostgresLogger } from '../../src/backends/postgres/index.js'
@@ -19,6 +19,7 @@ import {
   testPool,
   waitFor,
 } from '../../test-utils/postgres.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const available = await postgresAvailable()
 
@@ -57,10 +58,7 @@ async function terminateAll(applicationName: string): Promise<number> {
 }
 
 describe.runIf(available)('PostgresDurability faults', () => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
+  const cleanups = useCleanups()
 
   it('connections terminated by the server mid-run: idle ones are reported and replaced, nothing acknowledged is lost', async () => {
     const tablePrefix = randomTablePrefix()

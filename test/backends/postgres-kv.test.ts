@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { KvOp } from '../../src/core/durability/kv.js'
 import { ConfigError } from '../../src/core/errors.js'
 import { PostgresDurability, PostgresKv } from '../../src/backends/postgres/index.js'
@@ -21,6 +21,7 @@ import {
   testPool,
   waitFor,
 } from '../../test-utils/postgres.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const available = await postgresAvailable()
 
@@ -37,10 +38,7 @@ const put = (key: string, expectVersion: number, fields: Partial<KvOp & { op: 'p
 })
 
 describe.runIf(available)('PostgresKv', () => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
+  const cleanups = useCleanups()
 
   /** A started store under a fresh prefix, stopped and dropped after the test. */
   async function startedKv(options: { pool?: ReturnType<typeof testPool> } = {}): Promise<PostgresKv> {

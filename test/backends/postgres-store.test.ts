@@ -1,7 +1,7 @@
 /**
  * PostgresStore: the bot's store in tables of its own, and `store.durability()` on the same pool.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../src/core/errors.js'
 import type { MessageLogEntry } from '../../src/core/store.js'
 import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/index.js'
@@ -14,6 +14,7 @@ import {
   tablesUnder,
   waitFor,
 } from '../../test-utils/postgres.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const available = await postgresAvailable()
 
@@ -27,10 +28,7 @@ const logLine = (chatId: string, n: number): MessageLogEntry => ({
 })
 
 describe.runIf(available)('PostgresStore', () => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
+  const cleanups = useCleanups()
 
   async function startedStore(): Promise<{ store: PostgresStore; tablePrefix: string; applicationName: string }> {
     const tablePrefix = randomTablePrefix()

@@ -15,16 +15,17 @@
  * The verdict comes from the oracle file (verdict.ts): every message handled, every reply sent exactly
  * once (the ambiguous window counted apart), no fencing token taken twice, no two live holders.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { DurabilityMetrics } from '../../src/core/durability/metrics.js'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { readReplicaLines, type ReplicaConfig } from '../fixtures/replicas/protocol.js'
+import { readReplicaLines } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { replicaVerdict } from '../fixtures/replicas/verdict.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { sharedTargets, type SharedStorage } from './shared-targets.js'
 import { freshOracle } from '../fixtures/replicas/oracle-dir.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const targets = await sharedTargets()
 
@@ -52,10 +53,7 @@ function inboundStream(): InboundEvent[][] {
 }
 
 describe.each(targets)('four replica processes on $name', (target) => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined)
-  }, 60_000)
+  const cleanups = useCleanups({ ignoreFailures: true })
 
   it.runIf(target.available)(
     'one SIGKILLed and one SIGSTOPped mid-handler: every message handled, every reply once, the frozen one’s late completion refused, no token taken twice, never two live holders',
@@ -63,25 +61,19 @@ describe.each(targets)('four replica processes on $name', (target) => {
       const storage = target.fresh()
       const oracleFile = freshOracle('botmesh-replicas-', storage, cleanups)
 
-      const config = (n: number): ReplicaConfig => ({
-        name: `r${n}`,
-        instanceId: `replica-${n}`,
-        botId: BOT_ID,
-        backendModule: storage.module,
-        backendArg: storage.arg,
-        oracleFile,
-        leaseMs: LEASE_MS,
-        pollMs: 100,
-        slowMs: SLOW_MS,
-      })
-      const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
-      cleanups.push(async () => {
-        for (const replica of replicas) {
-          replica.signal('SIGCONT')
-          replica.signal('SIGKILL')
-          await replica.exited
-        }
-      })
+      const replicas = await ReplicaProcess.startAll(
+        REPLICAS,
+        {
+          botId: BOT_ID,
+          backendModule: storage.module,
+          backendArg: storage.arg,
+          oracleFile,
+          leaseMs: LEASE_MS,
+          pollMs: 100,
+          slowMs: SLOW_MS,
+        },
+        cleanups,
+      )
       const [, killed, frozen] = replicas as [ReplicaProcess, ReplicaProcess, ReplicaProcess, ReplicaProcess]
       const thawed = { done: false }
       let killedNow = false

@@ -8,7 +8,7 @@
  * concurrent writes share a round trip). Nothing here measures time.
  */
 import { Redis } from 'ioredis'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/index.js'
 import { RedisDurability, RedisStore } from '../../src/backends/redis/index.js'
 import { Bot } from '../../src/core/bot.js'
@@ -19,6 +19,7 @@ import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { countRoundTrips, dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
 import { deletePrefix, randomPrefix, REDIS_URL, redisAvailable } from '../../test-utils/redis.js'
 import { TapBackend } from '../core/helpers.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const [postgres, redis] = await Promise.all([postgresAvailable(), redisAvailable('round trips per handled message on the machine Redis')])
 
@@ -117,10 +118,7 @@ function report(backend: string, variant: string, figure: Figure): void {
 }
 
 describe.runIf(postgres)('round trips per handled message: PostgreSQL (queries on the pool)', () => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
+  const cleanups = useCleanups()
 
   const setup = (withStore: boolean): Setup => {
     const tablePrefix = randomTablePrefix()
@@ -158,10 +156,7 @@ describe.runIf(postgres)('round trips per handled message: PostgreSQL (queries o
 })
 
 describe.runIf(redis)('round trips per handled message: Redis (commands the client sends)', () => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
+  const cleanups = useCleanups()
 
   const setup = (withStore: boolean): Setup => {
     const prefix = randomPrefix()

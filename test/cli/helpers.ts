@@ -4,10 +4,9 @@
  * in from the machine). A prompt is answered through `script`, which gives the child a terminal.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterAll, vi } from 'vitest'
+import { vi } from 'vitest'
+import { useTempDirs as useTempDirsUnder } from '../../test-utils/lifecycle.js'
 
 // A test here runs several processes one after another; on a loaded machine that takes a while.
 // A hang is still caught: each child is killed after RUN_TIMEOUT_MS.
@@ -103,17 +102,7 @@ function shellQuote(word: string): string {
 }
 
 /** A temp dir per call, removed after the file's tests. */
-export function useTempDirs(): () => string {
-  const dirs: string[] = []
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  })
-  return () => {
-    const dir = mkdtempSync(join(tmpdir(), 'botmesh-cli-'))
-    dirs.push(dir)
-    return dir
-  }
-}
+export const useTempDirs = (): (() => string) => useTempDirsUnder('botmesh-cli-')
 
 /** ANSI colour and weight sequences (not the cursor controls a progress line uses). */
 export const COLOUR = /\x1b\[(?:\d+;)*\d*m/

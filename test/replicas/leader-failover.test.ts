@@ -7,14 +7,15 @@
  * that was never elected ever called it.
  */
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { readReplicaLines, type ReplicaConfig } from '../fixtures/replicas/protocol.js'
+import { readReplicaLines } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { sharedTargets } from '../backends/shared-targets.js'
 import { freshOracle } from '../fixtures/replicas/oracle-dir.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const targets = await sharedTargets()
 const REPLICAS = 3
@@ -26,36 +27,28 @@ const BOT_ID = 'leader'
 const SCOPE = `default/default/${BOT_ID}/default`
 
 describe.each(targets)('a leader-only transport session across replica processes on $name', (target) => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined)
-  }, 60_000)
+  const cleanups = useCleanups({ ignoreFailures: true })
 
   it.runIf(target.available)(
     'the leader SIGKILLed with replies pending: a standby takes the session after the lease and delivers them once; no standby ever called the transport',
     async () => {
       const storage = target.fresh()
       const oracleFile = freshOracle('botmesh-leader-', storage, cleanups)
-      const config = (n: number): ReplicaConfig => ({
-        name: `r${n}`,
-        instanceId: `replica-${n}`,
-        botId: BOT_ID,
-        backendModule: storage.module,
-        backendArg: storage.arg,
-        oracleFile,
-        leaseMs: LEASE_MS,
-        pollMs: 100,
-        slowMs: 2_000,
-        coordination: true,
-        providerSession: 'leader',
-      })
-      const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
-      cleanups.push(async () => {
-        for (const replica of replicas) {
-          replica.signal('SIGKILL')
-          await replica.exited
-        }
-      })
+      const replicas = await ReplicaProcess.startAll(
+        REPLICAS,
+        {
+          botId: BOT_ID,
+          backendModule: storage.module,
+          backendArg: storage.arg,
+          oracleFile,
+          leaseMs: LEASE_MS,
+          pollMs: 100,
+          slowMs: 2_000,
+          coordination: true,
+          providerSession: 'leader',
+        },
+        cleanups,
+      )
       const probe = storage.open()
       await probe.start()
       cleanups.push(() => probe.stop())

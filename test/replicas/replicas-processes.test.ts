@@ -9,15 +9,16 @@
  * resumed, completes nothing (its refusals counted in staleLeases).
  */
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { DurabilityMetrics } from '../../src/core/durability/metrics.js'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { readReplicaLines, type ReplicaConfig, type ReplicaLine } from '../fixtures/replicas/protocol.js'
+import { readReplicaLines, type ReplicaLine } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { sharedTargets } from '../backends/shared-targets.js'
 import { freshOracle } from '../fixtures/replicas/oracle-dir.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const targets = await sharedTargets()
 
@@ -76,36 +77,27 @@ function overlaps(lines: ReplicaLine[], fenced: (run: { id: string; replica: str
 }
 
 describe.each(targets)('four coordinated replica processes on $name', (target) => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined)
-  }, 60_000)
+  const cleanups = useCleanups({ ignoreFailures: true })
 
   it.runIf(target.available)(
     'round robin per message: signups complete across replicas, no two handlers of a chat overlap, replies once; a SIGKILLed and a SIGSTOPped turn pass on by lease',
     async () => {
       const storage = target.fresh()
       const oracleFile = freshOracle('botmesh-coordinated-', storage, cleanups)
-      const config = (n: number): ReplicaConfig => ({
-        name: `r${n}`,
-        instanceId: `replica-${n}`,
-        botId: BOT_ID,
-        backendModule: storage.module,
-        backendArg: storage.arg,
-        oracleFile,
-        leaseMs: LEASE_MS,
-        pollMs: 100,
-        slowMs: SLOW_MS,
-        coordination: true,
-      })
-      const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, n) => ReplicaProcess.start(config(n))))
-      cleanups.push(async () => {
-        for (const replica of replicas) {
-          replica.signal('SIGCONT')
-          replica.signal('SIGKILL')
-          await replica.exited
-        }
-      })
+      const replicas = await ReplicaProcess.startAll(
+        REPLICAS,
+        {
+          botId: BOT_ID,
+          backendModule: storage.module,
+          backendArg: storage.arg,
+          oracleFile,
+          leaseMs: LEASE_MS,
+          pollMs: 100,
+          slowMs: SLOW_MS,
+          coordination: true,
+        },
+        cleanups,
+      )
       const [, killed, frozen] = replicas as [ReplicaProcess, ReplicaProcess, ReplicaProcess, ReplicaProcess]
       const state = { killed: false, frozen: false, thawed: false }
       killed.onHandler((id) => {

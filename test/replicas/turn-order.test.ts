@@ -11,7 +11,7 @@
  *   a lease, and a later message runs; journaled late, the message arrives after that one (its
  *   createdAt moves), so the journal's arrival order is the order the handlers ran.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,6 +28,7 @@ import { admitInbound, claimInbound, completeInbound } from '../../src/core/dura
 import { ManualClock } from '../../src/core/testing/manual-clock.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { sharedTargets } from '../backends/shared-targets.js'
+import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const LEASE_MS = 1_000
 const CHAT = 'c'
@@ -102,10 +103,7 @@ interface Replica {
 }
 
 describe.each(targets)('chat turns in arrival order across frozen replicas on $name', (target) => {
-  const cleanups: (() => Promise<void>)[] = []
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-  })
+  const cleanups = useCleanups()
 
   async function setUp(names: string[]): Promise<{ clock: ManualClock; replicas: Replica[] }> {
     const clock = new ManualClock()

@@ -3,11 +3,9 @@
  * with ink-testing-library on a real connection to it, terminal sizes, key sequences, and reading
  * the backend to check what an action changed.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { render } from 'ink-testing-library'
-import { afterAll, afterEach } from 'vitest'
+import { afterEach } from 'vitest'
 import { openBackend, parseBackendUrl } from '../../src/backends/open.js'
 import type { RecordKind, RecordOf } from '../../src/core/durability/records.js'
 import { Dashboard } from '../../src/tui/components/Dashboard.js'
@@ -15,6 +13,7 @@ import { connect, type DashboardConnection } from '../../src/cli/services/dashbo
 import { themeFor } from '../../src/tui/theme.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { SCOPE, seedJournal } from '../fixtures/tui/seed.js'
+import { useTempDirs as useTempDirsUnder } from '../../test-utils/lifecycle.js'
 
 /** Keys as a terminal sends them. */
 export const KEYS = {
@@ -33,17 +32,7 @@ export const KEYS = {
 } as const
 
 /** A temp dir per call, removed after the file's tests. */
-export function useTempDirs(): () => string {
-  const dirs: string[] = []
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  })
-  return () => {
-    const dir = mkdtempSync(join(tmpdir(), 'botmesh-tui-'))
-    dirs.push(dir)
-    return dir
-  }
-}
+export const useTempDirs = (): (() => string) => useTempDirsUnder('botmesh-tui-')
 
 /** A new SQLite journal seeded with records in every state. */
 export async function seededSqlite(dir: string, options: Parameters<typeof seedJournal>[1] = {}): Promise<string> {

@@ -17,6 +17,17 @@ export interface PlanStep<T> {
   result(results: KvWriteResult[]): T
 }
 
+/** A step whose answer is known before it is written: `answer`, once every op applied (`what` names it in the error). */
+export function answeredStep<T>(ops: PlacedOp[], what: string, answer: T): PlanStep<T> {
+  return {
+    ops,
+    result(results) {
+      assertApplied(results, what)
+      return answer
+    },
+  }
+}
+
 /** Reads the state and decides what to change. Must not await, and must not change `state` itself. */
 export type Plan<T> = (state: KvState) => PlanStep<T>
 

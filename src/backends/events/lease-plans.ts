@@ -5,7 +5,7 @@
  */
 import { ConfigError, LeaseLostError } from '../../core/errors.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
-import { assertApplied, findEntry, type Plan } from './core.js'
+import { answeredStep, assertApplied, findEntry, type Plan } from './core.js'
 import { runsSpent, unfinishedRunsError } from './charged-runs.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { ClaimOptions, ClaimRef, FailOptions } from './journal.js'
@@ -50,13 +50,7 @@ export function claimPlan(options: ClaimOptions, now: number): Plan<EventRecord[
       ops.push(putRecordOp(next, entry.version))
       claimed.push({ ...next, version: entry.version + 1 })
     }
-    return {
-      ops,
-      result(results) {
-        assertApplied(results, 'claim')
-        return claimed
-      },
-    }
+    return answeredStep(ops, 'claim', claimed)
   }
 }
 

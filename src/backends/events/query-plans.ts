@@ -5,7 +5,7 @@
  */
 import type { KvWriteResult, KvState } from '../../core/spi.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
-import { assertApplied, findEntry, laneMatches, lanesIn, type Plan } from './core.js'
+import { answeredStep, findEntry, laneMatches, lanesIn, type Plan } from './core.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { EventListQuery, EventPurgeQuery, ReplayQuery } from './journal.js'
 import { EVENT_STATES, EVENTS_COLLECTION, recordOf, REPLAYABLE_EVENT_STATES, type EventRecord, type EventState } from './record.js'
@@ -35,13 +35,7 @@ export function replayPlan(query: ReplayQuery, now: number): Plan<EventRecord[]>
       ops.push(putRecordOp(next, record.version))
       replayed.push({ ...next, version: record.version + 1 })
     }
-    return {
-      ops,
-      result(results) {
-        assertApplied(results, 'replay')
-        return replayed
-      },
-    }
+    return answeredStep(ops, 'replay', replayed)
   }
 }
 

@@ -94,7 +94,7 @@ export class DurablePipeline implements MessagePipeline {
     this.#sweepLoop = new BackgroundLoop(
       'sweeper',
       () => this.config.pollMs,
-      () => this.#sweeper.sweep((held) => this.#run(held, undefined)),
+      () => this.#sweepOnce(),
       parts.error,
     )
     this.#beatLoop = new BackgroundLoop(
@@ -113,7 +113,7 @@ export class DurablePipeline implements MessagePipeline {
     this.#beatLoop.start()
     // The first sweep runs before the bot takes new messages: what a dead run of this instance left
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
-    await this.#sweeper.sweep((held) => this.#run(held, undefined)).catch(this.#parts.error)
+    await this.#sweepOnce().catch(this.#parts.error)
     this.#sweepLoop.start(false)
     await this.#session.start(startTransport)
   }
@@ -150,6 +150,11 @@ export class DurablePipeline implements MessagePipeline {
     await this.#turns?.stop()
     await this.#beat.remove().catch(error)
     await this.backend.stop()
+  }
+
+  /** One sweep; the records it claims run here, as replays. */
+  #sweepOnce(): Promise<void> {
+    return this.#sweeper.sweep((held) => this.#run(held, undefined))
   }
 
   /** Runs a sweep soon (after a replay, a retry or an enqueue). */

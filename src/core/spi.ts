@@ -16,7 +16,15 @@ export type {
   Versioned,
 } from './durability/backend.js'
 export * from './durability/records.js'
-export { CRASH_POINTS, OPERATOR_WRITES, type CrashPoint, type OperatorWrite, type WriteName } from './durability/crash-points.js'
+export {
+  CRASH_POINTS,
+  OPERATOR_WRITES,
+  type CrashPoint,
+  type OperatorWrite,
+  type WriteName,
+  type WriteLabel,
+  writeNames,
+} from './durability/crash-points.js'
 export type { Store, MessageLogEntry } from './store.js'
 export { MemoryKv, type MemoryKvOptions } from './durability/memory/memory-kv.js'
 export { KvState } from './durability/memory/kv-state.js'

@@ -26,7 +26,10 @@ afterEach(async () => {
   for (const bot of running.splice(0)) await bot.stop()
 })
 
-/** A bot that replies `replies` times, arming `arm` right after the first reply went out. */
+/**
+ * A bot that replies `replies` times, arming `arm` once the first reply went out and was marked sent
+ * (a reply's mark waits a moment to ride in its message's completion: the handler waits for it alone).
+ */
 function crashingBot(a: CrashableBackend, replies: string[], arm: () => void): { bot: Bot; provider: CrashableProvider } {
   const provider = new CrashableProvider(a)
   const bot = new Bot({
@@ -38,6 +41,7 @@ function crashingBot(a: CrashableBackend, replies: string[], arm: () => void): {
   bot.on('error', () => {})
   bot.when(TEXT, async (ctx: Context) => {
     await ctx.reply(replies[0]!)
+    await waitFor(() => (a.reached.get('outbox.markSent') ?? 0) >= 1, { timeoutMs: 20_000, message: 'the first reply marked sent' })
     arm()
     for (const reply of replies.slice(1)) await ctx.reply(reply)
   })

@@ -19,6 +19,7 @@ import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { countRoundTrips, dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
 import { deletePrefix, randomPrefix, REDIS_URL, redisAvailable } from '../../test-utils/redis.js'
 import { TapBackend } from '../core/helpers.js'
+import { describeLabel } from '../../src/core/durability/crash-points.js'
 import { useCleanups } from '../../test-utils/lifecycle.js'
 
 const [postgres, redis] = await Promise.all([postgresAvailable(), redisAvailable('round trips per handled message on the machine Redis')])
@@ -98,7 +99,7 @@ async function measure(setup: Setup, coordination = false): Promise<Figure> {
 /** Journal calls so far: writes by name, other operations by kind (bot.idle()'s due reads included). */
 function snapshot(tap: TapBackend): Record<string, number> {
   const counts: Record<string, number> = {}
-  for (const write of tap.writes) counts[write.name] = (counts[write.name] ?? 0) + 1
+  for (const write of tap.writes) counts[describeLabel(write.name)] = (counts[describeLabel(write.name)] ?? 0) + 1
   for (const [op, n] of tap.counts) if (op !== 'write') counts[op] = n
   return counts
 }

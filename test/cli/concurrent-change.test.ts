@@ -24,7 +24,7 @@ function racedBy(journal: Journal, botWrite: (journal: Journal) => Promise<void>
     count: (kind) => journal.count(kind),
     purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit),
     write: async (name, writes) => {
-      if (name.startsWith('operator.') && !raced) {
+      if (typeof name === 'string' && name.startsWith('operator.') && !raced) {
         raced = true
         await botWrite(journal)
       }

@@ -8,7 +8,7 @@ import { MemoryDurability } from '../../src/core/index.js'
 import { Bot, type BotConfig } from '../../src/core/bot.js'
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../../src/core/durability/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'
-import type { WriteName } from '../../src/core/durability/crash-points.js'
+import { writeNames, type WriteLabel, type WriteName } from '../../src/core/durability/crash-points.js'
 import type { InboxRecord, OutboxRecord, RecordKind } from '../../src/core/durability/records.js'
 import type { OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
@@ -110,14 +110,15 @@ export function useBots(): {
 
 /** A call through the tap, before it reaches the backend. */
 export type TapCall =
-  | { op: 'write'; scopeId: string; name: WriteName; writes: readonly JournalWrite[] }
+  | { op: 'write'; scopeId: string; name: WriteLabel; writes: readonly JournalWrite[] }
   | { op: 'read'; scopeId: string; kind: RecordKind; ids: readonly string[] }
   | { op: 'due' | 'list' | 'count' | 'purge'; scopeId: string; kind: RecordKind }
   | { op: 'start' | 'stop' | 'now' | 'scopes' }
 
 /** One write that reached the backend, with its results. */
 export interface TappedWrite {
-  name: WriteName
+  /** The write's name, or its names when writes were merged into one call (a mark of a sent reply with its message's completion). */
+  name: WriteLabel
   writes: readonly JournalWrite[]
   results: JournalWriteResult[]
 }
@@ -155,9 +156,12 @@ export class TapBackend implements DurabilityBackend {
 
   /** Every record written under `name` (puts only), in order. */
   written<R = InboxRecord | OutboxRecord>(name: WriteName): R[] {
+    // In a merged write, the records of this name are those of its journal ('outbox.markSent': outbox records).
+    const kind = name.slice(0, name.indexOf('.'))
+    const merged = (w: TappedWrite) => typeof w.name !== 'string'
     return this.writes
-      .filter((w) => w.name === name)
-      .flatMap((w) => w.writes.flatMap((write) => ('record' in write ? [write.record as R] : [])))
+      .filter((w) => writeNames(w.name).includes(name))
+      .flatMap((w) => w.writes.flatMap((write) => ('record' in write && (!merged(w) || write.kind === kind) ? [write.record as R] : [])))
   }
 
   start(): Promise<void> {

@@ -184,7 +184,7 @@ describe('chat turns across replicas', () => {
       await t.bot.idle()
       let total = 0
       for (const [op, count] of t.tap!.counts) if (['read', 'write'].includes(op.split(':')[0]!)) total += count
-      return { total, turns: [...t.tap!.writes].filter((w) => w.name.startsWith('turn.')).length }
+      return { total, turns: [...t.tap!.writes].filter((w) => typeof w.name === 'string' && w.name.startsWith('turn.')).length }
     }
     const plain = await calls(false)
     const coordinated = await calls(true)

@@ -9,6 +9,7 @@ import {
   type JournalWrite,
   type JournalWriteResult,
   type Versioned,
+  type WriteLabel,
   type WriteName,
   type Json,
   type KvEntry,
@@ -53,8 +54,8 @@ export class EventsJournal implements Journal {
     return found.map((event) => event && (versioned(event) as Versioned<RecordOf[K]>))
   }
 
-  async write(name: WriteName, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
-    const heartbeat = HEARTBEATS.has(name)
+  async write(name: WriteLabel, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
+    const heartbeat = typeof name === 'string' && HEARTBEATS.has(name)
     if (this.#sidecar) {
       // Inbox and side records in one storage write: one commit, one atomic rewrite of the file.
       const results = await this.#events.storage.write(

@@ -2,7 +2,7 @@
  * The interface the engine talks to: a backend that holds journals, one `Journal` per scope.
  * `KvDurability` implements it over any `DurableKv`; `eventsDurability` over an events journal.
  */
-import type { WriteName } from './crash-points.js'
+import type { WriteLabel } from './crash-points.js'
 import type { RecordKind, RecordOf } from './records.js'
 
 /** A record together with the version its backend stored it under. */
@@ -44,9 +44,10 @@ export interface Journal {
   read<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<(Versioned<RecordOf[K]> | undefined)[]>
   /**
    * Applies each write as its own compare-and-set, in order. `name` says which journal write this
-   * is (a crash point, or an operator's action); backends ignore it, the crash-testing kit does not.
+   * is (a crash point, or an operator's action; several when writes were merged into one call);
+   * backends ignore it, the crash-testing kit does not.
    */
-  write(name: WriteName, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]>
+  write(name: WriteLabel, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]>
   due<K extends RecordKind>(kind: K, until: number, limit: number): Promise<Versioned<RecordOf[K]>[]>
   list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]>
   count(kind: RecordKind): Promise<Record<string, number>>

@@ -44,3 +44,20 @@ export type CoordinationWrite = (typeof COORDINATION_WRITES)[number]
 
 /** The name of any journal write. */
 export type WriteName = CrashPoint | OperatorWrite | CoordinationWrite
+
+/**
+ * What a journal write is called: one name, or the names of the writes merged into it (a reply's
+ * `outbox.markSent` riding with its message's `inbox.complete`: one round trip instead of two).
+ * A crash point named in a merged write is reached by that write.
+ */
+export type WriteLabel = WriteName | readonly WriteName[]
+
+/** The names a label stands for. */
+export function writeNames(label: WriteLabel): readonly WriteName[] {
+  return typeof label === 'string' ? [label] : label
+}
+
+/** A label for messages: the names joined by `+`. */
+export function describeLabel(label: WriteLabel): string {
+  return typeof label === 'string' ? label : label.join('+')
+}

@@ -6,6 +6,7 @@
  */
 import { JournalUnavailableError } from '../errors.js'
 import type { Journal } from './backend.js'
+import { describeLabel } from './crash-points.js'
 
 export function guardedJournal(journal: Journal): Journal {
   // The failure is put into words only when it happens: reads and writes run several times per message.
@@ -17,7 +18,7 @@ export function guardedJournal(journal: Journal): Journal {
   return {
     scopeId: journal.scopeId,
     read: (kind, ids) => journal.read(kind, ids).catch((error) => fail(error, 'read', `${kind} records`)),
-    write: (name, writes) => journal.write(name, writes).catch((error) => fail(error, 'write', name)),
+    write: (name, writes) => journal.write(name, writes).catch((error) => fail(error, 'write', describeLabel(name))),
     due: (kind, until, limit) => journal.due(kind, until, limit).catch((error) => fail(error, 'find due', `${kind} records`)),
     list: (kind, query) => journal.list(kind, query).catch((error) => fail(error, 'list', `${kind} records`)),
     count: (kind) => journal.count(kind).catch((error) => fail(error, 'count', `${kind} records`)),

@@ -5,11 +5,17 @@
  * record): the record is then `lost`, and the holder's completion is counted in `staleLeases`.
  */
 import type { Journal, JournalWriteResult } from './backend.js'
-import type { WriteName } from './crash-points.js'
+import type { WriteLabel, WriteName } from './crash-points.js'
 import type { InboxRecord, OutboxRecord } from './records.js'
 
 type WorkKind = 'inbox' | 'outbox'
 type WorkRecord<K extends WorkKind> = K extends 'inbox' ? InboxRecord : OutboxRecord
+
+/** One record's change in a write of several held records (`HeldRecord.updateTogether`). */
+export interface HeldUpdate {
+  held: HeldRecord
+  change(record: InboxRecord | OutboxRecord): InboxRecord | OutboxRecord
+}
 
 /** What an update of a lost record resolves to. */
 const LOST: Promise<boolean> = Promise.resolve(false)
@@ -52,6 +58,57 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
     this.#pending++
     this.#last = next
     return next
+  }
+
+  /**
+   * Updates several held records in one journal write (one round trip), each its own compare-and-set
+   * under its own version, once no earlier update of any of them is in flight. One result per update:
+   * false where that record's lease was lost.
+   */
+  static updateTogether(name: WriteLabel, updates: readonly HeldUpdate[]): Promise<boolean[]> {
+    const earlier = updates.flatMap(({ held }) => (held.#pending > 0 && held.#last ? [held.#last] : []))
+    const run = () => HeldRecord.#writeTogether(name, updates)
+    const next = earlier.length === 0 ? run() : Promise.allSettled(earlier).then(run)
+    for (const { held } of updates) {
+      held.#pending++
+      held.#last = next
+    }
+    return next
+  }
+
+  static #writeTogether(name: WriteLabel, updates: readonly HeldUpdate[]): Promise<boolean[]> {
+    const live = updates.filter(({ held }) => !held.#lost)
+    const settled = () => {
+      for (const { held } of updates) held.#pending--
+    }
+    let records: (InboxRecord | OutboxRecord)[]
+    let written: Promise<JournalWriteResult[]>
+    try {
+      records = live.map(({ held, change }) => change(held.#record))
+      const writes = live.map(({ held }, n) => ({ kind: held.kind, record: records[n]!, expectVersion: held.#version }))
+      written = live.length === 0 ? Promise.resolve([]) : updates[0]!.held.journal.write(name, writes as never)
+    } catch (error) {
+      settled()
+      return Promise.reject(error)
+    }
+    return written.then(
+      (results) => {
+        settled()
+        live.forEach(({ held }, n) => {
+          const result = results[n]!
+          if (!result.ok) held.#lost = true
+          else {
+            held.#record = records[n]!
+            held.#version = result.version
+          }
+        })
+        return updates.map(({ held }) => !held.#lost)
+      },
+      (error: unknown) => {
+        settled()
+        throw error
+      },
+    )
   }
 
   /** One update: a then() on the journal write, not an async function (its frame was most of a write's garbage). */

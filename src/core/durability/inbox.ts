@@ -12,7 +12,8 @@ import type { Versioned } from './backend.js'
 import { backoffMs } from './backoff.js'
 import type { DurabilityEngine } from './engine.js'
 import { errorInfo } from './engine.js'
-import type { HeldRecord } from './held-record.js'
+import { HeldRecord, type HeldUpdate } from './held-record.js'
+import type { ParkedMark, SentMarks } from './sent-marks.js'
 import type { Json } from './kv.js'
 import { inboxRecordId } from './keys.js'
 import type { InboxRecord } from './records.js'
@@ -100,21 +101,48 @@ export async function claimInbound(engine: DurabilityEngine, found: Versioned<In
   return engine.hold('inbox', { record: claimed, version: result!.version })
 }
 
-/** Marks a handled record done (with `note`, what its run did, when it did something unusual); a lease lost meanwhile is counted in staleLeases. */
-export function completeInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<boolean> {
-  const done = held.update('inbox.complete', (record) => ({
+/**
+ * Marks a handled record done (with `note`, what its run did, when it did something unusual); a lease
+ * lost meanwhile is counted in staleLeases. The `sent` marks of its sends that still wait go in the
+ * same journal write (one round trip), in front of the completion.
+ */
+export function completeInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string, marks?: SentMarks): Promise<boolean> {
+  const change = (record: InboxRecord): InboxRecord => ({
     ...record,
     state: 'done',
     lease: null,
     nextAttemptAt: null,
     updatedAt: engine.now(),
     ...(note === undefined ? {} : { note }),
-  }))
+  })
+  const parked = marks?.take() ?? []
+  const done = parked.length === 0 ? held.update('inbox.complete', change) : completeWithMarks(held, change, marks!, parked)
   return done.then((ok) => {
     if (!ok) engine.metrics.increment('staleLeases')
     return ok
   })
 }
+
+function completeWithMarks(
+  held: HeldRecord<'inbox'>,
+  change: (record: InboxRecord) => InboxRecord,
+  marks: SentMarks,
+  parked: ParkedMark[],
+): Promise<boolean> {
+  const updates = [...parked.map((mark) => mark.update), { held, change } as HeldUpdate]
+  return HeldRecord.updateTogether(MARKED_AND_COMPLETE, updates).then(
+    (results) => {
+      marks.settle(parked, results)
+      return results[parked.length]!
+    },
+    (error: unknown) => {
+      marks.restore(parked)
+      throw error
+    },
+  )
+}
+
+const MARKED_AND_COMPLETE = ['outbox.markSent', 'inbox.complete'] as const
 
 /** A failure before the handlers ran: retried with inbox.backoff, dead after inbox.maxAttempts runs. */
 export async function failInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, error: unknown): Promise<void> {

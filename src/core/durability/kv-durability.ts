@@ -4,7 +4,7 @@
  * machines stay in the engine, which names the version it expects on every write.
  */
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from './backend.js'
-import type { WriteName } from './crash-points.js'
+import type { WriteLabel } from './crash-points.js'
 import type { DurableKv, Json, KvEntry, KvOp, KvWriteResult } from './kv.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from './records.js'
 
@@ -78,7 +78,7 @@ class KvJournal implements Journal {
     return entries.map((entry) => (entry ? toVersioned<K>(entry) : undefined))
   }
 
-  write(_name: WriteName, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
+  write(_name: WriteLabel, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
     // One promise per write, not an async function's two: this runs several times per message.
     let pending: Promise<KvWriteResult[]>
     try {

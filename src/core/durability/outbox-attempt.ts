@@ -10,6 +10,7 @@ import type { HeldRecord } from './held-record.js'
 import { settlingRetry, settlingWrite } from './settling-write.js'
 import { decodePayload } from './payload.js'
 import type { ErrorInfo, OutboxRecord } from './records.js'
+import { sentRecord, type SentMarks } from './sent-marks.js'
 
 /** What the outbox needs from the bot to deliver a send. */
 export interface Transport {
@@ -28,9 +29,19 @@ export type AttemptOutcome =
   | { outcome: 'dead'; error: unknown }
   | { outcome: 'lost' }
 
-/** Makes one provider call for a record held in state `sending`, and journals what happened. */
-export async function attemptDelivery(engine: DurabilityEngine, transport: Transport, held: HeldRecord<'outbox'>): Promise<AttemptOutcome> {
+/**
+ * Makes one provider call for a record held in state `sending`, and journals what happened. With
+ * `marks` (a handler's send), the `sent` mark is held back to ride in the message's completion.
+ */
+export async function attemptDelivery(
+  engine: DurabilityEngine,
+  transport: Transport,
+  held: HeldRecord<'outbox'>,
+  marks?: SentMarks,
+): Promise<AttemptOutcome> {
   engine.keeper.add(held)
+  // A parked mark keeps its record held (its lease alive) until it landed: SentMarks lets it go.
+  let parked = false
   try {
     let result: ProviderSendResult
     try {
@@ -40,28 +51,26 @@ export async function attemptDelivery(engine: DurabilityEngine, transport: Trans
     } catch (error) {
       return await recordFailure(engine, held, error)
     }
-    // The provider accepted it: this outcome is known, so a blink of the journal must not lose it.
-    const ok = await settlingWrite(settlingRetry(engine.config, 'outbox'), () =>
-      held.update('outbox.markSent', (record) => ({
-        ...record,
-        state: 'sent',
-        attempts: record.attempts + 1,
-        providerMessageId: result.messageId,
-        lease: null,
-        nextAttemptAt: null,
-        lastError: null,
-        updatedAt: engine.now(),
-      })),
-    )
-    if (!ok) engine.metrics.increment('staleLeases')
+    if (marks) {
+      parked = true
+      void marks.park(held, result.messageId)
+    } else {
+      // The provider accepted it: this outcome is known, so a blink of the journal must not lose it.
+      const ok = await settlingWrite(settlingRetry(engine.config, 'outbox'), () =>
+        held.update('outbox.markSent', sentRecord(engine, result.messageId)),
+      )
+      if (!ok) engine.metrics.increment('staleLeases')
+    }
     try {
       await transport.afterSend(held.record, result.messageId)
     } catch (error) {
       engine.events.error(error)
     }
+    // The mark's wait for the message's completion starts once the send is over for the handler.
+    marks?.linger()
     return { outcome: 'sent', messageId: result.messageId }
   } finally {
-    engine.keeper.remove(held)
+    if (!parked) engine.keeper.remove(held)
   }
 }
 

@@ -21,6 +21,7 @@ import { outboxRecords } from './outbox-records.js'
 import { LIMITS } from './limits.js'
 import type { OutboxRecord } from './records.js'
 import { splitContent } from './split.js'
+import type { SentMarks } from './sent-marks.js'
 
 /** What a send resolves to. */
 export interface SendResult {
@@ -39,6 +40,8 @@ export interface OutboxSend extends KeyedSend {
   beforeSend(content: OutboundContent): OutboundContent | Promise<OutboundContent>
   /** Sends without the outbox (payload too large or not encodable). */
   bypass(content: OutboundContent, reason: string): Promise<SendResult>
+  /** A handler's send: where its `sent` mark waits to ride in the message's completion. */
+  marks?: SentMarks | undefined
 }
 
 export { splitContent } from './split.js'
@@ -58,6 +61,9 @@ export class Outbox {
 
   /** Journals a send and delivers it inline, retrying up to outbox.inlineMaxMs. */
   async send(send: OutboxSend): Promise<SendResult> {
+    // The marks of the message's earlier sends land first: a crash after this point finds them
+    // recorded, as if they had never waited, and a send under one of their keys is answered from them.
+    if (send.marks?.busy) await send.marks.drain()
     // Neither step needs a promise on the common path (a fresh derived key, no before('send') hooks).
     const quick = quickKey(send)
     const resolved = quick ?? (await lookupKey(this.engine, send))
@@ -69,7 +75,7 @@ export class Outbox {
     if ('bypass' in records) return send.bypass(content, records.bypass)
     const outcome = await this.#track(
       records.map((record) => record.key),
-      () => this.#journalAndDeliver(records, resolved.key),
+      () => this.#journalAndDeliver(records, resolved.key, send.marks),
     )
     // The key was taken meanwhile (another holder journaled it): answer from its record, outside our
     // own in-flight mark, or a send in flight elsewhere would wait on this very promise forever.
@@ -78,7 +84,11 @@ export class Outbox {
   }
 
   /** Journals the records of a send, then delivers them in order; `taken` when the key was journaled meanwhile. */
-  #journalAndDeliver(records: OutboxRecord[], key: string): Promise<SendResult | { taken: OutboxRecord | undefined }> {
+  #journalAndDeliver(
+    records: OutboxRecord[],
+    key: string,
+    marks: SentMarks | undefined,
+  ): Promise<SendResult | { taken: OutboxRecord | undefined }> {
     this.engine.unstarted.journaling(records[0]!.key)
     const writes = records.map((record) => ({ kind: 'outbox' as const, record, expectVersion: 0 }))
     return this.engine.journal.write('outbox.journal', writes).then((results) => {
@@ -87,7 +97,7 @@ export class Outbox {
       const held = this.engine.hold('outbox', { record: records[0]!, version: (results[0] as { version: number }).version })
       // A send of one part (nearly all) needs no async frame: then() on its delivery.
       if (records.length === 1)
-        return this.#deliverInline(held, key).then((id) => ({ key, messageId: id, messageIds: [id], deduped: false }))
+        return this.#deliverInline(held, key, marks).then((id) => ({ key, messageId: id, messageIds: [id], deduped: false }))
       return this.#deliverParts(records, held, key)
     })
   }
@@ -105,6 +115,7 @@ export class Outbox {
 
   /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
   async enqueue(send: OutboxSend): Promise<{ key: string }> {
+    if (send.marks?.busy) await send.marks.drain()
     const resolved = quickKey(send) ?? (await lookupKey(this.engine, send))
     if ('answer' in resolved) {
       this.engine.metrics.increment('outboxDeduped')
@@ -151,10 +162,10 @@ export class Outbox {
    * Delivers a held record, retrying inline while outbox.inlineMaxMs allows; resolves to the message
    * id. `callerKey` is the key the caller sent under (a part's own key is `key#n`): errors name it.
    */
-  #deliverInline(first: HeldRecord<'outbox'>, callerKey: string): Promise<string> {
+  #deliverInline(first: HeldRecord<'outbox'>, callerKey: string, marks?: SentMarks): Promise<string> {
     const started = Date.now()
     // The first attempt in a then(): a send that goes out at once costs no async frame.
-    return attemptDelivery(this.engine, this.transport, first).then((result) =>
+    return attemptDelivery(this.engine, this.transport, first, marks).then((result) =>
       result.outcome === 'sent' ? result.messageId : this.#retryInline(first, callerKey, started, result),
     )
   }

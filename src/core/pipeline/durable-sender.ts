@@ -90,6 +90,7 @@ export class DurableSender implements Sender {
       content,
       key,
       replay: origin?.replay ?? false,
+      marks: origin?.marks,
       beforeSend: (c: OutboundContent) => parts.hooks.applyBefore({ chatId, content: c, key: key.key }),
       bypass: async (c: OutboundContent, reason: string): Promise<SendResult> => {
         engine.metrics.increment('outboxBypassed')

@@ -11,11 +11,12 @@ import { backoffMs } from '../durability/backoff.js'
 import { errorInfo, type DurabilityEngine } from '../durability/engine.js'
 import type { HeldRecord } from '../durability/held-record.js'
 import { completeInbound, failInbound } from '../durability/inbox.js'
+import { SentMarks } from '../durability/sent-marks.js'
 import { settlingRetry, settlingWrite } from '../durability/settling-write.js'
 import { JournalUnavailableError } from '../errors.js'
 import { replayedEvent } from '../media.js'
 import type { IProvider, InboundEvent } from '../provider.js'
-import type { Dispatcher } from './dispatcher.js'
+import type { Dispatcher, Route } from './dispatcher.js'
 import type { SendOrigin } from './send-origin.js'
 
 export interface InboundRunDeps {
@@ -62,7 +63,23 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
     await complete(engine, held, route.note)
     return 'settled'
   }
-  const origin: SendOrigin = { inboundId: held.id, sends: 0, replay, pending: [] }
+  const marks = new SentMarks(engine, (error) => (origin.journalFailure ??= error))
+  const origin: SendOrigin = { inboundId: held.id, sends: 0, replay, pending: [], marks }
+  const end = await runHandled(deps, held, event, route, origin)
+  // Nothing of the message is left behind: marks that did not ride in its completion are written now.
+  if (origin.marks.busy) await origin.marks.drain()
+  return end
+}
+
+/** Runs the handler of a routed message, waits for its sends, and completes it (their sent marks along). */
+async function runHandled(
+  deps: InboundRunDeps,
+  held: HeldRecord<'inbox'>,
+  event: InboundEvent,
+  route: Route,
+  origin: SendOrigin,
+): Promise<RunEnd> {
+  const { engine, dispatcher } = deps
   const outcome = await deps.origin.run(origin, () => dispatcher.run(route, event, held.id, origin))
   // Done only once its effects settled: every send the handler started is journaled or finished.
   // Each one is caught where it is pushed, so a lone send is awaited as it is (no allSettled).
@@ -72,7 +89,7 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
     await batch
   }
   const unrecorded = origin.journalFailure ?? outcome.unrecorded
-  if (unrecorded === undefined) return complete(engine, held)
+  if (unrecorded === undefined) return complete(engine, held, undefined, origin.marks)
   const error = new JournalUnavailableError(
     `the effects of inbound "${held.id}" could not all be recorded (${describe(unrecorded)}); it will be replayed`,
     unrecorded,
@@ -85,8 +102,8 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
 }
 
 /** Marks the message done; a journal that keeps refusing that makes it run again instead. */
-function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string): Promise<RunEnd> {
-  return settlingWrite(settlingRetry(engine.config, 'inbox'), () => completeInbound(engine, held, note)).then(
+function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: string, marks?: SentMarks): Promise<RunEnd> {
+  return settlingWrite(settlingRetry(engine.config, 'inbox'), () => completeInbound(engine, held, note, marks)).then(
     () => 'settled' as const,
     (error: unknown) => {
       engine.events.error(error)

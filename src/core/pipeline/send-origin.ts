@@ -2,6 +2,7 @@
  * The message a handler is handling. Every send made through its context gets a key derived from it
  * (`<inbound record id>:<n>`), and the runtime waits for those sends before it marks the message done.
  */
+import type { SentMarks } from '../durability/sent-marks.js'
 import type { JournalUnavailableError } from '../errors.js'
 
 export interface SendOrigin {
@@ -17,4 +18,6 @@ export interface SendOrigin {
    * replayed, and its later sends are refused meanwhile, so they keep their order on the replay.
    */
   journalFailure?: JournalUnavailableError
+  /** The `sent` marks of its sends, waiting to ride in its completion write. */
+  marks: SentMarks
 }

@@ -5,7 +5,7 @@
  * gone; start a new bot on the unwrapped backend with the same instanceId to recover.
  */
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../durability/backend.js'
-import type { CrashPoint, WriteName } from '../durability/crash-points.js'
+import { writeNames, type CrashPoint, type WriteLabel, type WriteName } from '../durability/crash-points.js'
 import type { RecordKind } from '../durability/records.js'
 
 /** Where the crash happened. */
@@ -104,7 +104,7 @@ export class CrashableBackend implements DurabilityBackend {
       due: (kind, until, limit) => self.#gate(() => inner.due(kind, until, limit)),
       list: (kind, query: JournalListQuery) => self.#gate(() => inner.list(kind, query)),
       count: (kind: RecordKind) => self.#gate(() => inner.count(kind)),
-      write: (name: WriteName, writes: readonly JournalWrite[]) => self.#write(name, () => inner.write(name, writes)),
+      write: (name: WriteLabel, writes: readonly JournalWrite[]) => self.#write(name, () => inner.write(name, writes)),
       purge: (kind, state, olderThan, limit) => self.#write('retention.purge', () => inner.purge(kind, state, olderThan, limit)),
     } as Journal
   }
@@ -119,12 +119,16 @@ export class CrashableBackend implements DurabilityBackend {
     return this
   }
 
-  async #write<T extends JournalWriteResult[] | number>(name: WriteName, write: () => Promise<T>): Promise<T> {
+  async #write<T extends JournalWriteResult[] | number>(label: WriteLabel, write: () => Promise<T>): Promise<T> {
     if (this.#crash) return never()
-    const occurrence = (this.reached.get(name) ?? 0) + 1
-    this.reached.set(name, occurrence)
-    const armed = this.#armed
-    const hit = armed !== undefined && armed.point === name && occurrence - armed.reachedBefore === armed.nth
+    // A merged write reaches each of its names: crashing at one of them crashes the whole write.
+    let hit = false
+    for (const name of writeNames(label)) {
+      const occurrence = (this.reached.get(name) ?? 0) + 1
+      this.reached.set(name, occurrence)
+      hit ||= this.#armed?.point === name && occurrence - this.#armed.reachedBefore === this.#armed.nth
+    }
+    const armed = this.#armed!
     if (hit && armed.when === 'before') {
       this.#crash = { point: armed.point, when: 'before', occurrence: armed.nth }
       this.#fire()

@@ -3,10 +3,10 @@
  * `around`: the test kits use it to observe or mark journal writes of a real backend.
  */
 import type { DurabilityBackend, Journal, JournalWrite, JournalWriteResult } from '../durability/backend.js'
-import type { WriteName } from '../durability/crash-points.js'
+import type { WriteLabel } from '../durability/crash-points.js'
 
 export type AroundWrite = (
-  name: WriteName,
+  name: WriteLabel,
   writes: readonly JournalWrite[],
   write: () => Promise<JournalWriteResult[]>,
 ) => Promise<JournalWriteResult[]>

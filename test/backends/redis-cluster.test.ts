@@ -1,6 +1,7 @@
 import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RedisDurability, RedisKeys, RedisStore } from '../../src/backends/redis/index.js'
+import { RedisDurability, RedisKeys, RedisKv, RedisStore } from '../../src/backends/redis/index.js'
+import type { KvPut } from '../../src/core/spi.js'
 import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
@@ -112,6 +113,50 @@ describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', (
       await durability.stop()
       await store.stop()
       await deletePrefix(admin, prefix)
+    }
+  })
+
+  it('group commit keeps one call per slot: a write across two collections is two calls; concurrent writes share per slot', async () => {
+    const prefix = randomPrefix()
+    const client = new Cluster(cluster.nodes)
+    const sent: string[] = []
+    // Count every command the injected client routes: a wrapper in the test, no flag in the backend.
+    const send = client.sendCommand.bind(client)
+    client.sendCommand = ((...args: Parameters<typeof client.sendCommand>) => {
+      sent.push(args[0].name)
+      return send(...args)
+    }) as typeof client.sendCommand
+    const kv = new RedisKv({ client, prefix })
+    const put = (collection: string, key: string, expectVersion = 0): KvPut => ({
+      op: 'put',
+      collection,
+      key,
+      expectVersion,
+      value: { key },
+      state: 'pending',
+      stateTime: 1,
+      due: null,
+    })
+    await kv.start()
+    try {
+      await kv.write([put('inbox', 'warm'), put('outbox', 'warm')]) // scopes recorded, scripts known on both nodes
+      sent.length = 0
+      expect(await kv.write([put('inbox', 'both'), put('outbox', 'both')])).toEqual([
+        { ok: true, version: 1 },
+        { ok: true, version: 1 },
+      ])
+      expect(sent).toEqual(['evalsha', 'evalsha'])
+      sent.length = 0
+      // Each slot: its first write at once, the other four together once it answers.
+      const writes = Array.from({ length: 10 }, (_, n) => kv.write([put(n % 2 ? 'inbox' : 'outbox', `c${n}`)]))
+      writes.push(kv.write([put('inbox', 'c1', 1)])) // a same-key pair in one batch, in call order
+      const results = await Promise.all(writes)
+      expect(sent).toEqual(['evalsha', 'evalsha', 'evalsha', 'evalsha'])
+      expect(results.at(-1)).toEqual([{ ok: true, version: 2 }])
+    } finally {
+      await kv.stop()
+      await deletePrefix(admin, prefix)
+      client.disconnect()
     }
   })
 })

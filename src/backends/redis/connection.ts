@@ -78,6 +78,13 @@ export class RedisConnection {
     return this.#client.release((client) => this.#close(client))
   }
 
+  /** Whether this is a Redis Cluster (where one script may only touch the keys of one slot). */
+  get clustered(): boolean {
+    if (this.#options.cluster !== undefined) return true
+    const client = this.#options.client
+    return client !== undefined && 'isCluster' in client && client.isCluster
+  }
+
   /** Whether the client is ours to create and quit. */
   get owned(): boolean {
     return this.#client.owned

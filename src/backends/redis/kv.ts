@@ -1,17 +1,17 @@
 /**
  * `RedisKv`: the `DurableKv` of Redis and Redis Cluster. Each (scope, collection) is a group of
- * keys under one hash tag (keys.ts); every compare-and-set, and every batch of them on one
- * collection, is one Lua script call (scripts.ts), atomic with its index updates. Reads are one
+ * keys under one hash tag (keys.ts); compare-and-sets are Lua script calls (scripts.ts), each op
+ * atomic with its index updates, and the ops of concurrent writes share calls (group-commit.ts). Reads are one
  * HMGET or one read-only script; `count` is a ZCARD per state; `now()` is the server's TIME.
  */
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
-import { decodeEnvelope, encodeEnvelope, lexAfter, lexBefore, scoreBound, stateMember } from './envelope.js'
+import { decodeEnvelope, lexAfter, lexBefore, scoreBound } from './envelope.js'
+import { GroupCommit } from './group-commit.js'
 import { RedisKeys, type CollectionKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
 import { assertJournalPresent } from './presence.js'
 import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './scripts.js'
-import { checkKvOp } from '../common/kv-op-check.js'
 
 /** Options of `RedisKv`: how to reach Redis (or a connection to share), and the key prefix. */
 export type RedisKvOptions = {
@@ -29,6 +29,10 @@ interface Shared {
   keys: RedisKeys
   /** (scope, collection) pairs this process has recorded in the scopes set, or is recording. */
   registered: Map<string, Promise<void>>
+  /** The members of `registered` whose SADD has completed: their writes need not wait. */
+  recorded: Set<string>
+  /** The write queue of the connection, shared by every scope view. */
+  commits: GroupCommit
   mustExist: boolean
 }
 
@@ -39,13 +43,24 @@ export class RedisKv implements DurableKv {
   #started = false
 
   constructor(options: RedisKvOptions, view?: { shared: Shared; scope: string }) {
-    this.#shared = view?.shared ?? {
-      connection: 'connection' in options ? options.connection : new RedisConnection(options),
+    this.#shared = view?.shared ?? RedisKv.#share(options)
+    this.#scope = view?.scope ?? ROOT_SCOPE
+  }
+
+  static #share(options: RedisKvOptions): Shared {
+    const connection = 'connection' in options ? options.connection : new RedisConnection(options)
+    const run = (what: string, keys: string[], args: (string | number)[]) =>
+      connection.run(what, 'journal', (client) => runScript(client, WRITE, keys, args))
+    // A script on one server may touch any keys; in a Cluster only those of one slot (one hash tag).
+    const laneOf = (keys: CollectionKeys) => (connection.clustered ? keys.entries : '')
+    return {
+      connection,
       keys: new RedisKeys(options.prefix),
       registered: new Map(),
+      recorded: new Set(),
+      commits: new GroupCommit(run, laneOf),
       mustExist: options.mustExist === true,
     }
-    this.#scope = view?.scope ?? ROOT_SCOPE
   }
 
   /** The key prefix. */
@@ -91,32 +106,10 @@ export class RedisKv implements DurableKv {
   }
 
   async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
-    const results: KvWriteResult[] = new Array(ops.length)
-    const byCollection = new Map<string, number[]>()
-    ops.forEach((op, n) => {
-      const indexes = byCollection.get(op.collection)
-      if (indexes) indexes.push(n)
-      else byCollection.set(op.collection, [n])
-    })
-    // Different collections live in different slots (maybe on different nodes): one call each, in parallel.
-    await Promise.all(
-      [...byCollection].map(async ([collection, indexes]) => {
-        await this.#register(collection)
-        const keys = this.#keys(collection)
-        for (const part of chunk(indexes, REDIS_LIMITS.writeBatchMax)) {
-          const reply = (await this.#script(
-            `write to ${collection}`,
-            WRITE,
-            [keys.entries, keys.due, keys.states],
-            part.flatMap((n) => argsOf(ops[n]!)),
-          )) as (number | string)[]
-          part.forEach((opIndex, n) => {
-            results[opIndex] = resultOf(ops[opIndex]!.key, reply[2 * n]!, reply[2 * n + 1]!)
-          })
-        }
-      }),
-    )
-    return results
+    const collections = new Set(ops.map((op) => op.collection))
+    const unrecorded = [...collections].filter((collection) => !this.#shared.recorded.has(this.#member(collection)))
+    if (unrecorded.length > 0) await Promise.all(unrecorded.map((collection) => this.#register(collection)))
+    return this.#shared.commits.write(ops, (collection) => this.#keys(collection))
   }
 
   async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
@@ -185,14 +178,20 @@ export class RedisKv implements DurableKv {
    * `scopes()` finds every scope that holds entries even after a crash right after that write.
    */
   #register(collection: string): Promise<void> {
-    const member = JSON.stringify([this.#scope, collection])
+    const member = this.#member(collection)
     let registering = this.#shared.registered.get(member)
     if (!registering) {
-      registering = this.#run('record the scope', (client) => client.sadd(this.#shared.keys.scopes, member)).then(() => undefined)
+      registering = this.#run('record the scope', (client) => client.sadd(this.#shared.keys.scopes, member)).then(() => {
+        this.#shared.recorded.add(member)
+      })
       registering.catch(() => this.#shared.registered.delete(member))
       this.#shared.registered.set(member, registering)
     }
     return registering
+  }
+
+  #member(collection: string): string {
+    return JSON.stringify([this.#scope, collection])
   }
 
   #keys(collection: string): CollectionKeys {
@@ -206,19 +205,6 @@ export class RedisKv implements DurableKv {
   #run<T>(what: string, call: (client: RedisClient) => Promise<T>): Promise<T> {
     return this.#shared.connection.run(what, 'journal', call)
   }
-}
-
-/** The 7 script arguments of one op (scripts.ts, WRITE). */
-function argsOf(op: KvOp): (string | number)[] {
-  checkKvOp(op)
-  if (op.op === 'delete') return ['delete', op.key, op.expectVersion, '', '', '', '']
-  const due = op.due === null ? '' : scoreBound(op.due)
-  return ['put', op.key, op.expectVersion, encodeEnvelope(op, op.expectVersion + 1), op.state, stateMember(op.stateTime, op.key), due]
-}
-
-function resultOf(key: string, status: number | string, detail: number | string): KvWriteResult {
-  if (Number(status) === 1) return { ok: true, version: Number(detail) }
-  return { ok: false, current: detail === '' ? undefined : decodeEnvelope(key, String(detail)) }
 }
 
 function entriesOf(reply: unknown): KvEntry[] {

@@ -10,8 +10,17 @@ export const REDIS_LIMITS = {
   commandTimeoutMs: 5_000,
   /** The longest pause between two reconnection attempts. */
   reconnectMaxMs: 1_000,
-  /** Compare-and-set ops applied by one script call; a longer write is split into sequential calls. */
+  /**
+   * Compare-and-set ops applied by one script call (group commit: the ops of concurrent writes
+   * together); more wait for the next call.
+   */
   writeBatchMax: 256,
+  /**
+   * WRITE script calls in flight per lane (the server, or one hash tag in a Cluster). Ops that
+   * arrive while the lane is full queue and go together in the next call: 1 makes the batches
+   * largest, and so the round trips fewest.
+   */
+  writeCallsInFlightMax: 1,
   /** Keys read by one HMGET; a longer read is split into parallel calls. */
   getBatchMax: 1_000,
   /** Entries one purge script deletes; a larger purge runs several scripts one after another. */

@@ -181,13 +181,17 @@ export class DurablePipeline implements MessagePipeline {
             return tracing.handle(message, () => runInbound(deps, held, live))
           }
     const run = () => this.#chats.run(held.record.chatId, handle)
-    // One then() releases the record and reports a failure (not finally() and catch(): four promises).
-    const release = () => this.engine.keeper.remove(held)
-    const work = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).then(release, (error: unknown) => {
+    // One then() releases the record, reports a failure and ends the in-flight count (not finally(),
+    // catch() and a then() of the in-flight set's own: five promises).
+    const release = () => {
+      this.engine.keeper.remove(held)
+      this.#inFlight.forget(work)
+    }
+    const work: Promise<void> = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).then(release, (error: unknown) => {
       release()
       this.#parts.error(error)
     })
-    void this.#inFlight.track(work)
+    this.#inFlight.add(work)
   }
 
   /**

@@ -16,6 +16,8 @@ export function splitContent(content: OutboundContent, limit: number | undefined
 
 /** Breaks `text` into parts of at most `limit` characters, preferring a newline, then a space. */
 export function splitText(text: string, limit: number): string[] {
+  // A text of at most `limit` UTF-16 units has at most that many characters: no array of them per send.
+  if (text.length <= limit) return [text]
   const chars = Array.from(text)
   if (chars.length <= limit) return [text]
   const parts: string[] = []

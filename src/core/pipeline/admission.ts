@@ -7,11 +7,10 @@
 import type { ChatTurns } from '../durability/chat-turns.js'
 import type { DurabilityEngine } from '../durability/engine.js'
 import type { HeldRecord } from '../durability/held-record.js'
-import { afterSettled } from '../durability/after-settled.js'
 import { admitInbound } from '../durability/inbox.js'
 import { inboxRecordId } from '../durability/keys.js'
 import { LIMITS } from '../durability/limits.js'
-import type { MessageTracing } from '../durability/tracing.js'
+import { NO_TRACING, type MessageTracing } from '../durability/tracing.js'
 import { JournalUnavailableError } from '../errors.js'
 import { journalEvent } from '../media.js'
 import type { InboundEvent } from '../provider.js'
@@ -58,12 +57,13 @@ export class Admission {
       engine.metrics.increment('inboundDuplicates')
       return DONE
     }
-    const admission = tracing.admit({ inboundId: id, chatId: event.chatId, provider: parts.provider.name }, () =>
-      this.#journal(id, event, run),
-    )
+    // Without a tracer no traced message and no closure are made: this runs once per message.
+    const admission =
+      tracing === NO_TRACING
+        ? this.#journal(id, event, run)
+        : tracing.admit({ inboundId: id, chatId: event.chatId, provider: parts.provider.name }, () => this.#journal(id, event, run))
     this.#admitting.set(id, admission)
-    // Not an async function with try/finally: this runs once per message.
-    return afterSettled(admission, () => this.#admitting.delete(id))
+    return admission
   }
 
   #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
@@ -79,12 +79,18 @@ export class Admission {
     } catch (cause) {
       admitting = Promise.reject(cause)
     }
+    // The admission is forgotten here, once the journal answered, not by a then() on the traced
+    // admission: a promise fewer per message. A redelivery from then on is told apart by #recent.
     return admitting.then(
       (admitted) => {
+        this.#admitting.delete(id)
         if ('existing' in admitted) engine.metrics.increment('inboundDuplicates')
         else run(admitted.held)
       },
-      (cause: unknown) => this.#refused(id, event, cause),
+      (cause: unknown) => {
+        this.#admitting.delete(id)
+        this.#refused(id, event, cause)
+      },
     )
   }
 

@@ -28,7 +28,7 @@ import { ChatQueue } from './chat-queue.js'
 import { Dispatcher } from './dispatcher.js'
 import { DurableSender } from './durable-sender.js'
 import { InFlight } from './in-flight.js'
-import { runInbound } from './inbound-run.js'
+import { runInbound, type InboundRunDeps } from './inbound-run.js'
 import { afterDelivery, type BotParts, type MessagePipeline } from './pipeline.js'
 import type { SendOrigin } from './send-origin.js'
 
@@ -66,6 +66,8 @@ export class DurablePipeline implements MessagePipeline {
    */
   readonly #origin = new AsyncLocalStorage<SendOrigin>()
   readonly #tracing: MessageTracing
+  /** What every run of an inbound record needs: made once, not per message. */
+  readonly #runDeps: InboundRunDeps
 
   constructor({ parts, options, namespace, events }: DurablePipelineDeps) {
     this.#parts = parts
@@ -104,6 +106,7 @@ export class DurablePipeline implements MessagePipeline {
       parts.error,
     )
     this.durability = new Durability(this.engine, () => this.#wake())
+    this.#runDeps = { engine: this.engine, dispatcher: this.#dispatcher, provider: parts.provider, origin: this.#origin }
   }
 
   /** Starts the journals and the sweeper, then the transport: at once, or once elected with providerSession 'leader'. */
@@ -167,16 +170,28 @@ export class DurablePipeline implements MessagePipeline {
     // Held from now on, not from when its turn in the chat comes: a message queued behind a slow
     // handler keeps its lease through the heartbeat, and the sweeper never claims it from us.
     this.engine.keeper.add(held)
-    const deps = { engine: this.engine, dispatcher: this.#dispatcher, provider: this.#parts.provider, origin: this.#origin }
-    const message = { inboundId: held.id, chatId: held.record.chatId, provider: this.#parts.provider.name, replay: !live }
-    const run = () => this.#chats.run(held.record.chatId, () => this.#tracing.handle(message, () => runInbound(deps, held, live)))
-    // One then() releases the record and reports a failure (not finally() and catch(): four promises).
-    const release = () => this.engine.keeper.remove(held)
-    const work = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).then(release, (error: unknown) => {
+    const deps = this.#runDeps
+    const tracing = this.#tracing
+    // Without a tracer no traced message and no wrapping closure are made: this runs once per message.
+    const handle =
+      tracing === NO_TRACING
+        ? () => runInbound(deps, held, live)
+        : () => {
+            const message = { inboundId: held.id, chatId: held.record.chatId, provider: this.#parts.provider.name, replay: !live }
+            return tracing.handle(message, () => runInbound(deps, held, live))
+          }
+    const run = () => this.#chats.run(held.record.chatId, handle)
+    // One then() releases the record, reports a failure and ends the in-flight count (not finally(),
+    // catch() and a then() of the in-flight set's own: five promises).
+    const release = () => {
+      this.engine.keeper.remove(held)
+      this.#inFlight.forget(work)
+    }
+    const work: Promise<void> = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).then(release, (error: unknown) => {
       release()
       this.#parts.error(error)
     })
-    void this.#inFlight.track(work)
+    this.#inFlight.add(work)
   }
 
   /**

@@ -16,6 +16,18 @@ export class InFlight {
     return work
   }
 
+  /**
+   * Counts `work` as in flight until `forget(work)`: for work whose own last then() can say when it
+   * ended, without the promise `track` adds.
+   */
+  add(work: Promise<unknown>): void {
+    this.#work.add(work)
+  }
+
+  forget(work: Promise<unknown>): void {
+    this.#work.delete(work)
+  }
+
   /** Waits until nothing is in flight, or `timeoutMs` passed (work started meanwhile is waited for too). */
   async settle(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs

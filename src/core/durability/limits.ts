@@ -49,11 +49,6 @@ export const LIMITS = {
   turnQueueMax: 1_000,
   /** Chats whose turn record a process remembers, to claim a turn without reading it first. */
   turnCacheMax: 10_000,
-  /**
-   * How long a reply's `sent` mark waits for its message's completion, to be written with it in one
-   * round trip (sent-marks.ts); a handler still working by then gets the mark written alone.
-   */
-  sentMarkLingerMs: 5,
   /** Lease renewals happen this many times per lease period. */
   heartbeatsPerLease: 3,
 } as const

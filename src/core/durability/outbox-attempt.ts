@@ -53,7 +53,7 @@ export async function attemptDelivery(
     }
     if (marks) {
       parked = true
-      void marks.park(held, result.messageId)
+      marks.park(held, result.messageId)
     } else {
       // The provider accepted it: this outcome is known, so a blink of the journal must not lose it.
       const ok = await settlingWrite(settlingRetry(engine.config, 'outbox'), () =>

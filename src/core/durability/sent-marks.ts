@@ -7,15 +7,16 @@
  * both go in one journal write (`['outbox.markSent', 'inbox.complete']`): three round trips a message
  * instead of four.
  *
- * A mark waits at most `LIMITS.sentMarkLingerMs` (the handler may go on working), and is then written
- * alone. Meanwhile its record stays `sending` under this process's lease, which the lease keeper keeps
- * alive: a crash in that window is the one the contract calls ambiguous (the provider accepted the
- * send, the outbox has not recorded it yet), as between any provider call and its mark.
+ * A mark waits no longer than the turn of the event loop in which its send returned to the handler:
+ * a handler that goes on working (awaits I/O, a timer) or makes another send gets the mark written
+ * alone first, as before. Meanwhile its record stays `sending` under this process's lease, which the
+ * lease keeper keeps alive: a crash in that window is the one the contract calls ambiguous (the
+ * provider accepted the send, the outbox has not recorded it yet), as between any provider call and
+ * its mark.
  */
 import { JournalUnavailableError } from '../errors.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord, HeldUpdate } from './held-record.js'
-import { LIMITS } from './limits.js'
 import type { OutboxRecord } from './records.js'
 import { settlingRetry, settlingWrite } from './settling-write.js'
 
@@ -33,53 +34,68 @@ export function sentRecord(engine: DurabilityEngine, messageId: string): (record
   })
 }
 
-/** A mark held back: the record, its change, and how to tell the sender it landed. */
+/** A mark held back: the record and its change. */
 export interface ParkedMark {
   held: HeldRecord<'outbox'>
   update: HeldUpdate
-  landed(ok: boolean): void
+}
+
+/**
+ * The marks still waiting when the event loop's turn ends get written alone then: one immediate for
+ * every message's marks of the turn, not a timer per message.
+ */
+const waitingThisTurn = new Set<SentMarks>()
+let endOfTurn: NodeJS.Immediate | undefined
+
+function writeAtEndOfTurn(marks: SentMarks): void {
+  waitingThisTurn.add(marks)
+  endOfTurn ??= setImmediate(() => {
+    endOfTurn = undefined
+    const waiting = [...waitingThisTurn]
+    waitingThisTurn.clear()
+    for (const one of waiting) one.writeAlone()
+  })
 }
 
 /** The sent marks of one message's sends that wait for its completion. */
 export class SentMarks {
-  #parked: ParkedMark[] = []
-  #timer: NodeJS.Timeout | undefined
+  #parked: ParkedMark[] | undefined
   /** Marks being written alone, until they landed or failed. */
-  readonly #writing = new Set<Promise<void>>()
+  #writing: Set<Promise<void>> | undefined
 
   constructor(
     private readonly engine: DurabilityEngine,
-    /** A mark that could not be written: the message is then not done (it replays, as for any effect not recorded). */
-    private readonly onUnrecorded: (error: JournalUnavailableError) => void,
+    /** Where a mark that could not be written is kept: the message is then not done (it replays, as for any effect not recorded). */
+    private readonly unrecorded: { journalFailure?: JournalUnavailableError },
   ) {}
 
   /**
    * Holds back the mark of `held`, accepted by the provider as `messageId`; the lease keeper keeps
-   * holding the record until the mark landed. Resolves once it landed (false: the lease was lost).
+   * holding the record until the mark landed.
    */
-  park(held: HeldRecord<'outbox'>, messageId: string): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const update = { held, change: sentRecord(this.engine, messageId) } as HeldUpdate
-      this.#parked.push({ held, update, landed: resolve })
-    })
+  park(held: HeldRecord<'outbox'>, messageId: string): void {
+    const update = { held, change: sentRecord(this.engine, messageId) } as HeldUpdate
+    ;(this.#parked ??= []).push({ held, update })
   }
 
-  /** Starts the wait of the marks parked so far (once the send is over for its caller: after its after('send') work). */
+  /**
+   * Once the send is over for its caller (after its after('send') work): what still waits when this
+   * turn of the event loop ends is written alone. A handler that returns right after its reply
+   * completes within the turn, and takes the mark along.
+   */
   linger(): void {
-    if (this.#parked.length > 0) this.#timer ??= setTimeout(() => this.#writeAlone(), LIMITS.sentMarkLingerMs)
+    if (this.#parked?.length) writeAtEndOfTurn(this)
   }
 
   /** Whether marks wait or are being written. */
   get busy(): boolean {
-    return this.#parked.length > 0 || this.#writing.size > 0
+    return (this.#parked?.length ?? 0) > 0 || (this.#writing?.size ?? 0) > 0
   }
 
   /** Takes the waiting marks into a write of the caller's (the completion), which must `settle` or `restore` them. */
   take(): ParkedMark[] {
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-    const parked = this.#parked
-    this.#parked = []
+    const parked = this.#parked ?? []
+    this.#parked = undefined
     return parked
   }
 
@@ -90,17 +106,18 @@ export class SentMarks {
 
   /** After the write that took `parked` failed: they wait again (and are written alone if nothing takes them). */
   restore(parked: readonly ParkedMark[]): void {
-    this.#parked.unshift(...parked)
+    this.#parked = [...parked, ...(this.#parked ?? [])]
     this.linger()
   }
 
   /** Writes what still waits, alone, and waits for every mark being written: nothing of the message is left behind. */
   async drain(): Promise<void> {
-    this.#writeAlone()
-    while (this.#writing.size > 0) await Promise.all(this.#writing)
+    this.writeAlone()
+    while (this.#writing?.size) await Promise.all(this.#writing)
   }
 
-  #writeAlone(): void {
+  /** Writes each waiting mark on its own (the end of the turn came first, or the message goes on). */
+  writeAlone(): void {
     for (const mark of this.take()) {
       const written = settlingWrite(settlingRetry(this.engine.config, 'outbox'), () =>
         mark.held.update('outbox.markSent', mark.update.change as (record: OutboxRecord) => OutboxRecord),
@@ -108,19 +125,18 @@ export class SentMarks {
         (ok) => this.#landed(mark, ok),
         (error: unknown) => {
           this.engine.events.error(error)
-          if (error instanceof JournalUnavailableError) this.onUnrecorded(error)
+          if (error instanceof JournalUnavailableError) this.unrecorded.journalFailure ??= error
           this.engine.keeper.remove(mark.held)
-          mark.landed(false)
         },
       )
-      this.#writing.add(written)
-      void written.then(() => this.#writing.delete(written))
+      const writing = (this.#writing ??= new Set())
+      writing.add(written)
+      void written.then(() => writing.delete(written))
     }
   }
 
   #landed(mark: ParkedMark, ok: boolean): void {
     this.engine.keeper.remove(mark.held)
     if (!ok) this.engine.metrics.increment('staleLeases')
-    mark.landed(ok)
   }
 }

@@ -11,13 +11,13 @@ import { backoffMs } from '../durability/backoff.js'
 import { errorInfo, type DurabilityEngine } from '../durability/engine.js'
 import type { HeldRecord } from '../durability/held-record.js'
 import { completeInbound, failInbound } from '../durability/inbox.js'
-import { SentMarks } from '../durability/sent-marks.js'
+import type { SentMarks } from '../durability/sent-marks.js'
 import { settlingRetry, settlingWrite } from '../durability/settling-write.js'
 import { JournalUnavailableError } from '../errors.js'
 import { replayedEvent } from '../media.js'
 import type { IProvider, InboundEvent } from '../provider.js'
 import type { Dispatcher, Route } from './dispatcher.js'
-import type { SendOrigin } from './send-origin.js'
+import { SendOrigin } from './send-origin.js'
 
 export interface InboundRunDeps {
   engine: DurabilityEngine
@@ -63,8 +63,7 @@ async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: In
     await complete(engine, held, route.note)
     return 'settled'
   }
-  const marks = new SentMarks(engine, (error) => (origin.journalFailure ??= error))
-  const origin: SendOrigin = { inboundId: held.id, sends: 0, replay, pending: [], marks }
+  const origin = new SendOrigin(engine, held.id, replay)
   const end = await runHandled(deps, held, event, route, origin)
   // Nothing of the message is left behind: marks that did not ride in its completion are written now.
   if (origin.marks.busy) await origin.marks.drain()

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AppendLog, readAppendLog, scanAppendLog } from '../../src/backends/crash-safe-file/append-log.js'
 import { writeFileAtomic } from '../../src/backends/crash-safe-file/atomic-snapshot.js'
-import { crc32, decodeRecord, encodeRecord } from '../../src/backends/crash-safe-file/framing.js'
+import { crc32, decodeRecord, encodeRecord, encodeRecords } from '../../src/backends/crash-safe-file/framing.js'
 
 import { nodeFileSystem } from '../../src/backends/crash-safe-file/fs.js'
 import { GroupCommit } from '../../src/backends/crash-safe-file/group-commit.js'
@@ -46,6 +46,13 @@ describe('framing', () => {
 
   it('refuses a payload with a newline', () => {
     assert.throws(() => frame(1, 'a\nb'), /newline/)
+  })
+
+  it('frames a batch in one buffer, byte for byte as record by record', () => {
+    const payloads = ['[1,"a"]', '["é€😀",{"x":"\\u0000"}]', '', 'x'.repeat(5000)]
+    const one = Buffer.from(payloads.map((payload, n) => encodeRecord(7 + n, payload)).join(''))
+    assert.ok(encodeRecords(7, payloads).equals(one))
+    assert.throws(() => encodeRecords(1, ['a', 'b\nc']), /newline/)
   })
 
   it('computes the standard CRC-32', () => {

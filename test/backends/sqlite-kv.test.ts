@@ -54,6 +54,8 @@ describe('SQLiteKv writes', () => {
     const raw = new Database(file)
     raw.exec(`CREATE TRIGGER poison BEFORE INSERT ON durable WHEN new.key = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned key'); END`)
     raw.close()
+    await kv.write([put('warm')])
+    const before = readWal(file).commits
     const [first, second, third] = await Promise.allSettled([
       kv.write([put('a1'), put('a2')]),
       kv.write([put('b1'), put('poison')]),
@@ -62,6 +64,8 @@ describe('SQLiteKv writes', () => {
     expect(first.status).toBe('fulfilled')
     expect(second).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('poisoned key') } })
     expect(third.status).toBe('fulfilled')
+    // The batch was redone with a savepoint per call, still as one transaction (batch-commit.ts).
+    expect(readWal(file).commits - before).toBe(1)
     expect((await kv.get('c', ['a1', 'a2', 'b1', 'poison', 'c1'])).map((entry) => entry?.key)).toEqual([
       'a1',
       'a2',
@@ -69,7 +73,7 @@ describe('SQLiteKv writes', () => {
       undefined,
       'c1',
     ])
-    expect(await kv.count('c')).toEqual({ pending: 3 })
+    expect(await kv.count('c')).toEqual({ pending: 4 })
   })
 
   it('applies operations in call order: a read sees the writes called before it', async () => {

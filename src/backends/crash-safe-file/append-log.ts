@@ -7,7 +7,7 @@
 import { AppendLogCorruptError } from '../../core/errors.js'
 import { dirname } from 'node:path'
 import { readJournalFile } from './atomic-snapshot.js'
-import { decodeRecord, encodeRecord, splitLines } from './framing.js'
+import { decodeRecord, encodeRecords, splitLines } from './framing.js'
 import { FILE_MODE, type FileHandle, type FileSystem } from './fs.js'
 
 /** The append log of a journal file (`<file>.log`). */
@@ -147,7 +147,7 @@ export class AppendLog {
     if (payloads.length === 0) return
     if (this.#broken !== undefined)
       throw new Error(`${this.path} could not be cut back after a failed append; reopen the journal`, { cause: this.#broken })
-    const data = Buffer.from(payloads.map((payload, n) => encodeRecord(this.#lastSeq + 1 + n, payload)).join(''))
+    const data = encodeRecords(this.#lastSeq + 1, payloads)
     try {
       await this.#handle.write(data, this.#size)
       if (this.#fsync) await this.#handle.sync()

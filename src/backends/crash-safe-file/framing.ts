@@ -53,6 +53,29 @@ export function encodeRecord(seq: number, payload: string | FramedPayload): stri
   return `${head}${hex(crc32(head) ^ prepared.crc)}\t${prepared.text}\n`
 }
 
+/**
+ * Frames consecutive records, from `firstSeq` on, into the one buffer an append writes: the same
+ * bytes as `encodeRecord` for each, but every payload UTF-8 encoded once and copied once.
+ */
+export function encodeRecords(firstSeq: number, payloads: readonly string[]): Buffer {
+  const bodies = payloads.map((payload) => Buffer.from(payload))
+  const heads = bodies.map((body, n) => {
+    if (body.includes(NEWLINE)) throw new Error('a framed payload must not contain a newline')
+    const head = `${firstSeq + n}\t${body.length}\t`
+    return `${head}${hex(crc32(head) ^ crc32(body))}\t`
+  })
+  let total = 0
+  for (let n = 0; n < bodies.length; n++) total += heads[n]!.length + bodies[n]!.length + 1
+  const data = Buffer.allocUnsafe(total)
+  let at = 0
+  for (let n = 0; n < bodies.length; n++) {
+    at += data.write(heads[n]!, at, 'latin1') // digits, tabs and hex: one byte a character
+    at += bodies[n]!.copy(data, at)
+    data[at++] = NEWLINE
+  }
+  return data
+}
+
 /** Splits a file's bytes into newline-terminated lines plus an unterminated tail. */
 export function splitLines(content: Buffer): SplitLines {
   const lines: FramedLine[] = []

@@ -3,8 +3,8 @@
  *
  * - Each compare-and-set is one statement (compare-and-set.ts).
  * - Writes go through group commit: the ops of one `write` call, and of calls made at the same
- *   time, commit in one `BEGIN IMMEDIATE` transaction (one fsync), each call in a savepoint so
- *   every op keeps its own result. IMMEDIATE takes the write lock up front, where the busy timeout
+ *   time, commit in one `BEGIN IMMEDIATE` transaction (one fsync), each call keeping its own
+ *   outcome (batch-commit.ts). IMMEDIATE takes the write lock up front, where the busy timeout
  *   applies, instead of upgrading a read lock mid-transaction (which fails at once when another
  *   process wrote meanwhile).
  * - Operations take effect in the order they are called in this process: a read first commits the
@@ -13,7 +13,8 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
-import { applyOp, decodeEntry, encodeOp, type EncodedOp } from './compare-and-set.js'
+import { commitCalls, type WriteCall } from './batch-commit.js'
+import { decodeEntry, encodeOp } from './compare-and-set.js'
 import { checkpoint, type SQLiteCheckpointReport } from './compact.js'
 import { SQLiteConnection, type SQLiteConnectionOptions } from './connection.js'
 import { sqliteFailure } from './failures.js'
@@ -26,12 +27,6 @@ import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
 export type SQLiteKvOptions = SQLiteConnectionOptions
 
 const OWNER = 'SQLiteDurability'
-
-/** One `write` call waiting for its commit. */
-interface WriteCall {
-  scope: string
-  ops: EncodedOp[]
-}
 
 /** What a root and its scope views share. */
 interface Shared {
@@ -171,24 +166,11 @@ export class SQLiteKv implements DurableKv {
     return (rows as EntryRow[]).map((row) => decodeEntry(row, this.file, collection))
   }
 
-  /** The group committer (root only): every queued call in one IMMEDIATE transaction, each in a savepoint. */
+  /** The group committer (root only): every queued call in one IMMEDIATE transaction (batch-commit.ts). */
   #commit(calls: readonly WriteCall[]): CallOutcome<KvWriteResult[]>[] {
     const db = this.#database()
-    const statements = this.#shared.connection.durableStatements(db)
-    const applyCall = db.transaction((call: WriteCall) => call.ops.map((op) => applyOp(statements, this.file, call.scope, op)))
-    const applyAll = db.transaction(() =>
-      calls.map((call): CallOutcome<KvWriteResult[]> => {
-        try {
-          return { output: applyCall(call) }
-        } catch (error) {
-          // Some errors (disk full, I/O) roll back the whole transaction: then no call may commit.
-          if (!db.inTransaction) throw error
-          return { failed: sqliteFailure(error, this.file, 'writing the journal', 'journal') }
-        }
-      }),
-    )
     try {
-      return applyAll.immediate()
+      return commitCalls(db, this.#shared.connection.durableStatements(db), this.file, calls)
     } catch (error) {
       throw sqliteFailure(error, this.file, 'writing the journal', 'journal')
     }

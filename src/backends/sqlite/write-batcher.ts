@@ -1,7 +1,7 @@
 /**
  * `WriteBatcher`, SQLite's group commit: write calls made while the event loop is busy are queued and committed together,
  * in one transaction and so one fsync, on the next turn of the loop. Each call keeps its own
- * outcome: the committer runs every call in a savepoint of its own, so one call's failure rolls
+ * outcome: the committer (batch-commit.ts) makes sure one call's failure rolls
  * back that call only.
  *
  * better-sqlite3 is synchronous, so a commit never overlaps another in this process; what the

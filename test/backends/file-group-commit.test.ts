@@ -1,0 +1,52 @@
+/**
+ * Group commit in appendLog mode under a steady stream of writers: the writes made while one
+ * append's fsync runs all go into the next append, which starts as soon as that fsync returns.
+ */
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, it } from 'vitest'
+import { FileDurability, nodeFileSystem } from '../../src/backends/file/index.js'
+import type { KvOp } from '../../src/core/durability/kv.js'
+import { CountingFs, FailingFs } from './file-fs-wrappers.js'
+
+const dirs: string[] = []
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+const put = (key: string): KvOp => ({
+  op: 'put',
+  collection: 'inbox',
+  key,
+  expectVersion: 0,
+  value: { key },
+  state: 'pending',
+  stateTime: 1,
+  due: null,
+})
+
+describe('appendLog group commit', () => {
+  it('writes made while an fsync runs share the next append and its one fsync', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'botmesh-file-'))
+    dirs.push(dir)
+    const counting = new CountingFs(nodeFileSystem)
+    const fs = new FailingFs(counting)
+    const durability = await FileDurability.open(join(dir, 'durable.json'), { appendLog: true, fs })
+    await durability.kv.write([put('warm')])
+    counting.reset()
+    let release!: () => void
+    const held = fs.holdNext('sync', '.log', new Promise<void>((resolve) => (release = resolve)))
+    const first = durability.kv.write([put('first')])
+    await held // the first append's fsync is running
+    const behind = Array.from({ length: 8 }, (_, n) => durability.kv.write([put(`m${n}`)]))
+    release()
+    const results = await Promise.all([first, ...behind])
+    assert.ok(results.every(([result]) => result!.ok))
+    assert.equal(counting.count('sync'), 2, 'the first write alone, then the eight behind it together')
+    assert.equal(counting.count('write'), 2)
+    assert.equal(durability.stats().logRecords, 10, 'one log record per write')
+    await durability.close()
+  })
+})

@@ -122,9 +122,13 @@ describe.runIf(available)('PostgresKv', () => {
     const tablePrefix = randomTablePrefix()
     const applicationName = `racer_${tablePrefix}`
     cleanups.push(() => dropTablePrefix(tablePrefix))
-    const kv = new PostgresKv({ connectionString: PG_URL, tablePrefix, applicationName, poolMax: 6 })
-    await kv.start()
-    cleanups.push(() => kv.stop())
+    // One store per racer, like replicas: one store's group commit would queue its calls on one key.
+    const racing = Array.from({ length: 6 }, () => new PostgresKv({ connectionString: PG_URL, tablePrefix, applicationName, poolMax: 1 }))
+    for (const racer of racing) {
+      await racer.start()
+      cleanups.push(() => racer.stop())
+    }
+    const kv = racing[0]!
     await kv.write([put('updated', 0)])
     const holder = new pg.Client({ connectionString: PG_URL })
     holder.on('error', () => {})
@@ -140,10 +144,7 @@ describe.runIf(available)('PostgresKv', () => {
     await holder.query(
       `UPDATE ${t.durable} SET version = 2, value = '{"winner":true}' WHERE scope = '' AND collection = 'outbox' AND key = 'updated'`,
     )
-    const racers = [
-      ...Array.from({ length: 3 }, () => kv.write([put('inserted', 0)])),
-      ...Array.from({ length: 3 }, () => kv.write([put('updated', 1)])),
-    ]
+    const racers = racing.map((racer, n) => racer.write([n < 3 ? put('inserted', 0) : put('updated', 1)]))
     await waitFor(async () => {
       const { rows } = await adminQuery<{ n: string }>(
         `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,

@@ -55,3 +55,18 @@ export function countedCte(t: DurableTables, deltas: string): string {
   ON CONFLICT (scope, collection, key) DO UPDATE SET value = (c.value::bigint + excluded.value::bigint)::text, version = c.version + 1
 )`
 }
+
+/**
+ * A CTE named `counted` like `countedCte`, for a statement spanning several scopes and
+ * collections (WRITE_BATCH): `deltas` is a query of (scope, collection, state, delta) rows, one
+ * per counter. Counters go in (scope, collection, state) order, so two batches lock them in one order.
+ */
+export function countedRowsCte(t: DurableTables, deltas: string): string {
+  return `counted AS (
+  INSERT INTO ${t.durable} AS c (scope, collection, key, version, value, state, state_time, due)
+  SELECT d.scope, '${COUNTER_COLLECTION_PREFIX}' || d.collection, d.state || '/' || ${SHARD}, 1, d.delta::text, d.state, 0, NULL
+  FROM (${deltas}) AS d (scope, collection, state, delta)
+  ORDER BY d.scope, d.collection, d.state
+  ON CONFLICT (scope, collection, key) DO UPDATE SET value = (c.value::bigint + excluded.value::bigint)::text, version = c.version + 1
+)`
+}

@@ -2,25 +2,21 @@
  * `PostgresKv`: the `DurableKv` of the PostgreSQL backend. Every entry is a row of
  * `{tablePrefix}durable`; every method is one statement (statements.ts) and one round trip.
  *
- * - A single write is one autocommit statement, conditional on the version.
- * - The ops of one `write` call go out in one simple-protocol message, run as one transaction
- *   (one round trip, one commit), each op still its own compare-and-set with its own result. They
- *   run ordered by (collection, key), the order of the call kept among ops on one key, so two
- *   concurrent calls lock rows in one order and cannot deadlock on them.
- * - A CAS that loses returns the current entry from the same statement. When that statement's
- *   snapshot cannot tell (the winner committed after it began), one fresh read follows.
+ * - Writes go through group commit (group-commit.ts): a lone call is one autocommit statement;
+ *   concurrent calls share one simple-protocol message, one transaction and one commit (writes.ts),
+ *   each op still its own compare-and-set with its own result.
  * - `now()` is the server's `clock_timestamp()`: leases are judged by one clock for all replicas.
  */
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { JournalUnavailableError } from '../../core/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
-import { POSTGRES_LIMITS } from './limits.js'
-import { inlineParameters, type SqlValue } from './literal.js'
 import { COUNTER_COLLECTION_PREFIX } from './counters.js'
 import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
 import { prepare, type Prepared, type Statements } from './prepared.js'
-import { outcome, toEntry, UNSURE, type EntryRow, type Outcome } from './entry-rows.js'
+import { toEntry, type EntryRow } from './entry-rows.js'
+import { GroupCommit } from './group-commit.js'
+import { sendBatch } from './writes.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
 import { describeError, isUnavailable } from './failures.js'
 import { checkKvOp } from '../common/kv-op-check.js'
@@ -49,11 +45,16 @@ export class PostgresKv implements DurableKv {
   readonly #mustExist: boolean
   /** Set while started (or starting), so concurrent and repeated starts share one. */
   #starting: Promise<void> | undefined
+  /** Shared by the root and its views, so writes of every scope commit together. */
+  readonly #group: GroupCommit
 
   constructor(options: PostgresKvOptions, connection?: PostgresConnection, view?: { scope: string; of: PostgresKv }) {
     this.tables = view?.of.tables ?? durableTables(options.tablePrefix ?? TABLE_PREFIX_DEFAULT)
     this.connection = view?.of.connection ?? connection ?? new PostgresConnection(options)
     this.#statements = view ? view.of.#statements : prepare(this.tables)
+    this.#group = view
+      ? view.of.#group
+      : new GroupCommit((calls) => sendBatch(this.#statements, (statement, values) => this.#query(statement, values), calls))
     this.#scope = view?.scope ?? ROOT_SCOPE
     this.#isView = view !== undefined
     this.#mustExist = options.mustExist === true
@@ -116,14 +117,11 @@ export class PostgresKv implements DurableKv {
     })
   }
 
+  /** Group commit (group-commit.ts): concurrent calls share a round trip and a transaction (writes.ts). */
   async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
     for (const op of ops) checkOp(op)
-    if (ops.length === 1) return [await this.#writeOne(ops[0]!)]
-    const results: KvWriteResult[] = []
-    for (let start = 0; start < ops.length; start += POSTGRES_LIMITS.writeBatchMax) {
-      results.push(...(await this.#writeBatch(ops.slice(start, start + POSTGRES_LIMITS.writeBatchMax))))
-    }
-    return results
+    if (ops.length === 0) return []
+    return this.#group.write(this.#scope, ops)
   }
 
   async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
@@ -170,57 +168,6 @@ export class PostgresKv implements DurableKv {
     return rows.map((row) => row.scope)
   }
 
-  /** One op, one autocommit statement. */
-  async #writeOne(op: KvOp): Promise<KvWriteResult> {
-    const { statement, values } = this.#statementFor(op)
-    const { rows } = await this.#query<EntryRow>(statement, values)
-    const [result] = await this.#settle([op], [outcome(op, rows[0])])
-    return result!
-  }
-
-  /** Several ops, one message, one transaction; results in the order of the call. */
-  async #writeBatch(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
-    const order = ops.map((_, index) => index).sort((a, b) => compareOps(ops[a]!, ops[b]!) || a - b)
-    const text = order
-      .map((index) => {
-        const { statement, values } = this.#statementFor(ops[index]!)
-        return inlineParameters(statement.text, values)
-      })
-      .join(';\n')
-    const answer = await this.#query<EntryRow>(text)
-    const perStatement = Array.isArray(answer) ? answer : [answer]
-    const outcomes: Outcome[] = new Array(ops.length)
-    order.forEach((opIndex, position) => {
-      outcomes[opIndex] = outcome(ops[opIndex]!, perStatement[position]!.rows[0])
-    })
-    return this.#settle(ops, outcomes)
-  }
-
-  /** Resolves the outcomes whose statement could not see the winner with one fresh read per collection. */
-  async #settle(ops: readonly KvOp[], outcomes: readonly Outcome[]): Promise<KvWriteResult[]> {
-    const unsure = outcomes.flatMap((result, index) => (result === UNSURE ? [index] : []))
-    const results = [...outcomes] as (KvWriteResult | typeof UNSURE)[]
-    for (const collection of new Set(unsure.map((index) => ops[index]!.collection))) {
-      const indexes = unsure.filter((index) => ops[index]!.collection === collection)
-      const current = await this.get(
-        collection,
-        indexes.map((index) => ops[index]!.key),
-      )
-      indexes.forEach((index, n) => {
-        results[index] = { ok: false, current: current[n] }
-      })
-    }
-    return results as KvWriteResult[]
-  }
-
-  #statementFor(op: KvOp): { statement: Prepared; values: SqlValue[] } {
-    const where = [this.#scope, op.collection, op.key]
-    if (op.op === 'delete') return { statement: this.#statements.DELETE_ENTRY, values: [...where, op.expectVersion] }
-    const fields = [JSON.stringify(op.value), op.state, op.stateTime, op.due]
-    if (op.expectVersion === 0) return { statement: this.#statements.INSERT_ENTRY, values: [...where, ...fields] }
-    return { statement: this.#statements.UPDATE_ENTRY, values: [...where, op.expectVersion, ...fields] }
-  }
-
   /** Runs a statement; a lost or unreachable server becomes a retryable `JournalUnavailableError`. */
   #query<R extends object>(statement: Prepared | string, values?: unknown[]) {
     if (typeof statement === 'string') return this.#unavailableAs(this.connection.query<R & Record<string, unknown>>(statement))
@@ -238,15 +185,12 @@ export class PostgresKv implements DurableKv {
   }
 }
 
-function compareOps(a: KvOp, b: KvOp): number {
-  if (a.collection !== b.collection) return a.collection < b.collection ? -1 : 1
-  if (a.key !== b.key) return a.key < b.key ? -1 : 1
-  return 0
-}
-
 /** Refuses ops that would store something other backends could not read back the same. */
 function checkOp(op: KvOp): void {
   if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX))
     throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
   checkKvOp(op)
+  // Refused before it joins a batch, where it would fail the calls it shares a message with.
+  for (const text of [op.collection, op.key, op.op === 'put' ? op.state : ''])
+    if (text.includes('\u0000')) throw new RangeError(`PostgreSQL text cannot hold a NUL character (in "${op.key}")`)
 }

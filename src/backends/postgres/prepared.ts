@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import * as sql from './statements.js'
+import { WRITE_BATCH } from './batch-statement.js'
 import type { DurableTables } from './tables.js'
 
 /** A statement with the name it is prepared under on each connection. */
@@ -14,7 +15,7 @@ export interface Prepared {
 }
 
 /** The statements of one table prefix, prepared by name so each connection parses them once. */
-export type Statements = Record<Exclude<keyof typeof sql, 'SELECT_NOW'>, Prepared> & { SELECT_NOW: Prepared }
+export type Statements = Record<Exclude<keyof typeof sql, 'SELECT_NOW'>, Prepared> & { SELECT_NOW: Prepared; WRITE_BATCH: Prepared }
 
 /** Names every statement after a hash of its text: one name per distinct text, on any connection. */
 export function prepare(tables: DurableTables): Statements {
@@ -31,5 +32,6 @@ export function prepare(tables: DurableTables): Statements {
     PURGE_STATE: named(sql.PURGE_STATE(tables)),
     SELECT_SCOPES: named(sql.SELECT_SCOPES(tables)),
     SELECT_NOW: named(sql.SELECT_NOW),
+    WRITE_BATCH: named(WRITE_BATCH(tables)),
   }
 }

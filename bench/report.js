@@ -38,6 +38,7 @@ export function runOf(backend, concurrency, report) {
     p99Ms: report.durable.p99Ms,
     msPerMessage: report.durable.msPerMessage,
     roundTripsPerMessage: report.roundTripsPerMessage,
+    backgroundCallsPerMessage: report.backgroundCallsPerMessage,
     writesPerMessage: report.writesPerMessage,
     noDurabilityMessagesPerSecond: report.baseline.messagesPerSecond,
     slowdown: report.slowdown,
@@ -135,6 +136,10 @@ export function renderTable(result) {
         ],
   )
   out.push(...formatTable(headers, rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
+  out.push(
+    '',
+    "trips/msg: backend calls on a message's own path; the sweeper's and the instance heartbeat's calls during the run are left out (backgroundCallsPerMessage in --json). writes/msg: records written, heartbeats included.",
+  )
   out.push('', 'Raw ceilings (what the store does alone, measured right after each botmesh run):')
   for (const backend of new Set(result.runs.map((run) => run.backend))) out.push(`  ${backend.padEnd(9)} ${CEILING_OF[backend]}`)
   if (result.peers.length > 0)

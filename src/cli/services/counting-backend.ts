@@ -2,9 +2,15 @@
  * A wrapper that counts the calls a bot makes to its backend: each journal verb and each clock
  * read is one round trip to the store (a batch of writes is one call, as the backends send it).
  * `bench` divides the count by the messages handled, and the records those writes carried (each
- * one compare-and-set) likewise. Counting is a wrapper, never a flag.
+ * one compare-and-set) likewise. Calls of the bot's background loops (the sweeper's looks for due
+ * work, counts, purges and clock reads, the instance heartbeat) are also counted apart, so the
+ * message path's own round trips can be read. Counting is a wrapper, never a flag.
  */
 import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
+import type { WriteLabel } from '../../core/durability/crash-points.js'
+
+/** Writes of the background loops, not of a message. */
+const BACKGROUND_WRITES: readonly WriteLabel[] = ['instances.beat']
 
 /** Calls per verb. */
 export type CallCounts = Record<'read' | 'write' | 'due' | 'list' | 'count' | 'purge' | 'now', number>
@@ -16,6 +22,8 @@ export class CountingBackend implements DurabilityBackend {
   readonly calls: CallCounts = { read: 0, write: 0, due: 0, list: 0, count: 0, purge: 0, now: 0 }
   /** Records written (puts and deletes) by every write call since the last reset. */
   recordsWritten = 0
+  /** Calls of the background loops since the last reset (in `calls` too). */
+  background = 0
 
   constructor(readonly inner: DurabilityBackend) {
     this.kind = inner.kind
@@ -31,6 +39,7 @@ export class CountingBackend implements DurabilityBackend {
   reset(): void {
     for (const verb of Object.keys(this.calls) as (keyof CallCounts)[]) this.calls[verb] = 0
     this.recordsWritten = 0
+    this.background = 0
   }
 
   start(): Promise<void> {
@@ -43,6 +52,7 @@ export class CountingBackend implements DurabilityBackend {
 
   now(): Promise<number> {
     this.calls.now++
+    this.background++
     return this.inner.now()
   }
 
@@ -54,14 +64,20 @@ export class CountingBackend implements DurabilityBackend {
     const inner = this.inner.journal(scopeId)
     const calls = this.calls
     const written = (n: number) => (this.recordsWritten += n)
+    const background = () => this.background++
     return {
       scopeId,
       read: (kind, ids) => (calls.read++, inner.read(kind, ids)),
-      write: (name, writes) => (calls.write++, written(writes.length), inner.write(name, writes)),
-      due: (kind, until, limit) => (calls.due++, inner.due(kind, until, limit)),
+      write: (name, writes) => (
+        calls.write++,
+        BACKGROUND_WRITES.includes(name) && background(),
+        written(writes.length),
+        inner.write(name, writes)
+      ),
+      due: (kind, until, limit) => (calls.due++, background(), inner.due(kind, until, limit)),
       list: (kind, query) => (calls.list++, inner.list(kind, query)),
-      count: (kind) => (calls.count++, inner.count(kind)),
-      purge: (kind, state, olderThan, limit) => (calls.purge++, inner.purge(kind, state, olderThan, limit)),
+      count: (kind) => (calls.count++, background(), inner.count(kind)),
+      purge: (kind, state, olderThan, limit) => (calls.purge++, background(), inner.purge(kind, state, olderThan, limit)),
     }
   }
 }

@@ -104,7 +104,7 @@ export function benchView(report: BenchReport): Block[] {
           `${report.roundTripsPerMessage} (${Object.entries(report.callsPerMessage)
             .filter(([, n]) => n > 0)
             .map(([verb, n]) => `${verb} ${n}`)
-            .join(', ')})`,
+            .join(', ')}; background loops ${report.backgroundCallsPerMessage} more)`,
         ],
         ['writes/message', `${report.writesPerMessage} records written`],
         ['raw store ceiling', ceilingLine(report)],

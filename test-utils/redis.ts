@@ -24,6 +24,15 @@ const onCi = process.env.CI === 'true'
  * Whether the machine's Redis answers. Off CI a missing server is a loud line and `false` (the
  * caller skips); under CI=true it throws, so the run fails.
  */
+/** Counts the commands `client` sends into `sent` (their names): a wrapper in the test, no flag in the backend. */
+export function recordCommands(client: Redis, sent: string[]): void {
+  const send = client.sendCommand.bind(client)
+  client.sendCommand = ((command, stream) => {
+    sent.push(command.name)
+    return send(command, stream)
+  }) as typeof client.sendCommand
+}
+
 export async function redisAvailable(what: string): Promise<boolean> {
   const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null })
   let cause = ''

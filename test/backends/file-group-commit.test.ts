@@ -8,23 +8,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, it } from 'vitest'
 import { FileDurability, nodeFileSystem } from '../../src/backends/file/index.js'
-import type { KvOp } from '../../src/core/durability/kv.js'
 import { CountingFs, FailingFs } from './file-fs-wrappers.js'
+import { inboxInsert as put } from '../../test-utils/kv-ops.js'
 
 const dirs: string[] = []
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-const put = (key: string): KvOp => ({
-  op: 'put',
-  collection: 'inbox',
-  key,
-  expectVersion: 0,
-  value: { key },
-  state: 'pending',
-  stateTime: 1,
-  due: null,
 })
 
 describe('appendLog group commit', () => {

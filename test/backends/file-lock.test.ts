@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability } from '../../src/backends/file/index.js'
 import { JournalClosedError, JournalLockedError, JournalReadOnlyError } from '../../src/core/errors.js'
-import type { KvOp } from '../../src/core/durability/kv.js'
 import { startJournalChild } from './file-child.js'
+import { inboxInsert as put } from '../../test-utils/kv-ops.js'
 
 const dirs: string[] = []
 async function journalPath(): Promise<string> {
@@ -22,17 +22,6 @@ async function journalPath(): Promise<string> {
 }
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-const put = (key: string): KvOp => ({
-  op: 'put',
-  collection: 'inbox',
-  key,
-  expectVersion: 0,
-  value: { key },
-  state: 'pending',
-  stateTime: 1,
-  due: null,
 })
 
 /** The pid of a process that has exited. */

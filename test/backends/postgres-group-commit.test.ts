@@ -6,24 +6,12 @@
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import type { KvOp } from '../../src/core/durability/kv.js'
 import { PostgresKv } from '../../src/backends/postgres/index.js'
 import { adminQuery, countRoundTrips, dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
 import { useCleanups } from '../../test-utils/lifecycle.js'
+import { outboxPut as put } from '../../test-utils/kv-ops.js'
 
 const available = await postgresAvailable()
-
-const put = (key: string, expectVersion: number, fields: Partial<KvOp & { op: 'put' }> = {}): KvOp => ({
-  op: 'put',
-  collection: 'outbox',
-  key,
-  expectVersion,
-  value: { key, n: expectVersion },
-  state: 'pending',
-  stateTime: 1_000,
-  due: 1_000,
-  ...fields,
-})
 
 describe.runIf(available)('PostgresKv group commit', () => {
   const cleanups = useCleanups()

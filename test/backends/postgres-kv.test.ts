@@ -22,20 +22,9 @@ import {
   waitFor,
 } from '../../test-utils/postgres.js'
 import { useCleanups } from '../../test-utils/lifecycle.js'
+import { outboxPut as put } from '../../test-utils/kv-ops.js'
 
 const available = await postgresAvailable()
-
-const put = (key: string, expectVersion: number, fields: Partial<KvOp & { op: 'put' }> = {}): KvOp => ({
-  op: 'put',
-  collection: 'outbox',
-  key,
-  expectVersion,
-  value: { key, n: expectVersion },
-  state: 'pending',
-  stateTime: 1_000,
-  due: 1_000,
-  ...fields,
-})
 
 describe.runIf(available)('PostgresKv', () => {
   const cleanups = useCleanups()

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REDIS_LIMITS, RedisKeys, RedisKv } from '../../src/backends/redis/index.js'
 import type { KvOp, KvPut, KvWriteResult } from '../../src/core/spi.js'
-import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable } from '../../test-utils/redis.js'
+import { REDIS_URL, deletePrefix, randomPrefix, recordCommands, redisAvailable } from '../../test-utils/redis.js'
 
 const available = await redisAvailable('RedisKv group commit on the machine Redis')
 
@@ -26,12 +26,7 @@ describe.runIf(available)('RedisKv group commit', () => {
   beforeAll(async () => {
     client = new Redis(REDIS_URL)
     await client.ping()
-    // Count every command the injected client sends: a wrapper in the test, no flag in the backend.
-    const send = client.sendCommand.bind(client)
-    client.sendCommand = ((command, stream) => {
-      sent.push(command.name)
-      return send(command, stream)
-    }) as typeof client.sendCommand
+    recordCommands(client, sent)
     kv = new RedisKv({ client, prefix })
     await kv.start()
     // Warm up: both collections recorded in the scopes set, the script known to the server.

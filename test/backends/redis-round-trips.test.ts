@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability } from '../../src/backends/redis/index.js'
 import type { Journal } from '../../src/core/durability/backend.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
-import { redisBinariesAvailable, startRedisServer, type RedisServer } from '../../test-utils/redis.js'
+import { recordCommands, redisBinariesAvailable, startRedisServer, type RedisServer } from '../../test-utils/redis.js'
 
 const available = await redisBinariesAvailable('RedisDurability round trips on a private redis-server')
 
@@ -34,12 +34,7 @@ describe.runIf(available)('RedisDurability round trips', () => {
     admin = new Redis(server.url)
     client = new Redis(server.url)
     await client.ping()
-    // Count every command the injected client sends: a wrapper in the test, no flag in the backend.
-    const send = client.sendCommand.bind(client)
-    client.sendCommand = ((command, stream) => {
-      sent.push(command.name)
-      return send(command, stream)
-    }) as typeof client.sendCommand
+    recordCommands(client, sent)
     durability = new RedisDurability({ client, prefix: 'rt' })
     await durability.start()
     journal = durability.journal('bot-a')

@@ -8,7 +8,8 @@ import { MemoryDurability } from '../../src/core/index.js'
 import { Bot, type BotConfig } from '../../src/core/bot.js'
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../../src/core/durability/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'
-import { writeNames, type WriteLabel, type WriteName } from '../../src/core/durability/crash-points.js'
+import type { WriteLabel, WriteName } from '../../src/core/durability/crash-points.js'
+import { nameOfOp } from '../../test-utils/write-label.js'
 import type { InboxRecord, OutboxRecord, RecordKind } from '../../src/core/durability/records.js'
 import type { OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
@@ -157,11 +158,9 @@ export class TapBackend implements DurabilityBackend {
   /** Every record written under `name` (puts only), in order. */
   written<R = InboxRecord | OutboxRecord>(name: WriteName): R[] {
     // In a merged write, the records of this name are those of its journal ('outbox.markSent': outbox records).
-    const kind = name.slice(0, name.indexOf('.'))
-    const merged = (w: TappedWrite) => typeof w.name !== 'string'
-    return this.writes
-      .filter((w) => writeNames(w.name).includes(name))
-      .flatMap((w) => w.writes.flatMap((write) => ('record' in write && (!merged(w) || write.kind === kind) ? [write.record as R] : [])))
+    return this.writes.flatMap((w) =>
+      w.writes.flatMap((write) => ('record' in write && nameOfOp(w.name, write.kind) === name ? [write.record as R] : [])),
+    )
   }
 
   start(): Promise<void> {

@@ -94,14 +94,7 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
     return written.then(
       (results) => {
         settled()
-        live.forEach(({ held }, n) => {
-          const result = results[n]!
-          if (!result.ok) held.#lost = true
-          else {
-            held.#record = records[n]!
-            held.#version = result.version
-          }
-        })
+        live.forEach(({ held }, n) => held.#landed(results[n]!, records[n]!))
         return updates.map(({ held }) => !held.#lost)
       },
       (error: unknown) => {
@@ -129,18 +122,23 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
     return written.then(
       ([result]) => {
         this.#pending--
-        if (!result!.ok) {
-          this.#lost = true
-          return false
-        }
-        this.#record = record
-        this.#version = result!.version
-        return true
+        return this.#landed(result!, record)
       },
       (error: unknown) => {
         this.#pending--
         throw error
       },
     )
+  }
+
+  /** Takes in what a write of `record` came back with: the new version, or the lease lost. */
+  #landed(result: JournalWriteResult, record: InboxRecord | OutboxRecord): boolean {
+    if (!result.ok) {
+      this.#lost = true
+      return false
+    }
+    this.#record = record as WorkRecord<K>
+    this.#version = result.version
+    return true
   }
 }

@@ -129,7 +129,7 @@ function completeWithMarks(
   marks: SentMarks,
   parked: ParkedMark[],
 ): Promise<boolean> {
-  const updates = [...parked.map((mark) => mark.update), { held, change } as HeldUpdate]
+  const updates = [...parked, { held, change } as HeldUpdate]
   return HeldRecord.updateTogether(MARKED_AND_COMPLETE, updates).then(
     (results) => {
       marks.settle(parked, results)

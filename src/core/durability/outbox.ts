@@ -61,9 +61,6 @@ export class Outbox {
 
   /** Journals a send and delivers it inline, retrying up to outbox.inlineMaxMs. */
   async send(send: OutboxSend): Promise<SendResult> {
-    // The marks of the message's earlier sends land first: a crash after this point finds them
-    // recorded, as if they had never waited, and a send under one of their keys is answered from them.
-    if (send.marks?.busy) await send.marks.drain()
     // Neither step needs a promise on the common path (a fresh derived key, no before('send') hooks).
     const quick = quickKey(send)
     const resolved = quick ?? (await lookupKey(this.engine, send))
@@ -115,7 +112,6 @@ export class Outbox {
 
   /** Journals a send for the sweeper to deliver; a second enqueue of a key is a no-op. */
   async enqueue(send: OutboxSend): Promise<{ key: string }> {
-    if (send.marks?.busy) await send.marks.drain()
     const resolved = quickKey(send) ?? (await lookupKey(this.engine, send))
     if ('answer' in resolved) {
       this.engine.metrics.increment('outboxDeduped')

@@ -34,11 +34,8 @@ export function sentRecord(engine: DurabilityEngine, messageId: string): (record
   })
 }
 
-/** A mark held back: the record and its change. */
-export interface ParkedMark {
-  held: HeldRecord<'outbox'>
-  update: HeldUpdate
-}
+/** A mark held back: the outbox record and its change to `sent`. */
+export type ParkedMark = HeldUpdate
 
 /**
  * The marks still waiting when the event loop's turn ends get written alone then: one immediate for
@@ -74,8 +71,7 @@ export class SentMarks {
    * holding the record until the mark landed.
    */
   park(held: HeldRecord<'outbox'>, messageId: string): void {
-    const update = { held, change: sentRecord(this.engine, messageId) } as HeldUpdate
-    ;(this.#parked ??= []).push({ held, update })
+    ;(this.#parked ??= []).push({ held, change: sentRecord(this.engine, messageId) } as HeldUpdate)
   }
 
   /**
@@ -120,7 +116,7 @@ export class SentMarks {
   writeAlone(): void {
     for (const mark of this.take()) {
       const written = settlingWrite(settlingRetry(this.engine.config, 'outbox'), () =>
-        mark.held.update('outbox.markSent', mark.update.change as (record: OutboxRecord) => OutboxRecord),
+        mark.held.update('outbox.markSent', mark.change),
       ).then(
         (ok) => this.#landed(mark, ok),
         (error: unknown) => {

@@ -54,9 +54,10 @@ export class DurableSender implements Sender {
   }
 
   /**
-   * Runs a send of a message's handler; a journal failure is kept on the origin, so the message is
-   * released instead of marked done. Once one send of a message failed so, its later sends are
-   * refused too: the replay makes them all, in the handler's order.
+   * Runs a send of a message's handler, once the sent marks of its earlier sends landed; a journal
+   * failure is kept on the origin, so the message is released instead of marked done. Once one send
+   * of a message failed so, its later sends are refused too: the replay makes them all, in the
+   * handler's order.
    */
   #recordingFailure<T>(origin: SendOrigin | undefined, send: () => Promise<T>): Promise<T> {
     if (origin?.journalFailure) {
@@ -69,7 +70,9 @@ export class DurableSender implements Sender {
     }
     let sending: Promise<T>
     try {
-      sending = send()
+      // The marks of the message's earlier sends land first: a crash after this point finds them
+      // recorded, as if they had never waited, and a send under one of their keys is answered from them.
+      sending = origin?.marks.busy ? origin.marks.drain().then(send) : send()
     } catch (error) {
       sending = Promise.reject(error)
     }

@@ -17,6 +17,8 @@ import { POSTGRES_LIMITS } from './limits.js'
 export interface WriteCall {
   scope: string
   ops: readonly KvOp[]
+  /** The rows its ops write (rowKey), worked out once. */
+  rows: ReadonlySet<string>
   resolve(results: KvWriteResult[]): void
   reject(error: unknown): void
 }
@@ -45,7 +47,7 @@ export class GroupCommit {
   /** Queues one call's ops in `scope`; resolves to their results once they are committed. */
   write(scope: string, ops: readonly KvOp[]): Promise<KvWriteResult[]> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ scope, ops, resolve, reject })
+      this.#queue.push({ scope, ops, rows: new Set(ops.map((op) => rowKey(scope, op))), resolve, reject })
       // Calls made in the same tick leave together; nothing waits longer than that.
       if (this.#scheduled) return
       this.#scheduled = true
@@ -74,7 +76,7 @@ export class GroupCommit {
     let ops = 0
     for (let index = 0; index < this.#queue.length; index++) {
       const call = this.#queue[index]!
-      const keys = new Set(call.ops.map((op) => rowKey(call.scope, op)))
+      const keys = call.rows
       const full = batch.length > 0 && ops + call.ops.length > POSTGRES_LIMITS.writeBatchMax
       const clash = [...keys].some((key) => this.#busy.has(key) || taken.has(key) || blocked.has(key))
       if (full || clash) {
@@ -94,7 +96,7 @@ export class GroupCommit {
     this.#inFlight++
     const settle = () => {
       this.#inFlight--
-      for (const call of batch) for (const op of call.ops) this.#busy.delete(rowKey(call.scope, op))
+      for (const call of batch) for (const key of call.rows) this.#busy.delete(key)
       this.#pump()
     }
     this.#send(batch).then(

@@ -80,13 +80,15 @@ describe.each(targets)('a leader-only transport session across replica processes
         },
         { timeoutMs: 60_000, intervalMs: 100, message: 'every message done, every reply sent' },
       )
-      const survivors = replicas.filter((r) => r !== leader)
-      for (const replica of survivors) await replica.stop()
+      // Standbys stop before the new leader: a leader stopping first releases the session, and a standby
+      // still running (slow to stop on a loaded machine) would take it and start its transport.
+      const newLeader = replicas.find((r) => r.instanceId === secondOwner)!
+      const standbys = replicas.filter((r) => r !== leader && r !== newLeader)
+      for (const replica of [...standbys, newLeader]) await replica.stop()
 
       const lines = readReplicaLines(oracleFile)
       const startedTransport = lines.flatMap((line) => ('transportStarted' in line ? [line.transportStarted] : []))
       const calls = lines.flatMap((line) => ('transportCall' in line ? [line.transportCall.replica] : []))
-      const newLeader = replicas.find((r) => r.instanceId === secondOwner)!
       console.log(
         `${target.name}, ${REPLICAS} replicas, providerSession 'leader': transports started by ${startedTransport.join(', ')}; ` +
           `transport calls ${JSON.stringify(Object.fromEntries(replicas.map((r) => [r.name, calls.filter((c) => c === r.name).length])))}`,

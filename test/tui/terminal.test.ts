@@ -51,6 +51,13 @@ async function until(check: (text: string) => boolean, what: string, timeoutMs =
   }
 }
 
+const FOOTER = '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit'
+/**
+ * A whole frame is on the pane at `rows` rows: its first line and its footer. A capture can land
+ * while tmux is still taking in a frame, so a test waits for both ends before reading anything.
+ */
+const drawn = (text: string, rows: number) => /^● /.test(lines(text)[0] ?? '') && lines(text)[rows - 2] === FOOTER
+
 /** A shell prompt is back at the bottom of what the pane shows. */
 const promptBack = (text: string) => lines(text.trimEnd()).at(-1) === '$'
 
@@ -119,12 +126,11 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
   it('replays a dead letter from the keyboard, follows a resize to 80×24, quits with q and gives the terminal back', async () => {
     await type('clear; echo before-the-dashboard; ' + command())
     await press('Enter')
-    let text = await until((t) => t.includes('› in-dead-1'), 'the dashboard with the inbox DLQ')
+    let text = await until((t) => t.includes('› in-dead-1') && drawn(t, 30), 'the dashboard with the inbox DLQ')
     expect(await paneFlag('alternate_on')).toBe('1')
     expect(text).not.toContain('before-the-dashboard')
     let shown = lines(text)
     expect(shown[0]).toMatch(new RegExp(`^● \\d\\d:\\d\\d:\\d\\d \\(\\d+ms\\) · every 300ms · scope ${SCOPE} · sqlite:`))
-    expect(shown[28]).toBe('⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit')
     expect(text).toMatch(/^inbox\s+pending 1 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 3/m)
     expect(colours(await screenWithEscapes()).length).toBeGreaterThan(0)
 
@@ -134,7 +140,10 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
     await type('CRM fixed')
     await until((t) => t.includes('reason: CRM fixed█'), 'the reason typed')
     await press('Enter')
-    text = await until((t) => t.includes('✔ replayed 1 of 1: in-dead-1') && !/^[›· ] in-dead-1 /m.test(t), 'the record out of the DLQ')
+    text = await until(
+      (t) => t.includes('✔ replayed 1 of 1: in-dead-1') && !/^[›· ] in-dead-1 /m.test(t) && drawn(t, 30),
+      'the record out of the DLQ',
+    )
     expect(text).toMatch(/^› in-dead-2 /m)
     expect(text).toMatch(/^inbox\s+pending 2 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 2/m)
     const record = await readRecord(url, 'inbox', 'in-dead-1')
@@ -143,15 +152,9 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
 
     // Larger, then 80×24: each layout is drawn from the top, nothing of the one before is left.
     await tmux('resize-window', '-t', SESSION, '-x', '130', '-y', '40')
-    await until(
-      (t) => lines(t)[38] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!),
-      'the layout at 130×40',
-    )
+    await until((t) => drawn(t, 40), 'the layout at 130×40')
     await tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24')
-    text = await until(
-      (t) => lines(t)[22] === '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit' && /^● /.test(lines(t)[0]!),
-      'the layout at 80×24',
-    )
+    text = await until((t) => drawn(t, 24), 'the layout at 80×24')
     shown = lines(text)
     expect(shown[2]).toMatch(/^inbox /)
     for (const title of ['1 Instances', '2 Active leases', '▶ 3 Inbox dead letters', '4 Outbox dead letters', '5 Unknown sends'])
@@ -167,7 +170,7 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
   it('honours NO_COLOR, and gives the terminal back on Ctrl-C', async () => {
     await type('clear; ' + command('NO_COLOR=1 '))
     await press('Enter')
-    await until((t) => t.includes('› in-dead-2'), 'the dashboard')
+    await until((t) => /^› in-dead-\d /m.test(t) && drawn(t, 30), 'the dashboard')
     const escaped = await screenWithEscapes()
     expect(colours(escaped)).toEqual([])
     expect(escaped).toContain('\x1b[7m')
@@ -179,7 +182,7 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
   it('gives the terminal back when the process is told to stop (SIGTERM)', async () => {
     await type('clear; ' + command() + '; echo "exit=$?"')
     await press('Enter')
-    await until((t) => t.includes('› in-dead-2'), 'the dashboard')
+    await until((t) => /^› in-dead-\d /m.test(t) && drawn(t, 30), 'the dashboard')
     const { stdout } = await run('pgrep', ['-f', `dashboard --backend sqlite:${db} `])
     const pids = stdout
       .trim()

@@ -1,8 +1,9 @@
 /**
  * Group commit of `RedisKv.write` (group-commit.ts), counted on an injected ioredis client: a
  * write sent while none is in flight goes at once; writes issued while it is in flight share the
- * next call. The counts do not depend on timing: every write below is issued in one synchronous
- * stretch, before any reply can arrive. Each op keeps its own compare-and-set result, a same-key
+ * next call, and so do the writes the callers of a reply make in the turn it answered them. The
+ * counts do not depend on timing: every write below is issued in one synchronous stretch, before
+ * any reply can arrive, once the lane has rested from the reply before. Each op keeps its own compare-and-set result, a same-key
  * pair in one batch applies in call order, and a failed call rejects every caller in it.
  */
 import { Redis } from 'ioredis'
@@ -39,8 +40,12 @@ describe.runIf(available)('RedisKv group commit', () => {
     client?.disconnect()
   })
 
+  /** The turn of the event loop a reply started is over: the lane sends the next write at once. */
+  const rested = () => new Promise((resolve) => setImmediate(resolve))
+
   /** Issues every write in one synchronous stretch and counts the commands they cost. */
   async function together(writes: (readonly KvOp[])[]): Promise<{ outcomes: PromiseSettledResult<KvWriteResult[]>[]; sent: string[] }> {
+    await rested()
     sent.length = 0
     const outcomes = await Promise.allSettled(writes.map((ops) => kv.write(ops)))
     return { outcomes, sent: [...sent] }
@@ -65,6 +70,13 @@ describe.runIf(available)('RedisKv group commit', () => {
     for (const outcome of outcomes) expect(outcome).toEqual({ status: 'fulfilled', value: [{ ok: true, version: 1 }] })
     const stored = await kv.get('inbox', ['c1', 'c19'])
     expect(stored.map((entry) => entry?.value)).toEqual([{ value: 'c1' }, { value: 'c19' }])
+  })
+
+  it('the writes the callers of a reply make right away go in one call, not the first alone and the rest behind it', async () => {
+    await rested()
+    sent.length = 0
+    await kv.write([put('inbox', 'answered', 0)]).then(() => Promise.all([1, 2, 3, 4].map((n) => kv.write([put('outbox', `next${n}`, 0)]))))
+    expect(sent).toEqual(['evalsha', 'evalsha'])
   })
 
   it('each op of a batch keeps its own result; a same-key pair applies in call order', async () => {

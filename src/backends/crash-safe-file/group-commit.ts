@@ -2,6 +2,11 @@
  * Group commit (I6): writes submitted while a commit is in flight share the next one, so N
  * concurrent writers pay for one append and one fsync (or one snapshot rewrite), not N. Commits
  * and exclusive tasks (compaction, close) run one at a time, in submission order.
+ *
+ * The queue is taken at the end of a turn of the event loop (setImmediate), both when the first
+ * write arrives and after each commit: the writers a commit answered write again within the turn
+ * their answer started, and those writes go in one commit instead of the first alone and the rest
+ * behind it.
  */
 
 /** Options of `GroupCommit`. */
@@ -67,8 +72,7 @@ export class GroupCommit<T> {
     )
     if (!this.#draining) {
       this.#draining = true
-      // Start on a later tick, so writes made in the same tick (Promise.all) share the first commit.
-      void Promise.resolve().then(() => this.#drain())
+      setImmediate(() => void this.#drain())
     }
     return promise
   }
@@ -84,6 +88,7 @@ export class GroupCommit<T> {
           continue
         }
         await this.#commitBatch()
+        await endOfTurn()
       }
     } finally {
       this.#draining = false
@@ -113,4 +118,9 @@ export class GroupCommit<T> {
     }
     for (const entry of batch) entry.resolve()
   }
+}
+
+/** Resolves once the event loop has run what is already queued in this turn. */
+function endOfTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }

@@ -3,7 +3,10 @@
  * WRITE script call (scripts.ts). Each *lane* (the whole server, or one hash tag in a Cluster,
  * where a script may only touch one slot) sends at once when idle, so a lone write waits for
  * nothing; ops that arrive while its call is in flight queue, and go together in the next call,
- * at most `REDIS_LIMITS.writeBatchMax` ops per call. The script applies ops in queue order, which
+ * at most `REDIS_LIMITS.writeBatchMax` ops per call. When a call's reply comes back, the lane
+ * rests until the event loop has run what that reply set going (setImmediate): the callers it
+ * answered write again within that turn, and their writes go in one call instead of the first
+ * alone and the rest behind it. The script applies ops in queue order, which
  * is call order, so two ops on one key behave as if written one after the other; each op keeps
  * its own result. A failed call rejects every caller with an op in it.
  */
@@ -38,6 +41,8 @@ interface Pending {
 interface Lane {
   queue: Pending[]
   inFlight: number
+  /** A reply just came back: writes queue until the turn it started is over. */
+  resting: boolean
 }
 
 /** Queues and batches the ops of `write()` calls, one lane per group of keys a script may touch together. */
@@ -65,17 +70,27 @@ export class GroupCommit {
         lane.queue.push({ keys, collection: op.collection, args: args[index]!, call, index })
         touched.add(lane)
       })
-      for (const lane of touched) this.#pump(lane)
+      for (const lane of touched) if (!lane.resting) this.#pump(lane)
     })
   }
 
   #lane(name: string): Lane {
     let lane = this.#lanes.get(name)
     if (!lane) {
-      lane = { queue: [], inFlight: 0 }
+      lane = { queue: [], inFlight: 0, resting: false }
       this.#lanes.set(name, lane)
     }
     return lane
+  }
+
+  /** Pumps the lane once the callers a reply answered have made their next writes. */
+  #rest(lane: Lane): void {
+    if (lane.resting) return
+    lane.resting = true
+    setImmediate(() => {
+      lane.resting = false
+      this.#pump(lane)
+    })
   }
 
   /** Sends the queued ops while the lane has room for another call in flight. */
@@ -98,7 +113,7 @@ export class GroupCommit {
         )
         .finally(() => {
           lane.inFlight--
-          this.#pump(lane)
+          this.#rest(lane)
         })
         .catch(() => {})
     }

@@ -3,10 +3,10 @@
  * concurrent writers pay for one append and one fsync (or one snapshot rewrite), not N. Commits
  * and exclusive tasks (compaction, close) run one at a time, in submission order.
  *
- * The queue is taken at the end of a turn of the event loop (setImmediate), both when the first
- * write arrives and after each commit: the writers a commit answered write again within the turn
- * their answer started, and those writes go in one commit instead of the first alone and the rest
- * behind it.
+ * The queue is taken at the end of a turn of the event loop (setImmediate) when the first write
+ * arrives, and after a commit that left nothing waiting: the writers a commit answered write again
+ * within the turn their answer started, and those writes go in one commit instead of the first
+ * alone and the rest behind it. Writes that waited through a commit go at once.
  */
 
 /** Options of `GroupCommit`. */
@@ -88,7 +88,8 @@ export class GroupCommit<T> {
           continue
         }
         await this.#commitBatch()
-        await endOfTurn()
+        // Writes that waited through that commit go at once; with none, wait for the ones it set going.
+        if (this.#queue.length === 0) await endOfTurn()
       }
     } finally {
       this.#draining = false

@@ -3,10 +3,10 @@
  * WRITE script call (scripts.ts). Each *lane* (the whole server, or one hash tag in a Cluster,
  * where a script may only touch one slot) sends at once when idle, so a lone write waits for
  * nothing; ops that arrive while its call is in flight queue, and go together in the next call,
- * at most `REDIS_LIMITS.writeBatchMax` ops per call. When a call's reply comes back, the lane
- * rests until the event loop has run what that reply set going (setImmediate): the callers it
- * answered write again within that turn, and their writes go in one call instead of the first
- * alone and the rest behind it. The script applies ops in queue order, which
+ * at most `REDIS_LIMITS.writeBatchMax` ops per call. When a call's reply comes back with nothing
+ * queued, the lane rests until the event loop has run what that reply set going (setImmediate):
+ * the callers it answered write again within that turn, and their writes go in one call instead
+ * of the first alone and the rest behind it. Ops that waited through a call go at once. The script applies ops in queue order, which
  * is call order, so two ops on one key behave as if written one after the other; each op keeps
  * its own result. A failed call rejects every caller with an op in it.
  */
@@ -113,7 +113,9 @@ export class GroupCommit {
         )
         .finally(() => {
           lane.inFlight--
-          this.#rest(lane)
+          // Ops that waited through that call go at once; with none, wait for the ones it set going.
+          if (lane.queue.length > 0) this.#pump(lane)
+          else this.#rest(lane)
         })
         .catch(() => {})
     }

@@ -16,10 +16,12 @@ export const DEFAULTS = {
   postgresUrl: 'postgres://postgres@127.0.0.1:5432/test',
   /** A botmesh run (one backend, one concurrency) or a BullMQ run is killed after this long. */
   runTimeoutSeconds: 600,
+  /** Times each backend and concurrency is run (botmesh, then its peer); figures are the median round. */
+  rounds: 1,
 }
 
 /** The most messages and clients a run may ask for (as `botmesh bench` allows). */
-const LIMITS = { messages: 10_000_000, concurrency: 10_000, runTimeoutSeconds: 86_400 }
+const LIMITS = { messages: 10_000_000, concurrency: 10_000, runTimeoutSeconds: 86_400, rounds: 99 }
 
 export const HELP = `npm run bench [-- options]
 
@@ -39,6 +41,11 @@ Options:
   --ceiling <n>           operations of each raw ceiling and jobs of each BullMQ run, 0 for none
                           (default: as many as --messages)
   --run-timeout <s>       a run still going after this many seconds is killed (default ${DEFAULTS.runTimeoutSeconds})
+  --rounds <n>            run each backend and concurrency n times, botmesh then its peers each time;
+                          every figure is the median of the rounds (each ratio taken within its own
+                          round), with the lowest and highest ratio beside it (default ${DEFAULTS.rounds}).
+                          Runs on a shared machine move by ±20% from one to the next: 3 or 5 rounds
+                          tell a change from noise
   --json                  one JSON document on stdout instead of the table
   -h, --help
 
@@ -47,7 +54,8 @@ removed when it ends.
 
 Examples:
   $ npm run build && npm run bench
-  $ npm run bench -- --messages 500 --concurrency 8 --backends memory,sqlite --json`
+  $ npm run bench -- --messages 500 --concurrency 8 --backends memory,sqlite --json
+  $ npm run bench -- --rounds 3 --concurrency 8 --backends file,redis`
 
 /** A bad option or a failed run; `code` is stable. */
 export class BenchError extends Error {
@@ -76,6 +84,7 @@ export function parseOptions(argv, env = process.env) {
         'postgres-url': { type: 'string' },
         ceiling: { type: 'string' },
         'run-timeout': { type: 'string' },
+        rounds: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -97,6 +106,7 @@ export function parseOptions(argv, env = process.env) {
     redisUrl: values['redis-url'] ?? env.BOTMESH_REDIS_URL ?? DEFAULTS.redisUrl,
     postgresUrl: values['postgres-url'] ?? env.BOTMESH_POSTGRES_URL ?? DEFAULTS.postgresUrl,
     ceiling: values.ceiling === undefined ? messages : count(values.ceiling, '--ceiling', 0, LIMITS.messages),
+    rounds: values.rounds === undefined ? DEFAULTS.rounds : count(values.rounds, '--rounds', 1, LIMITS.rounds),
     runTimeoutMs:
       1_000 *
       (values['run-timeout'] === undefined

@@ -55,6 +55,48 @@ export function failedRun(backend, concurrency, error) {
   return { backend, concurrency, error: { code: error.code ?? 'BENCH_RUN_FAILED', message: error.message } }
 }
 
+/** The figures of a row that are the median of its rounds. */
+const MEDIAN_FIGURES = [
+  'messagesPerSecond',
+  'p50Ms',
+  'p99Ms',
+  'msPerMessage',
+  'roundTripsPerMessage',
+  'backgroundCallsPerMessage',
+  'writesPerMessage',
+  'noDurabilityMessagesPerSecond',
+  'slowdown',
+  'ceilingRatio',
+  'bullmqRatio',
+]
+
+/**
+ * One row for the rounds of a backend and concurrency: each figure the median of the rounds that
+ * ran (every ratio was taken within its own round), the rounds themselves in `rounds`, and `report`
+ * the round of the median msg/s. One round is its own row; rounds that all failed give the first failure.
+ */
+export function medianRun(rounds) {
+  if (rounds.length === 1) return rounds[0]
+  const ran = rounds.filter((run) => !run.error)
+  if (ran.length === 0) return rounds[0]
+  const row = { ...byMessagesPerSecond(ran)[Math.floor((ran.length - 1) / 2)] }
+  for (const figure of MEDIAN_FIGURES) row[figure] = medianOf(ran.map((run) => run[figure]))
+  if (row.ceiling) row.ceiling = { ...row.ceiling, perSecond: medianOf(ran.map((run) => run.ceiling?.perSecond)) }
+  if (row.bullmq) row.bullmq = { ...row.bullmq, jobsPerSecond: medianOf(ran.map((run) => run.bullmq?.jobsPerSecond)) }
+  row.rounds = rounds.map(({ report: _report, ...run }) => run)
+  return row
+}
+
+const byMessagesPerSecond = (runs) => [...runs].sort((a, b) => a.messagesPerSecond - b.messagesPerSecond)
+
+/** The median of the numbers among `values` (null when there are none). */
+function medianOf(values) {
+  const numbers = values.filter((value) => typeof value === 'number').sort((a, b) => a - b)
+  if (numbers.length === 0) return null
+  const middle = numbers.length / 2
+  return round(numbers.length % 2 ? numbers[Math.floor(middle)] : (numbers[middle - 1] + numbers[middle]) / 2, 3)
+}
+
 /** Puts BullMQ's figures beside the Redis row of the same concurrency. */
 export function withPeer(run, peer) {
   if (run.error || peer.error) return run
@@ -71,11 +113,13 @@ export function targetsOf(runs) {
       const ratio = chosen && !chosen.error ? target.of(chosen) : null
       const goal = target.atLeast !== undefined ? { comparison: '>=', target: target.atLeast } : { comparison: '<=', target: target.atMost }
       const met = ratio === null ? null : goal.comparison === '>=' ? ratio >= goal.target : ratio <= goal.target
+      const ofRounds = (chosen?.rounds ?? []).filter((run) => !run.error).map(target.of)
       return {
         name: target.name,
         backend: target.backend,
         concurrency: at,
         ratio,
+        ...(ofRounds.length > 1 && { range: [Math.min(...ofRounds), Math.max(...ofRounds)] }),
         ...goal,
         met,
         ...(ratio === null && { note: chosen ? 'run failed' : `concurrency ${at} not run` }),
@@ -101,8 +145,9 @@ export function targetsOf(runs) {
 export function renderTable(result) {
   const out = []
   const m = result.machine
+  const rounds = result.options.rounds ?? 1
   out.push(
-    `botmesh ${result.botmeshVersion} bench, ${result.options.messages} messages per run, ${m.cpus} × ${m.cpuModel}, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAtEnd.join(' ')} at the end (${result.startedAt} → ${result.finishedAt})`,
+    `botmesh ${result.botmeshVersion} bench, ${result.options.messages} messages per run${rounds > 1 ? `, the median of ${rounds} rounds` : ''}, ${m.cpus} × ${m.cpuModel}, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAtEnd.join(' ')} at the end (${result.startedAt} → ${result.finishedAt})`,
   )
   out.push('')
   const headers = [
@@ -150,14 +195,17 @@ export function renderTable(result) {
     out.push(`  BullMQ at c${peer.concurrency} FAILED ${peer.error.code}: ${firstLine(peer.error.message)}`)
   if (result.targets.length > 0) {
     out.push('', 'Targets (issue 12):')
+    const withRange = rounds > 1
     const targetRows = result.targets.map((t) => [
       t.name,
       t.concurrency === null ? '' : `c${t.concurrency}`,
       t.ratio ?? '-',
+      ...(withRange ? [t.range ? `${t.range[0]}–${t.range[1]}` : '-'] : []),
       `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}`,
       t.met === null ? t.note : t.met ? 'met' : 'not met',
     ])
-    out.push(...formatTable(['ratio', 'at', 'measured', 'target', ''], targetRows, [2, 3]).map((line) => `  ${line}`))
+    const headers = ['ratio', 'at', withRange ? 'median' : 'measured', ...(withRange ? ['rounds low–high'] : []), 'target', '']
+    out.push(...formatTable(headers, targetRows, withRange ? [2, 3, 4] : [2, 3]).map((line) => `  ${line}`))
   }
   return out.join('\n')
 }

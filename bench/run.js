@@ -5,7 +5,8 @@
  * process (the CLI's bench service: the bot, the no-durability baseline, round trips and writes
  * per message, and the raw store's ceiling), so every run starts from a fresh process; on Redis
  * a no-op BullMQ worker runs right after botmesh at the same concurrency on the same server.
- * Prints a table (or `--json`) with the ratios the targets of issue 12 name. `--help` says more.
+ * Prints a table (or `--json`) with the ratios the targets of issue 12 name; `--rounds n` repeats
+ * each pair n times and reports the medians. `--help` says more.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -14,7 +15,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { measureBullmq } from './bullmq-peer.js'
 import { BenchError, HELP, parseOptions } from './options.js'
-import { failedRun, renderTable, runOf, targetsOf, withPeer } from './report.js'
+import { failedRun, medianRun, renderTable, runOf, targetsOf, withPeer } from './report.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'botmesh.js')
@@ -36,13 +37,17 @@ async function main(argv) {
   const peers = []
   for (const backend of options.backends) {
     for (const concurrency of options.concurrency) {
-      let run = await botmeshRun(backend, concurrency, options)
-      if (backend === 'redis' && options.ceiling > 0) {
-        const peer = await bullmqRun(concurrency, options)
-        peers.push(peer)
-        run = withPeer(run, peer)
+      const rounds = []
+      for (let round = 1; round <= options.rounds; round++) {
+        let run = await botmeshRun(backend, concurrency, options, round)
+        if (backend === 'redis' && options.ceiling > 0) {
+          const peer = await bullmqRun(concurrency, options, round)
+          peers.push(options.rounds > 1 ? { ...peer, round } : peer)
+          run = withPeer(run, peer)
+        }
+        rounds.push(run)
       }
-      runs.push(run)
+      runs.push(medianRun(rounds))
     }
   }
   const result = {
@@ -62,6 +67,7 @@ async function main(argv) {
       concurrency: options.concurrency,
       backends: options.backends,
       ceilingOperations: options.ceiling,
+      rounds: options.rounds,
     },
     runs,
     peers,
@@ -72,8 +78,8 @@ async function main(argv) {
 }
 
 /** One `botmesh bench --json` in a child process; a failure becomes the row's error. */
-async function botmeshRun(backend, concurrency, options) {
-  note(`bench: botmesh on ${backend} at concurrency ${concurrency}, ${options.messages} messages`)
+async function botmeshRun(backend, concurrency, options, round) {
+  note(`bench: botmesh on ${backend} at concurrency ${concurrency}, ${options.messages} messages${ofRounds(round, options)}`)
   const args = [
     BIN,
     'bench',
@@ -102,8 +108,8 @@ async function botmeshRun(backend, concurrency, options) {
   }
 }
 
-async function bullmqRun(concurrency, options) {
-  note(`bench: BullMQ no-op worker at concurrency ${concurrency}, ${options.ceiling} jobs`)
+async function bullmqRun(concurrency, options, round) {
+  note(`bench: BullMQ no-op worker at concurrency ${concurrency}, ${options.ceiling} jobs${ofRounds(round, options)}`)
   try {
     return await measureBullmq({ url: options.redisUrl, jobs: options.ceiling, concurrency, timeoutMs: options.runTimeoutMs })
   } catch (error) {
@@ -133,6 +139,8 @@ function child(args, env, timeoutMs) {
     })
   })
 }
+
+const ofRounds = (round, options) => (options.rounds > 1 ? `, round ${round} of ${options.rounds}` : '')
 
 function note(line) {
   process.stderr.write(`${line}\n`)

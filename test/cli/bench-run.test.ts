@@ -32,6 +32,7 @@ interface BenchRun {
     comparison: string
     target: number
     met: boolean | null
+    range?: [number, number]
     note?: string
   }[]
 }
@@ -43,7 +44,7 @@ describe('npm run bench (bench/run.js)', () => {
     const result = await nodeScript('bench/run.js', [...TINY, '--json'])
     expect(result.code, result.stderr).toBe(0)
     const report = jsonOf<BenchRun>(result)
-    expect(report.options).toEqual({ messages: 30, concurrency: [1], backends: ['memory', 'file'], ceilingOperations: 30 })
+    expect(report.options).toEqual({ messages: 30, concurrency: [1], backends: ['memory', 'file'], ceilingOperations: 30, rounds: 1 })
     expect(report.machine.cpus).toBeGreaterThan(0)
     expect(report.runs.map((run) => [run.backend, run.concurrency])).toEqual([
       ['memory', 1],
@@ -86,6 +87,41 @@ describe('npm run bench (bench/run.js)', () => {
     expect(result.stdout).toMatch(/^memory\s+1\s+[\d,]+\s/m)
     expect(result.stdout).toMatch(/^file\s+1\s+[\d,]+\s/m)
     expect(result.stdout).toMatch(/Targets \(issue 12\):/)
+  })
+
+  it('--rounds 3: each figure the median of three rounds, the rounds kept, each target with its lowest and highest round', async () => {
+    const result = await nodeScript('bench/run.js', [
+      '--messages',
+      '30',
+      '--concurrency',
+      '1',
+      '--backends',
+      'memory',
+      '--rounds',
+      '3',
+      '--json',
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    const report = jsonOf<BenchRun & { runs: (BenchRun['runs'][number] & { rounds: BenchRun['runs'] })[] }>(result)
+    expect(report.options).toMatchObject({ rounds: 3 })
+    expect(report.runs).toHaveLength(1)
+    const [run] = report.runs
+    expect(run!.rounds).toHaveLength(3)
+    const middle = (values: number[]) => [...values].sort((a, b) => a - b)[1]
+    expect(run!.messagesPerSecond).toBe(middle(run!.rounds.map((r) => r.messagesPerSecond)))
+    const slowdowns = run!.rounds.map((r) => r.slowdown)
+    expect(run!.slowdown).toBe(middle(slowdowns))
+    expect(report.targets.find((t) => t.backend === 'memory')).toMatchObject({
+      ratio: middle(slowdowns),
+      range: [Math.min(...slowdowns), Math.max(...slowdowns)],
+    })
+    expect(result.stderr).toMatch(/round 3 of 3/)
+  })
+
+  it('refuses --rounds 0 with BENCH_USAGE (exit 2)', async () => {
+    const result = await nodeScript('bench/run.js', ['--rounds', '0'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/BENCH_USAGE: --rounds must be a whole number from 1 to 99/)
   })
 
   it('refuses an unknown backend with BENCH_USAGE (exit 2)', async () => {

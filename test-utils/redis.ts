@@ -21,18 +21,27 @@ export const REDIS_URL = process.env.BOTMESH_TEST_REDIS_URL ?? 'redis://127.0.0.
 const onCi = process.env.CI === 'true'
 
 /**
- * Whether the machine's Redis answers. Off CI a missing server is a loud line and `false` (the
- * caller skips); under CI=true it throws, so the run fails.
+ * Counts the commands `client` (a server's or a Cluster's) sends into `sent` (their names): a
+ * wrapper in the test, no flag in the backend.
  */
-/** Counts the commands `client` sends into `sent` (their names): a wrapper in the test, no flag in the backend. */
-export function recordCommands(client: Redis, sent: string[]): void {
-  const send = client.sendCommand.bind(client)
-  client.sendCommand = ((command, stream) => {
+export function recordCommands(client: Redis | Cluster, sent: string[]): void {
+  const send = client.sendCommand.bind(client) as (command: { name: string }, ...rest: unknown[]) => unknown
+  client.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
     sent.push(command.name)
-    return send(command, stream)
+    return send(command, ...rest)
   }) as typeof client.sendCommand
 }
 
+/**
+ * Resolves once the turn of the event loop a write's reply started is over: a group-commit lane
+ * that rested after that reply (group-commit.ts) sends the next write at once again.
+ */
+export const laneRested = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Whether the machine's Redis answers. Off CI a missing server is a loud line and `false` (the
+ * caller skips); under CI=true it throws, so the run fails.
+ */
 export async function redisAvailable(what: string): Promise<boolean> {
   const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null })
   let cause = ''

@@ -7,7 +7,9 @@ import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fi
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 import {
   deletePrefix,
+  laneRested,
   randomPrefix,
+  recordCommands,
   redisBinariesAvailable,
   scanKeys,
   startRedisCluster,
@@ -120,12 +122,7 @@ describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', (
     const prefix = randomPrefix()
     const client = new Cluster(cluster.nodes)
     const sent: string[] = []
-    // Count every command the injected client routes: a wrapper in the test, no flag in the backend.
-    const send = client.sendCommand.bind(client)
-    client.sendCommand = ((...args: Parameters<typeof client.sendCommand>) => {
-      sent.push(args[0].name)
-      return send(...args)
-    }) as typeof client.sendCommand
+    recordCommands(client, sent)
     const kv = new RedisKv({ client, prefix })
     const put = (collection: string, key: string, expectVersion = 0): KvPut => ({
       op: 'put',
@@ -140,16 +137,15 @@ describe.runIf(available)('RedisDurability on a private 3-node Redis Cluster', (
     await kv.start()
     try {
       // A lane rests for the rest of the turn a reply started (group-commit.ts): each count starts after it.
-      const rested = () => new Promise((resolve) => setImmediate(resolve))
       await kv.write([put('inbox', 'warm'), put('outbox', 'warm')]) // scopes recorded, scripts known on both nodes
-      await rested()
+      await laneRested()
       sent.length = 0
       expect(await kv.write([put('inbox', 'both'), put('outbox', 'both')])).toEqual([
         { ok: true, version: 1 },
         { ok: true, version: 1 },
       ])
       expect(sent).toEqual(['evalsha', 'evalsha'])
-      await rested()
+      await laneRested()
       sent.length = 0
       // Each slot: its first write at once, the other four together once it answers.
       const writes = Array.from({ length: 10 }, (_, n) => kv.write([put(n % 2 ? 'inbox' : 'outbox', `c${n}`)]))

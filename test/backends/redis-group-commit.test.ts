@@ -3,14 +3,15 @@
  * write sent while none is in flight goes at once; writes issued while it is in flight share the
  * next call, and so do the writes the callers of a reply make in the turn it answered them. The
  * counts do not depend on timing: every write below is issued in one synchronous stretch, before
- * any reply can arrive, once the lane has rested from the reply before. Each op keeps its own compare-and-set result, a same-key
- * pair in one batch applies in call order, and a failed call rejects every caller in it.
+ * any reply can arrive, once the lane has rested from the reply before. Each op keeps its own
+ * compare-and-set result, a same-key pair in one batch applies in call order, and a failed call
+ * rejects every caller in it.
  */
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REDIS_LIMITS, RedisKeys, RedisKv } from '../../src/backends/redis/index.js'
 import type { KvOp, KvPut, KvWriteResult } from '../../src/core/spi.js'
-import { REDIS_URL, deletePrefix, randomPrefix, recordCommands, redisAvailable } from '../../test-utils/redis.js'
+import { REDIS_URL, deletePrefix, laneRested, randomPrefix, recordCommands, redisAvailable } from '../../test-utils/redis.js'
 
 const available = await redisAvailable('RedisKv group commit on the machine Redis')
 
@@ -40,12 +41,9 @@ describe.runIf(available)('RedisKv group commit', () => {
     client?.disconnect()
   })
 
-  /** The turn of the event loop a reply started is over: the lane sends the next write at once. */
-  const rested = () => new Promise((resolve) => setImmediate(resolve))
-
   /** Issues every write in one synchronous stretch and counts the commands they cost. */
   async function together(writes: (readonly KvOp[])[]): Promise<{ outcomes: PromiseSettledResult<KvWriteResult[]>[]; sent: string[] }> {
-    await rested()
+    await laneRested()
     sent.length = 0
     const outcomes = await Promise.allSettled(writes.map((ops) => kv.write(ops)))
     return { outcomes, sent: [...sent] }
@@ -73,7 +71,7 @@ describe.runIf(available)('RedisKv group commit', () => {
   })
 
   it('the writes the callers of a reply make right away go in one call, not the first alone and the rest behind it', async () => {
-    await rested()
+    await laneRested()
     sent.length = 0
     await kv.write([put('inbox', 'answered', 0)]).then(() => Promise.all([1, 2, 3, 4].map((n) => kv.write([put('outbox', `next${n}`, 0)]))))
     expect(sent).toEqual(['evalsha', 'evalsha'])

@@ -49,8 +49,13 @@ export function preparePayload(text: string): FramedPayload {
 /** Encodes one record as a line of text, newline included. */
 export function encodeRecord(seq: number, payload: string | FramedPayload): string {
   const prepared = typeof payload === 'string' ? preparePayload(payload) : payload
-  const head = `${seq}\t${prepared.bytes}\t`
-  return `${head}${hex(crc32(head) ^ prepared.crc)}\t${prepared.text}\n`
+  return `${frameHead(seq, prepared.bytes, prepared.crc)}${prepared.text}\n`
+}
+
+/** What precedes a payload of `bytes` bytes and CRC-32 `payloadCrc` on its line: seq, length, checksum, each followed by a tab. */
+function frameHead(seq: number, bytes: number, payloadCrc: number): string {
+  const head = `${seq}\t${bytes}\t`
+  return `${head}${hex(crc32(head) ^ payloadCrc)}\t`
 }
 
 /**
@@ -61,8 +66,7 @@ export function encodeRecords(firstSeq: number, payloads: readonly string[]): Bu
   const bodies = payloads.map((payload) => Buffer.from(payload))
   const heads = bodies.map((body, n) => {
     if (body.includes(NEWLINE)) throw new Error('a framed payload must not contain a newline')
-    const head = `${firstSeq + n}\t${body.length}\t`
-    return `${head}${hex(crc32(head) ^ crc32(body))}\t`
+    return frameHead(firstSeq + n, body.length, crc32(body))
   })
   let total = 0
   for (let n = 0; n < bodies.length; n++) total += heads[n]!.length + bodies[n]!.length + 1

@@ -35,11 +35,12 @@ export async function sendBatch(statements: Statements, run: RunQuery, calls: re
     const { statement, values } = statementFor(statements, ops[0]!)
     outcomes.push(outcome(ops[0]!.op, (await run(statement, values)).rows[0]))
   } else {
+    // The calls of a batch never share a row (group-commit.ts), but one call may write a key twice:
+    // only statements run one after another see the first write.
+    const distinct = calls.every((call) => call.rows.size === call.ops.length)
     // Only a single call longer than the limit is split (group-commit.ts never joins past it).
     for (let start = 0; start < ops.length; start += POSTGRES_LIMITS.writeBatchMax) {
       const chunk = ops.slice(start, start + POSTGRES_LIMITS.writeBatchMax)
-      // One call may write a key twice; only statements run one after another see the first write.
-      const distinct = new Set(chunk.map(rowOf)).size === chunk.length
       outcomes.push(...(await (distinct ? writeArrays : writeMany)(statements, run, chunk)))
     }
   }
@@ -115,10 +116,6 @@ function statementFor(statements: Statements, { scope, op }: ScopedOp): { statem
   const fields = [JSON.stringify(op.value), op.state, op.stateTime, op.due]
   if (op.expectVersion === 0) return { statement: statements.INSERT_ENTRY, values: [...where, ...fields] }
   return { statement: statements.UPDATE_ENTRY, values: [...where, op.expectVersion, ...fields] }
-}
-
-function rowOf({ scope, op }: ScopedOp): string {
-  return JSON.stringify([scope, op.collection, op.key])
 }
 
 function compareOps(a: ScopedOp, b: ScopedOp): number {

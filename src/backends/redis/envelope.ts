@@ -16,10 +16,10 @@ export const TIME_HEX_LENGTH = 16
 /** The header fields, as the scripts index them (1-based in Lua). */
 type Header = [version: number, state: string, stateTime: number, due: number | null, timeHex: string]
 
-/** The envelope to store for a put that will hold `version` (`hex`: its `timeHex`, when the caller has it). */
-export function encodeEnvelope(put: KvPut, version: number, hex: string = timeHex(put.stateTime)): string {
+/** The envelope to store for a put that will hold `version`. */
+export function encodeEnvelope(put: KvPut, version: number): string {
   // The op was checked (checkKvOp) before it got here.
-  const header: Header = [version, put.state, put.stateTime, put.due, hex]
+  const header: Header = [version, put.state, put.stateTime, put.due, timeHex(put.stateTime)]
   return `${JSON.stringify(header)}\n${JSON.stringify(put.value)}`
 }
 

@@ -11,7 +11,7 @@
  * its own result. A failed call rejects every caller with an op in it.
  */
 import type { KvOp, KvWriteResult } from '../../core/spi.js'
-import { decodeEnvelope, encodeEnvelope, scoreBound, timeHex } from './envelope.js'
+import { decodeEnvelope, encodeEnvelope, scoreBound, stateMember } from './envelope.js'
 import type { CollectionKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
 import { checkKvOp } from '../common/kv-op-check.js'
@@ -162,8 +162,7 @@ function argsOf(op: KvOp): (string | number)[] {
   checkKvOp(op)
   if (op.op === 'delete') return ['delete', op.key, op.expectVersion, '', '', '', '']
   const due = op.due === null ? '' : scoreBound(op.due)
-  const hex = timeHex(op.stateTime)
-  return ['put', op.key, op.expectVersion, encodeEnvelope(op, op.expectVersion + 1, hex), op.state, hex + op.key, due]
+  return ['put', op.key, op.expectVersion, encodeEnvelope(op, op.expectVersion + 1), op.state, stateMember(op.stateTime, op.key), due]
 }
 
 function resultOf(key: string, status: number | string, detail: number | string): KvWriteResult {

@@ -37,8 +37,9 @@ export interface PostgresConnectionOptions extends PostgresTimeouts {
 export class PostgresConnection {
   /** `host:port/database` of the server, without credentials, for messages. */
   readonly target: string
+  /** Where the backend reports what it cannot raise (idle connection errors, a failed ANALYZE). */
+  readonly logger: PostgresLogger
   readonly #options: PostgresConnectionOptions
-  readonly #logger: PostgresLogger
   readonly #pool: SharedHandle<Pool>
 
   constructor(options: PostgresConnectionOptions) {
@@ -50,7 +51,7 @@ export class PostgresConnection {
         throw new ConfigError(`${name} must be a positive integer, got ${value}`)
     }
     this.#options = options
-    this.#logger = options.logger ?? console
+    this.logger = options.logger ?? console
     this.#pool = new SharedHandle(options.pool)
     this.target = options.pool ? describePool(options.pool) : describeUrl(options.connectionString!)
   }
@@ -96,7 +97,7 @@ export class PostgresConnection {
     const pool = new pg.Pool(config)
     // The pool has already removed the broken client when it emits this; the next query opens a new one.
     pool.on('error', (error) => {
-      this.#logger.error(
+      this.logger.error(
         `botmesh: a PostgreSQL connection to ${this.target} was closed while idle (${error.message}); it is replaced on the next query`,
         error,
       )

@@ -17,6 +17,7 @@ import { prepare, type Prepared, type Statements } from './prepared.js'
 import { toEntry, type EntryRow } from './entry-rows.js'
 import { GroupCommit } from './group-commit.js'
 import { sendBatch } from './writes.js'
+import { PlannerStatistics } from './planner-statistics.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
 import { describeError, isUnavailable } from './failures.js'
 import { checkKvOp } from '../common/kv-op-check.js'
@@ -47,6 +48,8 @@ export class PostgresKv implements DurableKv {
   #starting: Promise<void> | undefined
   /** Shared by the root and its views, so writes of every scope commit together. */
   readonly #group: GroupCommit
+  /** Shared by the root and its views: analyzes the table as this process grows it. */
+  readonly #statistics: PlannerStatistics
 
   constructor(options: PostgresKvOptions, connection?: PostgresConnection, view?: { scope: string; of: PostgresKv }) {
     this.tables = view?.of.tables ?? durableTables(options.tablePrefix ?? TABLE_PREFIX_DEFAULT)
@@ -55,6 +58,9 @@ export class PostgresKv implements DurableKv {
     this.#group = view
       ? view.of.#group
       : new GroupCommit((calls) => sendBatch(this.#statements, (statement, values) => this.#query(statement, values), calls))
+    this.#statistics = view
+      ? view.of.#statistics
+      : new PlannerStatistics(this.tables, async (sql) => (await this.#query(sql)).rows, this.connection.logger)
     this.#scope = view?.scope ?? ROOT_SCOPE
     this.#isView = view !== undefined
     this.#mustExist = options.mustExist === true
@@ -81,8 +87,10 @@ export class PostgresKv implements DurableKv {
         () => true,
         () => false,
       )
-    )
+    ) {
+      await this.#statistics.settled()
       await this.connection.release()
+    }
   }
 
   async #open(): Promise<void> {
@@ -121,7 +129,9 @@ export class PostgresKv implements DurableKv {
   async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
     for (const op of ops) checkOp(op)
     if (ops.length === 0) return []
-    return this.#group.write(this.#scope, ops)
+    const results = await this.#group.write(this.#scope, ops)
+    this.#statistics.noteInserted(ops.filter((op, index) => op.op === 'put' && op.expectVersion === 0 && results[index]!.ok).length)
+    return results
   }
 
   async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {

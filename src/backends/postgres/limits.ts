@@ -32,6 +32,11 @@ export const POSTGRES_LIMITS = {
    * its own shard, so concurrent writers rarely wait on the same counter row.
    */
   countShards: 64,
+  /**
+   * Rows a process inserts into a table before it first analyzes it (planner-statistics.ts); after
+   * that it analyzes each time its inserts reach the rows the table had at the last analysis.
+   */
+  analyzeInsertedRowsMin: 1_000,
 } as const
 
 /** The connection limits a caller may change (on a pool the backend creates). */

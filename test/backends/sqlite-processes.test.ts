@@ -109,11 +109,12 @@ describe('a process killed with SIGKILL inside a write transaction', () => {
     const random = seeded(20_240_611)
     for (let round = 0; round < 3; round++) {
       const file = newFile()
-      await holdTransactionsOpen(file, opsPerBatch)
-      const writer = start('writer-child.ts', [file, String(opsPerBatch), '4000'])
       const killAfter = 1 + Math.floor(random() * 3)
+      await holdTransactionOpen(file, `b${killAfter + 1}-${opsPerBatch - 1}`)
+      const writer = start('writer-child.ts', [file, String(opsPerBatch), '4000'])
       await writer.waitForLine((line) => line === `committed ${killAfter}`)
-      // The child is the only writer: once its write lock is held, it is inside batch killAfter + 1.
+      // The child is the only writer: once its write lock is held, it is inside batch killAfter + 1,
+      // which stays open until the kill however fast the machine.
       await waitForWriteLock(file)
       await new Promise((resolve) => setTimeout(resolve, random() * 100))
       writer.process.kill('SIGKILL')
@@ -149,17 +150,19 @@ describe('a process killed with SIGKILL inside a write transaction', () => {
 })
 
 /**
- * Sets the file up and adds a trigger that keeps each batch's transaction open a few hundred ms
- * after its last row (a computation in SQL), so the kill has a wide window inside the transaction.
+ * Sets the file up and adds a trigger that keeps one batch's transaction open after its last row
+ * (`lastKey`) far longer than the test waits before the kill (a computation in SQL that runs for
+ * seconds; the kill ends it): a short hold let a fast machine commit the batch before the kill.
+ * The batches before it commit at full speed.
  */
-async function holdTransactionsOpen(file: string, opsPerBatch: number): Promise<void> {
+async function holdTransactionOpen(file: string, lastKey: string): Promise<void> {
   const kv = new SQLiteKv({ file })
   await kv.start()
   await kv.stop()
   const setup = new Database(file)
   try {
-    setup.exec(`CREATE TRIGGER hold_transaction_open AFTER INSERT ON durable WHEN new.key LIKE '%-${opsPerBatch - 1}' BEGIN
-      SELECT count(*) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 300000) SELECT n FROM r);
+    setup.exec(`CREATE TRIGGER hold_transaction_open AFTER INSERT ON durable WHEN new.key = '${lastKey}' BEGIN
+      SELECT count(*) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 200000000) SELECT n FROM r);
     END`)
   } finally {
     setup.close()

@@ -112,10 +112,8 @@ describe.runIf(available)('PostgreSQL write plans as the table grows', () => {
     cleanups.push(() => dropTablePrefix(tablePrefix))
     const kv = new PostgresKv({ connectionString: PG_URL, tablePrefix })
     await kv.start()
-    let stopped = false
-    cleanups.push(async () => (stopped ? undefined : kv.stop()))
-    const tables = durableTables(tablePrefix)
-    const table = tables.durableName
+    cleanups.push(() => kv.stop())
+    const table = kv.tables.durableName
     const planner = async () =>
       (
         await adminQuery<{ rows: number; collections: string }>(
@@ -130,14 +128,13 @@ describe.runIf(available)('PostgreSQL write plans as the table grows', () => {
     for (let from = 0; from < MIN; from += 100) await kv.write(batch(from))
     // stop() waits for the analysis the last write started.
     await kv.stop()
-    stopped = true
     const seen = await planner()
     expect(seen.rows).toBeGreaterThanOrEqual(MIN)
     expect(seen.collections).toBe('1')
 
     // A connection of its own runs the batch write as the store does: a named statement, a few
     // ops a call (a message's reply marked sent and its inbound completed), each time other keys.
-    const { WRITE_BATCH } = prepare(tables)
+    const { WRITE_BATCH } = prepare(kv.tables)
     const client = new pg.Client({ connectionString: PG_URL })
     await client.connect()
     cleanups.push(() => client.end())

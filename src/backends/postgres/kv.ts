@@ -130,7 +130,7 @@ export class PostgresKv implements DurableKv {
     for (const op of ops) checkOp(op)
     if (ops.length === 0) return []
     const results = await this.#group.write(this.#scope, ops)
-    this.#statistics.noteInserted(ops.filter((op, index) => op.op === 'put' && op.expectVersion === 0 && results[index]!.ok).length)
+    this.#statistics.noteWritten(ops, results)
     return results
   }
 

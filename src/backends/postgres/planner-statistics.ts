@@ -19,6 +19,7 @@
  * autovacuum would); a failure is logged once and tried again after as many inserts, never failing
  * a write. `ANALYZE` needs the table's owner (or a superuser): the role that created it.
  */
+import type { KvOp, KvWriteResult } from '../../core/spi.js'
 import { POSTGRES_LIMITS } from './limits.js'
 import type { PostgresLogger } from './connection.js'
 import type { DurableTables } from './tables.js'
@@ -41,6 +42,13 @@ export class PlannerStatistics {
     this.#tables = tables
     this.#run = run
     this.#logger = logger
+  }
+
+  /** Counts the rows a write inserted (puts at version 0 that won); starts an analysis (in the background) at a doubling. */
+  noteWritten(ops: readonly KvOp[], results: readonly KvWriteResult[]): void {
+    let inserted = 0
+    for (let n = 0; n < ops.length; n++) if (ops[n]!.op === 'put' && ops[n]!.expectVersion === 0 && results[n]!.ok) inserted++
+    this.noteInserted(inserted)
   }
 
   /** Counts rows this process inserted; starts an analysis (in the background) when they reach a doubling. */

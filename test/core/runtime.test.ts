@@ -3,6 +3,7 @@
  * concurrency, edits/drafts/typing, stop — and "without the durability key nothing changes": no
  * journal code runs at all.
  */
+import { executionAsyncId } from 'node:async_hooks'
 import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest'
 import { MemoryKv } from '../../src/core/spi.js'
 import { Bot } from '../../src/core/bot.js'
@@ -325,6 +326,27 @@ describe('The runtime with durability', () => {
     expect(messageId).toBe('wamid.X')
     expect(await t.bot.durability!.inbox.get(refId!)).toMatchObject({ state: 'done' })
     expect(await t.bot.durability!.outbox.get(`${refId}:1`)).toMatchObject({ state: 'sent', inboundId: refId })
+  })
+
+  it('a stopped durable bot leaves no async context tracking on: the promises of the process run without hooks again', async () => {
+    // With promise hooks off, a promise reaction runs with no async id (0); with them on, with its own.
+    const reactionAsyncId = () => Promise.resolve().then(() => executionAsyncId())
+    expect(await reactionAsyncId()).toBe(0)
+    let inHandler: number | undefined
+    const t = await bots.start({
+      durability: fast(),
+      setup: (bot) =>
+        bot.when(TEXT, async (ctx) => {
+          inHandler = await reactionAsyncId()
+          await bot.send(ctx.chatId, 'from bot.send')
+        }),
+    })
+    await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
+    await t.bot.idle()
+    expect(inHandler).toBeGreaterThan(0)
+    expect(await t.bot.durability!.outbox.get(`${recordId('m1', 'c1')}:1`)).toMatchObject({ keySource: 'derived' })
+    await t.bot.stop()
+    expect(await reactionAsyncId()).toBe(0)
   })
 })
 

@@ -153,6 +153,9 @@ export class DurablePipeline implements MessagePipeline {
     await this.#turns?.stop()
     await this.#beat.remove().catch(error)
     await this.backend.stop()
+    // Async context tracking costs every promise of the process, bot or not, while any store is on.
+    // Off once no handler can still call bot.send (a run that outlived the stop timeout keeps it).
+    if (this.#inFlight.size === 0) this.#origin.disable()
   }
 
   /** One sweep; the records it claims run here, as replays. */

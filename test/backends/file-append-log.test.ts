@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AppendLog, readAppendLog, scanAppendLog } from '../../src/backends/crash-safe-file/append-log.js'
 import { writeFileAtomic } from '../../src/backends/crash-safe-file/atomic-snapshot.js'
-import { crc32, decodeRecord, encodeRecord, encodeRecords } from '../../src/backends/crash-safe-file/framing.js'
+import { crc32, decodeRecord, encodeRecord, encodeRecords, preparePayload } from '../../src/backends/crash-safe-file/framing.js'
 
 import { nodeFileSystem } from '../../src/backends/crash-safe-file/fs.js'
 import { GroupCommit } from '../../src/backends/crash-safe-file/group-commit.js'
@@ -36,7 +36,9 @@ describe('framing', () => {
   it('round-trips a record, and any changed byte fails its length or checksum', () => {
     const line = frame(42, '{"text":"héllo\\tworld 👋"}')
     assert.equal(line.at(-1), 0x0a)
-    assert.deepEqual(decodeRecord(line.subarray(0, -1)), { seq: 42, payload: '{"text":"héllo\\tworld 👋"}' })
+    const payload = '{"text":"héllo\\tworld 👋"}'
+    // Read back with its size and checksum, ready to frame again as preparePayload would make it.
+    assert.deepEqual(decodeRecord(line.subarray(0, -1)), { seq: 42, payload, prepared: preparePayload(payload) })
     for (let at = 0; at < line.length - 1; at++) {
       const damaged = Buffer.from(line.subarray(0, -1))
       damaged[at] = damaged[at]! ^ 0x01

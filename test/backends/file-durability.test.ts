@@ -4,10 +4,10 @@
  * back, and nothing observed before it is committed.
  */
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { FileDurability, nodeFileSystem, type FileDurabilityOptions } from '../../src/backends/file/index.js'
 import type { KvOp } from '../../src/core/durability/kv.js'
 import { ConfigError, JournalUnavailableError } from '../../src/core/errors.js'
@@ -139,6 +139,37 @@ describe('appendLog compaction and write cost', () => {
     }
     assert.ok(Math.abs(perWrite[1]! - perWrite[0]!) <= 8, `bytes per write: ${perWrite.join(' vs ')}`)
     await durability.close()
+  })
+
+  it('the first fold after a reopen frames the entries it read from the snapshot again instead of encoding them', async () => {
+    const path = await journalPath()
+    const first = await FileDurability.open(path, { appendLog: true })
+    await first.kv.write(Array.from({ length: 200 }, (_, n) => put(`m${n}`)))
+    await first.close() // folds: the snapshot holds the 200 entries
+    const before = await readFile(path)
+    const reopened = await FileDurability.open(path, { appendLog: true })
+    await reopened.kv.write([put('m0', 1, { state: 'done' })])
+    // Encoding an entry is a JSON.stringify of it; a fold that reused nothing would make 200 of them.
+    const stringify = vi.spyOn(JSON, 'stringify')
+    let encoded: number
+    try {
+      await reopened.compact()
+      encoded = stringify.mock.calls.length
+    } finally {
+      stringify.mockRestore()
+    }
+    assert.ok(encoded <= 3, `JSON.stringify calls in the fold: ${encoded}`)
+    await reopened.close()
+    // The reused lines are the very bytes read: the new snapshot is the old one but for m0 and the header.
+    const after = (await readFile(path, 'utf8')).split('\n')
+    const old = before.toString('utf8').split('\n')
+    assert.equal(after.length, old.length)
+    const changed = after.flatMap((line, n) => (line === old[n] ? [] : [n]))
+    assert.deepEqual(changed.length, 2, `changed lines: ${changed.join(', ')}`)
+    const again = await FileDurability.open(path, { appendLog: true })
+    assert.equal((await again.kv.list('inbox', { state: 'pending', limit: 1_000 })).length, 199)
+    assert.equal((await again.kv.list('inbox', { state: 'done', limit: 1_000 })).length, 1)
+    await again.close()
   })
 
   it('compact() folds now; a no-op in snapshot mode', async () => {

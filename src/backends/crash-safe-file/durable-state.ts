@@ -53,7 +53,8 @@ export class DurableState {
   readonly #uncommitted = new UncommittedWrites()
   /** Why the journal can take no more calls: a failed commit whose outcome on disk is unknown. */
   #broken: string | undefined
-  readonly #encoded: SnapshotEncodingCache = new WeakMap()
+  /** Encoded snapshot lines by entry (snapshot-format.ts), from the snapshot read at open on. */
+  readonly #encoded: SnapshotEncodingCache
 
   private constructor(path: string, options: ResolvedFileOptions, loaded: LoadedJournal, lock: HeldLock | undefined) {
     this.path = path
@@ -61,6 +62,7 @@ export class DurableState {
     this.state = loaded.state
     this.#lock = lock
     this.#lastSeq = loaded.lastSeq
+    this.#encoded = loaded.encoded
     this.#logSeq = loaded.snapshotLogSeq
     this.#logAtOpen = { validBytes: loaded.log?.validBytes ?? 0, records: loaded.log?.records.length ?? 0 }
     this.#compaction = new CompactionTrigger({ records: options.compactEvery, bytes: options.compactBytes })

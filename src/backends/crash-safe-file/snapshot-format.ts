@@ -86,13 +86,17 @@ export function encodeSnapshot(
   return lines
 }
 
-/** Reads a snapshot whole; rejects any damage with a `JournalCorruptError` naming the file (I9). */
+/**
+ * Reads a snapshot whole; rejects any damage with a `JournalCorruptError` naming the file (I9).
+ * Each entry's line goes into `cache`, so the next fold frames it again without encoding it.
+ */
 export function decodeSnapshot(
   file: string,
   content: Buffer,
   format: string = SNAPSHOT_FORMAT,
+  cache?: SnapshotEncodingCache,
 ): { logSeq: number; entries: PlacedEntry[] } {
-  const scan = scanSnapshot(content, format)
+  const scan = scanSnapshot(content, format, cache)
   if (scan.damage) {
     const { line, offset, detail } = scan.damage
     throw new JournalCorruptError(file, `the snapshot cannot be read back at line ${line} (byte offset ${offset}): ${detail}`)
@@ -101,7 +105,7 @@ export function decodeSnapshot(
 }
 
 /** Reads a snapshot as far as it is sound (for verify and salvage). Never throws. */
-export function scanSnapshot(content: Buffer, format: string = SNAPSHOT_FORMAT): SnapshotScan {
+export function scanSnapshot(content: Buffer, format: string = SNAPSHOT_FORMAT, cache?: SnapshotEncodingCache): SnapshotScan {
   const { lines, tail } = splitLines(content)
   const entries: PlacedEntry[] = []
   let header: SnapshotHeader | undefined
@@ -119,6 +123,8 @@ export function scanSnapshot(content: Buffer, format: string = SNAPSHOT_FORMAT):
     if (entries.length >= header!.entries) return damage(`more lines than the ${header!.entries} entries its header announces`)
     const placed = decodePlacedEntry(record.payload)
     if (typeof placed === 'string') return damage(placed)
+    // The line was made from this very entry: a fold may frame it again as it is (I7 holds for it).
+    cache?.set(placed.entry, record.prepared)
     entries.push(placed)
   }
   const end = { line: lines.length + 1, offset: tail?.offset ?? content.length }

@@ -38,7 +38,8 @@ describe('framing', () => {
     assert.equal(line.at(-1), 0x0a)
     const payload = '{"text":"héllo\\tworld 👋"}'
     // Read back with its size and checksum, ready to frame again as preparePayload would make it.
-    assert.deepEqual(decodeRecord(line.subarray(0, -1)), { seq: 42, payload, prepared: preparePayload(payload) })
+    const { bytes, crc } = preparePayload(payload)
+    assert.deepEqual(decodeRecord(line.subarray(0, -1)), { seq: 42, payload, bytes, crc })
     for (let at = 0; at < line.length - 1; at++) {
       const damaged = Buffer.from(line.subarray(0, -1))
       damaged[at] = damaged[at]! ^ 0x01

@@ -56,13 +56,19 @@ export class DurableState {
   /** Encoded snapshot lines by entry (snapshot-format.ts), from the snapshot read at open on. */
   readonly #encoded: SnapshotEncodingCache
 
-  private constructor(path: string, options: ResolvedFileOptions, loaded: LoadedJournal, lock: HeldLock | undefined) {
+  private constructor(
+    path: string,
+    options: ResolvedFileOptions,
+    loaded: LoadedJournal,
+    lock: HeldLock | undefined,
+    encoded: SnapshotEncodingCache = new WeakMap(),
+  ) {
     this.path = path
+    this.#encoded = encoded
     this.options = options
     this.state = loaded.state
     this.#lock = lock
     this.#lastSeq = loaded.lastSeq
-    this.#encoded = loaded.encoded
     this.#logSeq = loaded.snapshotLogSeq
     this.#logAtOpen = { validBytes: loaded.log?.validBytes ?? 0, records: loaded.log?.records.length ?? 0 }
     this.#compaction = new CompactionTrigger({ records: options.compactEvery, bytes: options.compactBytes })
@@ -85,8 +91,10 @@ export class DurableState {
     await fs.mkdir(dirname(path), DIRECTORY_MODE)
     const lock = options.lock ? await acquireLock(fs, path) : undefined
     try {
-      const loaded = await loadJournal(fs, path, options.format)
-      const opened = new DurableState(path, options, loaded, lock)
+      // A read-only open never folds: only a writable one keeps the snapshot's lines as read.
+      const encoded: SnapshotEncodingCache = new WeakMap()
+      const loaded = await loadJournal(fs, path, options.format, encoded)
+      const opened = new DurableState(path, options, loaded, lock, encoded)
       await removeStrayTemps(fs, path)
       await opened.#tidyLog(loaded)
       return opened

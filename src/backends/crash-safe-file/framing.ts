@@ -24,8 +24,9 @@ export interface FramedLine {
 export interface FramedRecord {
   seq: number
   payload: string
-  /** The payload's UTF-8 length and CRC-32, as read and checked: the payload ready to frame again. */
-  prepared: FramedPayload
+  /** The payload's UTF-8 length and CRC-32, as read and checked: what framing it again needs. */
+  bytes: number
+  crc: number
 }
 
 /** The lines of a file, and what follows the last newline (a torn tail, if not empty). */
@@ -110,10 +111,9 @@ export function decodeRecord(bytes: Buffer): FramedRecord | string {
   const length = Number(lengthText)
   const payloadBytes = bytes.subarray(third + 1)
   if (payloadBytes.length !== length) return `the payload is ${payloadBytes.length} bytes, its frame says ${length}`
-  const payloadCrc = crc32(payloadBytes)
-  if (sum !== hex(crc32(bytes.subarray(0, second + 1)) ^ payloadCrc)) return 'the checksum does not match'
-  const payload = payloadBytes.toString('utf8')
-  return { seq, payload, prepared: { text: payload, bytes: length, crc: payloadCrc } }
+  const crc = crc32(payloadBytes)
+  if (sum !== hex(crc32(bytes.subarray(0, second + 1)) ^ crc)) return 'the checksum does not match'
+  return { seq, payload: payloadBytes.toString('utf8'), bytes: length, crc }
 }
 
 function hex(sum: number): string {

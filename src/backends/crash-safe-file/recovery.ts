@@ -24,17 +24,21 @@ export interface LoadedJournal {
   log: LogScan | undefined
   /** Log records applied on top of the snapshot (the others were already in it). */
   replayed: number
-  /**
-   * The snapshot's lines by entry, as read: the first fold after an open frames them again instead
-   * of encoding every entry (at 100,000 entries that encoding held writes for half a second).
-   */
-  encoded: SnapshotEncodingCache
 }
 
-/** Reads the snapshot (of `format`) and replays the log into a fresh state; refuses damage (I8, I9, I10). */
-export async function loadJournal(fs: FileSystem, path: string, format: string = SNAPSHOT_FORMAT): Promise<LoadedJournal> {
+/**
+ * Reads the snapshot (of `format`) and replays the log into a fresh state; refuses damage (I8, I9,
+ * I10). A journal that will fold passes `encoded`: the snapshot's lines go into it as read, so its
+ * first fold frames them again instead of encoding every entry (at 100,000 entries that encoding
+ * held writes for more than half a second).
+ */
+export async function loadJournal(
+  fs: FileSystem,
+  path: string,
+  format: string = SNAPSHOT_FORMAT,
+  encoded?: SnapshotEncodingCache,
+): Promise<LoadedJournal> {
   const content = await readJournalFile(fs, path, { allowEmpty: false })
-  const encoded: SnapshotEncodingCache = new WeakMap()
   const snapshot = content === undefined ? { logSeq: 0, entries: [] } : decodeSnapshot(path, content, format, encoded)
   const state = new KvState()
   for (const { scope, collection, entry } of snapshot.entries) state.load(scope, collection, entry)
@@ -65,6 +69,5 @@ export async function loadJournal(fs: FileSystem, path: string, format: string =
     lastSeq: Math.max(snapshot.logSeq, records.at(-1)?.seq ?? 0),
     log,
     replayed,
-    encoded,
   }
 }

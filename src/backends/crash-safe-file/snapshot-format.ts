@@ -124,7 +124,7 @@ export function scanSnapshot(content: Buffer, format: string = SNAPSHOT_FORMAT, 
     const placed = decodePlacedEntry(record.payload)
     if (typeof placed === 'string') return damage(placed)
     // The line was made from this very entry: a fold may frame it again as it is (I7 holds for it).
-    cache?.set(placed.entry, record.prepared)
+    cache?.set(placed.entry, { text: record.payload, bytes: record.bytes, crc: record.crc })
     entries.push(placed)
   }
   const end = { line: lines.length + 1, offset: tail?.offset ?? content.length }

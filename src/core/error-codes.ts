@@ -123,6 +123,16 @@ export const ERROR_CODES = {
   TELEGRAM_SERVER_ERROR: 'TELEGRAM_SERVER_ERROR',
   /** The Telegram Bot API rejected the request; final. */
   TELEGRAM_REJECTED: 'TELEGRAM_REJECTED',
+  /** A channel's API refused the provider's credentials; final (`ChannelApiError`). */
+  CHANNEL_UNAUTHORIZED: 'CHANNEL_UNAUTHORIZED',
+  /** A channel's API failed on its side; retried (`ChannelApiError`). */
+  CHANNEL_SERVER_ERROR: 'CHANNEL_SERVER_ERROR',
+  /** A channel's API rejected the request; final (`ChannelApiError`). */
+  CHANNEL_REJECTED: 'CHANNEL_REJECTED',
+  /** A request to a channel's API timed out; retried (`ChannelApiError`). */
+  CHANNEL_TIMEOUT: 'CHANNEL_TIMEOUT',
+  /** A request to a channel's API failed on the network; retried (`ChannelApiError`). */
+  CHANNEL_NETWORK: 'CHANNEL_NETWORK',
 
   // The CLI and the dashboard (src/cli, src/tui)
   /** The command line asks for something that cannot be done (`UsageError`). */

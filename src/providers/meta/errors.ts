@@ -13,13 +13,11 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../core/provider-errors.js'
-import { redact } from '../shared/redact.js'
+import { graphErrorText, type GraphErrorBody } from '../shared/graph.js'
+import { retryAfterMs } from '../shared/http.js'
 import { META_LIMITS } from './limits.js'
 
-/** A Graph API error body: `{ error: { message, type, code, error_subcode, error_data } }`. */
-export interface GraphErrorBody {
-  error?: { message?: string; type?: string; code?: number; error_subcode?: number; error_data?: { details?: string } }
-}
+export type { GraphErrorBody }
 
 /** A Graph API call failed in a way no other class names. */
 export class MetaApiError extends ProviderError {
@@ -54,12 +52,12 @@ export function metaError(
 ): ProviderError {
   const error = body?.error ?? {}
   const code = error.code
-  const detail = [error.message, error.error_data?.details].filter(Boolean).join(': ') || 'no detail'
+  const detail = [error.message, typeof error.error_data === 'string' ? error.error_data : error.error_data?.details].join(' ')
   // A Graph error message may quote the request (a token in a URL): nothing secret is kept.
-  const what = redact(`meta: the Graph API answered ${status}${code !== undefined ? ` (code ${code})` : ''}: ${detail}`, secrets)
+  const what = graphErrorText('meta', status, body, secrets)
   if (code !== undefined && WINDOW_CLOSED.includes(code)) return new OutsideSessionWindowError(what)
   if (status === 429 || (code !== undefined && RATE_LIMITED.includes(code)))
-    return new RateLimitedError(retryAfterMs(retryAfterHeader), what)
+    return new RateLimitedError(retryAfterMs(retryAfterHeader, META_LIMITS.rateLimitRetryAfterMsDefault), what)
   if (status === 413 || (code === 100 && /too long|at most|exceed|too large|size/i.test(detail))) return new PayloadTooLargeError(what)
   if (code !== undefined && UNREACHABLE.includes(code)) return new RecipientUnreachableError(what)
   if (code !== undefined && UNSUPPORTED.includes(code)) return new UnsupportedContentError(what)
@@ -76,9 +74,4 @@ export function metaError(
       retryable: true,
     })
   return new MetaApiError(ERROR_CODES.META_REJECTED, what, { status, ...(code !== undefined ? { graphCode: code } : {}), retryable: false })
-}
-
-function retryAfterMs(header: string | null): number {
-  const seconds = header === null ? NaN : Number(header)
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : META_LIMITS.rateLimitRetryAfterMsDefault
 }

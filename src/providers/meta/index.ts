@@ -6,7 +6,7 @@
 export { MetaCloudProvider, type MetaCloudProviderOptions } from './provider.js'
 export { MetaApiError, metaError } from './errors.js'
 export { META_LIMITS, GRAPH_API_VERSION_DEFAULT } from './limits.js'
-export { signatureOf, validSignature } from './signature.js'
+export { signatureOf, validSignature } from '../shared/hub-signature.js'
 export { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
 export type { MetaWebhookPayload, MetaWebhookMessage, MetaWebhookMedia } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'

@@ -8,9 +8,9 @@ import { ERROR_CODES } from '../../core/errors.js'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { GraphClient } from '../shared/graph.js'
 import { describeError } from '../shared/redact.js'
-import { MetaApiError } from './errors.js'
-import { GraphClient } from './graph.js'
+import { metaError, MetaApiError } from './errors.js'
 import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
 import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
 import { sendMessage } from './send.js'
@@ -63,10 +63,16 @@ export class MetaCloudProvider implements IProvider {
       throw new ProviderConfigError('meta', 'phoneNumberId is the numeric id of the phone number, not the number itself')
     this.#options = options
     this.#graph = new GraphClient({
+      channel: 'meta',
       apiRoot: (options.graphApiRoot ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
       version: options.graphApiVersion ?? GRAPH_API_VERSION_DEFAULT,
       accessToken: options.accessToken,
       timeoutMs: options.requestTimeoutMs ?? META_LIMITS.requestTimeoutMs,
+      errorOf: (status, body, retryAfter) => metaError(status, body, retryAfter, [options.accessToken]),
+      noAnswerError: (error) =>
+        new MetaApiError(error.code === ERROR_CODES.CHANNEL_TIMEOUT ? ERROR_CODES.META_TIMEOUT : ERROR_CODES.META_NETWORK, error.message, {
+          retryable: true,
+        }),
     })
   }
 

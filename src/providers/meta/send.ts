@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
 import type { OutboundContent } from '../../core/provider.js'
-import type { GraphClient } from './graph.js'
+import type { GraphClient } from '../shared/graph.js'
 import { META_LIMITS } from './limits.js'
 
 type Content = Exclude<OutboundContent, string>

@@ -5,11 +5,10 @@
  * inbox journaled every message of the payload. Anything else makes Meta deliver it again; the
  * messages already journaled are then recognised by their ids.
  */
-import { timingSafeEqual } from 'node:crypto'
 import type { InboundEvent } from '../../core/provider.js'
 import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { inboundEventsOf, type MetaWebhookPayload } from './messages.js'
-import { validSignature } from './signature.js'
+import { validSignature, verifySubscription } from '../shared/hub-signature.js'
 
 /** What the webhook handler needs from its provider. */
 export interface MetaWebhookDeps {
@@ -23,7 +22,7 @@ export interface MetaWebhookDeps {
 /** Handles one webhook request. */
 export async function handleMetaWebhook(request: WebhookRequest, deps: MetaWebhookDeps): Promise<WebhookResponse> {
   if (request.url.pathname !== deps.path) return { status: 404 }
-  if (request.method === 'GET') return verify(request.url.searchParams, deps.verifyToken)
+  if (request.method === 'GET') return verifySubscription(request.url.searchParams, deps.verifyToken)
   if (request.method !== 'POST') return { status: 405 }
   if (!validSignature(request.headers['x-hub-signature-256'], request.body, deps.appSecret))
     return { status: 401, body: 'invalid signature' }
@@ -37,12 +36,4 @@ export async function handleMetaWebhook(request: WebhookRequest, deps: MetaWebho
   // rejects (the journal is down) throws: the server answers 500 and Meta retries.
   for (const event of inboundEventsOf(payload, deps.phoneNumberId)) await deps.sink(event)
   return { status: 200, body: 'EVENT_RECEIVED' }
-}
-
-function verify(params: URLSearchParams, verifyToken: string): WebhookResponse {
-  const token = Buffer.from(params.get('hub.verify_token') ?? '')
-  const expected = Buffer.from(verifyToken)
-  const matches = token.length === expected.length && timingSafeEqual(token, expected)
-  if (params.get('hub.mode') !== 'subscribe' || !matches) return { status: 403 }
-  return { status: 200, body: params.get('hub.challenge') ?? '' }
 }

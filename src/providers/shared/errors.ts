@@ -39,3 +39,36 @@ export class MediaDownloadError extends ProviderError {
     this.status = options.status
   }
 }
+
+/** Which `ChannelApiError` codes there are. */
+type ChannelApiCode =
+  | typeof ERROR_CODES.CHANNEL_UNAUTHORIZED
+  | typeof ERROR_CODES.CHANNEL_SERVER_ERROR
+  | typeof ERROR_CODES.CHANNEL_REJECTED
+  | typeof ERROR_CODES.CHANNEL_TIMEOUT
+  | typeof ERROR_CODES.CHANNEL_NETWORK
+
+/**
+ * A channel's API failed in a way none of the contract's classes names: credentials refused and
+ * other rejections are final, server, timeout and network failures are retried.
+ */
+export class ChannelApiError extends ProviderError {
+  /** The channel (the provider's `name`). */
+  readonly channel: string
+  /** The HTTP status, when the API answered. */
+  readonly status: number | undefined
+  /** The channel's own error code, when it gave one. */
+  readonly channelCode: string | number | undefined
+  constructor(
+    channel: string,
+    code: ChannelApiCode,
+    message: string,
+    options: { status?: number; channelCode?: string | number; cause?: unknown } = {},
+  ) {
+    const retryable = code !== ERROR_CODES.CHANNEL_UNAUTHORIZED && code !== ERROR_CODES.CHANNEL_REJECTED
+    super(code, message.startsWith(`${channel}:`) ? message : `${channel}: ${message}`, { retryable, cause: options.cause })
+    this.channel = channel
+    this.status = options.status
+    this.channelCode = options.channelCode
+  }
+}

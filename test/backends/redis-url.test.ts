@@ -11,6 +11,15 @@ describe('Redis backend URLs', () => {
     expect(redisOptionsFromUrl('rediss://cache.example:6379')).toEqual({ url: 'rediss://cache.example:6379', prefix: 'botmesh' })
   })
 
+  it('takes acceptEviction=true out of the URL into the option', () => {
+    expect(redisOptionsFromUrl('redis://h:1/0?prefix=p&acceptEviction=true')).toEqual({
+      url: 'redis://h:1/0',
+      prefix: 'p',
+      acceptEviction: true,
+    })
+    expect(redisOptionsFromUrl('redis+cluster://h1:7000?acceptEviction=true').acceptEviction).toBe(true)
+  })
+
   it('reads a cluster URL into nodes and per-node options', () => {
     expect(redisOptionsFromUrl('redis+cluster://h1:7000,h2:7001,[::1]:7002?prefix=P')).toEqual({
       cluster: {

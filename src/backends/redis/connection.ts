@@ -29,9 +29,11 @@ export interface RedisClusterConfig {
   options?: ClusterOptions
 }
 
-/** Where botmesh's own client reports connection errors. */
+/** Where botmesh's own client reports connection errors, and the backend its warnings. */
 export interface RedisLogger {
   error(message: string, error?: unknown): void
+  /** Warnings (an evicting server accepted, a policy that cannot be read). @default console.warn */
+  warn?(message: string): void
 }
 
 /** How to reach Redis: exactly one of `client`, `url` or `cluster`. */
@@ -44,6 +46,11 @@ export interface RedisConnectionOptions extends RedisTimeouts {
   cluster?: ClusterNode[] | RedisClusterConfig
   /** Receives connection errors of botmesh's own client, once per outage. @default none (failed calls reject anyway) */
   logger?: RedisLogger
+  /**
+   * Start even though the server's `maxmemory-policy` is not `noeviction` (it may evict journal
+   * records), with a warning at each start. @default false: such a server is refused
+   */
+  acceptEviction?: boolean
 }
 
 /** A counted handle on one Redis connection. */
@@ -53,6 +60,8 @@ export class RedisConnection {
   readonly commandTimeoutMs: number
   /** `host:port/db` (or the cluster's nodes), without credentials, for messages. */
   readonly target: string
+  /** Whether an evicting server is accepted (see eviction-policy.ts). */
+  readonly acceptEviction: boolean
   readonly #options: RedisConnectionOptions
   readonly #client: SharedHandle<RedisClient>
 
@@ -66,6 +75,14 @@ export class RedisConnection {
     this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? REDIS_LIMITS.connectTimeoutMs)
     this.commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? REDIS_LIMITS.commandTimeoutMs)
     this.target = describeTarget(options)
+    this.acceptEviction = options.acceptEviction === true
+  }
+
+  /** Reports a warning to the logger's `warn`, or to the console: it must never go unseen. */
+  warn(message: string): void {
+    const logger = this.#options.logger
+    if (logger?.warn) logger.warn(message)
+    else console.warn(message)
   }
 
   /** Opens our own client on the first call (rejects with a retryable error when Redis cannot be reached). */

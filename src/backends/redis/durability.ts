@@ -18,6 +18,7 @@ export const REDIS_OPTION_NAMES = [
   'commandTimeoutMs',
   'prefix',
   'mustExist',
+  'acceptEviction',
   'connection',
 ] as const
 
@@ -35,7 +36,8 @@ export const REDIS_MISPLACED: Readonly<Record<string, string>> = {
  * Options of `RedisDurability`: exactly one of `client` (yours, never closed by botmesh), `url` or
  * `cluster` (botmesh's own connection, opened on start and closed on stop), and the key prefix
  * (`@default 'botmesh'`); optionally `connectTimeoutMs` / `commandTimeoutMs` (5000 each) and a
- * `logger` for connection errors.
+ * `logger` for connection errors and warnings, and `acceptEviction` (a server that may evict keys
+ * is refused without it).
  */
 export type RedisDurabilityOptions = RedisKvOptions
 

@@ -10,6 +10,7 @@ import { decodeEnvelope, lexAfter, lexBefore, scoreBound } from './envelope.js'
 import { GroupCommit } from './group-commit.js'
 import { RedisKeys, type CollectionKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
+import { checkEvictionPolicy } from './eviction-policy.js'
 import { assertJournalPresent } from './presence.js'
 import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './scripts.js'
 
@@ -75,14 +76,14 @@ export class RedisKv implements DurableKv {
 
   async start(): Promise<void> {
     if (this.#started) return
-    await this.#shared.connection.acquire('journal')
-    if (this.#shared.mustExist) {
-      await assertJournalPresent(this.#shared.connection, this.#shared.keys, this.#shared.connection.target).catch(
-        async (error: unknown) => {
-          await this.#shared.connection.release()
-          throw error
-        },
-      )
+    const connection = this.#shared.connection
+    await connection.acquire('journal')
+    try {
+      await checkEvictionPolicy(connection, { acceptEviction: connection.acceptEviction, warn: (message) => connection.warn(message) })
+      if (this.#shared.mustExist) await assertJournalPresent(connection, this.#shared.keys, connection.target)
+    } catch (error) {
+      await connection.release()
+      throw error
     }
     this.#started = true
   }

@@ -1,7 +1,8 @@
 /**
  * The backend URLs (README.md, "CLI") for Redis, turned into `RedisDurability` options (the CLI's
  * `--backend`): `redis://[user:password@]host:port[/db]?prefix=P`, `rediss://…` (TLS), and
- * `redis+cluster://[user:password@]h1:p1,h2:p2?prefix=P` (`rediss+cluster://` with TLS).
+ * `redis+cluster://[user:password@]h1:p1,h2:p2?prefix=P` (`rediss+cluster://` with TLS);
+ * `&acceptEviction=true` runs on a server whose maxmemory-policy may evict keys (eviction-policy.ts).
  */
 import { ConfigError } from '../../core/errors.js'
 import type { RedisConnectionOptions } from './connection.js'
@@ -15,10 +16,12 @@ export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions 
   const [, scheme, cluster, rest, query] = match as unknown as [string, string, string | undefined, string, string | undefined]
   const params = new URLSearchParams(query ?? '')
   const prefix = params.get('prefix') ?? DEFAULT_PREFIX
+  const accepted = params.get('acceptEviction') === 'true' ? { acceptEviction: true } : {}
   params.delete('prefix')
+  params.delete('acceptEviction')
   if (!cluster) {
     const remaining = params.toString()
-    return { url: `${scheme}://${rest}${remaining ? `?${remaining}` : ''}`, prefix }
+    return { url: `${scheme}://${rest}${remaining ? `?${remaining}` : ''}`, prefix, ...accepted }
   }
   const at = rest.lastIndexOf('@')
   const credentials = at >= 0 ? rest.slice(0, at) : ''
@@ -34,7 +37,7 @@ export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions 
     ...(password ? { password } : {}),
     ...(scheme === 'rediss' ? { tls: {} } : {}),
   }
-  return { cluster: { nodes, options: { redisOptions } }, prefix }
+  return { cluster: { nodes, options: { redisOptions } }, prefix, ...accepted }
 }
 
 /** The URL with its password replaced by `***`, for messages and logs. */

@@ -1,8 +1,13 @@
 /**
- * `botmesh/providers/evolution`: the Evolution API media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/evolution`: a WhatsApp transport on an Evolution API server (a webhook
+ * server checking Evolution's signed token, REST sends, media by message key), and the Evolution
+ * media reference (the message key; the inline base64 is never journaled). No driver to load: the
+ * API is plain HTTP.
  */
+export { EvolutionProvider, type EvolutionProviderOptions } from './provider.js'
+export { EVOLUTION_LIMITS } from './limits.js'
+export { validWebhookToken, webhookTokenOf } from './webhook-token.js'
 export { evolutionMediaRefCodec, type EvolutionMessageKey, type EvolutionMediaToken } from './media-ref.js'
+export type { EvolutionWebhook, EvolutionMessage, EvolutionContent, EvolutionMedia } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -1,0 +1,124 @@
+/**
+ * `EvolutionProvider`: a WhatsApp number served by an Evolution API server. A webhook server
+ * (the token Evolution signs with the webhook's `jwt_key`, answered 200 only after the journal),
+ * sends through the instance's REST API, media downloads by message key (or from the webhook's
+ * inline base64), and Evolution's failures as the outbox's error classes. The API key and the
+ * webhook key are never logged, journaled or put in an error.
+ */
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { HttpApi } from '../shared/http-api.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { evolutionFailure } from './errors.js'
+import { EVOLUTION_LIMITS } from './limits.js'
+import { evolutionMediaRefCodec } from './media-ref.js'
+import type { EvolutionLiveMediaToken } from './messages.js'
+import { sendEvolution, type EvolutionTarget } from './send.js'
+import { handleEvolutionWebhook } from './webhook.js'
+
+/** Options of `EvolutionProvider`. */
+export interface EvolutionProviderOptions {
+  /** The Evolution API server (`https://evolution.example.com`). */
+  apiUrl: string
+  /** The instance name (the WhatsApp number's session on that server). */
+  instance: string
+  /** The instance's API key (sent as the `apikey` header). Never logged nor journaled. */
+  apiKey: string
+  /** The webhook server; set the same `jwtKey` as `headers.jwt_key` of the instance's webhook. */
+  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/evolution' */ path?: string; jwtKey: string }
+  /** The longest an API call or a download may take. @default EVOLUTION_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /** Where webhook failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A WhatsApp number on an Evolution API server, as a botmesh provider. */
+export class EvolutionProvider implements IProvider {
+  readonly name = 'evolution'
+  readonly textLimit = EVOLUTION_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: EvolutionProviderOptions
+  readonly #target: EvolutionTarget
+  readonly #codec = evolutionMediaRefCodec()
+  #server: RunningHttpServer | undefined
+
+  constructor(options: EvolutionProviderOptions) {
+    for (const key of ['apiUrl', 'instance', 'apiKey'] as const) {
+      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('evolution', `${key} is required`)
+    }
+    if (typeof options.webhook?.jwtKey !== 'string' || options.webhook.jwtKey.length < 16)
+      throw new ProviderConfigError('evolution', 'webhook.jwtKey is required (at least 16 characters, the jwt_key of the webhook headers)')
+    if (!/^https?:\/\//.test(options.apiUrl)) throw new ProviderConfigError('evolution', 'apiUrl must be an http(s) URL')
+    this.#options = options
+    const api = new HttpApi({
+      channel: 'evolution',
+      timeoutMs: options.requestTimeoutMs ?? EVOLUTION_LIMITS.requestTimeoutMs,
+      secrets: [options.apiKey, options.webhook.jwtKey],
+      rateLimitRetryAfterMsDefault: EVOLUTION_LIMITS.rateLimitRetryAfterMsDefault,
+      failure: evolutionFailure,
+    })
+    this.#target = { api, apiUrl: options.apiUrl.replace(/\/+$/, ''), instance: options.instance, apiKey: options.apiKey }
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { webhook, instance } = this.#options
+    const path = webhook.path ?? '/evolution'
+    this.#server = await startHttpServer(
+      { port: webhook.port, bodyBytesMax: EVOLUTION_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) => handleEvolutionWebhook(request, { path, jwtKey: webhook.jwtKey, instance, now: Date.now, sink }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    return { messageId: await sendEvolution(this.#target, chatId, content) }
+  }
+
+  /** The webhook's inline base64 when it carried one; otherwise Evolution's `getBase64FromMediaMessage` by message key. */
+  async download(media: MediaRef): Promise<Buffer> {
+    const token = media.token as Partial<EvolutionLiveMediaToken> | undefined
+    if (typeof token?.key?.id !== 'string') throw new MediaDownloadError('evolution', 'the media has no message key')
+    let base64 = token.base64
+    if (base64 === undefined) {
+      const { api, apiUrl, instance, apiKey } = this.#target
+      const answer = await api.request<{ base64?: string }>(
+        'POST',
+        `${apiUrl}/chat/getBase64FromMediaMessage/${encodeURIComponent(instance)}`,
+        {
+          headers: { apikey: apiKey },
+          json: { message: { key: token.key }, convertToMp4: false },
+        },
+      )
+      base64 = answer?.base64
+    }
+    if (typeof base64 !== 'string' || base64.length === 0) throw new MediaDownloadError('evolution', 'Evolution answered no media')
+    if ((base64.length * 3) / 4 > EVOLUTION_LIMITS.downloadBytesMax)
+      throw new MediaDownloadError('evolution', `the media is over the limit of ${EVOLUTION_LIMITS.downloadBytesMax} bytes`)
+    return Buffer.from(base64, 'base64')
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`evolution: ${describeError(error, [this.#options.apiKey, this.#options.webhook.jwtKey])}`)
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Outbound content as Evolution API calls: `sendText`; `sendMedia` (image, video, document),
+ * `sendWhatsAppAudio` and `sendSticker` by URL or base64 (a path or bytes are read and encoded);
+ * up to three reply buttons with `sendButtons`. Each answers the sent message, whose key id is
+ * the message id. Content the channel cannot carry is refused before any call.
+ */
+import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
+import type { OutboundContent } from '../../core/provider.js'
+import type { HttpApi } from '../shared/http-api.js'
+import { EVOLUTION_LIMITS } from './limits.js'
+
+type Content = Exclude<OutboundContent, string>
+type Media = NonNullable<Content['media']>
+
+/** Where and as whom requests go. */
+export interface EvolutionTarget {
+  api: HttpApi
+  apiUrl: string
+  instance: string
+  apiKey: string
+}
+
+/** Sends `content` to `number` (a JID or digits); resolves the message's key id. */
+export async function sendEvolution(target: EvolutionTarget, number: string, content: OutboundContent): Promise<string> {
+  const [method, body] = await requestOf(typeof content === 'string' ? { text: content } : content)
+  const url = `${target.apiUrl}/message/${method}/${encodeURIComponent(target.instance)}`
+  const answer = await target.api.request<{ key?: { id?: string } }>('POST', url, {
+    headers: { apikey: target.apiKey },
+    json: { number, ...body },
+  })
+  const id = answer?.key?.id
+  if (typeof id !== 'string') throw new UnsupportedContentError(`evolution: ${method} answered without a message key`)
+  return id
+}
+
+async function requestOf(content: Content): Promise<[string, object]> {
+  const text = content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
+  if (content.buttons?.length) {
+    if (content.media) throw new UnsupportedContentError('evolution: reply buttons with media are not supported by this transport')
+    if (content.buttons.length > EVOLUTION_LIMITS.buttonsMax)
+      throw new UnsupportedContentError(`evolution: at most ${EVOLUTION_LIMITS.buttonsMax} reply buttons (${content.buttons.length} given)`)
+    if (!text) throw new UnsupportedContentError('evolution: reply buttons need a text')
+    return ['sendButtons', { title: text, buttons: content.buttons.map((b) => ({ type: 'reply', displayText: b.title, id: b.id })) }]
+  }
+  if (!content.media) {
+    if (!text) throw new UnsupportedContentError('evolution: a message needs a text or media')
+    if (text.length > EVOLUTION_LIMITS.textLimit)
+      throw new PayloadTooLargeError(`evolution: a text of ${text.length} characters is over the limit of ${EVOLUTION_LIMITS.textLimit}`)
+    return ['sendText', { text }]
+  }
+  const { media } = content
+  if (text && text.length > EVOLUTION_LIMITS.captionLimit)
+    throw new PayloadTooLargeError(
+      `evolution: a caption of ${text.length} characters is over the limit of ${EVOLUTION_LIMITS.captionLimit}`,
+    )
+  const source = await sourceOf(media)
+  if (media.type === 'audio') return ['sendWhatsAppAudio', { audio: source }]
+  if (media.type === 'sticker') return ['sendSticker', { sticker: source }]
+  const fileName = media.fileName ?? (media.path ? basename(media.path) : undefined)
+  return [
+    'sendMedia',
+    {
+      mediatype: media.type,
+      media: source,
+      ...(media.mimeType ? { mimetype: media.mimeType } : {}),
+      ...(text ? { caption: text } : {}),
+      ...(fileName ? { fileName } : {}),
+    },
+  ]
+}
+
+/** A URL as it is; a path or bytes as base64 (Evolution takes either in the same field). */
+async function sourceOf(media: Media): Promise<string> {
+  if (media.url) return media.url
+  const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined)
+  if (!bytes) throw new UnsupportedContentError('evolution: media needs a url, a path or a buffer')
+  return bytes.toString('base64')
+}

@@ -44,7 +44,7 @@ describe('package exports', () => {
     }
   })
 
-  it('a build produces every file the exports name; importing botmesh/core or the Telegram provider does not load grammY', async () => {
+  it('a build produces every file the exports name; importing botmesh/core or a provider does not load its client (grammY, twilio)', async () => {
     const { build } = await import('tsup')
     const config = (await import('../../tsup.config.js')).default as Record<string, unknown>
     // The declarations are the release build's (npm run build); their entries are the same as the code's.
@@ -53,18 +53,22 @@ describe('package exports', () => {
       expect(existsSync(join(out, target.import.replace(/^\.\/dist\//, ''))), target.import).toBe(true)
     const script = `
       import { createRequire } from 'node:module'
-      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes('/node_modules/grammy/'))
+      const loaded = (name = 'grammy') => Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes('/node_modules/' + name + '/'))
       await import(${JSON.stringify(join(out, 'index.js'))})
       const afterCore = loaded()
       const { TelegramProvider } = await import(${JSON.stringify(join(out, 'providers/telegram/index.js'))})
       new TelegramProvider({ token: '1:abc' })
       const afterImport = loaded()
       await new TelegramProvider({ token: '1:abc', apiRoot: 'http://127.0.0.1:9' }).send('1', 'x').catch(() => {})
-      console.log(JSON.stringify({ afterCore, afterImport, afterSend: loaded() }))`
+      const { TwilioProvider } = await import(${JSON.stringify(join(out, 'providers/twilio/index.js'))})
+      const twilio = new TwilioProvider({ accountSid: 'AC' + '0'.repeat(32), authToken: 't', from: '+1', webhook: { port: 0, publicUrl: 'https://x.example/t' }, apiOrigin: 'http://127.0.0.1:9' })
+      const twilioAfterImport = loaded('twilio')
+      await twilio.send('+2', 'x').catch(() => {})
+      console.log(JSON.stringify({ afterCore, afterImport, afterSend: loaded(), twilioAfterImport, twilioAfterSend: loaded('twilio') }))`
     const result = JSON.parse(
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!,
     )
-    expect(result).toEqual({ afterCore: false, afterImport: false, afterSend: true })
+    expect(result).toEqual({ afterCore: false, afterImport: false, afterSend: true, twilioAfterImport: false, twilioAfterSend: true })
     expect(pkg.dependencies.grammy).toBeDefined()
   }, 180_000)
 })

@@ -1,0 +1,159 @@
+/**
+ * `TwilioProvider`: SMS and WhatsApp through Twilio Programmable Messaging, on the `twilio`
+ * package. A webhook server for incoming messages (signature-checked, answered only after the
+ * journal), sends through the REST API, media downloads with the account's credentials, and
+ * Twilio's failures as the outbox's error classes. The auth token is never logged, journaled or put
+ * in an error.
+ */
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { downloadMedia } from '../shared/http.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { hostMatches } from '../shared/url.js'
+import { loadTwilio, type TwilioClient } from './client.js'
+import { twilioError } from './errors.js'
+import { TWILIO_API_ORIGIN_DEFAULT, TWILIO_LIMITS } from './limits.js'
+import { twilioMediaRefCodec, type TwilioMediaToken } from './media-ref.js'
+import { messageParams, type TwilioSender } from './send.js'
+import { handleTwilioWebhook } from './webhook.js'
+
+/** Options of `TwilioProvider`. */
+export interface TwilioProviderOptions {
+  /** The account SID (`AC…`). */
+  accountSid: string
+  /** The auth token: signs webhooks and authorizes REST calls. Never logged nor journaled. */
+  authToken: string
+  /** The sender: your Twilio number (`+14155550100`); a WhatsApp chat is answered from `whatsapp:` + it. */
+  from?: string
+  /** Or a Messaging Service that picks the sender (`MG…`). */
+  messagingServiceSid?: string
+  /** The webhook server for incoming messages. */
+  webhook: {
+    port: number
+    /** @default '0.0.0.0' */
+    host?: string
+    /** @default '/twilio' */
+    path?: string
+    /** The public URL you configure in Twilio for this path (`https://bot.example.com/twilio`): Twilio signs it. */
+    publicUrl: string
+  }
+  /** The REST API origin (a regional edge, a proxy, a test double). @default 'https://api.twilio.com' */
+  apiOrigin?: string
+  /** The longest a REST call or a download may take. @default TWILIO_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /** Where webhook failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A Twilio number (SMS, MMS, WhatsApp), as a botmesh provider. */
+export class TwilioProvider implements IProvider {
+  readonly name = 'twilio'
+  readonly textLimit = TWILIO_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: TwilioProviderOptions
+  readonly #apiOrigin: string
+  readonly #sender: TwilioSender
+  readonly #codec
+  #client: Promise<TwilioClient> | undefined
+  #server: RunningHttpServer | undefined
+
+  constructor(options: TwilioProviderOptions) {
+    if (!/^AC[0-9a-fA-F]{32}$/.test(options.accountSid ?? ''))
+      throw new ProviderConfigError('twilio', 'accountSid must be an account SID (AC followed by 32 hex digits)')
+    if (!options.authToken) throw new ProviderConfigError('twilio', 'authToken is required')
+    if (!options.from === !options.messagingServiceSid)
+      throw new ProviderConfigError('twilio', 'give either from (a Twilio number) or messagingServiceSid')
+    if (!/^https?:\/\/[^/]+/.test(options.webhook?.publicUrl ?? ''))
+      throw new ProviderConfigError('twilio', 'webhook.publicUrl must be the http(s) URL configured in Twilio')
+    this.#options = options
+    this.#apiOrigin = new URL(options.apiOrigin ?? TWILIO_API_ORIGIN_DEFAULT).origin
+    this.#sender = options.from ? { from: options.from } : { messagingServiceSid: options.messagingServiceSid! }
+    this.#codec = twilioMediaRefCodec({ apiOrigin: this.#apiOrigin })
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const client = await this.#clientOnce()
+    const { webhook, accountSid } = this.#options
+    const path = webhook.path ?? '/twilio'
+    this.#server = await startHttpServer(
+      { port: webhook.port, bodyBytesMax: TWILIO_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) =>
+        handleTwilioWebhook(request, {
+          path,
+          publicUrl: webhook.publicUrl.replace(/\/+$/, ''),
+          accountSid,
+          validSignature: client.validSignature,
+          sink,
+        }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    const params = messageParams(this.#sender, chatId, content)
+    const client = await this.#clientOnce()
+    try {
+      const message = await client.createMessage(params)
+      return { messageId: message.sid }
+    } catch (error) {
+      throw twilioError(error, this.#options.authToken)
+    }
+  }
+
+  /** Downloads a message's media; the credentials go only to the API origin or a `twilio.com` host. */
+  async download(media: MediaRef): Promise<Buffer> {
+    const url = (media.token as Partial<TwilioMediaToken> | undefined)?.url
+    if (typeof url !== 'string') throw new MediaDownloadError('twilio', 'the media has no URL')
+    const target = new URL(url)
+    const ours = target.origin === this.#apiOrigin || (target.protocol === 'https:' && hostMatches(target.hostname, 'twilio.com'))
+    if (!ours)
+      throw new MediaDownloadError('twilio', `the media URL is not on Twilio (${target.hostname}); the credentials are not sent there`)
+    const { accountSid, authToken } = this.#options
+    return downloadMedia(
+      { channel: 'twilio', timeoutMs: this.#options.requestTimeoutMs ?? TWILIO_LIMITS.requestTimeoutMs, secrets: [authToken] },
+      url,
+      {
+        headers: { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}` },
+        bytesMax: TWILIO_LIMITS.downloadBytesMax,
+      },
+    )
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #clientOnce(): Promise<TwilioClient> {
+    this.#client ??= loadTwilio({
+      accountSid: this.#options.accountSid,
+      authToken: this.#options.authToken,
+      apiOrigin: this.#apiOrigin,
+      timeoutMs: this.#options.requestTimeoutMs ?? TWILIO_LIMITS.requestTimeoutMs,
+    }).catch((error: unknown) => {
+      this.#client = undefined
+      throw error
+    })
+    return this.#client
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`twilio: ${describeError(error, [this.#options.authToken])}`)
+  }
+}

@@ -1,8 +1,11 @@
 /**
- * `botmesh/providers/wppconnect`: the WPPConnect media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/wppconnect`: a WhatsApp transport on a WPPConnect Server (a webhook server
+ * with a secret in its URL, REST sends with the session's token, media by message id), and the
+ * WPPConnect media reference (the message id). No driver to load: the API is plain HTTP.
  */
+export { WppconnectProvider, type WppconnectProviderOptions } from './provider.js'
+export { WPPCONNECT_LIMITS } from './limits.js'
 export { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
+export type { WppconnectWebhook, WppconnectId } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -1,0 +1,114 @@
+/**
+ * `WppconnectProvider`: a WhatsApp number served by a WPPConnect Server. A webhook server (a
+ * secret in the webhook URL, answered 200 only after the journal), sends through the session's
+ * REST API with its bearer token, media downloads by message id, and the server's failures as the
+ * outbox's error classes. The token and the webhook secret are never logged, journaled or put in
+ * an error.
+ */
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { HttpApi } from '../shared/http-api.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { wppconnectFailure } from './errors.js'
+import { WPPCONNECT_LIMITS } from './limits.js'
+import { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
+import { sendWppconnect, type WppconnectTarget } from './send.js'
+import { handleWppconnectWebhook } from './webhook.js'
+
+/** Options of `WppconnectProvider`. */
+export interface WppconnectProviderOptions {
+  /** The WPPConnect Server (`https://wpp.example.com`). */
+  serverUrl: string
+  /** The session name. */
+  session: string
+  /** The session's bearer token (from `generate-token`). Never logged nor journaled. */
+  token: string
+  /** The webhook server; give `start-session` the URL `https://<host><path>?token=<secret>`. */
+  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/wppconnect' */ path?: string; secret: string }
+  /** The longest an API call may take. @default WPPCONNECT_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /** Where webhook failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A WhatsApp number on a WPPConnect Server, as a botmesh provider. */
+export class WppconnectProvider implements IProvider {
+  readonly name = 'wppconnect'
+  readonly textLimit = WPPCONNECT_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: WppconnectProviderOptions
+  readonly #target: WppconnectTarget
+  readonly #codec = wppconnectMediaRefCodec()
+  #server: RunningHttpServer | undefined
+
+  constructor(options: WppconnectProviderOptions) {
+    for (const key of ['serverUrl', 'session', 'token'] as const) {
+      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('wppconnect', `${key} is required`)
+    }
+    if (typeof options.webhook?.secret !== 'string' || !/^[\w-]{16,256}$/.test(options.webhook.secret))
+      throw new ProviderConfigError('wppconnect', 'webhook.secret is required: 16-256 characters of A-Z, a-z, 0-9, _ and -')
+    if (!/^https?:\/\//.test(options.serverUrl)) throw new ProviderConfigError('wppconnect', 'serverUrl must be an http(s) URL')
+    this.#options = options
+    const api = new HttpApi({
+      channel: 'wppconnect',
+      timeoutMs: options.requestTimeoutMs ?? WPPCONNECT_LIMITS.requestTimeoutMs,
+      secrets: [options.token, options.webhook.secret],
+      rateLimitRetryAfterMsDefault: WPPCONNECT_LIMITS.rateLimitRetryAfterMsDefault,
+      failure: wppconnectFailure,
+    })
+    this.#target = { api, serverUrl: options.serverUrl.replace(/\/+$/, ''), session: options.session, token: options.token }
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { webhook, session } = this.#options
+    const path = webhook.path ?? '/wppconnect'
+    this.#server = await startHttpServer(
+      { port: webhook.port, bodyBytesMax: WPPCONNECT_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) => handleWppconnectWebhook(request, { path, secret: webhook.secret, session, sink }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    return { messageId: await sendWppconnect(this.#target, chatId, content) }
+  }
+
+  /** The media of a message by its id (`get-media-by-message`). */
+  async download(media: MediaRef): Promise<Buffer> {
+    const id = (media.token as Partial<WppconnectMediaToken> | undefined)?.id
+    if (typeof id !== 'string') throw new MediaDownloadError('wppconnect', 'the media has no message id')
+    const { api, serverUrl, session, token } = this.#target
+    const url = `${serverUrl}/api/${encodeURIComponent(session)}/get-media-by-message/${encodeURIComponent(id)}`
+    const answer = await api.request<{ base64?: string }>('GET', url, { headers: { authorization: `Bearer ${token}` } })
+    if (typeof answer?.base64 !== 'string' || answer.base64.length === 0)
+      throw new MediaDownloadError('wppconnect', 'the server answered no media')
+    if ((answer.base64.length * 3) / 4 > WPPCONNECT_LIMITS.downloadBytesMax)
+      throw new MediaDownloadError('wppconnect', `the media is over the limit of ${WPPCONNECT_LIMITS.downloadBytesMax} bytes`)
+    return Buffer.from(answer.base64, 'base64')
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`wppconnect: ${describeError(error, [this.#options.token, this.#options.webhook.secret])}`)
+  }
+}

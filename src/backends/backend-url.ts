@@ -1,5 +1,5 @@
 /**
- * Backend URLs (README.md, "CLI": the table of backend URLs): what `--backend` / `BOTMESH_BACKEND` may say, parsed into a target
+ * Backend URLs (docs/cli.md: the table of backend URLs): what `--backend` / `BOTMESH_BACKEND` may say, parsed into a target
  * `openBackend` can open. Parsing loads no driver and touches nothing; every message it makes
  * carries the URL with its password replaced by `***`.
  */

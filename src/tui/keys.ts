@@ -81,7 +81,7 @@ function movement(input: string, key: Key): DashboardEvent | undefined {
   return undefined
 }
 
-/** Every key, for the help screen (and the README). */
+/** Every key, for the help screen (and docs/dashboard.md). */
 export const KEY_HELP: readonly (readonly [keys: string, what: string])[] = [
   ['tab / shift-tab, ← →, 1-5', 'move between panels'],
   ['↑ ↓ (j k), home end (g G)', 'move between rows'],

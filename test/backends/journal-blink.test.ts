@@ -6,7 +6,7 @@
  * send the provider accepted is recorded once the server is back. The channel redelivers a message
  * whose admission was refused, as a webhook does.
  *
- * `BLINK_RUNS` sets the runs per server (default 2); the loop figures in the README come from
+ * `BLINK_RUNS` sets the runs per server (default 2); the loop figures in docs/development.md come from
  * `BLINK_RUNS=20 npx vitest run test/backends/journal-blink.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -10,7 +10,7 @@ import { botmesh, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
 
-/** Every command and subcommand this CLI owns (README.md, "CLI"). */
+/** Every command and subcommand this CLI owns (docs/cli.md). */
 const COMMANDS = [
   ['scopes'],
   ['stats'],

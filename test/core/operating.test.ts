@@ -1,7 +1,7 @@
 /**
  * The seed's "Operating it": bot.durability (scope, inbox.list, outbox.list, replayInbound,
  * retrySend, outbox.discard, metrics), the events, retention, namespaced scopes on one backend, and
- * the instance heartbeat tools outside the process read (README.md, "Operating it").
+ * the instance heartbeat tools outside the process read (docs/operating.md).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'

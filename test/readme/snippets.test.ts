@@ -1,46 +1,50 @@
 /**
- * The README's core sections ("A bot" and "Durable message processing") work as written: each
- * ```ts snippet type-checks against the sources (with the names it leaves to the reader declared),
- * and the "A bot" one runs on a MockProvider: the signup flow answers "signup", the echo the rest.
+ * Every example in the README and the docs/ pages works as written: each ```ts block type-checks
+ * against the sources (with the names it leaves to the reader declared), and the README's "A bot"
+ * and the getting-started bot run on a MockProvider.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import ts from 'typescript'
+import { inspect, promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../../test-utils/wait.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
 // Inside the repository, so that node_modules resolve; removed after the file's tests.
 const DIR = join(ROOT, 'test', 'readme', `.snippets-${process.pid}`)
 mkdirSync(DIR, { recursive: true })
 afterAll(() => rmSync(DIR, { recursive: true, force: true }))
 
-/** The package paths the snippets import, as the sources they are built from. */
-const PACKAGE_PATHS: Record<string, string> = {
-  'botmesh/core': 'src/index.js',
-  'botmesh/core/testing': 'src/core/testing/index.js',
-  'botmesh/sqlite-store': 'src/backends/sqlite/index.js',
-  'botmesh/prometheus': 'src/prometheus/index.js',
-  'botmesh/telemetry': 'src/telemetry/index.js',
-}
+/** The package paths the snippets import, as the sources they are built from (package.json's exports). */
+const PACKAGE_PATHS: Record<string, string> = Object.fromEntries(
+  Object.entries(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { import: string }> }).exports,
+  ).map(([path, target]) => [path.replace(/^\./, 'botmesh'), target.import.replace(/^\.\/dist\//, 'src/')]),
+)
 
 /** What a snippet leaves to the reader (a provider, a bot, a chat id…), declared so that it type-checks. */
 const READER_NAMES: Record<string, string> = {
   provider: `declare const provider: import('${source('botmesh/core')}').IProvider`,
   bot: `declare const bot: import('${source('botmesh/core')}').Bot`,
+  store: `declare const store: import('${source('botmesh/core')}').Store`,
   backend: `declare const backend: import('${source('botmesh/core')}').DurabilityBackend`,
+  journal: `declare const journal: import('${source('botmesh/events')}').FileEventJournal`,
+  logger: 'declare const logger: { error(message: string, ...details: unknown[]): void }',
   chatId: 'declare const chatId: string',
   appointment: 'declare const appointment: { id: string }',
   id: 'declare const id: string',
   key: 'declare const key: string',
   alert: 'declare function alert(...args: unknown[]): void',
   audit: 'declare function audit(...args: unknown[]): void',
+  ship: 'declare function ship(payload: unknown): Promise<void>',
+  MyKv: `declare const MyKv: new () => import('${source('botmesh/core/spi')}').DurableKv`,
 }
 
 /** The reader's names a snippet uses without declaring them itself. */
 function readerNames(snippet: string): string {
-  const declared = (name: string) => new RegExp(`(const|let|function)\\s+(\\{[^}]*\\b${name}\\b|${name}\\b)`).test(snippet)
+  const declared = (name: string) =>
+    new RegExp(`(const|let|function|class|import)\\s+(\\{[^}]*\\b${name}\\b|${name}\\b)|import \\{[^}]*\\b${name}\\b`).test(snippet)
   return Object.entries(READER_NAMES)
     .filter(([name]) => new RegExp(`\\b${name}\\b`).test(snippet) && !declared(name))
     .map(([, declaration]) => declaration)
@@ -48,71 +52,105 @@ function readerNames(snippet: string): string {
 }
 
 function source(specifier: string): string {
-  return relative(DIR, join(ROOT, PACKAGE_PATHS[specifier]!)).replace(/^(?!\.)/, './')
+  const path = PACKAGE_PATHS[specifier]
+  if (!path) throw new Error(`a snippet imports ${specifier}, which package.json does not export`)
+  return relative(DIR, join(ROOT, path)).replace(/^(?!\.)/, './')
 }
 
-/** The ```ts blocks between `## A bot` and the next top-level section after "Durable message processing". */
-function coreSnippets(): string[] {
-  const start = README.indexOf('\n## A bot\n')
-  const end = README.indexOf('\n## ', README.indexOf('\n## Durable message processing\n') + 1)
-  const section = README.slice(start, end)
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+/** An example in a Markdown page: where it is, and its code. */
+interface Snippet {
+  page: string
+  index: number
+  code: string
+}
+
+/** Pages whose ```ts blocks are not examples: the JSON shapes of the CLI's output, in TypeScript's type notation. */
+const SHAPES_ONLY = new Set(['docs/cli-json.md'])
+
+/** The README and every page under docs/ (not the generated API reference). */
+function pages(): string[] {
+  const found = ['README.md']
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`
+      if (entry.isDirectory() && path !== 'docs/api') walk(path)
+      else if (entry.name.endsWith('.md') && !SHAPES_ONLY.has(path)) found.push(path)
+    }
+  }
+  walk('docs')
+  return found
+}
+
+function snippetsOf(page: string): Snippet[] {
+  const text = readFileSync(join(ROOT, page), 'utf8')
+  return [...text.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match, index) => ({ page, index, code: match[1]! }))
 }
 
 /** A snippet as a module of its own: package paths made source paths, a fragment given its context. */
 function asModule(snippet: string): string {
-  const imported = snippet.replace(/from '(botmesh[^']*)'/g, (_, specifier: string) => `from '${source(specifier)}'`)
+  const imported = snippet
+    .replace(/from '(botmesh[^']*)'/g, (_, specifier: string) => `from '${source(specifier)}'`)
+    .replace(/from '\.\/test-utils\/([^']*)'/g, (_, path: string) => `from '${relative(DIR, join(ROOT, 'test-utils', path))}.js'`)
   const core = /^import /m.test(snippet) ? '' : `import { IMAGE, loadMediaOf, MediaUnavailableError } from '${source('botmesh/core')}'\n`
   return `${core}${imported}\n${readerNames(snippet)}\nexport {}\n`
 }
 
-describe("the README's core snippets", () => {
-  const snippets = coreSnippets()
+/** Imports a snippet's module with a MockProvider as `provider`, and hands back what it names. */
+async function run<T>(name: string, body: string, exported: string): Promise<T> {
+  const file = join(DIR, `${name}.ts`)
+  const module = asModule(body).replace(READER_NAMES.provider!, '')
+  const mock = /\bconst provider\b/.test(body)
+    ? ''
+    : `import { MockProvider } from '${source('botmesh/core/testing')}'\nconst provider = new MockProvider()\n`
+  writeFileSync(file, `${mock}${module}\nexport { ${exported} }\n`)
+  return (await import(file)) as T
+}
 
-  it('are there (A bot, enqueue, operating, Prometheus, media on replay)', () => {
-    expect(snippets.length).toBeGreaterThanOrEqual(5)
-    expect(snippets[0]).toContain('new Bot(')
+type MockProvider = import('../../src/core/testing/index.js').MockProvider
+
+describe('the examples of the README and docs/', () => {
+  const snippets = pages().flatMap(snippetsOf)
+
+  it('are there, on the pages that teach with them', () => {
+    const onPage = (page: string) => snippets.filter((snippet) => snippet.page === page).length
+    expect(snippets[0]?.code).toContain('new Bot(')
+    for (const page of ['README.md', 'docs/getting-started.md', 'docs/operating.md', 'docs/backends/file.md', 'docs/providers/telegram.md'])
+      expect(onPage(page), page).toBeGreaterThan(0)
   })
 
-  it('type-check against the sources', () => {
-    const files = snippets.map((snippet, index) => {
-      const file = join(DIR, `snippet-${index}.ts`)
-      writeFileSync(file, asModule(snippet))
-      return file
+  // tsc runs in a child process: checking some forty modules takes a minute on a loaded machine, and the
+  // test worker must keep answering vitest meanwhile.
+  it('type-check against the sources', async () => {
+    const files = snippets.map((snippet) => {
+      const file = join(DIR, `${snippet.page.replace(/[/.]/g, '_')}-${snippet.index}.ts`)
+      writeFileSync(file, asModule(snippet.code))
+      return relative(DIR, file)
     })
-    const program = ts.createProgram(files, {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      lib: ['lib.es2023.d.ts'],
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2023'],
       strict: true,
       skipLibCheck: true,
       esModuleInterop: true,
       types: ['node'],
       noEmit: true,
-    })
-    const problems = files.flatMap((file) =>
-      [...program.getSemanticDiagnostics(program.getSourceFile(file)), ...program.getSyntacticDiagnostics(program.getSourceFile(file))].map(
-        (d) => `${relative(ROOT, file)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
-      ),
+    }
+    writeFileSync(join(DIR, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }))
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+    const problems = await promisify(execFile)(process.execPath, [tsc, '-p', DIR, '--pretty', 'false']).then(
+      () => [],
+      (failed: { stdout: string }) => failed.stdout.split('\n').filter(Boolean),
     )
     expect(problems).toEqual([])
-  }, 120_000)
+  }, 180_000)
 
-  it('"A bot" runs on a MockProvider: "signup" starts the flow, other text is echoed', async () => {
-    const [snippet] = snippets
+  it('"A bot" of the README runs on a MockProvider: "signup" starts the flow, other text is echoed', async () => {
+    const snippet = snippetsOf('README.md').find((s) => s.code.includes('new Bot('))!.code
     // The bot up to "… later", on a journal in the temp folder, with a MockProvider for `provider`.
-    const body = snippet!.slice(0, snippet!.indexOf('// … later')).replace("'./data/bot.db'", JSON.stringify(join(DIR, 'bot.db')))
-    const file = join(DIR, 'a-bot.ts')
-    const module = asModule(body).replace(READER_NAMES.provider!, '')
-    writeFileSync(
-      file,
-      `import { MockProvider } from '${source('botmesh/core/testing')}'\nconst provider = new MockProvider()\n${module}\nexport { bot, provider }\n`,
-    )
-    const { bot, provider } = (await import(file)) as {
-      bot: { stop(): Promise<void>; idle(): Promise<void> }
-      provider: import('../../src/core/testing/index.js').MockProvider
-    }
+    const body = snippet.slice(0, snippet.indexOf('// … later')).replace("'./data/bot.db'", JSON.stringify(join(DIR, 'bot.db')))
+    const { bot, provider } = await run<{ bot: { stop(): Promise<void> }; provider: MockProvider }>('a-bot', body, 'bot, provider')
     try {
       await provider.receive({ id: 'm1', chatId: 'ann', text: 'signup' })
       await waitFor(() => provider.texts('ann').includes('Your name?'))
@@ -126,5 +164,13 @@ describe("the README's core snippets", () => {
     } finally {
       await bot.stop()
     }
+  }, 60_000)
+
+  it('the getting-started bot prints what its comment says, and stops', async () => {
+    const snippet = snippetsOf('docs/getting-started.md').find((s) => s.code.includes('new MockProvider()'))!.code
+    const expected = /console\.log\(.*\/\/ (.*)$/m.exec(snippet)![1]
+    const body = `const printed: unknown[] = []\n${snippet.replace('console.log(', 'printed.push(')}`
+    const { printed } = await run<{ printed: unknown[] }>('getting-started', body, 'printed')
+    expect(printed.map((value) => inspect(value))).toEqual([expected])
   }, 60_000)
 })

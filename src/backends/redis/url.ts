@@ -1,5 +1,5 @@
 /**
- * The backend URLs (README.md, "CLI") for Redis, turned into `RedisDurability` options (the CLI's
+ * The backend URLs (docs/cli.md) for Redis, turned into `RedisDurability` options (the CLI's
  * `--backend`): `redis://[user:password@]host:port[/db]?prefix=P`, `rediss://…` (TLS), and
  * `redis+cluster://[user:password@]h1:p1,h2:p2?prefix=P` (`rediss+cluster://` with TLS);
  * `&acceptEviction=true` runs on a server whose maxmemory-policy may evict keys (eviction-policy.ts).

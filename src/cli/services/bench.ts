@@ -1,6 +1,6 @@
 /**
  * `bench`: messages per second through the full journal path. A message is one inbound journaled,
- * a handler, one reply sent through the outbox (README.md, "Performance"). `concurrency` clients each send a
+ * a handler, one reply sent through the outbox (docs/performance.md). `concurrency` clients each send a
  * message to their own chat and wait for its reply before sending the next (a closed loop), so
  * latency is the time from delivery to the reply reaching the channel. The same run without
  * durability gives the baseline, and the ratio of the two is the figure that holds across

@@ -1,8 +1,11 @@
 /**
- * `botmesh/providers/messenger`: the Messenger media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/messenger`: a Facebook Page on Messenger over the Graph API (webhook server,
+ * Send API, attachment downloads), and the Messenger media reference (the attachment URL). No
+ * driver to load: the Graph API is plain HTTPS.
  */
+export { MessengerProvider, type MessengerProviderOptions } from './provider.js'
+export { MESSENGER_LIMITS } from './limits.js'
 export { MESSENGER_MEDIA_HOSTS, messengerMediaRefCodec, type MessengerMediaToken, type MessengerMediaRefOptions } from './media-ref.js'
+export { signatureOf, validSignature } from '../shared/hub-signature.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

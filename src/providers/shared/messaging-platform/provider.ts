@@ -1,0 +1,136 @@
+/**
+ * The transport of the channels on the Messenger Platform (Messenger, Instagram): a webhook server
+ * (subscription check, signed POSTs answered 200 only after the journal), Send API calls through
+ * the shared Graph API client, attachment downloads from Meta's CDNs, and Send API failures as the
+ * outbox's error classes. Each channel's provider gives its name, limits, webhook object and codec.
+ * The access token, app secret and verify token are never logged, journaled or put in an error.
+ */
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../../core/provider.js'
+import type { MediaRefCodec } from '../codec.js'
+import { MediaDownloadError, ProviderConfigError } from '../errors.js'
+import { GraphClient } from '../graph.js'
+import { downloadMedia } from '../http.js'
+import { startHttpServer, type RunningHttpServer } from '../http-server.js'
+import { describeError } from '../redact.js'
+import { messagingError } from './errors.js'
+import { sendMessaging, type MessagingSendLimits } from './send.js'
+import { handleMessagingWebhook } from './webhook.js'
+
+/** Options every Messenger Platform channel takes. */
+export interface MessagingProviderOptions {
+  /** The access token (a Page access token, or an Instagram user access token). Never logged nor journaled. */
+  accessToken: string
+  /** The app secret that signs webhooks (`X-Hub-Signature-256`). */
+  appSecret: string
+  /** The verify token you set in the app's webhook configuration. */
+  verifyToken: string
+  /** The webhook server. */
+  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/webhook' */ path?: string }
+  /** The Graph API version. @default 'v21.0' */
+  graphApiVersion?: string
+  /** The longest a Send API call or a download may take. @default 30 s */
+  requestTimeoutMs?: number
+  /** Where webhook failures go (a journal that refused a payload). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** What a channel tells the shared transport. */
+export interface MessagingChannel extends MessagingSendLimits {
+  /** The webhook `object`: 'page' or 'instagram'. */
+  object: string
+  /** The page or Instagram account id (messages are sent from it, and webhooks addressed to it). */
+  accountId: string
+  apiRoot: string
+  codec: MediaRefCodec
+  downloadBytesMax: number
+  requestTimeoutMs: number
+  rateLimitRetryAfterMsDefault: number
+}
+
+/** The shared transport; `MessengerProvider` and `InstagramProvider` are it with their channel. */
+export abstract class MessagingPlatformProvider implements IProvider {
+  abstract readonly name: string
+  readonly textLimit: number
+  readonly session = 'any' as const
+  readonly #options: MessagingProviderOptions
+  readonly #channel: MessagingChannel
+  readonly #graph: GraphClient
+  #server: RunningHttpServer | undefined
+
+  protected constructor(options: MessagingProviderOptions, channel: MessagingChannel) {
+    for (const key of ['accessToken', 'appSecret', 'verifyToken'] as const) {
+      if (typeof options[key] !== 'string' || options[key].length === 0)
+        throw new ProviderConfigError(channel.channel, `${key} is required`)
+    }
+    if (!/^\d+$/.test(channel.accountId))
+      throw new ProviderConfigError(channel.channel, 'the account id is the numeric id of the page or account')
+    this.textLimit = channel.textLimit
+    this.#options = options
+    this.#channel = channel
+    const secrets = [options.accessToken]
+    this.#graph = new GraphClient({
+      channel: channel.channel,
+      apiRoot: channel.apiRoot.replace(/\/+$/, ''),
+      version: options.graphApiVersion ?? 'v21.0',
+      accessToken: options.accessToken,
+      timeoutMs: options.requestTimeoutMs ?? channel.requestTimeoutMs,
+      errorOf: (status, body, retryAfter) =>
+        messagingError(channel.channel, status, body, retryAfter, {
+          secrets,
+          rateLimitRetryAfterMsDefault: channel.rateLimitRetryAfterMsDefault,
+        }),
+    })
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { webhook, verifyToken, appSecret } = this.#options
+    const { object, accountId } = this.#channel
+    const path = webhook.path ?? '/webhook'
+    this.#server = await startHttpServer(
+      { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) => handleMessagingWebhook(request, { path, verifyToken, appSecret, object, accountId, sink }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    return { messageId: await sendMessaging(this.#graph, `${this.#channel.accountId}/messages`, chatId, content, this.#channel) }
+  }
+
+  /** Downloads an attachment from its CDN URL (signed by Meta: no token is sent). */
+  async download(media: MediaRef): Promise<Buffer> {
+    const url = (media.token as { url?: unknown } | undefined)?.url
+    if (typeof url !== 'string') throw new MediaDownloadError(this.#channel.channel, 'the media has no URL')
+    const caller = {
+      channel: this.#channel.channel,
+      timeoutMs: this.#options.requestTimeoutMs ?? this.#channel.requestTimeoutMs,
+      secrets: [],
+    }
+    return downloadMedia(caller, url, { bytesMax: this.#channel.downloadBytesMax })
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#channel.codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#channel.codec.rehydrate(stored, media)
+  }
+
+  #reportError(error: unknown): void {
+    const { onError, accessToken, appSecret, verifyToken } = this.#options
+    if (onError) onError(error)
+    else console.error(`${this.#channel.channel}: ${describeError(error, [accessToken, appSecret, verifyToken])}`)
+  }
+}

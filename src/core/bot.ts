@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events'
 import type { Context, SendOptions } from './context.js'
 import type { DurabilityOptions } from './durability/config.js'
 import type { Durability } from './durability/facade.js'
+import { encryptedParts } from './encryption/bot-encryption.js'
 import { LIMITS } from './durability/limits.js'
 import type { SendResult } from './durability/outbox.js'
 import { Flow } from './flow.js'
@@ -66,7 +67,8 @@ export class Bot extends EventEmitter {
     super()
     refuseUnknownOptions('BotConfig', config, BOT_CONFIG_KEYS)
     this.provider = config.provider
-    this.store = config.store ?? new MemoryStore()
+    const { store, durability } = encryptedParts(config.store ?? new MemoryStore(), config.durability, (error) => this.#reportError(error))
+    this.store = store
     this.namespace = resolveNamespace(config)
     this.scope = scopeIdOf(this.namespace)
     this.#logger = config.logger ?? { warn: (m) => console.warn(m), error: (m, e) => console.error(m, e ?? '') }
@@ -80,12 +82,12 @@ export class Bot extends EventEmitter {
       error: (error) => this.#reportError(error),
       warn: (message) => this.#warn(message),
     }
-    if (config.durability) {
+    if (durability) {
       const events = {
         dead: (info: unknown) => this.emit('durability:dead', info),
         ambiguous: (info: unknown) => this.emit('durability:ambiguous', info),
       }
-      const durable = new DurablePipeline({ parts, options: config.durability, namespace: this.namespace, events })
+      const durable = new DurablePipeline({ parts, options: durability, namespace: this.namespace, events })
       this.durability = durable.durability
       this.#pipeline = durable
     } else {

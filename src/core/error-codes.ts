@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   RECORD_NOT_FOUND: 'RECORD_NOT_FOUND',
   /** An operation does not apply to a record in its current state (`InvalidStateError`). */
   INVALID_STATE: 'INVALID_STATE',
+  /** A record is sealed under an encryption key that is not configured, or not the key of that id (`EncryptionKeyMissingError`). */
+  ENCRYPTION_KEY_MISSING: 'ENCRYPTION_KEY_MISSING',
 
   // Journal files
   /** A journal file or table holds damage open() refuses to apply (`JournalCorruptError`). */

@@ -37,10 +37,43 @@ export class LeaseLostError extends BotmeshError {
   }
 }
 
+/** The codes a journal that cannot record or give back something fails with. */
+type JournalUnavailableCode = typeof ERROR_CODES.JOURNAL_UNAVAILABLE | typeof ERROR_CODES.ENCRYPTION_KEY_MISSING
+
 /** The journal could not record or read something; the operation did not take effect. */
 export class JournalUnavailableError extends BotmeshError {
-  constructor(message: string, cause?: unknown) {
-    super(ERROR_CODES.JOURNAL_UNAVAILABLE, message, { retryable: true, cause })
+  constructor(message: string, cause?: unknown, code: JournalUnavailableCode = ERROR_CODES.JOURNAL_UNAVAILABLE) {
+    super(code, message, { retryable: code === ERROR_CODES.JOURNAL_UNAVAILABLE, cause })
+  }
+}
+
+/** Why a sealed value cannot be opened. */
+const UNREADABLE = {
+  missing: 'which is not configured',
+  wrong: 'but the key configured under that id is another key (its check value differs)',
+  altered: 'and that key does not open it: the value was altered, or moved from another record',
+} as const
+
+/**
+ * A record (or a store's message log line or checkpoint) is sealed under an encryption key this
+ * process was not given, or under another key than the one it holds under that id. The value is
+ * left as it is: the bot neither runs, charges, dead-letters nor purges such a record until the
+ * key is configured. A journal that cannot give a record back is unavailable for it, hence the
+ * base class; the message names the key id, never a key.
+ */
+export class EncryptionKeyMissingError extends JournalUnavailableError {
+  /** The id of the key the value is sealed under. */
+  readonly keyId: string
+  /** `missing`: no key of that id is configured; `wrong`: the key under that id is another one; `altered`: the key is right and the value does not open. */
+  readonly reason: keyof typeof UNREADABLE
+  constructor(what: string, keyId: string, reason: keyof typeof UNREADABLE) {
+    const fix =
+      reason === 'altered'
+        ? 'restore it from a backup'
+        : 'give that key in durability.encryption.keys (the CLI: --keys <file> or BOTMESH_ENCRYPTION_KEYS)'
+    super(`${what} is sealed under encryption key "${keyId}", ${UNREADABLE[reason]}: ${fix}`, undefined, ERROR_CODES.ENCRYPTION_KEY_MISSING)
+    this.keyId = keyId
+    this.reason = reason
   }
 }
 

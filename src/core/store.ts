@@ -24,6 +24,11 @@ export interface MessageLogEntry {
  * or the same derived id without durability), so bots can share a store.
  */
 export interface Store {
+  /**
+   * Set by botmesh's own persistent stores: with `durability.encryption` the bot seals what it keeps
+   * in them (message log texts, checkpoints, user data). A store of your own gets its values in clear.
+   */
+  readonly sealable?: boolean
   /** Opens the store (connections, schema). Idempotent. */
   start?(): Promise<void>
   /** Closes what `start` opened. Idempotent. */

@@ -29,6 +29,8 @@ interface LogRow {
 
 /** A store in PostgreSQL: survives a restart, shared by replicas. */
 export class PostgresStore implements Store {
+  /** With `durability.encryption` the bot seals what it keeps here. */
+  readonly sealable = true
   /** The connection (pool) shared with `durability()`. */
   readonly connection: PostgresConnection
   readonly tables: StoreTables

@@ -22,6 +22,8 @@ export type RedisStoreOptions = RedisConnectionOptions & {
 
 /** A bot's store in Redis or Redis Cluster. */
 export class RedisStore implements Store {
+  /** With `durability.encryption` the bot seals what it keeps here. */
+  readonly sealable = true
   readonly #connection: RedisConnection
   readonly #keys: RedisKeys
   readonly #messageLogMax: number

@@ -27,6 +27,8 @@ const SQLITE_STORE_OPTION_NAMES = optionNames<SQLiteStoreOptions>({ file: true, 
 
 /** The bot's store in a SQLite file. */
 export class SQLiteStore implements Store {
+  /** With `durability.encryption` the bot seals what it keeps here. */
+  readonly sealable = true
   /** The database file. */
   readonly file: string
   readonly #connection: SQLiteConnection

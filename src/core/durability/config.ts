@@ -71,6 +71,20 @@ export interface DurabilityOptions {
   coordination?: boolean | CoordinationOptions
   /** 'leader': one replica holds the transport session, elected by a lease in the backend. @default 'any' */
   providerSession?: 'any' | 'leader'
+  /**
+   * Seals message content (bodies, media references, sends, flow answers) with AES-256-GCM before
+   * any backend sees it; ids, states, times and keys stay clear (see docs/security.md).
+   * @default none: the journal is kept in clear
+   */
+  encryption?: EncryptionOptions
+}
+
+/** `durability.encryption`: the keys by id, and which one seals new values. */
+export interface EncryptionOptions {
+  /** Keys by id (letters, digits, `_`, `.`, `-`): 32 bytes each, as a Buffer or base64. Keep every key the journal may still hold. */
+  keys: Record<string, Buffer | Uint8Array | string>
+  /** The id of the key new values are sealed under. */
+  current: string
 }
 
 /** `durability.coordination` when given as an object. */
@@ -208,6 +222,7 @@ function refuseUnknownDurabilityOptions(options: DurabilityOptions): void {
       tracing: true,
       coordination: true,
       providerSession: true,
+      encryption: true,
     }),
     {
       turnLeaseMs: 'it belongs under coordination',

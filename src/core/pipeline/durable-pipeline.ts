@@ -21,6 +21,7 @@ import type { Transport } from '../durability/outbox-attempt.js'
 import { decodePayload } from '../durability/payload.js'
 import { Sweeper } from '../durability/sweeper.js'
 import { NO_TRACING, type MessageTracing } from '../durability/tracing.js'
+import { claimUnscopedBackend, releaseUnscopedBackend } from '../durability/unscoped-sharing.js'
 import type { InboundEvent } from '../provider.js'
 import { TransportSession } from '../transport-session.js'
 import { Admission } from './admission.js'
@@ -111,7 +112,11 @@ export class DurablePipeline implements MessagePipeline {
 
   /** Starts the journals and the sweeper, then the transport: at once, or once elected with providerSession 'leader'. */
   async start(startTransport: () => Promise<void>): Promise<void> {
-    await this.backend.start()
+    claimUnscopedBackend(this.backend, this.engine.scopeId)
+    await this.backend.start().catch((error: unknown) => {
+      releaseUnscopedBackend(this.backend, this.engine.scopeId)
+      throw error
+    })
     await this.engine.clock.sync()
     this.#beatLoop.start()
     // The first sweep runs before the bot takes new messages: what a dead run of this instance left
@@ -153,6 +158,7 @@ export class DurablePipeline implements MessagePipeline {
     await this.#turns?.stop()
     await this.#beat.remove().catch(error)
     await this.backend.stop()
+    releaseUnscopedBackend(this.backend, this.engine.scopeId)
     // Async context tracking costs every promise of the process, bot or not, while any store is on.
     // Off once no handler can still call bot.send (a run that outlived the stop timeout keeps it).
     if (this.#inFlight.size === 0) this.#origin.disable()

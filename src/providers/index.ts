@@ -15,7 +15,7 @@ export type {
 } from '../core/provider.js'
 export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type MediaRefCodec, type MediaRefSpec } from './shared/codec.js'
 export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'
-export { urlProblem, journalableUrl, hostMatches, isIpLiteral, CREDENTIAL_QUERY_PARAMS, type UrlPolicy } from './shared/url.js'
+export { urlProblem, journalableUrl, hostMatches, isIpLiteral, isCredentialParam, credentialParamIn, type UrlPolicy } from './shared/url.js'
 export { objectProblem, stringField, integerField, booleanField, oneOfField, objectField, type FieldCheck } from './shared/shape.js'
 export { MediaRefInvalidError, ProviderConfigError, MediaDownloadError } from './shared/errors.js'
 export { MEDIA_REF_LIMITS } from './shared/limits.js'

@@ -8,7 +8,7 @@
 import { defineMediaRefCodec, type MediaRefCodec } from '../shared/codec.js'
 import { MEDIA_REF_LIMITS } from '../shared/limits.js'
 import { base64Of, objectProblem, oneOfField, prop, stringField } from '../shared/shape.js'
-import { urlProblem } from '../shared/url.js'
+import { credentialParamIn, urlProblem } from '../shared/url.js'
 import { MESSAGE_KEY, messageKeyOf } from '../shared/whatsapp.js'
 
 /** The message kinds that carry downloadable media. */
@@ -102,8 +102,8 @@ export function baileysMediaRefCodec(options: BaileysMediaRefOptions = {}): Medi
           key: MESSAGE_KEY,
           kind: oneOfField(BAILEYS_MEDIA_KINDS),
           url: (value) => urlProblem(value, CDN),
-          // A path on the CDN: never `//host` (a scheme-relative URL) nor a `..` segment.
-          directPath: stringField(/^\/(?!\/)(?!.*\.\.)[\w\-./%?=&]+$/, 2048),
+          // A path on the CDN: never `//host` (a scheme-relative URL) nor a `..` segment, nor a credential in its query.
+          directPath: (value) => directPathShape(value) ?? directPathCredential(value as string),
           mediaKey: KEY_B64,
           fileSha256: KEY_B64,
           fileEncSha256: KEY_B64,
@@ -123,6 +123,13 @@ export function baileysMediaRefCodec(options: BaileysMediaRefOptions = {}): Medi
       return { key: { ...data.key }, message: { [data.kind]: content } }
     },
   })
+}
+
+const directPathShape = stringField(/^\/(?!\/)(?!.*\.\.)[\w\-./%?=&]+$/, 2048)
+
+function directPathCredential(path: string): string | undefined {
+  const credential = credentialParamIn(path.includes('?') ? path.slice(path.indexOf('?')) : '')
+  return credential === undefined ? undefined : `the direct path carries a credential parameter (${credential})`
 }
 
 /** The media content inside a WhatsApp message, through its wrappers, and whether it is view-once. */

@@ -19,20 +19,47 @@ export interface UrlPolicy {
 }
 
 /**
- * Query parameters that carry credentials rather than a URL's own signature. They are cut before a
- * URL is journaled (the provider adds its credentials again at download time) and refused on read.
+ * Whether a query parameter carries a credential (a token, a key, a secret, a password) rather
+ * than the URL's own signature. Such parameters are cut before a URL is journaled (the provider
+ * adds its credentials again at download time) and refused on read. A name is read as words
+ * (`auth_token`, `apiKey`, `X-Amz-Security-Token` → auth token, api key, x amz security token);
+ * names written as one word are caught by the longer marks (`authtoken`, `clientsecret`). A URL's
+ * own signature (`signature`, `X-Amz-Signature`, `hm`, `oh`) is kept: it grants only that object,
+ * until it expires, and the URL downloads nothing without it.
  */
-export const CREDENTIAL_QUERY_PARAMS: readonly string[] = [
-  'access_token',
+export function isCredentialParam(name: string): boolean {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+  if (words.some((word) => CREDENTIAL_WORDS.has(word))) return true
+  const joined = words.join('')
+  return CREDENTIAL_MARKS.some((mark) => joined.includes(mark))
+}
+
+/** Words that name a credential wherever they stand in a parameter name. */
+const CREDENTIAL_WORDS = new Set([
   'token',
-  'api_key',
+  'key',
   'apikey',
   'secret',
-  'client_secret',
   'password',
+  'passwd',
+  'pwd',
   'auth',
   'authorization',
-]
+  'bearer',
+  'jwt',
+])
+
+/** Marks that name a credential inside a one-word parameter name. */
+const CREDENTIAL_MARKS = ['token', 'secret', 'passw', 'apikey', 'appkey', 'accesskey', 'privatekey', 'authorization']
+
+/** The first credential parameter in a query string (`a=1&auth_token=x`, with or without `?`), if any. */
+export function credentialParamIn(query: string): string | undefined {
+  for (const name of new URLSearchParams(query).keys()) if (isCredentialParam(name)) return name
+  return undefined
+}
 
 /** Host names that only resolve inside a network (never a CDN's). */
 const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'lan', 'home.arpa', 'localdomain']
@@ -52,9 +79,8 @@ export function urlProblem(value: unknown, policy: UrlPolicy): string | undefine
   // otherwise make two readers disagree on the host.
   if (url.href !== value) return 'the url is not in canonical form'
   if (url.username !== '' || url.password !== '') return 'the url carries userinfo'
-  for (const name of url.searchParams.keys()) {
-    if (CREDENTIAL_QUERY_PARAMS.includes(name.toLowerCase())) return `the url carries a credential parameter (${name})`
-  }
+  const credential = credentialParamIn(url.search)
+  if (credential !== undefined) return `the url carries a credential parameter (${credential})`
   if (policy.origins?.includes(url.origin)) return undefined
   const schemes = policy.schemes ?? ['https:']
   if (!(schemes as readonly string[]).includes(url.protocol)) return `the scheme ${url.protocol} is not accepted (${schemes.join(', ')})`
@@ -86,9 +112,7 @@ export function journalableUrl(value: unknown, policy: UrlPolicy): string | unde
   }
   url.username = ''
   url.password = ''
-  for (const name of [...url.searchParams.keys()]) {
-    if (CREDENTIAL_QUERY_PARAMS.includes(name.toLowerCase())) url.searchParams.delete(name)
-  }
+  for (const name of [...url.searchParams.keys()]) if (isCredentialParam(name)) url.searchParams.delete(name)
   const href = url.href
   return urlProblem(href, policy) === undefined ? href : undefined
 }

@@ -1,8 +1,11 @@
 /**
- * `botmesh/providers/gupshup`: the Gupshup media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/gupshup`: a WhatsApp transport on Gupshup (a callback server with a secret in
+ * its URL, sends through the send message API, media by hosted URL), and the Gupshup media
+ * reference (the hosted http(s) URL). No driver to load: the API is plain HTTP.
  */
+export { GupshupProvider, type GupshupProviderOptions } from './provider.js'
+export { GUPSHUP_LIMITS } from './limits.js'
 export { gupshupMediaRefCodec, type GupshupMediaToken, type GupshupMediaRefOptions } from './media-ref.js'
+export type { GupshupCallback, GupshupMessage } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -14,10 +14,13 @@ export type GupshupMediaToken = HostedMediaToken
 export interface GupshupMediaRefOptions {
   /** The only hosts (and their subdomains) accepted. @default any public host name */
   mediaRefHosts?: readonly string[]
+  /** Exact origins accepted besides the hosts (a media proxy of yours, `https://media.internal.example:8443`). @default none */
+  mediaRefOrigins?: readonly string[]
 }
 
 /** The Gupshup media-reference codec. */
 export function gupshupMediaRefCodec(options: GupshupMediaRefOptions = {}): MediaRefCodec<GupshupMediaToken> {
   const hosts = options.mediaRefHosts === undefined ? undefined : hostList('gupshup', options.mediaRefHosts, [])
-  return hostedUrlCodec('gupshup', { ...(hosts ? { hosts } : {}), schemes: ['https:', 'http:'] })
+  const origins = options.mediaRefOrigins?.map((origin) => new URL(origin).origin)
+  return hostedUrlCodec('gupshup', { ...(hosts ? { hosts } : {}), ...(origins ? { origins } : {}), schemes: ['https:', 'http:'] })
 }

@@ -1,0 +1,110 @@
+/**
+ * `GupshupProvider`: a WhatsApp number on Gupshup. A callback server (a secret in the callback
+ * URL, answered 200 only after the journal), sends through Gupshup's send message API with the API
+ * key, media downloads from the hosted URLs Gupshup gives, and Gupshup's failures as the outbox's
+ * error classes. The API key and the callback secret are never logged, journaled or put in an
+ * error.
+ */
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { HttpApi } from '../shared/http-api.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { gupshupFailure } from './errors.js'
+import { GUPSHUP_LIMITS } from './limits.js'
+import { gupshupMediaRefCodec, type GupshupMediaRefOptions, type GupshupMediaToken } from './media-ref.js'
+import { sendGupshup, type GupshupTarget } from './send.js'
+import { handleGupshupWebhook } from './webhook.js'
+
+/** Options of `GupshupProvider`. */
+export interface GupshupProviderOptions extends GupshupMediaRefOptions {
+  /** The account's API key (sent as the `apikey` header). Never logged nor journaled. */
+  apiKey: string
+  /** The app's name (`src.name`). */
+  app: string
+  /** The app's WhatsApp number, digits with the country code (`917834811114`). */
+  source: string
+  /** The callback server; set the app's callback URL to `https://<host><path>?token=<secret>`. */
+  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/gupshup' */ path?: string; secret: string }
+  /** The API root (a test double, a proxy). @default 'https://api.gupshup.io' */
+  apiRoot?: string
+  /** The longest an API call or a download may take. @default GUPSHUP_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /** Where callback failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A WhatsApp number on Gupshup, as a botmesh provider. */
+export class GupshupProvider implements IProvider {
+  readonly name = 'gupshup'
+  readonly textLimit = GUPSHUP_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: GupshupProviderOptions
+  readonly #target: GupshupTarget
+  readonly #codec
+  #server: RunningHttpServer | undefined
+
+  constructor(options: GupshupProviderOptions) {
+    for (const key of ['apiKey', 'app', 'source'] as const) {
+      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('gupshup', `${key} is required`)
+    }
+    if (typeof options.webhook?.secret !== 'string' || !/^[\w-]{16,256}$/.test(options.webhook.secret))
+      throw new ProviderConfigError('gupshup', 'webhook.secret is required: 16-256 characters of A-Z, a-z, 0-9, _ and -')
+    this.#options = options
+    this.#codec = gupshupMediaRefCodec(options)
+    const api = new HttpApi({
+      channel: 'gupshup',
+      timeoutMs: options.requestTimeoutMs ?? GUPSHUP_LIMITS.requestTimeoutMs,
+      secrets: [options.apiKey, options.webhook.secret],
+      rateLimitRetryAfterMsDefault: GUPSHUP_LIMITS.rateLimitRetryAfterMsDefault,
+      failure: gupshupFailure,
+    })
+    const apiRoot = (options.apiRoot ?? 'https://api.gupshup.io').replace(/\/+$/, '')
+    this.#target = { api, apiRoot, apiKey: options.apiKey, source: options.source, app: options.app }
+  }
+
+  /** The callback server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { webhook, app } = this.#options
+    const path = webhook.path ?? '/gupshup'
+    this.#server = await startHttpServer(
+      { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) => handleGupshupWebhook(request, { path, secret: webhook.secret, app, sink }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    return { messageId: await sendGupshup(this.#target, chatId, content) }
+  }
+
+  /** The media's hosted URL (no credentials are sent there). */
+  async download(media: MediaRef): Promise<Buffer> {
+    const url = (media.token as Partial<GupshupMediaToken> | undefined)?.url
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new MediaDownloadError('gupshup', 'the media has no URL')
+    return this.#target.api.download(url, { bytesMax: GUPSHUP_LIMITS.downloadBytesMax })
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`gupshup: ${describeError(error, [this.#options.apiKey, this.#options.webhook.secret])}`)
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Outbound content as Gupshup's send message API: one form POST with the message as JSON — a
+ * text; an image, video, audio, file or sticker by URL with its caption; up to three quick-reply
+ * buttons. Gupshup takes media by hosted URL only. The answer (`status: 'submitted'`) names the
+ * message id. Content the channel cannot carry is refused before any call.
+ */
+import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
+import type { OutboundContent } from '../../core/provider.js'
+import type { HttpApi } from '../shared/http-api.js'
+import { GUPSHUP_LIMITS } from './limits.js'
+
+type Content = Exclude<OutboundContent, string>
+
+/** Where and as whom requests go. */
+export interface GupshupTarget {
+  api: HttpApi
+  apiRoot: string
+  apiKey: string
+  /** The app's WhatsApp number (`source`). */
+  source: string
+  /** The app's name (`src.name`). */
+  app: string
+}
+
+/** Sends `content` to `destination` (the user's number); resolves Gupshup's message id. */
+export async function sendGupshup(target: GupshupTarget, destination: string, content: OutboundContent): Promise<string> {
+  const message = messageOf(typeof content === 'string' ? { text: content } : content)
+  const form = new URLSearchParams({
+    channel: 'whatsapp',
+    source: target.source,
+    destination,
+    'src.name': target.app,
+    message: JSON.stringify(message),
+  })
+  const answer = await target.api.request<{ status?: string; messageId?: string }>('POST', `${target.apiRoot}/wa/api/v1/msg`, {
+    headers: { apikey: target.apiKey },
+    form,
+  })
+  if (typeof answer?.messageId !== 'string') throw new UnsupportedContentError('gupshup: the message was accepted without a message id')
+  return answer.messageId
+}
+
+function messageOf(content: Content): object {
+  const text = content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
+  if (content.buttons?.length) {
+    if (content.media) throw new UnsupportedContentError('gupshup: quick replies with media are not supported by this transport')
+    if (content.buttons.length > GUPSHUP_LIMITS.buttonsMax)
+      throw new UnsupportedContentError(`gupshup: at most ${GUPSHUP_LIMITS.buttonsMax} quick replies (${content.buttons.length} given)`)
+    const long = content.buttons.find((b) => b.title.length > GUPSHUP_LIMITS.buttonTitleMax)
+    if (long)
+      throw new PayloadTooLargeError(`gupshup: the button title "${long.title}" is over ${GUPSHUP_LIMITS.buttonTitleMax} characters`)
+    if (!text) throw new UnsupportedContentError('gupshup: quick replies need a text')
+    return {
+      type: 'quick_reply',
+      content: { type: 'text', text },
+      options: content.buttons.map((b) => ({ type: 'text', title: b.title, postbackText: b.id })),
+    }
+  }
+  if (!content.media) {
+    if (!text) throw new UnsupportedContentError('gupshup: a message needs a text or media')
+    if (text.length > GUPSHUP_LIMITS.textLimit)
+      throw new PayloadTooLargeError(`gupshup: a text of ${text.length} characters is over the limit of ${GUPSHUP_LIMITS.textLimit}`)
+    return { type: 'text', text }
+  }
+  const { media } = content
+  if (!media.url) throw new UnsupportedContentError('gupshup: media must be a hosted URL (Gupshup takes no uploads here)')
+  if (text && text.length > GUPSHUP_LIMITS.captionLimit)
+    throw new PayloadTooLargeError(`gupshup: a caption of ${text.length} characters is over the limit of ${GUPSHUP_LIMITS.captionLimit}`)
+  const caption = text && media.type !== 'audio' && media.type !== 'sticker' ? { caption: text } : {}
+  if (media.type === 'image') return { type: 'image', originalUrl: media.url, previewUrl: media.url, ...caption }
+  if (media.type === 'document') return { type: 'file', url: media.url, filename: media.fileName ?? 'file', ...caption }
+  return { type: media.type, url: media.url, ...caption }
+}

@@ -42,6 +42,15 @@ export function runOf(backend, concurrency, report) {
     writesPerMessage: report.writesPerMessage,
     noDurabilityMessagesPerSecond: report.baseline.messagesPerSecond,
     slowdown: report.slowdown,
+    cpuMicrosPerMessage: report.durable.cpuMicrosPerMessage,
+    noDurabilityCpuMicrosPerMessage: report.baseline.cpuMicrosPerMessage,
+    cpuRatio: report.cpuRatio,
+    allocatedBytesPerMessage: report.durable.allocatedBytesPerMessage,
+    noDurabilityAllocatedBytesPerMessage: report.baseline.allocatedBytesPerMessage,
+    gcMicrosPerMessage: report.durable.gcMicrosPerMessage,
+    noDurabilityGcMicrosPerMessage: report.baseline.gcMicrosPerMessage,
+    promisesPerMessage: report.durable.promisesPerMessage,
+    noDurabilityPromisesPerMessage: report.baseline.promisesPerMessage,
     ceiling: report.ceiling,
     ceilingRatio: report.ceilingRatio,
     bullmq: null,
@@ -66,6 +75,15 @@ const MEDIAN_FIGURES = [
   'writesPerMessage',
   'noDurabilityMessagesPerSecond',
   'slowdown',
+  'cpuMicrosPerMessage',
+  'noDurabilityCpuMicrosPerMessage',
+  'cpuRatio',
+  'allocatedBytesPerMessage',
+  'noDurabilityAllocatedBytesPerMessage',
+  'gcMicrosPerMessage',
+  'noDurabilityGcMicrosPerMessage',
+  'promisesPerMessage',
+  'noDurabilityPromisesPerMessage',
   'ceilingRatio',
   'bullmqRatio',
 ]
@@ -185,6 +203,7 @@ export function renderTable(result) {
     '',
     "trips/msg: backend calls on a message's own path; the sweeper's and the instance heartbeat's calls during the run are left out (backgroundCallsPerMessage in --json). writes/msg: records written, heartbeats included.",
   )
+  out.push('', ...renderCosts(result.runs))
   out.push('', 'Raw ceilings (what the store does alone, measured right after each botmesh run):')
   for (const backend of new Set(result.runs.map((run) => run.backend))) out.push(`  ${backend.padEnd(9)} ${CEILING_OF[backend]}`)
   if (result.peers.length > 0)
@@ -210,6 +229,42 @@ export function renderTable(result) {
   return out.join('\n')
 }
 
+/** What a message cost the botmesh process in each run, with durability and without. */
+function renderCosts(runs) {
+  const headers = [
+    'backend',
+    'c',
+    'CPU µs/msg',
+    'without',
+    '× CPU',
+    'KB alloc/msg',
+    'without',
+    'GC µs/msg',
+    'without',
+    'promises/msg',
+    'without',
+  ]
+  const rows = runs
+    .filter((run) => !run.error)
+    .map((run) => [
+      run.backend,
+      run.concurrency,
+      run.cpuMicrosPerMessage,
+      run.noDurabilityCpuMicrosPerMessage,
+      run.cpuRatio,
+      kilobytes(run.allocatedBytesPerMessage),
+      kilobytes(run.noDurabilityAllocatedBytesPerMessage),
+      run.gcMicrosPerMessage,
+      run.noDurabilityGcMicrosPerMessage,
+      run.promisesPerMessage,
+      run.noDurabilityPromisesPerMessage,
+    ])
+  return [
+    "What a message costs the botmesh process (user + system CPU of every thread, a server's own not included; GC: pause time; promises counted in an untimed pass after each run):",
+    ...formatTable(headers, rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).map((line) => `  ${line}`),
+  ]
+}
+
 /** Columns padded to their widest cell, those in `right` right-aligned; a shorter row (a failure) runs on in its last cell. */
 function formatTable(headers, rows, right = []) {
   const cells = [headers, ...rows].map((row) => row.map((cell) => String(cell)))
@@ -224,6 +279,7 @@ function formatTable(headers, rows, right = []) {
   )
 }
 
+const kilobytes = (bytes) => (typeof bytes === 'number' ? round(bytes / 1024, 1) : '-')
 const number = (value) => Math.round(value).toLocaleString('en-US')
 const firstLine = (text) =>
   String(text)

@@ -59,10 +59,17 @@ function renderFields(fields: [string, string | number | null | undefined][], ca
     .join('')
 }
 
+/** A column's header as shown: capitals, but a unit in microseconds stays `µs` (a capital µ is a Greek M). */
+const headerText = (header: string) =>
+  header
+    .split('µs')
+    .map((part) => part.toUpperCase())
+    .join('µs')
+
 /** A compact table cut to the terminal's width, the least important columns first. */
 function terminalTable(columns: Column<never>[], rows: unknown[], canvas: Canvas): string {
   const cells = rows.map((row) => columns.map((column) => cellText(column, row as never, canvas)))
-  const headers = columns.map((column) => column.header.toUpperCase())
+  const headers = columns.map((column) => headerText(column.header))
   const fit = fitColumns(
     columns.map((column, index) => ({ ...column, header: headers[index]! })),
     cells,
@@ -88,7 +95,7 @@ function terminalTable(columns: Column<never>[], rows: unknown[], canvas: Canvas
 /** Aligned columns without colour, for pipes and files: whole values, one row a line. */
 function plainTable(columns: Column<never>[], rows: unknown[], canvas: Canvas): string {
   const cells = [
-    columns.map((column) => column.header.toUpperCase()),
+    columns.map((column) => headerText(column.header)),
     ...rows.map((row) => columns.map((column) => cellText(column, row as never, canvas))),
   ]
   const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index]!.length)))

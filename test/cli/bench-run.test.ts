@@ -17,6 +17,18 @@ interface BenchRun {
     roundTripsPerMessage: number
     writesPerMessage: number
     slowdown: number
+    cpuMicrosPerMessage: number
+    noDurabilityCpuMicrosPerMessage: number
+    cpuRatio: number
+    allocatedBytesPerMessage: number
+    noDurabilityAllocatedBytesPerMessage: number
+    promisesPerMessage: number
+    noDurabilityPromisesPerMessage: number
+    report: {
+      cpuRatio: number
+      durable: { cpuMicrosPerMessage: number; promisesPerMessage: number }
+      baseline: { cpuMicrosPerMessage: number }
+    }
     ceiling: { name: string; unit: string; perSecond: number } | null
     ceilingRatio: number | null
     bullmq: unknown
@@ -62,6 +74,22 @@ describe('npm run bench (bench/run.js)', () => {
         run.ceilingRatio,
       ])
         expect(typeof figure).toBe('number')
+      // What a message cost the process, with durability and without, as the run measured it.
+      for (const figure of [
+        run.cpuMicrosPerMessage,
+        run.noDurabilityCpuMicrosPerMessage,
+        run.allocatedBytesPerMessage,
+        run.noDurabilityAllocatedBytesPerMessage,
+        run.promisesPerMessage,
+        run.noDurabilityPromisesPerMessage,
+      ])
+        expect(figure).toBeGreaterThan(0)
+      expect(run).toMatchObject({
+        cpuMicrosPerMessage: run.report.durable.cpuMicrosPerMessage,
+        noDurabilityCpuMicrosPerMessage: run.report.baseline.cpuMicrosPerMessage,
+        cpuRatio: run.report.cpuRatio,
+        promisesPerMessage: run.report.durable.promisesPerMessage,
+      })
       expect(run.ceiling).toMatchObject({ name: expect.any(String), perSecond: expect.any(Number) })
       expect(run).toMatchObject({ bullmq: null, bullmqRatio: null })
     }
@@ -85,6 +113,11 @@ describe('npm run bench (bench/run.js)', () => {
       /backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling\s+BullMQ jobs\/s\s+÷ BullMQ/,
     )
     expect(result.stdout).toMatch(/^memory\s+1\s+[\d,]+\s/m)
+    expect(result.stdout).toMatch(/What a message costs the botmesh process/)
+    expect(result.stdout).toMatch(
+      /backend\s+c\s+CPU µs\/msg\s+without\s+× CPU\s+KB alloc\/msg\s+without\s+GC µs\/msg\s+without\s+promises\/msg\s+without/,
+    )
+    expect(result.stdout).toMatch(/^ {2}file\s+1\s+[\d.]+\s+[\d.]+\s+[\d.]+\s/m)
     expect(result.stdout).toMatch(/^file\s+1\s+[\d,]+\s/m)
     expect(result.stdout).toMatch(/Targets \(issue 12\):/)
   })
@@ -109,6 +142,8 @@ describe('npm run bench (bench/run.js)', () => {
     expect(run!.rounds).toHaveLength(3)
     const middle = (values: number[]) => [...values].sort((a, b) => a - b)[1]
     expect(run!.messagesPerSecond).toBe(middle(run!.rounds.map((r) => r.messagesPerSecond)))
+    expect(run!.cpuMicrosPerMessage).toBe(middle(run!.rounds.map((r) => r.cpuMicrosPerMessage)))
+    expect(run!.cpuRatio).toBe(middle(run!.rounds.map((r) => r.cpuRatio)))
     const slowdowns = run!.rounds.map((r) => r.slowdown)
     expect(run!.slowdown).toBe(middle(slowdowns))
     expect(report.targets.find((t) => t.backend === 'memory')).toMatchObject({

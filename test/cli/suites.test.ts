@@ -109,14 +109,23 @@ describe.concurrent('crash-matrix', () => {
 interface Bench {
   messages: number
   concurrency: number
-  durable: { messagesPerSecond: number; p50Ms: number; p99Ms: number; seconds: number }
-  baseline: { messagesPerSecond: number }
+  durable: RunCost & { messagesPerSecond: number; p50Ms: number; p99Ms: number; seconds: number }
+  baseline: RunCost & { messagesPerSecond: number }
   slowdown: number
+  cpuRatio: number
+  promisesCountedOver: number
   roundTripsPerMessage: number
   callsPerMessage: Record<string, number>
   writesPerMessage: number
   ceiling: { name: string; unit: string; operations: number; clients: number; seconds: number; perSecond: number } | null
   ceilingRatio: number | null
+}
+
+interface RunCost {
+  cpuMicrosPerMessage: number
+  allocatedBytesPerMessage: number
+  gcMicrosPerMessage: number
+  promisesPerMessage: number
 }
 
 describe.concurrent('bench', () => {
@@ -129,6 +138,15 @@ describe.concurrent('bench', () => {
     expect(report.durable.p99Ms).toBeGreaterThanOrEqual(report.durable.p50Ms)
     expect(report.baseline.messagesPerSecond).toBeGreaterThan(0)
     expect(report.slowdown).toBeGreaterThan(0)
+    // What a message costs the process, in both runs: every message runs code, allocates and makes promises.
+    for (const run of [report.durable, report.baseline]) {
+      expect(run.cpuMicrosPerMessage).toBeGreaterThan(0)
+      expect(run.allocatedBytesPerMessage).toBeGreaterThan(0)
+      expect(run.gcMicrosPerMessage).toBeGreaterThanOrEqual(0)
+      expect(run.promisesPerMessage).toBeGreaterThanOrEqual(1)
+    }
+    expect(report.cpuRatio).toBeCloseTo(report.durable.cpuMicrosPerMessage / report.baseline.cpuMicrosPerMessage, 1)
+    expect(report.promisesCountedOver).toBe(200)
     // Each message is journaled in and out: at least an admit, a send journal and its completions.
     expect(report.roundTripsPerMessage).toBeGreaterThanOrEqual(2)
     expect(report.callsPerMessage.write).toBeGreaterThan(0)
@@ -150,10 +168,13 @@ describe.concurrent('bench', () => {
   it('prints a table of both runs', async () => {
     const result = await botmesh(['bench', '--backend', 'memory', '--messages', '100'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/RUN\s+MESSAGES\/S\s+P50 MS\s+P99 MS\s+SECONDS/)
+    expect(result.stdout).toMatch(
+      /RUN\s+MESSAGES\/S\s+P50 MS\s+P99 MS\s+SECONDS\s+CPU µs\/MSG\s+KB ALLOC\/MSG\s+GC µs\/MSG\s+PROMISES\/MSG/,
+    )
     expect(result.stdout).toMatch(/with durability\s+[\d.]+/)
     expect(result.stdout).toMatch(/without \(baseline\)\s+[\d.]+/)
     expect(result.stdout).toMatch(/time per message\s+[\d.]+× the baseline/)
+    expect(result.stdout).toMatch(/CPU per message\s+[\d.]+× the baseline/)
     expect(result.stdout).toMatch(/writes\/message\s+[\d.]+ records written/)
     expect(result.stdout).toMatch(/raw store ceiling\s+[\d.]+ messages\/s: the same bot without durability.*messages\/s ÷ ceiling = [\d.]+/)
   })

@@ -7,7 +7,10 @@
  * machines. Round trips are the backend calls a wrapper counted, per message, and writes the
  * records those calls wrote (each a compare-and-set). Beside it, the raw store's ceiling
  * (ceiling.ts: what the store does without botmesh, same machine, same durability setting) and
- * the ratio of the two; on memory the ceiling is the run without durability.
+ * the ratio of the two; on memory the ceiling is the run without durability. Each run also says
+ * what a message costs this process (work-meter.ts: CPU, bytes allocated, GC pause) and how many
+ * promises it creates (promise-count.ts, in a short pass after the timed run: the hook that counts
+ * them would slow the run it counts).
  */
 import { Bot } from '../../core/bot.js'
 import type { DurabilityBackend } from '../../core/durability/backend.js'
@@ -18,7 +21,9 @@ import { MockProvider } from '../../core/testing/mock-provider.js'
 import type { ThrowawayFactory } from '../../backends/open.js'
 import { measureCeiling, type CeilingFigures, type CeilingPlace } from './ceiling.js'
 import { closedLoop, percentile, round } from './closed-loop.js'
-import { CountingBackend, type CallCounts } from './counting-backend.js'
+import { CountingBackend, type CallCounts, type CallTally } from './counting-backend.js'
+import { countPromises } from './promise-count.js'
+import { startWorkMeter, type WorkCost } from './work-meter.js'
 
 /** How much to send. */
 export interface BenchOptions {
@@ -36,6 +41,14 @@ export interface RunFigures {
   msPerMessage: number
   p50Ms: number
   p99Ms: number
+  /** CPU time of this process (user + system, every thread) per message, microseconds. */
+  cpuMicrosPerMessage: number
+  /** Bytes allocated on the JavaScript heap per message (heap growth plus what collections freed). */
+  allocatedBytesPerMessage: number
+  /** Garbage-collection pause per message, microseconds. */
+  gcMicrosPerMessage: number
+  /** Promises created per message, counted in a pass of `promisesCountedOver` messages after the timed run. */
+  promisesPerMessage: number
 }
 
 /** What `bench` reports. */
@@ -48,6 +61,10 @@ export interface BenchReport {
   baseline: RunFigures
   /** Time per message with durability over time per message without it. */
   slowdown: number
+  /** CPU per message with durability over CPU per message without it. */
+  cpuRatio: number
+  /** Messages of the pass that counts promises (after the timed run, not timed). */
+  promisesCountedOver: number
   /** Backend calls per message on the message path (the background loops' calls are in backgroundCallsPerMessage). */
   roundTripsPerMessage: number
   /** Calls of the sweeper and the instance heartbeat during the run, per message: not a message's cost. */
@@ -63,39 +80,46 @@ export interface BenchReport {
 
 /** Messages each client sends before measuring starts (connections, prepared statements, JIT). */
 const WARMUP_PER_CLIENT = 3
+/** Messages of the pass that counts promises (fewer when the run sends fewer): enough for a steady mean. */
+const PROMISE_PASS_MESSAGES = 500
 
 /** Runs the benchmark on a throwaway instance, then the baseline. */
 export async function runBench(label: string, factory: ThrowawayFactory, options: BenchOptions): Promise<BenchReport> {
   const inner = await factory.create()
   const counting = new CountingBackend(inner)
-  let durable: RunFigures
+  let durable: Measured
   try {
     durable = await measure(counting, options, (done) => options.onProgress?.(done, options.messages, 'durable'))
   } finally {
     await factory.cleanup(inner)
   }
-  const baseline = await measure(undefined, options, (done) => options.onProgress?.(done, options.messages, 'baseline'))
+  const { figures: baseline } = await measure(undefined, options, (done) => options.onProgress?.(done, options.messages, 'baseline'))
   const ceiling = await ceilingOf(options, baseline)
   const perMessage = (n: number) => round(n / options.messages, 2)
+  const tally = durable.tally!
   return {
     backend: label,
     instances: factory.description,
     messages: options.messages,
     concurrency: options.concurrency,
-    durable,
+    durable: durable.figures,
     baseline,
-    slowdown: round(durable.msPerMessage / baseline.msPerMessage, 2),
-    roundTripsPerMessage: perMessage(counting.total - counting.background),
-    backgroundCallsPerMessage: perMessage(counting.background),
-    callsPerMessage: Object.fromEntries(Object.entries(counting.calls).map(([verb, n]) => [verb, perMessage(n)])) as Record<
+    slowdown: round(durable.figures.msPerMessage / baseline.msPerMessage, 2),
+    cpuRatio: round(durable.figures.cpuMicrosPerMessage / baseline.cpuMicrosPerMessage, 2),
+    promisesCountedOver: promisePassOf(options),
+    roundTripsPerMessage: perMessage(tally.total - tally.background),
+    backgroundCallsPerMessage: perMessage(tally.background),
+    callsPerMessage: Object.fromEntries(Object.entries(tally.calls).map(([verb, n]) => [verb, perMessage(n)])) as Record<
       keyof CallCounts,
       number
     >,
-    writesPerMessage: perMessage(counting.recordsWritten),
+    writesPerMessage: perMessage(tally.recordsWritten),
     ceiling: ceiling ?? null,
-    ceilingRatio: ceiling ? round(durable.messagesPerSecond / ceiling.perSecond, 3) : null,
+    ceilingRatio: ceiling ? round(durable.figures.messagesPerSecond / ceiling.perSecond, 3) : null,
   }
 }
+
+const promisePassOf = (options: BenchOptions) => Math.min(options.messages, PROMISE_PASS_MESSAGES)
 
 /** The raw store's ceiling where asked for; on memory, the run without durability. */
 async function ceilingOf(options: BenchOptions, baseline: RunFigures): Promise<CeilingFigures | undefined> {
@@ -133,12 +157,20 @@ class BenchProvider extends MockProvider {
   }
 }
 
-/** One closed-loop run; with a backend the bot journals, without one it runs in memory. */
-async function measure(
-  backend: CountingBackend | undefined,
-  options: BenchOptions,
-  onProgress: (done: number) => void,
-): Promise<RunFigures> {
+/** A run's figures, and the backend calls of its timed part when it had a backend. */
+interface Measured {
+  figures: RunFigures
+  tally?: CallTally
+}
+
+/** Delivers one message as client `client` and resolves when its reply reached the channel. */
+type Deliver = (id: string, client: number) => Promise<void>
+
+/**
+ * One closed-loop run; with a backend the bot journals, without one it runs in memory. The warm-up,
+ * then the timed run (its cost metered), then the pass that counts promises.
+ */
+async function measure(backend: CountingBackend | undefined, options: BenchOptions, onProgress: (done: number) => void): Promise<Measured> {
   const provider = new BenchProvider()
   const bot = new Bot({
     provider,
@@ -150,33 +182,66 @@ async function measure(
   bot.when(TEXT, (ctx) => ctx.reply(`re:${ctx.message.text}`))
   await bot.start()
   try {
-    const deliver = async (id: string, client: number) => {
+    const deliver: Deliver = async (id, client) => {
       const reply = provider.replyTo(id)
       await provider.receive({ id, chatId: `bench-chat-${client}`, text: id })
       await reply
     }
     await closedLoop(options.concurrency, WARMUP_PER_CLIENT * options.concurrency, (n, client) => deliver(`warmup-${n}`, client))
-    // A reply goes out before its message is completed: the warm-up's completions land before counting starts.
+    // A reply goes out before its message is completed: the warm-up's completions land before counting starts,
+    // and the timed run's before its calls are read and promises counted.
     await bot.idle()
     backend?.reset()
-    const latencies: number[] = []
-    const started = performance.now()
-    await closedLoop(options.concurrency, options.messages, async (n, client) => {
-      const sent = performance.now()
-      await deliver(`m${n}`, client)
-      latencies.push(performance.now() - sent)
-      onProgress(latencies.length)
+    const timed = await timedRun(options, deliver, onProgress)
+    await bot.idle()
+    const tally = backend?.tally()
+    const pass = promisePassOf(options)
+    const promises = await countPromises(async () => {
+      await closedLoop(options.concurrency, pass, (n, client) => deliver(`promises-${n}`, client))
+      await bot.idle()
     })
-    const seconds = (performance.now() - started) / 1_000
-    latencies.sort((a, b) => a - b)
-    return {
-      seconds: round(seconds, 3),
-      messagesPerSecond: round(options.messages / seconds, 1),
-      msPerMessage: round((seconds * 1_000) / options.messages, 4),
-      p50Ms: round(percentile(latencies, 0.5), 2),
-      p99Ms: round(percentile(latencies, 0.99), 2),
-    }
+    return { figures: { ...timed, promisesPerMessage: round(promises / pass, 1) }, tally }
   } finally {
     await bot.stop()
+  }
+}
+
+/** The timed part of a run: `options.messages` messages, their latencies and what they cost the process. */
+async function timedRun(
+  options: BenchOptions,
+  deliver: Deliver,
+  onProgress: (done: number) => void,
+): Promise<Omit<RunFigures, 'promisesPerMessage'>> {
+  const latencies: number[] = []
+  const meter = startWorkMeter()
+  const started = performance.now()
+  await closedLoop(options.concurrency, options.messages, async (n, client) => {
+    const sent = performance.now()
+    await deliver(`m${n}`, client)
+    latencies.push(performance.now() - sent)
+    onProgress(latencies.length)
+  })
+  const seconds = (performance.now() - started) / 1_000
+  const cost = meter.stop()
+  latencies.sort((a, b) => a - b)
+  return {
+    seconds: round(seconds, 3),
+    messagesPerSecond: round(options.messages / seconds, 1),
+    msPerMessage: round((seconds * 1_000) / options.messages, 4),
+    p50Ms: round(percentile(latencies, 0.5), 2),
+    p99Ms: round(percentile(latencies, 0.99), 2),
+    ...costPerMessage(cost, options.messages),
+  }
+}
+
+/** A run's cost divided by its messages. */
+export function costPerMessage(
+  cost: WorkCost,
+  messages: number,
+): Pick<RunFigures, 'cpuMicrosPerMessage' | 'allocatedBytesPerMessage' | 'gcMicrosPerMessage'> {
+  return {
+    cpuMicrosPerMessage: round(cost.cpuMicros / messages, 1),
+    allocatedBytesPerMessage: Math.round(cost.allocatedBytes / messages),
+    gcMicrosPerMessage: round(cost.gcMicros / messages, 2),
   }
 }

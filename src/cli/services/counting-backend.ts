@@ -15,6 +15,14 @@ const BACKGROUND_WRITES: readonly WriteLabel[] = ['instances.beat']
 /** Calls per verb. */
 export type CallCounts = Record<'read' | 'write' | 'due' | 'list' | 'count' | 'purge' | 'now', number>
 
+/** The counts at one moment, apart from the counting that goes on. */
+export interface CallTally {
+  calls: CallCounts
+  total: number
+  background: number
+  recordsWritten: number
+}
+
 export class CountingBackend implements DurabilityBackend {
   readonly kind: string
   readonly shared: boolean
@@ -34,6 +42,11 @@ export class CountingBackend implements DurabilityBackend {
   /** Every call since the last reset. */
   get total(): number {
     return Object.values(this.calls).reduce((sum, n) => sum + n, 0)
+  }
+
+  /** The counts now, a copy. */
+  tally(): CallTally {
+    return { calls: { ...this.calls }, total: this.total, background: this.background, recordsWritten: this.recordsWritten }
   }
 
   reset(): void {

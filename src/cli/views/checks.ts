@@ -93,12 +93,20 @@ export function benchView(report: BenchReport): Block[] {
         { header: 'p50 ms', value: (r) => r[1].p50Ms, align: 'right' },
         { header: 'p99 ms', value: (r) => r[1].p99Ms, align: 'right' },
         { header: 'seconds', value: (r) => r[1].seconds, align: 'right' },
+        { header: 'CPU µs/msg', value: (r) => r[1].cpuMicrosPerMessage, align: 'right' },
+        { header: 'KB alloc/msg', value: (r) => round1(r[1].allocatedBytesPerMessage / 1024), align: 'right' },
+        { header: 'GC µs/msg', value: (r) => r[1].gcMicrosPerMessage, align: 'right' },
+        { header: 'promises/msg', value: (r) => r[1].promisesPerMessage, align: 'right' },
       ],
       runs,
     ),
     {
       fields: [
         ['time per message', `${report.slowdown}× the baseline`],
+        [
+          'CPU per message',
+          `${report.cpuRatio}× the baseline (this process, user + system; promises counted over ${report.promisesCountedOver} more messages, untimed)`,
+        ],
         [
           'round trips/message',
           `${report.roundTripsPerMessage} (${Object.entries(report.callsPerMessage)
@@ -112,6 +120,8 @@ export function benchView(report: BenchReport): Block[] {
     },
   ]
 }
+
+const round1 = (value: number) => Math.round(value * 10) / 10
 
 function ceilingLine(report: BenchReport): string {
   const { ceiling, ceilingRatio } = report

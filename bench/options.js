@@ -25,8 +25,9 @@ const LIMITS = { messages: 10_000_000, concurrency: 10_000, runTimeoutSeconds: 8
 
 export const HELP = `npm run bench [-- options]
 
-botmesh's messages/s, p50/p99 latency, round trips and writes per message on each backend at
-each concurrency (\`botmesh bench\` in a child process per run), beside the peers measured in the
+botmesh's messages/s, p50/p99 latency, round trips and writes per message, and what a message
+costs the process (CPU µs, KB allocated, GC pause, promises; with durability and without) on each
+backend at each concurrency (\`botmesh bench\` in a child process per run), beside the peers measured in the
 same run on the same machine: BullMQ no-op worker jobs/s on the same Redis, and each store's raw
 ceiling (append + fsync per write; SQLite's five writes a message in one transaction, FULL;
 single-INSERT transactions on PostgreSQL; scripted Redis calls; memory: no durability). Needs

@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { CRASH_POINTS } from '../src/core/durability/crash-points.js'
+import type { EncryptionOptions } from '../src/core/durability/config.js'
 import {
   CRASH_CASE_LIMITS,
   deterministicCases,
@@ -25,6 +26,8 @@ export interface CrashMatrixSelection {
   random?: number
   /** The policies of the deterministic cases and the random ones. @default both */
   policies?: readonly ('skip' | 'resend')[]
+  /** Every case runs with the journal sealed under these keys (and checks that no content reached the backend in clear). */
+  encryption?: EncryptionOptions
 }
 
 export function describeCrashMatrix(backendName: string, factory: CrashBackendFactory, options: CrashMatrixSelection = {}): void {
@@ -42,7 +45,7 @@ export function describeCrashMatrix(backendName: string, factory: CrashBackendFa
       it(
         testCase.name,
         async () => {
-          const result = await runCrashCase(factory, testCase)
+          const result = await runCrashCase(factory, testCase, options.encryption ? { encryption: options.encryption } : {})
           results.push(result)
           const replayHint = `replay: CRASH_CASE_SEED=${testCase.seed} npx vitest run (or: botmesh crash-matrix --backend <x> --case-seed ${testCase.seed})`
           expect(result.problems, `${testCase.name}\n${JSON.stringify(result)}\n${replayHint}`).toEqual([])

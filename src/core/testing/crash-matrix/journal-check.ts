@@ -1,5 +1,8 @@
-/** The crash matrix's check of the journal a case leaves: everything settled, the poisoned message dead. */
+/** The crash matrix's check of the journal a case leaves: everything settled, the poisoned message dead, content sealed when it should be. */
 import type { DurabilityBackend, Journal } from '../../durability/backend.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../durability/records.js'
+import { SEALED_FIELDS } from '../../encryption/record-sealer.js'
+import { isSealed } from '../../encryption/sealed-text.js'
 
 /** The scope the workload bot works in. */
 export const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
@@ -19,7 +22,12 @@ export async function unsettledCounts(journal: Journal): Promise<{ inbox: number
  * Sends left unknown are ambiguous even when the crash swallowed their 'durability:ambiguous' event;
  * each is added to `ambiguous` (counted once, as the event would have been).
  */
-export async function journalProblems(backend: DurabilityBackend, scopeId: string, ambiguous: Map<string, number>): Promise<string[]> {
+export async function journalProblems(
+  backend: DurabilityBackend,
+  scopeId: string,
+  ambiguous: Map<string, number>,
+  options: { sealed?: boolean } = {},
+): Promise<string[]> {
   await backend.start()
   try {
     const journal = backend.journal(scopeId)
@@ -40,8 +48,29 @@ export async function journalProblems(backend: DurabilityBackend, scopeId: strin
     const [poison] = await journal.read('inbox', ['c-poison.1'])
     if (poison && poison.record.state !== 'dead')
       problems.push(`the poisoned message is ${poison.record.state}, not dead: ${JSON.stringify(poison.record)}`)
+    if (options.sealed) problems.push(...(await unsealedContent(journal)))
     return problems
   } finally {
     await backend.stop()
   }
+}
+
+/** Records whose content reached the backend in clear although the bot sealed its journal. */
+async function unsealedContent(journal: Journal): Promise<string[]> {
+  const problems: string[] = []
+  for (const [kind, states] of [
+    ['inbox', INBOX_STATES],
+    ['outbox', OUTBOX_STATES],
+  ] as const) {
+    for (const state of states) {
+      for (const { record } of await journal.list(kind, { state, limit: 1_000 })) {
+        const clear = (SEALED_FIELDS[kind] ?? []).filter((field) => {
+          const value = (record as unknown as Record<string, unknown>)[field]
+          return value !== null && value !== undefined && !isSealed(value)
+        })
+        if (clear.length > 0) problems.push(`${kind} ${'id' in record ? record.id : record.key}: ${clear.join(', ')} in clear`)
+      }
+    }
+  }
+  return problems
 }

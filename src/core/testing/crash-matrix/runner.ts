@@ -8,6 +8,7 @@
  * its seed) and by the caller's abort signal, and its throwaway data is removed on every path.
  */
 import type { DurabilityBackend } from '../../durability/backend.js'
+import type { EncryptionOptions } from '../../durability/config.js'
 import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
 import { textOf } from '../../hooks.js'
 import { crashable, type CrashableBackend } from '../crashable.js'
@@ -46,6 +47,8 @@ export interface CrashCaseResult extends Tally {
 /** How a case runs: its time limits, and a signal that cuts it off (its data is still removed). */
 export interface CrashCaseOptions extends CrashCaseLimits {
   signal?: AbortSignal
+  /** Every generation runs with its journal sealed under these keys. */
+  encryption?: EncryptionOptions
 }
 
 /** Runs one case to a verdict. */
@@ -55,7 +58,7 @@ export async function runCrashCase(
   options: CrashCaseOptions = {},
 ): Promise<CrashCaseResult> {
   const caseTimeoutMs = options.caseTimeoutMs ?? CRASH_CASE_LIMITS.caseTimeoutMs
-  const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs)
+  const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs, options.encryption)
   const problems: string[] = []
   let finished = false
   try {
@@ -131,6 +134,7 @@ class CaseRun {
     private readonly factory: CrashBackendFactory,
     private readonly testCase: CrashCase,
     private readonly settleTimeoutMs: number,
+    private readonly encryption: EncryptionOptions | undefined,
   ) {
     this.#random = seededRandom(testCase.seed)
   }
@@ -152,7 +156,7 @@ class CaseRun {
       this.#wrappers.push(wrapped)
       this.#providers.push(provider)
       scriptProvider(provider)
-      const bot = workloadBot({ backend: wrapped, provider, store, onAmbiguous: testCase.policy })
+      const bot = workloadBot({ backend: wrapped, provider, store, onAmbiguous: testCase.policy, encryption: this.encryption })
       bot.on('durability:ambiguous', ({ key }: { key: string }) => this.ambiguous.set(key, (this.ambiguous.get(key) ?? 0) + 1))
       this.step = `generation ${generation} (${step ? `armed ${step.when} ${step.point} #${step.nth ?? 1}` : 'runs to the end'})`
       const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, testCase.seed, generation)
@@ -165,7 +169,7 @@ class CaseRun {
       if (factory.restart) await this.#adopt(factory.restart(this.#backend!))
     }
     this.step = 'checking the journal'
-    return this.#unlessCutOff(journalProblems(this.#backend!, WORKLOAD_SCOPE, this.ambiguous))
+    return this.#unlessCutOff(journalProblems(this.#backend!, WORKLOAD_SCOPE, this.ambiguous, { sealed: this.encryption !== undefined }))
   }
 
   /** Abandons the case: the generation running dies as at a crash, and nothing after it starts. */

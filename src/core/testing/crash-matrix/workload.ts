@@ -6,6 +6,7 @@
  */
 import { Bot } from '../../bot.js'
 import type { DurabilityBackend } from '../../durability/backend.js'
+import type { EncryptionOptions } from '../../durability/config.js'
 import { partKey } from '../../durability/keys.js'
 import { splitText } from '../../durability/split.js'
 import { flow } from '../../flow.js'
@@ -135,6 +136,8 @@ export interface WorkloadBotOptions {
   provider: MockProvider
   store: Store
   onAmbiguous: 'skip' | 'resend'
+  /** Runs the bot with its journal sealed (`durability.encryption`). */
+  encryption?: EncryptionOptions
 }
 
 /** The bot under test: short leases and backoffs so a case runs in a fraction of a second. */
@@ -146,6 +149,7 @@ export function workloadBot(options: WorkloadBotOptions): Bot {
     logger: { warn: () => {}, error: () => {} },
     durability: {
       backend: options.backend,
+      ...(options.encryption && { encryption: options.encryption }),
       instanceId: 'crash-matrix-1',
       pollMs: 10,
       retention: '1h',

@@ -1,8 +1,13 @@
 /**
- * `botmesh/providers/gohighlevel`: the GoHighLevel media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/gohighlevel`: a HighLevel (LeadConnector) conversations transport (a webhook
+ * server checking HighLevel's signature, sends through the Conversations API, attachments by
+ * hosted URL), and the GoHighLevel media reference (the hosted http(s) URL). No driver to load:
+ * the API is plain HTTP.
  */
+export { GoHighLevelProvider, type GoHighLevelProviderOptions } from './provider.js'
+export { GOHIGHLEVEL_LIMITS, GOHIGHLEVEL_API_VERSION } from './limits.js'
+export { validSignature, signatureHeaderOf } from './signature.js'
 export { gohighlevelMediaRefCodec, type GoHighLevelMediaToken, type GoHighLevelMediaRefOptions } from './media-ref.js'
+export type { GoHighLevelWebhook } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

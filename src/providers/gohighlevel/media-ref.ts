@@ -14,10 +14,13 @@ export type GoHighLevelMediaToken = HostedMediaToken
 export interface GoHighLevelMediaRefOptions {
   /** The only hosts (and their subdomains) accepted. @default any public host name */
   mediaRefHosts?: readonly string[]
+  /** Exact origins accepted besides the hosts (a media proxy of yours, `https://media.internal.example:8443`). @default none */
+  mediaRefOrigins?: readonly string[]
 }
 
 /** The GoHighLevel media-reference codec. */
 export function gohighlevelMediaRefCodec(options: GoHighLevelMediaRefOptions = {}): MediaRefCodec<GoHighLevelMediaToken> {
   const hosts = options.mediaRefHosts === undefined ? undefined : hostList('gohighlevel', options.mediaRefHosts, [])
-  return hostedUrlCodec('gohighlevel', { ...(hosts ? { hosts } : {}), schemes: ['https:', 'http:'] })
+  const origins = options.mediaRefOrigins?.map((origin) => new URL(origin).origin)
+  return hostedUrlCodec('gohighlevel', { ...(hosts ? { hosts } : {}), ...(origins ? { origins } : {}), schemes: ['https:', 'http:'] })
 }

@@ -17,6 +17,8 @@ export interface HttpFailure {
   body: unknown
   /** The `Retry-After` header in ms, or the caller's default when there was none. */
   retryAfterMs: number
+  /** The answer's headers (a channel's own rate-limit headers). */
+  headers: Headers
   /** `<channel>: <method> <path> answered <status>: <body>`, secrets cut: the message to give. */
   what: string
 }
@@ -61,6 +63,7 @@ export class HttpApi {
       status: response.status,
       body: json,
       retryAfterMs: retryAfterMs(response.headers.get('retry-after'), this.options.rateLimitRetryAfterMsDefault),
+      headers: response.headers,
       what: redact(
         `${this.options.channel}: ${method} ${new URL(url).pathname} answered ${response.status}: ${detail}`,
         this.options.secrets,

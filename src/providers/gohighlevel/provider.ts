@@ -1,0 +1,117 @@
+/**
+ * `GoHighLevelProvider`: a HighLevel (LeadConnector) location's conversations on one message type
+ * (SMS, WhatsApp, …). A webhook server (HighLevel's Ed25519 or RSA signature, answered 200 only
+ * after the journal), sends through the Conversations API with the location's token, attachment
+ * downloads from their hosted URLs, and HighLevel's failures as the outbox's error classes. The
+ * token is never logged, journaled or put in an error.
+ */
+import type { KeyObject } from 'node:crypto'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { HttpApi } from '../shared/http-api.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { goHighLevelFailure } from './errors.js'
+import { GOHIGHLEVEL_LIMITS } from './limits.js'
+import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions, type GoHighLevelMediaToken } from './media-ref.js'
+import { sendGoHighLevel, type GoHighLevelTarget } from './send.js'
+import { webhookKeyOf } from './signature.js'
+import { handleGoHighLevelWebhook } from './webhook.js'
+
+/** Options of `GoHighLevelProvider`. */
+export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
+  /** A location access token (OAuth or private integration) with `conversations/message.write`. Never logged nor journaled. */
+  token: string
+  /** The location (sub-account) whose conversations this provider serves. */
+  locationId: string
+  /** The message type replies go out on, and inbound messages are taken from. @default 'SMS' */
+  messageType?: string
+  /** The webhook server; `publicKey` is HighLevel's published webhook key (PEM, Ed25519 or the legacy RSA). */
+  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/gohighlevel' */ path?: string; publicKey: string }
+  /** The API root (a test double, a proxy). @default 'https://services.leadconnectorhq.com' */
+  apiRoot?: string
+  /** The longest an API call or a download may take. @default GOHIGHLEVEL_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /** Where webhook failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A HighLevel location's conversations, as a botmesh provider. */
+export class GoHighLevelProvider implements IProvider {
+  readonly name = 'gohighlevel'
+  readonly textLimit = GOHIGHLEVEL_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: GoHighLevelProviderOptions
+  readonly #target: GoHighLevelTarget
+  readonly #publicKey: KeyObject
+  readonly #codec
+  #server: RunningHttpServer | undefined
+
+  constructor(options: GoHighLevelProviderOptions) {
+    for (const key of ['token', 'locationId'] as const) {
+      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('gohighlevel', `${key} is required`)
+    }
+    try {
+      this.#publicKey = webhookKeyOf(options.webhook?.publicKey)
+    } catch (error) {
+      throw new ProviderConfigError('gohighlevel', `webhook.publicKey must be HighLevel's PEM public key: ${describeError(error, [])}`)
+    }
+    this.#options = options
+    this.#codec = gohighlevelMediaRefCodec(options)
+    const api = new HttpApi({
+      channel: 'gohighlevel',
+      timeoutMs: options.requestTimeoutMs ?? GOHIGHLEVEL_LIMITS.requestTimeoutMs,
+      secrets: [options.token],
+      rateLimitRetryAfterMsDefault: GOHIGHLEVEL_LIMITS.rateLimitRetryAfterMsDefault,
+      failure: goHighLevelFailure,
+    })
+    const apiRoot = (options.apiRoot ?? 'https://services.leadconnectorhq.com').replace(/\/+$/, '')
+    this.#target = { api, apiRoot, token: options.token, messageType: options.messageType ?? 'SMS' }
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { webhook, locationId } = this.#options
+    const path = webhook.path ?? '/gohighlevel'
+    const messageType = this.#target.messageType
+    this.#server = await startHttpServer(
+      { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) => handleGoHighLevelWebhook(request, { path, publicKey: this.#publicKey, locationId, messageType, sink }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    return { messageId: await sendGoHighLevel(this.#target, chatId, content) }
+  }
+
+  /** An attachment from its hosted URL (no credentials are sent there). */
+  async download(media: MediaRef): Promise<Buffer> {
+    const url = (media.token as Partial<GoHighLevelMediaToken> | undefined)?.url
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new MediaDownloadError('gohighlevel', 'the media has no URL')
+    return this.#target.api.download(url, { bytesMax: GOHIGHLEVEL_LIMITS.downloadBytesMax })
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`gohighlevel: ${describeError(error, [this.#options.token])}`)
+  }
+}

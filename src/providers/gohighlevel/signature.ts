@@ -1,0 +1,30 @@
+/**
+ * The signatures HighLevel puts on its webhooks, over the raw body: `X-GHL-Signature` (Ed25519,
+ * base64) and, on older OAuth app webhooks, `X-WH-Signature` (RSA-SHA256, base64). The provider is
+ * given HighLevel's published public key; its type says which header is checked. A request without
+ * a valid signature is refused before its body is parsed.
+ */
+import { createPublicKey, verify, type KeyObject } from 'node:crypto'
+
+/** The header a key of this type verifies. */
+export function signatureHeaderOf(key: KeyObject): 'x-ghl-signature' | 'x-wh-signature' {
+  return key.asymmetricKeyType === 'ed25519' ? 'x-ghl-signature' : 'x-wh-signature'
+}
+
+/** Parses a PEM public key; Ed25519 or RSA. */
+export function webhookKeyOf(pem: string): KeyObject {
+  const key = createPublicKey(pem)
+  if (key.asymmetricKeyType !== 'ed25519' && key.asymmetricKeyType !== 'rsa')
+    throw new Error(`the key is ${key.asymmetricKeyType}, not Ed25519 or RSA`)
+  return key
+}
+
+/** Whether `signature` (base64) signs `body` under `key`. */
+export function validSignature(signature: string | string[] | undefined, body: Buffer, key: KeyObject): boolean {
+  if (typeof signature !== 'string' || !/^[A-Za-z0-9+/=]{16,1024}$/.test(signature)) return false
+  try {
+    return verify(key.asymmetricKeyType === 'ed25519' ? null : 'sha256', body, key, Buffer.from(signature, 'base64'))
+  } catch {
+    return false
+  }
+}

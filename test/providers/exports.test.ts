@@ -44,7 +44,7 @@ describe('package exports', () => {
     }
   })
 
-  it('a build produces every file the exports name; importing botmesh/core or a provider does not load its client (grammY, twilio)', async () => {
+  it('a build produces every file the exports name; importing botmesh/core or a provider does not load its client (grammY, twilio, @discordjs)', async () => {
     const { build } = await import('tsup')
     const config = (await import('../../tsup.config.js')).default as Record<string, unknown>
     // The declarations are the release build's (npm run build); their entries are the same as the code's.
@@ -64,11 +64,24 @@ describe('package exports', () => {
       const twilio = new TwilioProvider({ accountSid: 'AC' + '0'.repeat(32), authToken: 't', from: '+1', webhook: { port: 0, publicUrl: 'https://x.example/t' }, apiOrigin: 'http://127.0.0.1:9' })
       const twilioAfterImport = loaded('twilio')
       await twilio.send('+2', 'x').catch(() => {})
-      console.log(JSON.stringify({ afterCore, afterImport, afterSend: loaded(), twilioAfterImport, twilioAfterSend: loaded('twilio') }))`
+      const { DiscordProvider } = await import(${JSON.stringify(join(out, 'providers/discord/index.js'))})
+      const discord = new DiscordProvider({ token: 't', apiRoot: 'http://127.0.0.1:9/api', requestTimeoutMs: 500 })
+      // @discordjs/rest loads as ESM (not in the require cache); its CommonJS dependency shows it.
+      const discordAfterImport = loaded('discord-api-types')
+      await discord.send('1', 'x').catch(() => {})
+      console.log(JSON.stringify({ afterCore, afterImport, afterSend: loaded(), twilioAfterImport, twilioAfterSend: loaded('twilio'), discordAfterImport, discordAfterSend: loaded('discord-api-types') }))`
     const result = JSON.parse(
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!,
     )
-    expect(result).toEqual({ afterCore: false, afterImport: false, afterSend: true, twilioAfterImport: false, twilioAfterSend: true })
+    expect(result).toEqual({
+      afterCore: false,
+      afterImport: false,
+      afterSend: true,
+      twilioAfterImport: false,
+      twilioAfterSend: true,
+      discordAfterImport: false,
+      discordAfterSend: true,
+    })
     expect(pkg.dependencies.grammy).toBeDefined()
   }, 180_000)
 })

@@ -1,8 +1,13 @@
 /**
- * `botmesh/providers/discord`: the Discord media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/discord`: a Discord bot on `@discordjs/rest` and `@discordjs/ws` (optional peer
+ * dependencies, loaded only when the provider starts or sends): gateway messages and button
+ * presses, or presses over the signed interactions endpoint; REST sends; CDN downloads; and the
+ * Discord media reference (the attachment URL).
  */
+export { DiscordProvider, type DiscordProviderOptions } from './provider.js'
+export { discordError } from './errors.js'
+export { DISCORD_LIMITS, DISCORD_INTENTS_DEFAULT, DISCORD_API_DEFAULT } from './limits.js'
+export { validInteractionSignature, interactionsKey } from './interactions.js'
 export { DISCORD_MEDIA_HOSTS, discordMediaRefCodec, type DiscordMediaToken, type DiscordMediaRefOptions } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -1,0 +1,54 @@
+/**
+ * The interactions endpoint, for a bot that takes button presses over HTTP instead of the gateway.
+ * Discord signs each request with the application's Ed25519 key (`X-Signature-Ed25519` over
+ * `X-Signature-Timestamp` + the raw body): a bad signature is 401 and journals nothing. A ping is
+ * answered with a pong; a button press is acknowledged (`DEFERRED_UPDATE_MESSAGE`) only after the
+ * inbox journaled it. Without that answer within 3 seconds the user sees the press fail and may
+ * press again (a new interaction).
+ */
+import { createPublicKey, verify, type KeyObject } from 'node:crypto'
+import type { InboundEvent } from '../../core/provider.js'
+import { ProviderConfigError } from '../shared/errors.js'
+import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import { INTERACTION_TYPES, interactionEventOf, type DiscordInteraction } from './events.js'
+
+/** The DER prefix of an Ed25519 public key (SPKI), before its 32 raw bytes. */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
+
+/** The application's public key (64 hex characters, as the Developer Portal shows it). */
+export function interactionsKey(publicKeyHex: string): KeyObject {
+  if (!/^[0-9a-f]{64}$/i.test(publicKeyHex)) throw new ProviderConfigError('discord', 'interactions.publicKey must be 64 hex characters')
+  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(publicKeyHex, 'hex')]), format: 'der', type: 'spki' })
+}
+
+/** Whether the request carries the application's signature of its timestamp and body. */
+export function validInteractionSignature(request: WebhookRequest, key: KeyObject): boolean {
+  const signature = request.headers['x-signature-ed25519']
+  const timestamp = request.headers['x-signature-timestamp']
+  if (typeof signature !== 'string' || typeof timestamp !== 'string' || !/^[0-9a-f]{128}$/i.test(signature)) return false
+  return verify(null, Buffer.concat([Buffer.from(timestamp), request.body]), key, Buffer.from(signature, 'hex'))
+}
+
+/** Handles one request to the interactions endpoint. */
+export async function handleInteractions(
+  request: WebhookRequest,
+  deps: { path: string; key: KeyObject; sink: (event: InboundEvent) => Promise<void> },
+): Promise<WebhookResponse> {
+  if (request.url.pathname !== deps.path) return { status: 404 }
+  if (request.method !== 'POST') return { status: 405 }
+  if (!validInteractionSignature(request, deps.key)) return { status: 401, body: 'invalid request signature' }
+  let interaction: DiscordInteraction
+  try {
+    interaction = JSON.parse(request.body.toString('utf8')) as DiscordInteraction
+  } catch {
+    return { status: 400, body: 'the body is not JSON' }
+  }
+  if (interaction.type === INTERACTION_TYPES.ping) return json({ type: 1 })
+  const event = interactionEventOf(interaction)
+  // A rejected sink (the journal is down) throws: the server answers 500, and the press fails.
+  if (event) await deps.sink(event)
+  // 6: DEFERRED_UPDATE_MESSAGE, the press is taken and the message stays as it is.
+  return json({ type: 6 })
+}
+
+const json = (body: object): WebhookResponse => ({ status: 200, body: JSON.stringify(body), contentType: 'application/json' })

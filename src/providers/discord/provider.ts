@@ -1,0 +1,147 @@
+/**
+ * `DiscordProvider`: a Discord bot on Discord's own clients (`@discordjs/rest`, `@discordjs/ws`).
+ * Messages and button presses arrive over the gateway (or presses over the signed interactions
+ * endpoint), sends go through the REST API (content, buttons, uploads, embeds), attachments are
+ * downloaded from Discord's CDN, and REST failures become the outbox's error classes. The bot
+ * token is never logged, journaled or put in an error.
+ */
+import type { REST } from '@discordjs/rest'
+import type { WebSocketManager } from '@discordjs/ws'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { downloadMedia } from '../shared/http.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { loadGateway, loadRest } from './client.js'
+import { discordError } from './errors.js'
+import { receiveFromGateway } from './gateway.js'
+import { handleInteractions, interactionsKey } from './interactions.js'
+import { DISCORD_API_DEFAULT, DISCORD_INTENTS_DEFAULT, DISCORD_LIMITS } from './limits.js'
+import { discordMediaRefCodec } from './media-ref.js'
+import { messageRequest } from './send.js'
+
+/** Options of `DiscordProvider`. */
+export interface DiscordProviderOptions {
+  /** The bot token. Never logged nor journaled. */
+  token: string
+  /** Receive messages and presses over the gateway. @default true */
+  gateway?: boolean
+  /** Gateway intents. @default DISCORD_INTENTS_DEFAULT (guild and direct messages, message content) */
+  intents?: number
+  /** Take button presses over HTTP instead (the application's interactions endpoint URL). */
+  interactions?: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/interactions' */ path?: string; publicKey: string }
+  /** The REST API root (a proxy, a test double). @default 'https://discord.com/api' */
+  apiRoot?: string
+  /** The hosts (and their subdomains) a journaled attachment URL may be on. @default DISCORD_MEDIA_HOSTS */
+  mediaRefHosts?: readonly string[]
+  /** The longest a REST call or a download may take. @default DISCORD_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /** Where receive failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A Discord bot, as a botmesh provider. */
+export class DiscordProvider implements IProvider {
+  readonly name = 'discord'
+  readonly textLimit = DISCORD_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: DiscordProviderOptions
+  readonly #codec
+  #rest: Promise<REST> | undefined
+  #gateway: WebSocketManager | undefined
+  #server: RunningHttpServer | undefined
+
+  constructor(options: DiscordProviderOptions) {
+    if (!options.token) throw new ProviderConfigError('discord', 'token is required')
+    if (options.interactions) interactionsKey(options.interactions.publicKey)
+    this.#options = options
+    this.#codec = discordMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
+  }
+
+  /** The interactions endpoint's origin once started (`http://host:port`). */
+  get interactionsOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const rest = await this.#restOnce()
+    const { interactions } = this.#options
+    if (interactions) {
+      const key = interactionsKey(interactions.publicKey)
+      const path = interactions.path ?? '/interactions'
+      this.#server = await startHttpServer(
+        {
+          port: interactions.port,
+          bodyBytesMax: DISCORD_LIMITS.webhookBodyBytesMax,
+          ...(interactions.host ? { host: interactions.host } : {}),
+        },
+        (request) => handleInteractions(request, { path, key, sink }),
+        (error) => this.#reportError(error),
+      )
+    }
+    if (this.#options.gateway === false) return
+    this.#gateway = await loadGateway({
+      token: this.#options.token,
+      intents: this.#options.intents ?? DISCORD_INTENTS_DEFAULT,
+      api: this.#api(),
+      timeoutMs: this.#timeoutMs(),
+    })
+    await receiveFromGateway({ manager: this.#gateway, rest, sink, onError: (error) => this.#reportError(error) })
+  }
+
+  async stop(): Promise<void> {
+    const [gateway, server] = [this.#gateway, this.#server]
+    this.#gateway = undefined
+    this.#server = undefined
+    await Promise.all([gateway?.destroy(), server?.close()])
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    const request = await messageRequest(content)
+    const rest = await this.#restOnce()
+    try {
+      const message = (await rest.post(`/channels/${chatId}/messages`, request)) as { id: string }
+      return { messageId: message.id }
+    } catch (error) {
+      throw discordError(error, this.#options.token)
+    }
+  }
+
+  /** Downloads an attachment from its CDN URL (signed by Discord: no token is sent). */
+  async download(media: MediaRef): Promise<Buffer> {
+    const url = (media.token as { url?: unknown } | undefined)?.url
+    if (typeof url !== 'string') throw new MediaDownloadError('discord', 'the media has no URL')
+    return downloadMedia({ channel: 'discord', timeoutMs: this.#timeoutMs(), secrets: [this.#options.token] }, url, {
+      bytesMax: DISCORD_LIMITS.downloadBytesMax,
+    })
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #api(): string {
+    return (this.#options.apiRoot ?? DISCORD_API_DEFAULT).replace(/\/+$/, '')
+  }
+
+  #timeoutMs(): number {
+    return this.#options.requestTimeoutMs ?? DISCORD_LIMITS.requestTimeoutMs
+  }
+
+  #restOnce(): Promise<REST> {
+    this.#rest ??= loadRest({ token: this.#options.token, api: this.#api(), timeoutMs: this.#timeoutMs() }).catch((error: unknown) => {
+      this.#rest = undefined
+      throw error
+    })
+    return this.#rest
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`discord: ${describeError(error, [this.#options.token])}`)
+  }
+}

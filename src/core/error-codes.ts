@@ -31,6 +31,10 @@ export const ERROR_CODES = {
   RECORD_NOT_FOUND: 'RECORD_NOT_FOUND',
   /** An operation does not apply to a record in its current state (`InvalidStateError`). */
   INVALID_STATE: 'INVALID_STATE',
+  /** An inbound event a provider handed over has no string `id` or `chatId`, or is not an object (`InvalidEventError`). */
+  EVENT_INVALID: 'EVENT_INVALID',
+  /** A field of an inbound event cannot be written as JSON (a circular object, a BigInt) (`EventNotJournalableError`). */
+  EVENT_NOT_JOURNALABLE: 'EVENT_NOT_JOURNALABLE',
   /** A record is sealed under an encryption key that is not configured, or not the key of that id (`EncryptionKeyMissingError`). */
   ENCRYPTION_KEY_MISSING: 'ENCRYPTION_KEY_MISSING',
 

@@ -47,6 +47,30 @@ export class JournalUnavailableError extends BotmeshError {
   }
 }
 
+/**
+ * An inbound event a provider handed over cannot be an inbox record: it is not an object, or its
+ * `id` or `chatId` is not a non-empty string. Final: the same event fails the same way every time.
+ */
+export class InvalidEventError extends BotmeshError {
+  constructor(problem: string) {
+    super(ERROR_CODES.EVENT_INVALID, `the inbound event cannot be journaled: ${problem}`)
+  }
+}
+
+/** A field of an inbound event cannot be written as JSON (a circular object, a BigInt). Final. */
+export class EventNotJournalableError extends BotmeshError {
+  constructor(eventId: string, field: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    super(
+      ERROR_CODES.EVENT_NOT_JOURNALABLE,
+      `the inbound event "${eventId}" cannot be journaled: its field "${field}" is not JSON (${reason})`,
+      {
+        cause,
+      },
+    )
+  }
+}
+
 /** Why a sealed value cannot be opened. */
 const UNREADABLE = {
   missing: 'which is not configured',

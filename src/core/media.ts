@@ -5,7 +5,7 @@
  */
 import type { Json } from './durability/kv.js'
 import { encodePayload } from './durability/payload.js'
-import { ERROR_CODES } from './errors.js'
+import { ERROR_CODES, EventNotJournalableError } from './errors.js'
 import { MediaUnavailableError, ProviderError } from './provider-errors.js'
 import type { IProvider, InboundEvent, MediaRef, StoredMediaRef } from './provider.js'
 
@@ -30,7 +30,7 @@ export function journalEvent(event: InboundEvent, provider: IProvider, options: 
     const value = (rest as Record<string, unknown>)[key]
     if (!(value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) plain = false
   }
-  const base = (plain ? rest : JSON.parse(JSON.stringify(rest))) as Record<string, Json>
+  const base = (plain ? rest : asJson(event.id, rest)) as Record<string, Json>
   if (!media) return base
   const described: Record<string, Json> = { type: media.type }
   if (media.mimeType) described.mimeType = media.mimeType
@@ -44,6 +44,25 @@ export function journalEvent(event: InboundEvent, provider: IProvider, options: 
     described.token = 'payload' in encoded ? encoded.payload : null
   }
   return { ...base, media: described }
+}
+
+/** The fields as JSON; one that cannot be written (a circular object, a BigInt) is a final error naming it. */
+function asJson(eventId: string, fields: Record<string, unknown>): Json {
+  try {
+    return JSON.parse(JSON.stringify(fields)) as Json
+  } catch (error) {
+    const field = Object.keys(fields).find((key) => !encodes(fields[key])) ?? '?'
+    throw new EventNotJournalableError(eventId, field, error)
+  }
+}
+
+function encodes(value: unknown): boolean {
+  try {
+    JSON.stringify(value)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function serializedOrNone(event: InboundEvent, provider: IProvider, warn: (message: string) => void): StoredMediaRef | undefined {

@@ -14,6 +14,13 @@ export interface NamespaceOptions {
 
 export type ResolvedNamespace = Required<NamespaceOptions>
 
+/**
+ * The longest namespace part, in characters: the scope id built from the four parts is part of
+ * every journal key, and every backend must hold the key (PostgreSQL's index takes rows up to
+ * about 2.7 kB).
+ */
+export const NAMESPACE_PART_LENGTH_MAX = 64
+
 export function resolveNamespace(options: NamespaceOptions): ResolvedNamespace {
   const namespace = {
     tenantId: options.tenantId ?? 'default',
@@ -22,8 +29,10 @@ export function resolveNamespace(options: NamespaceOptions): ResolvedNamespace {
     connectionId: options.connectionId ?? 'default',
   }
   for (const [name, value] of Object.entries(namespace)) {
-    if (!value || /[/\s{}]/.test(value))
-      throw new ConfigError(`${name} must be a non-empty string without '/', braces or spaces; got ${JSON.stringify(value)}`)
+    if (typeof value !== 'string' || !value || /[/\s{}\u0000-\u001f\u007f]/.test(value) || value.length > NAMESPACE_PART_LENGTH_MAX)
+      throw new ConfigError(
+        `${name} must be a non-empty string of at most ${NAMESPACE_PART_LENGTH_MAX} characters without '/', braces, spaces or control characters; got ${JSON.stringify(value)}`,
+      )
   }
   return namespace
 }

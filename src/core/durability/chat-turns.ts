@@ -7,6 +7,7 @@
  * holder's turn passes on once its lease is over; its late writes fail their compare-and-set and are
  * counted in `staleLeases`.
  */
+import { journalKey } from './journal-key.js'
 import type { Versioned } from './backend.js'
 import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
@@ -235,7 +236,7 @@ export class ChatTurns {
       const remove = name === 'turn.release' && next.queue.length === 0
       const [result] = await this.engine.journal.write(name, [
         remove
-          ? { kind: 'turns', delete: turn.chatId, expectVersion: current.version }
+          ? { kind: 'turns', delete: journalKey(turn.chatId), expectVersion: current.version }
           : { kind: 'turns', record: next, expectVersion: current.version },
       ])
       if (result!.ok) {
@@ -264,7 +265,7 @@ export class ChatTurns {
   }
 
   async #read(chatId: string): Promise<Found> {
-    const [found] = await this.engine.journal.read('turns', [chatId])
+    const [found] = await this.engine.journal.read('turns', [journalKey(chatId)])
     this.#remember(chatId, found)
     return found
   }

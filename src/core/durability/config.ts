@@ -175,6 +175,8 @@ export function resolveDurabilityConfig(options: DurabilityOptions, namespace: N
   }
   if (config.pollMs < 1) throw new ConfigError(`durability.pollMs must be at least 1 ms; got ${config.pollMs} ms`)
   if (!config.instanceId.trim()) throw new ConfigError('durability.instanceId must not be empty')
+  if (Buffer.byteLength(config.instanceId) > LIMITS.idBytesMax || /[\u0000-\u001f]/.test(config.instanceId))
+    throw new ConfigError(`durability.instanceId must be at most ${LIMITS.idBytesMax} bytes without control characters`)
   return config
 }
 

@@ -1,11 +1,12 @@
 /**
  * Idempotency keys and fingerprints. Every send gets a key:
- * 1. `options.idempotencyKey` when given (explicit; never compared);
+ * 1. `options.idempotencyKey` when given (explicit; never compared; a long one journaled under its digest);
  * 2. otherwise, while handling an inbound message, `<inbound record id>:<n>` for its n-th send (derived);
  * 3. otherwise a random key.
  */
 import { hash, randomUUID } from 'node:crypto'
 import type { OutboundContent } from '../provider.js'
+import { journalKey } from './journal-key.js'
 import type { OutboxRecord } from './records.js'
 
 export interface SendKey {
@@ -19,10 +20,11 @@ export interface SendKey {
  * The inbox record id of an inbound event: the provider, the chat and the channel's event id, so a
  * redelivery maps onto the same record while two chats whose channel numbers messages per chat
  * (Telegram's `message_id`, an email UID per mailbox) never collide. `%` and `:` inside a part are
- * escaped, so the id reads back unambiguously: `telegram:4711:42`.
+ * escaped, so the id reads back unambiguously: `telegram:4711:42`. An id over the journal's key
+ * limit is journaled under its digest (journal-key.ts).
  */
 export function inboxRecordId(provider: string, chatId: string, eventId: string): string {
-  return `${escapeIdPart(provider)}:${escapeIdPart(chatId)}:${escapeIdPart(eventId)}`
+  return journalKey(`${escapeIdPart(provider)}:${escapeIdPart(chatId)}:${escapeIdPart(eventId)}`)
 }
 
 function escapeIdPart(part: string): string {
@@ -34,7 +36,7 @@ function escapeIdPart(part: string): string {
 /** The key of a send under the three rules. */
 export function sendKey(explicit: string | undefined, origin: { inboundId: string; ordinal: number } | undefined): SendKey {
   if (explicit !== undefined)
-    return { key: explicit, source: 'explicit', inboundId: origin?.inboundId ?? null, ordinal: origin?.ordinal ?? null }
+    return { key: journalKey(explicit), source: 'explicit', inboundId: origin?.inboundId ?? null, ordinal: origin?.ordinal ?? null }
   if (origin)
     return { key: `${origin.inboundId}:${origin.ordinal}`, source: 'derived', inboundId: origin.inboundId, ordinal: origin.ordinal }
   return { key: `random:${randomUUID()}`, source: 'random', inboundId: null, ordinal: null }

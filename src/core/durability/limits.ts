@@ -49,6 +49,11 @@ export const LIMITS = {
   turnQueueMax: 1_000,
   /** Chats whose turn record a process remembers, to claim a turn without reading it first. */
   turnCacheMax: 10_000,
+  /**
+   * The longest inbox id or idempotency key journaled as it is, in UTF-8 bytes, on every backend; a
+   * longer one (or one holding a NUL) is journaled under its digest (journal-key.ts).
+   */
+  idBytesMax: 512,
   /** Lease renewals happen this many times per lease period. */
   heartbeatsPerLease: 3,
 } as const

@@ -2,6 +2,7 @@
  * The records botmesh journals, and how each maps onto the two sorted indexes. The engine, the
  * backends, the CLI and the dashboard all read these same shapes.
  */
+import { journalKey } from './journal-key.js'
 import type { Json } from './kv.js'
 
 /** A lease on a record: who may work on it, under which fencing token, until when. */
@@ -163,7 +164,7 @@ export interface RecordIndex {
 export function recordKey<K extends RecordKind>(kind: K, record: RecordOf[K]): string {
   if (kind === 'inbox') return (record as InboxRecord).id
   if (kind === 'outbox') return (record as OutboxRecord).key
-  if (kind === 'turns') return (record as TurnRecord).chatId
+  if (kind === 'turns') return journalKey((record as TurnRecord).chatId)
   if (kind === 'sessions') return (record as SessionRecord).name
   return (record as InstanceRecord).instanceId
 }

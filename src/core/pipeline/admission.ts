@@ -11,7 +11,7 @@ import { admitInbound } from '../durability/inbox.js'
 import { inboxRecordId } from '../durability/keys.js'
 import { LIMITS } from '../durability/limits.js'
 import { NO_TRACING, type MessageTracing } from '../durability/tracing.js'
-import { JournalUnavailableError } from '../errors.js'
+import { EventNotJournalableError, JournalUnavailableError } from '../errors.js'
 import { journalEvent } from '../media.js'
 import type { InboundEvent } from '../provider.js'
 import type { BotParts } from './pipeline.js'
@@ -99,10 +99,14 @@ export class Admission {
     const { engine, parts } = this.deps
     // Forget it, so the channel's redelivery is processed.
     this.#recent.delete(id)
-    const error = new JournalUnavailableError(
-      `the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`,
-      cause,
-    )
+    // An event the journal can never hold fails for good, with its own code; anything else may pass.
+    const error =
+      cause instanceof EventNotJournalableError
+        ? cause
+        : new JournalUnavailableError(
+            `the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`,
+            cause,
+          )
     parts.error(error)
     if (!engine.config.failOpen) throw error
     this.deps.runUnjournaled(event)

@@ -10,6 +10,7 @@ import type { DurabilityBackend } from '../durability/backend.js'
 import { ChatTurns } from '../durability/chat-turns.js'
 import { resolveDurabilityConfig, type DurabilityConfig, type DurabilityOptions, type Namespace } from '../durability/config.js'
 import { DurabilityEngine, type EngineEvents } from '../durability/engine.js'
+import { refuseInvalidEvent } from '../durability/event-check.js'
 import { Durability } from '../durability/facade.js'
 import type { HeldRecord } from '../durability/held-record.js'
 import { InstanceBeat } from '../durability/instances.js'
@@ -131,7 +132,7 @@ export class DurablePipeline implements MessagePipeline {
   }
 
   receive(event: InboundEvent): Promise<void> {
-    return this.#admission.admit(event, (held) => this.#run(held, event))
+    return refuseInvalidEvent(event, this.#parts.error) ?? this.#admission.admit(event, (held) => this.#run(held, event))
   }
 
   currentOrigin(): SendOrigin | undefined {

@@ -1,8 +1,12 @@
 /**
- * `botmesh/providers/tiktok`: the TikTok media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/tiktok`: a TikTok Business Account's direct messages over the Business
+ * Messaging API (signed webhook, text and image sends, media downloads), and the TikTok media
+ * reference (media coordinates, or a sticker URL). No driver to load: the API is plain HTTPS.
  */
+export { TikTokProvider, type TikTokProviderOptions } from './provider.js'
+export { tiktokError } from './api.js'
+export { tiktokSignatureOf, validTikTokSignature } from './webhook.js'
+export { TIKTOK_LIMITS, TIKTOK_API_DEFAULT } from './limits.js'
 export { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken, type TikTokMediaRefOptions } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -1,0 +1,130 @@
+/**
+ * `TikTokProvider`: a TikTok Business Account's direct messages over the Business Messaging API
+ * (plain HTTPS, no driver). A signed webhook answered only after the journal, text and image sends
+ * to a conversation, media downloads through the API's download URL, and API failures as the
+ * outbox's error classes. The access token and client secret are never logged, journaled or put in
+ * an error.
+ */
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { downloadMedia, type HttpCaller } from '../shared/http.js'
+import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { describeError } from '../shared/redact.js'
+import { TikTokApi } from './api.js'
+import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
+import { tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
+import { sendTikTok } from './send.js'
+import { handleTikTokWebhook } from './webhook.js'
+
+/** Options of `TikTokProvider`. */
+export interface TikTokProviderOptions {
+  /** The Business Account's access token. Never logged nor journaled. */
+  accessToken: string
+  /** The Business Account id (`business_id`, the webhook's `user_openid`). */
+  businessId: string
+  /** The app's client secret, which signs webhooks (`TikTok-Signature`). */
+  clientSecret: string
+  /** The webhook server. */
+  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/tiktok' */ path?: string }
+  /** The Business API root (a proxy, a test double). @default 'https://business-api.tiktok.com' */
+  apiRoot?: string
+  /** The hosts (and their subdomains) a journaled sticker URL may be on. @default TIKTOK_MEDIA_HOSTS */
+  mediaRefHosts?: readonly string[]
+  /** The longest an API call or a download may take. @default TIKTOK_LIMITS.requestTimeoutMs (30 s) */
+  requestTimeoutMs?: number
+  /** Where webhook failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A TikTok Business Account's direct messages, as a botmesh provider. */
+export class TikTokProvider implements IProvider {
+  readonly name = 'tiktok'
+  readonly textLimit = TIKTOK_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: TikTokProviderOptions
+  readonly #api: TikTokApi
+  readonly #caller: HttpCaller
+  readonly #codec
+  #server: RunningHttpServer | undefined
+
+  constructor(options: TikTokProviderOptions) {
+    for (const key of ['accessToken', 'businessId', 'clientSecret'] as const) {
+      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('tiktok', `${key} is required`)
+    }
+    this.#options = options
+    const timeoutMs = options.requestTimeoutMs ?? TIKTOK_LIMITS.requestTimeoutMs
+    this.#api = new TikTokApi({
+      apiRoot: (options.apiRoot ?? TIKTOK_API_DEFAULT).replace(/\/+$/, ''),
+      accessToken: options.accessToken,
+      timeoutMs,
+    })
+    this.#caller = { channel: 'tiktok', timeoutMs, secrets: [options.accessToken, options.clientSecret] }
+    this.#codec = tiktokMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#server?.origin
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const { webhook, clientSecret, businessId } = this.#options
+    const path = webhook.path ?? '/tiktok'
+    this.#server = await startHttpServer(
+      { port: webhook.port, bodyBytesMax: TIKTOK_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
+      (request) =>
+        handleTikTokWebhook(request, {
+          path,
+          clientSecret,
+          businessId,
+          toleranceMs: TIKTOK_LIMITS.signatureToleranceMs,
+          now: Date.now,
+          sink,
+        }),
+      (error) => this.#reportError(error),
+    )
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server
+    this.#server = undefined
+    await server?.close()
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    return { messageId: await sendTikTok(this.#api, this.#caller, this.#options.businessId, chatId, content) }
+  }
+
+  /** Downloads media: the API's download URL for its coordinates (or a sticker's URL), then its bytes. */
+  async download(media: MediaRef): Promise<Buffer> {
+    const token = media.token as Partial<{ conversationId: string; messageId: string; mediaId: string; stickerUrl: string }> | undefined
+    let url = token?.stickerUrl
+    if (!url) {
+      const { conversationId, messageId, mediaId } = (token ?? {}) as Partial<Extract<TikTokMediaToken, { mediaId: string }>>
+      if (!conversationId || !messageId || !mediaId) throw new MediaDownloadError('tiktok', 'the media has no coordinates')
+      const data = await this.#api.post<{ download_url?: string }>('business/message/media/download/', {
+        business_id: this.#options.businessId,
+        conversation_id: conversationId,
+        message_id: messageId,
+        media_id: mediaId,
+        media_type: media.type === 'image' ? 'IMAGE' : media.type.toUpperCase(),
+      })
+      url = data?.download_url
+      if (!url) throw new MediaDownloadError('tiktok', `the Business API gave no download URL for media ${mediaId}`)
+    }
+    return downloadMedia(this.#caller, url, { bytesMax: TIKTOK_LIMITS.downloadBytesMax })
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`tiktok: ${describeError(error, [this.#options.accessToken, this.#options.clientSecret])}`)
+  }
+}

@@ -7,20 +7,12 @@
  * Everything lives under a random key prefix, obliterated (and swept) when the run ends.
  */
 import { randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
-import { BenchError } from './options.js'
+import { addInBatches, drainClock, peerFigures, versionOf, WARMUP_PER_SLOT } from './peer-drain.js'
 
 /** Jobs added per addBulk call. */
 const ADD_BATCH = 1_000
-/** Warm-up jobs per worker slot, completed before the clock starts (as `botmesh bench` warms each client). */
-const WARMUP_PER_SLOT = 3
 /** Keys removed per SCAN page when sweeping the prefix. */
 const SWEEP_COUNT = 1_000
-
-/** BullMQ's version, for reports. */
-export function bullmqVersion() {
-  return createRequire(import.meta.url)('bullmq/package.json').version
-}
 
 /** The connection options BullMQ takes, from a redis:// URL. */
 function connectionOf(url) {
@@ -47,44 +39,16 @@ export async function measureBullmq({ url, jobs, concurrency, timeoutMs }) {
   try {
     await queue.waitUntilReady()
     const warmup = WARMUP_PER_SLOT * concurrency
-    for (let added = 0; added < warmup + jobs; added += ADD_BATCH) {
-      const size = Math.min(ADD_BATCH, warmup + jobs - added)
-      await queue.addBulk(Array.from({ length: size }, (_, i) => ({ name: 'noop', data: { n: added + i } })))
-    }
-    let done = 0
-    let started = 0
-    const seconds = await new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new BenchError(
-              'BENCH_PEER_FAILED',
-              `BullMQ at concurrency ${concurrency}: ${done} of ${warmup + jobs} jobs done after ${timeoutMs / 1000}s`,
-            ),
-          ),
-        timeoutMs,
-      )
-      worker = new Worker('peer', async () => {}, { connection, prefix, concurrency, autorun: false })
-      worker.on('error', (error) => (clearTimeout(timer), reject(error)))
-      worker.on('completed', () => {
-        done++
-        if (done === warmup) started = performance.now()
-        if (done === warmup + jobs) {
-          clearTimeout(timer)
-          resolve((performance.now() - started) / 1_000)
-        }
-      })
-      if (warmup === 0) started = performance.now()
-      worker.run().catch(reject)
-    })
-    return {
-      name: `BullMQ ${bullmqVersion()} no-op worker`,
-      unit: 'job',
-      jobs,
-      concurrency,
-      seconds: round(seconds, 3),
-      jobsPerSecond: round(jobs / seconds, 1),
-    }
+    await addInBatches(warmup + jobs, ADD_BATCH, (from, size) =>
+      queue.addBulk(Array.from({ length: size }, (_, i) => ({ name: 'noop', data: { n: from + i } }))),
+    )
+    const clock = drainClock({ label: `BullMQ at concurrency ${concurrency}`, warmup, jobs, timeoutMs })
+    worker = new Worker('peer', async () => {}, { connection, prefix, concurrency, autorun: false })
+    worker.on('error', (error) => clock.fail(error))
+    worker.on('completed', () => clock.handled())
+    worker.run().catch((error) => clock.fail(error))
+    const seconds = await clock.seconds
+    return peerFigures(`BullMQ ${versionOf('bullmq')} no-op worker`, { jobs, concurrency, seconds })
   } finally {
     await cleanup(queue, worker, prefix, url)
   }
@@ -116,9 +80,4 @@ async function sweep(url, pattern) {
   } finally {
     client.disconnect()
   }
-}
-
-function round(value, digits) {
-  const scale = 10 ** digits
-  return Math.round(value * scale) / scale
 }

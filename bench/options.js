@@ -8,13 +8,13 @@ import { parseArgs } from 'node:util'
 export const BACKENDS = ['memory', 'file', 'sqlite', 'redis', 'postgres', 'events']
 
 export const DEFAULTS = {
-  /** Messages each botmesh run sends (and operations each raw ceiling and BullMQ run). */
+  /** Messages each botmesh run sends (and operations each raw ceiling and jobs each queue peer runs). */
   messages: 3000,
   concurrency: [1, 8, 50],
   backends: ['memory', 'file', 'sqlite', 'redis', 'postgres'],
   redisUrl: 'redis://127.0.0.1:6379',
   postgresUrl: 'postgres://postgres@127.0.0.1:5432/test',
-  /** A botmesh run (one backend, one concurrency) or a BullMQ run is killed after this long. */
+  /** A botmesh run (one backend, one concurrency) or a queue peer's run is stopped after this long. */
   runTimeoutSeconds: 600,
   /** Times each backend and concurrency is run (botmesh, then its peer); figures are the median round. */
   rounds: 1,
@@ -28,7 +28,8 @@ export const HELP = `npm run bench [-- options]
 botmesh's messages/s, p50/p99 latency, round trips and writes per message, and what a message
 costs the process (CPU µs, KB allocated, GC pause, promises; with durability and without) on each
 backend at each concurrency (\`botmesh bench\` in a child process per run), beside the peers measured in the
-same run on the same machine: BullMQ no-op worker jobs/s on the same Redis, and each store's raw
+same run on the same machine: the queues a user would pick instead (a no-op BullMQ worker on the
+same Redis; pg-boss work() with batchSize c and graphile-worker on the same PostgreSQL), and each store's raw
 ceiling (append + fsync per write; SQLite's five writes a message in one transaction, FULL;
 single-INSERT transactions on PostgreSQL; scripted Redis calls; memory: no durability). Needs
 \`npm run build\` first.
@@ -38,8 +39,8 @@ Options:
   --concurrency <list>    clients at once, comma-separated (default ${DEFAULTS.concurrency.join(',')})
   --backends <list>       of ${BACKENDS.join(', ')} (default ${DEFAULTS.backends.join(',')})
   --redis-url <url>       Redis for botmesh, BullMQ and the raw ceiling (default $BOTMESH_REDIS_URL or ${DEFAULTS.redisUrl})
-  --postgres-url <url>    PostgreSQL database (default $BOTMESH_POSTGRES_URL or ${DEFAULTS.postgresUrl})
-  --ceiling <n>           operations of each raw ceiling and jobs of each BullMQ run, 0 for none
+  --postgres-url <url>    PostgreSQL database for botmesh, pg-boss, graphile-worker and the raw ceiling (default $BOTMESH_POSTGRES_URL or ${DEFAULTS.postgresUrl})
+  --ceiling <n>           operations of each raw ceiling and jobs of each queue peer's run, 0 for none
                           (default: as many as --messages)
   --run-timeout <s>       a run still going after this many seconds is killed (default ${DEFAULTS.runTimeoutSeconds})
   --rounds <n>            run each backend and concurrency n times, botmesh then its peers each time;
@@ -50,8 +51,8 @@ Options:
   --json                  one JSON document on stdout instead of the table
   -h, --help
 
-Everything a run creates (temp dirs, random Redis key prefixes, random PostgreSQL tables) is
-removed when it ends.
+Everything a run creates (temp dirs, random Redis key prefixes, random PostgreSQL tables and
+schemas) is removed when it ends.
 
 Examples:
   $ npm run build && npm run bench

@@ -1,26 +1,24 @@
 /**
- * `npm run bench`'s results: one row per backend and concurrency, the ratios the targets of issue
- * 12 name, and the human table of both.
+ * `npm run bench`'s results: one row per backend and concurrency (botmesh's figures, its peers'
+ * beside them) and the ratios the targets name. table.js prints them.
  */
-
-/** What each backend's raw ceiling is (what `botmesh bench` measured beside it). */
-const CEILING_OF = {
-  memory: 'the same bot without durability (msg/s)',
-  file: 'one append + fsync per write, one writer (writes/s)',
-  events: 'one append + fsync per write, one writer (writes/s)',
-  sqlite: 'five writes a message in one transaction, WAL, synchronous FULL (msg/s)',
-  redis: 'scripted calls (EVALSHA of one HSET), c callers on one connection (calls/s)',
-  postgres: 'single-INSERT transactions, synchronous_commit on, c connections (txn/s)',
-}
+import { PEER_KEYS } from './peers.js'
 
 /**
- * The targets of issue 12, each a ratio measured in one run. `at` is the concurrency it is read
+ * The targets, each a ratio measured in one run. `at` is the concurrency it is read
  * at ('each': one line per concurrency run; 'most': the largest over the backend's runs).
  */
 const TARGETS = [
   { backend: 'redis', at: 1, name: 'Redis msg/s ÷ BullMQ jobs/s', of: (run) => run.bullmqRatio, atLeast: 1 },
   { backend: 'redis', at: 50, name: 'Redis msg/s ÷ BullMQ jobs/s', of: (run) => run.bullmqRatio, atLeast: 1 },
   { backend: 'postgres', at: 8, name: 'PostgreSQL msg/s ÷ single-INSERT txn/s (8 clients)', of: (run) => run.ceilingRatio, atLeast: 0.5 },
+  {
+    backend: 'postgres',
+    at: 50,
+    name: 'PostgreSQL msg/s ÷ pg-boss work() batchSize 50 jobs/s',
+    of: (run) => run.pgBossRatio,
+    atLeast: 1,
+  },
   { backend: 'sqlite', at: 8, name: 'SQLite msg/s ÷ five-writes-a-transaction msg/s (FULL)', of: (run) => run.ceilingRatio, atLeast: 1 },
   { backend: 'file', at: 8, name: 'File msg/s ÷ append + fsync writes/s', of: (run) => run.ceilingRatio, atLeast: 2 },
   { backend: 'memory', at: 'each', name: 'Memory time per message ÷ no durability', of: (run) => run.slowdown, atMost: 1.5 },
@@ -53,8 +51,12 @@ export function runOf(backend, concurrency, report) {
     noDurabilityPromisesPerMessage: report.baseline.promisesPerMessage,
     ceiling: report.ceiling,
     ceilingRatio: report.ceilingRatio,
-    bullmq: null,
-    bullmqRatio: null,
+    ...Object.fromEntries(
+      PEER_KEYS.flatMap((key) => [
+        [key, null],
+        [`${key}Ratio`, null],
+      ]),
+    ),
     report,
   }
 }
@@ -85,7 +87,7 @@ const MEDIAN_FIGURES = [
   'promisesPerMessage',
   'noDurabilityPromisesPerMessage',
   'ceilingRatio',
-  'bullmqRatio',
+  ...PEER_KEYS.map((key) => `${key}Ratio`),
 ]
 
 /**
@@ -100,7 +102,7 @@ export function medianRun(rounds) {
   const row = { ...byMessagesPerSecond(ran)[Math.floor((ran.length - 1) / 2)] }
   for (const figure of MEDIAN_FIGURES) row[figure] = medianOf(ran.map((run) => run[figure]))
   if (row.ceiling) row.ceiling = { ...row.ceiling, perSecond: medianOf(ran.map((run) => run.ceiling?.perSecond)) }
-  if (row.bullmq) row.bullmq = { ...row.bullmq, jobsPerSecond: medianOf(ran.map((run) => run.bullmq?.jobsPerSecond)) }
+  for (const key of PEER_KEYS) if (row[key]) row[key] = { ...row[key], jobsPerSecond: medianOf(ran.map((run) => run[key]?.jobsPerSecond)) }
   row.rounds = rounds.map(({ report: _report, ...run }) => run)
   return row
 }
@@ -115,10 +117,10 @@ function medianOf(values) {
   return round(numbers.length % 2 ? numbers[Math.floor(middle)] : (numbers[middle - 1] + numbers[middle]) / 2, 3)
 }
 
-/** Puts BullMQ's figures beside the Redis row of the same concurrency. */
-export function withPeer(run, peer) {
+/** Puts a peer's figures (`key`: its name on a row) beside the row of the same backend and concurrency. */
+export function withPeer(run, key, peer) {
   if (run.error || peer.error) return run
-  return { ...run, bullmq: peer, bullmqRatio: round(run.messagesPerSecond / peer.jobsPerSecond, 3) }
+  return { ...run, [key]: peer, [`${key}Ratio`]: round(run.messagesPerSecond / peer.jobsPerSecond, 3) }
 }
 
 /** Each target with its ratio in this run, or `ratio: null` and why not. */
@@ -158,133 +160,6 @@ export function targetsOf(runs) {
   }
   return lines
 }
-
-/** The human form of a result: the table, what each ceiling is, the targets. */
-export function renderTable(result) {
-  const out = []
-  const m = result.machine
-  const rounds = result.options.rounds ?? 1
-  out.push(
-    `botmesh ${result.botmeshVersion} bench, ${result.options.messages} messages per run${rounds > 1 ? `, the median of ${rounds} rounds` : ''}, ${m.cpus} × ${m.cpuModel}, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAtEnd.join(' ')} at the end (${result.startedAt} → ${result.finishedAt})`,
-  )
-  out.push('')
-  const headers = [
-    'backend',
-    'c',
-    'msg/s',
-    'p50 ms',
-    'p99 ms',
-    'trips/msg',
-    'writes/msg',
-    'ceiling/s',
-    '÷ ceiling',
-    'BullMQ jobs/s',
-    '÷ BullMQ',
-  ]
-  const rows = result.runs.map((run) =>
-    run.error
-      ? [run.backend, run.concurrency, `FAILED ${run.error.code}: ${firstLine(run.error.message)}`]
-      : [
-          run.backend,
-          run.concurrency,
-          number(run.messagesPerSecond),
-          run.p50Ms,
-          run.p99Ms,
-          run.roundTripsPerMessage,
-          run.writesPerMessage,
-          run.ceiling ? number(run.ceiling.perSecond) : '-',
-          run.ceilingRatio ?? '-',
-          run.bullmq ? number(run.bullmq.jobsPerSecond) : '-',
-          run.bullmqRatio ?? '-',
-        ],
-  )
-  out.push(...formatTable(headers, rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))
-  out.push(
-    '',
-    "trips/msg: backend calls on a message's own path; the sweeper's and the instance heartbeat's calls during the run are left out (backgroundCallsPerMessage in --json). writes/msg: records written, heartbeats included.",
-  )
-  out.push('', ...renderCosts(result.runs))
-  out.push('', 'Raw ceilings (what the store does alone, measured right after each botmesh run):')
-  for (const backend of new Set(result.runs.map((run) => run.backend))) out.push(`  ${backend.padEnd(9)} ${CEILING_OF[backend]}`)
-  if (result.peers.length > 0)
-    out.push(
-      `  BullMQ    ${result.peers.find((peer) => peer.name)?.name ?? 'BullMQ'}: jobs added up front, then drained by a Worker at concurrency c`,
-    )
-  for (const peer of result.peers.filter((p) => p.error))
-    out.push(`  BullMQ at c${peer.concurrency} FAILED ${peer.error.code}: ${firstLine(peer.error.message)}`)
-  if (result.targets.length > 0) {
-    out.push('', 'Targets (issue 12):')
-    const withRange = rounds > 1
-    const targetRows = result.targets.map((t) => [
-      t.name,
-      t.concurrency === null ? '' : `c${t.concurrency}`,
-      t.ratio ?? '-',
-      ...(withRange ? [t.range ? `${t.range[0]}–${t.range[1]}` : '-'] : []),
-      `${t.comparison === '>=' ? '≥' : '≤'} ${t.target}`,
-      t.met === null ? t.note : t.met ? 'met' : 'not met',
-    ])
-    const headers = ['ratio', 'at', withRange ? 'median' : 'measured', ...(withRange ? ['rounds low–high'] : []), 'target', '']
-    out.push(...formatTable(headers, targetRows, withRange ? [2, 3, 4] : [2, 3]).map((line) => `  ${line}`))
-  }
-  return out.join('\n')
-}
-
-/** What a message cost the botmesh process in each run, with durability and without. */
-function renderCosts(runs) {
-  const headers = [
-    'backend',
-    'c',
-    'CPU µs/msg',
-    'without',
-    '× CPU',
-    'KB alloc/msg',
-    'without',
-    'GC µs/msg',
-    'without',
-    'promises/msg',
-    'without',
-  ]
-  const rows = runs
-    .filter((run) => !run.error)
-    .map((run) => [
-      run.backend,
-      run.concurrency,
-      run.cpuMicrosPerMessage,
-      run.noDurabilityCpuMicrosPerMessage,
-      run.cpuRatio,
-      kilobytes(run.allocatedBytesPerMessage),
-      kilobytes(run.noDurabilityAllocatedBytesPerMessage),
-      run.gcMicrosPerMessage,
-      run.noDurabilityGcMicrosPerMessage,
-      run.promisesPerMessage,
-      run.noDurabilityPromisesPerMessage,
-    ])
-  return [
-    "What a message costs the botmesh process (user + system CPU of every thread, a server's own not included; GC: pause time; promises counted in an untimed pass after each run):",
-    ...formatTable(headers, rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).map((line) => `  ${line}`),
-  ]
-}
-
-/** Columns padded to their widest cell, those in `right` right-aligned; a shorter row (a failure) runs on in its last cell. */
-function formatTable(headers, rows, right = []) {
-  const cells = [headers, ...rows].map((row) => row.map((cell) => String(cell)))
-  const full = cells.filter((row) => row.length === headers.length)
-  const widths = headers.map((_, i) => Math.max(...full.map((row) => row[i].length)))
-  const pad = (cell, i) => (right.includes(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))
-  return cells.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 && row.length < headers.length ? cell : pad(cell, i)))
-      .join('  ')
-      .trimEnd(),
-  )
-}
-
-const kilobytes = (bytes) => (typeof bytes === 'number' ? round(bytes / 1024, 1) : '-')
-const number = (value) => Math.round(value).toLocaleString('en-US')
-const firstLine = (text) =>
-  String(text)
-    .split('\n')
-    .find((line) => line.trim() !== '') ?? ''
 
 export function round(value, digits) {
   const scale = 10 ** digits

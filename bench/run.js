@@ -3,19 +3,21 @@
  * `npm run bench` (plain ESM JS; needs `npm run build` first): botmesh beside its peers, in one
  * run on one machine. Each backend at each concurrency is one `botmesh bench --json` in a child
  * process (the CLI's bench service: the bot, the no-durability baseline, round trips and writes
- * per message, and the raw store's ceiling), so every run starts from a fresh process; on Redis
- * a no-op BullMQ worker runs right after botmesh at the same concurrency on the same server.
- * Prints a table (or `--json`) with the ratios the targets of issue 12 name; `--rounds n` repeats
- * each pair n times and reports the medians. `--help` says more.
+ * per message, what a message costs the process, and the raw store's ceiling), so every run
+ * starts from a fresh process; the queue peers of the backend (peers.js: BullMQ on Redis, pg-boss
+ * and graphile-worker on PostgreSQL) run right after botmesh at the same concurrency on the same
+ * server. Prints a table (or `--json`) with the ratios the targets name; `--rounds n` repeats each
+ * backend and concurrency n times and reports the medians. `--help` says more.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { measureBullmq } from './bullmq-peer.js'
 import { BenchError, HELP, parseOptions } from './options.js'
-import { failedRun, medianRun, renderTable, runOf, targetsOf, withPeer } from './report.js'
+import { PEERS, SERVER_URL_OF } from './peers.js'
+import { failedRun, medianRun, runOf, targetsOf, withPeer } from './report.js'
+import { renderTable } from './table.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'botmesh.js')
@@ -40,10 +42,10 @@ async function main(argv) {
       const rounds = []
       for (let round = 1; round <= options.rounds; round++) {
         let run = await botmeshRun(backend, concurrency, options, round)
-        if (backend === 'redis' && options.ceiling > 0) {
-          const peer = await bullmqRun(concurrency, options, round)
-          peers.push(options.rounds > 1 ? { ...peer, round } : peer)
-          run = withPeer(run, peer)
+        for (const peer of options.ceiling > 0 ? (PEERS[backend] ?? []) : []) {
+          const figures = await peerRun(peer, backend, concurrency, options, round)
+          peers.push(options.rounds > 1 ? { ...figures, round } : figures)
+          run = withPeer(run, peer.key, figures)
         }
         rounds.push(run)
       }
@@ -108,12 +110,24 @@ async function botmeshRun(backend, concurrency, options, round) {
   }
 }
 
-async function bullmqRun(concurrency, options, round) {
-  note(`bench: BullMQ no-op worker at concurrency ${concurrency}, ${options.ceiling} jobs${ofRounds(round, options)}`)
+/** One queue peer's run, `{ peer, backend, …figures }`; a failure becomes its error. */
+async function peerRun(peer, backend, concurrency, options, round) {
+  note(`bench: ${peer.label} on ${backend} at concurrency ${concurrency}, ${options.ceiling} jobs${ofRounds(round, options)}`)
   try {
-    return await measureBullmq({ url: options.redisUrl, jobs: options.ceiling, concurrency, timeoutMs: options.runTimeoutMs })
+    const url = SERVER_URL_OF[backend](options)
+    return {
+      peer: peer.key,
+      backend,
+      ...(await peer.measure({ url, jobs: options.ceiling, concurrency, timeoutMs: options.runTimeoutMs })),
+    }
   } catch (error) {
-    return { name: 'BullMQ', concurrency, error: { code: error.code ?? 'BENCH_PEER_FAILED', message: error.message } }
+    return {
+      peer: peer.key,
+      backend,
+      name: peer.label,
+      concurrency,
+      error: { code: error.code ?? 'BENCH_PEER_FAILED', message: error.message },
+    }
   }
 }
 

@@ -3,6 +3,8 @@
  * shape and prints its table. No figure is asserted beyond being a number: timing is never a test.
  */
 import { describe, expect, it } from 'vitest'
+import { adminQuery, postgresAvailable } from '../../test-utils/postgres.js'
+import { redisAvailable } from '../../test-utils/redis.js'
 import { jsonOf, nodeScript } from './helpers.js'
 
 interface BenchRun {
@@ -33,9 +35,13 @@ interface BenchRun {
     ceilingRatio: number | null
     bullmq: unknown
     bullmqRatio: number | null
+    pgBoss: { name: string; jobsPerSecond: number } | null
+    pgBossRatio: number | null
+    graphileWorker: { name: string; jobsPerSecond: number } | null
+    graphileWorkerRatio: number | null
     error?: unknown
   }[]
-  peers: unknown[]
+  peers: { peer: string; backend: string; name: string; jobs: number; concurrency: number; jobsPerSecond: number; error?: unknown }[]
   targets: {
     name: string
     backend: string
@@ -49,10 +55,13 @@ interface BenchRun {
   }[]
 }
 
+const postgres = await postgresAvailable()
+const redis = await redisAvailable('npm run bench on Redis (BullMQ beside botmesh)')
+
 const TINY = ['--messages', '30', '--concurrency', '1', '--backends', 'memory,file']
 
 describe('npm run bench (bench/run.js)', () => {
-  it('--json: one row per backend and concurrency, the ceilings, the targets of issue 12', async () => {
+  it('--json: one row per backend and concurrency, the ceilings, the targets', async () => {
     const result = await nodeScript('bench/run.js', [...TINY, '--json'])
     expect(result.code, result.stderr).toBe(0)
     const report = jsonOf<BenchRun>(result)
@@ -91,7 +100,7 @@ describe('npm run bench (bench/run.js)', () => {
         promisesPerMessage: run.report.durable.promisesPerMessage,
       })
       expect(run.ceiling).toMatchObject({ name: expect.any(String), perSecond: expect.any(Number) })
-      expect(run).toMatchObject({ bullmq: null, bullmqRatio: null })
+      expect(run).toMatchObject({ bullmq: null, bullmqRatio: null, pgBoss: null, pgBossRatio: null })
     }
     expect(report.runs[1]!.ceiling!.name).toBe('append + fsync per write')
     expect(report.peers).toEqual([])
@@ -109,9 +118,7 @@ describe('npm run bench (bench/run.js)', () => {
   it('prints a table of the runs and the targets', async () => {
     const result = await nodeScript('bench/run.js', TINY)
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(
-      /backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling\s+BullMQ jobs\/s\s+÷ BullMQ/,
-    )
+    expect(result.stdout).toMatch(/backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling$/m)
     expect(result.stdout).toMatch(/^memory\s+1\s+[\d,]+\s/m)
     expect(result.stdout).toMatch(/What a message costs the botmesh process/)
     expect(result.stdout).toMatch(
@@ -119,7 +126,9 @@ describe('npm run bench (bench/run.js)', () => {
     )
     expect(result.stdout).toMatch(/^ {2}file\s+1\s+[\d.]+\s+[\d.]+\s+[\d.]+\s/m)
     expect(result.stdout).toMatch(/^file\s+1\s+[\d,]+\s/m)
-    expect(result.stdout).toMatch(/Targets \(issue 12\):/)
+    expect(result.stdout).toMatch(/^Targets:$/m)
+    // No queue peer on these backends.
+    expect(result.stdout).not.toMatch(/Queues a user would pick instead/)
   })
 
   it('--rounds 3: each figure the median of three rounds, the rounds kept, each target with its lowest and highest round', async () => {
@@ -151,6 +160,63 @@ describe('npm run bench (bench/run.js)', () => {
       range: [Math.min(...slowdowns), Math.max(...slowdowns)],
     })
     expect(result.stderr).toMatch(/round 3 of 3/)
+  })
+
+  describe.runIf(postgres)('on PostgreSQL', () => {
+    const peerSchemas = async () =>
+      (await adminQuery<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'botmesh_bench_%'")).rows.map(
+        (row) => row.nspname,
+      )
+
+    it('pg-boss and graphile-worker drain as many jobs on the same database, each beside the row with its ratio, and leave no schema', async () => {
+      const before = await peerSchemas()
+      const result = await nodeScript('bench/run.js', ['--messages', '20', '--concurrency', '2', '--backends', 'postgres', '--json'])
+      expect(result.code, result.stderr).toBe(0)
+      const report = jsonOf<BenchRun>(result)
+      expect(report.peers.map((p) => [p.peer, p.backend, p.jobs, p.concurrency])).toEqual([
+        ['pgBoss', 'postgres', 20, 2],
+        ['graphileWorker', 'postgres', 20, 2],
+      ])
+      const [pgBoss, graphileWorker] = report.peers
+      expect(pgBoss!.name).toMatch(/^pg-boss 10\.\d+\.\d+ work\(\) batchSize 2$/)
+      expect(graphileWorker!.name).toMatch(/^graphile-worker 0\.17\.\d+$/)
+      const [run] = report.runs
+      const ratio = (jobsPerSecond: number) => Math.round((run!.messagesPerSecond / jobsPerSecond) * 1000) / 1000
+      expect(run).toMatchObject({
+        pgBoss: { name: pgBoss!.name, jobsPerSecond: pgBoss!.jobsPerSecond },
+        pgBossRatio: ratio(pgBoss!.jobsPerSecond),
+        graphileWorker: { jobsPerSecond: graphileWorker!.jobsPerSecond },
+        graphileWorkerRatio: ratio(graphileWorker!.jobsPerSecond),
+        bullmq: null,
+      })
+      expect(report.targets.find((t) => t.name.includes('pg-boss'))).toMatchObject({ concurrency: 50, ratio: null })
+      expect((await peerSchemas()).filter((schema) => !before.includes(schema))).toEqual([])
+
+      // The table prints each peer beside botmesh.
+      const { renderTable } = (await import(new URL('../../bench/table.js', import.meta.url).href)) as {
+        renderTable(result: unknown): string
+      }
+      const table = renderTable(report)
+      expect(table).toMatch(/Queues a user would pick instead/)
+      expect(table).toMatch(
+        new RegExp(`postgres\\s+pg-boss 10\\.\\d+\\.\\d+ work\\(\\) batchSize 2\\s+2\\s+[\\d,]+\\s+${run!.pgBossRatio}$`, 'm'),
+      )
+      expect(table).toMatch(/postgres\s+graphile-worker 0\.17\.\d+\s+2\s+[\d,]+\s+[\d.]+$/m)
+    })
+  })
+
+  it.runIf(redis)('on Redis: BullMQ drains as many jobs on the same server, beside the row with its ratio', async () => {
+    const result = await nodeScript('bench/run.js', ['--messages', '20', '--concurrency', '2', '--backends', 'redis', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    const report = jsonOf<BenchRun>(result)
+    expect(report.peers.map((p) => [p.peer, p.backend, p.jobs, p.concurrency])).toEqual([['bullmq', 'redis', 20, 2]])
+    const [bullmq] = report.peers
+    const [run] = report.runs
+    expect(run).toMatchObject({
+      bullmq: { name: expect.stringMatching(/^BullMQ \d+\.\d+\.\d+ no-op worker$/), jobsPerSecond: bullmq!.jobsPerSecond },
+      bullmqRatio: Math.round((run!.messagesPerSecond / bullmq!.jobsPerSecond) * 1000) / 1000,
+      pgBoss: null,
+    })
   })
 
   it('refuses --rounds 0 with BENCH_USAGE (exit 2)', async () => {

@@ -1,8 +1,11 @@
 /**
- * `botmesh/providers/email`: the email media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/email`: a mailbox as a channel (IMAP in with imapflow, SMTP out with
+ * nodemailer, mailparser to read; all three optional peer dependencies loaded when the provider
+ * starts), and the email media reference (Message-ID + attachment index + digest, plus the IMAP
+ * UID and UIDVALIDITY when known).
  */
+export { EmailProvider, type EmailProviderOptions, type MailServerOptions } from './provider.js'
+export { EMAIL_LIMITS } from './limits.js'
 export { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

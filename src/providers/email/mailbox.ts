@@ -1,0 +1,109 @@
+/**
+ * The IMAP side: a loop that takes the mailbox's unseen messages in UID order, hands each to the
+ * sink, and flags it `\Seen` only once the inbox journaled it. A crash or a journal that refuses
+ * leaves it unseen, and the next pass takes it again. Between passes the loop waits for the server
+ * to announce new mail (IDLE) or `pollMs`. One loop per provider; `stop` ends it and logs out.
+ */
+import type { ImapFlow, ImapFlowOptions } from 'imapflow'
+import type { InboundEvent } from '../../core/provider.js'
+import type { EmailDrivers } from './client.js'
+import { EMAIL_LIMITS } from './limits.js'
+import { inboundOf } from './messages.js'
+
+/** What the mailbox loop needs from its provider. */
+export interface MailboxDeps {
+  drivers: EmailDrivers
+  imap: ImapFlowOptions
+  mailbox: string
+  self: string
+  pollMs: number
+  sink: (event: InboundEvent) => Promise<void>
+  onError: (error: unknown) => void
+}
+
+/** A running mailbox loop. */
+export class MailboxPoller {
+  #stopped = false
+  #loop: Promise<void> | undefined
+  #client: ImapFlow | undefined
+  #wake: (() => void) | undefined
+
+  constructor(private readonly deps: MailboxDeps) {}
+
+  /** Starts the loop (idempotent). */
+  start(): void {
+    this.#loop ??= this.#run()
+  }
+
+  /** Ends the loop and logs out. Idempotent. */
+  async stop(): Promise<void> {
+    this.#stopped = true
+    this.#wake?.()
+    await this.#loop
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0
+    while (!this.#stopped) {
+      try {
+        const client = (this.#client ??= await this.#connect())
+        await this.#pass(client)
+        failures = 0
+        await this.#idle(client, this.deps.pollMs)
+      } catch (error) {
+        if (this.#stopped) break
+        this.deps.onError(error)
+        this.#client?.close()
+        this.#client = undefined
+        failures++
+        await this.#idle(undefined, Math.min(EMAIL_LIMITS.pollBackoffMaxMs, EMAIL_LIMITS.pollBackoffBaseMs * 2 ** Math.min(failures, 16)))
+      }
+    }
+    await this.#client?.logout().catch(() => this.#client?.close())
+    this.#client = undefined
+  }
+
+  async #connect(): Promise<ImapFlow> {
+    const client = new this.deps.drivers.ImapFlow({ logger: false, ...this.deps.imap })
+    // A dropped connection ends the wait; the next pass reconnects.
+    client.on('error', () => this.#wake?.())
+    client.on('close', () => this.#wake?.())
+    client.on('exists', () => this.#wake?.())
+    await client.connect()
+    await client.mailboxOpen(this.deps.mailbox)
+    return client
+  }
+
+  /** Hands every unseen message to the sink, flagging each `\Seen` once it is journaled. */
+  async #pass(client: ImapFlow): Promise<void> {
+    if (!client.usable) throw new Error('the IMAP connection closed')
+    const mailbox = client.mailbox
+    const uidValidity = mailbox ? Number(mailbox.uidValidity) : 0
+    const uids = ((await client.search({ seen: false }, { uid: true })) || []).sort((a, b) => a - b).slice(0, EMAIL_LIMITS.pollBatchMax)
+    for (const uid of uids) {
+      if (this.#stopped) return
+      const message = await client.fetchOne(String(uid), { source: true }, { uid: true })
+      if (!message || !message.source) continue
+      const mail = await this.deps.drivers.simpleParser(message.source)
+      const event = inboundOf(mail, { uid, uidValidity }, this.deps.self)
+      if (event) await this.deps.sink(event)
+      await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true })
+    }
+  }
+
+  /** Waits for new mail, a dropped connection, `stop`, or `ms`. */
+  #idle(client: ImapFlow | undefined, ms: number): Promise<void> {
+    if (this.#stopped || (client && !client.usable)) return Promise.resolve()
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      timer.unref()
+      this.#wake = done
+      const self = this
+      function done() {
+        clearTimeout(timer)
+        self.#wake = undefined
+        resolve()
+      }
+    })
+  }
+}

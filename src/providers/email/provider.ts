@@ -1,0 +1,143 @@
+/**
+ * `EmailProvider`: a mailbox as a channel. Inbound by IMAP (imapflow): unseen mail is handed to
+ * the bot and flagged `\Seen` only once journaled. Sends by SMTP (nodemailer), attachments
+ * downloaded again by Message-ID, index and digest (mailparser parses). The drivers load only when
+ * the provider starts, sends or downloads. Passwords are never logged, journaled or put in an error.
+ */
+import type { Transporter } from 'nodemailer'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { describeError } from '../shared/redact.js'
+import { fetchAttachment } from './attachment.js'
+import { loadEmailDrivers, type EmailDrivers } from './client.js'
+import { smtpError } from './errors.js'
+import { EMAIL_LIMITS } from './limits.js'
+import { MailboxPoller } from './mailbox.js'
+import { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
+import { sendEmail } from './send.js'
+
+/** A mail server's address and login. */
+export interface MailServerOptions {
+  host: string
+  port: number
+  /** TLS from the start (465, 993); otherwise STARTTLS when the server offers it. */
+  secure?: boolean
+  auth: { user: string; pass: string }
+  tls?: { rejectUnauthorized?: boolean; servername?: string }
+}
+
+/** Options of `EmailProvider`. */
+export interface EmailProviderOptions {
+  /** The bot's address: the `From` of its emails; mail from it is not taken as inbound. */
+  address: string
+  /** The SMTP server the bot sends through. */
+  smtp: MailServerOptions
+  /** The IMAP server and login of the bot's mailbox. */
+  imap: MailServerOptions
+  /** The mailbox read. @default 'INBOX' */
+  mailbox?: string
+  /** The subject of the bot's emails. @default 'Re: your message' */
+  subject?: string
+  /** How often the mailbox is searched when the server announced nothing. @default EMAIL_LIMITS.pollMs (30 s) */
+  pollMs?: number
+  /** How long a send the server refused for its rate waits. @default EMAIL_LIMITS.rateLimitRetryAfterMs (60 s) */
+  rateLimitRetryAfterMs?: number
+  /** Where receive failures go (a dropped connection, a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** A mailbox, as a botmesh provider. */
+export class EmailProvider implements IProvider {
+  readonly name = 'email'
+  readonly textLimit = EMAIL_LIMITS.textLimit
+  readonly session = 'any' as const
+  readonly #options: EmailProviderOptions
+  readonly #codec = emailMediaRefCodec()
+  readonly #secrets: string[]
+  #drivers: Promise<EmailDrivers> | undefined
+  #transport: Transporter | undefined
+  #poller: MailboxPoller | undefined
+
+  constructor(options: EmailProviderOptions) {
+    if (!/^[^\s@<>]+@[^\s@<>]+$/.test(options.address ?? '')) throw new ProviderConfigError('email', 'address must be an email address')
+    for (const key of ['smtp', 'imap'] as const) {
+      const server = options[key]
+      if (!server?.host || !Number.isInteger(server.port) || !server.auth?.user || typeof server.auth.pass !== 'string')
+        throw new ProviderConfigError('email', `${key} needs host, port and auth { user, pass }`)
+    }
+    this.#options = options
+    this.#secrets = [options.smtp.auth.pass, options.imap.auth.pass]
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const drivers = await this.#load()
+    this.#poller = new MailboxPoller({
+      drivers,
+      imap: this.#options.imap,
+      mailbox: this.#options.mailbox ?? 'INBOX',
+      self: this.#options.address,
+      pollMs: this.#options.pollMs ?? EMAIL_LIMITS.pollMs,
+      sink,
+      onError: (error) => this.#reportError(error),
+    })
+    this.#poller.start()
+  }
+
+  async stop(): Promise<void> {
+    const poller = this.#poller
+    this.#poller = undefined
+    await poller?.stop()
+    this.#transport?.close()
+    this.#transport = undefined
+  }
+
+  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+    const { createTransport } = await this.#load()
+    this.#transport ??= createTransport({ ...this.#options.smtp })
+    const message = { from: this.#options.address, to: chatId, subject: this.#options.subject ?? 'Re: your message' }
+    try {
+      return { messageId: await sendEmail(this.#transport, message, content) }
+    } catch (error) {
+      throw smtpError(error, {
+        secrets: this.#secrets,
+        rateLimitRetryAfterMs: this.#options.rateLimitRetryAfterMs ?? EMAIL_LIMITS.rateLimitRetryAfterMs,
+      })
+    }
+  }
+
+  /** A live message's attachment as it was parsed; a rebuilt reference's from the mailbox, checked against its digest. */
+  async download(media: MediaRef): Promise<Buffer> {
+    const token = media.token as Partial<EmailMediaToken> & { content?: unknown }
+    if (token?.content instanceof Uint8Array) return Buffer.from(token.content)
+    if (typeof token?.messageId !== 'string' || typeof token.index !== 'number' || typeof token.digest !== 'string')
+      throw new MediaDownloadError('email', 'the media has no message reference')
+    const drivers = await this.#load()
+    const options = { imap: this.#options.imap, mailbox: this.#options.mailbox ?? 'INBOX', bytesMax: EMAIL_LIMITS.downloadBytesMax }
+    try {
+      return await fetchAttachment(drivers, options, token as EmailMediaToken)
+    } catch (error) {
+      if (error instanceof MediaDownloadError) throw error
+      throw new MediaDownloadError('email', describeError(error, this.#secrets), { retryable: true })
+    }
+  }
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  #load(): Promise<EmailDrivers> {
+    this.#drivers ??= loadEmailDrivers()
+    // A failed load is not kept, so installing the package and retrying works.
+    this.#drivers.catch(() => (this.#drivers = undefined))
+    return this.#drivers
+  }
+
+  #reportError(error: unknown): void {
+    if (this.#options.onError) this.#options.onError(error)
+    else console.error(`email: ${describeError(error, this.#secrets)}`)
+  }
+}

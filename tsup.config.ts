@@ -42,5 +42,19 @@ export default defineConfig({
   clean: true,
   splitting: true,
   // Drivers stay external and load only when their backend is used.
-  external: ['better-sqlite3', 'ioredis', 'pg', 'ink', 'react', 'grammy', 'prom-client', 'twilio', '@discordjs/rest', '@discordjs/ws', 'nodemailer', 'imapflow', 'mailparser'],
+  external: [
+    'better-sqlite3',
+    'ioredis',
+    'pg',
+    'ink',
+    'react',
+    'grammy',
+    'prom-client',
+    'twilio',
+    '@discordjs/rest',
+    '@discordjs/ws',
+    'nodemailer',
+    'imapflow',
+    'mailparser',
+  ],
 })

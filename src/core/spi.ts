@@ -30,7 +30,8 @@ export { MemoryKv, type MemoryKvOptions } from './durability/memory/memory-kv.js
 export { KvState } from './durability/memory/kv-state.js'
 export type { FileHandle, FileStat, FileSystem, OpenHow } from './file-system.js'
 // Helpers a backend shares with the engine, so it behaves like it: refusing misspelt options, one
-// lifecycle for background loops, the engine's backoff curve.
+// lifecycle for background loops, the engine's backoff curve, counting an index by pages.
 export { refuseUnknownOptions, optionNames } from './options.js'
 export { BackgroundLoop } from './durability/loop.js'
 export { backoffMs } from './durability/backoff.js'
+export { countByPaging, type IndexPosition } from './durability/count-older.js'

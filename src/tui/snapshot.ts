@@ -8,6 +8,7 @@ import type { DurabilityBackend } from '../core/durability/backend.js'
 import { listInstances, listLeases, type InstanceView, type LeaseView } from '../cli/services/instances.js'
 import { groupDeadLetters, type ErrorGroups } from '../cli/services/error-groups.js'
 import type { FailureRate } from '../cli/services/failure-rate.js'
+import type { PurgeBacklogFigures } from '../cli/services/purge-backlog.js'
 import { collectStats } from '../cli/services/stats.js'
 import { lanesOf, listRecords, type Cursor, type RecordSummary } from '../cli/services/records.js'
 import { readDeadPage, type DeadPage } from './dead-pages.js'
@@ -43,6 +44,8 @@ export interface Snapshot {
   counts: { inbox: Record<string, number>; outbox: Record<string, number> }
   /** How long the oldest pending record has waited (null: none pending). */
   oldestPendingMs: { inbox: number | null; outbox: number | null }
+  /** Done and sent records past the retention, not yet purged (null with retention 0). */
+  purgeBacklog: PurgeBacklogFigures | null
   /** Every instance that wrote a heartbeat, live or gone (a stopped heartbeat shows as gone). */
   instances: InstanceView[]
   /** Records under a lease, soonest expiry first; negative `expiresInMs` once expired. */
@@ -77,6 +80,7 @@ export async function takeSnapshot(backend: DurabilityBackend, query: SnapshotQu
     tookMs: performance.now() - started,
     counts: { inbox: stats.inbox.counts, outbox: stats.outbox.counts },
     oldestPendingMs: { inbox: stats.inbox.oldestPendingAgeMs, outbox: stats.outbox.oldestPendingAgeMs },
+    purgeBacklog: stats.purgeBacklog,
     instances: instances
       .filter((instance) => matchesText(text, [instance.instanceId, instance.host, String(instance.pid), instance.botId]))
       .sort((a, b) => Number(b.live) - Number(a.live) || a.instanceId.localeCompare(b.instanceId)),

@@ -92,6 +92,7 @@ export class RecordingBackend implements DurabilityBackend {
       due: (kind, until, limit) => inner.due(kind, until, limit),
       list: (kind, query) => inner.list(kind, query),
       count: (kind) => inner.count(kind),
+      countOlder: (kind, state, olderThan, limit) => inner.countOlder(kind, state, olderThan, limit),
       purge: async (kind, state, olderThan, limit) => {
         const purged = await inner.purge(kind, state, olderThan, limit)
         this.purged += purged

@@ -23,6 +23,7 @@ function racedBy(journal: Journal, botWrite: (journal: Journal) => Promise<void>
     list: (kind, query) => journal.list(kind, query),
     count: (kind) => journal.count(kind),
     purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit),
+    countOlder: (kind, state, olderThan, limit) => journal.countOlder(kind, state, olderThan, limit),
     write: async (name, writes) => {
       if (typeof name === 'string' && name.startsWith('operator.') && !raced) {
         raced = true

@@ -8,11 +8,12 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { openBackend } from '../../src/backends/open.js'
 import type { InstanceRecord } from '../../src/core/durability/records.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 const SCOPE = 'acme/prod/support/default'
 const EMPTY_SCOPE = 'acme/prod/quiet/default'
+const HOUR_MS = 3_600_000
 const tempDir = useTempDirs()
 let url: string
 
@@ -42,7 +43,7 @@ beforeAll(async () => {
         record: instance('beating', {
           startedAt: now - 3_600_000,
           lastBeatAt: now - 1_000,
-          limits: { inboxMaxAttempts: 3, outboxRetries: 1 },
+          limits: { inboxMaxAttempts: 3, outboxRetries: 1, retentionMs: HOUR_MS },
         }),
         expectVersion: 0,
       },
@@ -51,10 +52,18 @@ beforeAll(async () => {
         record: inboxRecord('in-failed', { state: 'failed', attempts: 1, nextAttemptAt: now + 3_600_000, updatedAt: now }),
         expectVersion: 0,
       },
+      // Past the beating bot's retention of an hour: two done, one sent. Ten minutes old: kept.
+      { kind: 'inbox', record: inboxRecord('in-done-old-1', { state: 'done', updatedAt: now - 2 * HOUR_MS }), expectVersion: 0 },
+      { kind: 'inbox', record: inboxRecord('in-done-old-2', { state: 'done', updatedAt: now - 3 * HOUR_MS }), expectVersion: 0 },
+      { kind: 'inbox', record: inboxRecord('in-done-recent', { state: 'done', updatedAt: now - 600_000 }), expectVersion: 0 },
+      { kind: 'outbox', record: outboxRecord('out-sent-old', { state: 'sent', updatedAt: now - 2 * HOUR_MS }), expectVersion: 0 },
     ])
     await opened.backend.journal(EMPTY_SCOPE).write('operator.import', [
       { kind: 'inbox', record: inboxRecord('in-1', { updatedAt: now }), expectVersion: 0 },
       { kind: 'inbox', record: inboxRecord('in-dead', { state: 'dead', attempts: 5, updatedAt: now }), expectVersion: 0 },
+      // Past the default retention (7 days) that applies with no live instance; a dead one is never purged.
+      { kind: 'inbox', record: inboxRecord('in-done-8d', { state: 'done', updatedAt: now - 8 * 24 * HOUR_MS }), expectVersion: 0 },
+      { kind: 'inbox', record: inboxRecord('in-dead-8d', { state: 'dead', updatedAt: now - 8 * 24 * HOUR_MS }), expectVersion: 0 },
     ])
   } finally {
     await opened.close()
@@ -96,6 +105,35 @@ describe('stats', () => {
     expect(human.code).toBe(0)
     expect(human.stdout).toMatch(/rates +unknown: no live instance/)
     expect(human.stdout).not.toContain('0.0/s')
+  })
+
+  it("the purge backlog: done and sent records past the live bots' retention, else the flag's, else 7 days", async () => {
+    const statsOf = async (scope: string, ...flags: string[]) =>
+      jsonOf<{ purgeBacklog: Record<string, unknown> | null }>(
+        await botmesh(['stats', '--json', '--scope', scope, '--backend', url, ...flags]),
+      )
+    expect((await statsOf(SCOPE)).purgeBacklog).toEqual({
+      inbox: 2,
+      outbox: 1,
+      total: 3,
+      capped: false,
+      retentionMs: HOUR_MS,
+      retentionFrom: 'instances',
+    })
+    expect((await statsOf(SCOPE, '--retention', '5m')).purgeBacklog).toMatchObject({ inbox: 3, outbox: 1, retentionFrom: 'flag' })
+    expect((await statsOf(SCOPE, '--retention', '0')).purgeBacklog).toBeNull()
+    expect((await statsOf(EMPTY_SCOPE)).purgeBacklog).toMatchObject({
+      inbox: 1,
+      outbox: 0,
+      retentionMs: 7 * 24 * HOUR_MS,
+      retentionFrom: 'default',
+    })
+    const human = await botmesh(['stats', '--scope', SCOPE, '--backend', url])
+    expect(human.stdout).toMatch(/purge backlog +│? *2 +│? *1/)
+    expect(human.stdout).toMatch(/retention +1h 0m \(the live instances\)/)
+    const prometheus = await botmesh(['stats', '--prometheus', '--backend', url])
+    expect(prometheus.stdout).toContain(`botmesh_purge_backlog{scope="${SCOPE}",kind="inbox"} 2`)
+    expect(prometheus.stdout).toContain(`botmesh_purge_backlog{scope="${EMPTY_SCOPE}",kind="inbox"} 1`)
   })
 })
 

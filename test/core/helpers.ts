@@ -189,6 +189,8 @@ export class TapBackend implements DurabilityBackend {
       count: (kind) => this.#call({ op: 'count', scopeId, kind }, () => inner.count(kind)),
       purge: (kind, state, olderThan, limit) =>
         this.#call({ op: 'purge', scopeId, kind }, () => inner.purge(kind, state, olderThan, limit)),
+      countOlder: (kind, state, olderThan, limit) =>
+        this.#call({ op: 'count', scopeId, kind }, () => inner.countOlder(kind, state, olderThan, limit)),
       write: (name, writes) =>
         this.#call({ op: 'write', scopeId, name, writes }, async () => {
           const results = await inner.write(name, writes)

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openBackend, parseBackendUrl, type OpenedBackend } from '../../src/backends/open.js'
 import { listScopes } from '../../src/cli/services/scopes.js'
 import { showRecord } from '../../src/cli/services/show.js'
-import { CountsPanel } from '../../src/tui/components/CountsPanel.js'
+import { CountsPanel, type CountsPanelProps } from '../../src/tui/components/CountsPanel.js'
 import { DeadLettersPanel } from '../../src/tui/components/DeadLettersPanel.js'
 import { DetailView } from '../../src/tui/components/DetailView.js'
 import { HelpBar } from '../../src/tui/components/HelpBar.js'
@@ -101,24 +101,44 @@ describe('a filtered page on a long dead-letter queue', () => {
 })
 
 describe('components', () => {
-  it('CountsPanel: records per state, rates in and out, a sparkline; one line per journal on a short terminal', () => {
+  it('CountsPanel: records per state, the purge backlog, rates in and out, a sparkline; one line per journal on a short terminal', () => {
     const history: RateSample[] = [1, 4, 2, 8].map((n, i) => ({ at: i, inboxIn: n / 2, inboxDone: n, outboxIn: 1, outboxSent: n }))
-    const frame = frameOf(
-      <CountsPanel counts={snap.counts} oldestPendingMs={snap.oldestPendingMs} history={history} lines={4} width={100} theme={theme} />,
+    const backlog = { inbox: 1_200, outbox: 3, capped: false }
+    const counts = (lines: number, width: number, purgeBacklog: CountsPanelProps['purgeBacklog'] = backlog) => (
+      <CountsPanel
+        counts={snap.counts}
+        oldestPendingMs={snap.oldestPendingMs}
+        purgeBacklog={purgeBacklog}
+        history={history}
+        lines={lines}
+        width={width}
+        theme={theme}
+      />
     )
-    const [inbox, inboxRates, outbox, outboxRates] = linesOf(frame)
-    expect(inbox).toMatch(/^inbox\s+pending 1 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 3 {2}/)
+    const [inbox, inboxRates, outbox, outboxRates] = linesOf(frameOf(counts(4, 160)))
+    expect(inbox).toMatch(/^inbox\s+pending 1 {2}processing 2 {2}done 1 {2}failed 1 {2}dead 3 {2}.*purge backlog 1,200/)
     expect(inboxRates).toContain('in 4.0/s  done 8.0/s  ▂▅▃█')
-    expect(outbox).toMatch(/^outbox\s+pending 1 {2}sending 1 {2}sent 1 {2}failed 1 {2}dead 2 {2}unknown 2/)
+    expect(outbox).toMatch(/^outbox\s+pending 1 {2}sending 1 {2}sent 1 {2}failed 1 {2}dead 2 {2}unknown 2.*purge backlog 3/)
     expect(outboxRates).toContain('in 1.0/s  sent 8.0/s')
-    const short = frameOf(
-      <CountsPanel counts={snap.counts} oldestPendingMs={snap.oldestPendingMs} history={history} lines={2} width={80} theme={theme} />,
-    )
+    expect(linesOf(frameOf(counts(4, 160, { ...backlog, capped: true })))[0]).toContain('purge backlog ≥1,200')
+    expect(frameOf(counts(4, 160, null))).not.toContain('purge backlog')
+    const short = frameOf(counts(2, 80))
     expect(linesOf(short)).toHaveLength(2)
     expect(fits(short, 80)).toBe(true)
-    const empty = frameOf(<CountsPanel counts={undefined} oldestPendingMs={undefined} history={[]} lines={4} width={80} theme={theme} />)
+    const empty = frameOf(
+      <CountsPanel
+        counts={undefined}
+        oldestPendingMs={undefined}
+        purgeBacklog={undefined}
+        history={[]}
+        lines={4}
+        width={80}
+        theme={theme}
+      />,
+    )
     expect(empty).toContain('pending -')
     expect(empty).toContain('in -  done -')
+    expect(empty).not.toContain('purge backlog')
   })
 
   it('InstancesPanel: live ones with host, pid, heartbeat age and counters; one whose heartbeat stopped as gone', () => {

@@ -76,6 +76,7 @@ function snapshot(
       outbox: { pending: 0, sending: 0, sent: 0, failed: 0, dead: fields.outboxDead?.length ?? 0, unknown: fields.unknown?.length ?? 0 },
     },
     oldestPendingMs: { inbox: null, outbox: null },
+    purgeBacklog: null,
     instances: [],
     leases: [],
     pages: {

@@ -19,6 +19,8 @@ import {
   type InboxRecord,
   type RecordKind,
   type RecordOf,
+  countByPaging,
+  type IndexPosition,
 } from '../../core/spi.js'
 import { inboundEventId, inboundLane, toEventRecord, toInboxRecord } from './inbox-mapping.js'
 import type { LeasedEventJournal, StorageOp, StorageResult } from './journal.js'
@@ -109,6 +111,19 @@ export class EventsJournal implements Journal {
     return kind === 'inbox'
       ? this.#events.storage.purgeState(inboundLane(this.scopeId), state, olderThan, limit)
       : this.#side.purge(kind, state, olderThan, limit)
+  }
+
+  countOlder(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number> {
+    if (kind !== 'inbox') return this.#side.countOlder(kind, state, olderThan, limit)
+    const storage = this.#events.storage
+    const lane = inboundLane(this.scopeId)
+    if (storage.countOlderState) return storage.countOlderState(lane, state, olderThan, limit)
+    const page = async (after: IndexPosition | undefined, max: number) =>
+      (await storage.listState(lane, { state, before: olderThan, after, limit: max })).map((event) => ({
+        stateTime: event.updatedAt,
+        key: event.id,
+      }))
+    return countByPaging(page, limit)
   }
 
   #storageOp(write: JournalWrite): StorageOp {

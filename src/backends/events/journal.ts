@@ -130,6 +130,8 @@ export interface EventStorage {
   countStates(lane: EventLane): Promise<Record<string, number>>
   /** Deletes up to `limit` records of `state` in the lane changed before `olderThan`. */
   purgeState(lane: EventLane, state: string, olderThan: number, limit: number): Promise<number>
+  /** How many records `purgeState` with the same arguments would delete, up to `limit` (optional: else counted by pages of `listState`). */
+  countOlderState?(lane: EventLane, state: string, olderThan: number, limit: number): Promise<number>
   /** The scopes that hold records on `channel`. */
   scopes(channel: string): Promise<string[]>
   /** Side entries kept in the journal's own file, as a `DurableKv` with scopes; undefined if the journal keeps none. */

@@ -99,6 +99,10 @@ export class CoreStorage implements EventStorage {
     }))
   }
 
+  countOlderState(lane: EventLane, stateName: string, olderThan: number, limit: number): Promise<number> {
+    return this.core.read((state) => state.countOlder(laneKey(lane), EVENTS_COLLECTION, stateName, olderThan, limit))
+  }
+
   scopes(channel: string): Promise<string[]> {
     return this.core.read((state) =>
       lanesIn(state).flatMap(({ lane }) => (lane.channel === channel && lane.scope !== null ? [lane.scope] : [])),
@@ -160,6 +164,10 @@ class SidecarKv implements DurableKv {
         .map((entry) => ({ scope, op: { op: 'delete' as const, collection, key: entry.key, expectVersion: entry.version } })),
       result: (results) => results.filter((result) => result.ok).length,
     }))
+  }
+
+  countOlder(collection: string, stateName: string, olderThan: number, limit: number): Promise<number> {
+    return this.core.read((state) => state.countOlder(sideKey(this.scopeId), collection, stateName, olderThan, limit))
   }
 
   scope(scopeId: string): DurableKv {

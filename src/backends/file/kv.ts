@@ -71,6 +71,10 @@ export class FileKv implements DurableKv {
     return results.filter((result) => result.ok).length
   }
 
+  countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    return this.#journal.read(() => this.#journal.state.countOlder(this.#scope, collection, state, olderThan, limit))
+  }
+
   scope(scopeId: string): FileKv {
     return new FileKv(this.#journal, scopeId)
   }

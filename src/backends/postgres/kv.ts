@@ -168,6 +168,12 @@ export class PostgresKv implements DurableKv {
     return rows[0]!.purged
   }
 
+  async countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0
+    const { rows } = await this.#query<{ n: number }>(this.#statements.COUNT_OLDER, [this.#scope, collection, state, olderThan, limit])
+    return rows[0]!.n
+  }
+
   /** A view holding only one scope's entries; it shares this store's pool and tables. */
   scope(scopeId: string): PostgresKv {
     return new PostgresKv({}, undefined, { scope: scopeId, of: this })

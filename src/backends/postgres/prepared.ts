@@ -30,6 +30,7 @@ export function prepare(tables: DurableTables): Statements {
     LIST_AFTER: named(sql.LIST_AFTER(tables)),
     COUNT_STATES: named(sql.COUNT_STATES(tables)),
     PURGE_STATE: named(sql.PURGE_STATE(tables)),
+    COUNT_OLDER: named(sql.COUNT_OLDER(tables)),
     SELECT_SCOPES: named(sql.SELECT_SCOPES(tables)),
     SELECT_NOW: named(sql.SELECT_NOW),
     WRITE_BATCH: named(WRITE_BATCH(tables)),

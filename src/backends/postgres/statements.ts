@@ -161,6 +161,17 @@ ${countedCte(t, 'SELECT state, -count(*) FROM deleted GROUP BY state')}
 SELECT count(*)::integer AS purged FROM deleted`
 
 /**
+ * What PURGE_STATE with the same parameters would delete, counted along the state-time index.
+ * $1 scope, $2 collection, $3 state, $4 older than (ms, exclusive), $5 limit.
+ * Returns one row (n).
+ */
+export const COUNT_OLDER = (t: DurableTables) => `SELECT count(*)::integer AS n FROM (
+  SELECT 1 FROM ${t.durable}
+  WHERE scope = $1::text AND collection = $2::text AND state = $3::text AND state_time < $4::float8
+  LIMIT $5::integer
+) AS expired`
+
+/**
  * The scopes holding entries: the distinct scopes, one primary-key probe each (a skip scan, so a
  * million entries in a few scopes cost a few probes), kept when their counters add up to more than 0.
  * No parameters. Returns (scope) rows in order.

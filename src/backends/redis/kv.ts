@@ -149,6 +149,12 @@ export class RedisKv implements DurableKv {
     return purged
   }
 
+  /** One ZLEXCOUNT: the state index's members sort by time, so a cut by age is a lex range. */
+  async countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    const index = this.#keys(collection).state(state)
+    return Math.min(limit, await this.#run(`count ${collection}`, (client) => client.zlexcount(index, '-', lexBefore(olderThan))))
+  }
+
   /** A view of one scope; it shares this store's connection (start and stop the root). */
   scope(scopeId: string): RedisKv {
     return new RedisKv({ connection: this.#shared.connection }, { shared: this.#shared, scope: scopeId })

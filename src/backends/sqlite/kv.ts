@@ -124,6 +124,13 @@ export class SQLiteKv implements DurableKv {
     )
   }
 
+  async countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    return this.#read('counting expired entries', (statements) => {
+      const row = statements.countOlder.get(this.#scope, collection, state, olderThan, limit) as { n: number }
+      return row.n
+    })
+  }
+
   /** A view of the same file holding only `scopeId`'s entries. */
   scope(scopeId: string): SQLiteKv {
     return new SQLiteKv(this.#shared.connection, { shared: this.#shared, scope: scopeId })

@@ -46,6 +46,12 @@ export const DURABLE_SQL = {
   purge: `DELETE FROM ${durable} WHERE rowid IN (
     SELECT rowid FROM ${durable} WHERE scope = ? AND collection = ? AND state = ? AND state_time < ?
     ORDER BY state_time, key LIMIT ?)`,
+  /**
+   * What `purge` with the same parameters would delete, counted along the state-time index.
+   * (scope, collection, state, olderThan, limit) → { n }.
+   */
+  countOlder: `SELECT count(*) AS n FROM (
+    SELECT 1 FROM ${durable} WHERE scope = ? AND collection = ? AND state = ? AND state_time < ? LIMIT ?)`,
   /** () → { scope } rows of every scope holding entries, from the counts (a few rows, not a scan). */
   scopes: `SELECT DISTINCT scope FROM ${durableCounts} WHERE n > 0 ORDER BY scope`,
 } as const

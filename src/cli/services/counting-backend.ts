@@ -91,6 +91,7 @@ export class CountingBackend implements DurabilityBackend {
       list: (kind, query) => (calls.list++, inner.list(kind, query)),
       count: (kind) => (calls.count++, background(), inner.count(kind)),
       purge: (kind, state, olderThan, limit) => (calls.purge++, background(), inner.purge(kind, state, olderThan, limit)),
+      countOlder: (kind, state, olderThan, limit) => (calls.count++, background(), inner.countOlder(kind, state, olderThan, limit)),
     }
   }
 }

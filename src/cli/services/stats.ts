@@ -1,7 +1,7 @@
 /**
  * `stats`: counts per state of the inbox and outbox (from the index counts, so a million records
  * cost what ten do), the oldest pending record's age (the first entry of the pending index), the
- * dead letters, the live instances and their metrics. Rates come from the heartbeats: each
+ * dead letters, the purge backlog (purge-backlog.ts), the live instances and their metrics. Rates come from the heartbeats: each
  * instance's counters over its uptime, or, when watching, the change between two samples.
  */
 import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
@@ -10,6 +10,7 @@ import { chooseScope } from '../scope.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../../core/durability/records.js'
 import { heartbeatRates, journalFailures, type FailureRate } from './failure-rate.js'
 import { listInstances } from './instances.js'
+import { backlogRetention, collectPurgeBacklog, type PurgeBacklogFigures } from './purge-backlog.js'
 
 /** The states the counts are listed in, in order (the dashboard's counts panel shows them so). */
 export { INBOX_STATES, OUTBOX_STATES }
@@ -39,16 +40,25 @@ export interface Stats {
   ratesOver: 'uptime' | 'interval'
   /** Throughput and failures per minute, from the heartbeats and from the journal. */
   perMinute: FailureRate
+  /** Done and sent records past the retention, not yet purged; null with retention 0 (nothing is purged). */
+  purgeBacklog: PurgeBacklogFigures | null
+}
+
+/** What the operator says about the figures. */
+export interface StatsOptions {
+  /** The retention the purge backlog is judged by (default: the live instances', else 7d). */
+  retentionMs?: number
 }
 
 /** Takes the figures of a scope; `previous` (the last sample while watching) turns counters into interval rates. */
-export async function collectStats(journal: Journal, now: number, previous?: Stats): Promise<Stats> {
+export async function collectStats(journal: Journal, now: number, previous?: Stats, options: StatsOptions = {}): Promise<Stats> {
   const [inbox, outbox, instances, failures] = await Promise.all([
     journalStats(journal, 'inbox', INBOX_STATES, now),
     journalStats(journal, 'outbox', OUTBOX_STATES, now),
     listInstances(journal, now),
     journalFailures(journal, now),
   ])
+  const purgeBacklog = await collectPurgeBacklog(journal, now, backlogRetention(instances, options.retentionMs))
   const metrics: Record<string, number> = {}
   const uptimeRates: Record<string, number> = {}
   for (const instance of instances) {
@@ -72,6 +82,7 @@ export async function collectStats(journal: Journal, now: number, previous?: Sta
     ratesPerSecond,
     ratesOver: interval ? 'interval' : 'uptime',
     perMinute: { heartbeats: heartbeatRates(ratesPerSecond, instances.length), journal: failures },
+    purgeBacklog,
   }
 }
 
@@ -100,13 +111,13 @@ function intervalRates(metrics: Record<string, number>, before: Record<string, n
 export async function watchStats(
   journal: Journal,
   now: () => Promise<number>,
-  options: { intervalMs: number; times?: number; signal?: AbortSignal },
+  options: StatsOptions & { intervalMs: number; times?: number; signal?: AbortSignal },
   onSample: (stats: Stats) => void,
 ): Promise<number> {
   let previous: Stats | undefined
   let taken = 0
   while (!options.signal?.aborted && (options.times === undefined || taken < options.times)) {
-    previous = await collectStats(journal, await now(), previous)
+    previous = await collectStats(journal, await now(), previous, options)
     taken++
     onSample(previous)
     if (options.times !== undefined && taken >= options.times) break
@@ -128,9 +139,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** The stats of the chosen scope, or of every scope when none is chosen (`--prometheus`). */
-export async function collectScopes(backend: DurabilityBackend, choice: ScopeChoice): Promise<Stats[]> {
+export async function collectScopes(backend: DurabilityBackend, choice: ScopeChoice, options: StatsOptions = {}): Promise<Stats[]> {
   const scopes =
     choice.scope !== undefined || choice.bot !== undefined ? [await chooseScope(backend, choice)] : (await backend.scopes()).sort()
   const now = await backend.now()
-  return Promise.all(scopes.map((scope) => collectStats(backend.journal(scope), now)))
+  return Promise.all(scopes.map((scope) => collectStats(backend.journal(scope), now, undefined, options)))
 }

@@ -1,7 +1,7 @@
 /**
  * `stats --prometheus`: the Prometheus text exposition format, for node_exporter's textfile
  * collector (write it to a .prom file from cron). Gauges for records by state, the oldest pending
- * age, dead letters and live instances; counters for the live instances' metrics.
+ * age, dead letters, the purge backlog and live instances; counters for the live instances' metrics.
  */
 import type { Stats } from '../services/stats.js'
 
@@ -32,25 +32,19 @@ export function prometheusText(all: readonly Stats[]): string {
     'botmesh_oldest_pending_age_seconds',
     'gauge',
     'Age of the oldest pending record since its last change (0 when none).',
-    all.flatMap(
-      (s) =>
-        [
-          [{ scope: s.scope, kind: 'inbox' }, (s.inbox.oldestPendingAgeMs ?? 0) / 1_000],
-          [{ scope: s.scope, kind: 'outbox' }, (s.outbox.oldestPendingAgeMs ?? 0) / 1_000],
-        ] as [Record<string, string>, number][],
-    ),
+    perKind(all, (s, kind) => (s[kind].oldestPendingAgeMs ?? 0) / 1_000),
   )
   family(
     'botmesh_dead_letters',
     'gauge',
     'Dead-lettered records.',
-    all.flatMap(
-      (s) =>
-        [
-          [{ scope: s.scope, kind: 'inbox' }, s.dead.inbox],
-          [{ scope: s.scope, kind: 'outbox' }, s.dead.outbox],
-        ] as [Record<string, string>, number][],
-    ),
+    perKind(all, (s, kind) => s.dead[kind]),
+  )
+  family(
+    'botmesh_purge_backlog',
+    'gauge',
+    'Done (inbox) and sent (outbox) records past the retention, not yet purged (none with retention 0).',
+    perKind(all, (s, kind) => s.purgeBacklog?.[kind] ?? 0),
   )
   family(
     'botmesh_live_instances',
@@ -68,6 +62,13 @@ export function prometheusText(all: readonly Stats[]): string {
     )
   }
   return `${lines.join('\n')}\n`
+}
+
+/** One sample per scope and journal. */
+function perKind(all: readonly Stats[], value: (stats: Stats, kind: 'inbox' | 'outbox') => number): [Record<string, string>, number][] {
+  return all.flatMap((s) =>
+    (['inbox', 'outbox'] as const).map((kind): [Record<string, string>, number] => [{ scope: s.scope, kind }, value(s, kind)]),
+  )
 }
 
 function snake(name: string): string {

@@ -46,6 +46,7 @@ export function statsView(stats: Stats): Block[] {
     ...STATS_STATES.map((state) => ({ label: state, inbox: count('inbox', state), outbox: count('outbox', state) })),
     { label: 'total', inbox: stats.inbox.total, outbox: stats.outbox.total },
     { label: 'oldest pending', inbox: age(stats.inbox.oldestPendingAgeMs), outbox: age(stats.outbox.oldestPendingAgeMs) },
+    ...(stats.purgeBacklog ? [backlogLine(stats.purgeBacklog)] : []),
   ]
   const deadTone = (line: StatsLine) => (line.label === 'dead' && (Number(line.inbox) > 0 || Number(line.outbox) > 0) ? 'red' : undefined)
   return [
@@ -61,6 +62,7 @@ export function statsView(stats: Stats): Block[] {
     {
       fields: [
         ['dead letters', `${stats.dead.inbox} inbound, ${stats.dead.outbox} outbound`],
+        ['retention', retentionText(stats.purgeBacklog)],
         [
           'live instances',
           stats.instances.live === 0
@@ -77,6 +79,19 @@ export function statsView(stats: Stats): Block[] {
       ],
     },
   ]
+}
+
+/** The purge backlog as a row of the table: done inbox records and sent outbox records past the retention. */
+function backlogLine(backlog: NonNullable<Stats['purgeBacklog']>): StatsLine {
+  const atLeast = (n: number) => (backlog.capped ? `≥ ${n}` : n)
+  return { label: 'purge backlog', inbox: atLeast(backlog.inbox), outbox: atLeast(backlog.outbox) }
+}
+
+const RETENTION_FROM = { flag: '--retention', instances: 'the live instances', default: 'the default; no live instance reports one' }
+
+function retentionText(backlog: Stats['purgeBacklog']): string {
+  if (!backlog) return '0 (records are kept: nothing is purged)'
+  return `${duration(backlog.retentionMs)} (${RETENTION_FROM[backlog.retentionFrom]}): the purge backlog is done and sent records older than it`
 }
 
 export function instancesView(now: number) {

@@ -51,7 +51,10 @@ export interface Journal {
   due<K extends RecordKind>(kind: K, until: number, limit: number): Promise<Versioned<RecordOf[K]>[]>
   list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]>
   count(kind: RecordKind): Promise<Record<string, number>>
+  /** Deletes up to `limit` records of `state` last changed before `olderThan`, oldest first; resolves to how many. */
   purge(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number>
+  /** How many records `purge` with the same arguments would delete, counted up to `limit`. */
+  countOlder(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number>
 }
 
 /** Where the journals live. The bot starts and stops it; `start`/`stop` are idempotent and counted. */

@@ -133,6 +133,9 @@ export interface Namespace {
   connectionId: string
 }
 
+/** How long done and sent records are kept when `retention` is not given. */
+export const RETENTION_DEFAULT = '7d'
+
 /** A per-boot suffix, so two processes on one host never share a default instanceId. */
 const BOOT_SUFFIX = randomBytes(4).toString('hex')
 
@@ -163,7 +166,7 @@ export function resolveDurabilityConfig(options: DurabilityOptions, namespace: N
       leaseMs: toMs(options.outbox?.leaseMs ?? '60s', 'durability.outbox.leaseMs'),
     },
     pollMs: toMs(options.pollMs ?? '1s', 'durability.pollMs'),
-    retentionMs: toMs(options.retention ?? '7d', 'durability.retention'),
+    retentionMs: toMs(options.retention ?? RETENTION_DEFAULT, 'durability.retention'),
     clock: options.clock ?? Date.now,
     ...resolveCoordination(options),
   }

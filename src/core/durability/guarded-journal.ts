@@ -24,5 +24,7 @@ export function guardedJournal(journal: Journal): Journal {
     count: (kind) => journal.count(kind).catch((error) => fail(error, 'count', `${kind} records`)),
     purge: (kind, state, olderThan, limit) =>
       journal.purge(kind, state, olderThan, limit).catch((error) => fail(error, 'purge', `${kind} records`)),
+    countOlder: (kind, state, olderThan, limit) =>
+      journal.countOlder(kind, state, olderThan, limit).catch((error) => fail(error, 'count', `${kind} records`)),
   }
 }

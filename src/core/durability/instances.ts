@@ -33,7 +33,11 @@ export class InstanceBeat {
       lastSweepAt: this.lastSweepAt(),
       expiresAt: now + LIMITS.instanceBeatMs * LIMITS.instanceBeatsToLive,
       metrics: { ...this.engine.metrics.snapshot() },
-      limits: { inboxMaxAttempts: this.engine.config.inbox.maxAttempts, outboxRetries: this.engine.config.outbox.retries },
+      limits: {
+        inboxMaxAttempts: this.engine.config.inbox.maxAttempts,
+        outboxRetries: this.engine.config.outbox.retries,
+        retentionMs: this.engine.config.retentionMs,
+      },
     }
     for (let tries = 0; tries < 2; tries++) {
       const [result] = await this.engine.journal.write('instances.beat', [{ kind: 'instances', record, expectVersion: this.#version }])

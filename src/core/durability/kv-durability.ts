@@ -6,6 +6,7 @@
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from './backend.js'
 import type { WriteLabel } from './crash-points.js'
 import type { DurableKv, Json, KvEntry, KvOp, KvWriteResult } from './kv.js'
+import { countByPaging } from './count-older.js'
 import { MemoryKv } from './memory/memory-kv.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from './records.js'
 
@@ -115,6 +116,11 @@ class KvJournal implements Journal {
 
   purge(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number> {
     return this.kv.purge(kind, state, olderThan, limit)
+  }
+
+  countOlder(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number> {
+    if (this.kv.countOlder) return this.kv.countOlder(kind, state, olderThan, limit)
+    return countByPaging((after, max) => this.kv.list(kind, { state, before: olderThan, after, limit: max }), limit)
   }
 }
 

@@ -93,8 +93,17 @@ export interface DurableKv {
   list(collection: string, query: KvListQuery): Promise<KvEntry[]>
   /** How many entries each state holds (states with none may be absent). */
   count(collection: string): Promise<Record<string, number>>
-  /** Deletes up to `limit` entries of `state` with `stateTime < olderThan`; resolves to how many. */
+  /**
+   * Deletes up to `limit` entries of `state` with `stateTime < olderThan`, oldest first; resolves to
+   * how many. Each entry is checked again as it is deleted: one that left the state meanwhile stays.
+   */
   purge(collection: string, state: string, olderThan: number, limit: number): Promise<number>
+  /**
+   * How many entries `purge` with the same arguments would delete: those of `state` with
+   * `stateTime < olderThan`, counted up to `limit`. Optional: without it, KvDurability pages
+   * through `list` (a backend with an ordered index counts in one call).
+   */
+  countOlder?(collection: string, state: string, olderThan: number, limit: number): Promise<number>
   /**
    * A view of this store holding only one namespace's entries (`Bot.durability.scope`). Views share
    * the store's connection: start and stop the root. A store without `scope` must not be shared by bots.

@@ -11,10 +11,16 @@ export const LIMITS = {
   sweepBatchMax: 100,
   /** Records a restarted instance inspects to reclaim its own leases on its first sweep. */
   reclaimScanMax: 10_000,
-  /** Records one retention pass deletes per state. */
+  /** Records one retention pass deletes per state (one backend call each: a statement, a script). */
   purgeBatchMax: 1_000,
-  /** How often retention purges (at most). */
-  purgeEveryMs: 60_000,
+  /** How long retention waits after a pass that caught up (found less than a batch) before the next. */
+  purgeEveryMs: 1_000,
+  /** How long retention yields after a full batch before the next pass, so the hot path gets the backend between batches. */
+  purgeBacklogPauseMs: 10,
+  /** Expired records the purge backlog counts per state before it says "at least". */
+  purgeBacklogCountMax: 1_000_000,
+  /** Entries one page holds when a store without a count of its own counts a state's older entries. */
+  countPageMax: 1_000,
   /** Recently admitted event ids remembered in memory, to recognise redeliveries without a round trip. */
   dedupeCacheMax: 10_000,
   /** How often the instance heartbeat is written. */

@@ -110,8 +110,11 @@ export interface InstanceRecord {
   /** When the record stops counting as live unless beaten again. */
   expiresAt: number
   metrics: Record<string, number>
-  /** The attempt limits the instance runs with, so an operator's `show` counts against them (absent from older bots). */
-  limits?: { inboxMaxAttempts: number; outboxRetries: number }
+  /**
+   * The limits the instance runs with, so an operator's `show` counts attempts against them and
+   * `stats` judges the purge backlog by the retention (absent from older bots; retentionMs too).
+   */
+  limits?: { inboxMaxAttempts: number; outboxRetries: number; retentionMs?: number }
 }
 
 /** Who holds a chat's turn or the transport session: a lease with the inbox record it runs, if any. */

@@ -1,7 +1,7 @@
 /**
  * The background sweeper: every `pollMs` it delivers due sends (retries, enqueued sends, later
- * parts), settles sends abandoned mid-call, replays inbound records whose processing was left
- * unfinished or is due for a retry, and applies retention.
+ * parts), settles sends abandoned mid-call, and replays inbound records whose processing was left
+ * unfinished or is due for a retry. Retention runs beside it (retention.ts).
  */
 import type { Versioned } from './backend.js'
 import type { DurabilityEngine } from './engine.js'
@@ -12,7 +12,6 @@ import type { Outbox } from './outbox.js'
 import type { Transport } from './outbox-attempt.js'
 import { sweepOutboxRecord } from './outbox-sweep.js'
 import type { InboxRecord, OutboxRecord } from './records.js'
-import { purgeExpired } from './retention.js'
 
 export class Sweeper {
   /**
@@ -21,7 +20,6 @@ export class Sweeper {
    * unreachable), and a write of the dead run may land late and make a reclaim lose its race.
    */
   #reclaiming = true
-  #lastPurgeAt = 0
   lastSweepAt: number | null = null
 
   constructor(
@@ -58,10 +56,6 @@ export class Sweeper {
       else waiting.add(chatId)
     }
     if (!foundAbandoned) this.#reclaiming = false
-    if (engine.config.retentionMs > 0 && now - this.#lastPurgeAt >= Math.min(LIMITS.purgeEveryMs, engine.config.retentionMs)) {
-      this.#lastPurgeAt = now
-      await purgeExpired(engine)
-    }
     this.lastSweepAt = engine.now()
   }
 

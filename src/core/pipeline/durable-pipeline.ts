@@ -20,6 +20,7 @@ import { MemoryDurability } from '../durability/memory/memory-durability.js'
 import { Outbox } from '../durability/outbox.js'
 import type { Transport } from '../durability/outbox-attempt.js'
 import { decodePayload } from '../durability/payload.js'
+import { Retention } from '../durability/retention.js'
 import { Sweeper } from '../durability/sweeper.js'
 import { NO_TRACING, type MessageTracing } from '../durability/tracing.js'
 import { claimUnscopedBackend, releaseUnscopedBackend } from '../durability/unscoped-sharing.js'
@@ -59,6 +60,7 @@ export class DurablePipeline implements MessagePipeline {
   readonly #beat: InstanceBeat
   readonly #sweepLoop: BackgroundLoop
   readonly #beatLoop: BackgroundLoop
+  readonly #retention: Retention
   /** Chat turns across replicas (durability.coordination), or undefined: this process's chat queue only. */
   readonly #turns: ChatTurns | undefined
   readonly #session: TransportSession
@@ -107,6 +109,7 @@ export class DurablePipeline implements MessagePipeline {
       () => this.#beat.beat(),
       parts.error,
     )
+    this.#retention = new Retention(this.engine, parts.error)
     this.durability = new Durability(this.engine, () => this.#wake())
     this.#runDeps = { engine: this.engine, dispatcher: this.#dispatcher, provider: parts.provider, origin: this.#origin }
   }
@@ -124,6 +127,7 @@ export class DurablePipeline implements MessagePipeline {
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
     await this.#sweepOnce().catch(this.#parts.error)
     this.#sweepLoop.start(false)
+    this.#retention.start()
     await this.#session.start(startTransport)
   }
 
@@ -154,7 +158,7 @@ export class DurablePipeline implements MessagePipeline {
     await this.#inFlight.settle(LIMITS.stopTimeoutMs)
     const error = this.#parts.error
     await this.#session.stop().catch(error)
-    await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop()])
+    await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop(), this.#retention.stop()])
     await this.engine.keeper.stop()
     await this.#turns?.stop()
     await this.#beat.remove().catch(error)

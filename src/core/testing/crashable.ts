@@ -106,6 +106,7 @@ export class CrashableBackend implements DurabilityBackend {
       count: (kind: RecordKind) => self.#gate(() => inner.count(kind)),
       write: (name: WriteLabel, writes: readonly JournalWrite[]) => self.#write(name, () => inner.write(name, writes)),
       purge: (kind, state, olderThan, limit) => self.#write('retention.purge', () => inner.purge(kind, state, olderThan, limit)),
+      countOlder: (kind, state, olderThan, limit) => self.#gate(() => inner.countOlder(kind, state, olderThan, limit)),
     } as Journal
   }
 

@@ -29,6 +29,7 @@ export function aroundJournalWrites(inner: DurabilityBackend, around: AroundWrit
         list: (kind, query) => journal.list(kind, query),
         count: (kind) => journal.count(kind),
         purge: (kind, state, olderThan, limit) => journal.purge(kind, state, olderThan, limit),
+        countOlder: (kind, state, olderThan, limit) => journal.countOlder(kind, state, olderThan, limit),
         write: (name, writes) => around(name, writes, () => journal.write(name, writes)),
       }
     },

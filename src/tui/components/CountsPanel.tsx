@@ -1,6 +1,7 @@
 /**
- * Inbox and outbox: records per state (from the index counts), what comes in per second (the
- * instances' heartbeat metrics) and what goes out (done / sent, from the counts between
+ * Inbox and outbox: records per state (from the index counts), the oldest pending record's age and
+ * the purge backlog (done / sent records past the retention, not yet purged), what comes in per
+ * second (the instances' heartbeat metrics) and what goes out (done / sent, from the counts between
  * refreshes), with a sparkline of the latter over the last minutes. Two lines per journal, or one
  * on a short terminal.
  */
@@ -13,6 +14,8 @@ import type { Theme, Tone } from '../theme.js'
 export interface CountsPanelProps {
   counts: { inbox: Record<string, number>; outbox: Record<string, number> } | undefined
   oldestPendingMs: { inbox: number | null; outbox: number | null } | undefined
+  /** Undefined before the first refresh; null with retention 0 (nothing is purged). */
+  purgeBacklog: { inbox: number; outbox: number; capped: boolean } | null | undefined
   history: RateSample[]
   /** 4: two lines per journal; 2: one. */
   lines: number
@@ -23,7 +26,7 @@ export interface CountsPanelProps {
 /** A state whose records need an operator's eye gets a colour when it is not empty. */
 const STATE_TONES: Record<string, Tone> = { dead: 'error', failed: 'warn', unknown: 'accent', processing: 'ok', sending: 'ok' }
 
-export function CountsPanel({ counts, oldestPendingMs, history, lines, width, theme }: CountsPanelProps) {
+export function CountsPanel({ counts, oldestPendingMs, purgeBacklog, history, lines, width, theme }: CountsPanelProps) {
   const last = history.at(-1)
   const journals = [
     {
@@ -31,6 +34,7 @@ export function CountsPanel({ counts, oldestPendingMs, history, lines, width, th
       states: INBOX_STATES,
       counts: counts?.inbox,
       oldest: oldestPendingMs?.inbox,
+      backlog: purgeBacklog?.inbox,
       rates: `in ${rate(last?.inboxIn)}  done ${rate(last?.inboxDone)}`,
       series: history.map((sample) => sample.inboxDone),
     },
@@ -39,6 +43,7 @@ export function CountsPanel({ counts, oldestPendingMs, history, lines, width, th
       states: OUTBOX_STATES,
       counts: counts?.outbox,
       oldest: oldestPendingMs?.outbox,
+      backlog: purgeBacklog?.outbox,
       rates: `in ${rate(last?.outboxIn)}  sent ${rate(last?.outboxSent)}`,
       series: history.map((sample) => sample.outboxSent),
     },
@@ -47,6 +52,7 @@ export function CountsPanel({ counts, oldestPendingMs, history, lines, width, th
     <Box flexDirection="column" width={width} height={lines} overflow="hidden">
       {journals.map((journal) => {
         const oldest = journal.oldest === null || journal.oldest === undefined ? '' : `  oldest pending ${duration(journal.oldest)}`
+        const backlog = journal.backlog === undefined ? '' : `  purge backlog ${purgeBacklog?.capped ? '≥' : ''}${compact(journal.backlog)}`
         const rateLine = `${journal.rates}  `
         const spark = sparkline(journal.series, Math.max(0, width - 8 - rateLine.length))
         return (
@@ -65,6 +71,7 @@ export function CountsPanel({ counts, oldestPendingMs, history, lines, width, th
                 )
               })}
               <Text color={theme.tone('muted')}>{oldest}</Text>
+              <Text color={theme.tone('muted')}>{backlog}</Text>
               {lines < 4 ? <Text color={theme.tone('muted')}>{`  ${journal.rates}`}</Text> : null}
             </Text>
             {lines >= 4 ? (

@@ -55,6 +55,7 @@ export function Screen({ state, size, theme }: ScreenProps) {
       <CountsPanel
         counts={snapshot?.counts}
         oldestPendingMs={snapshot?.oldestPendingMs}
+        purgeBacklog={snapshot?.purgeBacklog}
         history={state.history}
         lines={countsLines(rows)}
         width={width}

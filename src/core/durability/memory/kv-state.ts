@@ -75,6 +75,12 @@ export class KvState {
     return index.range({ after, before: query.before, limit: query.limit }).map(({ key }) => entries.get(key)!)
   }
 
+  /** How many entries of `state` have `stateTime < olderThan`, up to `limit`. */
+  countOlder(scope: string, collection: string, state: string, olderThan: number, limit: number): number {
+    const index = this.#collection(scope, collection, false)?.states.get(state)
+    return Math.min(limit, index?.countBefore(olderThan) ?? 0)
+  }
+
   count(scope: string, collection: string): Record<string, number> {
     const counts: Record<string, number> = {}
     for (const [state, index] of this.#collection(scope, collection, false)?.states ?? []) {

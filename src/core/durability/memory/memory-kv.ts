@@ -71,6 +71,10 @@ export class MemoryKv implements DurableKv {
     return victims.length
   }
 
+  async countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
+    return this.#state.countOlder(this.#scope, collection, state, olderThan, limit)
+  }
+
   scope(scopeId: string): MemoryKv {
     return new MemoryKv({ now: this.#now }, { state: this.#state, scope: scopeId })
   }

@@ -60,6 +60,12 @@ export class SortedIndex {
     return out
   }
 
+  /** How many entries have `time < before`. */
+  countBefore(before: number): number {
+    // '' sorts before every key: the first position at `before` is the first entry at or after it.
+    return this.#position(before, '')
+  }
+
   /** The first index whose (time, key) is not below the given pair. */
   #position(time: number, key: string): number {
     let low = 0

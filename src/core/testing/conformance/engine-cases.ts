@@ -12,7 +12,6 @@ import { admitInbound, claimInbound, completeInbound, failInbound } from '../../
 import { attemptDelivery, claimOutbound, type Transport } from '../../durability/outbox-attempt.js'
 import { inboxRecordId } from '../../durability/keys.js'
 import { discardSend, replayInbound, retrySend } from '../../durability/operations.js'
-import { purgeExpired } from '../../durability/retention.js'
 import { ERROR_CODES } from '../../errors.js'
 import { ProviderError, UnsupportedContentError } from '../../provider-errors.js'
 import { TEXT } from '../../matchers.js'
@@ -227,25 +226,6 @@ export const ENGINE_CASES: ConformanceCase[] = [
       assert.equal((await engine.journal.due('outbox', engine.now() + 1_000, 10)).length, 1)
       await discardSend(engine.journal, 'k1')
       assert.deepEqual(await engine.journal.read('outbox', ['k1']), [undefined])
-    },
-  },
-  {
-    name: 'engine: retention purges done and sent records older than the retention, and keeps the rest',
-    async run({ backend, scopeId }) {
-      const engine = engineOn(backend, scopeId(), 'solo', { retention: 50 })
-      await engine.clock.sync()
-      const old = engine.now() - 10_000
-      await engine.journal.write('outbox.journal', [
-        { kind: 'outbox', record: outboxRecord('old-sent', { state: 'sent', updatedAt: old }), expectVersion: 0 },
-        { kind: 'outbox', record: outboxRecord('old-dead', { state: 'dead', updatedAt: old }), expectVersion: 0 },
-        { kind: 'outbox', record: outboxRecord('new-sent', { state: 'sent', updatedAt: engine.now() + 60_000 }), expectVersion: 0 },
-      ])
-      assert.equal(await purgeExpired(engine), 1)
-      const left = await engine.journal.read('outbox', ['old-sent', 'old-dead', 'new-sent'])
-      assert.deepEqual(
-        left.map((f) => f?.record.key),
-        [undefined, 'old-dead', 'new-sent'],
-      )
     },
   },
   {

@@ -3,6 +3,7 @@ import { BACKEND_LIFECYCLE_CASES } from './backend-lifecycle-cases.js'
 import { ENGINE_CASES } from './engine-cases.js'
 import { JOURNAL_INDEX_CASES } from './journal-index-cases.js'
 import { JOURNAL_WRITE_CASES } from './journal-write-cases.js'
+import { RETENTION_CASES } from './retention-cases.js'
 import type { ConformanceCase } from './case.js'
 
 export type { BackendFactory, ConformanceCase, ConformanceContext } from './case.js'
@@ -14,4 +15,5 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
   ...JOURNAL_INDEX_CASES,
   ...BACKEND_LIFECYCLE_CASES,
   ...ENGINE_CASES,
+  ...RETENTION_CASES,
 ]

@@ -96,6 +96,11 @@ export class SealedJournal implements Journal {
     return this.inner.count(kind)
   }
 
+  /** Counted underneath: a record kept back from a purge (its key missing) is still expired and still there. */
+  countOlder(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number> {
+    return this.inner.countOlder(kind, state, olderThan, limit)
+  }
+
   /**
    * Deletes up to `limit` records of `state` older than `olderThan`, each by compare-and-set on the
    * version just read, passing over those the ring cannot open: a record whose key is missing is

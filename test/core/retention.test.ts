@@ -87,7 +87,7 @@ describe('the retention loop', () => {
     ])
     const retention = new Retention(engine, (error) => errors.push(error))
     stops.push(() => retention.stop())
-    retention.start()
+    await retention.start()
     const cut = clock.now() - RETENTION_MS
     await waitFor(async () => (await purgeBacklog(engine.journal, cut)).total === 0, { timeoutMs: 30_000, message: 'the backlog purged' })
     await retention.stop()

@@ -72,9 +72,14 @@ export class Retention {
     )
   }
 
-  /** Starts passing (the first pass at once); with retention 0 nothing is ever purged. */
-  start(): void {
-    if (this.engine.config.retentionMs > 0) this.#loop.start()
+  /**
+   * Starts passing; resolves once the first pass is done (one bounded batch of each lane), so a
+   * restarted bot takes up a backlog before its traffic. With retention 0 nothing is ever purged.
+   */
+  async start(): Promise<void> {
+    if (this.engine.config.retentionMs <= 0) return
+    this.#loop.start()
+    await this.#loop.settled()
   }
 
   /** Stops, after the pass in flight. */

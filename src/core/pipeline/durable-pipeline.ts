@@ -127,7 +127,7 @@ export class DurablePipeline implements MessagePipeline {
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
     await this.#sweepOnce().catch(this.#parts.error)
     this.#sweepLoop.start(false)
-    this.#retention.start()
+    await this.#retention.start()
     await this.#session.start(startTransport)
   }
 

@@ -18,7 +18,7 @@ import { optionNames, refuseUnknownOptions } from './options.js'
 import { DurablePipeline } from './pipeline/durable-pipeline.js'
 import type { BotParts, Handler, MessagePipeline, Registration } from './pipeline/pipeline.js'
 import { PlainPipeline } from './pipeline/plain-pipeline.js'
-import type { IProvider, OutboundContent } from './provider.js'
+import type { IProvider, InboundEvent, InboundSink, OutboundContent } from './provider.js'
 import { MemoryStore, type Store } from './store.js'
 
 /** Where log lines go. @default console */
@@ -86,6 +86,7 @@ export class Bot extends EventEmitter {
       const events = {
         dead: (info: unknown) => this.emit('durability:dead', info),
         ambiguous: (info: unknown) => this.emit('durability:ambiguous', info),
+        reconciled: (info: unknown) => this.emit('durability:reconciled', info),
       }
       const durable = new DurablePipeline({ parts, options: durability, namespace: this.namespace, events })
       this.durability = durable.durability
@@ -116,7 +117,12 @@ export class Bot extends EventEmitter {
     if (this.#started) return
     await this.store.start?.()
     // With providerSession 'leader' the durable pipeline starts the transport once this replica is elected.
-    await this.#pipeline.start(() => this.provider.start((event) => this.#pipeline.receive(event)))
+    const pipeline = this.#pipeline
+    const sink: InboundSink = Object.assign(
+      (event: InboundEvent) => pipeline.receive(event),
+      pipeline.delivered ? { delivered: pipeline.delivered } : {},
+    )
+    await pipeline.start(() => this.provider.start(sink))
     this.#started = true
   }
 

@@ -20,6 +20,8 @@ export type {
   ProviderSendResult,
   StoredMediaRef,
   Interaction,
+  DeliveryReport,
+  ProviderSendOptions,
 } from './provider.js'
 export * from './provider-errors.js'
 export * from './errors.js'

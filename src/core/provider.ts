@@ -62,8 +62,34 @@ export interface ProviderSendResult {
   messageId: string
 }
 
-/** Called by a provider for each inbound event; resolves once the bot journaled it (answer a webhook then). */
-export type InboundSink = (event: InboundEvent) => Promise<void>
+/**
+ * The channel's word that it accepted a send: a status callback that echoed the outbox key the
+ * provider put in the send (Twilio's `StatusCallback` URL, WhatsApp Cloud's `biz_opaque_callback_data`).
+ */
+export interface DeliveryReport {
+  /** The outbox key the send carried (`ProviderSendOptions.outboxKey`). */
+  outboxKey: string
+  /** The channel's id of the message. */
+  messageId: string
+  /** The channel's status word (`sent`, `delivered`, `read`, `failed`…), for the record. */
+  status?: string
+}
+
+/**
+ * Called by a provider for each inbound event; resolves once the bot journaled it (answer a webhook
+ * then). `delivered`, when the bot is durable, takes the channel's delivery reports: a send left
+ * ambiguous by a crash is settled from one (answer the status callback once it resolved).
+ */
+export interface InboundSink {
+  (event: InboundEvent): Promise<void>
+  delivered?(report: DeliveryReport): Promise<void>
+}
+
+/** What the outbox tells a provider about one send. */
+export interface ProviderSendOptions {
+  /** The send's outbox key, for a provider that echoes it back (`echoesOutboxKey`); never content. */
+  outboxKey?: string
+}
 
 /** A channel adapter. */
 export interface IProvider {
@@ -88,7 +114,13 @@ export interface IProvider {
    * `OutsideSessionWindowError`, `RecipientUnreachableError`, or `retryable: false`), or any other
    * error to be retried with backoff. Never puts a credential in an error.
    */
-  send(chatId: string, content: OutboundContent): Promise<ProviderSendResult>
+  send(chatId: string, content: OutboundContent, options?: ProviderSendOptions): Promise<ProviderSendResult>
+  /**
+   * True when each send carries `options.outboxKey` in a token the channel echoes on its status
+   * callbacks, and the provider hands those to `sink.delivered`: a send found ambiguous after a
+   * crash then waits up to `outbox.reconcileMs` for the status instead of guessing.
+   */
+  readonly echoesOutboxKey?: boolean
   /** Edits a sent message (never journaled: edits are idempotent). */
   edit?(chatId: string, messageId: string, content: OutboundContent): Promise<void>
   /** Shows a typing indicator (never journaled). */

@@ -12,6 +12,8 @@ export type {
   OutboundContent,
   ProviderSendResult,
   StoredMediaRef,
+  DeliveryReport,
+  ProviderSendOptions,
 } from '../core/provider.js'
 export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type MediaRefCodec, type MediaRefSpec } from './shared/codec.js'
 export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'

@@ -11,6 +11,7 @@ import type { InstanceRecord } from '../../src/core/durability/records.js'
 import { InvalidStateError, RecordNotFoundError } from '../../src/core/errors.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { UnsupportedContentError } from '../../src/core/provider-errors.js'
+import type { InboundSink } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { crashable } from '../../src/core/testing/crashable.js'
 import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
@@ -189,6 +190,7 @@ describe('metrics(): all 13 counters', () => {
         'outboxBypassed',
         'staleLeases',
         'outboxDiverged',
+        'outboxReconciled',
       ].sort(),
     )
     expect(Object.values(metrics).every((n) => n === 0)).toBe(true)
@@ -264,6 +266,28 @@ describe('metrics(): all 13 counters', () => {
       bots.abandon(first)
       const second = await bots.start({ durability: fast({ backend: shared, instanceId: 'i1' }) })
       await waitFor(() => second.ambiguous.length === 1)
+      return second
+    },
+    async outboxReconciled() {
+      // A provider that echoes the outbox key reports the crashed send's status after the restart.
+      class Echoing extends MockProvider {
+        readonly echoesOutboxKey = true
+        sink: InboundSink | undefined
+        override async start(sink: InboundSink): Promise<void> {
+          this.sink = sink
+          await super.start(sink)
+        }
+      }
+      const shared = new MemoryDurability()
+      const a = crashable(shared).crashBefore('outbox.markSent')
+      const first = await bots.start({ provider: new CrashableProvider(a), durability: fast({ backend: a, instanceId: 'i1' }) })
+      void first.bot.send('c1', 'hi', { idempotencyKey: 'k' })
+      await a.whenCrashed()
+      bots.abandon(first)
+      const provider = new Echoing()
+      const second = await bots.start({ provider, durability: fast({ backend: shared, instanceId: 'i1' }) })
+      await provider.sink!.delivered!({ outboxKey: 'k', messageId: 'channel-1', status: 'sent' })
+      expect(await second.bot.durability!.outbox.get('k')).toMatchObject({ state: 'sent', providerMessageId: 'channel-1' })
       return second
     },
     async outboxBypassed() {

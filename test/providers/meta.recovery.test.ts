@@ -57,12 +57,14 @@ describe('the ambiguous window: the platform accepted a send whose answer never 
     graph = await new FakeGraph(ACCESS_TOKEN, PHONE_NUMBER_ID).start()
     const shared = new MemoryDurability()
     const store = new MemoryStore()
-    const durability = { ...FAST, outbox: { ...FAST.outbox, onAmbiguous } }
+    // No status webhook comes here, and reconcileMs 0 decides at once: the contract's own behaviour.
+    const durability = { ...FAST, outbox: { ...FAST.outbox, onAmbiguous, reconcileMs: 0 } }
     // The request times out; the process dies before the outbox records the failure.
     const a = crashable(shared).crashBefore('outbox.markFailed')
     graph.acceptWithoutAnswer(1)
     const first = await bots.start({
-      provider: meta({ requestTimeoutMs: 200 }),
+      // Long enough for the request to reach the fake on a loaded machine before it times out.
+      provider: meta({ requestTimeoutMs: 1000 }),
       store,
       durability: { ...durability, backend: a, instanceId: 'i1' },
     })

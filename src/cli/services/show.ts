@@ -114,8 +114,12 @@ export function whyOutbox(
     }
     case 'sending':
       return leased(record, now, 'the provider is being called')
-    case 'sent':
-      return `sent at ${iso(record.updatedAt)}${record.providerMessageId ? ` as provider message ${record.providerMessageId}` : ''}; a replay answers from this record instead of sending again.`
+    case 'sent': {
+      const how = record.audit?.some((entry) => entry.action === 'reconciled')
+        ? ' (settled by the channel: its status callback named this send after a crash left it ambiguous)'
+        : ''
+      return `sent at ${iso(record.updatedAt)}${record.providerMessageId ? ` as provider message ${record.providerMessageId}` : ''}${how}; a replay answers from this record instead of sending again.`
+    }
     case 'unknown':
       return (
         `unknown since ${iso(record.updatedAt)}: the process died between calling the provider and recording the result, so it may or may not have gone out ` +

@@ -54,6 +54,12 @@ export interface DurabilityOptions {
     maxPayloadBytes?: number
     /** Lease of a send in flight (at least 20 ms). @default '60s' */
     leaseMs?: Duration
+    /**
+     * How long a send found ambiguous after a crash waits for the channel's status naming its key
+     * before `onAmbiguous` applies; only with a provider that echoes the key (`echoesOutboxKey`).
+     * 0 decides at once. @default '30s'
+     */
+    reconcileMs?: Duration
   }
   /** Period of the background sweeper. @default '1s' */
   pollMs?: Duration
@@ -110,6 +116,7 @@ export interface DurabilityConfig {
     onAmbiguous: 'skip' | 'resend'
     onDiverged: 'send' | 'skip'
     maxPayloadBytes: number
+    reconcileMs: number
     leaseMs: number
   }
   pollMs: number
@@ -164,6 +171,7 @@ export function resolveDurabilityConfig(options: DurabilityOptions, namespace: N
         1,
       ),
       leaseMs: toMs(options.outbox?.leaseMs ?? '60s', 'durability.outbox.leaseMs'),
+      reconcileMs: toMs(options.outbox?.reconcileMs ?? '30s', 'durability.outbox.reconcileMs'),
     },
     pollMs: toMs(options.pollMs ?? '1s', 'durability.pollMs'),
     retentionMs: toMs(options.retention ?? RETENTION_DEFAULT, 'durability.retention'),
@@ -253,6 +261,7 @@ function refuseUnknownDurabilityOptions(options: DurabilityOptions): void {
     onDiverged: true,
     maxPayloadBytes: true,
     leaseMs: true,
+    reconcileMs: true,
   })
   refuseUnknownOptions('durability.outbox', options.outbox, outbox, { maxAttempts: 'sends take retries (after the first attempt)' })
   for (const side of ['inbox', 'outbox'] as const)

@@ -18,6 +18,8 @@ import type { ErrorInfo, InboxRecord, OutboxRecord } from './records.js'
 export interface EngineEvents {
   dead(info: { kind: 'inbox' | 'outbox'; id: string; error: ErrorInfo | null }): void
   ambiguous(info: { key: string; chatId: string }): void
+  /** A send left ambiguous was settled from the channel's status (`durability:reconciled`). */
+  reconciled?(info: { key: string; chatId: string; messageId: string }): void
   warn(message: string): void
   error(error: unknown): void
 }

@@ -3,6 +3,8 @@
  * backoff, retries) live in config.ts; these bound loops, batches and caches.
  */
 export const LIMITS = {
+  /** Delivery reports of sends still in flight kept for the sweeper (the oldest go first). @default 10000 */
+  deliveryReportsHeldMax: 10_000,
   /** The shortest outbox lease the bot accepts: heartbeats must fit well inside it. */
   outboxLeaseMinMs: 20,
   /** The shortest inbox lease the bot accepts. */

@@ -1,4 +1,4 @@
-/** The durability counters of one bot (`bot.durability.metrics()`), all 13 of the seed's. */
+/** The durability counters of one bot (`bot.durability.metrics()`): the seed's 13, and `outboxReconciled`. */
 export const METRIC_NAMES = [
   'inboundJournaled',
   'inboundDuplicates',
@@ -13,6 +13,7 @@ export const METRIC_NAMES = [
   'outboxBypassed',
   'staleLeases',
   'outboxDiverged',
+  'outboxReconciled',
 ] as const
 
 export type MetricName = (typeof METRIC_NAMES)[number]

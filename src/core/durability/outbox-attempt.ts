@@ -15,8 +15,10 @@ import { sentRecord, type SentMarks } from './sent-marks.js'
 /** What the outbox needs from the bot to deliver a send. */
 export interface Transport {
   readonly textLimit: number | undefined
-  /** Calls the provider. The content never carries an idempotency key. */
-  send(chatId: string, content: OutboundContent): Promise<ProviderSendResult>
+  /** Calls the provider. The content never carries an idempotency key; `outboxKey` is for a provider that echoes it. */
+  send(chatId: string, content: OutboundContent, outboxKey: string): Promise<ProviderSendResult>
+  /** Whether the provider echoes the outbox key on its status callbacks (see reconcile.ts). */
+  readonly echoesOutboxKey?: boolean
   /** True on a standby replica of a leader-only transport session: it must not call the provider. */
   isStandby(): boolean
   /** Runs the after('send') hooks and writes the message log for a delivered send. */
@@ -47,7 +49,7 @@ export async function attemptDelivery(
     try {
       if (transport.isStandby()) throw new ProviderNotLeaderError()
       engine.unstarted.calling(held.id)
-      result = await transport.send(held.record.chatId, decodePayload(held.record.payload))
+      result = await transport.send(held.record.chatId, decodePayload(held.record.payload), held.record.key)
     } catch (error) {
       return await recordFailure(engine, held, error)
     }

@@ -12,6 +12,7 @@ import { partKey } from './keys.js'
 import { attemptDelivery, claimOutbound, markOutboxDead, type Transport } from './outbox-attempt.js'
 import { splitContent } from './outbox.js'
 import { decodePayload, encodePayload } from './payload.js'
+import { reconcileAmbiguous } from './reconcile.js'
 import type { OutboxRecord } from './records.js'
 
 /** Handles one due record; once a part is settled, goes straight on with the part after it. */
@@ -76,6 +77,8 @@ async function refuseOnStandby(engine: DurabilityEngine, found: Versioned<Outbox
 
 /** The process died between "about to call the provider" and "sent": skip (unknown) or resend. */
 async function settleAmbiguous(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
+  const reconciled = await reconcileAmbiguous(engine, transport, found)
+  if (reconciled !== undefined) return reconciled
   const { record } = found
   if (engine.config.outbox.onAmbiguous === 'resend') {
     if (transport.isStandby()) return refuseOnStandby(engine, found)

@@ -10,6 +10,7 @@ import type { DurabilityBackend } from '../durability/backend.js'
 import { ChatTurns } from '../durability/chat-turns.js'
 import { resolveDurabilityConfig, type DurabilityConfig, type DurabilityOptions, type Namespace } from '../durability/config.js'
 import { DurabilityEngine, type EngineEvents } from '../durability/engine.js'
+import { reportDelivery } from '../durability/reconcile.js'
 import { refuseInvalidEvent } from '../durability/event-check.js'
 import { Durability } from '../durability/facade.js'
 import type { HeldRecord } from '../durability/held-record.js'
@@ -24,7 +25,7 @@ import { Retention } from '../durability/retention.js'
 import { Sweeper } from '../durability/sweeper.js'
 import { NO_TRACING, type MessageTracing } from '../durability/tracing.js'
 import { claimUnscopedBackend, releaseUnscopedBackend } from '../durability/unscoped-sharing.js'
-import type { InboundEvent } from '../provider.js'
+import type { DeliveryReport, InboundEvent } from '../provider.js'
 import { TransportSession } from '../transport-session.js'
 import { Admission } from './admission.js'
 import { ChatQueue } from './chat-queue.js'
@@ -39,8 +40,8 @@ export interface DurablePipelineDeps {
   parts: BotParts
   options: DurabilityOptions
   namespace: Namespace
-  /** The bot's `durability:dead` and `durability:ambiguous` events. */
-  events: Pick<EngineEvents, 'dead' | 'ambiguous'>
+  /** The bot's `durability:dead`, `durability:ambiguous` and `durability:reconciled` events. */
+  events: Pick<EngineEvents, 'dead' | 'ambiguous' | 'reconciled'>
 }
 
 export class DurablePipeline implements MessagePipeline {
@@ -82,6 +83,7 @@ export class DurablePipeline implements MessagePipeline {
     this.#turns = this.config.coordination ? new ChatTurns(this.engine, this.config.coordination.turnLeaseMs) : undefined
     this.#session = new TransportSession(this.engine, parts.provider)
     const transport = this.#transport()
+    this.delivered = (report) => reportDelivery(this.engine, transport, report)
     const outbox = new Outbox(this.engine, transport)
     this.sender = new DurableSender({
       parts,
@@ -134,6 +136,9 @@ export class DurablePipeline implements MessagePipeline {
   get transportRunning(): boolean {
     return this.#session.running
   }
+
+  /** A delivery report from the provider's status callbacks (see reconcile.ts). */
+  readonly delivered: (report: DeliveryReport) => Promise<void>
 
   receive(event: InboundEvent): Promise<void> {
     return refuseInvalidEvent(event, this.#parts.error) ?? this.#admission.admit(event, (held) => this.#run(held, event))
@@ -228,7 +233,9 @@ export class DurablePipeline implements MessagePipeline {
     const provider = this.#parts.provider
     return {
       textLimit: provider.textLimit,
-      send: (chatId, content) => provider.send(chatId, content),
+      send: (chatId, content, outboxKey) =>
+        provider.echoesOutboxKey ? provider.send(chatId, content, { outboxKey }) : provider.send(chatId, content),
+      echoesOutboxKey: provider.echoesOutboxKey === true,
       isStandby: () => this.#session.isStandby(),
       afterSend: (record, messageId) => afterDelivery(this.#parts, record.chatId, decodePayload(record.payload), record.key, messageId),
     }

@@ -9,7 +9,7 @@ import type { SendResult } from '../durability/outbox.js'
 import type { Flow } from '../flow.js'
 import { textOf, type SendHooks } from '../hooks.js'
 import type { Matcher } from '../matchers.js'
-import type { IProvider, InboundEvent, OutboundContent } from '../provider.js'
+import type { DeliveryReport, IProvider, InboundEvent, OutboundContent } from '../provider.js'
 import type { Store } from '../store.js'
 import type { SendOrigin } from './send-origin.js'
 
@@ -29,6 +29,8 @@ export interface MessagePipeline {
   start(startTransport: () => Promise<void>): Promise<void>
   /** Takes one inbound event; resolves once it is accepted (journaled, with durability). */
   receive(event: InboundEvent): Promise<void>
+  /** Takes a delivery report of the provider's status callbacks (durable pipelines only). */
+  readonly delivered?: (report: DeliveryReport) => Promise<void>
   /** The message whose handler runs in this async context, if the pipeline tracks one. */
   currentOrigin(): SendOrigin | undefined
   /** Resolves when nothing is in flight and nothing can be worked on now. */

@@ -1,9 +1,9 @@
 /**
  * Webhook payloads as inbound events. Each message's id (`wamid…`) is kept by Meta across
  * redeliveries, so a redelivered webhook maps to the same inbox records. Status updates (sent,
- * delivered, read) are not messages and are acknowledged without an event.
+ * delivered, read) are not messages; those echoing an outbox key are delivery reports.
  */
-import type { InboundEvent, MediaRef } from '../../core/provider.js'
+import type { DeliveryReport, InboundEvent, MediaRef } from '../../core/provider.js'
 
 /** A webhook message (the public Cloud API document's names; only what the transport reads). */
 export interface MetaWebhookMessage {
@@ -30,12 +30,23 @@ export interface MetaWebhookMedia {
   filename?: string
 }
 
+/** A status update of one of our sends (`sent`, `delivered`, `read`, `failed`), echoing our `biz_opaque_callback_data`. */
+export interface MetaWebhookStatus {
+  id: string
+  status?: string
+  recipient_id?: string
+  biz_opaque_callback_data?: string
+}
+
 /** A webhook POST body. */
 export interface MetaWebhookPayload {
   object?: string
   entry?: {
     id?: string
-    changes?: { field?: string; value?: { metadata?: { phone_number_id?: string }; messages?: MetaWebhookMessage[] } }[]
+    changes?: {
+      field?: string
+      value?: { metadata?: { phone_number_id?: string }; messages?: MetaWebhookMessage[]; statuses?: MetaWebhookStatus[] }
+    }[]
   }[]
 }
 
@@ -56,6 +67,22 @@ export function inboundEventsOf(payload: MetaWebhookPayload, phoneNumberId: stri
     }
   }
   return events
+}
+
+/** The delivery reports of a payload for `phoneNumberId`: statuses that echo an outbox key. */
+export function deliveryReportsOf(payload: MetaWebhookPayload, phoneNumberId: string): DeliveryReport[] {
+  const reports: DeliveryReport[] = []
+  for (const entry of payload.entry ?? []) {
+    for (const change of entry.changes ?? []) {
+      if (change.value?.metadata?.phone_number_id !== phoneNumberId) continue
+      for (const status of change.value.statuses ?? []) {
+        const outboxKey = status.biz_opaque_callback_data
+        if (typeof outboxKey === 'string' && outboxKey && typeof status.id === 'string')
+          reports.push({ outboxKey, messageId: status.id, ...(status.status ? { status: status.status } : {}) })
+      }
+    }
+  }
+  return reports
 }
 
 function inboundOf(message: MetaWebhookMessage): InboundEvent | undefined {

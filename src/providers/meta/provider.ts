@@ -5,7 +5,15 @@
  * are never logged, journaled or put in an error.
  */
 import { ERROR_CODES } from '../../core/errors.js'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import type {
+  InboundSink,
+  IProvider,
+  MediaRef,
+  OutboundContent,
+  ProviderSendOptions,
+  ProviderSendResult,
+  StoredMediaRef,
+} from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
@@ -50,6 +58,8 @@ export class MetaCloudProvider implements IProvider {
   readonly name = 'meta'
   readonly textLimit = META_LIMITS.textLimit
   readonly session = 'any' as const
+  /** Each send carries its outbox key in `biz_opaque_callback_data`, echoed by the status webhooks. */
+  readonly echoesOutboxKey = true
   readonly #options: MetaCloudProviderOptions
   readonly #graph: GraphClient
   readonly #codec = metaMediaRefCodec()
@@ -86,7 +96,7 @@ export class MetaCloudProvider implements IProvider {
     const path = webhook.path ?? '/webhook'
     this.#server = await startHttpServer(
       { port: webhook.port, bodyBytesMax: META_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) => handleMetaWebhook(request, { path, verifyToken, appSecret, phoneNumberId, sink }),
+      (request) => handleMetaWebhook(request, { path, verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered }),
       (error) => this.#reportError(error),
     )
   }
@@ -97,9 +107,9 @@ export class MetaCloudProvider implements IProvider {
     await server?.close()
   }
 
-  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+  async send(chatId: string, content: OutboundContent, options: ProviderSendOptions = {}): Promise<ProviderSendResult> {
     try {
-      return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content) }
+      return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content, options.outboxKey) }
     } catch (error) {
       if (this.#options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === ERROR_CODES.META_TIMEOUT) {
         throw new MetaApiError(

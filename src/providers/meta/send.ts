@@ -13,14 +13,28 @@ import { META_LIMITS } from './limits.js'
 type Content = Exclude<OutboundContent, string>
 type Media = NonNullable<Content['media']>
 
-/** Sends `content` to `to` from `phoneNumberId`; resolves the message id (`wamid…`). */
-export async function sendMessage(graph: GraphClient, phoneNumberId: string, to: string, content: OutboundContent): Promise<string> {
+/** The longest `biz_opaque_callback_data` the Cloud API echoes back. @default 512 */
+const CALLBACK_DATA_LENGTH_MAX = 512
+
+/**
+ * Sends `content` to `to` from `phoneNumberId`; resolves the message id (`wamid…`). `outboxKey`
+ * rides in `biz_opaque_callback_data`, which the status webhooks of the message echo.
+ */
+export async function sendMessage(
+  graph: GraphClient,
+  phoneNumberId: string,
+  to: string,
+  content: OutboundContent,
+  outboxKey?: string,
+): Promise<string> {
   const body = await messageBody(graph, phoneNumberId, typeof content === 'string' ? { text: content } : content)
+  const echo = outboxKey && outboxKey.length <= CALLBACK_DATA_LENGTH_MAX ? { biz_opaque_callback_data: outboxKey } : {}
   const answer = await graph.call<{ messages?: { id: string }[] }>('POST', `${phoneNumberId}/messages`, {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
     to,
     ...body,
+    ...echo,
   })
   const id = answer?.messages?.[0]?.id
   if (!id) throw new UnsupportedContentError('meta: the Graph API accepted the message without a message id')

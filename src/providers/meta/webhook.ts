@@ -5,9 +5,9 @@
  * inbox journaled every message of the payload. Anything else makes Meta deliver it again; the
  * messages already journaled are then recognised by their ids.
  */
-import type { InboundEvent } from '../../core/provider.js'
+import type { DeliveryReport, InboundEvent } from '../../core/provider.js'
 import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
-import { inboundEventsOf, type MetaWebhookPayload } from './messages.js'
+import { deliveryReportsOf, inboundEventsOf, type MetaWebhookPayload } from './messages.js'
 import { validSignature, verifySubscription } from '../shared/hub-signature.js'
 
 /** What the webhook handler needs from its provider. */
@@ -17,6 +17,8 @@ export interface MetaWebhookDeps {
   appSecret: string
   phoneNumberId: string
   sink: (event: InboundEvent) => Promise<void>
+  /** Takes the statuses that echo our outbox keys (a durable bot's `sink.delivered`). */
+  delivered?: ((report: DeliveryReport) => Promise<void>) | undefined
 }
 
 /** Handles one webhook request. */
@@ -35,5 +37,6 @@ export async function handleMetaWebhook(request: WebhookRequest, deps: MetaWebho
   // In order, so a chat's messages are journaled in the order Meta sent them. A sink that
   // rejects (the journal is down) throws: the server answers 500 and Meta retries.
   for (const event of inboundEventsOf(payload, deps.phoneNumberId)) await deps.sink(event)
+  if (deps.delivered) for (const report of deliveryReportsOf(payload, deps.phoneNumberId)) await deps.delivered(report)
   return { status: 200, body: 'EVENT_RECEIVED' }
 }

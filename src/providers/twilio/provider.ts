@@ -5,7 +5,15 @@
  * Twilio's failures as the outbox's error classes. The auth token is never logged, journaled or put
  * in an error.
  */
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import type {
+  InboundSink,
+  IProvider,
+  MediaRef,
+  OutboundContent,
+  ProviderSendOptions,
+  ProviderSendResult,
+  StoredMediaRef,
+} from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { downloadMedia } from '../shared/http.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
@@ -16,7 +24,7 @@ import { twilioError } from './errors.js'
 import { TWILIO_API_ORIGIN_DEFAULT, TWILIO_LIMITS } from './limits.js'
 import { twilioMediaRefCodec, type TwilioMediaToken } from './media-ref.js'
 import { messageParams, type TwilioSender } from './send.js'
-import { handleTwilioWebhook } from './webhook.js'
+import { handleTwilioWebhook, statusCallbackUrl } from './webhook.js'
 
 /** Options of `TwilioProvider`. */
 export interface TwilioProviderOptions {
@@ -51,6 +59,8 @@ export class TwilioProvider implements IProvider {
   readonly name = 'twilio'
   readonly textLimit = TWILIO_LIMITS.textLimit
   readonly session = 'any' as const
+  /** Each send's StatusCallback URL carries its outbox key, and `<path>/status` takes the callbacks. */
+  readonly echoesOutboxKey = true
   readonly #options: TwilioProviderOptions
   readonly #apiOrigin: string
   readonly #sender: TwilioSender
@@ -86,10 +96,11 @@ export class TwilioProvider implements IProvider {
       (request) =>
         handleTwilioWebhook(request, {
           path,
-          publicUrl: webhook.publicUrl.replace(/\/+$/, ''),
+          publicUrl: this.#publicUrl(),
           accountSid,
           validSignature: client.validSignature,
           sink,
+          delivered: sink.delivered,
         }),
       (error) => this.#reportError(error),
     )
@@ -101,8 +112,9 @@ export class TwilioProvider implements IProvider {
     await server?.close()
   }
 
-  async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
+  async send(chatId: string, content: OutboundContent, options: ProviderSendOptions = {}): Promise<ProviderSendResult> {
     const params = messageParams(this.#sender, chatId, content)
+    if (options.outboxKey) params.statusCallback = statusCallbackUrl(this.#publicUrl(), options.outboxKey)
     const client = await this.#clientOnce()
     try {
       const message = await client.createMessage(params)
@@ -137,6 +149,10 @@ export class TwilioProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
+  }
+
+  #publicUrl(): string {
+    return this.#options.webhook.publicUrl.replace(/\/+$/, '')
   }
 
   #clientOnce(): Promise<TwilioClient> {

@@ -4,8 +4,10 @@
  * refused with 401 and journals nothing. The answer (an empty TwiML `<Response/>`, so Twilio sends
  * no reply of its own) is 200 only after the inbox journaled the message; a journal that is down
  * answers 500, and Twilio's retry (with a `#rc` connection override) is recognised by its MessageSid.
+ * `<path>/status` takes the status callbacks of our sends: each send's `StatusCallback` URL carries
+ * its outbox key (`botmesh_key`), so a send a crash left ambiguous is settled from Twilio's word.
  */
-import type { InboundEvent } from '../../core/provider.js'
+import type { DeliveryReport, InboundEvent } from '../../core/provider.js'
 import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { inboundOf, param, paramsOf } from './messages.js'
 
@@ -18,6 +20,16 @@ export interface TwilioWebhookDeps {
   accountSid: string
   validSignature(signature: string, url: string, params: Record<string, string | string[]>): boolean
   sink: (event: InboundEvent) => Promise<void>
+  /** Takes the status callbacks of our sends (a durable bot's `sink.delivered`). */
+  delivered?: ((report: DeliveryReport) => Promise<void>) | undefined
+}
+
+/** The query parameter of a `StatusCallback` URL that carries the send's outbox key. */
+export const OUTBOX_KEY_PARAM = 'botmesh_key'
+
+/** The `StatusCallback` URL of a send under `outboxKey`. */
+export function statusCallbackUrl(publicUrl: string, outboxKey: string): string {
+  return `${publicUrl}/status?${OUTBOX_KEY_PARAM}=${encodeURIComponent(outboxKey)}`
 }
 
 /** An empty TwiML answer. */
@@ -25,15 +37,31 @@ const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>
 
 /** Handles one webhook request. */
 export async function handleTwilioWebhook(request: WebhookRequest, deps: TwilioWebhookDeps): Promise<WebhookResponse> {
-  if (request.url.pathname !== deps.path) return { status: 404 }
+  const suffix = request.url.pathname === deps.path ? '' : request.url.pathname === `${deps.path}/status` ? '/status' : undefined
+  if (suffix === undefined) return { status: 404 }
   if (request.method !== 'POST') return { status: 405 }
   const params = paramsOf(request.body)
   const signature = request.headers['x-twilio-signature']
-  if (typeof signature !== 'string' || !deps.validSignature(signature, `${deps.publicUrl}${request.url.search}`, params))
+  if (typeof signature !== 'string' || !deps.validSignature(signature, `${deps.publicUrl}${suffix}${request.url.search}`, params))
     return { status: 401, body: 'invalid signature' }
+  if (suffix === '/status') return status(request, params, deps)
   // Another account's message (a shared URL) is not this provider's.
   const event = param(params, 'AccountSid') === deps.accountSid ? inboundOf(params) : undefined
   // A rejected sink (the journal is down) throws: the server answers 500.
   if (event) await deps.sink(event)
   return { status: 200, body: EMPTY_TWIML, contentType: 'text/xml' }
+}
+
+/** A status callback: the send its URL names is reported delivered to the channel, once taken. */
+async function status(
+  request: WebhookRequest,
+  params: Record<string, string | string[]>,
+  deps: TwilioWebhookDeps,
+): Promise<WebhookResponse> {
+  const outboxKey = request.url.searchParams.get(OUTBOX_KEY_PARAM)
+  const messageId = param(params, 'MessageSid')
+  const status = param(params, 'MessageStatus')
+  if (outboxKey && messageId && param(params, 'AccountSid') === deps.accountSid && deps.delivered)
+    await deps.delivered({ outboxKey, messageId, ...(status ? { status } : {}) })
+  return { status: 200 }
 }

@@ -4,7 +4,9 @@
  */
 import { toMs } from '../core/duration.js'
 import { parseBackendUrl, type BackendTarget, type OpenBackendOptions } from '../backends/open.js'
+import type { KeyRing } from '../core/encryption/key-ring.js'
 import { UsageError } from './errors.js'
+import { loadKeys } from './keys.js'
 import { OUTPUT_FORMATS, type OutputFormat } from './output.js'
 
 /** The backend the CLI opens when neither --backend nor BOTMESH_BACKEND says one: the embedded default. */
@@ -21,6 +23,7 @@ export interface GlobalFlags {
   json?: boolean
   output?: string
   connectTimeout?: string
+  keys?: string
 }
 
 /** Which scope a command works in: one named, one bot's, or the only one there is. */
@@ -43,6 +46,10 @@ export interface CliConfig {
   json: boolean
   /** `openBackend`'s options, less the access each command decides. */
   open: Omit<OpenBackendOptions, 'access'>
+  /** The encryption keys sealed records are opened with (--keys or BOTMESH_ENCRYPTION_KEYS); undefined: none given. */
+  keys: KeyRing | undefined
+  /** Text the output scrubs wherever it shows up: the URL's password, the keys as given. */
+  secrets: string[]
 }
 
 /** flag > environment > default, for every setting. Throws `BackendUrlError` / `UsageError` on bad values. */
@@ -58,10 +65,12 @@ export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): Cl
     if (value !== undefined && value.trim() === '') throw new UsageError(`${name} needs a value`)
   }
   const format = outputFormat(flags)
+  const target = parseBackendUrl(backend)
+  const keys = loadKeys(flags.keys, env)
   return {
     backend,
     backendFrom,
-    target: parseBackendUrl(backend),
+    target,
     scope: { scope: flags.scope, bot: flags.bot },
     format,
     json: format !== 'table',
@@ -70,6 +79,8 @@ export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): Cl
       redisUrl: env.BOTMESH_REDIS_URL,
       postgresUrl: env.BOTMESH_POSTGRES_URL,
     },
+    keys: keys?.ring,
+    secrets: [...target.secrets, ...(keys?.secrets ?? [])],
   }
 }
 

@@ -23,6 +23,7 @@ import { registerLeases } from './commands/leases.js'
 import { registerList } from './commands/list.js'
 import { registerOutbox } from './commands/outbox.js'
 import { registerPurge } from './commands/purge.js'
+import { registerRekey } from './commands/rekey.js'
 import { registerReplay } from './commands/replay.js'
 import { registerRetry } from './commands/retry.js'
 import { registerScopes } from './commands/scopes.js'
@@ -49,6 +50,7 @@ export const COMMANDS: ((program: Command, cli: Cli) => void)[] = [
   registerCompact,
   registerExport,
   registerImport,
+  registerRekey,
   registerConformance,
   registerCrashMatrix,
   registerBench,
@@ -93,6 +95,7 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
       '--connect-timeout <duration>',
       `give up opening a server backend after this long (env BOTMESH_CONNECT_TIMEOUT; default ${CONNECT_TIMEOUT_DEFAULT})`,
     )
+    .option('--keys <file>', 'encryption keys to open sealed records with, as durability.encryption in JSON (env BOTMESH_ENCRYPTION_KEYS)')
     .configureOutput(io.out.commanderOutput())
     .exitOverride()
     .showSuggestionAfterError()
@@ -106,7 +109,7 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     io.out.configure({ format: flags.json === true ? 'json' : 'table' })
     io.out.configure({ format: outputFormat(flags) })
     config = resolveCliConfig(flags, io.env)
-    io.out.configure({ format: config.format, secrets: config.target.secrets })
+    io.out.configure({ format: config.format, secrets: config.secrets })
   })
   for (const register of [...COMMANDS, ...extra]) register(program, cli)
   return program

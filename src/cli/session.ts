@@ -4,17 +4,23 @@
  * holds is refused here, before any service runs.
  */
 import type { DurabilityBackend, Journal } from '../core/durability/backend.js'
-import { JournalLockedError } from '../core/errors.js'
+import { KeyRing } from '../core/encryption/key-ring.js'
+import { sealedBackend } from '../core/encryption/sealed-backend.js'
+import { JournalLockedError, type EncryptionKeyMissingError } from '../core/errors.js'
 import { openBackend, type BackendAccess, type OpenedBackend } from '../backends/open.js'
 import type { CliConfig } from './config.js'
 import { chooseScope } from './scope.js'
 
 /** An opened backend. */
 export interface Session {
+  /** The backend as opened: records exactly as stored (export and import carry them so, sealed). */
   opened: OpenedBackend
+  /** The backend through the keys given: sealed content opened where a key opens it, left sealed elsewhere. */
   backend: DurabilityBackend
   /** The backend URL without its password. */
   label: string
+  /** Records the keys given could not open and a purge therefore left (each once). */
+  unreadable: EncryptionKeyMissingError[]
 }
 
 /** An opened backend and the journal of the chosen scope. */
@@ -28,7 +34,13 @@ export async function withBackend<T>(config: CliConfig, access: BackendAccess, w
   const opened = await openBackend(config.target, { ...config.open, access })
   try {
     if (access !== 'read' && opened.heldBy) throw heldByProcess(opened.heldBy)
-    return await work({ opened, backend: opened.backend, label: opened.label })
+    const unreadable: EncryptionKeyMissingError[] = []
+    // Without keys too: a record sealed under a key not given is kept back from a purge.
+    const backend = sealedBackend(opened.backend, config.keys ?? KeyRing.none(), {
+      unreadable: 'keep',
+      onUnreadable: (error) => unreadable.push(error),
+    })
+    return await work({ opened, backend, label: opened.label, unreadable })
   } finally {
     await opened.close()
   }

@@ -5,6 +5,7 @@
  */
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../cli/services/instances.js'
 import type { ShownRecord } from '../cli/services/show.js'
+import { sealedLabel } from '../cli/services/sealed.js'
 import type { InboxRecord, OutboxRecord } from '../core/durability/records.js'
 import { duration, relative } from './format.js'
 import { DASHBOARD_LIMITS } from './limits.js'
@@ -53,7 +54,9 @@ export function recordDetail(shown: ShownRecord, now: number): DetailContent {
   }
   for (const entry of record.audit ?? [])
     lines.push(field('audit', `${entry.action} by ${entry.by}, ${duration(now - entry.at)} ago${entry.reason ? ` (${entry.reason})` : ''}`))
-  lines.push('', isInbox ? 'event:' : 'payload:', ...json(isInbox ? (record as InboxRecord).event : (record as OutboxRecord).payload))
+  const body = isInbox ? (record as InboxRecord).event : (record as OutboxRecord).payload
+  const sealed = sealedLabel(body)
+  lines.push('', isInbox ? 'event:' : 'payload:', ...(sealed ? [sealed] : json(body)))
   return {
     title: `${isInbox ? 'inbound record' : 'send'} ${id} (version ${shown.version})`,
     lines: lines.slice(0, DASHBOARD_LIMITS.detailLinesMax),

@@ -4,7 +4,7 @@
  * and gives the terminal back as it was. `botmesh dashboard` and `botmesh demo` both call it.
  */
 import { render } from 'ink'
-import { connect, dashboardTarget, UsageError, type ConnectionOptions } from '../cli/services/dashboard-connection.js'
+import { connect, dashboardTarget, UsageError, type ConnectionOptions, type KeyRing } from '../cli/services/dashboard-connection.js'
 import { Dashboard } from './components/Dashboard.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { enterAlternateScreen } from './terminal-screen.js'
@@ -25,6 +25,8 @@ export interface RunDashboardOptions {
   refreshMs?: number
   /** How the backend is opened (connect timeout, …), as the CLI's configuration resolved it. */
   open?: Omit<ConnectionOptions, 'access'>
+  /** The keys sealed content is shown with (--keys or BOTMESH_ENCRYPTION_KEYS); without them it shows as "(encrypted, key k1)". */
+  keys?: KeyRing
   /** NO_COLOR is read from here. @default process.env */
   env?: NodeJS.ProcessEnv
   /** @default process.stdin */
@@ -53,7 +55,7 @@ export async function runDashboard(options: RunDashboardOptions): Promise<void> 
     )
   }
   if (options.signal?.aborted) return
-  const connection = connect(target, options.open)
+  const connection = connect(target, options.open, options.keys)
   const restoreScreen = enterAlternateScreen(stdout)
   let stopped: Promise<void> = Promise.resolve()
   try {

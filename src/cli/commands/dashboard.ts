@@ -26,6 +26,7 @@ export function registerDashboard(program: Command, cli: Cli): void {
         bot: config.scope.bot,
         refreshMs,
         open: config.open,
+        keys: config.keys,
         env: cli.env,
         signal: cli.signal,
       })

@@ -24,7 +24,8 @@ export function registerExport(program: Command, cli: Cli): void {
       const config = cli.config()
       const file = options.out === undefined ? undefined : lineWriter(options.out)
       const progress = cli.out.progress('exporting')
-      await withBackend(config, 'read', async ({ backend }) => {
+      // The records as stored: sealed content stays sealed in the export.
+      await withBackend(config, 'read', async ({ opened: { backend } }) => {
         const scopes =
           config.scope.scope !== undefined || config.scope.bot !== undefined
             ? [await chooseScope(backend, config.scope)]

@@ -30,7 +30,8 @@ export function registerImport(program: Command, cli: Cli): void {
       const lines = await lineSource(file, cli.stdin)
       await checkExport(lines, { scope: config.scope.scope })
       const progress = cli.out.progress('importing')
-      await withBackend(config, options.dryRun ? 'read' : 'create', async ({ backend }) => {
+      // Written as exported: sealed content stays sealed (`botmesh rekey` seals clear records).
+      await withBackend(config, options.dryRun ? 'read' : 'create', async ({ opened: { backend } }) => {
         const summary = await importRecords(backend, lines, {
           ...options,
           scope: config.scope.scope,

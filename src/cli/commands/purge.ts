@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js'
 import { examples, kindsFrom, statesFrom } from '../options.js'
 import { applyPurge, planPurge, purgeCutoff, purgeLanes } from '../services/purge.js'
 import { withJournal } from '../session.js'
-import { purgePlanView } from '../views/operations.js'
+import { purgePlanView, sealedKeptView } from '../views/operations.js'
 
 export function registerPurge(program: Command, cli: Cli): void {
   program
@@ -41,6 +41,7 @@ export function registerPurge(program: Command, cli: Cli): void {
             text: r.dryRun ? 'dry run: nothing was deleted' : `deleted ${r.deleted.reduce((n, d) => n + d.deleted, 0)} record(s)`,
             tone: 'green' as const,
           },
+          ...sealedKeptView(r.sealed),
         ])
       })
     })

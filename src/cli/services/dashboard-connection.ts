@@ -8,6 +8,8 @@
  * writing, which is refused while a running bot holds it.
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
+import { KeyRing } from '../../core/encryption/key-ring.js'
+import { sealedBackend } from '../../core/encryption/sealed-backend.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import {
   capabilitiesOf,
@@ -23,6 +25,7 @@ import { heldByProcess } from '../session.js'
 export { ScopeRequiredError, UsageError } from '../errors.js'
 export { chooseScope } from '../scope.js'
 export type { OpenBackendOptions as ConnectionOptions } from '../../backends/open.js'
+export type { KeyRing } from '../../core/encryption/key-ring.js'
 
 /** Limits of a dashboard connection, named with units last. */
 export const CONNECTION_LIMITS = {
@@ -49,16 +52,22 @@ export interface DashboardConnection {
   close(): Promise<void>
 }
 
-/** A connection to `target`; nothing opens until the first `use`. */
-export function connect(target: BackendTarget, options: Omit<OpenBackendOptions, 'access'> = {}): DashboardConnection {
-  return capabilitiesOf(target).oneProcessAtATime ? new PerUseConnection(target, options) : new KeptConnection(target, options)
+/** A connection to `target`; nothing opens until the first `use`. Sealed content opens with `keys` where they hold its key. */
+export function connect(target: BackendTarget, options: Omit<OpenBackendOptions, 'access'> = {}, keys?: KeyRing): DashboardConnection {
+  return capabilitiesOf(target).oneProcessAtATime ? new PerUseConnection(target, options, keys) : new KeptConnection(target, options, keys)
 }
 
 abstract class BaseConnection implements DashboardConnection {
   constructor(
     protected readonly target: BackendTarget,
     protected readonly options: Omit<OpenBackendOptions, 'access'>,
+    private readonly keys: KeyRing | undefined,
   ) {}
+
+  /** The backend as the dashboard reads it: through the keys given, so sealed content shows where they open it. */
+  protected view(backend: DurabilityBackend): DurabilityBackend {
+    return sealedBackend(backend, this.keys ?? KeyRing.none(), { unreadable: 'keep' })
+  }
 
   get label(): string {
     return this.target.label
@@ -101,7 +110,7 @@ class KeptConnection extends BaseConnection {
       throw error
     }
     try {
-      const result = await work(opened.backend)
+      const result = await work(this.view(opened.backend))
       this.#failures = 0
       return result
     } catch (error) {
@@ -135,7 +144,7 @@ class PerUseConnection extends BaseConnection {
     const opened = await openBackend(this.target, { ...this.options, access })
     try {
       if (access === 'write' && opened.heldBy) throw heldByProcess(opened.heldBy)
-      return await work(opened.backend)
+      return await work(this.view(opened.backend))
     } finally {
       await opened.close()
     }

@@ -7,6 +7,7 @@ import type { Journal } from '../../core/durability/backend.js'
 import { UsageError } from '../errors.js'
 import type { Lane, RecordSummary, WorkKind } from './records.js'
 import { summarize } from './records.js'
+import { sealedUnder } from './sealed.js'
 import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
 
 /** States that may be purged, per kind. */
@@ -28,6 +29,8 @@ export interface PurgePlan {
   lanes: (Lane & { count: number; countCapped: boolean })[]
   total: number
   sample: RecordSummary[]
+  /** Records old enough that a purge keeps: their content is sealed under a key not given (never purged without it). */
+  sealed: { count: number; keys: string[] }
 }
 
 /** The purge lanes for the kinds and states asked for. */
@@ -57,22 +60,32 @@ export function purgeCutoff(now: number, ageMs: number): number {
 export async function planPurge(journal: Journal, lanes: readonly Lane[], olderThan: number): Promise<PurgePlan> {
   const counted: PurgePlan['lanes'] = []
   const sample: RecordSummary[] = []
+  const sealed = { count: 0, keys: new Set<string>() }
   for (const lane of lanes) {
     let count = 0
     let after: { stateTime: number; key: string } | undefined
-    for (;;) {
+    for (let read = 0; ;) {
       const page = await journal.list(lane.kind, { state: lane.state, before: olderThan, after, limit: PURGE_LIMITS.batch })
-      for (const found of page)
+      for (const found of page) {
+        const keyId = sealedUnder(lane.kind, found.record as InboxRecord | OutboxRecord)
+        if (keyId !== undefined) {
+          sealed.count++
+          sealed.keys.add(keyId)
+          continue
+        }
+        count++
         if (sample.length < PURGE_LIMITS.sampleMax) sample.push(summarize(lane.kind, found.record as InboxRecord | OutboxRecord))
-      count += page.length
+      }
+      read += page.length
       const last = page.at(-1)
-      if (page.length < PURGE_LIMITS.batch || !last || count >= PURGE_LIMITS.countMax) break
+      if (page.length < PURGE_LIMITS.batch || !last || read >= PURGE_LIMITS.countMax) break
       const record = last.record as InboxRecord | OutboxRecord
       after = { stateTime: record.updatedAt, key: lane.kind === 'inbox' ? (record as InboxRecord).id : (record as OutboxRecord).key }
     }
     counted.push({ ...lane, count, countCapped: count >= PURGE_LIMITS.countMax })
   }
-  return { olderThan, lanes: counted, total: counted.reduce((sum, lane) => sum + lane.count, 0), sample }
+  const total = counted.reduce((sum, lane) => sum + lane.count, 0)
+  return { olderThan, lanes: counted, total, sample, sealed: { count: sealed.count, keys: [...sealed.keys].sort() } }
 }
 
 /** Deletes, lane by lane, in batches until a batch comes back short. Resolves to what each lane lost. */

@@ -9,6 +9,7 @@ import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js
 import { ERROR_CODES, RecordNotFoundError } from '../../core/errors.js'
 import { listInstances } from './instances.js'
 import type { WorkKind } from './records.js'
+import { sealedUnder, sealedWhy } from './sealed.js'
 
 /** A record found by id or key, with its explanation. */
 export interface ShownRecord {
@@ -19,6 +20,8 @@ export interface ShownRecord {
   why: string
   /** Outbox: the earlier part it waits behind, with that part's state. */
   previousPart?: { key: string; state: string | null }
+  /** The encryption key its content is sealed under, when the keys given did not open it. */
+  sealedUnder?: string
 }
 
 /** Run budgets the explanation counts against (undefined: not known, so "attempt n" without "of m"). */
@@ -76,7 +79,10 @@ export async function showRecord(
     }
   }
   if (shown.length === 0) throw new RecordNotFoundError(kinds.join(' or '), id)
-  return shown
+  return shown.map((one) => {
+    const keyId = sealedUnder(one.kind, one.record)
+    return keyId === undefined ? one : { ...one, why: `${one.why} ${sealedWhy(keyId)}`, sealedUnder: keyId }
+  })
 }
 
 /** Why an inbound record is not running now. */

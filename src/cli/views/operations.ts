@@ -55,3 +55,15 @@ export function purgePlanView(plan: PurgePlan): Block[] {
     ),
   ]
 }
+
+/** The records a purge keeps because their content is sealed under a key not given, if any. */
+export function sealedKeptView(sealed: PurgePlan['sealed']): Block[] {
+  if (sealed.count === 0) return []
+  const keys = sealed.keys.map((key) => `key ${key}`).join(', ')
+  return [
+    {
+      text: `${sealed.count} record(s) old enough are kept: their content is sealed under ${keys}, which the keys given (--keys or BOTMESH_ENCRYPTION_KEYS) do not open`,
+      tone: 'yellow',
+    },
+  ]
+}

@@ -2,6 +2,7 @@
 import type { Block, Column, Tone } from '../output.js'
 import { table } from '../output.js'
 import type { RecordPage, RecordSummary } from '../services/records.js'
+import { sealedLabel } from '../services/sealed.js'
 import type { ShownRecord } from '../services/show.js'
 import { ago, duration, errorLine, iso } from './format.js'
 
@@ -92,7 +93,7 @@ export function shownView(now: number) {
       const body = kind === 'inbox' ? (record as { event: unknown }).event : (record as { payload: unknown }).payload
       return [
         { fields },
-        { text: `${kind === 'inbox' ? 'event' : 'payload'}: ${JSON.stringify(body)}` },
+        { text: `${kind === 'inbox' ? 'event' : 'payload'}: ${sealedLabel(body) ?? JSON.stringify(body)}` },
         { text: `why: ${why}`, tone: 'bold' as const },
       ]
     })

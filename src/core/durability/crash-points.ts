@@ -26,7 +26,14 @@ export const CRASH_POINTS = [
 export type CrashPoint = (typeof CRASH_POINTS)[number]
 
 /** Writes made by an operator's tool (CLI, dashboard) rather than a running bot; never crash points. */
-export const OPERATOR_WRITES = ['operator.replay', 'operator.retry', 'operator.discard', 'operator.purge', 'operator.import'] as const
+export const OPERATOR_WRITES = [
+  'operator.replay',
+  'operator.retry',
+  'operator.discard',
+  'operator.purge',
+  'operator.import',
+  'operator.rekey',
+] as const
 export type OperatorWrite = (typeof OPERATOR_WRITES)[number]
 
 /** Writes of replica coordination: chat turns and the leader-only transport session. */

@@ -67,7 +67,9 @@ describe('botmesh on an encrypted journal', () => {
     const bare = await botmesh(['--backend', url, 'show', id])
     expect(bare.code, bare.stderr).toBe(0)
     expect(bare.stdout).toContain('event: (encrypted, key k1)')
-    expect(bare.stdout).toContain('Its content is sealed under encryption key "k1": give that key (--keys <file> or BOTMESH_ENCRYPTION_KEYS)')
+    expect(bare.stdout).toContain(
+      'Its content is sealed under encryption key "k1": give that key (--keys <file> or BOTMESH_ENCRYPTION_KEYS)',
+    )
     expect(bare.stdout).not.toContain(planted[1])
     const json = await botmesh(['--backend', url, 'show', id, '--json'])
     expect(jsonOf<{ sealedUnder?: string; record: { event: string } }[]>(json)[0]).toMatchObject({ sealedUnder: 'k1' })
@@ -75,7 +77,9 @@ describe('botmesh on an encrypted journal', () => {
     expect(jsonOf<{ records: unknown[] }>(list).records).toHaveLength(MESSAGES)
 
     const flag = await botmesh(['--backend', url, '--keys', k1, 'show', id])
-    const env = await botmesh(['--backend', url, 'show', `${id}:1`, '--json'], { env: { BOTMESH_ENCRYPTION_KEYS: readFileSync(k1, 'utf8') } })
+    const env = await botmesh(['--backend', url, 'show', `${id}:1`, '--json'], {
+      env: { BOTMESH_ENCRYPTION_KEYS: readFileSync(k1, 'utf8') },
+    })
     expect(flag.stdout).toContain(`"text":"${planted[1]}"`)
     expect(flag.stdout).not.toContain('encrypted')
     const shown = jsonOf<{ sealedUnder?: string; record: { payload: unknown } }[]>(env)[0]!
@@ -156,7 +160,15 @@ describe('botmesh on an encrypted journal', () => {
 
     const done = await botmesh(['--backend', url, '--keys', both, 'rekey', '--yes', '--json'])
     expect(done.code, done.stderr).toBe(0)
-    expect(jsonOf(done)).toMatchObject({ dryRun: false, current: 'k2', scanned: MESSAGES * 2, rewritten: MESSAGES * 2, unchanged: 0, conflicts: 0, scopes: [SCOPE] })
+    expect(jsonOf(done)).toMatchObject({
+      dryRun: false,
+      current: 'k2',
+      scanned: MESSAGES * 2,
+      rewritten: MESSAGES * 2,
+      unchanged: 0,
+      conflicts: 0,
+      scopes: [SCOPE],
+    })
     const again = await botmesh(['--backend', url, '--keys', both, 'rekey', '--yes', '--json'])
     expect(jsonOf(again)).toMatchObject({ rewritten: 0, unchanged: MESSAGES * 2 })
 

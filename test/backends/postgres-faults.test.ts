@@ -219,8 +219,23 @@ describe.runIf(available)('PostgresDurability faults', () => {
     expect(error).toBeInstanceOf(JournalUnavailableError)
     expect((error as JournalUnavailableError).retryable).toBe(true)
     expect((error as Error).message).toMatch(/statement timeout/)
+    expect((error as Error).message).toMatch(/ran longer than statementTimeoutMs \(200 ms\)/)
     const [retried] = await backend.kv.write([{ ...insert('held'), expectVersion: 1 } as KvOp])
     expect(retried).toEqual({ ok: true, version: 2 })
+  })
+
+  it('statementTimeoutMs: 1 fails start saying a statement ran past it, whatever reason the server gives', async () => {
+    const tablePrefix = randomTablePrefix()
+    cleanups.push(() => dropTablePrefix(tablePrefix))
+    const backend = new PostgresDurability({ connectionString: PG_URL, tablePrefix, statementTimeoutMs: 1, logger: recordingLogger() })
+    const error = await backend.start().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    )
+    cleanups.push(() => backend.stop())
+    expect(error).toBeInstanceOf(JournalUnavailableError)
+    expect((error as Error).message).toMatch(/canceled a statement: it ran longer than statementTimeoutMs \(1 ms\)/)
+    expect((error as Error).message).not.toMatch(/is unavailable/)
   })
 
   it('a backend that is not started refuses to query, saying so', async () => {

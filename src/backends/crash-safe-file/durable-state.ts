@@ -207,6 +207,14 @@ export class DurableState {
         }
         if (this.#log && !this.#broken) await foldLeftoverLog(this.options.fs, this.path, undefined)
       })
+      .catch((error: unknown) => {
+        // A file system's own error (ENOSPC on a full disk) names no file: say which journal, and what it means.
+        const reason = error instanceof Error ? error.message : String(error)
+        throw new JournalUnavailableError(
+          `${this.path}: close() could not fold the log into the snapshot (${reason}); every acknowledged write is still in its log, which the next open replays`,
+          error,
+        )
+      })
       .finally(() => this.#lock?.release())
     return this.#closing
   }

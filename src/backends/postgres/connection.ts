@@ -39,6 +39,8 @@ export class PostgresConnection {
   readonly target: string
   /** Where the backend reports what it cannot raise (idle connection errors, a failed ANALYZE). */
   readonly logger: PostgresLogger
+  /** The server's `statement_timeout` on our pool's connections (undefined for a pool given: its own settings apply). */
+  readonly statementTimeoutMs: number | undefined
   readonly #options: PostgresConnectionOptions
   readonly #pool: SharedHandle<Pool>
 
@@ -54,6 +56,7 @@ export class PostgresConnection {
     this.logger = options.logger ?? console
     this.#pool = new SharedHandle(options.pool)
     this.target = options.pool ? describePool(options.pool) : describeUrl(options.connectionString!)
+    this.statementTimeoutMs = options.pool ? undefined : (options.statementTimeoutMs ?? POSTGRES_LIMITS.statementTimeoutMs)
   }
 
   /** Whether the pool is ours to create and end. */
@@ -84,7 +87,7 @@ export class PostgresConnection {
 
   async #createPool(): Promise<Pool> {
     const pg = await loadPg()
-    const statementTimeoutMs = this.#options.statementTimeoutMs ?? POSTGRES_LIMITS.statementTimeoutMs
+    const statementTimeoutMs = this.statementTimeoutMs ?? POSTGRES_LIMITS.statementTimeoutMs
     const config: PoolConfig = {
       connectionString: this.#options.connectionString,
       max: this.#options.poolMax ?? POSTGRES_LIMITS.poolMax,

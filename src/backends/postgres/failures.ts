@@ -55,3 +55,19 @@ export function describeError(error: unknown): string {
   }
   return String(error)
 }
+
+/**
+ * What a failed call that `isUnavailable` says: a statement the server canceled (57014: it ran past
+ * `statement_timeout`, or an operator canceled it; PostgreSQL says "due to user request" for a
+ * timeout that fires while it parses) and a client that gave up waiting are named as timeouts,
+ * with the limit, instead of as an unreachable server.
+ */
+export function unavailableMessage(target: string, error: unknown, statementTimeoutMs: number | undefined): string {
+  const code = (error as { code?: unknown } | undefined)?.code
+  const limit = statementTimeoutMs === undefined ? 'statementTimeoutMs' : `statementTimeoutMs (${statementTimeoutMs} ms)`
+  if (code === '57014')
+    return `PostgreSQL at ${target} canceled a statement: it ran longer than ${limit}, or an operator canceled it (the server said "${describeError(error)}")`
+  if (error instanceof Error && /Query read timeout/i.test(error.message))
+    return `PostgreSQL at ${target} did not answer a statement within ${limit} and its grace period; the connection was given up`
+  return `PostgreSQL at ${target} is unavailable: ${describeError(error)}`
+}

@@ -19,7 +19,7 @@ import { GroupCommit } from './group-commit.js'
 import { sendBatch } from './writes.js'
 import { PlannerStatistics } from './planner-statistics.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
-import { describeError, isUnavailable } from './failures.js'
+import { isUnavailable, unavailableMessage } from './failures.js'
 import { checkKvOp } from '../common/kv-op-check.js'
 
 /** Options of `PostgresKv` (and `PostgresDurability`). */
@@ -196,7 +196,7 @@ export class PostgresKv implements DurableKv {
       return await work
     } catch (error) {
       if (!isUnavailable(error)) throw error
-      throw new JournalUnavailableError(`PostgreSQL at ${this.connection.target} is unavailable: ${describeError(error)}`, error)
+      throw new JournalUnavailableError(unavailableMessage(this.connection.target, error, this.connection.statementTimeoutMs), error)
     }
   }
 }

@@ -10,7 +10,7 @@ import { PostgresConnection, type PostgresConnectionOptions } from './connection
 import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from './durability.js'
 import * as sql from './store-statements.js'
 import { storeTables, TABLE_PREFIX_DEFAULT, type StoreTables } from './tables.js'
-import { describeError, isUnavailable } from './failures.js'
+import { isUnavailable, unavailableMessage } from './failures.js'
 
 /** Options of `PostgresStore`: as `PostgresDurability`'s (one of `pool` and `connectionString`). */
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
@@ -136,7 +136,7 @@ export class PostgresStore implements Store {
       return await this.connection.query<R & Record<string, unknown>>(values ? { text, values } : text)
     } catch (error) {
       if (!isUnavailable(error)) throw error
-      throw new StoreUnavailableError(`PostgreSQL at ${this.connection.target} is unavailable: ${describeError(error)}`, error)
+      throw new StoreUnavailableError(unavailableMessage(this.connection.target, error, this.connection.statementTimeoutMs), error)
     }
   }
 }

@@ -10,7 +10,7 @@ import { backoffMs } from './backoff.js'
 import type { ResolvedBackoff } from './config.js'
 import { LIMITS } from './limits.js'
 
-/** Runs `write`, retrying a `JournalUnavailableError` with `backoff` while `budgetMs` allows (and at most LIMITS.settlingWriteAttemptsMax tries). */
+/** Runs `write`, retrying a retryable `JournalUnavailableError` with `backoff` until `budgetMs` is spent (about LIMITS.settlingWriteAttemptsMax tries at most). */
 export function settlingWrite<T>(retry: { backoff: ResolvedBackoff; budgetMs: number }, write: () => Promise<T>): Promise<T> {
   // The first try is made directly; only a failure enters the retry loop (one promise on the happy path).
   const started = Date.now()
@@ -30,10 +30,13 @@ async function retryAfter<T>(
   firstError: unknown,
 ): Promise<T> {
   let error = firstError
+  // Waits of at least a share of the budget bound the tries; the last wait is cut to end at the budget,
+  // so the write is tried for the whole half lease (a backoff step past it would give up early).
+  const waitMinMs = retry.budgetMs / LIMITS.settlingWriteAttemptsMax
   for (let attempt = 1; ; attempt++) {
-    const waitMs = backoffMs(retry.backoff, attempt)
-    const over = Date.now() - started + waitMs > retry.budgetMs || attempt >= LIMITS.settlingWriteAttemptsMax
-    if (!(error instanceof JournalUnavailableError) || over) throw error
+    const leftMs = retry.budgetMs - (Date.now() - started)
+    if (!(error instanceof JournalUnavailableError) || !error.retryable || leftMs <= 0) throw error
+    const waitMs = Math.min(Math.max(backoffMs(retry.backoff, attempt), waitMinMs), leftMs)
     await new Promise((resolve) => setTimeout(resolve, waitMs))
     try {
       return await write()

@@ -12,7 +12,6 @@ import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'
 import { writeNames, type WriteName } from '../../src/core/durability/crash-points.js'
 import { inboxRecordId } from '../../src/core/durability/keys.js'
-import { LIMITS } from '../../src/core/durability/limits.js'
 import type { InboxRecord } from '../../src/core/durability/records.js'
 import { JournalUnavailableError } from '../../src/core/errors.js'
 import { flow } from '../../src/core/flow.js'
@@ -44,7 +43,8 @@ interface Run {
   errors: unknown[]
   ambiguous: unknown[]
   /** Fails the next `times` writes named `name` (thrown before they reach the backend). */
-  failNext(name: WriteName, times: number): void
+  /** Fails the next `times` writes named `name` (or, with `until`, every one until a write named `until` went through). */
+  failNext(name: WriteName, times: number, until?: WriteName): void
   inbox(chatId: string, eventId: string): Promise<InboxRecord | undefined>
 }
 
@@ -60,7 +60,7 @@ afterEach(async () => {
 async function start(
   backendName: string,
   setup: (bot: Bot) => void,
-  options: { store?: MemoryStore; replicas?: number } = {},
+  options: { store?: MemoryStore; replicas?: number; durability?: DurabilityOptions } = {},
 ): Promise<Run[]> {
   const factory = throwawayFactory(parseBackendUrl(backendName))
   const backend = await factory.create()
@@ -71,8 +71,10 @@ async function start(
   for (let n = 0; n < (options.replicas ?? 1); n++) {
     const tap = new TapBackend(backend)
     const failing = new Map<WriteName, number>()
+    const healing = new Map<WriteName, WriteName>()
     tap.intercept((call) => {
       if (call.op !== 'write') return
+      for (const [name, until] of healing) if (writeNames(call.name).includes(until)) failing.set(name, 0)
       // A merged write fails when one of its names is scripted to.
       const name = writeNames(call.name).find((one) => (failing.get(one) ?? 0) > 0)
       if (!name) return
@@ -85,7 +87,7 @@ async function start(
     const bot = new Bot({
       provider,
       store,
-      durability: { ...OPTIONS, backend: tap, instanceId: `replica-${n}` },
+      durability: { ...OPTIONS, ...options.durability, backend: tap, instanceId: `replica-${n}` },
       logger: { warn: () => {}, error: () => {} },
     })
     bot.on('error', (error) => errors.push(error))
@@ -99,7 +101,10 @@ async function start(
       tap,
       errors,
       ambiguous,
-      failNext: (name, times) => failing.set(name, times),
+      failNext: (name, times, until) => {
+        failing.set(name, times)
+        if (until) healing.set(name, until)
+      },
       inbox: (chatId, eventId) => bot.durability!.inbox.get(inboxRecordId(provider.name, chatId, eventId)),
     })
   }
@@ -168,8 +173,10 @@ describe.each(BACKENDS)('the promise under faults: %s', (backendName) => {
   })
 
   it('an inbox.complete the journal keeps refusing makes the message run again: its replies answered from the outbox', async () => {
-    const [run] = await start(backendName, echoTwice)
-    run!.failNext('inbox.complete', LIMITS.settlingWriteAttemptsMax + 2)
+    // A settling write keeps trying for half the lease: a 2 s lease keeps that wait short.
+    const [run] = await start(backendName, echoTwice, { durability: { inbox: { ...OPTIONS.inbox, leaseMs: '2s' } } })
+    // Refused for as long as the settling write keeps trying, until the run is charged again.
+    run!.failNext('inbox.complete', Infinity, 'inbox.claim')
     await run!.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
     const record = await done(run!, 'c1', 'm1')
     expect(record.attempts).toBe(2)

@@ -42,7 +42,7 @@ describe('settlingWrite', () => {
     await vi.advanceTimersByTimeAsync(31_000)
     await failed
     expect(tries.at(-1)).toBe(30_000)
-    expect(tries.length).toBeLessThanOrEqual(22)
+    expect(tries.length).toBeLessThanOrEqual(24)
   })
 
   it('does not retry a failure that is not a retryable unavailable journal', async () => {

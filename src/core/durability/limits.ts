@@ -37,7 +37,7 @@ export const LIMITS = {
   idleRecheckMs: 5,
   /** Sends of one broadcast in flight at once, when the caller gives no concurrency. */
   broadcastConcurrencyDefault: 1,
-  /** Tries of a write that records a known outcome (sent, done) while the journal is unavailable, over half the lease (each wait at least that share of it). */
+  /** Tries of a write that records a known outcome (sent, done) while the journal is unavailable, over half the lease, once the backoff stopped growing. */
   settlingWriteAttemptsMax: 20,
   /** Records that fed a conversation's steps, remembered in its checkpoint (a replay of one feeds nothing). */
   conversationFedMax: 50,

@@ -30,13 +30,17 @@ async function retryAfter<T>(
   firstError: unknown,
 ): Promise<T> {
   let error = firstError
-  // Waits of at least a share of the budget bound the tries; the last wait is cut to end at the budget,
-  // so the write is tried for the whole half lease (a backoff step past it would give up early).
-  const waitMinMs = retry.budgetMs / LIMITS.settlingWriteAttemptsMax
+  // The waits follow the backoff; once it stopped growing, they spread what is left of the budget
+  // over at most LIMITS.settlingWriteAttemptsMax more tries, and the last is cut to end at the
+  // budget: the write is tried for the whole half lease (a backoff step past it gave up early).
+  const spreadMs = retry.budgetMs / LIMITS.settlingWriteAttemptsMax
   for (let attempt = 1; ; attempt++) {
     const leftMs = retry.budgetMs - (Date.now() - started)
     if (!(error instanceof JournalUnavailableError) || !error.retryable || leftMs <= 0) throw error
-    const waitMs = Math.min(Math.max(backoffMs(retry.backoff, attempt), waitMinMs), leftMs)
+    const backoff = backoffMs(retry.backoff, attempt)
+    // Grown: the previous wait was already at the cap.
+    const grown = retry.backoff.baseMs * 2 ** (attempt - 2) >= retry.backoff.capMs
+    const waitMs = Math.min(grown ? Math.max(backoff, spreadMs) : backoff, leftMs)
     await new Promise((resolve) => setTimeout(resolve, waitMs))
     try {
       return await write()

@@ -17,7 +17,7 @@ export function registerBench(program: Command, cli: Cli): void {
   program
     .command('bench')
     .description(
-      "messages/s through the full journal path (one reply each), p50/p99 latency, backend round trips and records written per message, against the same run without durability and the raw store's ceiling (what the store does alone: append + fsync, a five-write SQLite transaction, single-INSERT transactions, scripted Redis calls)",
+      "messages/s through the full journal path (one reply each), p50/p99 latency, backend round trips and records written per message, and what a message costs this process (CPU µs, KB allocated, GC pause, promises), against the same run without durability and the raw store's ceiling (what the store does alone: append + fsync, a five-write SQLite transaction, single-INSERT transactions, scripted Redis calls)",
     )
     .option('--messages <n>', 'messages to send', '2000')
     .option(

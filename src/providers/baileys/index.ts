@@ -1,8 +1,14 @@
 /**
- * `botmesh/providers/baileys`: the Baileys (WhatsApp Web) media reference, for a provider of this channel
- * (`serializeMediaRef` / `rehydrateMediaRef` delegate to the codec; see the README's "Write your own
- * provider").
+ * `botmesh/providers/baileys`: a WhatsApp number linked as a WhatsApp Web device, on the `baileys`
+ * library (an optional peer dependency, loaded only when the provider starts): messages over the
+ * socket, read receipts once journaled, sends, media downloads (expired media re-requested from the
+ * sender's phone), a leader-only session; and the Baileys media reference (the media content and
+ * the message key).
  */
+export { BaileysProvider, type BaileysProviderOptions } from './provider.js'
+export { baileysError } from './errors.js'
+export { BAILEYS_LIMITS } from './limits.js'
+export { BAILEYS_VERSION, type BaileysSocket, type BaileysSocketFactory } from './client.js'
 export {
   BAILEYS_MEDIA_KINDS,
   baileysMediaRefCodec,
@@ -13,4 +19,4 @@ export {
   type BaileysMediaRefOptions,
 } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError } from '../shared/errors.js'
+export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

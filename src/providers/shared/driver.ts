@@ -5,14 +5,22 @@
  */
 import { ProviderConfigError } from './errors.js'
 
-/** Loads `packageName` through `load` (a literal `import()`, so bundlers keep it external). */
-export async function loadDriver<Module>(channel: string, packageName: string, load: () => Promise<Module>): Promise<Module> {
+/**
+ * Loads `packageName` through `load` (a literal `import()`, so bundlers keep it external). `version`
+ * names the range to install when npm's default tag is not one the provider works with.
+ */
+export async function loadDriver<Module>(
+  channel: string,
+  packageName: string,
+  load: () => Promise<Module>,
+  version?: string,
+): Promise<Module> {
   try {
     return await load()
   } catch (cause) {
     throw new ProviderConfigError(
       channel,
-      `the ${packageName} package is not installed (npm install ${packageName}): ${cause instanceof Error ? cause.message : String(cause)}`,
+      `the ${packageName} package is not installed (npm install ${version ? `${packageName}@${version}` : packageName}): ${cause instanceof Error ? cause.message : String(cause)}`,
     )
   }
 }

@@ -1,0 +1,87 @@
+/**
+ * Media downloads from WhatsApp's CDN through the library's `downloadMediaMessage`: it fetches the
+ * encrypted file by its direct path and decrypts it with the message's media key. When the CDN no
+ * longer has it (404 or 410: WhatsApp keeps media for a limited time), the sender's phone is asked
+ * to upload it again (`updateMediaMessage`, a media retry receipt) and the new copy is downloaded,
+ * for a live message and a replayed one alike. The provider asks the phone itself: the library's
+ * own re-upload hook reads a `status` its HTTP errors do not carry (they carry
+ * `output.statusCode`), so in baileys 7.0.0-rc14 it never fires. Only the replica holding the
+ * socket can ask the phone; elsewhere an expired file fails to download.
+ */
+import type { Readable } from 'node:stream'
+import type { WAMessage } from 'baileys'
+import { MediaDownloadError } from '../shared/errors.js'
+import { describeError } from '../shared/redact.js'
+import type { BaileysLogger, BaileysModule, BaileysSocket } from './client.js'
+import { disconnectCode } from './errors.js'
+
+/** CDN answers for a file it no longer keeps. */
+const EXPIRED = [404, 410]
+
+/** What a download needs. */
+export interface DownloadDeps {
+  baileys: BaileysModule
+  /** The open socket, to ask the phone to re-upload expired media; undefined on a replica without one. */
+  socket: BaileysSocket | undefined
+  logger: BaileysLogger
+  bytesMax: number
+  timeoutMs: number
+}
+
+/** Downloads and decrypts the media of `message` (a live message, or one rebuilt from the journal). */
+export async function downloadMedia(message: WAMessage, deps: DownloadDeps): Promise<Buffer> {
+  let stream: Readable | undefined
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new MediaDownloadError('baileys', `no answer within ${deps.timeoutMs} ms`, { retryable: true })),
+      deps.timeoutMs,
+    )
+    timer.unref()
+  })
+  try {
+    return await Promise.race([
+      (async () => {
+        stream = await openStream(message, deps)
+        return readBounded(stream, deps.bytesMax)
+      })(),
+      timedOut,
+    ])
+  } catch (error) {
+    stream?.destroy()
+    if (error instanceof MediaDownloadError) throw error
+    const status = disconnectCode(error)
+    throw new MediaDownloadError('baileys', describeError(error, []), {
+      ...(status !== undefined ? { status } : {}),
+      // Expired and not re-uploaded, or refused by the phone: asking again gives the same answer.
+      retryable: status === undefined || ![404, 410, 412, 418].includes(status),
+      cause: error,
+    })
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The decrypting stream of the file, asking the phone for a new copy once when the CDN no longer has it. */
+async function openStream(message: WAMessage, deps: DownloadDeps): Promise<Readable> {
+  try {
+    return await deps.baileys.downloadMediaMessage(message, 'stream', {})
+  } catch (error) {
+    const status = disconnectCode(error)
+    if (!deps.socket || status === undefined || !EXPIRED.includes(status)) throw error
+    deps.logger.info({ key: message.key }, 'media expired on the CDN; asking the phone to upload it again')
+    const renewed = await deps.socket.updateMediaMessage(message)
+    return deps.baileys.downloadMediaMessage(renewed, 'stream', {})
+  }
+}
+
+async function readBounded(stream: Readable, bytesMax: number): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > bytesMax) throw new MediaDownloadError('baileys', `the media is over the limit of ${bytesMax} bytes`)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}

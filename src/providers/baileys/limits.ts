@@ -1,0 +1,23 @@
+/** WhatsApp Web limits and the transport's defaults, named once. */
+export const BAILEYS_LIMITS = {
+  /** The longest text sent as one message (longer texts are split by the bot), as on the other WhatsApp transports. @default 4096 */
+  textLimit: 4096,
+  /** The longest media caption. @default 1024 */
+  captionLimit: 1024,
+  /** The largest media a download accepts (WhatsApp's document limit). @default 100 MiB */
+  downloadBytesMax: 100 * 1024 * 1024,
+  /** The longest a media download (re-upload request included) may take. @default 60 s */
+  downloadTimeoutMs: 60_000,
+  /** How long a send refused with `rate-overlimit` waits (WhatsApp names no time). @default 30 s */
+  rateLimitRetryAfterMs: 30_000,
+  /** How long `start()` waits for the connection to open (or a QR code to pair) before it resolves anyway. @default 5 s */
+  startWaitMs: 5_000,
+  /** The first wait before reconnecting a dropped connection. @default 1 s */
+  reconnectBaseMs: 1_000,
+  /** The longest wait between reconnects. @default 60 s */
+  reconnectMaxMs: 60_000,
+  /** How many times a message the journal refused is handed to it again (WhatsApp does not deliver it again). @default 5 */
+  admitAttemptsMax: 5,
+  /** The first wait before handing a refused message to the journal again; it doubles each time. @default 1 s */
+  admitRetryBaseMs: 1_000,
+} as const

@@ -1,0 +1,76 @@
+/**
+ * Outbound content as WhatsApp Web messages (`sendMessage` contents): a text; an image, video or
+ * document with its caption, an audio or a sticker, by URL, path or bytes (the library uploads
+ * it, encrypted, to WhatsApp's media servers). Reply buttons are refused: WhatsApp no longer shows
+ * button or list messages sent from a WhatsApp Web session (only the Business API sends them), and
+ * the library dropped them; a refused send is dead-lettered instead of reaching the user without
+ * its choices. A chat is a JID, or a phone number in international digits.
+ */
+import type { AnyMessageContent, WAMediaUpload } from 'baileys'
+import { PayloadTooLargeError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
+import type { OutboundContent } from '../../core/provider.js'
+import { BAILEYS_LIMITS } from './limits.js'
+
+type Content = Exclude<OutboundContent, string>
+type Media = NonNullable<Content['media']>
+
+/** A JID on WhatsApp's own domains (a user, group, LID, broadcast list or channel). */
+const JID = /^[\w.:+-]+@(s\.whatsapp\.net|g\.us|lid|broadcast|newsletter)$/
+/** A phone number in international form, with or without `+`. */
+const PHONE = /^\+?\d{6,20}$/
+
+/** The JID a chat id names: a JID as it is, `…@c.us` on the user domain, digits as a user. */
+export function jidOf(chatId: string): string {
+  if (PHONE.test(chatId)) return `${chatId.replace(/^\+/, '')}@s.whatsapp.net`
+  const jid = chatId.replace(/@c\.us$/, '@s.whatsapp.net')
+  if (!JID.test(jid)) throw new RecipientUnreachableError(`baileys: "${chatId}" is not a WhatsApp JID nor a phone number`)
+  return jid
+}
+
+/** The message content that sends `content`; refuses what WhatsApp Web cannot carry, before any call. */
+export function messageContentOf(content: OutboundContent): AnyMessageContent {
+  const c: Content = typeof content === 'string' ? { text: content } : content
+  if (c.buttons?.length) throw new UnsupportedContentError('baileys: WhatsApp does not show reply buttons sent from a WhatsApp Web session')
+  if (!c.media) {
+    const text = c.text ?? c.caption
+    if (!text) throw new UnsupportedContentError('baileys: a message needs a text or media')
+    if (text.length > BAILEYS_LIMITS.textLimit)
+      throw new PayloadTooLargeError(`baileys: a text of ${text.length} characters is over the limit of ${BAILEYS_LIMITS.textLimit}`)
+    return { text }
+  }
+  const caption = c.caption ?? c.text
+  if (caption && caption.length > BAILEYS_LIMITS.captionLimit)
+    throw new PayloadTooLargeError(`baileys: a caption of ${caption.length} characters is over the limit of ${BAILEYS_LIMITS.captionLimit}`)
+  return mediaContentOf(c.media, caption)
+}
+
+function mediaContentOf(media: Media, caption: string | undefined): AnyMessageContent {
+  const upload = uploadOf(media)
+  const mimetype = media.mimeType ? { mimetype: media.mimeType } : {}
+  const captioned = caption ? { caption } : {}
+  switch (media.type) {
+    case 'image':
+      return { image: upload, ...captioned, ...mimetype }
+    case 'video':
+      return { video: upload, ...captioned, ...mimetype }
+    case 'audio':
+      return { audio: upload, ...mimetype }
+    case 'sticker':
+      return { sticker: upload, ...mimetype }
+    case 'document':
+      return {
+        document: upload,
+        mimetype: media.mimeType ?? 'application/octet-stream',
+        ...(media.fileName ? { fileName: media.fileName } : {}),
+        ...captioned,
+      }
+  }
+}
+
+/** Bytes as they are; a URL or a local path as `{ url }` (the library reads either). */
+function uploadOf(media: Media): WAMediaUpload {
+  if (media.buffer) return media.buffer
+  const url = media.url ?? media.path
+  if (!url) throw new UnsupportedContentError('baileys: media needs a url, a path or a buffer')
+  return { url }
+}

@@ -124,12 +124,12 @@ export class Output {
   /** A human message about the work (not the result): stdout, or stderr under --json. */
   info(text: string, tone?: Tone): void {
     const stream = this.json ? this.#streams.stderr : this.#streams.stdout
-    stream.write(`${this.#paint(this.#scrub(text), tone, stream)}\n`)
+    stream.write(this.#render({ text, tone }, stream))
   }
 
   /** A warning or a note that must not mix with a result: always stderr. */
   note(text: string, tone?: Tone): void {
-    this.#streams.stderr.write(`${this.#paint(this.#scrub(text), tone, this.#streams.stderr)}\n`)
+    this.#streams.stderr.write(this.#render({ text, tone }, this.#streams.stderr))
   }
 
   /** The one line an error gets: its message and its stable code. */

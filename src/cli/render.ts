@@ -39,7 +39,11 @@ export interface Canvas {
 
 /** One block as text, ending with a newline. */
 export function renderBlock(block: Block, canvas: Canvas): string {
-  if ('text' in block) return `${canvas.paint(canvas.scrub(block.text), block.tone)}\n`
+  if ('text' in block) {
+    // A line of prose wraps at the terminal's width (words kept whole where they fit), never cut.
+    const text = canvas.scrub(block.text)
+    return `${canvas.paint(canvas.terminal ? wrapAnsi(text, canvas.width, { hard: true, trim: false }).replace(/ +$/gm, '') : text, block.tone)}\n`
+  }
   if ('fields' in block) return renderFields(block.fields, canvas)
   const { columns, rows, empty } = block.table
   if (rows.length === 0) return `${canvas.paint(empty ?? '(none)', 'dim')}\n`

@@ -1,6 +1,7 @@
 /**
  * Fitting a table into a terminal's width. Each column has a natural width (its widest cell, up to
- * its cap) and a floor (its header, or its `minWidth`). Columns whose floors do not fit are hidden,
+ * its cap) and a floor (its header, or its `minWidth`; a `whole` column's floor is its natural width,
+ * so an id stays whole for an operator to copy). Columns whose floors do not fit are hidden,
  * the least important first; then the shown columns are cut from their natural widths, the least
  * important first, never below their floors. Widths are measured with `string-width`, so wide
  * characters and emoji count as the terminal draws them, and cells are cut with `cli-truncate`.
@@ -17,6 +18,8 @@ export interface FitColumn {
   maxWidth?: number
   /** Cut no narrower than this (a less important column is hidden instead). @default TABLE_LIMITS.columnWidthMin */
   minWidth?: number
+  /** Never cut, whatever its width (ids an operator copies into the next command). @default false */
+  whole?: boolean
 }
 
 export const TABLE_LIMITS = {
@@ -44,10 +47,12 @@ export interface FittedTable {
 export function fitColumns(columns: readonly FitColumn[], cells: readonly string[][], width: number): FittedTable {
   const natural = columns.map((column, index) => {
     const widest = Math.max(stringWidth(column.header), ...cells.map((row) => stringWidth(row[index] ?? '')))
-    return Math.min(widest, Math.max(stringWidth(column.header), column.maxWidth ?? TABLE_LIMITS.cellWidthMax))
+    return column.whole ? widest : Math.min(widest, Math.max(stringWidth(column.header), column.maxWidth ?? TABLE_LIMITS.cellWidthMax))
   })
   const floor = columns.map((column, index) =>
-    Math.min(natural[index]!, Math.max(stringWidth(column.header), column.minWidth ?? TABLE_LIMITS.columnWidthMin)),
+    column.whole
+      ? natural[index]!
+      : Math.min(natural[index]!, Math.max(stringWidth(column.header), column.minWidth ?? TABLE_LIMITS.columnWidthMin)),
   )
   const shown = columns.map((_, index) => index)
   const widthOf = (widths: readonly number[]) =>

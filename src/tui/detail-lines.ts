@@ -4,7 +4,7 @@
  * payload), cut at `detailLinesMax`. Pure; the detail view wraps and scrolls them.
  */
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../cli/services/instances.js'
-import type { ShownRecord } from '../cli/services/show.js'
+import { attemptsText, type ShownRecord } from '../cli/services/show.js'
 import { sealedLabel } from '../cli/services/sealed.js'
 import type { InboxRecord, OutboxRecord } from '../core/durability/records.js'
 import { duration, relative } from './format.js'
@@ -25,7 +25,7 @@ export function recordDetail(shown: ShownRecord, now: number): DetailContent {
     field('state', record.state),
     field('why', shown.why),
     field('chat', record.chatId),
-    field('attempts', String(record.attempts)),
+    field('attempts', attemptsText(record)),
     field('created', when(record.createdAt, now)),
     field('updated', when(record.updatedAt, now)),
     field('next try', record.nextAttemptAt === null ? '-' : when(record.nextAttemptAt, now)),

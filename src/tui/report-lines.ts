@@ -47,9 +47,9 @@ function retriesReport(snapshot: Snapshot, now: number): Report {
     : 'bots: no live instance'
   // The journal's figure first: it is known even when no bot reports, and survives 80 columns.
   return {
-    title: `Retry queue  ${snapshot.retryQueue.length} backing off · last min ${journal.failed} failed, ${journal.dead} dead · ${bots}`,
+    title: `Retry queue  ${snapshot.retryQueue.length} waiting · last min ${journal.failed} failed, ${journal.dead} dead · ${bots}`,
     header: `${'next retry'.padEnd(14)} ${'kind'.padEnd(7)} ${'attempts'.padStart(8)}  id · last error`,
-    rows: snapshot.retryQueue.length === 0 ? ['none: nothing is backing off'] : snapshot.retryQueue.map((record) => retryRow(record, now)),
+    rows: snapshot.retryQueue.length === 0 ? ['none: nothing waits for an attempt'] : snapshot.retryQueue.map((record) => retryRow(record, now)),
   }
 }
 

@@ -10,7 +10,7 @@ import { groupDeadLetters, type ErrorGroups } from '../cli/services/error-groups
 import type { FailureRate } from '../cli/services/failure-rate.js'
 import type { PurgeBacklogFigures } from '../cli/services/purge-backlog.js'
 import { collectStats } from '../cli/services/stats.js'
-import { lanesOf, listRecords, type Cursor, type RecordSummary } from '../cli/services/records.js'
+import { lanesOf, listRecords, RETRY_QUEUE_STATES, type Cursor, type RecordSummary } from '../cli/services/records.js'
 import { readDeadPage, type DeadPage } from './dead-pages.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { matchesText } from './text-filter.js'
@@ -70,7 +70,7 @@ export async function takeSnapshot(backend: DurabilityBackend, query: SnapshotQu
     listInstances(journal, at, { all: true }),
     listLeases(journal, at, DASHBOARD_LIMITS.leasesMax),
     groupDeadLetters(journal, ['inbox', 'outbox'], {}, DASHBOARD_LIMITS.errorGroupScanMax),
-    listRecords(journal, lanesOf(['inbox', 'outbox'], ['failed']), {}, { limit: DASHBOARD_LIMITS.retryQueueMax }),
+    listRecords(journal, lanesOf(['inbox', 'outbox'], RETRY_QUEUE_STATES), {}, { limit: DASHBOARD_LIMITS.retryQueueMax }),
     ...DEAD_PANELS.map((panel) => readDeadPage(journal, DEAD_LANES[panel], query.filter, query.pages[panel])),
   ])
   const text = query.filter

@@ -128,6 +128,19 @@ describe.concurrent('read commands on SQLite', () => {
     expect(table.stdout).toMatch(/inbox\s+in-dead-1\s+dead\s+chat-a\s+5 .*CRM_REFUSED: the CRM refused the lead/)
   })
 
+  it('dlq list names the sends whose outcome is unknown, and --unknown lists them', async () => {
+    const table = await run('dlq', 'list')
+    expect(table.stdout).toMatch(/^1 send's outcome is unknown .*: botmesh dlq list --unknown$/m)
+    const json = await run('dlq', 'list', '--json')
+    expect(json.stderr).toMatch(/^1 send's outcome is unknown/m)
+    const unknown = jsonOf<Page>(await run('dlq', 'list', '--unknown', '--json'))
+    expect(unknown.records.map((r) => `${r.kind}:${r.id}:${r.state}`)).toEqual(['outbox:out-unknown:unknown'])
+    const human = await run('dlq', 'list', '--unknown')
+    expect(human.stdout).toMatch(/out-unknown\s+unknown/)
+    expect(human.stdout).toMatch(/^before a retry, check the channel: botmesh show <key>/m)
+    expect((await run('dlq', 'list', '--unknown', '--kind', 'inbox')).code).toBe(2)
+  })
+
   it('show: the whole record and why it is not running now', async () => {
     const why = async (id: string) => jsonOf<{ why: string; record: Record<string, unknown> }[]>(await run('show', id, '--json'))[0]!
     const ids = ['in-pending', 'in-processing', 'part:1#2', 'out-dead-1', 'in-dead-1', 'out-unknown', 'out-sent', 'in-failed'] as const
@@ -144,7 +157,12 @@ describe.concurrent('read commands on SQLite', () => {
       /^dead since \S+ after 6 provider call\(s\): unsupported content \(UNSUPPORTED_CONTENT\); botmesh retry out-dead-1/,
     )
     expect(said['in-dead-1']).toMatch(/dead since .* after 5 run\(s\): the CRM refused the lead \(CRM_REFUSED\); botmesh replay in-dead-1/)
-    expect(said['out-unknown']).toMatch(/^unknown since .* may or may not have gone out/)
+    // What is known of an unknown send: the provider was called, the channel may have it, and how to check before a retry.
+    expect(said['out-unknown']).toMatch(/^unknown since \S+: a bot called the provider with it \(call \d+\) and died before recording the result/)
+    expect(said['out-unknown']).toMatch(/check the channel: look in chat chat-\w for this message, sent between \S+ and \S+\./)
+    expect(said['out-unknown']).toMatch(/botmesh retry out-unknown sends it again; if it is, botmesh discard out-unknown/)
+    const unknown = await run('show', 'out-unknown')
+    expect(unknown.stdout).toMatch(/^attempts\s+\d+ \(the last one's outcome unknown\)$/m)
     expect(said['out-sent']).toMatch(/^sent at .* as provider message mock-1/)
     expect(said['in-failed']).toMatch(/^due since .* attempt 4 \(limit unknown.*\): the next sweep of a running bot/)
     const shown = await why('out-pending')

@@ -35,6 +35,21 @@ describe('fitColumns', () => {
     expect(fitColumns(columns, [row], 3).shown).toEqual([0])
   })
 
+  it('never cuts a whole column: the less important ones are cut, then hidden, instead', () => {
+    const ids = [{ header: 'ID', priority: 4, whole: true }, ...columns.slice(1)]
+    const long = ['demo-channel:grace:demo.grace.9', 'c'.repeat(15), 'e'.repeat(40)]
+    // 31 + 15 + 12 and two gaps: the error at its floor, the chat whole, the id whole.
+    const fitted = fitColumns(ids, [long], 62)
+    expect(fitted.widths).toEqual([31, 15, 12])
+    expect(fitColumns(ids, [long], 60).widths).toEqual([31, 13, 12])
+    const narrow = fitColumns(ids, [long], 40)
+    expect(narrow.shown).toEqual([0, 1])
+    expect(narrow.widths[0]).toBe(long[0]!.length)
+    expect(narrow.hidden).toEqual(['ERROR'])
+    // Even beyond its cap (an id is whole however long it is).
+    expect(fitColumns([{ header: 'ID', whole: true, maxWidth: 10 }], [['x'.repeat(70)]], 80).widths).toEqual([70])
+  })
+
   it('of equal importance, the column further right is cut first', () => {
     const fitted = fitColumns([{ header: 'A' }, { header: 'B' }], [['x'.repeat(30), 'y'.repeat(30)]], 50)
     expect(fitted.widths).toEqual([30, 18])

@@ -6,7 +6,9 @@
 import { join } from 'node:path'
 import stringWidth from 'string-width'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { seedJournal, SEEDED } from '../fixtures/cli/seed.js'
+import { openBackend } from '../../src/backends/open.js'
+import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { SEED_SCOPE, seedJournal, SEEDED } from '../fixtures/cli/seed.js'
 import { botmesh, botmeshOnTerminal, jsonOf, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
@@ -16,6 +18,27 @@ beforeAll(async () => {
   url = `sqlite:${join(tempDir(), 'bot.db')}`
   await seedJournal(url)
 })
+
+/** Dead letters with ids as long as the demo's (`<provider>:<chat>:<event id>`, a send's `:<n>` after it). */
+const DEMO_IDS = ['demo-channel:grace:demo.grace.9', 'demo-channel:frank:demo.frank.8:1'] as const
+
+async function demoLikeJournal(): Promise<string> {
+  const demo = `sqlite:${join(tempDir(), 'demo.db')}`
+  await seedJournal(demo)
+  const opened = await openBackend(demo, { access: 'write' })
+  try {
+    const now = await opened.backend.now()
+    const lastError = { message: 'the CRM record of grace cannot be read, and the channel refused frank', code: 'CRM_DOWN', at: now }
+    const results = await opened.backend.journal(SEED_SCOPE).write('operator.import', [
+      { kind: 'inbox', record: inboxRecord(DEMO_IDS[0], { state: 'dead', chatId: 'grace', attempts: 3, lastError }), expectVersion: 0 },
+      { kind: 'outbox', record: outboxRecord(DEMO_IDS[1], { state: 'dead', chatId: 'frank', attempts: 1, lastError }), expectVersion: 0 },
+    ])
+    expect(results.every((result) => result.ok)).toBe(true)
+  } finally {
+    await opened.close()
+  }
+  return demo
+}
 
 /** The lines a terminal run printed, without the \r the terminal adds. */
 const linesOf = (text: string) =>
@@ -47,9 +70,12 @@ describe.concurrent('on an 80-column terminal', () => {
 
   it('dlq list fits 80 × 24: every dead letter on one line, the last error cut first with an ellipsis, ids whole', async () => {
     const result = await botmeshOnTerminal(['dlq', 'list', '--backend', url], { env: { NO_COLOR: '1' } })
-    const lines = linesOf(result.stdout)
+    const all = linesOf(result.stdout)
+    // The table, then the line that leads to the sends whose outcome is unknown, wrapped at 80.
+    const lines = all.slice(0, all.findIndex((line) => line.includes('outcome is unknown')))
     const dead = [...SEEDED.inbox.dead, ...SEEDED.outbox.dead]
     expect(lines).toHaveLength(1 + dead.length)
+    expect(all.slice(lines.length).join(' ')).toMatch(/^1 send's outcome is unknown .* botmesh dlq list --unknown$/)
     expect(lines[0]).toMatch(/^KIND +ID +STATE +CHAT +ATTEMPTS +UPDATED +LAST ERROR$/)
     for (const id of dead)
       expect(
@@ -57,6 +83,20 @@ describe.concurrent('on an 80-column terminal', () => {
         id,
       ).toMatch(/ dead +chat-\w +\d+ +.+ ago +\S/)
     expect(lines.find((line) => line.includes('out-dead-1'))).toMatch(/UNSUPPORTED_CONTENT: \S*…$/)
+  })
+
+  it("ids as long as the demo's stay whole at 80 columns, copied from the table into show; the last error and the chat are cut or hidden first", async () => {
+    const demo = await demoLikeJournal()
+    const result = await botmeshOnTerminal(['dlq', 'list', '--backend', demo], { env: { NO_COLOR: '1' } })
+    const lines = linesOf(result.stdout)
+    for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(80)
+    for (const id of DEMO_IDS) {
+      const row = lines.find((line) => line.includes(id))
+      expect(row, `${id} whole in:\n${result.stdout}`).toBeDefined()
+      const copied = row!.split(/\s+/)[1]!
+      expect(copied).toBe(id)
+      expect((await botmesh(['show', copied, '--json', '--backend', demo])).code).toBe(0)
+    }
   })
 
   it('stats fits 80 × 24: a state a line with both journals side by side, oldest pending included', async () => {
@@ -67,6 +107,13 @@ describe.concurrent('on an 80-column terminal', () => {
     expect(lines.find((line) => line.startsWith('dead '))).toMatch(/^dead +3 +2$/)
     expect(lines.find((line) => line.startsWith('oldest pending'))).toMatch(/^oldest pending +\S+ +\S+$/)
     expect(result.stdout).not.toContain('hidden to fit')
+    // The labelled lines under the table are one block: every value starts in the same column.
+    const labels = ['dead letters', 'live instances', 'rates (since start)', 'per minute (bots)', 'last minute (journal)']
+    const starts = labels.map((label) => {
+      const line = lines.find((l) => l.startsWith(label))!
+      return line.length - line.slice(label.length).trimStart().length
+    })
+    expect(new Set(starts).size, lines.join('\n')).toBe(1)
   })
 
   it('instances at 80 columns: the least important columns are hidden and said so, the id and status kept', async () => {
@@ -81,7 +128,7 @@ describe.concurrent('on an 80-column terminal', () => {
     const result = await botmeshOnTerminal(['dlq', 'list', '--backend', url], { env: { NO_COLOR: '1' }, columns: 50 })
     const lines = linesOf(result.stdout)
     for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(50)
-    expect(lines.at(-1)).toBe('hidden to fit: last error (-o json shows all)')
+    expect(lines).toContain('hidden to fit: last error (-o json shows all)')
   })
 })
 

@@ -2,18 +2,15 @@
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { examples, filtersFrom, kindsFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
-import { lanesOf, listRecords } from '../services/records.js'
+import { lanesOf, listRecords, RETRY_QUEUE_STATES } from '../services/records.js'
 import { withJournal } from '../session.js'
 import { retryQueueView } from '../views/retry-queue.js'
-
-/** The states `list` shows without --state: what is backing off before its next attempt. */
-export const RETRY_QUEUE_STATES = ['failed'] as const
 
 export function registerList(program: Command, cli: Cli): void {
   listOptions(
     program
       .command('list')
-      .description('the retry queue: records of both journals backing off, with when each is tried next (or --state …)'),
+      .description('the retry queue: records of both journals waiting for their next attempt (backing off, or due and overdue when no bot runs), with when each is tried (or --state …)'),
     true,
   )
     .option('--kind <kind>', 'inbox or outbox')

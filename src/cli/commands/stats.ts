@@ -6,11 +6,7 @@ import { examples } from '../options.js'
 import { collectScopes, collectStats, watchStats } from '../services/stats.js'
 import { withBackend, withJournal } from '../session.js'
 import { prometheusText } from '../views/prometheus.js'
-import { failureRateView } from '../views/failure-rate.js'
 import { statsView } from '../views/status.js'
-import type { Stats } from '../services/stats.js'
-
-const statsWithRates = (stats: Stats) => [...statsView(stats), ...failureRateView(stats)]
 
 export function registerStats(program: Command, cli: Cli): void {
   program
@@ -43,7 +39,7 @@ export function registerStats(program: Command, cli: Cli): void {
       }
       await withJournal(config, 'read', async ({ journal, backend }) => {
         if (!options.watch)
-          return cli.out.result(await collectStats(journal, await backend.now(), undefined, { retentionMs }), statsWithRates)
+          return cli.out.result(await collectStats(journal, await backend.now(), undefined, { retentionMs }), statsView)
         const intervalMs = parseDuration(options.watch === true ? '2s' : options.watch, '--watch')
         const times = options.times === undefined ? undefined : parseCount(options.times, '--times')
         await watchStats(
@@ -53,7 +49,7 @@ export function registerStats(program: Command, cli: Cli): void {
           (stats) => {
             if (cli.out.json) return cli.out.jsonLine(stats)
             cli.out.clear()
-            cli.out.show(statsWithRates(stats))
+            cli.out.show(statsView(stats))
           },
         )
       })

@@ -88,6 +88,12 @@ export const LIST_LIMITS = {
   scanMax: 100_000,
 } as const
 
+/**
+ * The retry queue: what waits for its next attempt. `failed` backs off until its next attempt;
+ * `pending` is due (re-queued by an operator, enqueued, or a later part) and overdue when no bot sweeps.
+ */
+export const RETRY_QUEUE_STATES = ['failed', 'pending'] as const
+
 /** The lanes of every state of a kind, or of the states given. */
 export function lanesOf(kinds: readonly WorkKind[], states?: readonly string[]): Lane[] {
   const lanes: Lane[] = []

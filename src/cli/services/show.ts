@@ -128,14 +128,24 @@ export function whyOutbox(
     }
     case 'unknown':
       return (
-        `unknown since ${iso(record.updatedAt)}: the process died between calling the provider and recording the result, so it may or may not have gone out ` +
-        `(onAmbiguous 'skip' never resends it); botmesh retry ${record.key} sends it again, possibly twice.`
+        `unknown since ${iso(record.updatedAt)}: a bot called the provider with it (call ${record.attempts + 1}) and died before recording the result, ` +
+        `so the channel may well have delivered it; with onAmbiguous 'skip' nothing sends it again. ` +
+        `Before a retry, check the channel: look in chat ${record.chatId} for this message, sent between ${iso(record.createdAt)} and ${iso(record.updatedAt)}. ` +
+        `If it is not there, botmesh retry ${record.key} sends it again; if it is, botmesh discard ${record.key} keeps it from showing up here.`
       )
     case 'dead': {
       const withPart = record.lastError?.code === ERROR_CODES.PREVIOUS_PART_DEAD ? ' (it died with an earlier part of the same text)' : ''
       return `dead since ${iso(record.updatedAt)} after ${record.attempts} provider call(s)${because(record)}${withPart}; botmesh retry ${record.key} sends it again with a fresh budget.`
     }
   }
+}
+
+/**
+ * What `attempts` means to a reader: the provider calls a record's failures counted, and for an
+ * `unknown` send the one call whose outcome was never recorded.
+ */
+export function attemptsText(record: InboxRecord | OutboxRecord): string {
+  return record.state === 'unknown' ? `${record.attempts + 1} (the last one's outcome unknown)` : String(record.attempts)
 }
 
 /** " of 3", or nothing when no running bot or flag says what the limit is. */

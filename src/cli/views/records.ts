@@ -3,7 +3,7 @@ import type { Block, Column, Tone } from '../output.js'
 import { table } from '../output.js'
 import type { RecordPage, RecordSummary } from '../services/records.js'
 import { sealedLabel } from '../services/sealed.js'
-import type { ShownRecord } from '../services/show.js'
+import { attemptsText, type ShownRecord } from '../services/show.js'
 import { ago, duration, errorLine, iso } from './format.js'
 
 const STATE_TONES: Record<string, Tone> = {
@@ -23,7 +23,7 @@ const STATE_TONES: Record<string, Tone> = {
 export function recordColumns(now: number, withKind: boolean): Column<RecordSummary>[] {
   return [
     ...(withKind ? [{ header: 'kind', value: (r: RecordSummary) => r.kind, priority: 3 }] : []),
-    { header: 'id', value: (r) => r.id, maxWidth: 48, minWidth: 16, priority: 4 },
+    { header: 'id', value: (r) => r.id, whole: true, priority: 4 },
     { header: 'state', value: (r) => r.state, tone: (r) => STATE_TONES[r.state], priority: 4 },
     { header: 'chat', value: (r) => r.chatId, maxWidth: 24, priority: 1 },
     { header: 'attempts', value: (r) => r.attempts, align: 'right', priority: 2 },
@@ -58,7 +58,7 @@ export function shownView(now: number) {
         [kind === 'inbox' ? 'inbox record' : 'outbox send', id],
         ['state', record.state],
         ['chat', record.chatId],
-        ['attempts', record.attempts],
+        ['attempts', attemptsText(record)],
         [
           'next attempt',
           record.nextAttemptAt === null

@@ -32,7 +32,7 @@ export function retryQueueView(now: number) {
           { header: 'last error', value: (r) => errorLine(r.lastError), maxWidth: 50 },
         ],
         page.records,
-        '(nothing is backing off)',
+        '(nothing waits for an attempt)',
       ),
     ]
     if (page.scanLimited) blocks.push({ text: `read ${page.scanned} records without filling the page; more may match`, tone: 'dim' })

@@ -5,6 +5,7 @@ import type { InstanceView, LeaseView } from '../services/instances.js'
 import type { ScopeSummary } from '../services/scopes.js'
 import type { Stats } from '../services/stats.js'
 import { ago, duration, perSecond } from './format.js'
+import { failureRateFields } from './failure-rate.js'
 
 export function scopesView(scopes: ScopeSummary[]): Block[] {
   return [
@@ -76,6 +77,8 @@ export function statsView(stats: Stats): Block[] {
               `rates (${stats.ratesOver === 'interval' ? 'last interval' : 'since start'})`,
               RATE_METRICS.map((name) => `${name} ${perSecond(stats.ratesPerSecond[name])}`).join(', '),
             ],
+        // In the same block, so every label lines up.
+        ...failureRateFields(stats),
       ],
     },
   ]
@@ -98,7 +101,7 @@ export function instancesView(now: number) {
   return (instances: InstanceView[]): Block[] => [
     table(
       [
-        { header: 'instance', value: (i: InstanceView) => i.instanceId, maxWidth: 50, minWidth: 20, priority: 5 },
+        { header: 'instance', value: (i: InstanceView) => i.instanceId, whole: true, priority: 5 },
         { header: 'bot', value: (i) => i.botId, priority: 2 },
         { header: 'host', value: (i) => i.host, priority: 1 },
         { header: 'pid', value: (i) => i.pid, align: 'right', priority: 1 },
@@ -129,7 +132,7 @@ export function leasesView(leases: LeaseView[]): Block[] {
     table(
       [
         { header: 'kind', value: (l: LeaseView) => l.kind, priority: 3 },
-        { header: 'record', value: (l) => l.id, maxWidth: 48, minWidth: 16, priority: 4 },
+        { header: 'record', value: (l) => l.id, whole: true, priority: 4 },
         { header: 'chat', value: (l) => l.chatId, maxWidth: 24, priority: 1 },
         { header: 'owner', value: (l) => l.owner, maxWidth: 40, priority: 2 },
         { header: 'token', value: (l) => l.token, align: 'right', priority: 1 },

@@ -49,7 +49,10 @@ function retriesReport(snapshot: Snapshot, now: number): Report {
   return {
     title: `Retry queue  ${snapshot.retryQueue.length} waiting · last min ${journal.failed} failed, ${journal.dead} dead · ${bots}`,
     header: `${'next retry'.padEnd(14)} ${'kind'.padEnd(7)} ${'attempts'.padStart(8)}  id · last error`,
-    rows: snapshot.retryQueue.length === 0 ? ['none: nothing waits for an attempt'] : snapshot.retryQueue.map((record) => retryRow(record, now)),
+    rows:
+      snapshot.retryQueue.length === 0
+        ? ['none: nothing waits for an attempt']
+        : snapshot.retryQueue.map((record) => retryRow(record, now)),
   }
 }
 

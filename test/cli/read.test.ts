@@ -158,7 +158,9 @@ describe.concurrent('read commands on SQLite', () => {
     )
     expect(said['in-dead-1']).toMatch(/dead since .* after 5 run\(s\): the CRM refused the lead \(CRM_REFUSED\); botmesh replay in-dead-1/)
     // What is known of an unknown send: the provider was called, the channel may have it, and how to check before a retry.
-    expect(said['out-unknown']).toMatch(/^unknown since \S+: a bot called the provider with it \(call \d+\) and died before recording the result/)
+    expect(said['out-unknown']).toMatch(
+      /^unknown since \S+: a bot called the provider with it \(call \d+\) and died before recording the result/,
+    )
     expect(said['out-unknown']).toMatch(/check the channel: look in chat chat-\w for this message, sent between \S+ and \S+\./)
     expect(said['out-unknown']).toMatch(/botmesh retry out-unknown sends it again; if it is, botmesh discard out-unknown/)
     const unknown = await run('show', 'out-unknown')

@@ -72,7 +72,10 @@ describe.concurrent('on an 80-column terminal', () => {
     const result = await botmeshOnTerminal(['dlq', 'list', '--backend', url], { env: { NO_COLOR: '1' } })
     const all = linesOf(result.stdout)
     // The table, then the line that leads to the sends whose outcome is unknown, wrapped at 80.
-    const lines = all.slice(0, all.findIndex((line) => line.includes('outcome is unknown')))
+    const lines = all.slice(
+      0,
+      all.findIndex((line) => line.includes('outcome is unknown')),
+    )
     const dead = [...SEEDED.inbox.dead, ...SEEDED.outbox.dead]
     expect(lines).toHaveLength(1 + dead.length)
     expect(all.slice(lines.length).join(' ')).toMatch(/^1 send's outcome is unknown .* botmesh dlq list --unknown$/)

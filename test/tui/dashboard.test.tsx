@@ -137,7 +137,12 @@ describe('keys', () => {
     frame = await dashboard.until((f) => f.includes('▶ Retry queue  4 waiting'), 'the retry queue')
     const rows = frame.split('\n').filter((line) => /^(in|overdue) /.test(line))
     // Soonest first: out-failed retries in 30 s, in-failed in 60 s, then the pending records due later.
-    expect(rows.map((line) => line.split(' · ')[0]!.trim().split(/\s+/).at(-1))).toEqual(['out-failed', 'in-failed', 'out-pending', 'in-pending'])
+    expect(rows.map((line) => line.split(' · ')[0]!.trim().split(/\s+/).at(-1))).toEqual([
+      'out-failed',
+      'in-failed',
+      'out-pending',
+      'in-pending',
+    ])
     expect(frame).toMatch(/last min \d+ failed, \d+ dead/)
     dashboard.press(KEYS.escape)
     await dashboard.until((f) => f.includes('3 Inbox dead letters'), 'the panels again')

@@ -10,7 +10,9 @@ export function registerList(program: Command, cli: Cli): void {
   listOptions(
     program
       .command('list')
-      .description('the retry queue: records of both journals waiting for their next attempt (backing off, or due and overdue when no bot runs), with when each is tried (or --state …)'),
+      .description(
+        'the retry queue: records of both journals waiting for their next attempt (backing off, or due and overdue when no bot runs), with when each is tried (or --state …)',
+      ),
     true,
   )
     .option('--kind <kind>', 'inbox or outbox')

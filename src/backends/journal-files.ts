@@ -12,6 +12,8 @@ export interface JournalFileCheck {
   ok: boolean
   /** One sentence per problem: file, line and byte offset where there are such things. */
   problems: string[]
+  /** What is not damage but an operator should know (a torn last line the next open cuts). */
+  notes: string[]
   /** The verifier's own report. */
   report: unknown
 }
@@ -58,11 +60,19 @@ async function verifyFileJournal(path: string): Promise<JournalFileCheck> {
       )
   }
   if (!report.snapshot.exists && !report.log.exists) problems.push(`${path} does not exist`)
-  return { kind: 'file', ok: problems.length === 0, problems, report }
+  // A crash mid-append leaves it; open() cuts it and keeps every line before it, so it is no damage.
+  const torn = report.log.tornTail
+  const notes = torn
+    ? [
+        `${report.log.file}: the last line is torn at byte offset ${torn.offset} (${torn.bytes} bytes of a write a crash cut short): not damage; ` +
+          'the next open that writes cuts it and replays every line before it',
+      ]
+    : []
+  return { kind: 'file', ok: problems.length === 0, problems, notes, report }
 }
 
 async function verifySqliteFile(path: string): Promise<JournalFileCheck> {
   const { verifySqlite } = await import('./sqlite/index.js')
   const report = await verifySqlite(path)
-  return { kind: 'sqlite', ok: report.ok, problems: report.problems, report }
+  return { kind: 'sqlite', ok: report.ok, problems: report.problems, notes: [], report }
 }

@@ -3,6 +3,7 @@
  * they are declared, and how their values become the services' option objects.
  */
 import type { Command } from 'commander'
+import wrapAnsi from 'wrap-ansi'
 import type { OperatorChange } from '../core/durability/operations.js'
 import { parseChoice, parseCount, parseRate, parseSince } from './config.js'
 import { UsageError } from './errors.js'
@@ -119,6 +120,27 @@ export function paceFrom(cli: Cli, flags: { rate?: string }, label: string, tota
     onProgress: (done, _total, id) => progress.update(done, id),
     finish: () => progress.done(),
   }
+}
+
+/** The width the help's own texts wrap at: commander wraps its lists there too. */
+const HELP_WIDTH = 80
+/** Where a term's description starts in the help's own lists. */
+const HELP_TERM_WIDTH = 34
+
+/** Terms and their descriptions, wrapped under each other (a term too long for its column gets a line of its own). */
+export function helpList(title: string, items: [term: string, description: string][]): string {
+  const indent = ' '.repeat(2 + HELP_TERM_WIDTH + 2)
+  const lines = items.flatMap(([term, description]) => {
+    const wrapped = wrapAnsi(description, HELP_WIDTH - indent.length, { hard: true }).split('\n')
+    const head = term.length <= HELP_TERM_WIDTH ? [`  ${term.padEnd(HELP_TERM_WIDTH)}  ${wrapped.shift()}`] : [`  ${term}`]
+    return [...head, ...wrapped.map((line) => `${indent}${line}`)]
+  })
+  return `\n${title}:\n${lines.join('\n')}\n`
+}
+
+/** A paragraph of a command's --help, wrapped for an 80-column terminal. */
+export function helpParagraph(text: string): string {
+  return `\n${wrapAnsi(text.trim().replace(/\s*\n\s*/g, ' '), HELP_WIDTH, { hard: true })}\n`
 }
 
 /** The "Examples:" section of a command's --help. */

@@ -5,7 +5,7 @@
 import { Command } from 'commander'
 import type { Cli } from './context.js'
 import { CONNECT_TIMEOUT_DEFAULT, DEFAULT_BACKEND, outputFormat, resolveCliConfig, type CliConfig, type GlobalFlags } from './config.js'
-import { examples } from './options.js'
+import { examples, helpList } from './options.js'
 import type { Output } from './output.js'
 import { registerBench } from './commands/bench.js'
 import { registerCompact } from './commands/compact.js'
@@ -84,7 +84,7 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     .description('Operate botmesh journals (inbox, outbox, dead letters, leases) on any backend, from a terminal or a script.')
     .version(io.version, '-V, --version')
     .option('--backend <url>', `backend URL (env BOTMESH_BACKEND; default ${DEFAULT_BACKEND})`)
-    .option('--scope <id>', 'work in this scope: <tenantId>/<environmentId>/<botId>/<connectionId>')
+    .option('--scope <id>', 'work in this scope (tenantId/environmentId/botId/connectionId, as botmesh scopes lists them)')
     .option('--bot <botId>', "work in this bot's scope")
     .option(
       '-o, --output <format>',
@@ -124,16 +124,15 @@ const ROOT_EXAMPLES = [
   'botmesh inbox list --state failed -o jsonl | jq .id',
 ]
 
-const BACKENDS_HELP = `
-Backend URLs:
-  sqlite:./data/bot.db, ./x.db      SQLiteDurability on that file (the default: ${DEFAULT_BACKEND})
-  file:./data/durable.json          FileDurability (and its .log); read-only while a bot holds it
-  redis://[:pw@]host:port[/db]?prefix=P, rediss://…, redis+cluster://h1:p1,h2:p2?prefix=P
-  postgres://user@host:port/db?tablePrefix=T (postgresql:// too)
-  events:./data/events.json         eventsDurability over a locked FileEventJournal (read through a view while a bot holds it)
-  events+shared:./data/events.json  eventsDurability over a SharedFileEventJournal
-  memory | file | sqlite | redis | postgres | events | events-shared
-                                    a throwaway instance (conformance, crash-matrix, bench)
-
+const BACKENDS_HELP = `${helpList('Backend URLs', [
+  ['sqlite:./data/bot.db, ./x.db', `SQLiteDurability on that file (the default: ${DEFAULT_BACKEND})`],
+  ['file:./data/durable.json', 'FileDurability (and its .log); read-only while a bot holds it'],
+  ['redis://[:pw@]host:port[/db]?prefix=P', 'RedisDurability; rediss:// for TLS'],
+  ['redis+cluster://h1:p1,h2:p2?prefix=P', 'RedisDurability on a Redis Cluster'],
+  ['postgres://user@host:port/db?tablePrefix=T', 'PostgresDurability (postgresql:// too)'],
+  ['events:./data/events.json', 'eventsDurability over a locked FileEventJournal (read through a view while a bot holds it)'],
+  ['events+shared:./data/events.json', 'eventsDurability over a SharedFileEventJournal'],
+  ['memory | file | sqlite | redis | postgres | events | events-shared', 'a throwaway instance (conformance, crash-matrix, bench)'],
+])}
 Exit codes: 0 done, 1 failed, 2 bad usage or input (nothing was changed).
 `

@@ -5,7 +5,7 @@
  * folding the log into the snapshot.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises'
+import { appendFile, copyFile, readFile, readdir, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FileDurability } from '../../src/backends/file/index.js'
@@ -135,6 +135,21 @@ describe('damage', () => {
     expect(await filesOf(path)).toEqual(before)
     const human = await botmesh(['verify', '--backend', `file:${path}`])
     expect(human.stdout).toContain(`damaged at line 6 (byte offset ${offset})`)
+  })
+
+  it('verify calls a torn last line no damage and says the next open cuts it, changing nothing', async () => {
+    const path = await journalWithLog()
+    const size = (await stat(`${path}.log`)).size
+    await appendFile(`${path}.log`, '{"seq":99,"len":120,"crc":')
+    const before = await filesOf(path)
+    const result = await botmesh(['verify', '--backend', `file:${path}`])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('no damage found')
+    expect(result.stdout.replace(/\n/g, ' ')).toContain(
+      `${path}.log: the last line is torn at byte offset ${size} (26 bytes of a write a crash cut short): not damage; the next open that writes cuts it`,
+    )
+    expect(jsonOf<{ notes: string[] }>(await botmesh(['verify', '--json', '--backend', `file:${path}`])).notes).toHaveLength(1)
+    expect(await filesOf(path)).toEqual(before)
   })
 
   it('verify prints the code open() would refuse with beside file, line and byte offset', async () => {

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import stringWidth from 'string-width'
 import { botmesh, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
@@ -42,6 +43,9 @@ describe('botmesh --help', () => {
     for (const [name] of COMMANDS) expect(result.stdout).toContain(`\n  ${name!}`)
     expect(result.stdout).toContain('redis+cluster://')
     expect(result.stdout).toContain('Exit codes: 0 done, 1 failed, 2 bad usage or input')
+    // Wrapped for an 80-column terminal, the backend URLs' descriptions under each other.
+    for (const line of result.stdout.split('\n')) expect(stringWidth(line), line).toBeLessThanOrEqual(80)
+    expect(result.stdout).toMatch(/^ {2}redis\+cluster:\/\/\S+\n {38}RedisDurability on a Redis Cluster$/m)
   })
 
   it('gives every command its own help with examples', async () => {
@@ -51,6 +55,8 @@ describe('botmesh --help', () => {
       expect(result.code, name).toBe(0)
       expect(result.stdout, name).toContain(`Usage: botmesh ${name}`)
       expect(result.stdout, name).toMatch(/Examples:\n {2}\$ botmesh /)
+      for (const line of result.stdout.split('\n').filter((l) => !l.startsWith('  $ ')))
+        expect(stringWidth(line), `${name}: ${line}`).toBeLessThanOrEqual(80)
     }
   })
 

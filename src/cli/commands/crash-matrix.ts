@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseChoice, parseCount } from '../config.js'
 import { ReportedFailure } from '../errors.js'
-import { examples } from '../options.js'
+import { examples, helpParagraph } from '../options.js'
 import { CRASH_CASE_LIMITS } from '../../core/testing/crash-matrix/index.js'
 import { crashCases, runCrashMatrix } from '../services/crash-matrix.js'
 import { crashMatrixView } from '../views/checks.js'
@@ -12,7 +12,7 @@ import { suiteFactory } from './suites.js'
 /** The default seed changes daily, so repeated runs explore new random cases; it is printed for replay. */
 const todaysSeed = () => Number(new Date().toISOString().slice(0, 10).replaceAll('-', ''))
 
-const AMBIGUOUS_WINDOW_HELP = `
+const AMBIGUOUS_WINDOW_HELP = helpParagraph(`
 The ambiguous window: a crash between "about to call the provider" and "sent" being recorded
 leaves a send whose outcome nobody knows. Under --policy skip such a send may be lost (never a
 duplicate); under resend it may go out again, once per time it was found ambiguous (never lost).
@@ -20,7 +20,7 @@ Those losses and duplicates are what the policy allows: the "allowed (ambiguous)
 summary count them, and they do not fail the run. A failure is anything else: a loss under
 resend, a duplicate under skip, a loss or duplicate of a send whose key was never ambiguous, a
 send nobody asked for, a damaged journal, or a case that did not finish. Exit 1 only on failures.
-`
+`)
 
 export function registerCrashMatrix(program: Command, cli: Cli): void {
   program

@@ -17,6 +17,8 @@ export interface VerifyOutcome {
   ok: boolean
   /** One sentence per problem: file, line and byte offset where there are such things. */
   problems: string[]
+  /** What is not damage but worth knowing (a torn last line the next open cuts). */
+  notes: string[]
   /** The backend's own report (the file or SQLite verifier's), for --json. */
   report: unknown
 }
@@ -35,7 +37,14 @@ export function isJournalFile(target: BackendTarget): boolean {
 export async function verifyPath(target: BackendTarget): Promise<VerifyOutcome> {
   const checked = await verifyJournalFile(target)
   if (!checked) throw new BotmeshError(ERROR_CODES.NOT_APPLICABLE, `${target.label} is not a journal file`)
-  return { backend: target.label, kind: checked.kind, ok: checked.ok, problems: checked.problems, report: checked.report }
+  return {
+    backend: target.label,
+    kind: checked.kind,
+    ok: checked.ok,
+    problems: checked.problems,
+    notes: checked.notes,
+    report: checked.report,
+  }
 }
 
 /** Walks every scope's records through the index: each record well-formed and in the state its index says; counts agree. */
@@ -82,7 +91,7 @@ export async function verifyRecords(backend: DurabilityBackend, label: string): 
     }
   }
   if (extra > 0) problems.push(`… and ${extra} more problem(s)`)
-  return { backend: label, kind: backend.kind, ok: problems.length === 0, problems, report: { scopes: scopes.length, records } }
+  return { backend: label, kind: backend.kind, ok: problems.length === 0, problems, notes: [], report: { scopes: scopes.length, records } }
 }
 
 function shapeProblem(kind: RecordKind, state: string, record: Record<string, unknown>): string | undefined {

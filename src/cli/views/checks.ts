@@ -131,10 +131,12 @@ function ceilingLine(report: BenchReport): string {
 }
 
 export function verifyView(outcome: VerifyOutcome): Block[] {
-  if (outcome.ok) return [{ text: `${outcome.backend}: no damage found`, tone: 'green' }]
+  const notes = outcome.notes.map((note): Block => ({ text: note, tone: 'yellow' }))
+  if (outcome.ok) return [{ text: `${outcome.backend}: no damage found${notes.length ? ' (see below)' : ''}`, tone: 'green' }, ...notes]
   return [
     { text: `${outcome.backend}: ${outcome.problems.length} problem(s):`, tone: 'red' },
     ...outcome.problems.map((problem) => ({ text: `  ${problem}` })),
+    ...notes,
   ]
 }
 

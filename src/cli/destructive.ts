@@ -1,13 +1,14 @@
 /**
  * How destructive and bulk commands ask before they change anything: show what they will touch (a
  * count and a sample), stop there on --dry-run, go ahead with --yes, ask on a terminal, and refuse
- * off one. Then report the outcome, failing the run when any record could not be changed.
+ * off one, unless the change is harmless (one named record re-queued: nothing is lost, so a script
+ * need not say --yes). Then report the outcome, failing the run when any record could not be changed.
  */
 import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import type { Cli } from './context.js'
 import { ReportedFailure, UsageError } from './errors.js'
 import type { Block } from './output.js'
-import type { BulkOutcome } from './services/bulk.js'
+import type { BulkOutcome, Plan } from './services/bulk.js'
 import { outcomeView } from './views/operations.js'
 
 /** Flags that decide whether to go ahead. */
@@ -16,8 +17,19 @@ export interface ConfirmFlags {
   yes?: boolean
 }
 
+/** Whether a change needs no confirmation off a terminal: one record named by the operator, re-queued, that cannot go out twice. */
+export function isHarmless(named: readonly string[], bulkStates: readonly string[], plan: Plan, risky: readonly string[] = []): boolean {
+  return named.length === 1 && bulkStates.length === 0 && plan.sample.every((record) => !risky.includes(record.state))
+}
+
 /** Shows the plan and resolves whether to apply it. */
-export async function confirmChange(cli: Cli, question: string, count: number, plan: Block[], flags: ConfirmFlags): Promise<boolean> {
+export async function confirmChange(
+  cli: Cli,
+  question: string,
+  count: number,
+  plan: Block[],
+  flags: ConfirmFlags & { harmless?: boolean },
+): Promise<boolean> {
   if (count === 0) {
     cli.out.show([{ text: 'nothing matches: nothing to change', tone: 'dim' }])
     return false
@@ -25,6 +37,7 @@ export async function confirmChange(cli: Cli, question: string, count: number, p
   cli.out.show(plan)
   if (flags.dryRun) return false
   if (flags.yes) return true
+  if (!cli.out.canPrompt && flags.harmless) return true
   if (!cli.out.canPrompt) {
     throw new UsageError(
       `${question} refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look`,

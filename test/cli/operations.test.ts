@@ -188,6 +188,23 @@ describe.concurrent('asking before a change', () => {
     expect((await stateOf(cli, 'in-dead-1')).state).toBe('dead')
   })
 
+  it('off a terminal, one named record is re-queued without --yes; an unknown send or two records still need it', async () => {
+    const cli = await seeded()
+    const replay = await cli('replay', 'in-dead-1', '--reason', 'from a script')
+    expect(replay.code, replay.stderr).toBe(0)
+    expect((await stateOf(cli, 'in-dead-1')).state).toBe('pending')
+    expect((await cli('retry', 'out-dead-1')).code).toBe(0)
+    expect((await stateOf(cli, 'out-dead-1')).state).toBe('pending')
+    // A send whose outcome is unknown may have gone out: retrying it may send it twice.
+    const unknown = await cli('retry', 'out-unknown')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('(CONFIRMATION_REQUIRED)')
+    expect((await stateOf(cli, 'out-unknown')).state).toBe('unknown')
+    const two = await cli('replay', 'in-dead-2', 'in-dead-3')
+    expect(two.code).toBe(2)
+    expect((await stateOf(cli, 'in-dead-2')).state).toBe('dead')
+  })
+
   it('on a terminal: shows the plan, asks, and goes ahead only on yes', async () => {
     const url = `sqlite:${join(tempDir(), 'bot.db')}`
     await seedJournal(url)

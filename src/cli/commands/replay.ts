@@ -1,7 +1,7 @@
 /** `botmesh replay <id…>` and `botmesh replay --all-dead|--all-failed [filters]` */
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
-import { confirmChange, finishChange } from '../destructive.js'
+import { confirmChange, finishChange, isHarmless } from '../destructive.js'
 import { changeFrom, changeOptions, examples, filterOptions, paceFrom, selectionFrom } from '../options.js'
 import { outcomeOf } from '../services/bulk.js'
 import { applyReplay, planReplay } from '../services/replay.js'
@@ -28,13 +28,10 @@ export function registerReplay(program: Command, cli: Cli): void {
       await withJournal(cli.config(), flags.dryRun ? 'read' : 'write', async ({ journal, backend }) => {
         const now = await backend.now()
         const plan = await planReplay(journal, selectionFrom(ids, states, flags, now, 'id'))
-        const go = await confirmChange(
-          cli,
-          `replay ${plan.ids.length} inbound record(s)`,
-          plan.ids.length,
-          planView('replay', plan, now),
-          flags,
-        )
+        const go = await confirmChange(cli, `replay ${plan.ids.length} inbound record(s)`, plan.ids.length, planView('replay', plan, now), {
+          ...flags,
+          harmless: isHarmless(ids, states, plan),
+        })
         const pace = paceFrom(cli, flags, 'replaying', plan.ids.length)
         const items = go ? await applyReplay(journal, plan, changeFrom(flags, await backend.now()), pace).finally(pace.finish) : []
         const warnings = await pickupWarnings(journal, await backend.now(), items.filter((item) => item.ok).length)

@@ -1,7 +1,7 @@
 /** `botmesh retry <key…>` and `botmesh retry --all-dead|--all-failed|--all-unknown [filters]` */
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
-import { confirmChange, finishChange } from '../destructive.js'
+import { confirmChange, finishChange, isHarmless } from '../destructive.js'
 import { changeFrom, changeOptions, examples, filterOptions, paceFrom, selectionFrom } from '../options.js'
 import { outcomeOf } from '../services/bulk.js'
 import { applyRetry, planRetry } from '../services/retry.js'
@@ -29,7 +29,12 @@ export function registerRetry(program: Command, cli: Cli): void {
       await withJournal(cli.config(), flags.dryRun ? 'read' : 'write', async ({ journal, backend }) => {
         const now = await backend.now()
         const plan = await planRetry(journal, selectionFrom(keys, states, flags, now, 'key'))
-        const go = await confirmChange(cli, `retry ${plan.ids.length} send(s)`, plan.ids.length, planView('retry', plan, now), flags)
+        // An unknown send may have gone out already: its retry may send it twice, so a script says --yes.
+        const harmless = isHarmless(keys, states, plan, ['unknown'])
+        const go = await confirmChange(cli, `retry ${plan.ids.length} send(s)`, plan.ids.length, planView('retry', plan, now), {
+          ...flags,
+          harmless,
+        })
         const pace = paceFrom(cli, flags, 'retrying', plan.ids.length)
         const items = go ? await applyRetry(journal, plan, changeFrom(flags, await backend.now()), pace).finally(pace.finish) : []
         const warnings = await pickupWarnings(journal, await backend.now(), items.filter((item) => item.ok).length)

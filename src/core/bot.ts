@@ -19,6 +19,8 @@ import { DurablePipeline } from './pipeline/durable-pipeline.js'
 import type { BotParts, Handler, MessagePipeline, Registration } from './pipeline/pipeline.js'
 import { PlainPipeline } from './pipeline/plain-pipeline.js'
 import type { IProvider, InboundEvent, InboundSink, OutboundContent } from './provider.js'
+import { ProviderError } from './provider-errors.js'
+import { ERROR_CODES } from './errors.js'
 import { MemoryStore, type Store } from './store.js'
 
 /** Where log lines go. @default console */
@@ -179,9 +181,13 @@ export class Bot extends EventEmitter {
     return results
   }
 
-  /** Edits a sent message. Not journaled: edits are idempotent. */
+  /**
+   * Edits a sent message. Not journaled: edits are idempotent.
+   * @throws {ProviderError} code `EDIT_UNSUPPORTED` (final) when the provider cannot edit messages.
+   */
   async edit(chatId: string, messageId: string, content: OutboundContent): Promise<void> {
-    if (!this.provider.edit) throw new Error(`${this.provider.name} cannot edit messages`)
+    if (!this.provider.edit)
+      throw new ProviderError(ERROR_CODES.EDIT_UNSUPPORTED, `${this.provider.name} cannot edit messages`, { retryable: false })
     await this.provider.edit(chatId, messageId, content)
   }
 

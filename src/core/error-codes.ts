@@ -101,6 +101,8 @@ export const ERROR_CODES = {
   DOWNLOAD_UNSUPPORTED: 'DOWNLOAD_UNSUPPORTED',
   /** The provider cannot rebuild journaled media references. */
   REHYDRATE_UNSUPPORTED: 'REHYDRATE_UNSUPPORTED',
+  /** `bot.edit` on a provider that cannot edit messages. */
+  EDIT_UNSUPPORTED: 'EDIT_UNSUPPORTED',
 
   // The bundled providers (src/providers)
   /** A stored media reference is not valid (`MediaRefInvalidError`). */

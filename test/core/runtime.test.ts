@@ -15,8 +15,9 @@ import { Outbox } from '../../src/core/durability/outbox.js'
 import { Sweeper } from '../../src/core/durability/sweeper.js'
 import { flow } from '../../src/core/flow.js'
 import { ANY, AUDIO, DOCUMENT, IMAGE, INTERACTION, TEXT, VIDEO, text } from '../../src/core/matchers.js'
-import { ProviderError } from '../../src/core/provider-errors.js'
-import type { OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
+import { BotmeshError } from '../../src/core/errors.js'
+import { ProviderError, UnsupportedContentError } from '../../src/core/provider-errors.js'
+import type { IProvider, OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
@@ -245,6 +246,30 @@ describe.each(modes)('The runtime (%s)', (_mode, durability) => {
     await broadcasting
     expect(provider.maxInFlight).toBe(1)
     expect(provider.sent.map((s) => s.chatId)).toEqual(['c1', 'c2', 'c3'])
+  })
+
+  it('every error of bot.edit and MockProvider is a class with a code: an edit the provider cannot make, content it cannot keep, a receive before start', async () => {
+    const withoutEdit: IProvider = {
+      name: 'no-edits',
+      textLimit: 4096,
+      start: async () => {},
+      stop: async () => {},
+      send: async () => ({ messageId: 'm' }),
+    }
+    const bot = new Bot({ provider: withoutEdit })
+    const refused = await bot.edit('c1', 'm1', 'v2').catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(ProviderError)
+    expect(refused).toMatchObject({ code: 'EDIT_UNSUPPORTED', retryable: false, message: 'no-edits cannot edit messages' })
+    const provider = new MockProvider()
+    // A stream-like object: a function in it cannot be copied.
+    const stream = { type: 'image' as const, url: 'https://example.com/a.png', read: () => null }
+    const uncopyable = await provider.send('c1', { media: stream } as OutboundContent).catch((error: unknown) => error)
+    expect(uncopyable).toBeInstanceOf(UnsupportedContentError)
+    expect(uncopyable).toMatchObject({ code: 'UNSUPPORTED_CONTENT', retryable: false })
+    expect((uncopyable as Error).message).toMatch(/^MockProvider keeps a copy of every send, and this content cannot be copied: /)
+    const early = await provider.receive({ id: 'e1', chatId: 'c1', text: 'hi' }).catch((error: unknown) => error)
+    expect(early).toBeInstanceOf(BotmeshError)
+    expect(early).toMatchObject({ code: 'NOT_STARTED' })
   })
 
   it('edits, drafts and typing indicators reach the provider (and are not journaled)', async () => {

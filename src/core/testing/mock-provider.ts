@@ -3,8 +3,8 @@
  * `sent` (its own log, apart from any journal: the crash matrix's oracle), takes inbound events
  * with `receive`, and plays scripted faults: failures, rate limits, latency, accept-then-throw.
  */
-import { ERROR_CODES } from '../errors.js'
-import { ProviderError, RateLimitedError } from '../provider-errors.js'
+import { BotmeshError, ERROR_CODES } from '../errors.js'
+import { ProviderError, RateLimitedError, UnsupportedContentError } from '../provider-errors.js'
 import type { InboundEvent, InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../provider.js'
 
 /** One accepted send. */
@@ -68,7 +68,7 @@ export class MockProvider implements IProvider {
 
   /** Delivers an inbound event; resolves once the bot journaled it (rejects if it could not). */
   async receive(event: InboundEvent): Promise<void> {
-    if (!this.#sink) throw new Error('MockProvider.receive: the bot has not started this provider')
+    if (!this.#sink) throw new BotmeshError(ERROR_CODES.NOT_STARTED, 'MockProvider.receive: the bot has not started this provider')
     await this.#sink(event)
   }
 
@@ -118,7 +118,7 @@ export class MockProvider implements IProvider {
       if (fault.act === 'throw') throw fault.error()
     }
     const messageId = `${this.name}-${++this.#ids}`
-    this.sent.push({ chatId, content: structuredClone(content), messageId, at: Date.now() })
+    this.sent.push({ chatId, content: copyOf(content), messageId, at: Date.now() })
     if (fault?.act === 'accept-then-throw') throw fault.error()
     return { messageId }
   }
@@ -174,4 +174,18 @@ function tokenId(token: unknown): string | undefined {
   if (typeof token === 'string') return token
   if (token && typeof token === 'object' && typeof (token as { id?: unknown }).id === 'string') return (token as { id: string }).id
   return undefined
+}
+
+/**
+ * The copy of a send that `sent` keeps (so a caller changing its object later changes nothing here).
+ * Content that cannot be copied (a stream, a function) is refused as a channel refuses what it cannot take.
+ */
+function copyOf(content: OutboundContent): OutboundContent {
+  try {
+    return structuredClone(content)
+  } catch (error) {
+    throw new UnsupportedContentError(
+      `MockProvider keeps a copy of every send, and this content cannot be copied: ${(error as Error).message}`,
+    )
+  }
 }

@@ -38,8 +38,7 @@ export function registerStats(program: Command, cli: Cli): void {
         )
       }
       await withJournal(config, 'read', async ({ journal, backend }) => {
-        if (!options.watch)
-          return cli.out.result(await collectStats(journal, await backend.now(), undefined, { retentionMs }), statsView)
+        if (!options.watch) return cli.out.result(await collectStats(journal, await backend.now(), undefined, { retentionMs }), statsView)
         const intervalMs = parseDuration(options.watch === true ? '2s' : options.watch, '--watch')
         const times = options.times === undefined ? undefined : parseCount(options.times, '--times')
         await watchStats(

@@ -1,7 +1,4 @@
-/**
- * The `durability` option of a bot: what a user writes, its defaults (the seed's Configuration
- * table), and the single function that resolves and validates it.
- */
+/** The `durability` option of a bot: what a user writes, its defaults (the seed's Configuration table), and the one function that resolves it. */
 import type { MessageTracing } from './tracing.js'
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'

@@ -125,11 +125,13 @@ export class DurablePipeline implements MessagePipeline {
     })
     await this.engine.clock.sync()
     this.#beatLoop.start()
+    // Retention's first pass comes before the first sweep: a restarted bot takes up its backlog
+    // before anything it runs (a run that crashes the process would otherwise stop it for good).
+    await this.#retention.start()
     // The first sweep runs before the bot takes new messages: what a dead run of this instance left
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
     await this.#sweepOnce().catch(this.#parts.error)
     this.#sweepLoop.start(false)
-    await this.#retention.start()
     await this.#session.start(startTransport)
   }
 

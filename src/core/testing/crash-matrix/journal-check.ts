@@ -3,9 +3,39 @@ import type { DurabilityBackend, Journal } from '../../durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../../durability/records.js'
 import { SEALED_FIELDS } from '../../encryption/record-sealer.js'
 import { isSealed } from '../../encryption/sealed-text.js'
+import { inboxRecord, outboxRecord } from '../conformance/fixtures.js'
 
 /** The scope the workload bot works in. */
 export const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
+
+/** Yesterday's traffic: a done message and its sent reply, long past the workload's retention. */
+const EXPIRED = { inbox: 'c-yesterday.1', outbox: 'reply:c-yesterday.1' } as const
+
+/**
+ * Journals yesterday's traffic before the first generation, so every generation's retention has
+ * something to purge: a crash at 'retention.purge' is reached, and the purge must finish by the end.
+ */
+export async function journalExpiredTraffic(backend: DurabilityBackend, scopeId: string): Promise<void> {
+  await backend.start()
+  try {
+    const longAgo = (await backend.now()) - 2 * 24 * 3_600_000
+    const chatId = 'c-yesterday'
+    await backend.journal(scopeId).write('operator.import', [
+      {
+        kind: 'inbox',
+        record: inboxRecord(EXPIRED.inbox, { chatId, state: 'done', createdAt: longAgo, updatedAt: longAgo }),
+        expectVersion: 0,
+      },
+      {
+        kind: 'outbox',
+        record: outboxRecord(EXPIRED.outbox, { chatId, state: 'sent', createdAt: longAgo, updatedAt: longAgo }),
+        expectVersion: 0,
+      },
+    ])
+  } finally {
+    await backend.stop()
+  }
+}
 
 /** Records not yet in a final state: an inbox record pending, processing or failed; a send pending, sending or failed. */
 export async function unsettledCounts(journal: Journal): Promise<{ inbox: number; outbox: number }> {
@@ -48,6 +78,9 @@ export async function journalProblems(
     const [poison] = await journal.read('inbox', ['c-poison.1'])
     if (poison && poison.record.state !== 'dead')
       problems.push(`the poisoned message is ${poison.record.state}, not dead: ${JSON.stringify(poison.record)}`)
+    const [expiredInbox] = await journal.read('inbox', [EXPIRED.inbox])
+    const [expiredOutbox] = await journal.read('outbox', [EXPIRED.outbox])
+    if (expiredInbox || expiredOutbox) problems.push("retention left yesterday's expired records in the journal")
     if (options.sealed) problems.push(...(await unsealedContent(journal)))
     return problems
   } finally {

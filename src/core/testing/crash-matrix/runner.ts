@@ -18,7 +18,7 @@ import { tally, violations, type Tally } from './checker.js'
 import { within } from './deadline.js'
 import { CrashCaseCleanupError, CrashCaseInterruptedError, CrashCaseTimeoutError } from './errors.js'
 import { redeliveries, runGeneration } from './generation.js'
-import { journalProblems, WORKLOAD_SCOPE } from './journal-check.js'
+import { journalExpiredTraffic, journalProblems, WORKLOAD_SCOPE } from './journal-check.js'
 import { CRASH_CASE_LIMITS, type CrashCaseLimits } from './limits.js'
 import { seededRandom } from './random.js'
 import { expectedSends, scriptProvider, workloadBot, workloadMessages, WorkloadStore, WORKLOAD_TEXT_LIMIT } from './workload.js'
@@ -146,6 +146,9 @@ class CaseRun {
     const chats = workloadMessages()
     const acknowledged = new Set<string>()
     await this.#adopt(factory.create())
+    // A sealed journal's purge writes only when it deletes (a plain one is one backend call either
+    // way): with encryption on, yesterday's traffic gives retention something to delete.
+    if (this.encryption) await journalExpiredTraffic(this.#backend!, WORKLOAD_SCOPE)
     for (let generation = 0; generation <= testCase.crashes.length; generation++) {
       this.generations = generation + 1
       const step = testCase.crashes[generation]

@@ -1,11 +1,17 @@
 /**
  * The ambiguous window closed where the channel echoes us: WhatsApp Cloud (the outbox key in
  * `biz_opaque_callback_data`) and Twilio (in each send's `StatusCallback` URL). The process dies
- * between the provider call and `outbox.markSent`; on restart, the channel's status naming the key
- * settles the send as `sent` with the channel's message id (`durability:reconciled`,
- * `outboxReconciled`), so the reply is delivered exactly once under both `onAmbiguous` policies,
- * where without the status it is lost under 'skip' or doubled under 'resend'. Each case runs on
- * MemoryDurability and on SQLite; the totals are printed at the end.
+ * inside the window, at either end of the provider call: after the channel accepted the send
+ * (before `outbox.markSent`), or before the call was made (after `outbox.claim`). On restart the
+ * send is ambiguous. Where the channel got it, its status naming the key settles the send as
+ * `sent` with the channel's message id (`durability:reconciled`, `outboxReconciled`): delivered
+ * exactly once under both `onAmbiguous` policies. Where it did not, no status comes, and after
+ * `reconcileMs` the policy decides as the contract says: lost under 'skip', sent once under
+ * 'resend'. Without the status (none comes, or `reconcileMs: 0`), a send the channel got stays
+ * delivered but `unknown` under 'skip' and goes out twice under 'resend'. Each case runs on
+ * MemoryDurability and on SQLite; the counts of what the channel received (delivered once, lost,
+ * duplicated) are printed at the end, per policy:
+ * `npx vitest run test/providers/reconcile.test.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,7 +22,7 @@ import type { DurabilityBackend } from '../../src/core/durability/backend.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { IProvider } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { crashable } from '../../src/core/testing/crashable.js'
+import { crashable, type CrashableBackend } from '../../src/core/testing/crashable.js'
 import { MetaCloudProvider } from '../../src/providers/meta/index.js'
 import { TwilioProvider } from '../../src/providers/twilio/index.js'
 import { waitFor } from '../../test-utils/wait.js'
@@ -35,14 +41,20 @@ const stops: (() => Promise<void>)[] = []
 afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()))
 })
-/** delivered / lost / duplicated per channel, policy and whether the status came. */
-const figures = new Map<string, { runs: number; delivered: number; lost: number; duplicated: number }>()
+/** What the channel received, per policy, status and crash site; and how many sends were left `unknown`. */
+const figures = new Map<string, { runs: number; delivered: number; lost: number; duplicated: number; unknown: number }>()
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
-  const rows = [...figures].map(
-    ([name, f]) => `${name}: ${f.runs} runs, delivered once ${f.delivered}, lost ${f.lost}, duplicated ${f.duplicated}`,
+  const rows = [...figures].sort(([a], [b]) => a.localeCompare(b))
+  const lines = rows.map(([name, f]) => `| ${name} | ${f.runs} | ${f.delivered} | ${f.lost} | ${f.duplicated} | ${f.unknown} |`)
+  console.info(
+    [
+      'reconciled crash cases: what the channel received (WhatsApp Cloud and Twilio, MemoryDurability and SQLite)',
+      "| onAmbiguous | the channel's status | the crash | runs | delivered once | lost | duplicated | left unknown |",
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      ...lines,
+    ].join('\n'),
   )
-  console.info(`reconciled crash cases (crash before outbox.markSent)\n${rows.join('\n')}`)
 })
 
 /** A channel under test: its fake, its provider, and the statuses its fake sends to a provider. */
@@ -79,6 +91,7 @@ const channels: Channel[] = [
         delivered: () => graph.texts(),
         ids: () => graph.sent.map((s) => s.id),
         async statuses(origin) {
+          if (graph.sent.length === 0) return [] // the channel got nothing: it has nothing to say
           const statuses = graph.sent.map((s) => ({ id: s.id, status: 'sent', biz_opaque_callback_data: s.body.biz_opaque_callback_data }))
           return [(await postWebhook(origin, statusesPayload(statuses), APP_SECRET)).status]
         },
@@ -122,68 +135,90 @@ const backends: [string, () => { backend: DurabilityBackend; store: MemoryStore 
   ],
 ]
 
+/** Where in the ambiguous window the process dies. */
+const sites = [
+  ['after the channel accepted it', (a: CrashableBackend) => a.crashBefore('outbox.markSent'), 1],
+  ['before the provider call', (a: CrashableBackend) => a.crashAfter('outbox.claim'), 0],
+] as const
+/**
+ * Whether the channel's status reaches the restarted bot: it comes within reconcileMs (30 s where
+ * the channel got the send; where it did not, no status can come, and a 1 s wait keeps the test
+ * short); it never comes (reconcileMs, 300 ms, passes without one); or it is not awaited
+ * (reconcileMs 0: the contract's behaviour).
+ */
+const modes = ['comes in time', 'never comes', 'not awaited (reconcileMs 0)'] as const
+
 describe.each(channels)('$name', (channel) => {
-  async function crashThenRestart(policy: 'skip' | 'resend', make: (typeof backends)[number][1], reconcileMs: number) {
+  async function crashThenRestart(
+    policy: 'skip' | 'resend',
+    make: (typeof backends)[number][1],
+    reconcileMs: number,
+    crash: (a: CrashableBackend) => CrashableBackend = sites[0][1],
+  ) {
     const fake = await channel.start()
     const { backend, store } = make()
     const durability = { ...FAST, outbox: { ...FAST.outbox, onAmbiguous: policy, reconcileMs } }
-    const a = crashable(backend).crashBefore('outbox.markSent')
+    const a = crash(crashable(backend))
     const firstProvider = fake.provider()
     const first = await bots.start({ provider: firstProvider, store, durability: { ...durability, backend: a, instanceId: 'r-1' } })
     await first.enqueue(USER[channel.name], 'your code is 1234', { idempotencyKey: 'otp:1' })
     await a.whenCrashed()
     bots.abandon(first)
     await firstProvider.stop()
-    expect(fake.delivered()).toEqual(['your code is 1234'])
+    // What the channel got before the crash (the restarted bot may resend at once).
+    const before = fake.delivered().length
     const events = { reconciled: [] as unknown[], ambiguous: [] as unknown[] }
     const provider = fake.provider()
     const second = await bots.start({ provider, store, durability: { ...durability, backend, instanceId: 'r-1' } }, (b) => {
       b.on('durability:reconciled', (info) => events.reconciled.push(info))
       b.on('durability:ambiguous', (info) => events.ambiguous.push(info))
     })
-    return { fake, second, provider, events }
+    return { fake, second, provider, events, before }
   }
 
-  function count(name: string, delivered: number) {
-    const f = figures.get(name) ?? { runs: 0, delivered: 0, lost: 0, duplicated: 0 }
+  function count(name: string, delivered: number, state: string | undefined) {
+    const f = figures.get(name) ?? { runs: 0, delivered: 0, lost: 0, duplicated: 0, unknown: 0 }
     f.runs++
     if (delivered === 1) f.delivered++
     if (delivered === 0) f.lost++
     if (delivered > 1) f.duplicated++
+    if (state === 'unknown') f.unknown++
     figures.set(name, f)
   }
 
   describe.each(backends)('%s', (_backend, make) => {
-    it.each(['skip', 'resend'] as const)(
-      "onAmbiguous '%s': the channel's status settles the send; delivered exactly once",
-      async (policy) => {
-        const { fake, second, provider, events } = await crashThenRestart(policy, make, 30_000)
-        expect(await fake.statuses(provider.webhookOrigin!)).toEqual([200])
-        const record = await waitFor(async () => {
-          const r = await second.durability!.outbox.get('otp:1')
-          return r?.state === 'sent' ? r : undefined
-        })
-        expect(record.providerMessageId).toBe(fake.ids()[0])
-        expect(record.audit?.map((e) => e.action)).toContain('reconciled')
-        expect(events).toEqual({ reconciled: [{ key: 'otp:1', chatId: USER[channel.name], messageId: fake.ids()[0] }], ambiguous: [] })
-        expect(second.durability!.metrics()).toMatchObject({ outboxReconciled: 1, outboxAmbiguous: 0 })
-        await second.idle()
-        expect(fake.delivered()).toEqual(['your code is 1234'])
-        count(`${channel.name} ${policy} with the status`, fake.delivered().length)
-      },
-    )
-
-    it.each(['skip', 'resend'] as const)(
-      "onAmbiguous '%s' without a status: after reconcileMs the policy decides, as the contract says",
-      async (policy) => {
-        const { fake, second, events } = await crashThenRestart(policy, make, 300)
-        const state = policy === 'skip' ? 'unknown' : 'sent'
-        await waitFor(async () => (await second.durability!.outbox.get('otp:1'))?.state === state)
-        expect(events.ambiguous).toEqual([{ key: 'otp:1', chatId: USER[channel.name] }])
-        expect(fake.delivered()).toHaveLength(policy === 'skip' ? 1 : 2)
-        count(`${channel.name} ${policy} without a status`, policy === 'skip' ? 0 : fake.delivered().length)
-      },
-    )
+    describe.each(sites)('a crash %s', (site, crash, reached) => {
+      it.each(modes.flatMap((mode) => (['skip', 'resend'] as const).map((policy) => [policy, mode] as const)))(
+        "onAmbiguous '%s', the channel's status %s",
+        async (policy, mode) => {
+          const reconcileMs = mode === modes[2] ? 0 : mode === modes[1] ? 300 : reached ? 30_000 : 1_000
+          const { fake, second, provider, events, before } = await crashThenRestart(policy, make, reconcileMs, crash)
+          expect(before).toBe(reached)
+          if (mode === modes[0]) expect(await fake.statuses(provider.webhookOrigin!)).toEqual(reached ? [200] : [])
+          const settled = reached && mode === modes[0]
+          // Settled by the status, or by the policy: 'skip' leaves it unknown, 'resend' sends it (again).
+          const state = settled || policy === 'resend' ? 'sent' : 'unknown'
+          const record = await waitFor(async () => {
+            const r = await second.durability!.outbox.get('otp:1')
+            return r?.state === state ? r : undefined
+          }, 60_000)
+          await second.idle()
+          const delivered = fake.delivered()
+          count(`'${policy}' | ${mode} | ${site}`, delivered.length, record.state)
+          if (settled) {
+            expect(record.providerMessageId).toBe(fake.ids()[0])
+            expect(record.audit?.map((e) => e.action)).toContain('reconciled')
+            expect(events).toEqual({ reconciled: [{ key: 'otp:1', chatId: USER[channel.name], messageId: fake.ids()[0] }], ambiguous: [] })
+            expect(second.durability!.metrics()).toMatchObject({ outboxReconciled: 1, outboxAmbiguous: 0 })
+          } else {
+            expect(events).toEqual({ reconciled: [], ambiguous: [{ key: 'otp:1', chatId: USER[channel.name] }] })
+          }
+          // What the channel received: the first call's (if it was made) and a resend's.
+          expect(delivered).toHaveLength(reached + (!settled && policy === 'resend' ? 1 : 0))
+          expect(new Set(delivered)).toEqual(new Set(delivered.length ? ['your code is 1234'] : []))
+        },
+      )
+    })
   })
 
   it("a status arriving after 'skip' marked the send unknown still settles it as sent", async () => {

@@ -33,15 +33,15 @@ module.exports = {
       comment:
         'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts) and the shared errors only.',
       severity: 'error',
-      from: { path: '^src/backends/[^/]+/' },
+      from: { path: '^src/backends/[^/]+/', pathNot: '^src/backends/gateway/' },
       to: { path: '^src/core/', pathNot: '^src/core/(spi|errors)\\.ts$' },
     },
     {
       name: 'backend-imports-no-other-backend',
       comment:
-        'Backends share machinery through src/backends/crash-safe-file (append log, snapshots, locks) and src/backends/common only, never each other.',
+        'Backends share machinery through src/backends/crash-safe-file (append log, snapshots, locks) and src/backends/common only, never each other; src/backends/gateway opens them all and none of them imports it.',
       severity: 'error',
-      from: { path: '^src/backends/([^/]+)/' },
+      from: { path: '^src/backends/([^/]+)/', pathNot: '^src/backends/gateway/' },
       to: { path: '^src/backends/[^/]+/', pathNot: ['^src/backends/$1/', '^src/backends/(crash-safe-file|common)/'] },
     },
     {
@@ -59,12 +59,19 @@ module.exports = {
       to: { path: '^src/backends/' },
     },
     {
-      name: 'cli-opens-backends-through-open-ts',
-      comment: 'The CLI has one way into a backend: src/backends/open.ts.',
+      name: 'cli-opens-backends-through-the-gateway',
+      comment: 'The CLI has one way into a backend: src/backends/gateway/ (open.ts, and ceiling.ts for bench).',
       severity: 'error',
       from: { path: '^src/cli/' },
-      to: { path: '^src/backends/', pathNot: '^src/backends/open\\.ts$' },
+      to: { path: '^src/backends/', pathNot: '^src/backends/gateway/' },
     },
+    ...Object.entries({ postgres: 'pg', redis: 'ioredis', sqlite: 'better-sqlite3' }).map(([store, driver]) => ({
+      name: `${driver}-inside-src-backends-${store}`,
+      comment: `A store's driver is imported in its backend folder only (src/backends/${store}/): every other part reaches the store through the backend, so one folder knows the driver.`,
+      severity: 'error',
+      from: { pathNot: `^src/backends/${store}/` },
+      to: { path: `^node_modules/${driver}/` },
+    })),
     {
       name: 'dashboard-reads-services-only',
       comment: 'The dashboard renders state its hooks fetch through the CLI services; type-only imports of the record model are fine.',
@@ -75,7 +82,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    // The store drivers are kept in the graph (not followed) so the driver rules above can see them.
+    includeOnly: ['^src/', '^node_modules/(pg|ioredis|better-sqlite3)/'],
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },

@@ -3,7 +3,7 @@
  * over the default. The result carries the same options object `openBackend` takes.
  */
 import { toMs } from '../core/duration.js'
-import { parseBackendUrl, type BackendTarget, type OpenBackendOptions } from '../backends/open.js'
+import { parseBackendUrl, type BackendTarget, type OpenBackendOptions } from '../backends/gateway/open.js'
 import type { KeyRing } from '../core/encryption/key-ring.js'
 import { UsageError } from './errors.js'
 import { loadKeys } from './keys.js'

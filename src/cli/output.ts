@@ -6,7 +6,7 @@
  * never with NO_COLOR. Every human line has the backend URL's password scrubbed from it.
  */
 import { createInterface } from 'node:readline'
-import { scrubSecrets } from '../backends/open.js'
+import { scrubSecrets } from '../backends/gateway/open.js'
 import { BotmeshError } from '../core/errors.js'
 import { renderBlock, type Block, type Canvas, type Tone } from './render.js'
 import { TABLE_LIMITS } from './table-fit.js'

@@ -7,7 +7,7 @@ import type { DurabilityBackend, Journal } from '../core/durability/backend.js'
 import { KeyRing } from '../core/encryption/key-ring.js'
 import { sealedBackend } from '../core/encryption/sealed-backend.js'
 import { JournalLockedError, type EncryptionKeyMissingError } from '../core/errors.js'
-import { openBackend, type BackendAccess, type OpenedBackend } from '../backends/open.js'
+import { openBackend, type BackendAccess, type OpenedBackend } from '../backends/gateway/open.js'
 import type { CliConfig } from './config.js'
 import { chooseScope } from './scope.js'
 

@@ -10,8 +10,8 @@ import {
   parseBackendUrl,
   salvageJournalFile,
   verifyJournalFile,
-} from '../../src/backends/open.js'
-import { BACKEND_KINDS } from '../../src/backends/backend-url.js'
+} from '../../src/backends/gateway/open.js'
+import { BACKEND_KINDS } from '../../src/backends/gateway/backend-url.js'
 import { botmesh } from './helpers.js'
 
 describe('backend capabilities', () => {

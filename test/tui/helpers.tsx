@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { render } from 'ink-testing-library'
 import { afterEach } from 'vitest'
-import { openBackend, parseBackendUrl } from '../../src/backends/open.js'
+import { openBackend, parseBackendUrl } from '../../src/backends/gateway/open.js'
 import type { RecordKind, RecordOf } from '../../src/core/durability/records.js'
 import { Dashboard } from '../../src/tui/components/Dashboard.js'
 import { connect, type DashboardConnection } from '../../src/cli/services/dashboard-connection.js'

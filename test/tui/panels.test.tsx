@@ -6,7 +6,7 @@
  */
 import { render } from 'ink-testing-library'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openBackend, parseBackendUrl, type OpenedBackend } from '../../src/backends/open.js'
+import { openBackend, parseBackendUrl, type OpenedBackend } from '../../src/backends/gateway/open.js'
 import { listScopes } from '../../src/cli/services/scopes.js'
 import { showRecord } from '../../src/cli/services/show.js'
 import { CountsPanel, type CountsPanelProps } from '../../src/tui/components/CountsPanel.js'

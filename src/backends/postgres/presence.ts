@@ -4,7 +4,7 @@
  * it as "no dead letters".
  */
 import { JournalMissingError } from '../../core/errors.js'
-import { describeNearest } from '../nearest.js'
+import { describeNearest } from '../common/nearest.js'
 import type { PostgresConnection } from './connection.js'
 import type { DurableTables } from './tables.js'
 

@@ -6,7 +6,7 @@
  * and that set is never emptied (a purge leaves it).
  */
 import { JournalMissingError } from '../../core/errors.js'
-import { describeNearest } from '../nearest.js'
+import { describeNearest } from '../common/nearest.js'
 import type { RedisClient, RedisConnection } from './connection.js'
 import { RedisKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'

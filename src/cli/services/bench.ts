@@ -6,7 +6,7 @@
  * durability gives the baseline, and the ratio of the two is the figure that holds across
  * machines. Round trips are the backend calls a wrapper counted, per message, and writes the
  * records those calls wrote (each a compare-and-set). Beside it, the raw store's ceiling
- * (ceiling.ts: what the store does without botmesh, same machine, same durability setting) and
+ * (backends/gateway/ceiling.ts: what the store does without botmesh, same machine, same durability setting) and
  * the ratio of the two; on memory the ceiling is the run without durability. Each run also says
  * what a message costs this process (work-meter.ts: CPU, bytes allocated, GC pause) and how many
  * promises it creates (promise-count.ts, in a short pass after the timed run: the hook that counts
@@ -18,12 +18,13 @@ import { textOf } from '../../core/hooks.js'
 import { TEXT } from '../../core/matchers.js'
 import type { OutboundContent, ProviderSendResult } from '../../core/provider.js'
 import { MockProvider } from '../../core/testing/mock-provider.js'
-import type { ThrowawayFactory } from '../../backends/open.js'
-import { measureCeiling, type CeilingFigures, type CeilingPlace } from './ceiling.js'
-import { closedLoop, percentile, round } from './closed-loop.js'
+import type { ThrowawayFactory } from '../../backends/gateway/open.js'
+import { closedLoop, measureCeiling, percentile, round, type CeilingFigures, type CeilingPlace } from '../../backends/gateway/ceiling.js'
 import { CountingBackend, type CallCounts, type CallTally } from './counting-backend.js'
 import { countPromises } from './promise-count.js'
 import { startWorkMeter, type WorkCost } from './work-meter.js'
+
+export { ceilingPlace } from '../../backends/gateway/ceiling.js'
 
 /** How much to send. */
 export interface BenchOptions {

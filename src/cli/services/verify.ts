@@ -8,7 +8,7 @@
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
-import { capabilitiesOf, salvageJournalFile, verifyJournalFile, type BackendTarget } from '../../backends/open.js'
+import { capabilitiesOf, salvageJournalFile, verifyJournalFile, type BackendTarget } from '../../backends/gateway/open.js'
 
 /** What `verify` found, whatever the backend. */
 export interface VerifyOutcome {

@@ -1,4 +1,10 @@
-/** What `bench` and its raw-store ceilings share: a closed loop of clients, timing, percentiles, rounding. */
+/**
+ * What `bench` and the raw-store ceilings of the backend folders share: a closed loop of clients,
+ * timing, percentiles, rounding, and the temp dir a file ceiling writes in.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 
 /** One ceiling measured. */
 export interface CeilingFigures {
@@ -10,6 +16,14 @@ export interface CeilingFigures {
   clients: number
   seconds: number
   perSecond: number
+}
+
+/** How much a ceiling runs, once the gateway (gateway/ceiling.ts) has picked it. */
+export interface CeilingRun {
+  operations: number
+  /** Clients at once, where the store serves several (PostgreSQL, Redis); file and SQLite take one writer. */
+  clients: number
+  connectTimeoutMs: number
 }
 
 /** Operations each ceiling runs before measuring starts (connections, prepared statements, JIT). */
@@ -58,4 +72,14 @@ export async function timed(
   const started = performance.now()
   await closedLoop(clients, operations, (n, client) => run(CEILING_WARMUP_OPERATIONS + n, client))
   return (performance.now() - started) / 1_000
+}
+
+/** A temp dir under `parent` for the length of `use`, removed when it ends. */
+export async function inCeilingDir<T>(parent: string, use: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(parent, `.botmesh-ceiling-${randomBytes(3).toString('hex')}-`))
+  try {
+    return await use(dir)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
 }

@@ -11,19 +11,23 @@
  * - redis: one scripted call (EVALSHA of an HSET) per operation, `clients` at once on one connection;
  * - memory: the bot without durability (bench's baseline run, measured there).
  *
- * Everything a ceiling creates (a temp dir, a table, a key) is removed when it ends.
+ * Each store's ceiling lives in its backend folder (`<store>/ceiling.ts`, the one place that drives
+ * the store without botmesh); this file picks one for a backend target. Everything a ceiling
+ * creates (a temp dir, a table, a key) is removed when it ends.
  */
-import { randomBytes } from 'node:crypto'
-import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import type BetterSqlite3 from 'better-sqlite3'
+import { dirname } from 'node:path'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
-import { THROWAWAY_DEFAULTS, type BackendTarget } from '../../backends/open.js'
-import { ceilingFigures, timed, type CeilingFigures } from './closed-loop.js'
-import { postgresInserts, redisScriptedCalls } from './ceiling-servers.js'
+import type { CeilingFigures } from '../common/closed-loop.js'
+import { appendFsync } from '../file/ceiling.js'
+import { postgresInserts } from '../postgres/ceiling.js'
+import { redisScriptedCalls } from '../redis/ceiling.js'
+import { sqliteFiveWrites } from '../sqlite/ceiling.js'
+import type { BackendTarget } from './backend-url.js'
+import { THROWAWAY_DEFAULTS } from './throwaway.js'
 
-export type { CeilingFigures } from './closed-loop.js'
+// What bench measures its runs with, beside the ceilings.
+export { closedLoop, percentile, round, type CeilingFigures } from '../common/closed-loop.js'
 
 /** Where a ceiling runs: beside the journal the bench measured. */
 export type CeilingPlace =
@@ -81,79 +85,29 @@ export function ceilingPlace(target: BackendTarget, servers: { redisUrl?: string
 /** Measures the ceiling of a place; none for memory (bench's baseline is its ceiling) or a Redis Cluster. */
 export async function measureCeiling(place: CeilingPlace, options: CeilingOptions): Promise<CeilingFigures | undefined> {
   const body = 'x'.repeat(CEILING_BODY_BYTES)
-  const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_DEFAULT_MS
+  const run = {
+    operations: options.operations,
+    clients: options.clients,
+    connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_DEFAULT_MS,
+  }
   try {
     switch (place.kind) {
       case 'memory':
         return undefined
       case 'file':
       case 'events':
-        return await appendFsync(place.dir, options.operations, body)
+        return await appendFsync(place.dir, run.operations, body)
       case 'sqlite':
-        return await sqliteFiveWrites(place.dir, options.operations, body)
+        return await sqliteFiveWrites(place.dir, run.operations, body)
       case 'postgres':
-        return await postgresInserts(place.connectionString, { ...options, connectTimeoutMs }, body)
+        return await postgresInserts(place.connectionString, run, body)
       case 'redis':
         // A Redis Cluster's ceiling depends on how the keys spread over its nodes: not measured.
         if (place.url === undefined) return undefined
-        return await redisScriptedCalls(place.url, { ...options, connectTimeoutMs }, body)
+        return await redisScriptedCalls(place.url, run, body)
     }
   } catch (error) {
     if (error instanceof CeilingError) throw error
     throw new CeilingError(`the raw ${place.kind} ceiling failed: ${error instanceof Error ? error.message : String(error)}`, error)
   }
-}
-
-/** A temp dir under `parent` for the length of `use`. */
-async function inTempDir<T>(parent: string, use: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(parent, `.botmesh-ceiling-${randomBytes(3).toString('hex')}-`))
-  try {
-    return await use(dir)
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
-}
-
-/** One append + fsync per write, one writer (what a file journal without group commit does). */
-function appendFsync(parent: string, operations: number, body: string): Promise<CeilingFigures> {
-  return inTempDir(parent, async (dir) => {
-    const handle = await open(join(dir, 'ceiling.log'), 'a', 0o600)
-    try {
-      const seconds = await timed(operations, 1, async (n) => {
-        await handle.write(`{"n":${n},"body":"${body}"}\n`)
-        await handle.sync()
-      })
-      return ceilingFigures('append + fsync per write', 'write', operations, 1, seconds)
-    } finally {
-      await handle.close()
-    }
-  })
-}
-
-/** A message's five writes in one transaction, WAL, synchronous FULL (botmesh's SQLite settings). */
-function sqliteFiveWrites(parent: string, operations: number, body: string): Promise<CeilingFigures> {
-  return inTempDir(parent, async (dir) => {
-    const { default: Database } = (await import('better-sqlite3')) as unknown as { default: typeof BetterSqlite3 }
-    const db = new Database(join(dir, 'ceiling.db'))
-    try {
-      db.pragma('journal_mode = WAL')
-      db.pragma('synchronous = FULL')
-      db.exec(
-        'CREATE TABLE records (kind TEXT NOT NULL, id TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, id))',
-      )
-      const insert = db.prepare('INSERT INTO records (kind, id, state, version, body) VALUES (?, ?, ?, 1, ?)')
-      const update = db.prepare('UPDATE records SET state = ?, version = version + 1, body = ? WHERE kind = ? AND id = ? AND version = ?')
-      const message = db.transaction((id: string) => {
-        insert.run('inbox', id, 'received', body) // admit
-        update.run('processing', body, 'inbox', id, 1) // claim
-        insert.run('outbox', id, 'pending', body) // journal the reply
-        update.run('sent', body, 'outbox', id, 1) // sent
-        update.run('done', body, 'inbox', id, 2) // complete
-      })
-      const seconds = await timed(operations, 1, (n) => void message(`m${n}`))
-      return ceilingFigures('five writes a message in one transaction (WAL, synchronous FULL)', 'message', operations, 1, seconds)
-    } finally {
-      db.close()
-    }
-  })
 }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { DurabilityBackend } from '../core/spi.js'
+import type { DurabilityBackend } from '../../core/spi.js'
 import type { BackendTarget } from './backend-url.js'
 
 /** Where bare names put their instances. */
@@ -62,7 +62,7 @@ function memoryFactory(): ThrowawayFactory {
   return {
     description: 'memory (a new MemoryDurability per run)',
     async create() {
-      const { MemoryDurability } = await import('../core/durability/memory/memory-durability.js')
+      const { MemoryDurability } = await import('../../core/durability/memory/memory-durability.js')
       return new MemoryDurability()
     },
     restart: async (crashed) => crashed,
@@ -81,18 +81,18 @@ const TEMP_DIR_STORES: Record<'file' | 'sqlite', TempDirStore> = {
   file: {
     description: 'FileDurability (appendLog, fsync)',
     async open(dir) {
-      const { FileDurability } = await import('./file/index.js')
+      const { FileDurability } = await import('../file/index.js')
       return FileDurability.open(join(dir, 'durable.json'), { appendLog: true })
     },
-    release: (backend) => (backend as import('./file/index.js').FileDurability).close(),
+    release: (backend) => (backend as import('../file/index.js').FileDurability).close(),
   },
   sqlite: {
     description: 'SQLiteDurability (WAL)',
     async open(dir) {
-      const { SQLiteDurability } = await import('./sqlite/index.js')
+      const { SQLiteDurability } = await import('../sqlite/index.js')
       return new SQLiteDurability({ file: join(dir, 'bot.db') })
     },
-    release: (backend) => (backend as import('./sqlite/index.js').SQLiteDurability).kv.stop(),
+    release: (backend) => (backend as import('../sqlite/index.js').SQLiteDurability).kv.stop(),
   },
 }
 
@@ -126,11 +126,11 @@ function fileFactory(kind: 'file' | 'sqlite', parent: string): ThrowawayFactory 
 }
 
 function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
-  type Events = import('./events/durability.js').EventsDurability
+  type Events = import('../events/durability.js').EventsDurability
   const dirs = new Map<DurabilityBackend, string>()
   const open = async (dir: string): Promise<Events> => {
-    const { FileEventJournal, SharedFileEventJournal } = await import('./events/index.js')
-    const { eventsDurability } = await import('./events/durability.js')
+    const { FileEventJournal, SharedFileEventJournal } = await import('../events/index.js')
+    const { eventsDurability } = await import('../events/durability.js')
     const path = join(dir, 'events.json')
     return eventsDurability({
       journal: shared ? await SharedFileEventJournal.open(path) : await FileEventJournal.open(path, { lock: true }),
@@ -169,9 +169,9 @@ function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options
         description: 'Redis',
       }
     : { redis: target.redis, description: `Redis at ${target.label}` }
-  type Redis = import('./redis/index.js').RedisDurability
+  type Redis = import('../redis/index.js').RedisDurability
   const make = async (prefix: string): Promise<Redis> => {
-    const { RedisDurability } = await import('./redis/index.js')
+    const { RedisDurability } = await import('../redis/index.js')
     const { prefix: _prefix, prefixGiven: _given, ...connection } = redis as typeof redis & { prefixGiven?: boolean }
     return new RedisDurability({ ...connection, prefix, connectTimeoutMs: options.connectTimeoutMs })
   }
@@ -190,28 +190,14 @@ function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options
       const fresh = await make(prefix)
       try {
         await fresh.start()
-        await fresh.kv.connection.run('remove throwaway keys', 'journal', (client) => deleteKeys(client, `${prefix}:*`))
+        await fresh.kv.connection.run('remove throwaway keys', 'journal', async (client) =>
+          (await import('../redis/delete-keys.js')).deleteKeys(client, `${prefix}:*`),
+        )
       } finally {
         await fresh.stop()
       }
     },
   }
-}
-
-/** Deletes every key matching `pattern` on every master (one key per DEL: no cross-slot calls). */
-async function deleteKeys(client: import('./redis/index.js').RedisClient, pattern: string): Promise<number> {
-  const nodes = 'nodes' in client && typeof client.nodes === 'function' ? client.nodes('master') : [client as import('ioredis').Redis]
-  let deleted = 0
-  for (const node of nodes) {
-    let cursor = '0'
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000)
-      await Promise.all(keys.map((key) => client.del(key)))
-      deleted += keys.length
-      cursor = next
-    } while (cursor !== '0')
-  }
-  return deleted
 }
 
 function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, options: ThrowawayOptions): ThrowawayFactory {
@@ -221,9 +207,9 @@ function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, o
   // A table prefix is at most 40 characters; a long one of the operator's is not reused.
   const given = target.throwaway ? undefined : target.tablePrefix
   const base = given && given.length <= 24 ? given : 'botmesh_'
-  type Postgres = import('./postgres/index.js').PostgresDurability
+  type Postgres = import('../postgres/index.js').PostgresDurability
   const make = async (tablePrefix: string): Promise<Postgres> => {
-    const { PostgresDurability } = await import('./postgres/index.js')
+    const { PostgresDurability } = await import('../postgres/index.js')
     return new PostgresDurability({ connectionString, tablePrefix, connectTimeoutMs: options.connectTimeoutMs, logger: options.logger })
   }
   return {

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SQLiteStore } from '../backends/sqlite/index.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/records.js'
@@ -12,6 +12,12 @@ import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/records.js'
 export interface DemoOptions {
   /** The SQLite file. @default './data/bot.db' */
   file?: string
+  /**
+   * Delete what an earlier demo left in the file's demo scope and start over on it. Without it an
+   * earlier demo's journal is kept and this one journals to a fresh file beside it (see `chooseDemoFile`).
+   * @default false
+   */
+  startOver?: boolean
   /** When the first run is killed, in ms after it started. @default 2500 */
   crashAfterMs?: number
   /** Where the story goes, line by line. */
@@ -30,14 +36,65 @@ export interface DemoSummary {
 
 export const DEMO_SCOPE = 'default/default/demo/default'
 
+/** The demo's journal when none is named. */
+export const DEMO_FILE_DEFAULT = './data/bot.db'
+
+/** Where a demo journals. */
+export interface DemoFileChoice {
+  /** The file this demo journals to: the one asked for, or a fresh one beside it. */
+  file: string
+  /** Set when the file asked for holds an earlier demo's records: it is kept as it is. */
+  kept?: { file: string; records: number }
+}
+
+/**
+ * Picks the demo's file so that an earlier demo's journal is never deleted unasked (an operator may
+ * have re-queued records there): the file asked for, unless its demo scope holds records and
+ * `startOver` is not set; then the first free `<name>-2.db`, `<name>-3.db`… beside it.
+ */
+export async function chooseDemoFile(asked: string, startOver = false): Promise<DemoFileChoice> {
+  const records = await earlierDemoRecords(asked)
+  if (records === 0 || startOver) return { file: asked }
+  const extension = extname(asked)
+  const stem = asked.slice(0, asked.length - extension.length)
+  for (let n = 2; ; n++) {
+    const candidate = `${stem}-${n}${extension}`
+    if (!existsSync(resolve(candidate))) return { file: candidate, kept: { file: asked, records } }
+  }
+}
+
+/** The sentence that says an earlier demo's journal was kept and where this demo journals instead. */
+export function keptNote(choice: DemoFileChoice): string | undefined {
+  if (!choice.kept) return undefined
+  const { file, records } = choice.kept
+  return `${file} holds an earlier demo's journal (${records} records): kept as it is; this demo journals to ${choice.file}`
+}
+
+/** How many records an earlier demo left in the file's demo scope (0 without the file). */
+export async function earlierDemoRecords(file: string): Promise<number> {
+  if (!existsSync(resolve(file))) return 0
+  const backend = new SQLiteStore({ file: resolve(file) }).durability()
+  await backend.start()
+  try {
+    const journal = backend.journal(DEMO_SCOPE)
+    const [inbox, outbox] = await Promise.all([journal.count('inbox'), journal.count('outbox')])
+    return [...Object.values(inbox), ...Object.values(outbox)].reduce((sum, n) => sum + n, 0)
+  } finally {
+    await backend.stop()
+  }
+}
+
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
-  const given = options.file ?? './data/bot.db'
+  const choice = await chooseDemoFile(options.file ?? DEMO_FILE_DEFAULT, options.startOver)
+  const given = choice.file
   const file = resolve(given)
   // Owner only, as the README promises for journal directories: the journal holds users' messages.
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
-  await clearDemoScope(file)
+  if (options.startOver) await clearDemoScope(file)
   const worker = workerCommand()
   options.print(`botmesh demo: a bot with a simulated channel, journaling to ${file}`)
+  const note = keptNote(choice)
+  if (note) options.print(note)
   await runWorker(worker, [file, '1'], options.print, options.crashAfterMs ?? 2_500)
   options.print('✖ crash: the bot process was killed with SIGKILL in the middle of its work')
   const { metrics } = await runWorker(worker, [file, '2'], options.print)
@@ -126,7 +183,7 @@ function workerCommand(): string[] {
   throw new Error('cannot find the demo worker (dist/demo/worker.js): run npm run build first')
 }
 
-/** The demo starts from a clean slate in its own scope; other scopes of the file are left alone. */
+/** Starting over: the demo's own scope is emptied; other scopes of the file are left alone. */
 async function clearDemoScope(file: string): Promise<void> {
   if (!existsSync(file)) return
   const backend = new SQLiteStore({ file }).durability()

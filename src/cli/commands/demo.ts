@@ -6,13 +6,22 @@ import { capabilitiesOf, journalPathOf } from '../services/capabilities.js'
 import { UsageError } from '../errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
-import { DEMO_SCOPE, runDemo, startLiveTraffic, type DemoSummary, type LiveTraffic } from '../../demo/run-demo.js'
+import {
+  DEMO_SCOPE,
+  chooseDemoFile,
+  earlierDemoRecords,
+  keptNote,
+  runDemo,
+  startLiveTraffic,
+  type DemoSummary,
+  type LiveTraffic,
+} from '../../demo/run-demo.js'
 
 export function registerDemo(program: Command, cli: Cli): void {
   program
     .command('demo')
     .description(
-      'run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process; on a terminal the dashboard shows it live',
+      "run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process; on a terminal the dashboard shows it live. An earlier demo's journal is never deleted unasked: on a terminal the demo asks whether to start over on it, else it journals to a fresh file beside it (./data/bot-2.db, ...) and says which",
     )
     .option('--crash-after <ms>', 'kill the first bot process after this many ms', '2500')
     .option('--no-dashboard', 'print the story instead of opening the dashboard')
@@ -34,19 +43,45 @@ export function registerDemo(program: Command, cli: Cli): void {
       if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0)
         throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
       const live = options.dashboard && !config.json && process.stdin.isTTY && process.stdout.isTTY
+      const { file: chosen, startOver, note } = await demoFile(cli, file)
       const summary = live
-        ? await demoWithDashboard(cli, file, crashAfterMs)
-        : await runDemo({ file, crashAfterMs, print: (line) => cli.out.info(line) })
+        ? await demoWithDashboard(cli, chosen, crashAfterMs, startOver, note)
+        : await runDemo({ file: chosen, startOver, crashAfterMs, print: (line) => cli.out.info(line) })
       if (config.json) cli.out.result(summary, () => [])
     })
 }
 
+/**
+ * The file this demo journals to. An earlier demo's journal may hold what an operator re-queued:
+ * on a terminal the demo asks before deleting it; otherwise (or on no) it takes a fresh file and says which.
+ */
+async function demoFile(cli: Cli, asked: string): Promise<{ file: string; startOver: boolean; note?: string }> {
+  const records = await earlierDemoRecords(asked)
+  const startOver =
+    records > 0 &&
+    cli.out.canPrompt &&
+    !cli.out.json &&
+    (await cli.out.confirm(
+      `${asked} holds an earlier demo's journal (${records} records). Delete them and start over on it (no: a fresh file beside it)?`,
+    ))
+  const choice = await chooseDemoFile(asked, startOver)
+  const note = keptNote(choice)
+  if (note) cli.out.info(note, 'yellow')
+  return { file: choice.file, startOver, note }
+}
+
 /** Runs the demo with its story in a log file while the dashboard shows the journal live; sums up after quitting. */
-async function demoWithDashboard(cli: Cli, file: string, crashAfterMs: number): Promise<DemoSummary> {
+async function demoWithDashboard(
+  cli: Cli,
+  file: string,
+  crashAfterMs: number,
+  startOver: boolean,
+  note: string | undefined,
+): Promise<DemoSummary> {
   const logFile = join(dirname(resolve(file)), 'demo.log')
   const log = createWriteStream(logFile, { flags: 'w', mode: 0o600 })
   const story: string[] = []
-  const demo = runDemo({ file, crashAfterMs, print: (line) => (log.write(`${line}\n`), story.push(line)) })
+  const demo = runDemo({ file, startOver, crashAfterMs, print: (line) => (log.write(`${line}\n`), story.push(line)) })
   demo.catch(() => undefined)
   // Once the story is told, traffic keeps flowing until the operator quits, so the dashboard stays alive.
   let quit = false
@@ -61,6 +96,8 @@ async function demoWithDashboard(cli: Cli, file: string, crashAfterMs: number): 
   await runDashboard({ backendUrl: `sqlite:${file}`, scope: DEMO_SCOPE, refreshMs: 500, env: cli.env, signal: cli.signal })
   quit = true
   cli.out.info(`the demo's story is in ${logFile}`)
+  // Said before the dashboard opened, which covered it.
+  if (note) cli.out.info(note, 'yellow')
   const summary = await demo
   await live?.stop().catch(() => undefined)
   log.end()

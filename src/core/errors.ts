@@ -187,12 +187,16 @@ export class PayloadNotJournaledError extends BotmeshError {
   }
 }
 
-/** A backend's driver package is not installed (drivers load only when their backend is used). */
+/**
+ * A driver or channel client package is not installed (each loads only when its backend, provider
+ * or exporter is used). `install` is what to pass to npm install when npm's default tag would not
+ * do (`baileys@^7.0.0-rc14`).
+ */
 export class DriverMissingError extends BotmeshError {
   /** The npm package to install. */
   readonly driver: string
-  constructor(driver: string, backend: string, cause?: unknown) {
-    super(ERROR_CODES.DRIVER_MISSING, `${backend} needs the "${driver}" package, which is not installed: run npm install ${driver}`, {
+  constructor(driver: string, backend: string, cause?: unknown, install = driver) {
+    super(ERROR_CODES.DRIVER_MISSING, `${backend} needs the "${driver}" package, which is not installed: run npm install ${install}`, {
       cause,
     })
     this.driver = driver

@@ -4,7 +4,7 @@
  * that says what to install.
  */
 import type { Api, InputFile } from 'grammy'
-import { ProviderConfigError } from '../shared/errors.js'
+import { loadDriver } from '../shared/driver.js'
 
 /** grammY types its signals with an AbortController shim; Node's own AbortSignal is what it gets at run time. */
 export type ApiSignal = Parameters<Api['getFile']>[1]
@@ -20,15 +20,7 @@ export interface Grammy {
 
 /** Loads grammY and makes an API client for `token` against `apiRoot`. */
 export async function loadGrammy(token: string, apiRoot: string, timeoutMs: number): Promise<Grammy> {
-  let grammy: typeof import('grammy')
-  try {
-    grammy = await import('grammy')
-  } catch (cause) {
-    throw new ProviderConfigError(
-      'telegram',
-      `the grammy package is not installed (npm install grammy): ${cause instanceof Error ? cause.message : String(cause)}`,
-    )
-  }
+  const grammy = await loadDriver('telegram', 'grammy', () => import('grammy'))
   // The client's timeout must outlast a long poll, which waits up to its own timeout on the server.
   const api = new grammy.Api(token, { apiRoot, timeoutSeconds: Math.ceil(timeoutMs / 1000) })
   return { api, InputFile: grammy.InputFile }

@@ -2,8 +2,8 @@
  * The end-to-end run every channel provider passes through a durable Bot, against its channel's
  * double: an inbound message in and its reply out; a crash in the handler and a restart that
  * replies once; a media message replayed after a crash that downloads its media again from the
- * journaled reference; a rate limit honoured (the retry waits the channel's time); a final error
- * dead-lettered after one call. A channel's test file gives a rig and calls `durableChannelSuite`.
+ * journaled reference; a text over the channel's textLimit sent in parts it takes; a rate limit
+ * honoured (the retry waits the channel's time); a final error dead-lettered after one call. A channel's test file gives a rig and calls `durableChannelSuite`.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -135,6 +135,19 @@ export function durableChannelSuite(makeRig: () => Promise<ChannelRig>): void {
       const record = await second.durability!.inbox.get(id)
       expect(record!.event).toMatchObject({ media: { type: 'image', stored: { provider: r.channel, v: 1 } } })
       for (const secret of r.secrets) expect(JSON.stringify(record)).not.toContain(secret)
+    })
+
+    it("a text over the channel's textLimit goes out in order, in parts the channel takes", async () => {
+      const r = await started()
+      const p = provider()
+      const limit = p.textLimit!
+      const bot = await bots.start({ provider: p, durability: { ...FAST, backend: new MemoryDurability() } })
+      const words = Array.from({ length: Math.ceil((limit * 1.5) / 7) }, (_, n) => `w${String(n).padStart(5, '0')}`)
+      await bot.send(r.chatId, words.join(' '))
+      const parts = r.sentTexts()
+      expect(parts.length).toBe(2)
+      for (const part of parts) expect(Array.from(part.trimEnd()).length).toBeLessThanOrEqual(limit)
+      expect(parts.join(' ').split(/\s+/).filter(Boolean)).toEqual(words)
     })
 
     it("a rate limit is honoured: the retry waits the channel's time, then the reply goes out once", async () => {

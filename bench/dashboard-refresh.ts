@@ -25,7 +25,7 @@ import { SQLiteDurability } from '../src/backends/sqlite/index.js'
 import type { DurabilityBackend, Journal, JournalWrite } from '../src/core/durability/backend.js'
 import type { InboxState, InstanceRecord, OutboxState } from '../src/core/durability/records.js'
 import { inboxRecord, outboxRecord } from '../src/core/testing/conformance/fixtures.js'
-import { DEAD_PANELS, takeSnapshot, type SnapshotQuery } from '../src/tui/snapshot.js'
+import { DEAD_PANELS, takeSnapshot, type SnapshotQuery } from '../src/tui/io/snapshot.js'
 
 const args = process.argv.slice(2)
 const option = (name: string) => {

@@ -4,10 +4,10 @@
  * embed the view or its state.
  */
 export { runDashboard, type RunDashboardOptions } from './run-dashboard.js'
-export { Dashboard, type DashboardProps } from './components/Dashboard.js'
+export { Dashboard, type DashboardProps } from './views/Dashboard.js'
 export { connect, type DashboardConnection } from '../cli/services/dashboard-connection.js'
-export { takeSnapshot, type Snapshot, type SnapshotQuery } from './snapshot.js'
-export { initialState, reduce, type DashboardEvent, type DashboardState } from './state.js'
-export { KEY_HELP } from './keys.js'
+export { takeSnapshot, type Snapshot, type SnapshotQuery } from './io/snapshot.js'
+export { initialState, reduce, type DashboardEvent, type DashboardState } from './state/reduce.js'
+export { KEY_HELP } from './io/keys.js'
 export { DASHBOARD_LIMITS } from './limits.js'
-export { themeFor, type Theme } from './theme.js'
+export { themeFor, type Theme } from './views/theme.js'

@@ -5,10 +5,10 @@
  */
 import { render } from 'ink'
 import { connect, dashboardTarget, UsageError, type ConnectionOptions, type KeyRing } from '../cli/services/dashboard-connection.js'
-import { Dashboard } from './components/Dashboard.js'
+import { Dashboard } from './views/Dashboard.js'
 import { DASHBOARD_LIMITS } from './limits.js'
-import { enterAlternateScreen } from './terminal-screen.js'
-import { themeFor } from './theme.js'
+import { enterAlternateScreen } from './io/terminal-screen.js'
+import { themeFor } from './views/theme.js'
 
 /** Signals that close the dashboard as quitting does. */
 const QUIT_SIGNALS = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const

@@ -70,7 +70,7 @@ describe('botmesh instances with coordinated replicas', () => {
 
 describe('the dashboard instance detail with coordinated replicas', () => {
   it('names the leader and the chat turns an instance holds', async () => {
-    const { instanceDetail } = await import('../../src/tui/detail-lines.js')
+    const { instanceDetail } = await import('../../src/tui/views/detail-lines.js')
     const base = { ...instance('r0'), live: true, status: 'live' as const, lastBeatAgoMs: 1_000, uptimeMs: 60_000 }
     const lines = instanceDetail({ ...base, leader: true, turns: ['c1', 'c2'] }, NOW).lines.join('\n')
     expect(lines).toMatch(/role .*leader/)

@@ -9,22 +9,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openBackend, parseBackendUrl, type OpenedBackend } from '../../src/backends/gateway/open.js'
 import { listScopes } from '../../src/cli/services/scopes.js'
 import { showRecord } from '../../src/cli/services/show.js'
-import { CountsPanel, type CountsPanelProps } from '../../src/tui/components/CountsPanel.js'
-import { DeadLettersPanel } from '../../src/tui/components/DeadLettersPanel.js'
-import { DetailView } from '../../src/tui/components/DetailView.js'
-import { HelpBar } from '../../src/tui/components/HelpBar.js'
-import { HelpScreen } from '../../src/tui/components/HelpScreen.js'
-import { InstancesPanel } from '../../src/tui/components/InstancesPanel.js'
-import { LeasesPanel } from '../../src/tui/components/LeasesPanel.js'
-import { MessageLine } from '../../src/tui/components/MessageLine.js'
-import { ScopePicker } from '../../src/tui/components/ScopePicker.js'
-import { StatusLine } from '../../src/tui/components/StatusLine.js'
-import { readDeadPage } from '../../src/tui/dead-pages.js'
-import { recordDetail } from '../../src/tui/detail-lines.js'
+import { CountsPanel, type CountsPanelProps } from '../../src/tui/views/CountsPanel.js'
+import { DeadLettersPanel } from '../../src/tui/views/DeadLettersPanel.js'
+import { DetailView } from '../../src/tui/views/DetailView.js'
+import { HelpBar } from '../../src/tui/views/HelpBar.js'
+import { HelpScreen } from '../../src/tui/views/HelpScreen.js'
+import { InstancesPanel } from '../../src/tui/views/InstancesPanel.js'
+import { LeasesPanel } from '../../src/tui/views/LeasesPanel.js'
+import { MessageLine } from '../../src/tui/views/MessageLine.js'
+import { ScopePicker } from '../../src/tui/views/ScopePicker.js'
+import { StatusLine } from '../../src/tui/views/StatusLine.js'
+import { readDeadPage } from '../../src/tui/io/dead-pages.js'
+import { recordDetail } from '../../src/tui/views/detail-lines.js'
 import { DASHBOARD_LIMITS } from '../../src/tui/limits.js'
-import type { RateSample } from '../../src/tui/rates.js'
-import { takeSnapshot, type Snapshot } from '../../src/tui/snapshot.js'
-import { themeFor } from '../../src/tui/theme.js'
+import type { RateSample } from '../../src/tui/state/rates.js'
+import { takeSnapshot, type Snapshot } from '../../src/tui/io/snapshot.js'
+import { themeFor } from '../../src/tui/views/theme.js'
 import { OTHER_SCOPE, SCOPE, SEEDED } from '../fixtures/tui/seed.js'
 import { linesOf, seededSqlite, useTempDirs } from './helpers.js'
 
@@ -144,6 +144,7 @@ describe('components', () => {
   it('InstancesPanel: live ones with host, pid, heartbeat age and counters; one whose heartbeat stopped as gone', () => {
     const frame = frameOf(
       <InstancesPanel
+        title="Instances"
         number={1}
         instances={snap.instances}
         filter=""
@@ -161,12 +162,26 @@ describe('components', () => {
     expect(gone).toMatch(/^› ✖ gone host-2\/support\/default\s+host-2:5151\s+beat 2m 0s\s+in 7/)
     expect(fits(frame, 80)).toBe(true)
     expect(
-      frameOf(<InstancesPanel number={1} instances={[]} filter="" row={row} focused={false} height={2} width={80} now={0} theme={theme} />),
+      frameOf(
+        <InstancesPanel
+          title="Instances"
+          number={1}
+          instances={[]}
+          filter=""
+          row={row}
+          focused={false}
+          height={2}
+          width={80}
+          now={0}
+          theme={theme}
+        />,
+      ),
     ).toContain('no heartbeat: no bot running in this scope')
     // Killed with kill -9 twenty seconds ago: its record has not expired, but a beat is late.
     const killed = { ...snap.instances[0]!, lastBeatAt: snap.at - 20_000, startedAt: snap.at - 20_000 }
     const late = frameOf(
       <InstancesPanel
+        title="Instances"
         number={1}
         instances={[killed]}
         filter=""
@@ -183,7 +198,18 @@ describe('components', () => {
     expect(fits(late, 80)).toBe(true)
     expect(
       frameOf(
-        <InstancesPanel number={1} instances={[]} filter="zz" row={row} focused={false} height={2} width={80} now={0} theme={theme} />,
+        <InstancesPanel
+          title="Instances"
+          number={1}
+          instances={[]}
+          filter="zz"
+          row={row}
+          focused={false}
+          height={2}
+          width={80}
+          now={0}
+          theme={theme}
+        />,
       ),
     ).toContain('none match "zz"')
   })
@@ -192,6 +218,7 @@ describe('components', () => {
     const at = (now: number) =>
       frameOf(
         <LeasesPanel
+          title="Active leases"
           number={2}
           leases={snap.leases}
           filter=""

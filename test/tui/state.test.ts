@@ -5,17 +5,17 @@
 import { describe, expect, it } from 'vitest'
 import type { InstanceView, LeaseView } from '../../src/cli/services/instances.js'
 import type { RecordSummary } from '../../src/cli/services/records.js'
-import type { ActionOutcome } from '../../src/tui/actions.js'
-import { effectOf } from '../../src/tui/effects.js'
-import { columnWidths, compact, fit, fitMiddle, rate, row, sparkline, wrap, wrapField } from '../../src/tui/format.js'
-import { keyEvent, plainKey, splitKeys } from '../../src/tui/keys.js'
-import { panelAreaLines, panelHeights, windowStart } from '../../src/tui/layout.js'
+import type { RequestOutcome } from '../../src/tui/io/run-request.js'
+import { effectOf } from '../../src/tui/state/effects.js'
+import { columnWidths, compact, fit, fitMiddle, rate, row, sparkline, wrap, wrapField } from '../../src/tui/views/format.js'
+import { keyEvent, plainKey, splitKeys } from '../../src/tui/io/keys.js'
+import { panelAreaLines, panelHeights, windowStart } from '../../src/tui/views/layout.js'
 import { DASHBOARD_LIMITS } from '../../src/tui/limits.js'
-import { advanceRates } from '../../src/tui/rates.js'
-import { requestFor } from '../../src/tui/requests.js'
-import type { Snapshot } from '../../src/tui/snapshot.js'
-import { PANELS, initialState, queryOf, reduce, type DashboardEvent, type DashboardState } from '../../src/tui/state.js'
-import { themeFor } from '../../src/tui/theme.js'
+import { advanceRates } from '../../src/tui/state/rates.js'
+import { requestFor } from '../../src/tui/state/requests.js'
+import type { Snapshot } from '../../src/tui/io/snapshot.js'
+import { PANELS, initialState, queryOf, reduce, type DashboardEvent, type DashboardState } from '../../src/tui/state/reduce.js'
+import { themeFor } from '../../src/tui/views/theme.js'
 
 const T0 = 1_700_000_000_000
 
@@ -201,7 +201,7 @@ describe('the reducer', () => {
 })
 
 describe('actions in the reducer', () => {
-  const outcome = (state: DashboardState, fields: Partial<ActionOutcome> = {}): ActionOutcome => {
+  const outcome = (state: DashboardState, fields: Partial<RequestOutcome> = {}): RequestOutcome => {
     if (state.overlay.type !== 'running') throw new Error('not running')
     return {
       request: state.overlay.request,
@@ -239,7 +239,7 @@ describe('actions in the reducer', () => {
     expect(confirmed.effects).toEqual([{ type: 'run', request: (asked.state.overlay as { request: unknown }).request }])
     const progressed = reduce(confirmed.state, { type: 'progress', done: 1, total: 1 })
     expect(progressed.overlay).toMatchObject({ done: 1 })
-    const done = run(progressed, { type: 'actionDone', outcome: outcome(progressed), at: T0 })
+    const done = run(progressed, { type: 'requestDone', outcome: outcome(progressed), at: T0 })
     expect(done.state.overlay).toEqual({ type: 'none' })
     // No instance beats in this scope: the record waits until a bot runs, and the notice says so.
     expect(done.state.notice).toMatchObject({
@@ -255,7 +255,7 @@ describe('actions in the reducer', () => {
       { type: 'act', intent: 'requeue', all: false },
       { type: 'confirm' },
     ).state
-    const done = run(running, { type: 'actionDone', outcome: outcome(running), at: T0 })
+    const done = run(running, { type: 'requestDone', outcome: outcome(running), at: T0 })
     expect(done.state.notice).toMatchObject({ tone: 'ok', text: 'replayed 1 of 1: a' })
   })
 
@@ -267,7 +267,7 @@ describe('actions in the reducer', () => {
     const running = run(ready(), { type: 'act', intent: 'requeue', all: true }, { type: 'confirm' }, { type: 'cancel' })
     expect(running.effects.at(-1)).toEqual({ type: 'cancelRun' })
     const failed = run(running.state, {
-      type: 'actionDone',
+      type: 'requestDone',
       outcome: outcome(running.state, {
         failed: 1,
         succeeded: 0,

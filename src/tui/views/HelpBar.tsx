@@ -1,0 +1,69 @@
+/**
+ * The help bar, two lines: what acts here (the focused panel's verbs, or the open overlay's keys),
+ * then how to move. `?` shows every key.
+ */
+import { Box, Text } from 'ink'
+import { fit } from './format.js'
+import type { PanelId } from '../state/panels.js'
+import type { DashboardState } from '../state/reduce.js'
+import type { Theme } from './theme.js'
+
+export interface HelpBarProps {
+  overlay: DashboardState['overlay']['type']
+  focus: PanelId
+  /** The panel a detail was opened from. */
+  detailPanel: PanelId | undefined
+  paused: boolean
+  width: number
+  theme: Theme
+}
+
+export function HelpBar({ overlay, focus, detailPanel, paused, width, theme }: HelpBarProps) {
+  const [first, second] = keysFor(overlay, focus, detailPanel, paused)
+  return (
+    <Box flexDirection="column" width={width} height={2}>
+      <Text wrap="truncate-end" color={theme.tone('accent')}>
+        {fit(first, width) || ' '}
+      </Text>
+      <Text wrap="truncate-end" color={theme.tone('muted')}>
+        {fit(second, width) || ' '}
+      </Text>
+    </Box>
+  )
+}
+
+const MOVE = '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit'
+
+/** The help bar's two lines. */
+export function keysFor(
+  overlay: DashboardState['overlay']['type'],
+  focus: PanelId,
+  detailPanel: PanelId | undefined,
+  paused: boolean,
+): [string, string] {
+  switch (overlay) {
+    case 'confirm':
+      return ['type why (kept on each record)  enter confirm  esc cancel', '']
+    case 'running':
+      return ['esc stop after the current record', '']
+    case 'filter':
+      return ['type the text  enter apply  esc cancel  backspace erase', 'matches ids, chats, errors, owners, hosts (case ignored)']
+    case 'help':
+      return ['any key closes the help', '']
+    case 'report':
+      return ['e by error  w retry queue  ↑↓ jk scroll  esc back', '']
+    case 'scopes':
+      return ['enter switch to the scope  r read again  esc back', '↑↓ jk choose  q quit']
+    case 'detail':
+      return [[...actionKeys(detailPanel ?? focus, false), 'esc back'].join('  '), '↑↓ jk pgdn pgup scroll  q back']
+    case 'none':
+      return [[...actionKeys(focus, true), '⏎ open', '/ filter', paused ? 'p resume screen' : 'p pause screen', 's scope'].join('  '), MOVE]
+  }
+}
+
+function actionKeys(panel: PanelId, all: boolean): string[] {
+  if (panel === 'inboxDead') return all ? ['r/R replay one/all'] : ['r replay']
+  // "one/all" once for both pairs: the line fits 80 columns with "p pause screen".
+  if (panel === 'outboxDead' || panel === 'unknown') return all ? ['r/R retry', 'x/X discard one/all'] : ['r retry', 'x discard']
+  return []
+}

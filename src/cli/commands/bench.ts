@@ -1,7 +1,9 @@
-/** `botmesh bench --backend X [--messages N] [--concurrency C] [--ceiling N]` */
+/** `botmesh bench --backend X [--messages N] [--concurrency C] [--ceiling N]`, or the soak: `--duration D --rate N` */
 import type { Command } from 'commander'
+import { SOAK_INTERVAL_DEFAULT, SOAK_ONLY_FLAGS, SOAK_RETENTION_DEFAULT, soakAction, type SoakFlags } from './bench-soak.js'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
+import { UsageError } from '../errors.js'
 import { examples } from '../options.js'
 import { ceilingPlace, runBench } from '../services/bench.js'
 import { benchView } from '../views/checks.js'
@@ -21,10 +23,20 @@ export function registerBench(program: Command, cli: Cli): void {
     .option('--messages <n>', 'messages to send', '2000')
     .option(
       '--concurrency <n>',
-      'clients sending at once, each to its own chat (and clients of the raw ceiling on PostgreSQL and Redis)',
+      'clients sending at once, each to its own chat (and clients of the raw ceiling on PostgreSQL and Redis); with --duration, the chats the messages go to in turn',
       '8',
     )
     .option('--ceiling <n>', "operations the raw store's ceiling runs, 0 for none (default: as many as --messages)")
+    .option(
+      '--duration <duration>',
+      'soak instead: send a steady --rate for this long with a short --retention, print a sample every --interval (msg/s, p50/p99, journal records, purge backlog, RSS), then whether records and RSS stayed flat over the last half',
+    )
+    .option('--rate <n>', 'with --duration: messages per second to hold')
+    .option('--retention <duration>', `with --duration: the bot's retention (default ${SOAK_RETENTION_DEFAULT})`)
+    .option(
+      '--interval <duration>',
+      `with --duration: how often a sample is printed (default ${SOAK_INTERVAL_DEFAULT}); --json prints one JSON line each, then the summary's`,
+    )
     .addHelpText(
       'after',
       examples(
@@ -32,9 +44,19 @@ export function registerBench(program: Command, cli: Cli): void {
         'botmesh bench --backend redis --messages 20000 --concurrency 32',
         'botmesh bench --backend postgres://postgres@127.0.0.1/test --messages 3000 --concurrency 8 --json   # ceilingRatio: msg/s ÷ single-INSERT txn/s',
         'botmesh bench --backend file --ceiling 0',
+        'botmesh bench --backend sqlite --duration 10m --rate 400   # soak: is the journal flat at 400 msg/s with a 1m retention?',
+        'botmesh bench --backend redis --duration 10m --rate 800 --retention 1m --interval 30s --json > soak.ndjson',
       ),
     )
-    .action(async (options: { messages: string; concurrency: string; ceiling?: string }) => {
+    .action(async (options: { messages: string; concurrency: string; ceiling?: string } & Partial<SoakFlags>, command: Command) => {
+      if (options.duration !== undefined) {
+        const closedLoopFlags = ['messages', 'ceiling'].filter((flag) => command.getOptionValueSource(flag) === 'cli')
+        if (closedLoopFlags.length > 0) throw new UsageError(`--duration (the soak) takes no --${closedLoopFlags.join(' or --')}`)
+        return soakAction(cli, { ...options, duration: options.duration }, CONCURRENCY_MAX)
+      }
+      const soakOnly = SOAK_ONLY_FLAGS.filter((flag) => options[flag] !== undefined)
+      if (soakOnly.length > 0)
+        throw new UsageError(`--${soakOnly.join(', --')} ${soakOnly.length === 1 ? 'goes' : 'go'} only with --duration (the soak)`)
       const messages = parseCount(options.messages, '--messages', { max: MESSAGES_MAX })
       const concurrency = parseCount(options.concurrency, '--concurrency', { max: CONCURRENCY_MAX })
       const ceilingOperations =

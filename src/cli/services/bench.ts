@@ -14,12 +14,10 @@
  */
 import { Bot } from '../../core/bot.js'
 import type { DurabilityBackend } from '../../core/durability/backend.js'
-import { textOf } from '../../core/hooks.js'
 import { TEXT } from '../../core/matchers.js'
-import type { OutboundContent, ProviderSendResult } from '../../core/provider.js'
-import { MockProvider } from '../../core/testing/mock-provider.js'
 import type { ThrowawayFactory } from '../../backends/gateway/open.js'
 import { closedLoop, measureCeiling, percentile, round, type CeilingFigures, type CeilingPlace } from '../../backends/gateway/ceiling.js'
+import { BenchProvider } from './bench-provider.js'
 import { CountingBackend, type CallCounts, type CallTally } from './counting-backend.js'
 import { countPromises } from './promise-count.js'
 import { startWorkMeter, type WorkCost } from './work-meter.js'
@@ -138,24 +136,6 @@ async function ceilingOf(options: BenchOptions, baseline: RunFigures): Promise<C
   }
   options.onProgress?.(0, operations, 'ceiling')
   return measureCeiling(place, { operations, clients: options.concurrency, connectTimeoutMs })
-}
-
-/** A provider that tells the bench when the reply to a message reached the channel. */
-class BenchProvider extends MockProvider {
-  readonly #waiting = new Map<string, () => void>()
-
-  replyTo(text: string): Promise<void> {
-    return new Promise((resolve) => this.#waiting.set(`re:${text}`, resolve))
-  }
-
-  override async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
-    const result = await super.send(chatId, content)
-    this.sent.length = 0 // the bench needs no log of what went out; a long run must not grow one
-    const text = textOf(content) ?? ''
-    this.#waiting.get(text)?.()
-    this.#waiting.delete(text)
-    return result
-  }
 }
 
 /** A run's figures, and the backend calls of its timed part when it had a backend. */

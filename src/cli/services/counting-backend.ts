@@ -32,6 +32,8 @@ export class CountingBackend implements DurabilityBackend {
   recordsWritten = 0
   /** Calls of the background loops since the last reset (in `calls` too). */
   background = 0
+  /** Records the retention passes deleted since the last reset (what the purge calls returned). */
+  recordsPurged = 0
 
   constructor(readonly inner: DurabilityBackend) {
     this.kind = inner.kind
@@ -53,6 +55,7 @@ export class CountingBackend implements DurabilityBackend {
     for (const verb of Object.keys(this.calls) as (keyof CallCounts)[]) this.calls[verb] = 0
     this.recordsWritten = 0
     this.background = 0
+    this.recordsPurged = 0
   }
 
   start(): Promise<void> {
@@ -78,6 +81,7 @@ export class CountingBackend implements DurabilityBackend {
     const calls = this.calls
     const written = (n: number) => (this.recordsWritten += n)
     const background = () => this.background++
+    const purged = (n: number) => ((this.recordsPurged += n), n)
     return {
       scopeId,
       read: (kind, ids) => (calls.read++, inner.read(kind, ids)),
@@ -90,7 +94,7 @@ export class CountingBackend implements DurabilityBackend {
       due: (kind, until, limit) => (calls.due++, background(), inner.due(kind, until, limit)),
       list: (kind, query) => (calls.list++, inner.list(kind, query)),
       count: (kind) => (calls.count++, background(), inner.count(kind)),
-      purge: (kind, state, olderThan, limit) => (calls.purge++, background(), inner.purge(kind, state, olderThan, limit)),
+      purge: (kind, state, olderThan, limit) => (calls.purge++, background(), inner.purge(kind, state, olderThan, limit).then(purged)),
       countOlder: (kind, state, olderThan, limit) => (calls.count++, background(), inner.countOlder(kind, state, olderThan, limit)),
     }
   }

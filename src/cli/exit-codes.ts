@@ -113,6 +113,7 @@ export const ERROR_EXIT_CODES = {
   BENCH_CEILING_FAILED: FAILED,
 
   // The testing kit and the demo (src/core/testing, src/demo)
+  BACKEND_CRASHED: FAILED,
   CRASH_CASE_TIMEOUT: FAILED,
   CRASH_CASE_INTERRUPTED: FAILED,
   CRASH_CASE_CLEANUP: FAILED,

@@ -169,6 +169,8 @@ export const ERROR_CODES = {
   BENCH_CEILING_FAILED: 'BENCH_CEILING_FAILED',
 
   // The testing kit and the demo (src/core/testing, src/demo)
+  /** A bot whose `crashable(backend)` crashed: its idle() rejects with it (`BackendCrashedError`). */
+  BACKEND_CRASHED: 'BACKEND_CRASHED',
   /** A crash-matrix case did not finish in time. */
   CRASH_CASE_TIMEOUT: 'CRASH_CASE_TIMEOUT',
   /** A crash-matrix case was interrupted. */

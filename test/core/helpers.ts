@@ -135,11 +135,13 @@ export class TapBackend implements DurabilityBackend {
   readonly writes: TappedWrite[] = []
   readonly counts = new Map<string, number>()
   #interceptors: ((call: TapCall) => void | Promise<void>)[] = []
+  readonly whenHalted?: () => Promise<Error>
 
   constructor(readonly inner: DurabilityBackend) {
     this.kind = inner.kind
     this.shared = inner.shared
     this.scoped = inner.scoped
+    if (inner.whenHalted) this.whenHalted = () => inner.whenHalted!()
   }
 
   /** Adds an interceptor; returns a function that removes it. */

@@ -71,4 +71,11 @@ export interface DurabilityBackend {
   now(): Promise<number>
   journal(scopeId: string): Journal
   scopes(): Promise<string[]>
+  /**
+   * Resolves, with the reason, once the backend stopped answering for good (every call in flight and
+   * every later one never settles), as the crash-testing kit's `crashable(backend)` does at its crash.
+   * The bot's start() and stop() then resolve and idle() rejects with it, instead of hanging. A
+   * backend whose calls always settle leaves it out; a wrapper forwards its inner backend's.
+   */
+  whenHalted?(): Promise<Error>
 }

@@ -24,6 +24,8 @@ export class SealedBackend implements DurabilityBackend {
   readonly shared: boolean
   readonly scoped: boolean
   readonly sealer: RecordSealer
+  /** The inner backend's, when it can halt (a crashable test backend). */
+  readonly whenHalted?: () => Promise<Error>
   /** Records already reported, so a record is reported once and not at every sweep. */
   readonly #reported = new Set<string>()
 
@@ -35,6 +37,7 @@ export class SealedBackend implements DurabilityBackend {
     this.kind = inner.kind
     this.shared = inner.shared
     this.scoped = inner.scoped
+    if (inner.whenHalted) this.whenHalted = () => inner.whenHalted!()
     this.sealer = new RecordSealer(ring)
   }
 

@@ -116,8 +116,16 @@ export class DurablePipeline implements MessagePipeline {
     this.#runDeps = { engine: this.engine, dispatcher: this.#dispatcher, provider: parts.provider, origin: this.#origin }
   }
 
-  /** Starts the journals and the sweeper, then the transport: at once, or once elected with providerSession 'leader'. */
-  async start(startTransport: () => Promise<void>): Promise<void> {
+  /**
+   * Starts the journals and the sweeper, then the transport: at once, or once elected with
+   * providerSession 'leader'. Resolves too when the backend halts meanwhile (a crashed test backend:
+   * its first sweep may replay a message that crashes the process), and idle() then says so.
+   */
+  start(startTransport: () => Promise<void>): Promise<void> {
+    return untilHalted(this.backend, this.#start(startTransport), 'resolve')
+  }
+
+  async #start(startTransport: () => Promise<void>): Promise<void> {
     claimUnscopedBackend(this.backend, this.engine.scopeId)
     await this.backend.start().catch((error: unknown) => {
       releaseUnscopedBackend(this.backend, this.engine.scopeId)
@@ -156,10 +164,19 @@ export class DurablePipeline implements MessagePipeline {
       await this.#sweepLoop.settled()
       return this.#sweeper.hasWorkNow()
     }
-    return this.#inFlight.idle(timeoutMs, dueWork, () => this.#wake())
+    return untilHalted(
+      this.backend,
+      this.#inFlight.idle(timeoutMs, dueWork, () => this.#wake()),
+      'reject',
+    )
   }
 
-  async stop(): Promise<void> {
+  /** A bot whose backend halted (a crashed test backend) has nothing left to stop: it resolves at once. */
+  stop(): Promise<void> {
+    return untilHalted(this.backend, this.#stop(), 'resolve')
+  }
+
+  async #stop(): Promise<void> {
     // Messages waiting for a chat turn held elsewhere stop waiting (their leases pass them on).
     this.#turns?.abandonWaits()
     await this.#inFlight.settle(LIMITS.stopTimeoutMs)
@@ -242,4 +259,20 @@ export class DurablePipeline implements MessagePipeline {
       afterSend: (record, messageId) => afterDelivery(this.#parts, record.chatId, decodePayload(record.payload), record.key, messageId),
     }
   }
+}
+
+/**
+ * `work`, or, once the backend halted for good (`whenHalted`: a crashed test backend whose calls never
+ * settle), its reason as a rejection, or a resolution with `'resolve'`: a crashed bot's start() and
+ * stop() end and its idle() fails with the crash, where they would wait on the dead backend forever.
+ */
+function untilHalted(backend: DurabilityBackend, work: Promise<void>, onHalt: 'reject' | 'resolve'): Promise<void> {
+  const halted = backend.whenHalted?.()
+  if (!halted) return work
+  return Promise.race([
+    work,
+    halted.then((reason) => {
+      if (onHalt === 'reject') throw reason
+    }),
+  ])
 }

@@ -2,11 +2,14 @@
  * `crashable(backend)`: wraps a durability backend so a test can "kill" the bot at a precise journal
  * write — right before it (the write never happens) or right after it (it happened, nothing after
  * it does). From the crash on, every call through the wrapper never settles, as if the process were
- * gone; start a new bot on the unwrapped backend with the same instanceId to recover.
+ * gone; start a new bot on the unwrapped backend with the same instanceId to recover. The crashed
+ * bot's start() and stop() resolve and its idle() rejects with a `BackendCrashedError` (the wrapper
+ * tells it through `whenHalted`), so a crash during `bot.start()` does not hang its caller.
  */
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../durability/backend.js'
 import { writeNames, type CrashPoint, type WriteLabel, type WriteName } from '../durability/crash-points.js'
 import type { RecordKind } from '../durability/records.js'
+import { BotmeshError, ERROR_CODES } from '../errors.js'
 
 /** Where the crash happened. */
 export interface CrashSite {
@@ -27,6 +30,17 @@ interface Armed {
 
 const never = <T>(): Promise<T> => new Promise<T>(() => {})
 
+/** What a crashed bot's idle() rejects with: the bot is gone, and where it died. */
+export class BackendCrashedError extends BotmeshError {
+  constructor(readonly site: CrashSite) {
+    super(
+      ERROR_CODES.BACKEND_CRASHED,
+      `the bot's backend crashed (crashable: ${site.when} '${site.point}' #${site.occurrence}): this bot is gone; ` +
+        'start a new bot on the unwrapped backend with the same instanceId',
+    )
+  }
+}
+
 export class CrashableBackend implements DurabilityBackend {
   readonly kind: string
   readonly shared: boolean
@@ -38,6 +52,7 @@ export class CrashableBackend implements DurabilityBackend {
   readonly #inFlight = new Set<Promise<unknown>>()
   #crash: CrashSite | undefined
   #onCrash: (() => void)[] = []
+  #halted: Promise<Error> | undefined
 
   constructor(readonly inner: DurabilityBackend) {
     this.kind = inner.kind
@@ -77,6 +92,13 @@ export class CrashableBackend implements DurabilityBackend {
   whenCrashed(): Promise<CrashSite> {
     if (this.#crash) return Promise.resolve(this.#crash)
     return new Promise((resolve) => this.#onCrash.push(() => resolve(this.#crash!)))
+  }
+
+  /** Resolves with a `BackendCrashedError` when the crash happens (the bot's start, idle and stop settle then). */
+  whenHalted(): Promise<Error> {
+    // One promise for every caller: a bot asks at each idle() and stop().
+    this.#halted ??= this.whenCrashed().then((site) => new BackendCrashedError(site))
+    return this.#halted
   }
 
   start(): Promise<void> {

@@ -1,6 +1,6 @@
 /** `botmesh/core/testing`: the crash-testing kit and the test providers. */
 export { MockProvider, type MockProviderOptions, type MockSent } from './mock-provider.js'
-export { crashable, CrashableBackend, type CrashSite } from './crashable.js'
+export { crashable, CrashableBackend, BackendCrashedError, type CrashSite } from './crashable.js'
 export { CrashableProvider } from './crashable-provider.js'
 export { CRASH_POINTS, type CrashPoint } from '../durability/crash-points.js'
 export { CONFORMANCE_CASES, runCase, runCases, type BackendFactory, type ConformanceCase, type CaseResult } from './conformance/index.js'

@@ -31,10 +31,10 @@ module.exports = {
     {
       name: 'backend-imports-spi-only',
       comment:
-        'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts) and the shared errors only.',
+        'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts), the shared errors and the driver loader only.',
       severity: 'error',
       from: { path: '^src/backends/[^/]+/', pathNot: '^src/backends/gateway/' },
-      to: { path: '^src/core/', pathNot: '^src/core/(spi|errors)\\.ts$' },
+      to: { path: '^src/core/', pathNot: '^src/core/(spi|errors|driver)\\.ts$' },
     },
     {
       name: 'backend-imports-no-other-backend',
@@ -49,7 +49,10 @@ module.exports = {
       comment: 'A provider folder implements the provider contract; it shares helpers through src/providers/shared only.',
       severity: 'error',
       from: { path: '^src/providers/([^/]+)/' },
-      to: { path: '^src/', pathNot: ['^src/providers/$1/', '^src/providers/shared/', '^src/core/(provider|provider-errors|errors)\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/providers/$1/', '^src/providers/shared/', '^src/core/(provider|provider-errors|errors|driver)\\.ts$'],
+      },
     },
     {
       name: 'cli-commands-call-services',

@@ -9,7 +9,8 @@ import type { Bot } from '../core/bot.js'
 import type { DurabilityBackend } from '../core/durability/backend.js'
 import { METRIC_NAMES } from '../core/durability/metrics.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/records.js'
-import { BotmeshError, DriverMissingError, ERROR_CODES } from '../core/errors.js'
+import { loadDriver } from '../core/driver.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 
 /** What the figures are read from and where they go. */
 export interface BotMetricsOptions {
@@ -72,12 +73,14 @@ export async function registerBotMetrics(options: BotMetricsOptions): Promise<vo
 
 /** prom-client, loaded on first use; a sentence saying what to install when it is missing. */
 export async function loadPromClient(): Promise<typeof import('prom-client')> {
-  try {
-    const loaded = (await import('prom-client')) as typeof import('prom-client') & { default?: typeof import('prom-client') }
-    return loaded.default ?? loaded
-  } catch (error) {
-    throw new DriverMissingError('prom-client', 'botmesh/prometheus', error)
+  const loaded = (await loadDriver({
+    packageName: 'prom-client',
+    neededBy: 'botmesh/prometheus',
+    load: () => import('prom-client'),
+  })) as typeof import('prom-client') & {
+    default?: typeof import('prom-client')
   }
+  return loaded.default ?? loaded
 }
 
 function snake(name: string): string {

@@ -6,7 +6,7 @@
  * optional peer, loaded on first use; without an SDK its tracer records nothing.
  */
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api'
-import { DriverMissingError } from '../core/errors.js'
+import { loadDriver } from '../core/driver.js'
 import type { MessageTracing, TracedMessage, TracedSend } from '../core/durability/tracing.js'
 
 /** Limits of the tracer, named with units last. */
@@ -105,10 +105,12 @@ function messageAttributes(message: TracedMessage): Record<string, string> {
 
 /** @opentelemetry/api, loaded on first use; a sentence saying what to install when it is missing. */
 async function loadApi(): Promise<Api> {
-  try {
-    const loaded = (await import('@opentelemetry/api')) as Api & { default?: Api }
-    return loaded.trace ? loaded : loaded.default!
-  } catch (error) {
-    throw new DriverMissingError('@opentelemetry/api', 'botmesh/telemetry', error)
+  const loaded = (await loadDriver({
+    packageName: '@opentelemetry/api',
+    neededBy: 'botmesh/telemetry',
+    load: () => import('@opentelemetry/api'),
+  })) as Api & {
+    default?: Api
   }
+  return loaded.trace ? loaded : loaded.default!
 }

@@ -4,11 +4,12 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Client, ClientConfig } from 'pg'
+import { loadDriver } from '../../core/driver.js'
 import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../common/closed-loop.js'
 
 /** Single-INSERT transactions (autocommit), `synchronous_commit = on`, one connection per client. */
 export async function postgresInserts(connectionString: string, options: CeilingRun, body: string): Promise<CeilingFigures> {
-  const module = await import('pg')
+  const module = await loadDriver({ packageName: 'pg', neededBy: 'the PostgreSQL ceiling', load: () => import('pg') })
   const pg = (module as unknown as { default?: typeof import('pg') }).default ?? module
   const config: ClientConfig = {
     connectionString,

@@ -13,7 +13,8 @@
  */
 import { SharedHandle } from '../common/shared-handle.js'
 import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
-import { BotmeshError, ConfigError, DriverMissingError, ERROR_CODES } from '../../core/errors.js'
+import { loadDriver } from '../../core/driver.js'
+import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
 import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
 
 /** Where a backend reports what it cannot throw to anyone (an idle connection dropped by the server). */
@@ -111,13 +112,8 @@ export class PostgresConnection {
 
 /** Loads the driver only when a backend needs it. */
 async function loadPg(): Promise<typeof import('pg')> {
-  try {
-    const module = await import('pg')
-    return (module as unknown as { default?: typeof import('pg') }).default ?? module
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new DriverMissingError('pg', 'the PostgreSQL backend', error)
-    throw error
-  }
+  const module = await loadDriver({ packageName: 'pg', neededBy: 'botmesh/postgres-store', load: () => import('pg') })
+  return (module as unknown as { default?: typeof import('pg') }).default ?? module
 }
 
 function describeUrl(connectionString: string): string {

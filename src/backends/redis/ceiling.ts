@@ -4,6 +4,7 @@
  * removes it when it ends.
  */
 import { randomBytes } from 'node:crypto'
+import { loadDriver } from '../../core/driver.js'
 import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../common/closed-loop.js'
 
 /** One HSET per call: the smallest scripted write, as botmesh's Redis journal sends its writes as scripts. */
@@ -11,7 +12,7 @@ const REDIS_SCRIPT = "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1"
 
 /** One EVALSHA of an HSET per operation, `clients` callers at once on one connection. */
 export async function redisScriptedCalls(url: string, options: CeilingRun, body: string): Promise<CeilingFigures> {
-  const { Redis } = await import('ioredis')
+  const { Redis } = await loadDriver({ packageName: 'ioredis', neededBy: 'the Redis ceiling', load: () => import('ioredis') })
   const redis = new Redis(url, { lazyConnect: true, connectTimeout: options.connectTimeoutMs, maxRetriesPerRequest: 1 })
   const key = `botmesh-ceiling-${randomBytes(6).toString('hex')}`
   try {

@@ -14,7 +14,8 @@
  */
 import { SharedHandle } from '../common/shared-handle.js'
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
-import { BotmeshError, ConfigError, DriverMissingError, ERROR_CODES } from '../../core/errors.js'
+import { loadDriver } from '../../core/driver.js'
+import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
 import type { FailureRole } from '../common/failure-role.js'
 import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
@@ -230,12 +231,7 @@ interface Ioredis {
 
 /** Imports ioredis on first use, so `botmesh/core` never loads it. */
 async function loadIoredis(): Promise<Ioredis> {
-  try {
-    return await import('ioredis')
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new DriverMissingError('ioredis', 'botmesh/redis-store', error)
-    throw error
-  }
+  return loadDriver({ packageName: 'ioredis', neededBy: 'botmesh/redis-store', load: () => import('ioredis') })
 }
 
 function clusterNodes(cluster: ClusterNode[] | RedisClusterConfig): ClusterNode[] {

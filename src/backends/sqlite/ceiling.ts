@@ -4,12 +4,17 @@
  */
 import { join } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
+import { loadDriver } from '../../core/driver.js'
 import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../common/closed-loop.js'
 
 /** A message's five writes in one transaction, WAL, synchronous FULL (botmesh's SQLite settings). */
 export function sqliteFiveWrites(parent: string, operations: number, body: string): Promise<CeilingFigures> {
   return inCeilingDir(parent, async (dir) => {
-    const { default: Database } = (await import('better-sqlite3')) as unknown as { default: typeof BetterSqlite3 }
+    const { default: Database } = (await loadDriver({
+      packageName: 'better-sqlite3',
+      neededBy: 'the SQLite ceiling',
+      load: () => import('better-sqlite3'),
+    })) as unknown as { default: typeof BetterSqlite3 }
     const db = new Database(join(dir, 'ceiling.db'))
     try {
       db.pragma('journal_mode = WAL')

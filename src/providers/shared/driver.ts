@@ -2,8 +2,10 @@
  * Channel client packages are optional peer dependencies: a user installs only their channel's.
  * One loads when its provider first needs it, so `import 'botmesh/core'` (or a provider's module)
  * never loads it, and a missing one fails with `DRIVER_MISSING` (final), one line naming the
- * package and the command that installs it, as a missing backend driver does.
+ * package and the command that installs it, as a missing backend driver does (core/driver.ts
+ * decides what is missing, for every optional peer).
  */
+import { loadDriver as loadPackage } from '../../core/driver.js'
 import { DriverMissingError } from '../../core/errors.js'
 import { ProviderConfigError } from './errors.js'
 
@@ -18,21 +20,14 @@ export async function loadDriver<Module>(
   version?: string,
 ): Promise<Module> {
   try {
-    return await load()
+    return await loadPackage({ packageName, neededBy: `the ${channel} provider`, load, version })
   } catch (cause) {
-    const install = version ? `${packageName}@${version}` : packageName
-    if (isMissing(cause, packageName)) throw new DriverMissingError(packageName, `the ${channel} provider`, cause, install)
+    if (cause instanceof DriverMissingError) throw cause
     // Installed, but it failed to load (a missing dependency of its own, a release it cannot run on).
+    const install = version ? `${packageName}@${version}` : packageName
     throw new ProviderConfigError(
       channel,
       `the ${packageName} package could not be loaded (npm install ${install}): ${cause instanceof Error ? cause.message : String(cause)}`,
     )
   }
-}
-
-/** Whether `error` says that `packageName` itself cannot be found (not one of its own dependencies). */
-function isMissing(error: unknown, packageName: string): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
-  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return false
-  return typeof message === 'string' && (message.includes(`'${packageName}'`) || message.includes(`"${packageName}"`))
 }

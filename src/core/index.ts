@@ -25,7 +25,7 @@ export type {
 } from './provider.js'
 export * from './provider-errors.js'
 export * from './errors.js'
-export { MemoryStore, type Store, type MessageLogEntry } from './store.js'
+export { MemoryStore, MEMORY_STORE_MESSAGE_LOG_MAX, type MemoryStoreOptions, type Store, type MessageLogEntry } from './store.js'
 export type { Duration } from './duration.js'
 export { MemoryDurability } from './durability/memory/memory-durability.js'
 export type { DurabilityOptions, BackoffOptions, EncryptionOptions } from './durability/config.js'

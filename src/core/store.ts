@@ -5,6 +5,7 @@
  * persistent store too.
  */
 import type { Json } from './durability/kv.js'
+import { ConfigError } from './errors.js'
 
 /** One line of the message log. */
 export interface MessageLogEntry {
@@ -44,11 +45,28 @@ export interface Store {
   listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]>
 }
 
+/** Entries `MemoryStore` keeps per chat in the message log, as the SQLite and Redis stores do; older ones are dropped. */
+export const MEMORY_STORE_MESSAGE_LOG_MAX = 1_000
+
+/** What `new MemoryStore()` takes. */
+export interface MemoryStoreOptions {
+  /** Entries kept per chat in the message log, the oldest dropped first; 0 keeps every one. @default 1000 */
+  messageLogMax?: number
+}
+
 /** A store in this process's memory: the default. Nothing survives a restart. */
 export class MemoryStore implements Store {
   readonly #users = new Map<string, Json>()
   readonly #checkpoints = new Map<string, Json>()
   readonly #logs = new Map<string, MessageLogEntry[]>()
+  readonly #messageLogMax: number
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#messageLogMax = options.messageLogMax ?? MEMORY_STORE_MESSAGE_LOG_MAX
+    if (!Number.isInteger(this.#messageLogMax) || this.#messageLogMax < 0) {
+      throw new ConfigError(`messageLogMax must be a whole number >= 0, got ${options.messageLogMax}`)
+    }
+  }
 
   async getUser(scope: string, chatId: string, key: string): Promise<Json | undefined> {
     return structuredClone(this.#users.get(JSON.stringify([scope, chatId, key])))
@@ -73,7 +91,8 @@ export class MemoryStore implements Store {
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
     const key = JSON.stringify([scope, entry.chatId])
     const log = this.#logs.get(key) ?? []
-    log.push({ ...entry })
+    // Bounded like every buffer of a long-running bot: a busy chat's log would otherwise grow the process without end.
+    if (log.push({ ...entry }) > this.#messageLogMax && this.#messageLogMax > 0) log.shift()
     this.#logs.set(key, log)
   }
 

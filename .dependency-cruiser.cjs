@@ -29,6 +29,17 @@ module.exports = {
       to: { path: '^src/core/', pathNot: ['^src/core/durability/', '^src/core/(errors|provider|provider-errors|duration|options)\\.ts$'] },
     },
     {
+      name: 'runtime-reaches-engine-through-its-port',
+      comment:
+        'The runtime (src/core/pipeline) talks to the engine through one port (durability/port.ts, made by message-engine.ts); of the rest it uses only leaf helpers shared with the plain pipeline.',
+      severity: 'error',
+      from: { path: '^src/core/pipeline/' },
+      to: {
+        path: '^src/core/durability/',
+        pathNot: '^src/core/durability/(port|message-engine|limits|split|kv|chat-queue|in-flight)\\.ts$',
+      },
+    },
+    {
       name: 'backend-imports-spi-only',
       comment:
         'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts), the shared errors and the driver loader only.',

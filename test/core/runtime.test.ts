@@ -7,9 +7,10 @@ import { executionAsyncId } from 'node:async_hooks'
 import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest'
 import { MemoryKv } from '../../src/core/spi.js'
 import { Bot } from '../../src/core/bot.js'
-import { Admission } from '../../src/core/pipeline/admission.js'
+import { Admission } from '../../src/core/durability/admission.js'
+import { DurableSender } from '../../src/core/durability/durable-sender.js'
+import { MessageEngine } from '../../src/core/durability/message-engine.js'
 import { DurablePipeline } from '../../src/core/pipeline/durable-pipeline.js'
-import { DurableSender } from '../../src/core/pipeline/durable-sender.js'
 import { KvDurability } from '../../src/core/durability/kv-durability.js'
 import { Outbox } from '../../src/core/durability/outbox.js'
 import { Sweeper } from '../../src/core/durability/sweeper.js'
@@ -380,6 +381,7 @@ describe('Without the durability key nothing changes', () => {
   function spyOnJournalCode(implementation: 'throw' | 'passthrough'): MockInstance[] {
     const targets: [object, string[]][] = [
       [DurablePipeline.prototype, ['start', 'stop', 'receive', 'currentOrigin', 'idle']],
+      [MessageEngine.prototype, ['start', 'stop', 'admit', 'send', 'enqueue', 'delivered', 'idle']],
       [DurableSender.prototype, ['send', 'enqueue']],
       [Admission.prototype, ['admit']],
       [KvDurability.prototype, ['start', 'stop', 'now', 'journal', 'scopes']],
@@ -453,7 +455,7 @@ describe('Without the durability key nothing changes', () => {
     const spies = spyOnJournalCode('passthrough')
     await exercise(true)
     const called = spies.filter((spy) => spy.mock.calls.length > 0).map((spy) => spy.getMockName())
-    expect(called).toEqual(expect.arrayContaining(['start', 'receive', 'send', 'enqueue', 'journal', 'sweep', 'write']))
+    expect(called).toEqual(expect.arrayContaining(['start', 'receive', 'admit', 'send', 'enqueue', 'journal', 'sweep', 'write']))
   })
 
   it('the bot runs exactly the code it ran before: a failed send rejects with the provider’s error, without retries', async () => {

@@ -16,7 +16,7 @@ import { HeldRecord, type HeldUpdate } from './held-record.js'
 import type { ParkedMark, SentMarks } from './sent-marks.js'
 import type { Json } from './kv.js'
 import { inboxRecordId } from './keys.js'
-import type { InboxRecord } from './records.js'
+import type { ErrorInfo, InboxRecord } from './records.js'
 
 /** Journals an inbound event; the record comes back held, or the existing record of a redelivery. */
 export function admitInbound(
@@ -85,20 +85,29 @@ export async function claimInbound(engine: DurabilityEngine, found: Versioned<In
     }
     return undefined
   }
-  const token = record.fencingToken + 1
-  const claimed: InboxRecord = {
-    ...record,
-    state: 'processing',
-    attempts: record.attempts + 1,
-    lease: engine.lease('inbox', token),
-    fencingToken: token,
-    nextAttemptAt: null,
-    updatedAt: now,
-  }
+  const claimed = claimedRecord(engine, record)
   const [result] = await engine.journal.write('inbox.claim', [{ kind: 'inbox', record: claimed, expectVersion: found.version }])
   if (!result!.ok) return undefined
   engine.metrics.increment('inboundReplayed')
   return engine.hold('inbox', { record: claimed, version: result!.version })
+}
+
+/**
+ * The claim rule, for a record found by the sweeper and for another run of one held: one more run
+ * charged, a new fencing token (a former holder's writes are refused from now on) and a lease under it.
+ */
+export function claimedRecord(engine: DurabilityEngine, record: InboxRecord, lastError?: ErrorInfo): InboxRecord {
+  const token = record.fencingToken + 1
+  return {
+    ...record,
+    state: 'processing',
+    attempts: record.attempts + 1,
+    fencingToken: token,
+    lease: engine.lease('inbox', token),
+    nextAttemptAt: null,
+    lastError: lastError ?? record.lastError,
+    updatedAt: engine.now(),
+  }
 }
 
 /**

@@ -12,8 +12,8 @@ import { decodePayload } from './payload.js'
 import type { ErrorInfo, OutboxRecord } from './records.js'
 import { sentRecord, type SentMarks } from './sent-marks.js'
 
-/** What the outbox needs from the bot to deliver a send. */
-export interface Transport {
+/** The outbox's way to the provider, made by the engine from the bot's transport. */
+export interface Delivery {
   readonly textLimit: number | undefined
   /** Calls the provider. The content never carries an idempotency key; `outboxKey` is for a provider that echoes it. */
   send(chatId: string, content: OutboundContent, outboxKey: string): Promise<ProviderSendResult>
@@ -37,7 +37,7 @@ export type AttemptOutcome =
  */
 export async function attemptDelivery(
   engine: DurabilityEngine,
-  transport: Transport,
+  delivery: Delivery,
   held: HeldRecord<'outbox'>,
   marks?: SentMarks,
 ): Promise<AttemptOutcome> {
@@ -47,9 +47,9 @@ export async function attemptDelivery(
   try {
     let result: ProviderSendResult
     try {
-      if (transport.isStandby()) throw new ProviderNotLeaderError()
+      if (delivery.isStandby()) throw new ProviderNotLeaderError()
       engine.unstarted.calling(held.id)
-      result = await transport.send(held.record.chatId, decodePayload(held.record.payload), held.record.key)
+      result = await delivery.send(held.record.chatId, decodePayload(held.record.payload), held.record.key)
     } catch (error) {
       return await recordFailure(engine, held, error)
     }
@@ -64,7 +64,7 @@ export async function attemptDelivery(
       if (!ok) engine.metrics.increment('staleLeases')
     }
     try {
-      await transport.afterSend(held.record, result.messageId)
+      await delivery.afterSend(held.record, result.messageId)
     } catch (error) {
       engine.events.error(error)
     }

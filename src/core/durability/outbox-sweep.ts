@@ -9,17 +9,17 @@ import { ProviderNotLeaderError } from '../provider-errors.js'
 import { backoffMs } from './backoff.js'
 import { errorInfo, type DurabilityEngine } from './engine.js'
 import { partKey } from './keys.js'
-import { attemptDelivery, claimOutbound, markOutboxDead, type Transport } from './outbox-attempt.js'
+import { attemptDelivery, claimOutbound, markOutboxDead, type Delivery } from './outbox-attempt.js'
 import { splitContent } from './outbox.js'
 import { decodePayload, encodePayload } from './payload.js'
 import { reconcileAmbiguous } from './reconcile.js'
 import type { OutboxRecord } from './records.js'
 
 /** Handles one due record; once a part is settled, goes straight on with the part after it. */
-export async function sweepOutboxRecord(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<void> {
+export async function sweepOutboxRecord(engine: DurabilityEngine, delivery: Delivery, found: Versioned<OutboxRecord>): Promise<void> {
   let current: Versioned<OutboxRecord> | undefined = found
   while (current) {
-    const settled = await sweepOne(engine, transport, current)
+    const settled = await sweepOne(engine, delivery, current)
     const next: string | null | undefined = current.record.nextPart
     if (!settled || !next) return
     const [following]: (Versioned<OutboxRecord> | undefined)[] = await engine.journal.read('outbox', [next])
@@ -28,30 +28,30 @@ export async function sweepOutboxRecord(engine: DurabilityEngine, transport: Tra
 }
 
 /** Resolves to true when the record is settled as far as the order of parts goes (sent, or unknown). */
-async function sweepOne(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
+async function sweepOne(engine: DurabilityEngine, delivery: Delivery, found: Versioned<OutboxRecord>): Promise<boolean> {
   const { record } = found
   if (record.state === 'sending') {
     if (!engine.leaseIsOver(record.lease, 'outbox', record.key)) return false
-    if (engine.unstarted.neverCalled(record)) return deliver(engine, transport, found)
-    return settleAmbiguous(engine, transport, found)
+    if (engine.unstarted.neverCalled(record)) return deliver(engine, delivery, found)
+    return settleAmbiguous(engine, delivery, found)
   }
   if (record.state !== 'pending' && record.state !== 'failed') return false
   if (record.previousPart) {
     const waiting = await waitBehindPreviousPart(engine, found)
     if (waiting) return false
   }
-  const split = await splitIfOverLimit(engine, transport, found)
+  const split = await splitIfOverLimit(engine, delivery, found)
   if (!split) return false
-  return deliver(engine, transport, split)
+  return deliver(engine, delivery, split)
 }
 
 /** Claims a record and makes one delivery attempt (a retry, when it had failed); true once it is sent. */
-async function deliver(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
-  if (transport.isStandby()) return refuseOnStandby(engine, found)
+async function deliver(engine: DurabilityEngine, delivery: Delivery, found: Versioned<OutboxRecord>): Promise<boolean> {
+  if (delivery.isStandby()) return refuseOnStandby(engine, found)
   const held = await claimOutbound(engine, found)
   if (!held) return false
   if (found.record.state === 'failed') engine.metrics.increment('outboxRetried')
-  return (await attemptDelivery(engine, transport, held)).outcome === 'sent'
+  return (await attemptDelivery(engine, delivery, held)).outcome === 'sent'
 }
 
 /**
@@ -76,17 +76,17 @@ async function refuseOnStandby(engine: DurabilityEngine, found: Versioned<Outbox
 }
 
 /** The process died between "about to call the provider" and "sent": skip (unknown) or resend. */
-async function settleAmbiguous(engine: DurabilityEngine, transport: Transport, found: Versioned<OutboxRecord>): Promise<boolean> {
-  const reconciled = await reconcileAmbiguous(engine, transport, found)
+async function settleAmbiguous(engine: DurabilityEngine, delivery: Delivery, found: Versioned<OutboxRecord>): Promise<boolean> {
+  const reconciled = await reconcileAmbiguous(engine, delivery, found)
   if (reconciled !== undefined) return reconciled
   const { record } = found
   if (engine.config.outbox.onAmbiguous === 'resend') {
-    if (transport.isStandby()) return refuseOnStandby(engine, found)
+    if (delivery.isStandby()) return refuseOnStandby(engine, found)
     const held = await claimOutbound(engine, found)
     if (!held) return false
     engine.metrics.increment('outboxAmbiguous')
     engine.events.ambiguous({ key: record.key, chatId: record.chatId })
-    return (await attemptDelivery(engine, transport, held)).outcome === 'sent'
+    return (await attemptDelivery(engine, delivery, held)).outcome === 'sent'
   }
   const unknown: OutboxRecord = { ...record, state: 'unknown', lease: null, nextAttemptAt: null, updatedAt: engine.now() }
   const [result] = await engine.journal.write('outbox.markUnknown', [{ kind: 'outbox', record: unknown, expectVersion: found.version }])
@@ -128,12 +128,12 @@ async function waitBehindPreviousPart(engine: DurabilityEngine, found: Versioned
  */
 async function splitIfOverLimit(
   engine: DurabilityEngine,
-  transport: Transport,
+  delivery: Delivery,
   found: Versioned<OutboxRecord>,
 ): Promise<Versioned<OutboxRecord> | undefined> {
   const { record } = found
   if (record.nextPart) return found
-  const parts = splitContent(decodePayload(record.payload), transport.textLimit)
+  const parts = splitContent(decodePayload(record.payload), delivery.textLimit)
   if (parts.length === 1) return found
   const now = engine.now()
   const encoded = parts.map((part) => encodePayload(part, Number.MAX_SAFE_INTEGER))

@@ -16,7 +16,7 @@ import type { DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
 import { afterSettled } from './after-settled.js'
 import { lookupKey, quickKey, type KeyedSend, type ResolvedKey } from './outbox-key.js'
-import { attemptDelivery, claimOutbound, type AttemptOutcome, type Transport } from './outbox-attempt.js'
+import { attemptDelivery, claimOutbound, type AttemptOutcome, type Delivery } from './outbox-attempt.js'
 import { outboxRecords } from './outbox-records.js'
 import { LIMITS } from './limits.js'
 import type { OutboxRecord } from './records.js'
@@ -52,7 +52,7 @@ export class Outbox {
 
   constructor(
     private readonly engine: DurabilityEngine,
-    private readonly transport: Transport,
+    private readonly delivery: Delivery,
   ) {}
 
   isInFlight(key: string): boolean {
@@ -67,8 +67,8 @@ export class Outbox {
     if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
     const hooked = send.beforeSend(send.content)
     const content = hooked instanceof Promise ? await hooked : hooked
-    if (this.transport.isStandby()) return this.#leaveToLeader(send, resolved, content)
-    const records = outboxRecords(this.engine, send, resolved, splitContent(content, this.transport.textLimit), true)
+    if (this.delivery.isStandby()) return this.#leaveToLeader(send, resolved, content)
+    const records = outboxRecords(this.engine, send, resolved, splitContent(content, this.delivery.textLimit), true)
     if ('bypass' in records) return send.bypass(content, records.bypass)
     const outcome = await this.#track(
       records.map((record) => record.key),
@@ -161,14 +161,14 @@ export class Outbox {
   #deliverInline(first: HeldRecord<'outbox'>, callerKey: string, marks?: SentMarks): Promise<string> {
     const started = Date.now()
     // The first attempt in a then(): a send that goes out at once costs no async frame.
-    return attemptDelivery(this.engine, this.transport, first, marks).then((result) =>
+    return attemptDelivery(this.engine, this.delivery, first, marks).then((result) =>
       result.outcome === 'sent' ? result.messageId : this.#retryInline(first, callerKey, started, result),
     )
   }
 
   async #retryInline(first: HeldRecord<'outbox'>, callerKey: string, started: number, firstResult: AttemptOutcome): Promise<string> {
     let held = first
-    for (let result = firstResult; ; result = await attemptDelivery(this.engine, this.transport, held)) {
+    for (let result = firstResult; ; result = await attemptDelivery(this.engine, this.delivery, held)) {
       if (result.outcome === 'sent') return result.messageId
       if (result.outcome === 'dead') throw new SendDeadError(callerKey, describe(result.error), result.error)
       if (result.outcome === 'lost') throw this.#deferred(callerKey)

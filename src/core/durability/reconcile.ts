@@ -11,7 +11,7 @@ import type { DeliveryReport } from '../provider.js'
 import type { Versioned } from './backend.js'
 import type { DurabilityEngine } from './engine.js'
 import { LIMITS } from './limits.js'
-import type { Transport } from './outbox-attempt.js'
+import type { Delivery } from './outbox-attempt.js'
 import type { OutboxRecord } from './records.js'
 
 /** Reports of sends still in flight when they came, kept for the sweeper in case their process died. */
@@ -46,11 +46,11 @@ function reportsOf(engine: DurabilityEngine): HeldReports {
 }
 
 /** A delivery report from the provider: settles its send if it was left ambiguous, or keeps it while it is in flight. */
-export async function reportDelivery(engine: DurabilityEngine, transport: Transport, report: DeliveryReport): Promise<void> {
+export async function reportDelivery(engine: DurabilityEngine, delivery: Delivery, report: DeliveryReport): Promise<void> {
   const [found] = await engine.journal.read('outbox', [report.outboxKey])
   if (!found) return
   if (settleable(engine, found.record)) {
-    await markReconciled(engine, transport, found, report)
+    await markReconciled(engine, delivery, found, report)
     return
   }
   if (found.record.state === 'sending') reportsOf(engine).keep(report)
@@ -62,14 +62,14 @@ export async function reportDelivery(engine: DurabilityEngine, transport: Transp
  */
 export async function reconcileAmbiguous(
   engine: DurabilityEngine,
-  transport: Transport,
+  delivery: Delivery,
   found: Versioned<OutboxRecord>,
 ): Promise<boolean | undefined> {
   const { reconcileMs } = engine.config.outbox
-  if (!transport.echoesOutboxKey || reconcileMs <= 0) return undefined
+  if (!delivery.echoesOutboxKey || reconcileMs <= 0) return undefined
   const reports = reportsOf(engine)
   const report = reports.take(found.record.key)
-  if (report) return markReconciled(engine, transport, found, report)
+  if (report) return markReconciled(engine, delivery, found, report)
   return engine.now() < Math.max(found.record.updatedAt, reports.since) + reconcileMs ? false : undefined
 }
 
@@ -81,7 +81,7 @@ function settleable(engine: DurabilityEngine, record: OutboxRecord): boolean {
 
 async function markReconciled(
   engine: DurabilityEngine,
-  transport: Transport,
+  delivery: Delivery,
   found: Versioned<OutboxRecord>,
   report: DeliveryReport,
 ): Promise<boolean> {
@@ -106,7 +106,7 @@ async function markReconciled(
   engine.metrics.increment('outboxReconciled')
   engine.events.reconciled?.({ key: record.key, chatId: record.chatId, messageId: report.messageId })
   try {
-    await transport.afterSend(sent, report.messageId)
+    await delivery.afterSend(sent, report.messageId)
   } catch (error) {
     engine.events.error(error)
   }

@@ -9,7 +9,7 @@ import { claimInbound } from './inbox.js'
 import type { HeldRecord } from './held-record.js'
 import { LIMITS } from './limits.js'
 import type { Outbox } from './outbox.js'
-import type { Transport } from './outbox-attempt.js'
+import type { Delivery } from './outbox-attempt.js'
 import { sweepOutboxRecord } from './outbox-sweep.js'
 import type { InboxRecord, OutboxRecord } from './records.js'
 
@@ -25,7 +25,7 @@ export class Sweeper {
   constructor(
     private readonly engine: DurabilityEngine,
     private readonly outbox: Outbox,
-    private readonly transport: Transport,
+    private readonly delivery: Delivery,
   ) {}
 
   /** One pass; `run` runs each inbound record it claims (the pipeline's run; the sweep does not wait for it). */
@@ -88,7 +88,7 @@ export class Sweeper {
     }
     await Promise.all(
       [...byChat.values()].map(async (records) => {
-        for (const found of records) await sweepOutboxRecord(this.engine, this.transport, found)
+        for (const found of records) await sweepOutboxRecord(this.engine, this.delivery, found)
       }),
     )
   }

@@ -8,7 +8,7 @@ import type { Context, Message, StateAccess } from '../context.js'
 import { bindMediaProvider } from '../media.js'
 import type { InboundEvent } from '../provider.js'
 import type { BotParts, Handler, Sender } from './pipeline.js'
-import type { SendOrigin } from './send-origin.js'
+import type { SendOrigin } from '../durability/port.js'
 
 /** What a message will do, decided before any handler runs (reading the store may fail). */
 export type Route =

@@ -5,13 +5,13 @@
  * journals). docs/architecture.md walks one message through it hop by hop.
  */
 import type { Context, SendOptions } from '../context.js'
-import type { SendResult } from '../durability/outbox.js'
+import type { SendResult } from '../durability/port.js'
 import type { Flow } from '../flow.js'
 import { textOf, type SendHooks } from '../hooks.js'
 import type { Matcher } from '../matchers.js'
 import type { DeliveryReport, IProvider, InboundEvent, OutboundContent } from '../provider.js'
 import type { Store } from '../store.js'
-import type { SendOrigin } from './send-origin.js'
+import type { SendOrigin } from '../durability/port.js'
 
 /** Where `ctx.reply`, `ctx.send`, `bot.send` and `bot.enqueue` go: one object per pipeline. */
 export interface Sender {

@@ -1,9 +1,10 @@
 /** Sends without the outbox (a bot without the `durability` key): hooks, split, provider, after-hooks, message log. */
 import type { SendOptions } from '../context.js'
-import { splitContent, type SendResult } from '../durability/outbox.js'
+import type { SendResult } from '../durability/port.js'
+import { splitContent } from '../durability/split.js'
 import type { OutboundContent } from '../provider.js'
-import { ChatQueue } from './chat-queue.js'
-import type { InFlight } from './in-flight.js'
+import { ChatQueue } from '../durability/chat-queue.js'
+import type { InFlight } from '../durability/in-flight.js'
 import { afterDelivery, type BotParts, type Sender } from './pipeline.js'
 
 export class PlainSender implements Sender {

@@ -9,7 +9,7 @@ import type { DurabilityBackend } from '../../durability/backend.js'
 import { resolveDurabilityConfig, type DurabilityOptions } from '../../durability/config.js'
 import { DurabilityEngine } from '../../durability/engine.js'
 import { admitInbound, claimInbound, completeInbound, failInbound } from '../../durability/inbox.js'
-import { attemptDelivery, claimOutbound, type Transport } from '../../durability/outbox-attempt.js'
+import { attemptDelivery, claimOutbound, type Delivery } from '../../durability/outbox-attempt.js'
 import { inboxRecordId } from '../../durability/keys.js'
 import { discardSend, replayInbound, retrySend } from '../../durability/operations.js'
 import { ERROR_CODES } from '../../errors.js'
@@ -172,7 +172,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
       const engine = engineOn(backend, scopeId(), 'solo')
       await engine.clock.sync()
       const provider = new MockProvider()
-      const transport: Transport = {
+      const delivery: Delivery = {
         textLimit: undefined,
         send: (chatId, content) => provider.send(chatId, content),
         isStandby: () => false,
@@ -190,7 +190,7 @@ export const ENGINE_CASES: ConformanceCase[] = [
         const [found] = await engine.journal.read('outbox', [key])
         const held = await claimOutbound(engine, found!)
         assert.ok(held)
-        return attemptDelivery(engine, transport, held)
+        return attemptDelivery(engine, delivery, held)
       }
       assert.equal((await outcome('ok')).outcome, 'sent')
       provider.failNext(1, new ProviderError(ERROR_CODES.TRANSIENT, 'try later'))

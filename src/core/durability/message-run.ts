@@ -6,38 +6,33 @@
  * charged, while the chat's later messages keep waiting behind it in the chat queue, so they never
  * overtake it. On that replay the sends already journaled are answered from the outbox.
  */
-import type { AsyncLocalStorage } from 'node:async_hooks'
-import { backoffMs } from '../durability/backoff.js'
-import { errorInfo, type DurabilityEngine } from '../durability/engine.js'
-import type { HeldRecord } from '../durability/held-record.js'
-import { completeInbound, failInbound } from '../durability/inbox.js'
-import type { SentMarks } from '../durability/sent-marks.js'
-import { settlingRetry, settlingWrite } from '../durability/settling-write.js'
+import { backoffMs } from './backoff.js'
+import { errorInfo, type DurabilityEngine } from './engine.js'
+import type { HeldRecord } from './held-record.js'
+import { claimedRecord, completeInbound, failInbound } from './inbox.js'
+import type { SentMarks } from './sent-marks.js'
+import { settlingRetry, settlingWrite } from './settling-write.js'
 import { JournalUnavailableError } from '../errors.js'
-import { replayedEvent } from '../media.js'
-import type { IProvider, InboundEvent } from '../provider.js'
-import type { Dispatcher, Route } from './dispatcher.js'
+import type { InboundEvent } from '../provider.js'
+import type { MessageRunner } from './port.js'
 import { SendOrigin } from './send-origin.js'
 
-export interface InboundRunDeps {
+export interface MessageRunDeps {
   engine: DurabilityEngine
-  dispatcher: Dispatcher
-  provider: IProvider
-  /** The message being handled, for sends made through bot.send inside a handler. */
-  origin: AsyncLocalStorage<SendOrigin>
+  runner: MessageRunner
 }
 
 /** How one run of a message ended. */
 type RunEnd = 'settled' | { unrecorded: unknown }
 
 /** Runs `held` (the live event when it was just admitted) until it is settled. */
-export function runInbound(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
+export function runMessage(deps: MessageRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
   // The first run in a then(): the loop of replays (an async frame) only when it did not settle.
   return runOnce(deps, held, live, !live).then((end) => (end === 'settled' ? undefined : runAgain(deps, held, live, end)))
 }
 
 async function runAgain(
-  deps: InboundRunDeps,
+  deps: MessageRunDeps,
   held: HeldRecord<'inbox'>,
   live: InboundEvent | undefined,
   first: { unrecorded: unknown },
@@ -47,39 +42,31 @@ async function runAgain(
   }
 }
 
-async function runOnce(deps: InboundRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined, replay: boolean): Promise<RunEnd> {
-  const { engine, dispatcher } = deps
-  let event: InboundEvent
-  let route
+async function runOnce(deps: MessageRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined, replay: boolean): Promise<RunEnd> {
+  const { engine, runner } = deps
+  const origin = new SendOrigin(engine, held.id, replay)
+  let handled
   try {
-    event = live ?? replayedEvent(held.record.event, deps.provider)
-    route = live && !replay ? await dispatcher.routeArrival(event, held.id) : await dispatcher.route(event, held.id)
+    handled = await runner.handle({ id: held.id, journaled: held.record.event, live, replay }, origin)
   } catch (error) {
     engine.events.error(error)
     await failInbound(engine, held, error)
     return 'settled'
   }
-  if (route.type === 'fed-before') {
-    await complete(engine, held, route.note)
-    return 'settled'
-  }
-  const origin = new SendOrigin(engine, held.id, replay)
-  const end = await runHandled(deps, held, event, route, origin)
+  if (handled.type === 'fed-before') return complete(engine, held, handled.note)
+  const end = await settleHandled(engine, held, origin, handled.unrecorded)
   // Nothing of the message is left behind: marks that did not ride in its completion are written now.
   if (origin.marks.busy) await origin.marks.drain()
   return end
 }
 
-/** Runs the handler of a routed message, waits for its sends, and completes it (their sent marks along). */
-async function runHandled(
-  deps: InboundRunDeps,
+/** Waits for the sends of a handled message, then completes it (their sent marks along). */
+async function settleHandled(
+  engine: DurabilityEngine,
   held: HeldRecord<'inbox'>,
-  event: InboundEvent,
-  route: Route,
   origin: SendOrigin,
+  handlerUnrecorded: unknown,
 ): Promise<RunEnd> {
-  const { engine, dispatcher } = deps
-  const outcome = await deps.origin.run(origin, () => dispatcher.run(route, event, held.id, origin))
   // Done only once its effects settled: every send the handler started is journaled or finished.
   // Each one is caught where it is pushed, so a lone send is awaited as it is (no allSettled).
   for (let settled = 0; settled < origin.pending.length;) {
@@ -87,7 +74,7 @@ async function runHandled(
     settled = origin.pending.length
     await batch
   }
-  const unrecorded = origin.journalFailure ?? outcome.unrecorded
+  const unrecorded = origin.journalFailure ?? handlerUnrecorded
   if (unrecorded === undefined) return complete(engine, held, undefined, origin.marks)
   const error = new JournalUnavailableError(
     `the effects of inbound "${held.id}" could not all be recorded (${describe(unrecorded)}); it will be replayed`,
@@ -120,14 +107,7 @@ async function chargeAnotherRun(engine: DurabilityEngine, held: HeldRecord<'inbo
   await new Promise((resolve) => setTimeout(resolve, backoffMs(engine.config.inbox.backoff, held.record.attempts)))
   try {
     const ok = await settlingWrite(settlingRetry(engine.config, 'inbox'), () =>
-      held.update('inbox.claim', (record) => ({
-        ...record,
-        attempts: record.attempts + 1,
-        fencingToken: record.fencingToken + 1,
-        lease: engine.lease('inbox', record.fencingToken + 1),
-        lastError: errorInfo(cause, engine.now()),
-        updatedAt: engine.now(),
-      })),
+      held.update('inbox.claim', (record) => claimedRecord(engine, record, errorInfo(cause, engine.now()))),
     )
     if (!ok) engine.metrics.increment('staleLeases')
     else engine.metrics.increment('inboundReplayed')

@@ -4,21 +4,20 @@
  * counted on it, so the message is done only once its sends settled, and a send the journal could
  * not record makes the message replay instead.
  */
-import type { SendOptions } from '../context.js'
-import type { DurabilityEngine } from '../durability/engine.js'
-import { sendKey } from '../durability/keys.js'
-import type { Outbox, OutboxSend, SendResult } from '../durability/outbox.js'
-import type { MessageTracing } from '../durability/tracing.js'
 import { JournalUnavailableError } from '../errors.js'
 import type { OutboundContent } from '../provider.js'
 import { ChatQueue } from './chat-queue.js'
+import type { DurabilityEngine } from './engine.js'
 import type { InFlight } from './in-flight.js'
-import { afterDelivery, type BotParts, type Sender } from './pipeline.js'
+import { sendKey } from './keys.js'
+import type { Outbox, OutboxSend, SendResult } from './outbox.js'
+import type { SendRequest, Transport } from './port.js'
 import type { SendOrigin } from './send-origin.js'
+import type { MessageTracing } from './tracing.js'
 
 export interface DurableSenderDeps {
-  parts: BotParts
   engine: DurabilityEngine
+  transport: Transport
   outbox: Outbox
   inFlight: InFlight
   tracing: MessageTracing
@@ -26,14 +25,15 @@ export interface DurableSenderDeps {
   wake(): void
 }
 
-export class DurableSender implements Sender {
+export class DurableSender {
   /** Sends to one chat keep their order while one of them is retried inline. */
   readonly #queue = new ChatQueue()
 
   constructor(private readonly deps: DurableSenderDeps) {}
 
-  send(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<SendResult> {
-    const send = this.#outboxSend(chatId, content, options, origin)
+  send(request: SendRequest): Promise<SendResult> {
+    const { chatId, origin } = request
+    const send = this.#outboxSend(request)
     const traced = { key: send.key.key, chatId, inboundId: origin?.inboundId ?? null }
     const result = this.#recordingFailure(origin, () =>
       this.#queue.run(chatId, () => this.deps.tracing.send(traced, () => this.deps.outbox.send(send))),
@@ -42,10 +42,9 @@ export class DurableSender implements Sender {
     return this.deps.inFlight.track(result)
   }
 
-  enqueue(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): Promise<{ key: string }> {
-    const journaled = this.#recordingFailure(origin, () =>
-      this.deps.outbox.enqueue(this.#outboxSend(chatId, content, options, origin)),
-    ).then((result) => {
+  enqueue(request: SendRequest): Promise<{ key: string }> {
+    const { origin } = request
+    const journaled = this.#recordingFailure(origin, () => this.deps.outbox.enqueue(this.#outboxSend(request))).then((result) => {
       this.deps.wake()
       return result
     })
@@ -84,22 +83,22 @@ export class DurableSender implements Sender {
     })
   }
 
-  #outboxSend(chatId: string, content: OutboundContent, options: SendOptions, origin: SendOrigin | undefined): OutboxSend {
-    const { parts, engine } = this.deps
+  #outboxSend({ chatId, content, idempotencyKey, origin }: SendRequest): OutboxSend {
+    const { transport, engine } = this.deps
     const ordinal = origin ? ++origin.sends : 0
-    const key = sendKey(options.idempotencyKey, origin ? { inboundId: origin.inboundId, ordinal } : undefined)
+    const key = sendKey(idempotencyKey, origin ? { inboundId: origin.inboundId, ordinal } : undefined)
     return {
       chatId,
       content,
       key,
       replay: origin?.replay ?? false,
       marks: origin?.marks,
-      beforeSend: (c: OutboundContent) => parts.hooks.applyBefore({ chatId, content: c, key: key.key }),
+      beforeSend: (c: OutboundContent) => transport.beforeSend(chatId, c, key.key),
       bypass: async (c: OutboundContent, reason: string): Promise<SendResult> => {
         engine.metrics.increment('outboxBypassed')
-        parts.warn(`durability: the send "${key.key}" bypasses the outbox (${reason}); it is not journaled`)
-        const { messageId } = await parts.provider.send(chatId, c)
-        await afterDelivery(parts, chatId, c, null, messageId)
+        engine.events.warn(`durability: the send "${key.key}" bypasses the outbox (${reason}); it is not journaled`)
+        const { messageId } = await transport.send(chatId, c, null)
+        await transport.afterSend(chatId, c, null, messageId)
         return { key: key.key, messageId, messageIds: [messageId], deduped: false }
       },
     }

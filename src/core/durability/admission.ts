@@ -4,21 +4,20 @@
  * admitted lately, from the journal otherwise. Fail-closed: an event the journal could not take is
  * refused (the channel delivers it again), unless `failOpen` lets it run unjournaled.
  */
-import type { ChatTurns } from '../durability/chat-turns.js'
-import type { DurabilityEngine } from '../durability/engine.js'
-import type { HeldRecord } from '../durability/held-record.js'
-import { admitInbound } from '../durability/inbox.js'
-import { inboxRecordId } from '../durability/keys.js'
-import { LIMITS } from '../durability/limits.js'
-import { NO_TRACING, type MessageTracing } from '../durability/tracing.js'
+import type { ChatTurns } from './chat-turns.js'
+import type { DurabilityEngine } from './engine.js'
+import type { HeldRecord } from './held-record.js'
+import { admitInbound } from './inbox.js'
+import { inboxRecordId } from './keys.js'
+import { LIMITS } from './limits.js'
+import type { Transport } from './port.js'
+import { NO_TRACING, type MessageTracing } from './tracing.js'
 import { EventNotJournalableError, JournalUnavailableError } from '../errors.js'
-import { journalEvent } from '../media.js'
 import type { InboundEvent } from '../provider.js'
-import type { BotParts } from './pipeline.js'
 
 export interface AdmissionDeps {
-  parts: BotParts
   engine: DurabilityEngine
+  transport: Transport
   tracing: MessageTracing
   /** Chat turns across replicas (durability.coordination), if on. */
   turns: ChatTurns | undefined
@@ -45,8 +44,8 @@ export class Admission {
    * the handler's run as part of it). Resolves once the event is journaled (or a duplicate).
    */
   admit(event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
-    const { engine, parts, tracing } = this.deps
-    const id = inboxRecordId(parts.provider.name, event.chatId, event.id)
+    const { engine, transport, tracing } = this.deps
+    const id = inboxRecordId(transport.name, event.chatId, event.id)
     const admitting = this.#admitting.get(id)
     if (admitting) {
       // A redelivery while the first delivery is still being journaled: acknowledged only once that one
@@ -61,21 +60,21 @@ export class Admission {
     const admission =
       tracing === NO_TRACING
         ? this.#journal(id, event, run)
-        : tracing.admit({ inboundId: id, chatId: event.chatId, provider: parts.provider.name }, () => this.#journal(id, event, run))
+        : tracing.admit({ inboundId: id, chatId: event.chatId, provider: transport.name }, () => this.#journal(id, event, run))
     this.#admitting.set(id, admission)
     return admission
   }
 
   #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
-    const { engine, parts, turns } = this.deps
+    const { engine, transport, turns } = this.deps
     this.#remember(id)
     let admitting: Promise<Awaited<ReturnType<typeof admitInbound>>>
     try {
-      const journaled = journalEvent(event, parts.provider, { mediaRefs: engine.config.inbox.mediaRefs, warn: parts.warn })
+      const journaled = transport.journalEvent(event, engine.config.inbox.mediaRefs)
       // With coordination the message takes its place in its chat's turn queue first: that is its arrival.
       admitting = turns
-        ? turns.join(event.chatId, id).then((arrivedAt) => admitInbound(engine, event, journaled, parts.provider.name, arrivedAt))
-        : admitInbound(engine, event, journaled, parts.provider.name)
+        ? turns.join(event.chatId, id).then((arrivedAt) => admitInbound(engine, event, journaled, transport.name, arrivedAt))
+        : admitInbound(engine, event, journaled, transport.name)
     } catch (cause) {
       admitting = Promise.reject(cause)
     }
@@ -96,7 +95,7 @@ export class Admission {
 
   /** The journal could not take the event: refused (fail-closed), or run unjournaled with failOpen. */
   #refused(id: string, event: InboundEvent, cause: unknown): void {
-    const { engine, parts } = this.deps
+    const { engine } = this.deps
     // Forget it, so the channel's redelivery is processed.
     this.#recent.delete(id)
     // An event the journal can never hold fails for good, with its own code; anything else may pass.
@@ -107,7 +106,7 @@ export class Admission {
             `the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`,
             cause,
           )
-    parts.error(error)
+    engine.events.error(error)
     if (!engine.config.failOpen) throw error
     this.deps.runUnjournaled(event)
   }

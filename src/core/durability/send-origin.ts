@@ -2,8 +2,8 @@
  * The message a handler is handling. Every send made through its context gets a key derived from it
  * (`<inbound record id>:<n>`), and the runtime waits for those sends before it marks the message done.
  */
-import type { DurabilityEngine } from '../durability/engine.js'
-import { SentMarks } from '../durability/sent-marks.js'
+import type { DurabilityEngine } from './engine.js'
+import { SentMarks } from './sent-marks.js'
 import type { JournalUnavailableError } from '../errors.js'
 
 export class SendOrigin {

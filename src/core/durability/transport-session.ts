@@ -3,9 +3,9 @@
  * 'leader', only on the replica elected to hold the session (session-leader.ts), started when it
  * is elected and stopped when the session passes on.
  */
-import type { DurabilityEngine } from './durability/engine.js'
-import { SessionLeader } from './durability/session-leader.js'
-import type { IProvider } from './provider.js'
+import type { DurabilityEngine } from './engine.js'
+import type { Transport } from './port.js'
+import { SessionLeader } from './session-leader.js'
 
 export class TransportSession {
   readonly #leader: SessionLeader | undefined
@@ -14,7 +14,7 @@ export class TransportSession {
 
   constructor(
     engine: DurabilityEngine,
-    private readonly provider: IProvider,
+    private readonly transport: Transport,
   ) {
     const { providerSession, sessionLeaseMs } = engine.config
     this.#leader =
@@ -47,7 +47,7 @@ export class TransportSession {
   /** A standby must not call the transport: with providerSession 'leader', or the provider's own session 'leader'. */
   isStandby(): boolean {
     if (this.#leader) return !this.#leader.isLeader()
-    return this.provider.session === 'leader' && this.provider.isLeader?.() === false
+    return this.transport.session === 'leader' && this.transport.isLeader?.() === false
   }
 
   async #up(): Promise<void> {
@@ -59,6 +59,6 @@ export class TransportSession {
   async #down(): Promise<void> {
     if (!this.#running) return
     this.#running = false
-    await this.provider.stop()
+    await this.transport.stop()
   }
 }

@@ -1,4 +1,4 @@
-import { LIMITS } from '../durability/limits.js'
+import { LIMITS } from './limits.js'
 
 /** The work a pipeline has started and not finished: what `bot.idle()` and `bot.stop()` wait for. */
 export class InFlight {

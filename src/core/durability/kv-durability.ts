@@ -7,7 +7,6 @@ import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, Journa
 import type { WriteLabel } from './crash-points.js'
 import type { DurableKv, Json, KvEntry, KvOp, KvWriteResult } from './kv.js'
 import { countByPaging } from './count-older.js'
-import { MemoryKv } from './memory/memory-kv.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from './records.js'
 
 /** Options of `KvDurability`. */
@@ -68,20 +67,16 @@ export class KvDurability implements DurabilityBackend {
   }
 }
 
-/** MemoryKv's own write, as loaded: a write replaced later (a spy, a fault) is called, not bypassed. */
-const MEMORY_WRITE = MemoryKv.prototype.write
-
 /** One scope's journals over a `DurableKv` view. */
 class KvJournal implements Journal {
-  /** A store that applies a write at once (a MemoryKv whose write is its own): written without its promise. */
+  /** A store that applies a write at once (DurableKv.writeNow): written without its promise. */
   private readonly writeNow: ((ops: readonly KvOp[]) => KvWriteResult[]) | undefined
 
   constructor(
     private readonly kv: DurableKv,
     readonly scopeId: string,
   ) {
-    const memory = kv instanceof MemoryKv && kv.write === MEMORY_WRITE ? kv : undefined
-    this.writeNow = memory && ((ops) => memory.writeNow(ops))
+    this.writeNow = kv.writeNow
   }
 
   async read<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<(Versioned<RecordOf[K]> | undefined)[]> {

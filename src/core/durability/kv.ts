@@ -87,6 +87,11 @@ export interface DurableKv {
    * may commit the ops of one call, and of concurrent calls, together (group commit).
    */
   write(ops: readonly KvOp[]): Promise<KvWriteResult[]>
+  /**
+   * Optional: `write` applied and answered at once, by a store that needs no I/O to apply it (the
+   * memory store). The journal calls it instead of `write`, saving the promises of a write.
+   */
+  readonly writeNow?: ((ops: readonly KvOp[]) => KvWriteResult[]) | undefined
   /** Entries with `due <= until`, ascending by due, at most `limit`. */
   due(collection: string, until: number, limit: number): Promise<KvEntry[]>
   /** One page of a state, ascending by (stateTime, key). */

@@ -35,15 +35,18 @@ export class MemoryKv implements DurableKv {
   }
 
   async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
-    return this.writeNow(ops)
+    return this.#apply(ops)
   }
 
   /**
-   * `write`, applied and answered at once: KvDurability calls it instead of `write` on a plain
-   * MemoryKv, which saves two promises per journal write (a cost on every promise while async
-   * context tracking is on). Throws where `write` would reject.
+   * `write` answered at once (DurableKv.writeNow): two promises fewer per journal write. Absent
+   * while `write` is not the store's own (a spy, a scripted fault), so the replacement is called.
    */
-  writeNow(ops: readonly KvOp[]): KvWriteResult[] {
+  get writeNow(): ((ops: readonly KvOp[]) => KvWriteResult[]) | undefined {
+    return this.write === OWN_WRITE ? this.#apply : undefined
+  }
+
+  readonly #apply = (ops: readonly KvOp[]): KvWriteResult[] => {
     const results: KvWriteResult[] = []
     for (const op of ops) {
       // The state keeps op.value itself (not the op): freezing it in place is the isolation.
@@ -83,6 +86,9 @@ export class MemoryKv implements DurableKv {
     return this.#state.scopes()
   }
 }
+
+/** MemoryKv's own write, as loaded. */
+const OWN_WRITE = MemoryKv.prototype.write
 
 /**
  * Stored values are frozen instead of copied: readers get the stored object itself, and a caller

@@ -181,7 +181,7 @@ function parseLine(text: string, number: number, scope: string | undefined): Exp
     throw invalid(number, `kind must be "inbox" or "outbox", got ${JSON.stringify(line?.kind)}`)
   if (typeof line.scope !== 'string' || line.scope === '') throw invalid(number, 'has no scope')
   const record = line.record as Partial<InboxRecord & OutboxRecord> | undefined
-  const key = line.kind === 'inbox' ? record?.id : record?.key
+  const key = record && recordKey(line.kind, record as InboxRecord & OutboxRecord)
   if (!record || typeof record !== 'object' || typeof key !== 'string' || key === '')
     throw invalid(number, `has no record with ${line.kind === 'inbox' ? 'an id' : 'a key'}`)
   const states: readonly string[] = line.kind === 'inbox' ? INBOX_STATES : OUTBOX_STATES

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js'
 import type { Lane, RecordSummary, WorkKind } from './records.js'
 import { summarize } from './records.js'
 import { sealedUnder } from './sealed.js'
-import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
+import { recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/records.js'
 
 /** States that may be purged, per kind. */
 export const PURGEABLE_STATES: Record<WorkKind, readonly string[]> = { inbox: ['done', 'dead'], outbox: ['sent', 'dead', 'unknown'] }
@@ -80,7 +80,7 @@ export async function planPurge(journal: Journal, lanes: readonly Lane[], olderT
       const last = page.at(-1)
       if (page.length < PURGE_LIMITS.batch || !last || read >= PURGE_LIMITS.countMax) break
       const record = last.record as InboxRecord | OutboxRecord
-      after = { stateTime: record.updatedAt, key: lane.kind === 'inbox' ? (record as InboxRecord).id : (record as OutboxRecord).key }
+      after = { stateTime: record.updatedAt, key: recordKey(lane.kind, record) }
     }
     counted.push({ ...lane, count, countCapped: count >= PURGE_LIMITS.countMax })
   }

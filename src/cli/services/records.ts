@@ -9,6 +9,7 @@ import {
   INBOX_STATES,
   OUTBOX_STATES,
   recordIndex,
+  recordKey,
   type ErrorInfo,
   type InboxRecord,
   type Lease,
@@ -158,7 +159,7 @@ export async function* scan(
       for (const found of page) {
         const record = found.record as InboxRecord | OutboxRecord
         const { stateTime } = recordIndex(kind, record)
-        const position = { lane, stateTime, key: kind === 'inbox' ? (record as InboxRecord).id : (record as OutboxRecord).key }
+        const position = { lane, stateTime, key: recordKey(kind, record) }
         after = { stateTime, key: position.key }
         yield { summary: matches(kind, record, filters) ? summarize(kind, record) : undefined, position }
       }
@@ -171,7 +172,7 @@ export async function* scan(
 export function summarize(kind: WorkKind, record: InboxRecord | OutboxRecord): RecordSummary {
   const base = {
     kind,
-    id: kind === 'inbox' ? (record as InboxRecord).id : (record as OutboxRecord).key,
+    id: recordKey(kind, record),
     state: record.state,
     chatId: record.chatId,
     attempts: record.attempts,

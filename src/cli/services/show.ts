@@ -11,6 +11,9 @@ import { listInstances } from './instances.js'
 import type { WorkKind } from './records.js'
 import { sealedUnder, sealedWhy } from './sealed.js'
 
+/** A record's key in its journal (an inbound's id, a send's key), for the views that name it. */
+export { recordKey } from '../../core/durability/records.js'
+
 /** A record found by id or key, with its explanation. */
 export interface ShownRecord {
   kind: WorkKind

@@ -6,7 +6,7 @@
  * counts agree. `salvage` writes what is readable of a damaged file journal into a new file.
  */
 import type { DurabilityBackend } from '../../core/durability/backend.js'
-import { INBOX_STATES, OUTBOX_STATES, type RecordKind } from '../../core/durability/records.js'
+import { INBOX_STATES, OUTBOX_STATES, recordKey, type RecordKind } from '../../core/durability/records.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import { capabilitiesOf, salvageJournalFile, verifyJournalFile, type BackendTarget } from '../../backends/gateway/open.js'
 
@@ -70,9 +70,7 @@ export async function verifyRecords(backend: DurabilityBackend, label: string): 
           for (const found of page) {
             const problem = shapeProblem(kind, state, found.record as unknown as Record<string, unknown>)
             if (problem) report(`${scope} ${kind}: ${problem}`)
-            const key = String(
-              (found.record as unknown as Record<string, unknown>)[kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'],
-            )
+            const key = String(recordKey(kind, found.record))
             after = {
               stateTime: Number((found.record as unknown as Record<string, unknown>)[kind === 'instances' ? 'startedAt' : 'updatedAt']),
               key,
@@ -95,7 +93,7 @@ export async function verifyRecords(backend: DurabilityBackend, label: string): 
 }
 
 function shapeProblem(kind: RecordKind, state: string, record: Record<string, unknown>): string | undefined {
-  const id = kind === 'inbox' ? record.id : kind === 'outbox' ? record.key : record.instanceId
+  const id = recordKey(kind, record as never) as unknown
   if (typeof id !== 'string' || id === '')
     return `a record without its ${kind === 'inbox' ? 'id' : kind === 'outbox' ? 'key' : 'instanceId'}: ${JSON.stringify(record).slice(0, 120)}`
   if (kind === 'instances') return typeof record.expiresAt === 'number' ? undefined : `instance "${id}" has no expiresAt`

@@ -3,7 +3,7 @@ import type { Block, Column, Tone } from '../output.js'
 import { table } from '../output.js'
 import type { RecordPage, RecordSummary } from '../services/records.js'
 import { sealedLabel } from '../services/sealed.js'
-import { attemptsText, type ShownRecord } from '../services/show.js'
+import { attemptsText, recordKey, type ShownRecord } from '../services/show.js'
 import { ago, duration, errorLine, iso } from './format.js'
 
 const STATE_TONES: Record<string, Tone> = {
@@ -52,7 +52,7 @@ export function pageNotes(page: RecordPage): string[] {
 export function shownView(now: number) {
   return (shown: ShownRecord[]): Block[] =>
     shown.flatMap(({ kind, version, record, why }) => {
-      const id = kind === 'inbox' ? (record as { id: string }).id : (record as { key: string }).key
+      const id = recordKey(kind, record)
       const lease = record.lease
       const fields: [string, string | number | null][] = [
         [kind === 'inbox' ? 'inbox record' : 'outbox send', id],

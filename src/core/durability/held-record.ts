@@ -6,7 +6,7 @@
  */
 import type { Journal, JournalWriteResult } from './backend.js'
 import type { WriteLabel, WriteName } from './crash-points.js'
-import type { InboxRecord, OutboxRecord } from './records.js'
+import { recordKey, type InboxRecord, type OutboxRecord } from './records.js'
 
 type WorkKind = 'inbox' | 'outbox'
 type WorkRecord<K extends WorkKind> = K extends 'inbox' ? InboxRecord : OutboxRecord
@@ -43,7 +43,7 @@ export class HeldRecord<K extends WorkKind = WorkKind> {
   }
 
   get id(): string {
-    return this.kind === 'inbox' ? (this.#record as InboxRecord).id : (this.#record as OutboxRecord).key
+    return recordKey<'inbox' | 'outbox'>(this.kind, this.#record)
   }
 
   get lost(): boolean {

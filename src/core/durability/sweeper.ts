@@ -11,7 +11,7 @@ import { LIMITS } from './limits.js'
 import type { Outbox } from './outbox.js'
 import type { Delivery } from './outbox-attempt.js'
 import { sweepOutboxRecord } from './outbox-sweep.js'
-import type { InboxRecord, OutboxRecord } from './records.js'
+import { recordKey, type InboxRecord, type OutboxRecord } from './records.js'
 
 export class Sweeper {
   /**
@@ -138,7 +138,7 @@ async function listAll<K extends 'inbox' | 'outbox'>(
     out.push(...page)
     if (page.length < LIMITS.sweepBatchMax) break
     const last = page.at(-1)!.record as InboxRecord | OutboxRecord
-    after = { stateTime: last.updatedAt, key: 'id' in last ? last.id : last.key }
+    after = { stateTime: last.updatedAt, key: recordKey<'inbox' | 'outbox'>(kind, last) }
   }
   return out
 }

@@ -4,7 +4,7 @@
  * payload), cut at `detailLinesMax`. Pure; the detail view wraps and scrolls them.
  */
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
-import { attemptsText, type ShownRecord } from '../../cli/services/show.js'
+import { attemptsText, recordKey, type ShownRecord } from '../../cli/services/show.js'
 import { sealedLabel } from '../../cli/services/sealed.js'
 import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
 import { duration, relative } from './format.js'
@@ -20,7 +20,7 @@ export interface DetailContent {
 export function recordDetail(shown: ShownRecord, now: number): DetailContent {
   const record = shown.record
   const isInbox = shown.kind === 'inbox'
-  const id = isInbox ? (record as InboxRecord).id : (record as OutboxRecord).key
+  const id = recordKey(shown.kind, record)
   const lines = [
     field('state', record.state),
     field('why', shown.why),

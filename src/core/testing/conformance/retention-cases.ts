@@ -8,7 +8,7 @@ import type { DurabilityBackend, JournalPut } from '../../durability/backend.js'
 import { resolveDurabilityConfig } from '../../durability/config.js'
 import { DurabilityEngine } from '../../durability/engine.js'
 import { purgeBacklog, purgePass, Retention } from '../../durability/retention.js'
-import type { InboxRecord, OutboxRecord } from '../../durability/records.js'
+import { recordKey, type InboxRecord, type OutboxRecord } from '../../durability/records.js'
 import { ManualClock } from '../manual-clock.js'
 import type { ConformanceCase } from './case.js'
 import { inboxRecord, outboxRecord } from './fixtures.js'
@@ -45,9 +45,7 @@ function keptRecords(): JournalPut[] {
 }
 
 const keysOf = (puts: JournalPut[], kind: 'inbox' | 'outbox') =>
-  puts
-    .filter((put) => put.kind === kind)
-    .map((put) => (kind === 'inbox' ? (put.record as InboxRecord).id : (put.record as OutboxRecord).key))
+  puts.filter((put) => put.kind === kind).map((put) => recordKey(kind, put.record as InboxRecord | OutboxRecord))
 
 /** An engine on `backend` with a retention, judging time by `clock`. */
 function engineWithRetention(backend: DurabilityBackend, scopeId: string, retentionMs: number, clock: ManualClock): DurabilityEngine {

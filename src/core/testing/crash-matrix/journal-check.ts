@@ -1,6 +1,6 @@
 /** The crash matrix's check of the journal a case leaves: everything settled, the poisoned message dead, content sealed when it should be. */
 import type { DurabilityBackend, Journal } from '../../durability/backend.js'
-import { INBOX_STATES, OUTBOX_STATES } from '../../durability/records.js'
+import { INBOX_STATES, OUTBOX_STATES, recordKey } from '../../durability/records.js'
 import { SEALED_FIELDS } from '../../encryption/record-sealer.js'
 import { isSealed } from '../../encryption/sealed-text.js'
 import { inboxRecord, outboxRecord } from '../conformance/fixtures.js'
@@ -101,7 +101,7 @@ async function unsealedContent(journal: Journal): Promise<string[]> {
           const value = (record as unknown as Record<string, unknown>)[field]
           return value !== null && value !== undefined && !isSealed(value)
         })
-        if (clear.length > 0) problems.push(`${kind} ${'id' in record ? record.id : record.key}: ${clear.join(', ')} in clear`)
+        if (clear.length > 0) problems.push(`${kind} ${recordKey(kind, record)}: ${clear.join(', ')} in clear`)
       }
     }
   }

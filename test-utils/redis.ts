@@ -116,13 +116,28 @@ export interface RedisServer {
   stop(): Promise<void>
 }
 
-/** Starts a redis-server on a spare port in a fresh temp dir with extra flags (e.g. ['--appendonly', 'yes']). */
-export async function startRedisServer(options: { flags?: string[]; clusterBus?: boolean } = {}): Promise<RedisServer> {
+/** TLS of a private server: its port speaks TLS only, and clients must show a certificate the CA signed. */
+export interface RedisServerTls {
+  caFile: string
+  certFile: string
+  keyFile: string
+  /** A client certificate and key the server accepts (for the start-up PING). */
+  clientCertFile: string
+  clientKeyFile: string
+}
+
+/**
+ * Starts a redis-server on a spare port in a fresh temp dir with extra flags (e.g. ['--appendonly',
+ * 'yes']); with `tls`, the port speaks TLS only (`--port 0 --tls-port`) and its `url` is `rediss://`.
+ */
+export async function startRedisServer(
+  options: { flags?: string[]; clusterBus?: boolean; tls?: RedisServerTls } = {},
+): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'botmesh-redis-'))
   for (let attempt = 0; ; attempt++) {
     const port = await sparePort(options.clusterBus ?? false)
     try {
-      return await launch(dir, port, options.flags ?? [])
+      return await launch(dir, port, options.flags ?? [], options.tls)
     } catch (error) {
       // Another process may have taken the port between the check and the bind: try another.
       if (attempt >= 4) {
@@ -133,7 +148,7 @@ export async function startRedisServer(options: { flags?: string[]; clusterBus?:
   }
 }
 
-async function launch(dir: string, port: number, flags: string[]): Promise<RedisServer> {
+async function launch(dir: string, port: number, flags: string[], tls: RedisServerTls | undefined): Promise<RedisServer> {
   const args = [
     '--port',
     String(port),
@@ -147,12 +162,15 @@ async function launch(dir: string, port: number, flags: string[]): Promise<Redis
     'no',
     '--daemonize',
     'no',
+    ...(tls ? ['--tls-port', String(port), '--port', '0', '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile] : []),
+    ...(tls ? ['--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'yes'] : []),
     ...flags,
   ]
-  let child = await spawnServer(args, port)
+  const cliTls = tls ? ['--tls', '--cacert', tls.caFile, '--cert', tls.clientCertFile, '--key', tls.clientKeyFile] : []
+  let child = await spawnServer(args, port, cliTls)
   const server: RedisServer = {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     dir,
     get pid() {
       return child.pid!
@@ -162,7 +180,7 @@ async function launch(dir: string, port: number, flags: string[]): Promise<Redis
     },
     async restart() {
       await terminate(child, 'SIGKILL')
-      child = await spawnServer(args, port)
+      child = await spawnServer(args, port, cliTls)
     },
     async stop() {
       await terminate(child, 'SIGTERM')
@@ -178,7 +196,7 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL')
 })
 
-async function spawnServer(args: string[], port: number): Promise<ChildProcess> {
+async function spawnServer(args: string[], port: number, cliTls: string[] = []): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
   live.add(child)
   let output = ''
@@ -189,7 +207,7 @@ async function spawnServer(args: string[], port: number): Promise<ChildProcess> 
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server on port ${port} exited at start:\n${output}`)
-    if ((await cli(port, 'PING').catch(() => '')) === 'PONG') return child
+    if ((await cli(port, ...cliTls, 'PING').catch(() => '')) === 'PONG') return child
     await Promise.race([exited, delay(50)])
   }
   await terminate(child, 'SIGKILL')

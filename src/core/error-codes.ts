@@ -67,6 +67,8 @@ export const ERROR_CODES = {
   BACKEND_OPEN_FAILED: 'BACKEND_OPEN_FAILED',
   /** The server refused the credentials of a backend URL. */
   AUTH_FAILED: 'AUTH_FAILED',
+  /** A Redis or PostgreSQL server's TLS certificate was not trusted: an unknown CA, another host name, expired (`TlsCertificateError`). */
+  TLS_CERTIFICATE_REFUSED: 'TLS_CERTIFICATE_REFUSED',
   /** The PostgreSQL backend was used before start(). */
   BACKEND_NOT_STARTED: 'BACKEND_NOT_STARTED',
   /** The SQLite or Redis backend was used before start(). */

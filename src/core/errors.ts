@@ -217,6 +217,20 @@ export class RedisCommandError extends BotmeshError {
   }
 }
 
+/**
+ * botmesh's connection refused the TLS certificate a Redis or PostgreSQL server showed: signed by a
+ * CA it was not told to trust, made out to another host name, expired. Not retryable: the
+ * settings (or the server's certificate) must change. `reason` is the TLS library's code
+ * (`SELF_SIGNED_CERT_IN_CHAIN`, `ERR_TLS_CERT_ALTNAME_INVALID`, `CERT_HAS_EXPIRED`, …).
+ */
+export class TlsCertificateError extends BotmeshError {
+  readonly reason: string
+  constructor(message: string, reason: string, cause?: unknown) {
+    super(ERROR_CODES.TLS_CERTIFICATE_REFUSED, message, { cause })
+    this.reason = reason
+  }
+}
+
 /** A journal was closed; open it again to use it. */
 export class JournalClosedError extends BotmeshError {
   readonly file: string

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { redactRedisUrl, redisOptionsFromUrl } from '../../src/backends/redis/index.js'
+import { takeTlsParams } from '../../src/backends/redis/tls.js'
 import { ConfigError } from '../../src/core/errors.js'
 
 describe('Redis backend URLs', () => {
@@ -32,10 +33,24 @@ describe('Redis backend URLs', () => {
       },
       prefix: 'P',
     })
-    expect(redisOptionsFromUrl('rediss+cluster://bot:p%40ss@h1:7000').cluster).toEqual({
-      nodes: [{ host: 'h1', port: 7000 }],
-      options: { redisOptions: { username: 'bot', password: 'p@ss', tls: {} } },
+    expect(redisOptionsFromUrl('rediss+cluster://bot:p%40ss@h1:7000')).toEqual({
+      cluster: { nodes: [{ host: 'h1', port: 7000 }], options: { redisOptions: { username: 'bot', password: 'p@ss' } } },
+      prefix: 'botmesh',
+      tls: {},
     })
+  })
+
+  it('carries the TLS parameters (caFile, certFile, keyFile, servername) as the tls option', () => {
+    expect(redisOptionsFromUrl('rediss+cluster://h1:7000?caFile=/etc/ca.pem&servername=cache.internal&prefix=P')).toMatchObject({
+      tls: { caFile: '/etc/ca.pem', servername: 'cache.internal' },
+      prefix: 'P',
+    })
+    expect(() => redisOptionsFromUrl('redis+cluster://h1:7000?caFile=/etc/ca.pem')).toThrow(/need rediss\+cluster:\/\//)
+    // A single server's URL keeps them: the connection takes them out (takeTlsParams).
+    const single = redisOptionsFromUrl('rediss://:pw@h:6380/2?caFile=/etc/ca%20dir/ca.pem&prefix=P&family=4')
+    expect(single).toEqual({ url: 'rediss://:pw@h:6380/2?caFile=%2Fetc%2Fca+dir%2Fca.pem&family=4', prefix: 'P' })
+    expect(takeTlsParams(single.url!)).toEqual({ url: 'rediss://:pw@h:6380/2?family=4', tls: { caFile: '/etc/ca dir/ca.pem' } })
+    expect(takeTlsParams('rediss://h:6380')).toEqual({ url: 'rediss://h:6380', tls: undefined })
   })
 
   it('refuses what it cannot read, without the password in the message', () => {

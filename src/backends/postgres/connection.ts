@@ -12,10 +12,12 @@
  * A store and its durability share one `PostgresConnection`, so acquiring is counted.
  */
 import { SharedHandle } from '../common/shared-handle.js'
+import { certificateRefusal, resolveTls, type StoreTlsOptions } from '../common/tls.js'
 import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
 import { loadDriver } from '../../core/driver.js'
 import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
 import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
+import { POSTGRES_TLS_SETTING_NAMES, postgresTlsSettings, type PostgresTls } from './tls.js'
 
 /** Where a backend reports what it cannot throw to anyone (an idle connection dropped by the server). */
 export interface PostgresLogger {
@@ -26,8 +28,18 @@ export interface PostgresLogger {
 export interface PostgresConnectionOptions extends PostgresTimeouts {
   /** A pool you own: never ended by botmesh; give it a `pool.on('error', …)` listener. */
   pool?: Pool
-  /** `postgres://user:password@host:port/database`: botmesh creates, and later ends, its own pool. */
+  /**
+   * `postgres://user:password@host:port/database`: botmesh creates, and later ends, its own pool.
+   * libpq's `sslmode` (disable, require, verify-ca, verify-full), `sslrootcert`, `sslcert` and
+   * `sslkey` parameters mean what they mean to psql.
+   */
   connectionString?: string
+  /**
+   * TLS of the pool botmesh creates, checked as `sslmode=verify-full`: the CA to trust, a client
+   * certificate, the name the server's certificate carries. Files are read on start.
+   * @default the connection string's sslmode, or pg's default (`PGSSLMODE`)
+   */
+  tls?: StoreTlsOptions
   /** Receives idle connection errors of the pool botmesh creates. @default console */
   logger?: PostgresLogger
   /** `application_name` of the pool botmesh creates (a `?application_name=` in the URL wins). @default 'botmesh' */
@@ -44,6 +56,9 @@ export class PostgresConnection {
   readonly statementTimeoutMs: number | undefined
   readonly #options: PostgresConnectionOptions
   readonly #pool: SharedHandle<Pool>
+  /** The connection string pg gets (TLS parameters taken out) and the TLS of our pool. */
+  readonly #connectionString: string | undefined
+  readonly #tls: PostgresTls
 
   constructor(options: PostgresConnectionOptions) {
     if (options.pool && options.connectionString) throw new ConfigError('pass either pool or connectionString, not both')
@@ -54,6 +69,9 @@ export class PostgresConnection {
         throw new ConfigError(`${name} must be a positive integer, got ${value}`)
     }
     this.#options = options
+    const { connectionString, tls } = postgresTlsSettings(options)
+    this.#connectionString = connectionString
+    this.#tls = tls
     this.logger = options.logger ?? console
     this.#pool = new SharedHandle(options.pool)
     this.target = options.pool ? describePool(options.pool) : describeUrl(options.connectionString!)
@@ -83,14 +101,18 @@ export class PostgresConnection {
         new BotmeshError(ERROR_CODES.BACKEND_NOT_STARTED, `the PostgreSQL backend on ${this.target} is not started: call start() first`),
       )
     }
-    return typeof query === 'string' ? pool.query<R>(query) : pool.query<R>(query)
+    const result = typeof query === 'string' ? pool.query<R>(query) : pool.query<R>(query)
+    // A connection is opened by the query that needs it: a refused certificate can surface on any of them.
+    return result.catch((error: unknown) => {
+      throw certificateRefusal(error, `PostgreSQL at ${this.target}`, POSTGRES_TLS_SETTING_NAMES) ?? error
+    })
   }
 
   async #createPool(): Promise<Pool> {
     const pg = await loadPg()
     const statementTimeoutMs = this.statementTimeoutMs ?? POSTGRES_LIMITS.statementTimeoutMs
     const config: PoolConfig = {
-      connectionString: this.#options.connectionString,
+      connectionString: this.#connectionString,
       max: this.#options.poolMax ?? POSTGRES_LIMITS.poolMax,
       connectionTimeoutMillis: this.#options.connectTimeoutMs ?? POSTGRES_LIMITS.connectTimeoutMs,
       statement_timeout: statementTimeoutMs,
@@ -98,6 +120,8 @@ export class PostgresConnection {
       application_name: this.#options.applicationName ?? 'botmesh',
       keepAlive: true,
     }
+    if (this.#tls.kind === 'off') config.ssl = false
+    if (this.#tls.kind === 'on') config.ssl = await resolveTls('tls', this.#tls.tls, this.#tls.verification)
     const pool = new pg.Pool(config)
     // The pool has already removed the broken client when it emits this; the next query opens a new one.
     pool.on('error', (error) => {

@@ -19,6 +19,7 @@ export type PostgresDurabilityOptions = PostgresKvOptions
 export const POSTGRES_OPTION_NAMES = optionNames<PostgresKvOptions>({
   pool: true,
   connectionString: true,
+  tls: true,
   logger: true,
   applicationName: true,
   connectTimeoutMs: true,
@@ -33,6 +34,7 @@ export const POSTGRES_MISPLACED: Readonly<Record<string, string>> = {
   prefix: 'PostgreSQL takes tablePrefix',
   url: 'PostgreSQL takes connectionString',
   client: 'PostgreSQL takes pool (a pg.Pool)',
+  ssl: 'PostgreSQL takes tls (or sslmode=… in the connection string)',
 }
 
 /** A durability backend in PostgreSQL: survives a crash, and several replicas may share it. */

@@ -13,12 +13,15 @@
  * works again once the server is back.
  */
 import { SharedHandle } from '../common/shared-handle.js'
+import { certificateRefusal, resolveTls, type StoreTlsOptions } from '../common/tls.js'
 import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
+import type { ConnectionOptions } from 'node:tls'
 import { loadDriver } from '../../core/driver.js'
 import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
 import type { FailureRole } from '../common/failure-role.js'
 import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
+import { REDIS_TLS_SETTING_NAMES, redisTlsSettings } from './tls.js'
 
 /** A standalone client or a Cluster client of ioredis. */
 export type RedisClient = Redis | Cluster
@@ -41,10 +44,20 @@ export interface RedisLogger {
 export interface RedisConnectionOptions extends RedisTimeouts {
   /** Your ioredis client (`Redis` or `Cluster`): used as it is and never closed by botmesh. */
   client?: RedisClient
-  /** `redis://[:password@]host:port[/db]` or `rediss://…`: botmesh opens its own client on start and closes it on stop. */
+  /**
+   * `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS): botmesh opens its own client on
+   * start and closes it on stop. A `rediss://` URL may carry `caFile`, `certFile`, `keyFile` and
+   * `servername` parameters, as the `tls` option would.
+   */
   url?: string
   /** A Redis Cluster's startup nodes (or nodes and ioredis Cluster options): botmesh's own Cluster client. */
   cluster?: ClusterNode[] | RedisClusterConfig
+  /**
+   * TLS settings of botmesh's own client (with a `rediss://` URL, or for every node of a `cluster`):
+   * the CA to trust, a client certificate, the name the server's certificate carries. Files are
+   * read on start. @default none: a `rediss://` URL trusts Node's CAs, and `redis://` is clear text
+   */
+  tls?: StoreTlsOptions
   /** Receives connection errors of botmesh's own client, once per outage. @default none (failed calls reject anyway) */
   logger?: RedisLogger
   /**
@@ -65,6 +78,9 @@ export class RedisConnection {
   readonly acceptEviction: boolean
   readonly #options: RedisConnectionOptions
   readonly #client: SharedHandle<RedisClient>
+  /** The URL ioredis gets (TLS parameters taken out). */
+  readonly #url: string | undefined
+  readonly #tls: StoreTlsOptions | undefined
 
   constructor(options: RedisConnectionOptions) {
     const given = [options.client, options.url, options.cluster].filter((source) => source !== undefined).length
@@ -72,6 +88,9 @@ export class RedisConnection {
     if (options.cluster !== undefined && clusterNodes(options.cluster).length === 0)
       throw new ConfigError('the Redis cluster option names no nodes')
     this.#options = options
+    const { url, tls } = redisTlsSettings(options)
+    this.#url = url
+    this.#tls = tls
     this.#client = new SharedHandle(options.client)
     this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? REDIS_LIMITS.connectTimeoutMs)
     this.commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? REDIS_LIMITS.commandTimeoutMs)
@@ -138,9 +157,12 @@ export class RedisConnection {
 
   async #open(role: FailureRole): Promise<RedisClient> {
     const ioredis = await loadIoredis()
-    const client = this.#create(ioredis)
+    const client = this.#create(ioredis, this.#tls && (await resolveTls('tls', this.#tls)))
     let reported = false
+    // ioredis rejects a failed connect with "Connection is closed"; why it closed comes as an event.
+    let firstError: unknown
     client.on('error', (error: unknown) => {
+      firstError ??= error
       if (reported) return
       reported = true
       this.#options.logger?.error(
@@ -155,7 +177,7 @@ export class RedisConnection {
       await withDeadline('connect', this.connectTimeoutMs, client.connect(), role)
     } catch (error) {
       client.disconnect()
-      throw redisFailure('connect', error, role)
+      throw certificateRefusal(firstError, this.target, REDIS_TLS_SETTING_NAMES) ?? redisFailure('connect', error, role)
     }
     await this.#checkDatabase(client, role)
     return client
@@ -182,7 +204,7 @@ export class RedisConnection {
     }
   }
 
-  #create(ioredis: Ioredis): RedisClient {
+  #create(ioredis: Ioredis, tls: ConnectionOptions | undefined): RedisClient {
     const reconnect = (attempt: number) => Math.min(attempt * 100, REDIS_LIMITS.reconnectMaxMs)
     const redisOptions: RedisOptions = {
       lazyConnect: true,
@@ -192,8 +214,9 @@ export class RedisConnection {
       // A command in flight when the connection dropped may have run: report it, never resend it.
       autoResendUnfulfilledCommands: false,
     }
-    if (this.#options.url !== undefined) {
-      return new ioredis.Redis(this.#options.url, { ...redisOptions, retryStrategy: reconnect })
+    if (tls) redisOptions.tls = tls
+    if (this.#url !== undefined) {
+      return new ioredis.Redis(this.#url, { ...redisOptions, retryStrategy: reconnect })
     }
     const cluster = this.#options.cluster!
     const given = Array.isArray(cluster) ? {} : (cluster.options ?? {})

@@ -13,6 +13,7 @@ export const REDIS_OPTION_NAMES = [
   'client',
   'url',
   'cluster',
+  'tls',
   'logger',
   'connectTimeoutMs',
   'commandTimeoutMs',
@@ -30,6 +31,7 @@ export const REDIS_MISPLACED: Readonly<Record<string, string>> = {
   port: 'pass url: "redis://host:port"',
   db: 'put the database in the url: "redis://host:port/<db>"',
   connectionString: 'Redis takes url',
+  ssl: 'Redis takes tls (and a rediss:// url)',
 }
 
 /**

@@ -12,3 +12,4 @@ export { RedisConnection, type RedisClient, type RedisClusterConfig, type RedisC
 export { RedisKeys, DEFAULT_PREFIX } from './keys.js'
 export { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
 export { redisOptionsFromUrl, redactRedisUrl } from './url.js'
+export type { StoreTlsOptions } from '../common/tls.js'

@@ -2,11 +2,13 @@
  * The backend URLs (docs/cli.md) for Redis, turned into `RedisDurability` options (the CLI's
  * `--backend`): `redis://[user:password@]host:port[/db]?prefix=P`, `rediss://…` (TLS), and
  * `redis+cluster://[user:password@]h1:p1,h2:p2?prefix=P` (`rediss+cluster://` with TLS);
- * `&acceptEviction=true` runs on a server whose maxmemory-policy may evict keys (eviction-policy.ts).
+ * `&acceptEviction=true` runs on a server whose maxmemory-policy may evict keys (eviction-policy.ts);
+ * `&caFile=…&certFile=…&keyFile=…&servername=…` are the TLS settings of a `rediss` URL (tls.ts).
  */
 import { ConfigError } from '../../core/errors.js'
 import type { RedisConnectionOptions } from './connection.js'
 import { DEFAULT_PREFIX } from './keys.js'
+import { REDIS_TLS_PARAMS } from './tls.js'
 
 /** Options for `new RedisDurability(…)` / `new RedisStore(…)` from a backend URL. */
 export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions & { prefix: string } {
@@ -35,9 +37,11 @@ export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions 
   const redisOptions = {
     ...(username ? { username } : {}),
     ...(password ? { password } : {}),
-    ...(scheme === 'rediss' ? { tls: {} } : {}),
   }
-  return { cluster: { nodes, options: { redisOptions } }, prefix, ...accepted }
+  const tls = Object.fromEntries(REDIS_TLS_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name)!]] : [])))
+  if (scheme !== 'rediss' && Object.keys(tls).length > 0)
+    throw new ConfigError(`${redactRedisUrl(backendUrl)}: TLS settings need rediss+cluster:// (redis+cluster:// is clear text)`)
+  return { cluster: { nodes, options: { redisOptions } }, prefix, ...accepted, ...(scheme === 'rediss' ? { tls } : {}) }
 }
 
 /** The URL with its password replaced by `***`, for messages and logs. */

@@ -1,0 +1,149 @@
+/**
+ * A private PostgreSQL for tests that need a server configured their way (SSL on, a pg_hba.conf of
+ * their own): `initdb` in a temp dir and `postgres` on a spare port, stopped by pid. The machine's
+ * PostgreSQL is never touched. PostgreSQL refuses to run as root, so under root the cluster belongs
+ * to the `postgres` user and its processes run as that user.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import pg from 'pg'
+
+const run = promisify(execFile)
+
+/** The directory of the newest installed PostgreSQL's binaries, if any. */
+function binDir(): string | undefined {
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root)
+    .filter((name) => existsSync(join(root, name, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a))
+  return versions.length > 0 ? join(root, versions[0]!, 'bin') : undefined
+}
+
+/** Whether initdb and postgres are installed; off CI a missing one is a loud line and `false`, under CI=true it throws. */
+export function postgresBinariesAvailable(what: string): boolean {
+  if (binDir()) return true
+  const reason = 'initdb / postgres are not installed under /usr/lib/postgresql/*/bin'
+  if (process.env.CI === 'true') throw new Error(`${what}: ${reason}; CI=true, so this fails instead of skipping`)
+  console.warn(`\n!!!!!!!! SKIPPED ${what}: ${reason}. Under CI=true this fails. !!!!!!!!\n`)
+  return false
+}
+
+/** A running private server. */
+export interface PostgresServer {
+  port: number
+  dir: string
+  /** Stops it (fast shutdown, SIGKILL if it lingers) and removes its dir. */
+  stop(): Promise<void>
+}
+
+/** What the server runs with. */
+export interface PostgresServerOptions {
+  /** `-c name=value` settings (`ssl: 'on'`, …); `listen_addresses` defaults to 127.0.0.1. */
+  settings?: Record<string, string>
+  /** The lines of pg_hba.conf. */
+  hba: string[]
+  /** Files copied into the data dir (readable by the server only), by the name settings give them. */
+  files?: Record<string, string>
+}
+
+/** Starts a fresh cluster on a spare port. */
+export async function startPostgresServer(options: PostgresServerOptions): Promise<PostgresServer> {
+  const bin = binDir()!
+  const dir = mkdtempSync(join(tmpdir(), 'botmesh-pg-'))
+  const owner = process.getuid?.() === 0 ? await userIds('postgres') : undefined
+  const own = (path: string) => owner && chownSync(path, owner.uid, owner.gid)
+  const as = owner ? { uid: owner.uid, gid: owner.gid } : {}
+  own(dir)
+  const data = join(dir, 'data')
+  try {
+    await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync'], { ...as, timeout: 120_000 })
+    writeFileSync(join(data, 'pg_hba.conf'), `${options.hba.join('\n')}\n`)
+    for (const [name, source] of Object.entries(options.files ?? {})) {
+      copyFileSync(source, join(data, name))
+      chmodSync(join(data, name), 0o600)
+      own(join(data, name))
+    }
+    own(join(data, 'pg_hba.conf'))
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+  const settings = { listen_addresses: '127.0.0.1', fsync: 'off', unix_socket_directories: dir, ...options.settings }
+  const port = await sparePort()
+  const args = ['-D', data, '-p', String(port), ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])]
+  const child = spawn(join(bin, 'postgres'), args, { ...as, stdio: ['ignore', 'pipe', 'pipe'] })
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+  let output = ''
+  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4_000)))
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4_000)))
+  const stop = async () => {
+    await terminate(child)
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    await waitReady(child, port, () => output)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { port, dir, stop }
+}
+
+const live = new Set<ChildProcess>()
+// A test that dies before its afterAll must not leave servers behind.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL')
+})
+
+async function userIds(name: string): Promise<{ uid: number; gid: number }> {
+  const { stdout: uid } = await run('id', ['-u', name])
+  const { stdout: gid } = await run('id', ['-g', name])
+  return { uid: Number(uid.trim()), gid: Number(gid.trim()) }
+}
+
+/** Waits until the server accepts a connection over its Unix socket (whatever pg_hba says of TCP). */
+async function waitReady(child: ChildProcess, port: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`postgres on port ${port} exited at start:\n${output()}`)
+    const probe = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', ssl: { rejectUnauthorized: false } })
+    probe.on('error', () => {})
+    const ready = await probe.connect().then(
+      () => true,
+      (error: Error) => !/ECONNREFUSED|starting up|terminat/i.test(error.message),
+    )
+    await probe.end().catch(() => {})
+    if (ready) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`postgres on port ${port} did not accept connections within 60 s:\n${output()}`)
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  // SIGINT is PostgreSQL's fast shutdown.
+  child.kill('SIGINT')
+  const lingering = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  await exited
+  clearTimeout(lingering)
+}
+
+async function sparePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000)
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer()
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+    })
+    if (free) return port
+  }
+  throw new Error('no spare port found')
+}

@@ -21,8 +21,8 @@ export interface AdmissionDeps {
   tracing: MessageTracing
   /** Chat turns across replicas (durability.coordination), if on. */
   turns: ChatTurns | undefined
-  /** Runs an event the journal could not take, when failOpen allows it. */
-  runUnjournaled(event: InboundEvent): void
+  /** Runs an event the journal could not take under the record id it would have had, when failOpen allows it. */
+  runUnjournaled(event: InboundEvent, recordId: string): void
 }
 
 /** What an admission that needs no work resolves to. */
@@ -96,8 +96,6 @@ export class Admission {
   /** The journal could not take the event: refused (fail-closed), or run unjournaled with failOpen. */
   #refused(id: string, event: InboundEvent, cause: unknown): void {
     const { engine } = this.deps
-    // Forget it, so the channel's redelivery is processed.
-    this.#recent.delete(id)
     // An event the journal can never hold fails for good, with its own code; anything else may pass.
     const error =
       cause instanceof EventNotJournalableError
@@ -107,8 +105,13 @@ export class Admission {
             cause,
           )
     engine.events.error(error)
-    if (!engine.config.failOpen) throw error
-    this.deps.runUnjournaled(event)
+    // Fail-closed: forgotten, so the channel's redelivery is processed. With failOpen it runs now,
+    // and a redelivery in this process is a duplicate (the journal may hold none of its effects).
+    if (!engine.config.failOpen) {
+      this.#recent.delete(id)
+      throw error
+    }
+    this.deps.runUnjournaled(event, id)
   }
 
   #remember(id: string): void {

@@ -28,6 +28,8 @@ export interface DurableSenderDeps {
 export class DurableSender {
   /** Sends to one chat keep their order while one of them is retried inline. */
   readonly #queue = new ChatQueue()
+  /** Sends of fail-open messages in flight, by key: whether the provider was called for them (or a part). */
+  readonly #failOpen = new Map<string, { called: boolean }>()
 
   constructor(private readonly deps: DurableSenderDeps) {}
 
@@ -35,16 +37,20 @@ export class DurableSender {
     const { chatId, origin } = request
     const send = this.#outboxSend(request)
     const traced = { key: send.key.key, chatId, inboundId: origin?.inboundId ?? null }
-    const result = this.#recordingFailure(origin, () =>
+    let result = this.#recordingFailure(origin, () =>
       this.#queue.run(chatId, () => this.deps.tracing.send(traced, () => this.deps.outbox.send(send))),
     )
+    if (origin?.failOpen) result = this.#orUnjournaled(result, send)
     origin?.pending.push(result.catch(() => undefined))
     return this.deps.inFlight.track(result)
   }
 
   enqueue(request: SendRequest): Promise<{ key: string }> {
     const { origin } = request
-    const journaled = this.#recordingFailure(origin, () => this.deps.outbox.enqueue(this.#outboxSend(request))).then((result) => {
+    const send = this.#outboxSend(request)
+    let enqueued = this.#recordingFailure(origin, () => this.deps.outbox.enqueue(send))
+    if (origin?.failOpen) enqueued = this.#orUnjournaled(enqueued, send)
+    const journaled = enqueued.then((result) => {
       this.deps.wake()
       return result
     })
@@ -59,7 +65,8 @@ export class DurableSender {
    * handler's order.
    */
   #recordingFailure<T>(origin: SendOrigin | undefined, send: () => Promise<T>): Promise<T> {
-    if (origin?.journalFailure) {
+    // A fail-open message has no replay to wait for: each of its sends tries the outbox again.
+    if (origin?.journalFailure && !origin.failOpen) {
       return Promise.reject(
         new JournalUnavailableError(
           `an earlier send of inbound "${origin.inboundId}" could not be journaled; this one waits for its replay`,
@@ -83,17 +90,42 @@ export class DurableSender {
     })
   }
 
+  /** Right before the provider is called for `outboxKey`: a fail-open send called so never goes out again unjournaled. */
+  calling(outboxKey: string): void {
+    if (this.#failOpen.size === 0) return
+    for (const [key, send] of this.#failOpen) if (outboxKey === key || outboxKey.startsWith(`${key}#`)) send.called = true
+  }
+
+  /**
+   * A fail-open message's send that the outbox could not journal (or look up) goes out unjournaled
+   * through its bypass, unless the provider was already called for it or one of its parts.
+   */
+  #orUnjournaled<T extends { key: string }>(sending: Promise<T>, send: OutboxSend): Promise<T | SendResult> {
+    const key = send.key.key
+    const tracked = { called: false }
+    this.#failOpen.set(key, tracked)
+    return sending
+      .catch(async (error: unknown) => {
+        if (!(error instanceof JournalUnavailableError) || tracked.called) throw error
+        return send.bypass(await send.beforeSend(send.content), 'failOpen: the journal could not record it')
+      })
+      .finally(() => this.#failOpen.delete(key))
+  }
+
   #outboxSend({ chatId, content, idempotencyKey, origin }: SendRequest): OutboxSend {
     const { transport, engine } = this.deps
     const ordinal = origin ? ++origin.sends : 0
     const key = sendKey(idempotencyKey, origin ? { inboundId: origin.inboundId, ordinal } : undefined)
+    const hooks = (c: OutboundContent) => transport.beforeSend(chatId, c, key.key)
+    // The hooks run once per send: a fail-open send that falls back to its bypass reuses their result.
+    let hooked: ReturnType<typeof hooks> | undefined
     return {
       chatId,
       content,
       key,
       replay: origin?.replay ?? false,
       marks: origin?.marks,
-      beforeSend: (c: OutboundContent) => transport.beforeSend(chatId, c, key.key),
+      beforeSend: origin?.failOpen ? (c: OutboundContent) => (hooked ??= hooks(c)) : hooks,
       bypass: async (c: OutboundContent, reason: string): Promise<SendResult> => {
         engine.metrics.increment('outboxBypassed')
         engine.events.warn(`durability: the send "${key.key}" bypasses the outbox (${reason}); it is not journaled`)

@@ -12,6 +12,7 @@ import { ChatTurns } from './chat-turns.js'
 import { resolveDurabilityConfig, type DurabilityConfig, type DurabilityOptions, type Namespace } from './config.js'
 import { DurableSender } from './durable-sender.js'
 import { DurabilityEngine, type EngineEvents } from './engine.js'
+import { runFailOpen } from './fail-open-run.js'
 import { refuseInvalidEvent } from './event-check.js'
 import { Durability } from './facade.js'
 import type { HeldRecord } from './held-record.js'
@@ -81,15 +82,18 @@ export class MessageEngine implements EnginePort {
     this.#delivery = {
       textLimit: transport.textLimit,
       echoesOutboxKey: transport.echoesOutboxKey,
-      send: (chatId, content, outboxKey) => transport.send(chatId, content, outboxKey),
+      send: (chatId, content, outboxKey) => {
+        this.#sender.calling(outboxKey)
+        return transport.send(chatId, content, outboxKey)
+      },
       isStandby: () => this.#session.isStandby(),
       afterSend: (record, messageId) => transport.afterSend(record.chatId, decodePayload(record.payload), record.key, messageId),
     }
     const outbox = new Outbox(state, this.#delivery)
     const wake = () => this.#wake()
     this.#sender = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing: this.#tracing, wake })
-    const runUnjournaled = (event: InboundEvent) =>
-      void this.#inFlight.track(this.#chats.run(event.chatId, () => runner.runUnjournaled(event))).catch(events.error)
+    const runUnjournaled = (event: InboundEvent, recordId: string) =>
+      void this.#inFlight.track(this.#chats.run(event.chatId, () => runFailOpen(this.#runDeps, event, recordId))).catch(events.error)
     this.#admission = new Admission({ engine: state, transport, tracing: this.#tracing, turns: this.#turns, runUnjournaled })
     this.#sweeper = new Sweeper(state, outbox, this.#delivery)
     this.#beat = new InstanceBeat(state, namespace.botId, () => this.#sweeper.lastSweepAt)

@@ -44,8 +44,9 @@ export interface Transport {
 
 /** A journaled message handed to its handler: the live event on its first run, else read back from the journal. */
 export interface JournaledMessage {
-  /** The inbox record id. */
+  /** The inbox record id (the one it would have had, for an event the journal could not take: failOpen). */
   id: string
+  /** The journaled event (null for an event the journal could not take). */
   journaled: Json
   live: InboundEvent | undefined
   /** Whether earlier runs may have happened (a replay routes without logging the arrival again). */
@@ -66,8 +67,6 @@ export interface MessageRunner {
    * could not be routed (its store could not be read): the run then fails and is retried.
    */
   handle(message: JournaledMessage, origin: SendOrigin): Promise<Handled>
-  /** Runs an event the journal could not take (failOpen). */
-  runUnjournaled(event: InboundEvent): Promise<void>
 }
 
 /** A send as the runtime hands it over. */

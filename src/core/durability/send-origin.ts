@@ -25,6 +25,11 @@ export class SendOrigin {
     readonly inboundId: string,
     /** Whether earlier runs may already have journaled sends under derived keys. */
     readonly replay: boolean,
+    /**
+     * A message run with failOpen (no inbox record, see fail-open-run.ts): a send the outbox cannot
+     * journal goes out unjournaled, and no replay is waited for.
+     */
+    readonly failOpen = false,
   ) {
     this.marks = new SentMarks(engine, this)
   }

@@ -103,7 +103,6 @@ export class DurablePipeline implements MessagePipeline {
         const { unrecorded } = await origins.run(origin, () => dispatcher.run(route, event, message.id, origin))
         return { type: 'ran', unrecorded }
       },
-      runUnjournaled: (event) => dispatcher.handleUnjournaled(event),
     }
   }
 }

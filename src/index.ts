@@ -1,6 +1,8 @@
 /**
  * `botmesh/core` (also `botmesh`): the runtime (src/core) composed with the file backend, which the
  * contract ships in the same package. src/core itself imports no backend.
+ *
+ * @module botmesh
  */
 export * from './core/index.js'
 export {
@@ -14,5 +16,8 @@ export {
   type CompactionReport,
   type FileJournalStats,
   type VerifyReport,
+  type FileReport,
+  type DamageCode,
+  DAMAGE_CODES,
   type SalvageReport,
 } from './backends/file/index.js'

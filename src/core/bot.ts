@@ -25,7 +25,9 @@ import { MemoryStore, type Store } from './store.js'
 
 /** Where log lines go. @default console */
 export interface Logger {
+  /** Something worth a look that did not stop the bot. */
   warn(message: string): void
+  /** A failure the bot could not hand to anyone else (a handler's error without an `error` listener, a background loop's). */
   error(message: string, error?: unknown): void
 }
 
@@ -105,16 +107,19 @@ export class Bot extends EventEmitter {
     return this
   }
 
+  /** Runs `hook` before each send is journaled: it may rewrite the content; it runs once per send, never again on a retry. */
   before(event: 'send', hook: BeforeSendHook): this {
     this.#hooks.before.push(hook)
     return this
   }
 
+  /** Runs `hook` after each send the provider accepted. */
   after(event: 'send', hook: AfterSendHook): this {
     this.#hooks.after.push(hook)
     return this
   }
 
+  /** Opens the store and the durability backend, replays what an earlier run left in flight, and starts the provider. Idempotent. */
   async start(): Promise<void> {
     if (this.#started) return
     await this.store.start?.()

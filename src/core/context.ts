@@ -23,10 +23,13 @@ export interface SendOptions {
 
 /** Get/set access to a bag of JSON values. */
 export interface StateAccess {
+  /** The value under `key`, or undefined. */
   get<T extends Json = Json>(key: string): Promise<T | undefined>
+  /** Keeps `value` under `key`. */
   set(key: string, value: Json): Promise<void>
 }
 
+/** What a handler gets for one message: the message, its journal reference, replies and sends keyed from it, and per-chat state. */
 export interface Context {
   /** `id` is the inbox record id (with durability) or the channel's event id; keys of sends derive from it. */
   ref: { id: string; chatId: string; messageId: string }

@@ -38,7 +38,7 @@ export class LeaseLostError extends BotmeshError {
 }
 
 /** The codes a journal that cannot record or give back something fails with. */
-type JournalUnavailableCode = typeof ERROR_CODES.JOURNAL_UNAVAILABLE | typeof ERROR_CODES.ENCRYPTION_KEY_MISSING
+export type JournalUnavailableCode = typeof ERROR_CODES.JOURNAL_UNAVAILABLE | typeof ERROR_CODES.ENCRYPTION_KEY_MISSING
 
 /** The journal could not record or read something; the operation did not take effect. */
 export class JournalUnavailableError extends BotmeshError {
@@ -112,7 +112,7 @@ export class SendDeferredError extends BotmeshError {
 }
 
 /** The codes a damaged journal is refused with. */
-type JournalDamageCode = typeof ERROR_CODES.JOURNAL_CORRUPT | typeof ERROR_CODES.APPEND_LOG_CORRUPT
+export type JournalDamageCode = typeof ERROR_CODES.JOURNAL_CORRUPT | typeof ERROR_CODES.APPEND_LOG_CORRUPT
 
 /** A backend's journal file or table holds damage that open() refuses to apply half-way. */
 export class JournalCorruptError extends BotmeshError {
@@ -250,7 +250,7 @@ export class JournalReadOnlyError extends BotmeshError {
 }
 
 /** The codes a backend URL is refused with. */
-type BackendUrlCode =
+export type BackendUrlCode =
   typeof ERROR_CODES.BACKEND_URL_INVALID | typeof ERROR_CODES.BACKEND_SCHEME_UNKNOWN | typeof ERROR_CODES.BACKEND_NOT_AVAILABLE
 
 /**

@@ -25,6 +25,7 @@ export interface FileHandle {
   truncate(length: number): Promise<void>
   /** The file's size in bytes. */
   size(): Promise<number>
+  /** Closes the handle. */
   close(): Promise<void>
 }
 
@@ -42,15 +43,21 @@ export interface FileStat {
 
 /** The operations the file backends need, over paths. Errors carry Node's `code` (ENOENT, EEXIST, …). */
 export interface FileSystem {
+  /** Opens a file for reading, appending or writing. */
   open(path: string, how: OpenHow, mode?: number): Promise<FileHandle>
+  /** The whole file. */
   readFile(path: string): Promise<Buffer>
   /** Undefined when nothing exists at the path. */
   stat(path: string): Promise<FileStat | undefined>
+  /** The names in a directory. */
   readdir(path: string): Promise<string[]>
+  /** Creates a directory and its parents with `mode`. */
   mkdir(path: string, mode: number): Promise<void>
+  /** Renames atomically, replacing `to`. */
   rename(from: string, to: string): Promise<void>
   /** A second name for a file; fails with EEXIST if `to` exists (atomic create with content). */
   link(from: string, to: string): Promise<void>
+  /** Removes a file. */
   unlink(path: string): Promise<void>
   /** Fsyncs a directory, so the names created, renamed or removed in it are durable. */
   syncDirectory(path: string): Promise<void>

@@ -12,6 +12,7 @@ import { SendDeferredError } from './errors.js'
 /** Handles the answer to a question. */
 export type AnswerHandler = (ctx: Context, answer: Message) => unknown | Promise<unknown>
 
+/** One question of a flow and the handler of its answer. */
 export interface FlowStep {
   question: OutboundContent
   handle: AnswerHandler
@@ -36,6 +37,7 @@ export class Flow {
     return this
   }
 
+  /** Whether the flow's checkpoint is kept in the store, so it survives a restart. */
   get isPersistent(): boolean {
     return this.#persistent
   }

@@ -17,7 +17,9 @@ export interface SentMessage {
   messageId: string
 }
 
+/** Runs before a send is journaled; returns the send to use instead, or nothing to keep it. */
 export type BeforeSendHook = (send: OutgoingSend) => OutgoingSend | void | Promise<OutgoingSend | void>
+/** Runs after the provider accepted a send. */
 export type AfterSendHook = (sent: SentMessage) => void | Promise<void>
 
 export class SendHooks {

@@ -82,6 +82,7 @@ export interface DeliveryReport {
  */
 export interface InboundSink {
   (event: InboundEvent): Promise<void>
+  /** Takes one of the channel's delivery reports; resolves once it settled the send it names (or found none). */
   delivered?(report: DeliveryReport): Promise<void>
 }
 

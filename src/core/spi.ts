@@ -1,6 +1,8 @@
 /**
  * `botmesh/core/spi`: what a custom backend implements. Implement `DurableKv` (versioned
  * compare-and-set plus two sorted indexes) and wrap it in `KvDurability`.
+ *
+ * @module botmesh/core/spi
  */
 export type { DurableKv, Json, KvEntry, KvPut, KvDelete, KvOp, KvWriteResult, KvListQuery } from './durability/kv.js'
 export { ROOT_SCOPE } from './durability/kv.js'
@@ -19,10 +21,12 @@ export * from './durability/records.js'
 export {
   CRASH_POINTS,
   OPERATOR_WRITES,
+  COORDINATION_WRITES,
   type CrashPoint,
   type OperatorWrite,
   type WriteName,
   type WriteLabel,
+  type CoordinationWrite,
   writeNames,
 } from './durability/crash-points.js'
 export type { Store, MessageLogEntry } from './store.js'
@@ -34,4 +38,5 @@ export type { FileHandle, FileStat, FileSystem, OpenHow } from './file-system.js
 export { refuseUnknownOptions, optionNames } from './options.js'
 export { BackgroundLoop } from './durability/loop.js'
 export { backoffMs } from './durability/backoff.js'
+export type { ResolvedBackoff } from './durability/config.js'
 export { countByPaging, type IndexPosition } from './durability/count-older.js'

@@ -34,12 +34,17 @@ export interface Store {
   start?(): Promise<void>
   /** Closes what `start` opened. Idempotent. */
   stop?(): Promise<void>
+  /** The chat's user value under `key`, or undefined. */
   getUser(scope: string, chatId: string, key: string): Promise<Json | undefined>
+  /** Keeps the chat's user value under `key`. */
   setUser(scope: string, chatId: string, key: string, value: Json): Promise<void>
   /** The checkpoint of the chat's persistent flow, if one waits for an answer. */
   getCheckpoint(scope: string, chatId: string): Promise<Json | undefined>
+  /** Keeps the checkpoint of the chat's persistent flow. */
   setCheckpoint(scope: string, chatId: string, checkpoint: Json): Promise<void>
+  /** Forgets the chat's flow checkpoint (the flow ended). */
   deleteCheckpoint(scope: string, chatId: string): Promise<void>
+  /** Adds an entry to the chat's message log. */
   appendLog(scope: string, entry: MessageLogEntry): Promise<void>
   /** The chat's latest log entries, oldest first, at most `limit`. */
   listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]>

@@ -2,6 +2,8 @@
  * `botmesh/providers`: the kit for writing a provider. The contract itself is `IProvider` (from
  * `botmesh/core`); this adds the media-reference codec every channel folder builds on, the URL
  * policy of hosted media, and the provider layer's errors.
+ *
+ * @module botmesh/providers
  */
 export type {
   IProvider,

@@ -5,6 +5,8 @@
  * 'botwa.inbound.interaction'), visible to its `list()` and `replay()`: a replayed record is
  * pending again, and the bot's sweeper picks it up. The outbox is kept as a sidecar of the journal
  * (the same file and the same atomic write as the inbox), or in a `DurableKv` passed as `outbox`.
+ *
+ * @module botmesh/events/durability
  */
 import { type DurabilityBackend, type Journal, type DurableKv, KvDurability, optionNames, refuseUnknownOptions } from '../../core/spi.js'
 import { ConfigError, JournalClosedError } from '../../core/errors.js'

@@ -4,6 +4,8 @@
  * `SharedFileEventJournal` (a few processes on one host, under a cross-process mutex) implement
  * `LeasedEventJournal`; `EventWorker` runs records of one channel. `eventsDurability`
  * (`botmesh/events/durability`) runs a bot's durability on such a journal.
+ *
+ * @module botmesh/events
  */
 export { FileEventJournal } from './file-journal.js'
 export { SharedFileEventJournal } from './shared-journal.js'

@@ -127,6 +127,7 @@ export interface EventStorage {
   due(lane: EventLane, until: number, limit: number): Promise<EventRecord[]>
   /** One page of a state of the lane, by (updatedAt, id). */
   listState(lane: EventLane, query: KvListQuery): Promise<EventRecord[]>
+  /** How many records of the lane each state holds. */
   countStates(lane: EventLane): Promise<Record<string, number>>
   /** Deletes up to `limit` records of `state` in the lane changed before `olderThan`. */
   purgeState(lane: EventLane, state: string, olderThan: number, limit: number): Promise<number>
@@ -154,10 +155,15 @@ export interface LeasedEventJournal {
   readonly closed: boolean
   /** The journal's clock (ms since the epoch): leases are judged by it. */
   now(): Promise<number>
+  /** Journals one event; a redelivered id returns the record already there. */
   append(input: AppendInput): Promise<AppendResult>
+  /** Journals a batch of events in one write. */
   append(inputs: readonly AppendInput[]): Promise<AppendResult[]>
+  /** Reads one record by id. */
   get(id: string): Promise<EventRecord | undefined>
+  /** Reads records by id, `undefined` where one does not exist. */
   get(ids: readonly string[]): Promise<(EventRecord | undefined)[]>
+  /** Records matching the query, in the journal's order. */
   list(query?: EventListQuery): Promise<EventRecord[]>
   /** Re-queues done, failed or dead records (pending, runs reset, no lease); returns those it re-queued. */
   replay(query: ReplayQuery | string | readonly string[]): Promise<EventRecord[]>

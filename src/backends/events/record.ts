@@ -5,6 +5,7 @@
  */
 import type { Json, KvEntry } from '../../core/spi.js'
 
+/** The states of an event record, in the order of its life. */
 export const EVENT_STATES = ['pending', 'processing', 'done', 'failed', 'dead'] as const
 /** Where a record is in its life: waiting, leased to a worker, finished, waiting for a retry, given up. */
 export type EventState = (typeof EVENT_STATES)[number]

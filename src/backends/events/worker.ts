@@ -53,6 +53,7 @@ export interface EventWorkerStats {
   staleLeases: number
 }
 
+/** A worker that leases events from an `@botmesh/events` journal and runs a handler on each, with retries and dead letters, outside a bot. */
 export class EventWorker {
   readonly owner: string
   readonly channel: string | null

@@ -85,6 +85,6 @@ export type { FileDurabilityOptions, AppendLogOptions } from '../crash-safe-file
 export { FILE_LIMITS } from '../crash-safe-file/options.js'
 export type { CompactionReport } from '../crash-safe-file/compaction.js'
 export type { FileJournalStats } from '../crash-safe-file/durable-state.js'
-export { verifyJournal, type VerifyReport, type FileReport } from './verify.js'
+export { verifyJournal, type VerifyReport, type FileReport, type DamageCode, DAMAGE_CODES } from './verify.js'
 export { salvageJournal, type SalvageReport } from './salvage.js'
 export { nodeFileSystem, type FileSystem, type FileHandle, type FileStat, type OpenHow } from '../crash-safe-file/fs.js'

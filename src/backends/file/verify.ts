@@ -26,6 +26,7 @@ export interface FileReport {
 
 /** The error code open() refuses each file's damage with (JournalCorruptError, AppendLogCorruptError). */
 export const DAMAGE_CODES = { snapshot: ERROR_CODES.JOURNAL_CORRUPT, log: ERROR_CODES.APPEND_LOG_CORRUPT } as const
+/** The code of a damaged journal file: the snapshot's or the log's. */
 export type DamageCode = (typeof DAMAGE_CODES)[keyof typeof DAMAGE_CODES]
 
 /** What `verifyJournal` found. */

@@ -21,6 +21,7 @@ import { POSTGRES_TLS_SETTING_NAMES, postgresTlsSettings, type PostgresTls } fro
 
 /** Where a backend reports what it cannot throw to anyone (an idle connection dropped by the server). */
 export interface PostgresLogger {
+  /** Errors no caller can get. @default console.error */
   error(message: string, ...details: unknown[]): void
 }
 

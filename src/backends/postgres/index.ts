@@ -2,6 +2,8 @@
  * `botmesh/postgres-store`: the PostgreSQL backend. `PostgresDurability` keeps the journals in one
  * table shared by every replica; `PostgresStore` keeps the bot's store, and its `durability()`
  * gives the journals on the same pool. The `pg` driver loads only when one of them starts.
+ *
+ * @module botmesh/postgres-store
  */
 export { PostgresDurability, type PostgresDurabilityOptions } from './durability.js'
 export { PostgresStore, type PostgresStoreOptions } from './store.js'

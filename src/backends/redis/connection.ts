@@ -35,6 +35,7 @@ export interface RedisClusterConfig {
 
 /** Where botmesh's own client reports connection errors, and the backend its warnings. */
 export interface RedisLogger {
+  /** Connection errors. @default console.error */
   error(message: string, error?: unknown): void
   /** Warnings (an evicting server accepted, a policy that cannot be read). @default console.warn */
   warn?(message: string): void

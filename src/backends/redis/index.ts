@@ -4,12 +4,15 @@
  *
  *   const durability = new RedisDurability({ url: 'redis://127.0.0.1:6379', prefix: 'mybot' })
  *   const store = new RedisStore({ client, prefix: 'mybot' }); store.durability()
+ *
+ * @module botmesh/redis-store
  */
 export { RedisDurability, type RedisDurabilityOptions } from './durability.js'
 export { RedisStore, type RedisStoreOptions } from './store.js'
 export { RedisKv, type RedisKvOptions } from './kv.js'
 export { RedisConnection, type RedisClient, type RedisClusterConfig, type RedisConnectionOptions, type RedisLogger } from './connection.js'
-export { RedisKeys, DEFAULT_PREFIX } from './keys.js'
+export { RedisKeys, DEFAULT_PREFIX, type CollectionKeys } from './keys.js'
+export type { FailureRole } from '../common/failure-role.js'
 export { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
 export { redisOptionsFromUrl, redactRedisUrl } from './url.js'
 export type { StoreTlsOptions } from '../common/tls.js'

@@ -43,6 +43,10 @@ export class RedisKv implements DurableKv {
   readonly #scope: string
   #started = false
 
+  /** A root view, over a client of its own or the one given. */
+  constructor(options: RedisKvOptions)
+  /** @internal A scope view over a root's connection (`scope()`). */
+  constructor(options: RedisKvOptions, view: { shared: Shared; scope: string })
   constructor(options: RedisKvOptions, view?: { shared: Shared; scope: string }) {
     this.#shared = view?.shared ?? RedisKv.#share(options)
     this.#scope = view?.scope ?? ROOT_SCOPE

@@ -39,7 +39,10 @@ export class SQLiteDurability extends KvDurability {
   /** The database file. */
   readonly file: string
 
-  /** Opens its own connection to `options.file`; the second argument is internal (`SQLiteStore.durability()`). */
+  /** Opens its own connection to `options.file`. */
+  constructor(options: SQLiteDurabilityOptions)
+  /** @internal Over the connection of a `SQLiteStore` (`SQLiteStore.durability()`). */
+  constructor(options: SQLiteDurabilityOptions, connection: SQLiteConnection | undefined)
   constructor(options: SQLiteDurabilityOptions, connection?: SQLiteConnection) {
     if (!connection) refuseUnknownOptions('SQLiteDurability', options, SQLITE_DURABILITY_OPTION_NAMES, SQLITE_MISPLACED)
     const kv = new SQLiteKv(connection ?? options)

@@ -43,10 +43,10 @@ export class SQLiteKv implements DurableKv {
   readonly #shared: Shared
   readonly #scope: string
 
-  /**
-   * A root view: over a connection of its own (`{ file }`), or over a connection shared with a
-   * `SQLiteStore`. The second argument is internal (scope views).
-   */
+  /** A root view over a connection of its own to `source.file`. */
+  constructor(source: SQLiteKvOptions)
+  /** @internal A root view over a connection shared with a `SQLiteStore`, or a scope view (`scope()`). */
+  constructor(source: SQLiteKvOptions | SQLiteConnection, view?: { shared: Shared; scope: string })
   constructor(source: SQLiteKvOptions | SQLiteConnection, view?: { shared: Shared; scope: string }) {
     if (view) {
       this.#shared = view.shared

@@ -25,6 +25,7 @@ export interface JournalDelete<K extends RecordKind = RecordKind> {
   expectVersion: number
 }
 
+/** One write of a `Journal.write` batch: a put or a delete, each a compare-and-set on the record's version. */
 export type JournalWrite = JournalPut | JournalDelete
 
 /** The outcome of one write: the new version, or the record that won instead (undefined if none). */
@@ -41,6 +42,7 @@ export interface JournalListQuery {
 /** One scope's journals: the inbox, the outbox and the instances' heartbeats. */
 export interface Journal {
   readonly scopeId: string
+  /** Reads records by id; `undefined` where one does not exist. */
   read<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<(Versioned<RecordOf[K]> | undefined)[]>
   /**
    * Applies each write as its own compare-and-set, in order. `name` says which journal write this
@@ -48,8 +50,11 @@ export interface Journal {
    * backends ignore it, the crash-testing kit does not.
    */
   write(name: WriteLabel, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]>
+  /** Records of `kind` due by `until` (retry time or lease expiry), soonest first, at most `limit`. */
   due<K extends RecordKind>(kind: K, until: number, limit: number): Promise<Versioned<RecordOf[K]>[]>
+  /** One page of a state of `kind`, oldest change first. */
   list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]>
+  /** How many records of `kind` each state holds (states with none may be left out). */
   count(kind: RecordKind): Promise<Record<string, number>>
   /** Deletes up to `limit` records of `state` last changed before `olderThan`, oldest first; resolves to how many. */
   purge(kind: RecordKind, state: string, olderThan: number, limit: number): Promise<number>
@@ -65,11 +70,15 @@ export interface DurabilityBackend {
   readonly shared: boolean
   /** Whether different scopes are kept apart; a backend without scopes must not be shared by bots. */
   readonly scoped: boolean
+  /** Opens connections and files. Idempotent. */
   start(): Promise<void>
+  /** Closes what `start` opened. Idempotent. */
   stop(): Promise<void>
   /** The backend's clock (ms since the epoch): the server's where there is one. */
   now(): Promise<number>
+  /** The journals of one scope (a bot's namespace). */
   journal(scopeId: string): Journal
+  /** The scopes that hold records. */
   scopes(): Promise<string[]>
   /**
    * Resolves, with the reason, once the backend stopped answering for good (every call in flight and

@@ -34,6 +34,7 @@ export const OPERATOR_WRITES = [
   'operator.import',
   'operator.rekey',
 ] as const
+/** The name of an operator's journal write (the CLI, the dashboard). */
 export type OperatorWrite = (typeof OPERATOR_WRITES)[number]
 
 /** Writes of replica coordination: chat turns and the leader-only transport session. */
@@ -47,6 +48,7 @@ export const COORDINATION_WRITES = [
   'session.heartbeat',
   'session.release',
 ] as const
+/** The name of a replica-coordination write. */
 export type CoordinationWrite = (typeof COORDINATION_WRITES)[number]
 
 /** The name of any journal write. */

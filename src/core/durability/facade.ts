@@ -16,18 +16,24 @@ export interface RecordListQuery {
   limit?: number
 }
 
+/** `bot.durability`: the bot's view of its journals: read records, replay an inbound message, retry or discard a send, and the counters. */
 export class Durability {
   readonly inbox: {
+    /** Inbox records in a state (all states by default), oldest change first. */
     list(query?: RecordListQuery): Promise<InboxRecord[]>
+    /** The inbox record with this id, or undefined. */
     get(id: string): Promise<InboxRecord | undefined>
   }
   readonly outbox: {
+    /** Outbox records in a state (all states by default), oldest change first. */
     list(query?: RecordListQuery): Promise<OutboxRecord[]>
+    /** The outbox record with this key, or undefined. */
     get(key: string): Promise<OutboxRecord | undefined>
     /** Forgets a send. */
     discard(key: string): Promise<void>
   }
 
+  /** @internal The bot makes it (`bot.durability`). */
   constructor(
     private readonly engine: DurabilityEngine,
     private readonly wake: () => void,
@@ -51,6 +57,7 @@ export class Durability {
     return this.engine.scopeId
   }
 
+  /** This process's instance id: the owner of the leases it takes. */
   get instanceId(): string {
     return this.engine.instanceId
   }
@@ -67,6 +74,7 @@ export class Durability {
     this.wake()
   }
 
+  /** The counters since the bot started. */
   metrics(): DurabilityMetrics {
     return this.engine.metrics.snapshot()
   }

@@ -16,10 +16,12 @@ export class BackgroundLoop {
     private readonly onError: (error: unknown, loop: string) => void,
   ) {}
 
+  /** Whether the loop runs. */
   get started(): boolean {
     return this.#started
   }
 
+  /** Starts the loop (a first tick now unless `runNow` is false). Idempotent. */
   start(runNow = true): void {
     if (this.#started) return
     this.#started = true
@@ -43,6 +45,7 @@ export class BackgroundLoop {
     while (this.#running) await this.#running
   }
 
+  /** Stops the loop and waits, bounded, for the tick in flight. Idempotent. */
   async stop(): Promise<void> {
     this.#started = false
     clearTimeout(this.#timer)

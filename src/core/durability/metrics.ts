@@ -16,7 +16,9 @@ export const METRIC_NAMES = [
   'outboxReconciled',
 ] as const
 
+/** The name of one durability counter. */
 export type MetricName = (typeof METRIC_NAMES)[number]
+/** Every durability counter with its value since the bot started. */
 export type DurabilityMetrics = Record<MetricName, number>
 
 /** Counters since the bot started. */

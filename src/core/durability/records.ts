@@ -37,10 +37,14 @@ export interface AuditEntry {
   reason?: string
 }
 
+/** The states of an inbox record, in the order of its life: waiting, leased to a handler, handled, waiting for a retry, given up. */
 export const INBOX_STATES = ['pending', 'processing', 'done', 'failed', 'dead'] as const
+/** Where an inbox record is in its life (see `INBOX_STATES`). */
 export type InboxState = (typeof INBOX_STATES)[number]
 
+/** The states of an outbox record: journaled, with the provider, delivered, waiting for a retry, given up, or `unknown` (the provider may or may not have it). */
 export const OUTBOX_STATES = ['pending', 'sending', 'sent', 'failed', 'dead', 'unknown'] as const
+/** Where an outbox record is in its life (see `OUTBOX_STATES`). */
 export type OutboxState = (typeof OUTBOX_STATES)[number]
 
 /** An admitted inbound message or interaction. */
@@ -146,6 +150,7 @@ export interface SessionRecord {
   updatedAt: number
 }
 
+/** The record each journal kind holds. */
 export interface RecordOf {
   inbox: InboxRecord
   outbox: OutboxRecord
@@ -153,7 +158,9 @@ export interface RecordOf {
   turns: TurnRecord
   sessions: SessionRecord
 }
+/** A journal kind: `inbox`, `outbox`, `instances` (heartbeats), `turns` or `sessions` (replica coordination). */
 export type RecordKind = keyof RecordOf
+/** Every journal kind, in a fixed order. */
 export const RECORD_KINDS: readonly RecordKind[] = ['inbox', 'outbox', 'instances', 'turns', 'sessions']
 
 /** The index fields a backend keeps for a record. */

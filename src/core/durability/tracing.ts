@@ -21,8 +21,11 @@ export interface TracedSend {
 
 /** What the runtime calls; each method runs `work` and returns (or throws) what it does. */
 export interface MessageTracing {
+  /** Wraps journaling an inbound message. */
   admit<T>(message: TracedMessage, work: () => Promise<T>): Promise<T>
+  /** Wraps running the handler on a message (`replay` when it runs again after a crash or a replay). */
   handle<T>(message: TracedMessage & { replay: boolean }, work: () => Promise<T>): Promise<T>
+  /** Wraps one send through the outbox. */
   send<T>(send: TracedSend, work: () => Promise<T>): Promise<T>
 }
 

@@ -80,10 +80,12 @@ export class CrashableBackend implements DurabilityBackend {
     this.#fire()
   }
 
+  /** Whether the crash happened. */
   get crashed(): boolean {
     return this.#crash !== undefined
   }
 
+  /** Where the crash happened, once it did. */
   get crashSite(): CrashSite | undefined {
     return this.#crash
   }
@@ -101,10 +103,12 @@ export class CrashableBackend implements DurabilityBackend {
     return this.#halted
   }
 
+  /** Starts the wrapped backend; refused once crashed. */
   start(): Promise<void> {
     return this.#gate(() => this.inner.start())
   }
 
+  /** Stops the wrapped backend; refused once crashed. */
   stop(): Promise<void> {
     return this.#gate(() => this.inner.stop())
   }
@@ -113,10 +117,12 @@ export class CrashableBackend implements DurabilityBackend {
     return this.#gate(() => this.inner.now())
   }
 
+  /** The wrapped backend's scopes; refused once crashed. */
   scopes(): Promise<string[]> {
     return this.#gate(() => this.inner.scopes())
   }
 
+  /** The wrapped journal, whose writes stop at the chosen crash point. */
   journal(scopeId: string): Journal {
     const inner = this.inner.journal(scopeId)
     const self = this

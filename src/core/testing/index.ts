@@ -1,11 +1,23 @@
-/** `botmesh/core/testing`: the crash-testing kit and the test providers. */
+/**
+ * `botmesh/core/testing`: the crash-testing kit and the test providers.
+ *
+ * @module botmesh/core/testing
+ */
 export { MockProvider, type MockProviderOptions, type MockSent } from './mock-provider.js'
 export { crashable, CrashableBackend, BackendCrashedError, type CrashSite } from './crashable.js'
 export { CrashableProvider } from './crashable-provider.js'
 export { CRASH_POINTS, type CrashPoint } from '../durability/crash-points.js'
-export { CONFORMANCE_CASES, runCase, runCases, type BackendFactory, type ConformanceCase, type CaseResult } from './conformance/index.js'
+export {
+  CONFORMANCE_CASES,
+  runCase,
+  runCases,
+  type BackendFactory,
+  type ConformanceCase,
+  type ConformanceContext,
+  type CaseResult,
+} from './conformance/index.js'
 export { ManualClock } from './manual-clock.js'
-export { PowerLossFs, type PowerLossOptions } from './power-loss-fs.js'
+export { PowerLossFs, type PowerLossOptions, type PowerLossFileOutcome } from './power-loss-fs.js'
 export {
   deterministicCases,
   randomCases,
@@ -16,6 +28,8 @@ export {
   type CrashCase,
   type CrashCaseOptions,
   type CrashCaseResult,
+  type CrashStep,
+  type Miss,
 } from './crash-matrix/index.js'
 export {
   runProcessCrash,

@@ -74,6 +74,7 @@ export class PowerLossFs implements FileSystem {
     return await this.#lossAnnounced
   }
 
+  /** Opens a file through the wrapped file system, remembering its synced content for the cut. */
   open(path: string, how: OpenHow, mode?: number): Promise<FileHandle> {
     return this.#run(async () => {
       const at = await this.#learn(path)
@@ -90,6 +91,7 @@ export class PowerLossFs implements FileSystem {
     })
   }
 
+  /** Reads a file; refused after the cut. */
   readFile(path: string): Promise<Buffer> {
     return this.#run(() => this.#inner.readFile(path))
   }
@@ -98,14 +100,17 @@ export class PowerLossFs implements FileSystem {
     return this.#run(() => this.#inner.stat(path))
   }
 
+  /** Lists a directory; refused after the cut. */
   readdir(path: string): Promise<string[]> {
     return this.#run(() => this.#inner.readdir(path))
   }
 
+  /** Creates a directory, durable only once its parent is synced. */
   mkdir(path: string, mode: number): Promise<void> {
     return this.#run(() => this.#inner.mkdir(path, mode))
   }
 
+  /** Renames, durable only once the directory is synced. */
   rename(from: string, to: string): Promise<void> {
     return this.#run(async () => {
       const [a, b] = [await this.#learn(from), await this.#learn(to)]
@@ -126,6 +131,7 @@ export class PowerLossFs implements FileSystem {
     })
   }
 
+  /** Removes a file, durable only once the directory is synced. */
   unlink(path: string): Promise<void> {
     return this.#run(async () => {
       const at = await this.#learn(path)

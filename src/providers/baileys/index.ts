@@ -4,6 +4,8 @@
  * socket, read receipts once journaled, sends, media downloads (expired media re-requested from the
  * sender's phone), a leader-only session; and the Baileys media reference (the media content and
  * the message key).
+ *
+ * @module botmesh/providers/baileys
  */
 export { BaileysProvider, type BaileysProviderOptions } from './provider.js'
 export { baileysError } from './errors.js'
@@ -19,4 +21,4 @@ export {
   type BaileysMediaRefOptions,
 } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -3,9 +3,11 @@
  * nodemailer, mailparser to read; all three optional peer dependencies loaded when the provider
  * starts), and the email media reference (Message-ID + attachment index + digest, plus the IMAP
  * UID and UIDVALIDITY when known).
+ *
+ * @module botmesh/providers/email
  */
 export { EmailProvider, type EmailProviderOptions, type MailServerOptions } from './provider.js'
 export { EMAIL_LIMITS } from './limits.js'
 export { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

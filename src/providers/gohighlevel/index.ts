@@ -3,6 +3,8 @@
  * server checking HighLevel's signature, sends through the Conversations API, attachments by
  * hosted URL), and the GoHighLevel media reference (the hosted http(s) URL). No driver to load:
  * the API is plain HTTP.
+ *
+ * @module botmesh/providers/gohighlevel
  */
 export { GoHighLevelProvider, type GoHighLevelProviderOptions } from './provider.js'
 export { GOHIGHLEVEL_LIMITS, GOHIGHLEVEL_API_VERSION } from './limits.js'
@@ -10,4 +12,4 @@ export { validSignature, signatureHeaderOf } from './signature.js'
 export { gohighlevelMediaRefCodec, type GoHighLevelMediaToken, type GoHighLevelMediaRefOptions } from './media-ref.js'
 export type { GoHighLevelWebhook } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

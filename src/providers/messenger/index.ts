@@ -2,10 +2,12 @@
  * `botmesh/providers/messenger`: a Facebook Page on Messenger over the Graph API (webhook server,
  * Send API, attachment downloads), and the Messenger media reference (the attachment URL). No
  * driver to load: the Graph API is plain HTTPS.
+ *
+ * @module botmesh/providers/messenger
  */
 export { MessengerProvider, type MessengerProviderOptions } from './provider.js'
 export { MESSENGER_LIMITS } from './limits.js'
 export { MESSENGER_MEDIA_HOSTS, messengerMediaRefCodec, type MessengerMediaToken, type MessengerMediaRefOptions } from './media-ref.js'
 export { signatureOf, validSignature } from '../shared/hub-signature.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

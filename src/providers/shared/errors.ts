@@ -41,7 +41,7 @@ export class MediaDownloadError extends ProviderError {
 }
 
 /** Which `ChannelApiError` codes there are. */
-type ChannelApiCode =
+export type ChannelApiCode =
   | typeof ERROR_CODES.CHANNEL_UNAUTHORIZED
   | typeof ERROR_CODES.CHANNEL_SERVER_ERROR
   | typeof ERROR_CODES.CHANNEL_REJECTED

@@ -1,6 +1,8 @@
 /**
  * `botmesh/providers/telegram`: a Telegram transport on grammY (long polling or webhook), and the
  * Telegram media reference (the `file_id`). grammY loads only when the provider starts or sends.
+ *
+ * @module botmesh/providers/telegram
  */
 export { TelegramProvider, type TelegramProviderOptions, type TelegramWebhookOptions } from './provider.js'
 export { TelegramApiError } from './errors.js'

@@ -19,7 +19,7 @@ import { redact } from '../shared/redact.js'
 import { TIKTOK_LIMITS } from './limits.js'
 
 /** A Business API answer. */
-interface Answer<T> {
+export interface TikTokAnswer<T> {
   code?: number
   message?: string
   data?: T
@@ -41,7 +41,7 @@ export class TikTokApi {
       headers,
       body: body instanceof FormData ? body : JSON.stringify(body),
     })
-    const answer = (await jsonOf(response)) as Answer<T> | undefined
+    const answer = (await jsonOf(response)) as TikTokAnswer<T> | undefined
     if (response.ok && answer?.code === 0) return answer.data as T
     throw tiktokError(response.status, answer, response.headers.get('retry-after'), [this.options.accessToken])
   }
@@ -53,7 +53,7 @@ const UNAUTHORIZED = [40001, 40104, 40105, 40106]
 /** Maps a Business API failure to the error the outbox acts on. */
 export function tiktokError(
   status: number,
-  answer: Answer<unknown> | undefined,
+  answer: TikTokAnswer<unknown> | undefined,
   retryAfter: string | null,
   secrets: string[],
 ): ProviderError {

@@ -2,10 +2,12 @@
  * `botmesh/providers/wppconnect`: a WhatsApp transport on a WPPConnect Server (a webhook server
  * with a secret in its URL, REST sends with the session's token, media by message id), and the
  * WPPConnect media reference (the message id). No driver to load: the API is plain HTTP.
+ *
+ * @module botmesh/providers/wppconnect
  */
 export { WppconnectProvider, type WppconnectProviderOptions } from './provider.js'
 export { WPPCONNECT_LIMITS } from './limits.js'
 export { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
 export type { WppconnectWebhook, WppconnectId } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

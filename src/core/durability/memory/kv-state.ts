@@ -16,6 +16,7 @@ interface Collection {
 export class KvState {
   readonly #scopes = new Map<string, Map<string, Collection>>()
 
+  /** The entry under the key, or undefined. */
   get(scope: string, collection: string, key: string): KvEntry | undefined {
     return this.#collection(scope, collection, false)?.entries.get(key)
   }
@@ -61,12 +62,14 @@ export class KvState {
     target.entries.delete(key)
   }
 
+  /** Entries due by `until`, soonest first, at most `limit`. */
   due(scope: string, collection: string, until: number, limit: number): KvEntry[] {
     const target = this.#collection(scope, collection, false)
     if (!target) return []
     return target.due.range({ untilInclusive: until, limit }).map(({ key }) => target.entries.get(key)!)
   }
 
+  /** One page of a state, oldest change first. */
   list(scope: string, collection: string, query: KvListQuery): KvEntry[] {
     const index = this.#collection(scope, collection, false)?.states.get(query.state)
     if (!index) return []
@@ -81,6 +84,7 @@ export class KvState {
     return Math.min(limit, index?.countBefore(olderThan) ?? 0)
   }
 
+  /** How many entries each state holds. */
   count(scope: string, collection: string): Record<string, number> {
     const counts: Record<string, number> = {}
     for (const [state, index] of this.#collection(scope, collection, false)?.states ?? []) {

@@ -13,13 +13,16 @@ export interface ConformanceContext {
   scopeId(): string
 }
 
+/** One named case of the conformance suite. */
 export interface ConformanceCase {
   name: string
+  /** Runs the case; throws on a broken promise of the contract. */
   run(context: ConformanceContext): Promise<void>
 }
 
 /** Makes a fresh, not yet started backend for one case, and cleans up after it. */
 export interface BackendFactory {
+  /** A fresh, not yet started backend for one case. */
   create(): Promise<DurabilityBackend>
   /** Called after the case, whatever its outcome, with the backend it got (already stopped). */
   cleanup?(backend: DurabilityBackend): Promise<void>

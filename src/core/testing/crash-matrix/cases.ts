@@ -6,6 +6,7 @@
 import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
 import { pick, seededRandom } from './random.js'
 
+/** Where one generation of the bot crashes: before or after a crash point's nth occurrence. */
 export interface CrashStep {
   point: CrashPoint
   when: 'before' | 'after'
@@ -13,6 +14,7 @@ export interface CrashStep {
   nth?: number
 }
 
+/** One case of the crash matrix: a workload, an ambiguity policy, and where each generation of the bot crashes. */
 export interface CrashCase {
   name: string
   policy: 'skip' | 'resend'

@@ -25,12 +25,15 @@ import { expectedSends, scriptProvider, workloadBot, workloadMessages, WorkloadS
 
 /** Makes the backend for a case, and the backend a restarted process would open after a crash. */
 export interface CrashBackendFactory {
+  /** A fresh, not yet started backend for one case. */
   create(): Promise<DurabilityBackend>
   /** The backend the next process opens after `crashed` died (reopen the files, drop unsynced writes…). @default the same backend */
   restart?(crashed: DurabilityBackend): Promise<DurabilityBackend>
+  /** Called after the case, whatever its outcome, with the last backend (already stopped). */
   cleanup?(backend: DurabilityBackend): Promise<void>
 }
 
+/** What one crash-matrix case found: its tally, the crash points reached and any broken promise in `problems`. */
 export interface CrashCaseResult extends Tally {
   name: string
   policy: 'skip' | 'resend'

@@ -16,8 +16,10 @@ import { pick, seededRandom } from '../crash-matrix/random.js'
 import type { ChildConfig } from './child.js'
 import { createOracle, readOracle } from './oracle-file.js'
 
+/** Where a process crash lands: in a handler, during a send, or right after a journal write. */
 export type KillMoment = 'handler' | 'send' | 'write'
 
+/** One process-crash run: a bot in a child process killed with SIGKILL at a drawn moment, then restarted on the same storage. */
 export interface ProcessCrashOptions {
   backendModule: string
   backendArg: unknown
@@ -31,6 +33,7 @@ export interface ProcessCrashOptions {
   killOn?: KillMoment
 }
 
+/** What a process-crash run found: the tally of messages and sends, and any broken promise of the contract in `problems`. */
 export interface ProcessCrashResult extends Tally {
   seed: number
   policy: 'skip' | 'resend'
@@ -45,6 +48,7 @@ export interface ProcessCrashResult extends Tally {
 /** A child that neither finishes nor gets killed within this time fails the run. */
 const CHILD_TIMEOUT_MS = 60_000
 
+/** Runs a bot in a child process, kills it with SIGKILL at a moment drawn from `seed`, restarts it on the same storage and checks the journal and the sends against the contract. */
 export async function runProcessCrash(options: ProcessCrashOptions): Promise<ProcessCrashResult> {
   const random = seededRandom(options.seed)
   const killOn = options.killOn ?? (['handler', 'send', 'write'] as const)[pick(random, 0, 2)]!

@@ -18,6 +18,7 @@ export const TRACING_LIMITS = {
 /** The tracer's name when none is given. */
 export const TRACER_NAME_DEFAULT = 'botmesh'
 
+/** Where `openTelemetryTracing` takes its tracer from. */
 export interface OpenTelemetryTracingOptions {
   /** @default the global tracer provider (the one the application's SDK registered) */
   tracerProvider?: TracerProvider

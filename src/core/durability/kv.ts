@@ -53,6 +53,7 @@ export interface KvDelete {
   expectVersion: number
 }
 
+/** One operation of a `DurableKv.write` batch: a put or a delete, each a compare-and-set on the entry's version. */
 export type KvOp = KvPut | KvDelete
 
 /** The outcome of one op: the new version (0 after a delete), or the entry that won instead. */

@@ -24,6 +24,7 @@ interface Fault {
   delayMs?: number
 }
 
+/** Options of a `MockProvider`. */
 export interface MockProviderOptions {
   /** @default 'mock' */
   name?: string

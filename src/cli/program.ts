@@ -31,7 +31,7 @@ import { registerShow } from './commands/show.js'
 import { registerStats } from './commands/stats.js'
 import { registerVerify } from './commands/verify.js'
 
-/** Every command, in the order --help lists them. Commands of other issues (demo, dashboard) join here. */
+/** Every command, in the order --help lists them: a new command joins here (docs/architecture.md, "Adding a CLI command"). */
 export const COMMANDS: ((program: Command, cli: Cli) => void)[] = [
   registerScopes,
   registerStats,

@@ -145,8 +145,8 @@ export async function openExisting(
  * - `synchronous = FULL`: every commit fsyncs the WAL before it returns. With NORMAL, WAL commits
  *   are not fsynced (only checkpoints are), so a power loss can roll back the last transactions
  *   that had already been acknowledged: an admitted message the provider was told we have, or a
- *   `markSent` whose loss makes the reply go out twice. The seed promises the journals survive a
- *   crash, so FULL it is; group commit (kv.ts) shares one fsync between concurrent writes.
+ *   `markSent` whose loss makes the reply go out twice. An acknowledged write must survive a
+ *   crash and a power loss (docs/guarantees.md), so FULL it is; group commit (kv.ts) shares one fsync between concurrent writes.
  * - The busy timeout (set by the driver's `timeout` option) makes a process wait for another's
  *   write lock instead of failing with SQLITE_BUSY.
  */

@@ -15,7 +15,10 @@ import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
  */
 export const SCHEMA_VERSION = 1
 
-/** Every table name, in one place. `durable` is the seed's name and never changes. */
+/**
+ * Every table name, in one place. `durable` is the journal table of every SQLite file botmesh has
+ * written: a new name would leave those journals unread, so it never changes.
+ */
 export const TABLES = {
   /** The journals: one row per entry of every scope and collection. */
   durable: 'durable',

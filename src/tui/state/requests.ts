@@ -2,7 +2,8 @@
  * What an operator's key asks for, before anything runs: which service verb, on which records,
  * and the question the confirmation asks. Pure, so the reducer can build it and tests can read it.
  * Replay is the inbound verb, retry the outbound one; a send may also be discarded, an inbound
- * record may not (the seed has no such operation: it is replayed or left to retention).
+ * record may not: the library has no discard for the inbox (`discardSend` is for sends only), so a
+ * dead inbound is replayed or left to retention, which purges it in its time.
  */
 import type { RecordSummary, WorkKind } from '../../cli/services/records.js'
 import type { DeadPanelId } from '../io/snapshot.js'

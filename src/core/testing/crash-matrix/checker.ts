@@ -84,7 +84,11 @@ export function tally(
   }
 }
 
-/** What the seed's guarantee forbids under a policy; empty when the run kept it. */
+/**
+ * What the delivery guarantee (docs/guarantees.md) forbids under a policy: no unexpected send;
+ * with onAmbiguous 'skip' no duplicate, and a loss only of a key that was ambiguous; with 'resend'
+ * no loss, and no more duplicates than the key was ambiguous. Empty when the run kept it.
+ */
 export function violations(result: Tally, policy: 'skip' | 'resend'): string[] {
   const problems: string[] = []
   if (result.unexpected > 0) problems.push(`${result.unexpected} unexpected send(s): ${result.details.unexpected.join(', ')}`)

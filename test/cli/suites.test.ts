@@ -109,7 +109,7 @@ describe.concurrent('crash-matrix', () => {
 interface Bench {
   messages: number
   concurrency: number
-  durable: RunCost & { messagesPerSecond: number; p50Ms: number; p99Ms: number; seconds: number }
+  durable: RunCost & { messagesPerSecond: number; msPerMessage: number; p50Ms: number; p99Ms: number; seconds: number }
   baseline: RunCost & { messagesPerSecond: number }
   slowdown: number
   cpuRatio: number
@@ -177,5 +177,33 @@ describe.concurrent('bench', () => {
     expect(result.stdout).toMatch(/CPU per message\s+[\d.]+× the baseline/)
     expect(result.stdout).toMatch(/writes\/message\s+[\d.]+ records written/)
     expect(result.stdout).toMatch(/raw store ceiling\s+[\d.]+ messages\/s: the same bot without durability.*messages\/s ÷ ceiling = [\d.]+/)
+  })
+
+  it('--encrypt adds the durable run with content sealed, and what sealing costs beside the unsealed run', async () => {
+    const result = await botmesh([
+      'bench',
+      '--backend',
+      'sqlite',
+      '--messages',
+      '100',
+      '--concurrency',
+      '2',
+      '--ceiling',
+      '0',
+      '--encrypt',
+      '--json',
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    const report = jsonOf<Bench & { sealed: { figures: Bench['durable']; slowdown: number; cpuRatio: number } }>(result)
+    expect(report.sealed.figures.messagesPerSecond).toBeGreaterThan(0)
+    expect(report.sealed.slowdown).toBeCloseTo(report.sealed.figures.msPerMessage / report.durable.msPerMessage, 1)
+    expect(report.sealed.cpuRatio).toBeCloseTo(report.sealed.figures.cpuMicrosPerMessage / report.durable.cpuMicrosPerMessage, 1)
+    expect(jsonOf<Bench>(await botmesh(['bench', '--backend', 'memory', '--messages', '20', '--json']))).toMatchObject({ sealed: null })
+    const table = await botmesh(['bench', '--backend', 'memory', '--messages', '50', '--encrypt'])
+    expect(table.stdout).toMatch(/with durability, sealed\s+[\d.]+/)
+    expect(table.stdout).toMatch(/sealing \(--encrypt\)\s+time per message [\d.]+×, CPU per message [\d.]+× the unsealed durable run's/)
+    const soak = await botmesh(['bench', '--backend', 'memory', '--duration', '1s', '--encrypt'])
+    expect(soak.code).toBe(2)
+    expect(soak.stderr).toContain('--duration (the soak) takes no --encrypt')
   })
 })

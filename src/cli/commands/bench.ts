@@ -28,6 +28,10 @@ export function registerBench(program: Command, cli: Cli): void {
     )
     .option('--ceiling <n>', "operations the raw store's ceiling runs, 0 for none (default: as many as --messages)")
     .option(
+      '--encrypt',
+      'also run the durable path with content sealed (durability.encryption, a key made for the run): what encryption costs',
+    )
+    .option(
       '--duration <duration>',
       'soak instead: send a steady --rate for this long with a short --retention, print a sample every --interval (msg/s, p50/p99, journal records, purge backlog, RSS), then whether records and RSS stayed flat over the last half',
     )
@@ -44,40 +48,47 @@ export function registerBench(program: Command, cli: Cli): void {
         'botmesh bench --backend redis --messages 20000 --concurrency 32',
         'botmesh bench --backend postgres://postgres@127.0.0.1/test --messages 3000 --concurrency 8 --json   # ceilingRatio: msg/s ÷ single-INSERT txn/s',
         'botmesh bench --backend file --ceiling 0',
+        'botmesh bench --backend redis --encrypt   # a third run with content sealed: its time and CPU per message over the unsealed run',
         'botmesh bench --backend sqlite --duration 10m --rate 400   # soak: is the journal flat at 400 msg/s with a 1m retention?',
         'botmesh bench --backend redis --duration 10m --rate 800 --retention 1m --interval 30s --json > soak.ndjson',
       ),
     )
-    .action(async (options: { messages: string; concurrency: string; ceiling?: string } & Partial<SoakFlags>, command: Command) => {
-      if (options.duration !== undefined) {
-        const closedLoopFlags = ['messages', 'ceiling'].filter((flag) => command.getOptionValueSource(flag) === 'cli')
-        if (closedLoopFlags.length > 0) throw new UsageError(`--duration (the soak) takes no --${closedLoopFlags.join(' or --')}`)
-        return soakAction(cli, { ...options, duration: options.duration }, CONCURRENCY_MAX)
-      }
-      const soakOnly = SOAK_ONLY_FLAGS.filter((flag) => options[flag] !== undefined)
-      if (soakOnly.length > 0)
-        throw new UsageError(`--${soakOnly.join(', --')} ${soakOnly.length === 1 ? 'goes' : 'go'} only with --duration (the soak)`)
-      const messages = parseCount(options.messages, '--messages', { max: MESSAGES_MAX })
-      const concurrency = parseCount(options.concurrency, '--concurrency', { max: CONCURRENCY_MAX })
-      const ceilingOperations =
-        options.ceiling === undefined ? messages : parseCount(options.ceiling, '--ceiling', { min: 0, max: MESSAGES_MAX })
-      const { label, factory } = suiteFactory(cli, 'bench')
-      const config = cli.config()
-      const ceiling =
-        ceilingOperations === 0
-          ? undefined
-          : {
-              place: ceilingPlace(config.target, config.open),
-              operations: ceilingOperations,
-              connectTimeoutMs: config.open.connectTimeoutMs,
-            }
-      const progress = cli.out.progress('bench', messages)
-      const report = await runBench(label, factory, {
-        messages,
-        concurrency,
-        ceiling,
-        onProgress: (done, _total, phase) => progress.update(done, phase),
-      }).finally(() => progress.done())
-      cli.out.result(report, benchView)
-    })
+    .action(
+      async (
+        options: { messages: string; concurrency: string; ceiling?: string; encrypt?: boolean } & Partial<SoakFlags>,
+        command: Command,
+      ) => {
+        if (options.duration !== undefined) {
+          const closedLoopFlags = ['messages', 'ceiling', 'encrypt'].filter((flag) => command.getOptionValueSource(flag) === 'cli')
+          if (closedLoopFlags.length > 0) throw new UsageError(`--duration (the soak) takes no --${closedLoopFlags.join(' or --')}`)
+          return soakAction(cli, { ...options, duration: options.duration }, CONCURRENCY_MAX)
+        }
+        const soakOnly = SOAK_ONLY_FLAGS.filter((flag) => options[flag] !== undefined)
+        if (soakOnly.length > 0)
+          throw new UsageError(`--${soakOnly.join(', --')} ${soakOnly.length === 1 ? 'goes' : 'go'} only with --duration (the soak)`)
+        const messages = parseCount(options.messages, '--messages', { max: MESSAGES_MAX })
+        const concurrency = parseCount(options.concurrency, '--concurrency', { max: CONCURRENCY_MAX })
+        const ceilingOperations =
+          options.ceiling === undefined ? messages : parseCount(options.ceiling, '--ceiling', { min: 0, max: MESSAGES_MAX })
+        const { label, factory } = suiteFactory(cli, 'bench')
+        const config = cli.config()
+        const ceiling =
+          ceilingOperations === 0
+            ? undefined
+            : {
+                place: ceilingPlace(config.target, config.open),
+                operations: ceilingOperations,
+                connectTimeoutMs: config.open.connectTimeoutMs,
+              }
+        const progress = cli.out.progress('bench', messages)
+        const report = await runBench(label, factory, {
+          messages,
+          concurrency,
+          ceiling,
+          sealed: options.encrypt === true,
+          onProgress: (done, _total, phase) => progress.update(done, phase),
+        }).finally(() => progress.done())
+        cli.out.result(report, benchView)
+      },
+    )
 }

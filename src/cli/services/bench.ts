@@ -12,7 +12,9 @@
  * promises it creates (promise-count.ts, in a short pass after the timed run: the hook that counts
  * them would slow the run it counts).
  */
+import { randomBytes } from 'node:crypto'
 import { Bot } from '../../core/bot.js'
+import type { EncryptionOptions } from '../../core/durability/config.js'
 import type { DurabilityBackend } from '../../core/durability/backend.js'
 import { TEXT } from '../../core/matchers.js'
 import type { ThrowawayFactory } from '../../backends/gateway/open.js'
@@ -30,7 +32,9 @@ export interface BenchOptions {
   concurrency: number
   /** Where and how long to measure the raw store's ceiling; without it none is measured. */
   ceiling?: { place: CeilingPlace; operations: number; connectTimeoutMs?: number }
-  onProgress?(done: number, total: number, phase: 'durable' | 'baseline' | 'ceiling'): void
+  /** Also run the durable path with content sealed (`durability.encryption`, a key made for the run), on a fresh instance. */
+  sealed?: boolean
+  onProgress?(done: number, total: number, phase: 'durable' | 'sealed' | 'baseline' | 'ceiling'): void
 }
 
 /** One run's figures. */
@@ -62,6 +66,11 @@ export interface BenchReport {
   slowdown: number
   /** CPU per message with durability over CPU per message without it. */
   cpuRatio: number
+  /**
+   * The durable run again with content sealed (AES-256-GCM), and what sealing costs: its time and
+   * CPU per message over the unsealed durable run's. Null without `sealed`.
+   */
+  sealed: { figures: RunFigures; slowdown: number; cpuRatio: number } | null
   /** Messages of the pass that counts promises (after the timed run, not timed). */
   promisesCountedOver: number
   /** Backend calls per message on the message path (the background loops' calls are in backgroundCallsPerMessage). */
@@ -92,6 +101,7 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
   } finally {
     await factory.cleanup(inner)
   }
+  const sealed = options.sealed ? await sealedRun(factory, options, durable.figures) : null
   const { figures: baseline } = await measure(undefined, options, (done) => options.onProgress?.(done, options.messages, 'baseline'))
   const ceiling = await ceilingOf(options, baseline)
   const perMessage = (n: number) => round(n / options.messages, 2)
@@ -105,6 +115,7 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
     baseline,
     slowdown: round(durable.figures.msPerMessage / baseline.msPerMessage, 2),
     cpuRatio: round(durable.figures.cpuMicrosPerMessage / baseline.cpuMicrosPerMessage, 2),
+    sealed,
     promisesCountedOver: promisePassOf(options),
     roundTripsPerMessage: perMessage(tally.total - tally.background),
     backgroundCallsPerMessage: perMessage(tally.background),
@@ -115,6 +126,23 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
     writesPerMessage: perMessage(tally.recordsWritten),
     ceiling: ceiling ?? null,
     ceilingRatio: ceiling ? round(durable.figures.messagesPerSecond / ceiling.perSecond, 3) : null,
+  }
+}
+
+/** The durable run on a fresh instance with content sealed under a key made for it, beside the unsealed one. */
+async function sealedRun(factory: ThrowawayFactory, options: BenchOptions, unsealed: RunFigures): Promise<BenchReport['sealed']> {
+  const inner = await factory.create()
+  const encryption: EncryptionOptions = { keys: { bench: randomBytes(32) }, current: 'bench' }
+  try {
+    const onProgress = (done: number) => options.onProgress?.(done, options.messages, 'sealed')
+    const { figures } = await measure(new CountingBackend(inner), options, onProgress, encryption)
+    return {
+      figures,
+      slowdown: round(figures.msPerMessage / unsealed.msPerMessage, 2),
+      cpuRatio: round(figures.cpuMicrosPerMessage / unsealed.cpuMicrosPerMessage, 2),
+    }
+  } finally {
+    await factory.cleanup(inner)
   }
 }
 
@@ -151,13 +179,18 @@ type Deliver = (id: string, client: number) => Promise<void>
  * One closed-loop run; with a backend the bot journals, without one it runs in memory. The warm-up,
  * then the timed run (its cost metered), then the pass that counts promises.
  */
-async function measure(backend: CountingBackend | undefined, options: BenchOptions, onProgress: (done: number) => void): Promise<Measured> {
+async function measure(
+  backend: CountingBackend | undefined,
+  options: BenchOptions,
+  onProgress: (done: number) => void,
+  encryption?: EncryptionOptions,
+): Promise<Measured> {
   const provider = new BenchProvider()
   const bot = new Bot({
     provider,
     botId: 'bench',
     logger: { warn: () => {}, error: () => {} },
-    ...(backend && { durability: { backend: backend as DurabilityBackend, instanceId: 'bench-1' } }),
+    ...(backend && { durability: { backend: backend as DurabilityBackend, instanceId: 'bench-1', ...(encryption && { encryption }) } }),
   })
   bot.on('error', () => {})
   bot.when(TEXT, (ctx) => ctx.reply(`re:${ctx.message.text}`))

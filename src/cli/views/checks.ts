@@ -79,6 +79,7 @@ const dash = (text: string) => (text === 'none' ? '-' : text)
 export function benchView(report: BenchReport): Block[] {
   const runs: [string, RunFigures][] = [
     ['with durability', report.durable],
+    ...(report.sealed ? [['with durability, sealed', report.sealed.figures] as [string, RunFigures]] : []),
     ['without (baseline)', report.baseline],
   ]
   return [
@@ -115,6 +116,14 @@ export function benchView(report: BenchReport): Block[] {
             .join(', ')}; background loops ${report.backgroundCallsPerMessage} more)`,
         ],
         ['writes/message', `${report.writesPerMessage} records written`],
+        ...(report.sealed
+          ? [
+              [
+                'sealing (--encrypt)',
+                `time per message ${report.sealed.slowdown}×, CPU per message ${report.sealed.cpuRatio}× the unsealed durable run's`,
+              ] as [string, string],
+            ]
+          : []),
         ['raw store ceiling', ceilingLine(report)],
       ],
     },

@@ -14,6 +14,14 @@ const MESSAGES_MAX = 10_000_000
 /** The most clients at once. */
 const CONCURRENCY_MAX = 10_000
 
+/** The flags of the closed-loop benchmark. */
+interface ClosedLoopFlags {
+  messages: string
+  concurrency: string
+  ceiling?: string
+  encrypt?: boolean
+}
+
 export function registerBench(program: Command, cli: Cli): void {
   program
     .command('bench')
@@ -53,42 +61,42 @@ export function registerBench(program: Command, cli: Cli): void {
         'botmesh bench --backend redis --duration 10m --rate 800 --retention 1m --interval 30s --json > soak.ndjson',
       ),
     )
-    .action(
-      async (
-        options: { messages: string; concurrency: string; ceiling?: string; encrypt?: boolean } & Partial<SoakFlags>,
-        command: Command,
-      ) => {
-        if (options.duration !== undefined) {
-          const closedLoopFlags = ['messages', 'ceiling', 'encrypt'].filter((flag) => command.getOptionValueSource(flag) === 'cli')
-          if (closedLoopFlags.length > 0) throw new UsageError(`--duration (the soak) takes no --${closedLoopFlags.join(' or --')}`)
-          return soakAction(cli, { ...options, duration: options.duration }, CONCURRENCY_MAX)
+    .action(async (options: ClosedLoopFlags & Partial<SoakFlags>, command: Command) => {
+      if (options.duration !== undefined) {
+        const closedLoopFlags = ['messages', 'ceiling', 'encrypt'].filter((flag) => command.getOptionValueSource(flag) === 'cli')
+        if (closedLoopFlags.length > 0) throw new UsageError(`--duration (the soak) takes no --${closedLoopFlags.join(' or --')}`)
+        return soakAction(cli, { ...options, duration: options.duration }, CONCURRENCY_MAX)
+      }
+      const soakOnly = SOAK_ONLY_FLAGS.filter((flag) => options[flag] !== undefined)
+      if (soakOnly.length > 0)
+        throw new UsageError(`--${soakOnly.join(', --')} ${soakOnly.length === 1 ? 'goes' : 'go'} only with --duration (the soak)`)
+      await closedLoopAction(cli, options)
+    })
+}
+
+/** The closed-loop benchmark (not the soak): the durable run, with --encrypt the sealed one, the baseline and the ceiling. */
+async function closedLoopAction(cli: Cli, options: ClosedLoopFlags): Promise<void> {
+  const messages = parseCount(options.messages, '--messages', { max: MESSAGES_MAX })
+  const concurrency = parseCount(options.concurrency, '--concurrency', { max: CONCURRENCY_MAX })
+  const ceilingOperations =
+    options.ceiling === undefined ? messages : parseCount(options.ceiling, '--ceiling', { min: 0, max: MESSAGES_MAX })
+  const { label, factory } = suiteFactory(cli, 'bench')
+  const config = cli.config()
+  const ceiling =
+    ceilingOperations === 0
+      ? undefined
+      : {
+          place: ceilingPlace(config.target, config.open),
+          operations: ceilingOperations,
+          connectTimeoutMs: config.open.connectTimeoutMs,
         }
-        const soakOnly = SOAK_ONLY_FLAGS.filter((flag) => options[flag] !== undefined)
-        if (soakOnly.length > 0)
-          throw new UsageError(`--${soakOnly.join(', --')} ${soakOnly.length === 1 ? 'goes' : 'go'} only with --duration (the soak)`)
-        const messages = parseCount(options.messages, '--messages', { max: MESSAGES_MAX })
-        const concurrency = parseCount(options.concurrency, '--concurrency', { max: CONCURRENCY_MAX })
-        const ceilingOperations =
-          options.ceiling === undefined ? messages : parseCount(options.ceiling, '--ceiling', { min: 0, max: MESSAGES_MAX })
-        const { label, factory } = suiteFactory(cli, 'bench')
-        const config = cli.config()
-        const ceiling =
-          ceilingOperations === 0
-            ? undefined
-            : {
-                place: ceilingPlace(config.target, config.open),
-                operations: ceilingOperations,
-                connectTimeoutMs: config.open.connectTimeoutMs,
-              }
-        const progress = cli.out.progress('bench', messages)
-        const report = await runBench(label, factory, {
-          messages,
-          concurrency,
-          ceiling,
-          sealed: options.encrypt === true,
-          onProgress: (done, _total, phase) => progress.update(done, phase),
-        }).finally(() => progress.done())
-        cli.out.result(report, benchView)
-      },
-    )
+  const progress = cli.out.progress('bench', messages)
+  const report = await runBench(label, factory, {
+    messages,
+    concurrency,
+    ceiling,
+    sealed: options.encrypt === true,
+    onProgress: (done, _total, phase) => progress.update(done, phase),
+  }).finally(() => progress.done())
+  cli.out.result(report, benchView)
 }

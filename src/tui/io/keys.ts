@@ -83,7 +83,7 @@ function movement(input: string, key: Key): DashboardEvent | undefined {
 
 /** Every key, for the help screen (and docs/dashboard.md). */
 export const KEY_HELP: readonly (readonly [keys: string, what: string])[] = [
-  ['tab / shift-tab, ← →, 1-5', 'move between panels'],
+  [`tab / shift-tab, ← →, 1-${PANELS.length}`, 'move between panels'],
   ['↑ ↓ (j k), home end (g G)', 'move between rows'],
   ['pgdn pgup (] [)', 'next / previous page of a dead-letter panel'],
   ['enter', "open the selected record's detail (esc closes)"],

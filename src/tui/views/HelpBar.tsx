@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink'
 import { fit } from './format.js'
-import type { PanelId } from '../state/panels.js'
+import { PANELS, type PanelId } from '../state/panels.js'
 import type { DashboardState } from '../state/reduce.js'
 import type { Theme } from './theme.js'
 
@@ -32,7 +32,7 @@ export function HelpBar({ overlay, focus, detailPanel, paused, width, theme }: H
   )
 }
 
-const MOVE = '⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit'
+const MOVE = `⇥ ←→ 1-${PANELS.length} panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit`
 
 /** The help bar's two lines. */
 export function keysFor(

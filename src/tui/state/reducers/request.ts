@@ -7,7 +7,7 @@ import { INSTANCE_SILENT_AFTER_MS } from '../../../cli/services/instances.js'
 import type { RequestOutcome } from '../../io/run-request.js'
 import { DASHBOARD_LIMITS } from '../../limits.js'
 import { backendNow, notice, type DashboardEvent, type DashboardState, type Notice } from '../model.js'
-import { deadTotal, isDeadPanel } from '../panels.js'
+import { deadTotal, isDeadPanel, PANELS } from '../panels.js'
 import { pastTense, requestFor } from '../requests.js'
 import { selectedRecord } from '../selection.js'
 
@@ -61,7 +61,8 @@ function ask(state: DashboardState, intent: 'requeue' | 'discard', all: boolean)
   if (overlay.type !== 'none' && !fromDetail) return state
   const panel = fromDetail ? overlay.target.panel : state.focus
   if (!isDeadPanel(panel)) {
-    return notice(state, 'info', 'r and x act on dead letters and unknown sends: move to one of those panels (3, 4, 5)')
+    const numbers = PANELS.flatMap((candidate, index) => (isDeadPanel(candidate) ? [index + 1] : [])).join(', ')
+    return notice(state, 'info', `r and x act on dead letters and unknown sends: move to one of those panels (${numbers})`)
   }
   if (!state.snapshot) return notice(state, 'info', 'nothing read yet: wait for the first refresh')
   const page = state.snapshot.pages[panel]

@@ -4,7 +4,7 @@
  * runs handlers in memory, in one process, as it always did.
  */
 import { EventEmitter } from 'node:events'
-import type { Context, SendOptions } from './context.js'
+import type { Context, EnqueueResult, SendOptions } from './context.js'
 import type { DurabilityOptions } from './durability/config.js'
 import type { Durability } from './durability/facade.js'
 import { encryptedParts } from './encryption/bot-encryption.js'
@@ -31,14 +31,32 @@ export interface Logger {
   error(message: string, error?: unknown): void
 }
 
+/** What `new Bot(config)` takes; an unknown key is refused with `ConfigError`. */
 export interface BotConfig extends NamespaceOptions {
+  /** The channel: it hands inbound events to the bot and sends its messages. */
   provider: IProvider
   /** @default a new MemoryStore */
   store?: Store
   /** Journals every inbound message and every send (see the durability guide). */
   durability?: DurabilityOptions
+  /** Where warnings and errors nobody else can get are written. @default console */
   logger?: Logger
 }
+
+/** One chat's outcome of `bot.broadcast`: the send's result, or the error it failed with. */
+export type BroadcastOutcome = {
+  /** The chat the send went to. */
+  chatId: string
+} & (
+  | {
+      /** What the send resolved to. */
+      result: SendResult
+    }
+  | {
+      /** What the send rejected with. */
+      error: unknown
+    }
+)
 
 /** The keys BotConfig takes: a misspelt `durability` must not run a bot without its journals. */
 const BOT_CONFIG_KEYS = optionNames<BotConfig>({
@@ -52,10 +70,20 @@ const BOT_CONFIG_KEYS = optionNames<BotConfig>({
   connectionId: true,
 })
 
+/**
+ * A chat bot: handlers for inbound messages (`when`), sends (`send`, `enqueue`, `broadcast`), hooks
+ * around sends, and with `durability` the inbox and outbox journals that make each message run and
+ * each send go out once across crashes. Emits `error`, `durability:dead`, `durability:ambiguous` and
+ * `durability:reconciled`.
+ */
 export class Bot extends EventEmitter {
+  /** The channel it runs on. */
   readonly provider: IProvider
+  /** Per-chat user data, flow checkpoints and the message log. */
   readonly store: Store
+  /** Its namespace, every part resolved to its default where not given. */
   readonly namespace
+  /** The scope id derived from the namespace: the bot's own view of a shared backend. */
   readonly scope: string
   /** The journals' handle; undefined without the `durability` key. */
   readonly durability: Durability | undefined
@@ -157,7 +185,7 @@ export class Bot extends EventEmitter {
   }
 
   /** Journals a send for the sweeper and returns at once; a second enqueue of a key is a no-op. */
-  enqueue(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<{ key: string }> {
+  enqueue(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<EnqueueResult> {
     return this.#pipeline.sender.enqueue(chatId, content, options, this.#pipeline.currentOrigin())
   }
 
@@ -166,9 +194,9 @@ export class Bot extends EventEmitter {
     chatIds: readonly string[],
     content: OutboundContent,
     options: { concurrency?: number; idempotencyKey?: string } = {},
-  ): Promise<({ chatId: string } & ({ result: SendResult } | { error: unknown }))[]> {
+  ): Promise<BroadcastOutcome[]> {
     const concurrency = Math.max(1, options.concurrency ?? LIMITS.broadcastConcurrencyDefault)
-    const results: ({ chatId: string } & ({ result: SendResult } | { error: unknown }))[] = new Array(chatIds.length)
+    const results: BroadcastOutcome[] = new Array(chatIds.length)
     let next = 0
     const worker = async () => {
       while (next < chatIds.length) {

@@ -116,6 +116,7 @@ export type JournalDamageCode = typeof ERROR_CODES.JOURNAL_CORRUPT | typeof ERRO
 
 /** A backend's journal file or table holds damage that open() refuses to apply half-way. */
 export class JournalCorruptError extends BotmeshError {
+  /** The damaged file (or table). */
   readonly file: string
   constructor(file: string, detail: string, code: JournalDamageCode = ERROR_CODES.JOURNAL_CORRUPT) {
     super(code, `${file}: ${detail}; restore it from a backup or move it aside`)
@@ -125,7 +126,9 @@ export class JournalCorruptError extends BotmeshError {
 
 /** A complete log entry in the middle of an append log fails its checksum or shape. */
 export class AppendLogCorruptError extends JournalCorruptError {
+  /** The damaged entry's line in the log, from 1. */
   readonly line: number
+  /** The damaged entry's byte offset in the log. */
   readonly offset: number
   constructor(file: string, line: number, offset: number, detail: string) {
     super(file, `append log entry at line ${line} (byte offset ${offset}) is damaged: ${detail}`, ERROR_CODES.APPEND_LOG_CORRUPT)
@@ -136,7 +139,9 @@ export class AppendLogCorruptError extends JournalCorruptError {
 
 /** A journal is held by another live process (or already open in this one). */
 export class JournalLockedError extends BotmeshError {
+  /** The journal that is held. */
   readonly file: string
+  /** The process that holds it, when its lock says. */
   readonly pid: number | undefined
   constructor(file: string, pid: number | undefined, detail?: string) {
     super(
@@ -164,6 +169,7 @@ export class InvalidStateError extends BotmeshError {
 
 /** A send was dead-lettered (a final error, or its retries ran out); `cause` is the last provider error. */
 export class SendDeadError extends BotmeshError {
+  /** The outbox key of the dead-lettered send. */
   readonly key: string
   constructor(key: string, detail: string, cause?: unknown) {
     super(ERROR_CODES.SEND_DEAD, `the send "${key}" is dead-lettered: ${detail}`, { retryable: false, cause })
@@ -177,6 +183,7 @@ export class SendDeadError extends BotmeshError {
  * inline: nothing was sent.
  */
 export class PayloadNotJournaledError extends BotmeshError {
+  /** The key the send would have had. */
   readonly key: string
   constructor(key: string, detail: string) {
     super(
@@ -224,6 +231,7 @@ export class RedisCommandError extends BotmeshError {
  * (`SELF_SIGNED_CERT_IN_CHAIN`, `ERR_TLS_CERT_ALTNAME_INVALID`, `CERT_HAS_EXPIRED`, …).
  */
 export class TlsCertificateError extends BotmeshError {
+  /** The TLS library's code for the refusal. */
   readonly reason: string
   constructor(message: string, reason: string, cause?: unknown) {
     super(ERROR_CODES.TLS_CERTIFICATE_REFUSED, message, { cause })
@@ -233,6 +241,7 @@ export class TlsCertificateError extends BotmeshError {
 
 /** A journal was closed; open it again to use it. */
 export class JournalClosedError extends BotmeshError {
+  /** The closed journal. */
   readonly file: string
   constructor(file: string) {
     super(ERROR_CODES.JOURNAL_CLOSED, `${file} was closed; open it again to read or write it`)
@@ -242,6 +251,7 @@ export class JournalClosedError extends BotmeshError {
 
 /** A write reached a journal opened read-only (no live process holds it; reopen it writable to change it). */
 export class JournalReadOnlyError extends BotmeshError {
+  /** The journal opened read-only. */
   readonly file: string
   constructor(file: string) {
     super(ERROR_CODES.JOURNAL_READ_ONLY, `${file} is open read-only; open it without readOnly to change it`)

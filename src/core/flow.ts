@@ -14,16 +14,24 @@ export type AnswerHandler = (ctx: Context, answer: Message) => unknown | Promise
 
 /** One question of a flow and the handler of its answer. */
 export interface FlowStep {
+  /** What the bot asks. */
   question: OutboundContent
+  /** Handles the chat's answer. */
   handle: AnswerHandler
 }
 
 /** A named sequence of questions. */
 export class Flow {
+  /** Its questions, in order. */
   readonly steps: FlowStep[] = []
   #persistent = false
 
-  constructor(readonly name: string) {}
+  /** The flow's name: a chat's checkpoint names the flow it waits in. */
+  readonly name: string
+
+  constructor(name: string) {
+    this.name = name
+  }
 
   /** Asks `question`; the chat's next message is its answer. */
   ask(question: OutboundContent, handle: AnswerHandler = () => {}): this {

@@ -3,7 +3,9 @@ import type { OutboundContent } from './provider.js'
 
 /** A send as a before('send') hook sees it; return it (or a changed copy) to rewrite the content. */
 export interface OutgoingSend {
+  /** The chat it goes to. */
   chatId: string
+  /** What it sends. */
   content: OutboundContent
   /** The outbox key (with durability), or null. */
   key: string | null
@@ -11,9 +13,13 @@ export interface OutgoingSend {
 
 /** A delivered send, as an after('send') hook sees it. */
 export interface SentMessage {
+  /** The chat it went to. */
   chatId: string
+  /** What was sent. */
   content: OutboundContent
+  /** The outbox key (with durability), or null. */
   key: string | null
+  /** The provider's id of the sent message. */
   messageId: string
 }
 

@@ -2,8 +2,8 @@
  * The bot runtime and its durability engine, with no backend but the in-memory default. The
  * package's `botmesh/core` entry (src/index.ts) adds the file backend the contract ships with it.
  */
-export { Bot, type BotConfig, type Logger } from './bot.js'
-export type { Context, Message, SendOptions, StateAccess } from './context.js'
+export { Bot, type BotConfig, type BroadcastOutcome, type Logger } from './bot.js'
+export type { Context, Message, SendOptions, StateAccess, EnqueueResult } from './context.js'
 export type { Handler } from './pipeline/pipeline.js'
 export { flow, Flow, type AnswerHandler, type FlowStep } from './flow.js'
 export type { OutgoingSend, SentMessage, BeforeSendHook, AfterSendHook } from './hooks.js'

@@ -17,6 +17,7 @@ export class ProviderError extends BotmeshError<ErrorCode | ChannelErrorCode> {
 
 /** The channel asks us to slow down; the next attempt waits at least `retryAfterMs`. */
 export class RateLimitedError extends ProviderError {
+  /** How long the channel asks to wait, in ms. */
   readonly retryAfterMs: number
   constructor(retryAfterMs: number, message = `rate limited; retry after ${retryAfterMs} ms`) {
     super(ERROR_CODES.RATE_LIMITED, message, { retryable: true })
@@ -64,6 +65,7 @@ export type MediaUnavailableReason = 'not-durable' | 'provider-mismatch' | 'rehy
 
 /** A replayed message's media reference could not be rebuilt, so its media cannot be downloaded. */
 export class MediaUnavailableError extends ProviderError {
+  /** Why the reference could not be rebuilt. */
   readonly reason: MediaUnavailableReason
   constructor(reason: MediaUnavailableReason, detail: string, cause?: unknown) {
     super(ERROR_CODES.MEDIA_UNAVAILABLE, `media unavailable (${reason}): ${detail}`, { retryable: false, cause })

@@ -15,21 +15,29 @@ export type MediaType = 'image' | 'video' | 'audio' | 'document' | 'sticker'
  * a URL, or (Baileys) a live object; the bytes are fetched lazily with `loadMediaOf(ctx)`.
  */
 export interface MediaRef {
+  /** What kind of media it is. */
   type: MediaType
+  /** What the provider needs to download it. */
   token: unknown
+  /** Its MIME type, when the channel says. */
   mimeType?: string
+  /** Its file name, when the channel says (documents). */
   fileName?: string
 }
 
 /** A serializable, versioned media reference (`IProvider.serializeMediaRef`). Never credentials. */
 export interface StoredMediaRef {
+  /** The provider's format version of `data`, so a later release can still read it. */
   v: number
+  /** What the provider needs to rebuild the reference. */
   data: Json
 }
 
 /** A button press, list pick or similar interaction. */
 export interface Interaction {
+  /** The id the bot gave the button or list row. */
   id: string
+  /** Anything else the channel sent with it. */
   data?: Json
 }
 
@@ -37,13 +45,19 @@ export interface Interaction {
 export interface InboundEvent {
   /** The channel's id of the event; a redelivery carries the same id. */
   id: string
+  /** The chat it belongs to: replies go there, and one chat's messages run in order. */
   chatId: string
+  /** @default 'interaction' when `interaction` is set, else 'message' */
   kind?: 'message' | 'interaction'
+  /** Its text, or a media caption. */
   text?: string
+  /** Its media. */
   media?: MediaRef
+  /** The button pressed. */
   interaction?: Interaction
+  /** The sender, where the channel tells one apart from the chat. */
   from?: string
-  /** ms since the epoch. */
+  /** When the channel says it was sent, in ms since the epoch. */
   timestamp?: number
 }
 
@@ -51,14 +65,37 @@ export interface InboundEvent {
 export type OutboundContent =
   | string
   | {
+      /** The text. */
       text?: string
-      media?: { type: MediaType; url?: string; path?: string; buffer?: Buffer; mimeType?: string; fileName?: string }
+      /** One media item: exactly one of `url`, `path` or `buffer`. */
+      media?: {
+        /** What kind of media it is. */
+        type: MediaType
+        /** Where the channel (or the provider) fetches it. */
+        url?: string
+        /** A local file. */
+        path?: string
+        /** The bytes. */
+        buffer?: Buffer
+        /** @default guessed by the channel */
+        mimeType?: string
+        /** The name a document shows. */
+        fileName?: string
+      }
+      /** The media's caption. */
       caption?: string
-      buttons?: { id: string; title: string }[]
+      /** Buttons under the message; a press comes back as an interaction with the button's `id`. */
+      buttons?: {
+        /** Comes back as `Interaction.id`. */
+        id: string
+        /** What the button shows. */
+        title: string
+      }[]
     }
 
 /** What a provider answers for an accepted send. */
 export interface ProviderSendResult {
+  /** The channel's id of the sent message. */
   messageId: string
 }
 

@@ -9,10 +9,13 @@ import { ConfigError } from './errors.js'
 
 /** One line of the message log. */
 export interface MessageLogEntry {
+  /** `in` for an inbound message, `out` for a send. */
   direction: 'in' | 'out'
+  /** The chat. */
   chatId: string
   /** The channel's message id (inbound) or the provider's id of the sent message (outbound). */
   messageId: string | null
+  /** The text, or null for media without a caption. */
   text: string | null
   /** ms since the epoch. */
   at: number

@@ -7,21 +7,29 @@ import type { RecordKind, RecordOf } from './records.js'
 
 /** A record together with the version its backend stored it under. */
 export interface Versioned<R> {
+  /** The record. */
   record: R
+  /** Its version: 1 when inserted, one more at each write. */
   version: number
 }
 
 /** Insert (expectVersion 0) or replace (expectVersion n) a record. */
 export interface JournalPut<K extends RecordKind = RecordKind> {
+  /** The journal it goes to. */
   kind: K
+  /** The whole record; its id (or key) names it. */
   record: RecordOf[K]
+  /** The version it must still have: 0 for an insert. */
   expectVersion: number
 }
 
 /** Delete a record if its version is still expectVersion. */
 export interface JournalDelete<K extends RecordKind = RecordKind> {
+  /** The journal it is in. */
   kind: K
+  /** The id (or key) of the record. */
   delete: string
+  /** The version it must still have. */
   expectVersion: number
 }
 
@@ -29,18 +37,40 @@ export interface JournalDelete<K extends RecordKind = RecordKind> {
 export type JournalWrite = JournalPut | JournalDelete
 
 /** The outcome of one write: the new version, or the record that won instead (undefined if none). */
-export type JournalWriteResult = { ok: true; version: number } | { ok: false; current: Versioned<RecordOf[RecordKind]> | undefined }
+export type JournalWriteResult =
+  | {
+      /** The write was applied. */
+      ok: true
+      /** The record's new version. */
+      version: number
+    }
+  | {
+      /** The version did not match: nothing was written. */
+      ok: false
+      /** The record as it is now (undefined if there is none). */
+      current: Versioned<RecordOf[RecordKind]> | undefined
+    }
 
 /** One page of a state in time order. */
 export interface JournalListQuery {
+  /** The state to list. */
   state: string
-  after?: { stateTime: number; key: string }
+  /** Start after this position (the last record of the previous page). */
+  after?: {
+    /** Its state time, in ms since the epoch. */
+    stateTime: number
+    /** Its id (or key). */
+    key: string
+  }
+  /** Only records whose state time is before this, in ms since the epoch. */
   before?: number
+  /** The most records of the page. */
   limit: number
 }
 
 /** One scope's journals: the inbox, the outbox and the instances' heartbeats. */
 export interface Journal {
+  /** The scope whose journals these are. */
   readonly scopeId: string
   /** Reads records by id; `undefined` where one does not exist. */
   read<K extends RecordKind>(kind: K, ids: readonly string[]): Promise<(Versioned<RecordOf[K]> | undefined)[]>

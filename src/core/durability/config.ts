@@ -26,6 +26,7 @@ export interface DurabilityOptions {
   instanceId?: string
   /** Dispatch an inbound event even when the journal cannot record it. @default false */
   failOpen?: boolean
+  /** The inbox: how inbound messages are leased, retried and dead-lettered. */
   inbox?: {
     /** Processing lease, extended by a heartbeat while the handler runs. @default '60s' */
     leaseMs?: Duration
@@ -36,6 +37,7 @@ export interface DurabilityOptions {
     /** Journal a serializable media reference so a replay can download it. @default true */
     mediaRefs?: boolean
   }
+  /** The outbox: how sends are retried, deferred and dead-lettered, and what an ambiguous send does. */
   outbox?: {
     /** Retries after the first attempt before a send is dead-lettered. @default 5 */
     retries?: number

@@ -18,12 +18,14 @@ export interface RecordListQuery {
 
 /** `bot.durability`: the bot's view of its journals: read records, replay an inbound message, retry or discard a send, and the counters. */
 export class Durability {
+  /** The inbox's records. */
   readonly inbox: {
     /** Inbox records in a state (all states by default), oldest change first. */
     list(query?: RecordListQuery): Promise<InboxRecord[]>
     /** The inbox record with this id, or undefined. */
     get(id: string): Promise<InboxRecord | undefined>
   }
+  /** The outbox's records, and forgetting a send. */
   readonly outbox: {
     /** Outbox records in a state (all states by default), oldest change first. */
     list(query?: RecordListQuery): Promise<OutboxRecord[]>

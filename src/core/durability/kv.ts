@@ -20,9 +20,11 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 /** One stored entry. */
 export interface KvEntry<V = Json> {
+  /** Its key, unique in its collection. */
   key: string
   /** 1 on insert, +1 on every write. */
   version: number
+  /** The stored value. */
   value: V
   /** The state-time index groups entries by this. */
   state: string
@@ -34,22 +36,33 @@ export interface KvEntry<V = Json> {
 
 /** Insert (expectVersion 0) or replace (expectVersion n) one entry. */
 export interface KvPut {
+  /** A put. */
   op: 'put'
+  /** The collection (a journal kind). */
   collection: string
+  /** The entry's key. */
   key: string
   /** 0: the key must not exist; n: the stored version must be n. */
   expectVersion: number
+  /** The new value. */
   value: Json
+  /** The state-time index groups entries by this. */
   state: string
+  /** Orders the entry within its state (ms since the epoch). */
   stateTime: number
+  /** When the entry must next be looked at (ms since the epoch), or null for never. */
   due: number | null
 }
 
 /** Delete one entry if its version is still `expectVersion`. */
 export interface KvDelete {
+  /** A delete. */
   op: 'delete'
+  /** The collection (a journal kind). */
   collection: string
+  /** The entry's key. */
   key: string
+  /** The version the entry must still have. */
   expectVersion: number
 }
 
@@ -57,15 +70,34 @@ export interface KvDelete {
 export type KvOp = KvPut | KvDelete
 
 /** The outcome of one op: the new version (0 after a delete), or the entry that won instead. */
-export type KvWriteResult = { ok: true; version: number } | { ok: false; current: KvEntry | undefined }
+export type KvWriteResult =
+  | {
+      /** The op was applied. */
+      ok: true
+      /** The entry's new version (0 after a delete). */
+      version: number
+    }
+  | {
+      /** The version did not match: nothing was written. */
+      ok: false
+      /** The entry as it is now (undefined if there is none). */
+      current: KvEntry | undefined
+    }
 
 /** A page of one state in (stateTime, key) order. */
 export interface KvListQuery {
+  /** The state to list. */
   state: string
   /** Start after this position (exclusive); the last entry of the previous page. */
-  after?: { stateTime: number; key: string }
+  after?: {
+    /** Its state time (ms since the epoch). */
+    stateTime: number
+    /** Its key. */
+    key: string
+  }
   /** Only entries with stateTime < before. */
   before?: number
+  /** The most entries of the page. */
   limit: number
 }
 

@@ -25,6 +25,7 @@ import type { SentMarks } from './sent-marks.js'
 
 /** What a send resolves to. */
 export interface SendResult {
+  /** The send's outbox key with durability; without it the `idempotencyKey` given, or ''. */
   key: string
   /** The provider's id of the (first part of the) message; null while it is not known to be sent. */
   messageId: string | null

@@ -7,6 +7,7 @@ import type { Json } from './kv.js'
 
 /** A lease on a record: who may work on it, under which fencing token, until when. */
 export interface Lease {
+  /** The instance id that holds it. */
   owner: string
   /** Larger for every claim of the record; a completion under an older token is rejected. */
   token: number
@@ -23,17 +24,25 @@ export interface Lease {
 
 /** What went wrong the last time, as journaled. */
 export interface ErrorInfo {
+  /** The error's message. */
   message: string
+  /** Its stable code, when it had one. */
   code?: string
+  /** Its class name. */
   name?: string
+  /** When it happened, in ms since the epoch. */
   at: number
 }
 
 /** An operator's change to a record, kept on the record (who, when, why). */
 export interface AuditEntry {
+  /** What was done: `replay`, `retry`, `discard`, … */
   action: string
+  /** Who did it (the operator's user and host, or the tool). */
   by: string
+  /** When, in ms since the epoch. */
   at: number
+  /** Why, as the operator typed it. */
   reason?: string
 }
 
@@ -51,8 +60,11 @@ export type OutboxState = (typeof OUTBOX_STATES)[number]
 export interface InboxRecord {
   /** `<provider>:<chatId>:<event id>` (keys.ts inboxRecordId), so a redelivery maps onto the same record. */
   id: string
+  /** A message, or an interaction (a button press). */
   kind: 'message' | 'interaction'
+  /** Where it is in its life. */
   state: InboxState
+  /** The chat it came from. */
   chatId: string
   /** The provider that admitted it (media references are only rebuilt by the same provider). */
   provider: string
@@ -60,13 +72,19 @@ export interface InboxRecord {
   event: Json
   /** Runs charged so far (a claim charges one). */
   attempts: number
+  /** When it runs again after a failure, in ms since the epoch; null when nothing is scheduled. */
   nextAttemptAt: number | null
+  /** The lease of the run in progress, if any. */
   lease: Lease | null
   /** The last fencing token issued for this record. */
   fencingToken: number
+  /** What went wrong the last time, if anything. */
   lastError: ErrorInfo | null
+  /** When it was admitted, in ms since the epoch. */
   createdAt: number
+  /** When it last changed, in ms since the epoch. */
   updatedAt: number
+  /** Operators' changes, oldest first. */
   audit?: AuditEntry[]
   /** What the last run did, when it did something an operator would not expect (e.g. a replayed answer fed no step). */
   note?: string
@@ -74,8 +92,11 @@ export interface InboxRecord {
 
 /** A send, journaled under its idempotency key before the provider is called. */
 export interface OutboxRecord {
+  /** The idempotency key: a second send under it is answered from this record. */
   key: string
+  /** Where it is in its life. */
   state: OutboxState
+  /** The chat it goes to. */
   chatId: string
   /** The content after the before('send') hooks, as JSON (Buffers base64). */
   payload: Json
@@ -85,6 +106,7 @@ export interface OutboxRecord {
   keySource: 'explicit' | 'derived' | 'random'
   /** The inbox record whose handling made this send, and its ordinal there. */
   inboundId: string | null
+  /** Which send of that handler run it is, from 0. */
   ordinal: number | null
   /** The key of the part that must be sent before this one, for a text split over the channel limit. */
   previousPart: string | null
@@ -92,33 +114,56 @@ export interface OutboxRecord {
   nextPart?: string | null
   /** Provider calls made so far. */
   attempts: number
+  /** When it is tried again, in ms since the epoch; null when nothing is scheduled. */
   nextAttemptAt: number | null
+  /** The lease of the attempt in progress, if any. */
   lease: Lease | null
+  /** The last fencing token issued for this record. */
   fencingToken: number
+  /** The channel's id of the sent message, once sent. */
   providerMessageId: string | null
+  /** What went wrong the last time, if anything. */
   lastError: ErrorInfo | null
+  /** When it was journaled, in ms since the epoch. */
   createdAt: number
+  /** When it last changed, in ms since the epoch. */
   updatedAt: number
+  /** Operators' changes, oldest first. */
   audit?: AuditEntry[]
 }
 
 /** A running bot's heartbeat, so tools outside the process see live replicas and their metrics. */
 export interface InstanceRecord {
+  /** The bot's `instanceId`. */
   instanceId: string
+  /** The bot's `botId`. */
   botId: string
+  /** The host it runs on. */
   host: string
+  /** Its process id. */
   pid: number
+  /** When the bot started, in ms since the epoch. */
   startedAt: number
+  /** Its last heartbeat, in ms since the epoch. */
   lastBeatAt: number
+  /** The sweeper's last pass, in ms since the epoch. */
   lastSweepAt: number | null
   /** When the record stops counting as live unless beaten again. */
   expiresAt: number
+  /** Its durability counters at the last beat. */
   metrics: Record<string, number>
   /**
    * The limits the instance runs with, so an operator's `show` counts attempts against them and
    * `stats` judges the purge backlog by the retention (absent from older bots; retentionMs too).
    */
-  limits?: { inboxMaxAttempts: number; outboxRetries: number; retentionMs?: number }
+  limits?: {
+    /** Its `inbox.maxAttempts`. */
+    inboxMaxAttempts: number
+    /** Its `outbox.retries`. */
+    outboxRetries: number
+    /** Its `retention` of finished records, in ms. */
+    retentionMs?: number
+  }
 }
 
 /** Who holds a chat's turn or the transport session: a lease with the inbox record it runs, if any. */
@@ -132,12 +177,20 @@ export interface TurnHolder extends Lease {
  * the replica whose handler runs now. Claimed and released by compare-and-set, fenced like the inbox.
  */
 export interface TurnRecord {
+  /** The chat. */
   chatId: string
   /** Messages waiting for or holding the turn, in (createdAt, id) order. */
-  queue: { id: string; createdAt: number }[]
+  queue: {
+    /** The inbox record id. */
+    id: string
+    /** When it was admitted, in ms since the epoch. */
+    createdAt: number
+  }[]
+  /** The replica whose handler runs now, if any. */
   holder: TurnHolder | null
   /** The last fencing token issued for this turn. */
   fencingToken: number
+  /** When it last changed, in ms since the epoch. */
   updatedAt: number
 }
 
@@ -145,17 +198,25 @@ export interface TurnRecord {
 export interface SessionRecord {
   /** 'transport'. */
   name: string
+  /** The replica that holds the session, if any. */
   holder: Lease | null
+  /** The last fencing token issued for the session. */
   fencingToken: number
+  /** When it last changed, in ms since the epoch. */
   updatedAt: number
 }
 
 /** The record each journal kind holds. */
 export interface RecordOf {
+  /** Inbound messages and interactions. */
   inbox: InboxRecord
+  /** Sends. */
   outbox: OutboxRecord
+  /** Running bots' heartbeats. */
   instances: InstanceRecord
+  /** Chat turns across replicas. */
   turns: TurnRecord
+  /** The leader-only transport session. */
   sessions: SessionRecord
 }
 /** A journal kind: `inbox`, `outbox`, `instances` (heartbeats), `turns` or `sessions` (replica coordination). */
@@ -165,8 +226,11 @@ export const RECORD_KINDS: readonly RecordKind[] = ['inbox', 'outbox', 'instance
 
 /** The index fields a backend keeps for a record. */
 export interface RecordIndex {
+  /** Its state: groups the state-time index. */
   state: string
+  /** When it entered its state, in ms since the epoch: orders the state-time index. */
   stateTime: number
+  /** When the sweeper must next look at it (retry time or lease expiry), or null. */
   due: number | null
 }
 

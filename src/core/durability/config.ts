@@ -1,4 +1,4 @@
-/** The `durability` option of a bot: what a user writes, its defaults (the seed's Configuration table), and the one function that resolves it. */
+/** The `durability` option of a bot: what a user writes, its defaults (docs/configuration.md lists them), and the one function that resolves it. */
 import type { MessageTracing } from './tracing.js'
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'

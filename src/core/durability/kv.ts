@@ -11,8 +11,9 @@
  * - **The state-time index** orders entries of one `state` by (`stateTime`, `key`): list a state
  *   in time order, page through it, count it, purge it by age.
  *
- * Fencing, leases and every state machine live above this interface (in `KvDurability`), so a
- * backend only has to make each single-key write atomic.
+ * Fencing, leases and every state machine live above this interface (inbox.ts, outbox.ts and the
+ * sweeper; `KvDurability` maps their records to entries), so a backend only has to make each
+ * single-key write atomic.
  */
 
 /** A JSON value as stored by a backend. */

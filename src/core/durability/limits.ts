@@ -1,5 +1,5 @@
 /**
- * Every limit of the engine, named, with units last, in one place. The seed's options (leases,
+ * Every limit of the engine, named, with units last, in one place. The options a user sets (leases,
  * backoff, retries) live in config.ts; these bound loops, batches and caches.
  */
 export const LIMITS = {

@@ -1,4 +1,4 @@
-/** The durability counters of one bot (`bot.durability.metrics()`): the seed's 13, and `outboxReconciled`. */
+/** The durability counters of one bot (`bot.durability.metrics()`): the counters docs/operating.md lists, `outboxReconciled` among them. */
 export const METRIC_NAMES = [
   'inboundJournaled',
   'inboundDuplicates',

@@ -16,7 +16,12 @@ export interface MetricsListenerOptions extends Omit<BotMetricsOptions, 'registr
 }
 
 /** The listener's defaults (9464: the port OpenTelemetry's Prometheus exporter listens on by default). */
-export const METRICS_LISTENER_DEFAULTS = { host: '127.0.0.1', port: 9464 } as const
+export const METRICS_LISTENER_DEFAULTS = {
+  /** Loopback only: a scraper on another host needs the address said. */
+  host: '127.0.0.1',
+  /** The port OpenTelemetry's Prometheus exporter uses too. */
+  port: 9464,
+} as const
 
 /** A running `/metrics` listener. */
 export interface MetricsListener {

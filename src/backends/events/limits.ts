@@ -10,6 +10,7 @@ export const EVENTS_LIMITS = {
   mutexWaitStaleLocks: 3,
   /** First and longest pause between two tries for a held mutex (with jitter). */
   mutexRetryFirstMs: 1,
+  /** The longest pause between two tries for a held mutex, in ms. */
   mutexRetryMaxMs: 20,
   /** Records one claim takes at most. */
   claimBatchMax: 1_000,
@@ -23,9 +24,19 @@ export const EVENTS_LIMITS = {
 
 /** EventWorker's defaults. */
 export const WORKER_DEFAULTS = {
+  /** How long a claimed event is the worker's before another may take it, in ms. */
   leaseMs: 30_000,
+  /** The pause between two claims that found nothing, in ms. */
   pollMs: 1_000,
+  /** Events one claim takes at most. */
   batchSize: 10,
+  /** Runs before a failing event is dead-lettered. */
   maxAttempts: 5,
-  backoff: { baseMs: 1_000, capMs: 60_000 },
+  /** The wait before a retry: doubling from `baseMs` up to `capMs`. */
+  backoff: {
+    /** The first wait, in ms. */
+    baseMs: 1_000,
+    /** The longest wait, in ms. */
+    capMs: 60_000,
+  },
 } as const

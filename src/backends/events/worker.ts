@@ -38,16 +38,25 @@ export interface EventWorkerOptions {
   /** Runs before a failing record is dead. @default 5 */
   maxAttempts?: number
   /** Pause before a failed record is retried: baseMs × 2^(runs−1), at most capMs. @default { baseMs: 1000, capMs: 60000 } */
-  backoff?: { baseMs?: number; capMs?: number }
+  backoff?: {
+    /** The first pause, in ms. @default 1000 */
+    baseMs?: number
+    /** The longest pause, in ms. @default 60000 */
+    capMs?: number
+  }
   /** Errors of the loop and of handlers (after the record was failed). @default ignore */
   onError?: (error: unknown, record?: EventRecord) => void
 }
 
 /** What a worker did so far. */
 export interface EventWorkerStats {
+  /** Events leased. */
   claimed: number
+  /** Events the handler finished. */
   completed: number
+  /** Runs that failed and left the event for a retry. */
   failed: number
+  /** Events dead-lettered. */
   dead: number
   /** Completions or failures refused because the lease had been taken over. */
   staleLeases: number
@@ -55,8 +64,11 @@ export interface EventWorkerStats {
 
 /** A worker that leases events from an `@botmesh/events` journal and runs a handler on each, with retries and dead letters, outside a bot. */
 export class EventWorker {
+  /** The lease owner it claims as. */
   readonly owner: string
+  /** The channel it takes events of (null: every channel). */
   readonly channel: string | null
+  /** What it did so far. */
   readonly stats: EventWorkerStats = { claimed: 0, completed: 0, failed: 0, dead: 0, staleLeases: 0 }
   readonly #journal: LeasedEventJournal
   readonly #options: Required<Pick<EventWorkerOptions, 'leaseMs' | 'pollMs' | 'batchSize' | 'maxAttempts'>> & EventWorkerOptions

@@ -28,6 +28,7 @@ export type RedisClient = Redis | Cluster
 
 /** Startup nodes of a Redis Cluster, with ioredis Cluster options. */
 export interface RedisClusterConfig {
+  /** The nodes the client first connects to; it learns the others from them. */
   nodes: ClusterNode[]
   /** Merged over botmesh's defaults (its timeouts and retry policy); `redisOptions` too. */
   options?: ClusterOptions

@@ -16,13 +16,20 @@ import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './s
 
 /** Options of `RedisKv`: how to reach Redis (or a connection to share), and the key prefix. */
 export type RedisKvOptions = {
+  /** The first part of every key, so several bots or tests can share one Redis. @default 'botmesh' */
   prefix?: string
   /**
    * `start()` refuses a prefix that holds no journal yet (`JOURNAL_MISSING`, naming the prefixes
    * that hold one) instead of starting empty: for tools that read. @default false
    */
   mustExist?: boolean
-} & (RedisConnectionOptions | { connection: RedisConnection })
+} & (
+  | RedisConnectionOptions
+  | {
+      /** A connection shared with a `RedisStore` or another `RedisKv`. */
+      connection: RedisConnection
+    }
+)
 
 /** What the root and its scope views share. */
 interface Shared {

@@ -9,9 +9,13 @@ import type { InboundEvent, InboundSink, IProvider, MediaRef, OutboundContent, P
 
 /** One accepted send. */
 export interface MockSent {
+  /** The chat it went to. */
   chatId: string
+  /** What was sent. */
   content: OutboundContent
+  /** The id the mock gave it. */
   messageId: string
+  /** When it was accepted, in ms since the epoch. */
   at: number
 }
 
@@ -32,6 +36,7 @@ export interface MockProviderOptions {
   textLimit?: number
   /** Delay of every send. @default 0 */
   latencyMs?: number
+  /** `leader`: one replica at a time holds the channel (as a WhatsApp Web session). @default 'any' */
   session?: 'any' | 'leader'
 }
 
@@ -41,12 +46,29 @@ export class MockProvider implements IProvider {
   readonly session: 'any' | 'leader'
   /** Every send the channel accepted, in order. */
   readonly sent: MockSent[] = []
-  readonly edits: { chatId: string; messageId: string; content: OutboundContent }[] = []
+  /** Every edit accepted, in order. */
+  readonly edits: {
+    /** The chat of the edited message. */
+    chatId: string
+    /** The id of the edited message. */
+    messageId: string
+    /** Its new content. */
+    content: OutboundContent
+  }[] = []
+  /** Chats shown a typing indicator, in order. */
   readonly typings: string[] = []
-  readonly drafts: { chatId: string; content: OutboundContent }[] = []
+  /** Every draft shown, in order. */
+  readonly drafts: {
+    /** The chat shown the draft. */
+    chatId: string
+    /** The draft's content. */
+    content: OutboundContent
+  }[] = []
   /** Bytes served by download(), by media token. */
   readonly media = new Map<string, Buffer>()
+  /** Delay of every send, in ms. */
   latencyMs: number
+  /** Whether this replica holds the session (`session: 'leader'`); set it false to act as a follower. */
   leader = true
   #sink: InboundSink | undefined
   #faults: Fault[] = []

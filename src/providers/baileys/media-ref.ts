@@ -43,7 +43,10 @@ export interface BaileysMediaToken {
 /** Options of the Baileys codec. */
 export interface BaileysMediaRefOptions {
   /** Which media that WhatsApp means to be seen once may still be journaled. @default { viewOnce: false } */
-  durableMedia?: { viewOnce?: boolean }
+  durableMedia?: {
+    /** Journal view-once media too (a replay can then show it again). @default false */
+    viewOnce?: boolean
+  }
 }
 
 /** The WhatsApp media CDN, where `url` points. */

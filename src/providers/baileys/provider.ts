@@ -34,7 +34,10 @@ export interface BaileysProviderOptions {
   /** Builds the socket. @default the library's `makeWASocket` */
   socket?: BaileysSocketFactory
   /** Which media WhatsApp means to be seen once may still be journaled. @default { viewOnce: false } */
-  durableMedia?: { viewOnce?: boolean }
+  durableMedia?: {
+    /** Journal view-once media too (a replay can then show it again). @default false */
+    viewOnce?: boolean
+  }
   /** Send a read receipt once a message is journaled. @default true */
   readReceipts?: boolean
   /** How long a send refused with `rate-overlimit` waits. @default BAILEYS_LIMITS.rateLimitRetryAfterMs (30 s) */

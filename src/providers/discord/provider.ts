@@ -29,7 +29,16 @@ export interface DiscordProviderOptions {
   /** Gateway intents. @default DISCORD_INTENTS_DEFAULT (guild and direct messages, message content) */
   intents?: number
   /** Take button presses over HTTP instead (the application's interactions endpoint URL). */
-  interactions?: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/interactions' */ path?: string; publicKey: string }
+  interactions?: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/interactions' */
+    path?: string
+    /** The application's public key (hex, Ed25519): Discord signs each interaction with it. */
+    publicKey: string
+  }
   /** The REST API root (a proxy, a test double). @default 'https://discord.com/api' */
   apiRoot?: string
   /** The hosts (and their subdomains) a journaled attachment URL may be on. @default DISCORD_MEDIA_HOSTS */

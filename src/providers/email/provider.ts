@@ -18,12 +18,26 @@ import { sendEmail } from './send.js'
 
 /** A mail server's address and login. */
 export interface MailServerOptions {
+  /** The server's host name. */
   host: string
+  /** Its port: 465 or 587 for SMTP, 993 or 143 for IMAP. */
   port: number
   /** TLS from the start (465, 993); otherwise STARTTLS when the server offers it. */
   secure?: boolean
-  auth: { user: string; pass: string }
-  tls?: { rejectUnauthorized?: boolean; servername?: string }
+  /** The login. Never logged. */
+  auth: {
+    /** The user name. */
+    user: string
+    /** The password. */
+    pass: string
+  }
+  /** TLS settings beyond the defaults. */
+  tls?: {
+    /** Refuse a certificate the system's CAs do not vouch for. @default true */
+    rejectUnauthorized?: boolean
+    /** The name the certificate must carry. @default host */
+    servername?: string
+  }
 }
 
 /** Options of `EmailProvider`. */

@@ -26,7 +26,16 @@ export interface EvolutionProviderOptions {
   /** The instance's API key (sent as the `apikey` header). Never logged nor journaled. */
   apiKey: string
   /** The webhook server; set the same `jwtKey` as `headers.jwt_key` of the instance's webhook. */
-  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/evolution' */ path?: string; jwtKey: string }
+  webhook: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/evolution' */
+    path?: string
+    /** The webhook's `jwt_key`: Evolution signs each call's token with it. Never logged. */
+    jwtKey: string
+  }
   /** The longest an API call or a download may take. @default EVOLUTION_LIMITS.requestTimeoutMs (30 s) */
   requestTimeoutMs?: number
   /** Where webhook failures go (a journal that refused a message). @default console.error */

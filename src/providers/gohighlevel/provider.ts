@@ -27,7 +27,16 @@ export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
   /** The message type replies go out on, and inbound messages are taken from. @default 'SMS' */
   messageType?: string
   /** The webhook server; `publicKey` is HighLevel's published webhook key (PEM, Ed25519 or the legacy RSA). */
-  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/gohighlevel' */ path?: string; publicKey: string }
+  webhook: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/gohighlevel' */
+    path?: string
+    /** HighLevel's published webhook key (PEM, Ed25519 or the legacy RSA). */
+    publicKey: string
+  }
   /** The API root (a test double, a proxy). @default 'https://services.leadconnectorhq.com' */
   apiRoot?: string
   /** The longest an API call or a download may take. @default GOHIGHLEVEL_LIMITS.requestTimeoutMs (30 s) */

@@ -25,7 +25,16 @@ export interface GupshupProviderOptions extends GupshupMediaRefOptions {
   /** The app's WhatsApp number, digits with the country code (`917834811114`). */
   source: string
   /** The callback server; set the app's callback URL to `https://<host><path>?token=<secret>`. */
-  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/gupshup' */ path?: string; secret: string }
+  webhook: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/gupshup' */
+    path?: string
+    /** The secret in the callback URL's `token` parameter: a call without it gets 401. Never logged. */
+    secret: string
+  }
   /** The API root (a test double, a proxy). @default 'https://api.gupshup.io' */
   apiRoot?: string
   /** The longest an API call or a download may take. @default GUPSHUP_LIMITS.requestTimeoutMs (30 s) */

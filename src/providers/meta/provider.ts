@@ -35,7 +35,14 @@ export interface MetaCloudProviderOptions {
   /** The verify token you set in the app's webhook configuration. */
   verifyToken: string
   /** The webhook server. */
-  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/webhook' */ path?: string }
+  webhook: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/webhook' */
+    path?: string
+  }
   /** The Graph API root (a test double, a proxy). @default 'https://graph.facebook.com' */
   graphApiRoot?: string
   /** @default GRAPH_API_VERSION_DEFAULT ('v21.0') */

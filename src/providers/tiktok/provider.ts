@@ -25,7 +25,14 @@ export interface TikTokProviderOptions {
   /** The app's client secret, which signs webhooks (`TikTok-Signature`). */
   clientSecret: string
   /** The webhook server. */
-  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/tiktok' */ path?: string }
+  webhook: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/tiktok' */
+    path?: string
+  }
   /** The Business API root (a proxy, a test double). @default 'https://business-api.tiktok.com' */
   apiRoot?: string
   /** The hosts (and their subdomains) a journaled sticker URL may be on. @default TIKTOK_MEDIA_HOSTS */

@@ -38,10 +38,11 @@ export interface TwilioProviderOptions {
   messagingServiceSid?: string
   /** The webhook server for incoming messages. */
   webhook: {
+    /** The port it listens on. */
     port: number
-    /** @default '0.0.0.0' */
+    /** The address it listens on. @default '0.0.0.0' */
     host?: string
-    /** @default '/twilio' */
+    /** The path it answers on. @default '/twilio' */
     path?: string
     /** The public URL you configure in Twilio for this path (`https://bot.example.com/twilio`): Twilio signs it. */
     publicUrl: string

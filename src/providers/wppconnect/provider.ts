@@ -25,7 +25,16 @@ export interface WppconnectProviderOptions {
   /** The session's bearer token (from `generate-token`). Never logged nor journaled. */
   token: string
   /** The webhook server; give `start-session` the URL `https://<host><path>?token=<secret>`. */
-  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/wppconnect' */ path?: string; secret: string }
+  webhook: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/wppconnect' */
+    path?: string
+    /** The secret in the webhook URL's `token` parameter (16-256 of A-Z, a-z, 0-9, _ and -): a call without it gets 401. Never logged. */
+    secret: string
+  }
   /** The longest an API call may take. @default WPPCONNECT_LIMITS.requestTimeoutMs (30 s) */
   requestTimeoutMs?: number
   /** Where webhook failures go (a journal that refused a message). @default console.error */

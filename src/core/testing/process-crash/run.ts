@@ -21,13 +21,17 @@ export type KillMoment = 'handler' | 'send' | 'write'
 
 /** One process-crash run: a bot in a child process killed with SIGKILL at a drawn moment, then restarted on the same storage. */
 export interface ProcessCrashOptions {
+  /** A module the child imports, exporting `createBackend(arg)` and `createStore(arg)`. */
   backendModule: string
+  /** What the child passes to `createBackend` and `createStore` (JSON). */
   backendArg: unknown
   /** Opens the same storage in this process, to read the journal afterwards. */
   openBackend(): Promise<DurabilityBackend>
   /** A folder for the oracle file. */
   dir: string
+  /** Draws the workload and the kill: the same seed, the same run. */
   seed: number
+  /** `outbox.onAmbiguous` of the bot. */
   policy: 'skip' | 'resend'
   /** Where the kill lands; drawn from the seed when omitted. */
   killOn?: KillMoment
@@ -35,13 +39,19 @@ export interface ProcessCrashOptions {
 
 /** What a process-crash run found: the tally of messages and sends, and any broken promise of the contract in `problems`. */
 export interface ProcessCrashResult extends Tally {
+  /** The seed it ran with. */
   seed: number
+  /** The `outbox.onAmbiguous` it ran with. */
   policy: 'skip' | 'resend'
+  /** Where the kill landed. */
   killOn: KillMoment
   /** Which occurrence of the marker the kill followed; killed false when the run finished first. */
   nth: number
+  /** Whether the child was killed (false: it finished first). */
   killed: boolean
+  /** Whether no promise of the contract was broken. */
   ok: boolean
+  /** Each broken promise, in a sentence. */
   problems: string[]
 }
 

@@ -25,7 +25,14 @@ export interface MessagingProviderOptions {
   /** The verify token you set in the app's webhook configuration. */
   verifyToken: string
   /** The webhook server. */
-  webhook: { port: number; /** @default '0.0.0.0' */ host?: string; /** @default '/webhook' */ path?: string }
+  webhook: {
+    /** The port it listens on. */
+    port: number
+    /** The address it listens on. @default '0.0.0.0' */
+    host?: string
+    /** The path it answers on. @default '/webhook' */
+    path?: string
+  }
   /** The Graph API version. @default 'v21.0' */
   graphApiVersion?: string
   /** The longest a Send API call or a download may take. @default 30 s */

@@ -19,6 +19,7 @@ export interface AppendInput {
   channel?: string | null
   /** @default null */
   scope?: string | null
+  /** What kind of event it is, for the worker that runs it. */
   eventType: string
   /** @default null */
   payload?: Json
@@ -28,7 +29,9 @@ export interface AppendInput {
 
 /** What an append did: the record stored under the id, and whether this call stored it. */
 export interface AppendResult {
+  /** Whether this call stored it (false: the id was there already). */
   appended: boolean
+  /** The record stored under the id. */
   record: EventRecord
 }
 
@@ -36,8 +39,11 @@ export interface AppendResult {
 export interface EventListQuery {
   /** null: only records without a channel. */
   channel?: string | null
+  /** Records of this scope only (null: only records without one). */
   scope?: string | null
+  /** Records of this type only. */
   eventType?: string
+  /** Records in this state only. */
   state?: EventState
   /** Only records appended after this `seq` (the last `seq` of the previous page). */
   afterSeq?: number
@@ -65,7 +71,9 @@ export interface ClaimOptions {
 
 /** A claimed record: its id and the fencing token the claim got. */
 export interface ClaimRef {
+  /** The claimed record's id. */
   id: string
+  /** The fencing token the claim got: completing or failing the record needs it. */
   token: number
 }
 
@@ -79,9 +87,13 @@ export interface FailOptions {
 
 /** Which records a replay re-queues (done, failed or dead ones; others are left as they are). */
 export interface ReplayQuery {
+  /** These records only. */
   ids?: readonly string[]
+  /** Records of this channel only (null: only records without one). */
   channel?: string | null
+  /** Records of this scope only. */
   scope?: string | null
+  /** Records of this type only. */
   eventType?: string
   /** @default ['done', 'failed', 'dead'] */
   states?: readonly EventState[]
@@ -104,12 +116,53 @@ export interface EventPurgeQuery {
 /** A compare-and-set write of the storage: an event record, or a side entry (the outbox kept in the journal). */
 export type StorageOp =
   /** Insert (expectVersion 0) or replace a record in its lane. An insert of an id used in any lane fails. */
-  | { target: 'event'; op: 'put'; record: EventRecordInput; expectVersion: number }
-  | { target: 'event'; op: 'delete'; lane: EventLane; id: string; expectVersion: number }
-  | { target: 'side'; scope: string; op: KvOp }
+  | {
+      /** An event record. */
+      target: 'event'
+      /** A put. */
+      op: 'put'
+      /** The whole record. */
+      record: EventRecordInput
+      /** The version it must still have: 0 for an insert. */
+      expectVersion: number
+    }
+  /** Delete a record if its version is still expectVersion. */
+  | {
+      /** An event record. */
+      target: 'event'
+      /** A delete. */
+      op: 'delete'
+      /** The lane it is in. */
+      lane: EventLane
+      /** Its id. */
+      id: string
+      /** The version it must still have. */
+      expectVersion: number
+    }
+  /** A write of a side entry (the bot's instances, turns and sessions) in a scope. */
+  | {
+      /** A side entry. */
+      target: 'side'
+      /** The scope it is in. */
+      scope: string
+      /** The entry's own compare-and-set. */
+      op: KvOp
+    }
 
 /** The outcome of one storage op: the new version, or what won instead. */
-export type StorageResult = { ok: true; version: number } | { ok: false; current: EventRecord | KvEntry | undefined }
+export type StorageResult =
+  | {
+      /** The op was applied. */
+      ok: true
+      /** The new version. */
+      version: number
+    }
+  | {
+      /** The version did not match: nothing was written. */
+      ok: false
+      /** What is stored now (undefined if nothing). */
+      current: EventRecord | KvEntry | undefined
+    }
 
 /**
  * The storage verbs `eventsDurability` builds on: versioned compare-and-set of records and of side

@@ -15,11 +15,13 @@ export const REPLAYABLE_EVENT_STATES = ['done', 'failed', 'dead'] as const
 
 /** The lease of a claimed record: who may finish it, under which fencing token, until when. */
 export interface EventLease {
+  /** Who holds it (a worker's or a bot's instance id). */
   owner: string
   /** Larger on every claim of the record; a completion under an older token is refused. */
   token: number
   /** ms since the epoch, on the journal's clock. */
   expiresAt: number
+  /** When it was taken, in ms since the epoch. */
   acquiredAt: number
   /** Which run of the owner took it (the bot's restarted instance tells its earlier runs' leases apart). */
   incarnation?: string
@@ -27,9 +29,13 @@ export interface EventLease {
 
 /** What went wrong the last time, as journaled. */
 export interface EventError {
+  /** The error's message. */
   message: string
+  /** Its stable code, when it had one. */
   code?: string
+  /** Its class name. */
   name?: string
+  /** When it happened, in ms since the epoch. */
   at: number
 }
 
@@ -46,29 +52,41 @@ export interface EventRecord<P extends Json = Json> {
   channel: string | null
   /** A namespace inside a channel (the bot's durability scope for its records), or null. */
   scope: string | null
+  /** What kind of event it is. */
   eventType: string
+  /** What the event carries. */
   payload: P
+  /** Where it is in its life. */
   state: EventState
   /** Runs charged so far (a claim charges one). */
   attempts: number
   /** A pending or failed record is not claimed before this time (null: at once). */
   availableAt: number | null
+  /** The lease of the run in progress, if any. */
   lease: EventLease | null
   /** The last fencing token issued for the record. */
   fencingToken: number
+  /** What went wrong the last time, if anything. */
   lastError: EventError | null
+  /** When it was appended, in ms since the epoch. */
   createdAt: number
+  /** When it last changed, in ms since the epoch. */
   updatedAt: number
   /** 1 when appended, +1 on every change: the compare-and-set version. */
   version: number
 }
 
 /** A record as a storage write gives it: the journal assigns `version`, and `seq` on insert. */
-export type EventRecordInput = Omit<EventRecord, 'version' | 'seq'> & { seq?: number }
+export type EventRecordInput = Omit<EventRecord, 'version' | 'seq'> & {
+  /** Kept on an update; assigned by the journal on insert. */
+  seq?: number
+}
 
 /** A channel and scope: the records a claim, a due scan or a state list looks at together. */
 export interface EventLane {
+  /** The lane's channel, or null. */
   channel: string | null
+  /** The lane's scope, or null. */
   scope: string | null
 }
 

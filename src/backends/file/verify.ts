@@ -10,8 +10,11 @@ import { lockHolderOf } from '../crash-safe-file/lock-file.js'
 
 /** One file of a journal, as verified. */
 export interface FileReport {
+  /** Its path. */
   file: string
+  /** Whether it exists. */
   exists: boolean
+  /** Its size in bytes. */
   bytes: number
   /** Snapshot entries, or log records, that read back sound (up to the damage). */
   records: number
@@ -19,9 +22,23 @@ export interface FileReport {
    * The first damage; `line` 0 when the file as a whole is unusable (0 bytes, a directory). `code`
    * is the one open() refuses it with: `JOURNAL_CORRUPT` for the snapshot, `APPEND_LOG_CORRUPT` for the log.
    */
-  damage?: { line: number; offset: number; detail: string; code: DamageCode }
+  damage?: {
+    /** The damaged line, from 1 (0: the whole file). */
+    line: number
+    /** Its byte offset. */
+    offset: number
+    /** What is wrong with it. */
+    detail: string
+    /** The code open() refuses it with. */
+    code: DamageCode
+  }
   /** An incomplete last log line, which the next writable open cuts (not damage). */
-  tornTail?: { offset: number; bytes: number }
+  tornTail?: {
+    /** Where it starts, in bytes. */
+    offset: number
+    /** Its length in bytes. */
+    bytes: number
+  }
 }
 
 /** The error code open() refuses each file's damage with (JournalCorruptError, AppendLogCorruptError). */
@@ -33,7 +50,9 @@ export type DamageCode = (typeof DAMAGE_CODES)[keyof typeof DAMAGE_CODES]
 export interface VerifyReport {
   /** Whether `FileDurability.open` would accept the journal. */
   ok: boolean
+  /** The snapshot file. */
   snapshot: FileReport
+  /** The append log. */
   log: FileReport
   /** Log records beyond the snapshot, replayed on open. */
   logRecordsToReplay: number

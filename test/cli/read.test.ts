@@ -189,6 +189,11 @@ describe.concurrent('read commands on SQLite', () => {
     expect(instances).toMatchObject([{ instanceId: 'host-1/support/default', pid: 4242, live: true }])
     const table = await run('leases')
     expect(table.stdout).toMatch(/inbox\s+in-processing\s+chat-a\s+bot-1\s+7\s+\d+m \d+s/)
+    // The counts come from the heartbeat, which trails the bot: the table says so, with the beat's period.
+    const beats = await run('instances')
+    expect(beats.stdout).toMatch(
+      /^inbound, sends and dead are each bot's counters at its last beat \(one every 5s\): what it did since is not counted yet$/m,
+    )
   })
 })
 

@@ -4,6 +4,7 @@ import { table } from '../output.js'
 import type { InstanceView, LeaseView } from '../services/instances.js'
 import type { ScopeSummary } from '../services/scopes.js'
 import type { Stats } from '../services/stats.js'
+import { LIMITS } from '../../core/durability/limits.js'
 import { ago, duration, perSecond } from './format.js'
 import { failureRateFields } from './failure-rate.js'
 
@@ -124,8 +125,13 @@ export function instancesView(now: number) {
       instances,
       '(no live instances: no bot has beaten in this scope recently)',
     ),
+    // The counters travel in the heartbeat: a bot that just journaled messages still shows the last beat's.
+    ...(instances.length > 0 ? [{ text: BEAT_LAG_NOTE, tone: 'dim' as const }] : []),
   ]
 }
+
+/** Why a bot's counts may trail what it did: they are read from its heartbeat. */
+export const BEAT_LAG_NOTE = `inbound, sends and dead are each bot's counters at its last beat (one every ${duration(LIMITS.instanceBeatMs)}): what it did since is not counted yet`
 
 export function leasesView(leases: LeaseView[]): Block[] {
   return [

@@ -19,20 +19,20 @@ export async function runGeneration(
   chats: InboundEvent[][],
   acknowledged: Set<string>,
   settleTimeoutMs: number,
+  order: { seed: number; generation: number },
 ): Promise<'crashed' | 'stopped'> {
   const crashed = wrapped.whenCrashed().then(() => 'crashed' as const)
   const work = (async () => {
     await bot.start()
     // Let the sweeps take back what an earlier generation left (once its leases expire), before new messages arrive.
     await settle(bot, wrapped, settleTimeoutMs)
-    await Promise.all(
-      chats.map(async (messages) => {
-        for (const event of messages) {
-          await provider.receive(event)
-          acknowledged.add(event.id)
-        }
-      }),
-    )
+    for (const event of arrivalOrder(chats, order.seed, order.generation)) {
+      await provider.receive(event)
+      acknowledged.add(event.id)
+      // The next message arrives once this one's work settled (retries backed off included): what
+      // is in flight when a crash comes is then decided by the seed, not by which timer fired first.
+      await settle(bot, wrapped, settleTimeoutMs)
+    }
     await settle(bot, wrapped, settleTimeoutMs)
     await bot.stop()
     return 'stopped' as const
@@ -40,6 +40,21 @@ export async function runGeneration(
   // A crash may leave `work` rejected later on; the crash is the outcome then.
   work.catch(() => undefined)
   return Promise.race([crashed, work])
+}
+
+/**
+ * The order the channel delivers the messages in: the chats interleaved by the seed (each chat's
+ * messages in their order), one message at a time, so that a case's schedule follows its seed.
+ */
+export function arrivalOrder(chats: InboundEvent[][], seed: number, generation: number): InboundEvent[] {
+  const next = chats.map(() => 0)
+  const order: InboundEvent[] = []
+  for (let step = 0; ; step++) {
+    const open = chats.flatMap((messages, chat) => (next[chat]! < messages.length ? [chat] : []))
+    if (open.length === 0) return order
+    const chat = open[Math.floor(seededDraw(seed, `arrival ${generation} ${step}`) * open.length)]!
+    order.push(chats[chat]![next[chat]!++]!)
+  }
 }
 
 /** How often a generation looks at the journal again while it waits for it to settle. */

@@ -166,7 +166,9 @@ class CaseRun {
       bot.on('durability:ambiguous', ({ key }: { key: string }) => this.ambiguous.set(key, (this.ambiguous.get(key) ?? 0) + 1))
       this.step = `generation ${generation} (${step ? `armed ${step.when} ${step.point} #${step.nth ?? 1}` : 'runs to the end'})`
       const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, testCase.seed, generation)
-      const outcome = await this.#unlessCutOff(runGeneration(bot, provider, wrapped, messages, acknowledged, this.settleTimeoutMs))
+      const outcome = await this.#unlessCutOff(
+        runGeneration(bot, provider, wrapped, messages, acknowledged, this.settleTimeoutMs, { seed: testCase.seed, generation }),
+      )
       if (outcome === 'stopped') break
       if (generation === testCase.crashes.length - 1) this.crashedTarget = true
       this.step = `restarting after generation ${generation} crashed`

@@ -5,9 +5,13 @@ import type { DurabilityBackend } from '../../durability/backend.js'
 
 /** The result of one case. */
 export interface CaseResult {
+  /** The case's name. */
   name: string
+  /** Whether it passed. */
   ok: boolean
+  /** How long it took, in ms. */
   ms: number
+  /** Why it failed. */
   error?: string
 }
 

@@ -8,7 +8,9 @@ import { pick, seededRandom } from './random.js'
 
 /** Where one generation of the bot crashes: before or after a crash point's nth occurrence. */
 export interface CrashStep {
+  /** The journal write it crashes at. */
   point: CrashPoint
+  /** Before the write reaches the backend, or right after it did. */
   when: 'before' | 'after'
   /** Crash at this occurrence of the point. @default 1 */
   nth?: number
@@ -16,7 +18,9 @@ export interface CrashStep {
 
 /** One case of the crash matrix: a workload, an ambiguity policy, and where each generation of the bot crashes. */
 export interface CrashCase {
+  /** A name that says where it crashes. */
   name: string
+  /** The `outbox.onAmbiguous` the bot runs with. */
   policy: 'skip' | 'resend'
   /** One crash per generation of the bot; the generation after the last one runs to the end. */
   crashes: CrashStep[]

@@ -13,6 +13,7 @@ import { sendId, type ExpectedSend } from './workload.js'
 export interface Miss {
   /** "chat: text", for the report. */
   send: string
+  /** Its outbox key. */
   key: string
   /** Copies missing (0 or 1). */
   lost: number
@@ -22,16 +23,31 @@ export interface Miss {
   ambiguous: number
 }
 
+/** What a crash run delivered against what its workload expects, counted per send. */
 export interface Tally {
+  /** Sends the workload expects exactly once. */
   expected: number
+  /** Sends the provider received. */
   delivered: number
+  /** Expected sends that never arrived. */
   lost: number
+  /** Copies beyond the first of a send. */
   duplicated: number
+  /** Sends the workload does not expect at all. */
   unexpected: number
   /** Distinct keys found ambiguous. */
   ambiguous: number
   /** Which sends were lost, duplicated or unexpected ("chat: text"), and the ambiguous keys, each list sorted. */
-  details: { lost: string[]; duplicated: string[]; unexpected: string[]; ambiguous: string[] }
+  details: {
+    /** The lost sends. */
+    lost: string[]
+    /** The duplicated sends. */
+    duplicated: string[]
+    /** The unexpected sends. */
+    unexpected: string[]
+    /** The keys found ambiguous. */
+    ambiguous: string[]
+  }
   /** Every expected send that did not go out exactly once, in the workload's order. */
   misses: Miss[]
 }

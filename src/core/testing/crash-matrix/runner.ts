@@ -35,20 +35,27 @@ export interface CrashBackendFactory {
 
 /** What one crash-matrix case found: its tally, the crash points reached and any broken promise in `problems`. */
 export interface CrashCaseResult extends Tally {
+  /** The case's name. */
   name: string
+  /** The `outbox.onAmbiguous` it ran with. */
   policy: 'skip' | 'resend'
+  /** The seed of its workload and random crashes. */
   seed: number
   /** Whether the case's own crash happened (a random occurrence may not exist). */
   crashed: boolean
   /** Every crash point reached, for coverage, in CRASH_POINTS' order. */
   reached: CrashPoint[]
+  /** How many times the bot was started (one more than the crashes). */
   generations: number
+  /** Whether no promise of the contract was broken. */
   ok: boolean
+  /** Each broken promise, in a sentence. */
   problems: string[]
 }
 
 /** How a case runs: its time limits, and a signal that cuts it off (its data is still removed). */
 export interface CrashCaseOptions extends CrashCaseLimits {
+  /** Stops the case (interrupted); its data is still removed. */
   signal?: AbortSignal
   /** Every generation runs with its journal sealed under these keys. */
   encryption?: EncryptionOptions

@@ -31,9 +31,13 @@ export interface FileHandle {
 
 /** What `stat` tells. */
 export interface FileStat {
+  /** Whether it is a regular file. */
   isFile: boolean
+  /** Whether it is a directory. */
   isDirectory: boolean
+  /** Its size in bytes. */
   size: number
+  /** Its permission bits. */
   mode: number
   /** Last modification (ms since the epoch, sub-ms precision where the platform has it); absent if a wrapper drops it. */
   mtimeMs?: number

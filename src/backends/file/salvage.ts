@@ -19,10 +19,26 @@ export interface SalvageReport {
   entries: number
   /** Entries read from the snapshot, and log records replayed on top. */
   fromSnapshot: number
+  /** Log records replayed on top of the snapshot. */
   fromLog: number
   /** Where reading stopped, per file (absent: the file was read whole). */
-  snapshotDamage?: { line: number; offset: number; detail: string }
-  logDamage?: { line: number; offset: number; detail: string }
+  snapshotDamage?: {
+    /** The damaged line, from 1. */
+    line: number
+    /** Its byte offset. */
+    offset: number
+    /** What is wrong with it. */
+    detail: string
+  }
+  /** Where reading the log stopped, as `snapshotDamage`. */
+  logDamage?: {
+    /** The damaged line, from 1. */
+    line: number
+    /** Its byte offset. */
+    offset: number
+    /** What is wrong with it. */
+    detail: string
+  }
   /** Complete log lines from the damaged one on, lost. */
   logLinesLost: number
 }

@@ -29,7 +29,9 @@ export const STATE_KEY_INFIX = ':state:'
 export interface CollectionKeys {
   /** The hash of entries; also the base the other keys extend. */
   entries: string
+  /** The sorted set of the due index. */
   due: string
+  /** The set of states that have a state-time index. */
   states: string
   /** The state-time index of one state. */
   state(state: string): string
@@ -37,6 +39,7 @@ export interface CollectionKeys {
 
 /** Builds the keys of one prefix. */
 export class RedisKeys {
+  /** The prefix every key starts with. */
   readonly prefix: string
 
   constructor(prefix: string = DEFAULT_PREFIX) {

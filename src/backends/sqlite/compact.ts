@@ -11,6 +11,7 @@ import type { SQLiteTimeouts } from './limits.js'
 
 /** What a checkpoint did. */
 export interface SQLiteCheckpointReport {
+  /** The database file. */
   file: string
   /** Whether every frame was checkpointed and the WAL truncated (false: a reader held it past the busy timeout). */
   complete: boolean
@@ -18,7 +19,9 @@ export interface SQLiteCheckpointReport {
   walFrames: number
   /** Frames copied into the database file. */
   checkpointedFrames: number
+  /** The WAL's size before, in bytes. */
   walBytesBefore: number
+  /** The WAL's size after, in bytes. */
   walBytesAfter: number
 }
 

@@ -8,14 +8,19 @@
 export interface TracedMessage {
   /** The inbox record id (stable across redeliveries and replays). */
   inboundId: string
+  /** The chat it came from. */
   chatId: string
+  /** The provider that admitted it. */
   provider: string
 }
 
 /** One send, and the message whose handler made it (null for a send made outside a handler). */
 export interface TracedSend {
+  /** The send's outbox key. */
   key: string
+  /** The chat it goes to. */
   chatId: string
+  /** The inbox record whose handler made it, or null. */
   inboundId: string | null
 }
 

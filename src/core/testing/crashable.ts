@@ -13,7 +13,9 @@ import { BotmeshError, ERROR_CODES } from '../errors.js'
 
 /** Where the crash happened. */
 export interface CrashSite {
+  /** The crash point. */
   point: CrashPoint
+  /** Before the write, or right after it. */
   when: 'before' | 'after'
   /** Which write of that name it was, counted from the arming (the `nth` asked for; 0 for crashNow). */
   occurrence: number
@@ -32,12 +34,16 @@ const never = <T>(): Promise<T> => new Promise<T>(() => {})
 
 /** What a crashed bot's idle() rejects with: the bot is gone, and where it died. */
 export class BackendCrashedError extends BotmeshError {
-  constructor(readonly site: CrashSite) {
+  /** Where the crash happened. */
+  readonly site: CrashSite
+
+  constructor(site: CrashSite) {
     super(
       ERROR_CODES.BACKEND_CRASHED,
       `the bot's backend crashed (crashable: ${site.when} '${site.point}' #${site.occurrence}): this bot is gone; ` +
         'start a new bot on the unwrapped backend with the same instanceId',
     )
+    this.site = site
   }
 }
 
@@ -53,8 +59,11 @@ export class CrashableBackend implements DurabilityBackend {
   #crash: CrashSite | undefined
   #onCrash: (() => void)[] = []
   #halted: Promise<Error> | undefined
+  /** The backend it wraps. */
+  readonly inner: DurabilityBackend
 
-  constructor(readonly inner: DurabilityBackend) {
+  constructor(inner: DurabilityBackend) {
+    this.inner = inner
     this.kind = inner.kind
     this.shared = inner.shared
     this.scoped = inner.scoped

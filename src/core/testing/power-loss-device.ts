@@ -17,10 +17,15 @@ export interface Inode {
 
 /** What the cut did to one file. */
 export interface PowerLossFileOutcome {
+  /** The file. */
   path: string
+  /** What the cut left of it. */
   outcome: 'unchanged' | 'rewritten' | 'removed'
+  /** Writes the cut kept (they were synced, or the device happened to keep them). */
   writesKept: number
+  /** Writes the cut kept in part. */
   writesTorn: number
+  /** Writes the cut lost. */
   writesDropped: number
 }
 

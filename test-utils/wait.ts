@@ -61,3 +61,19 @@ function safeJson(value: unknown): string {
     return String(value)
   }
 }
+
+/** A hang detector for work that must settle: far above what settling takes on a loaded machine. */
+export const SETTLE_LIMIT_MS = 20_000
+
+/** `work`'s outcome, or a failure naming what did not settle within `limitMs`. */
+export async function settles<T>(what: string, work: Promise<T>, limitMs: number = SETTLE_LIMIT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs)
+  })
+  try {
+    return await Promise.race([work, hung])
+  } finally {
+    clearTimeout(timer)
+  }
+}

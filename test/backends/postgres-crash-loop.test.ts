@@ -15,26 +15,12 @@ import { MemoryStore } from '../../src/core/store.js'
 import { crashable, CrashableProvider, MockProvider } from '../../src/core/testing/index.js'
 import { dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
 import { recordId } from '../../test-utils/record-id.js'
+import { settles } from '../../test-utils/wait.js'
 
 const available = await postgresAvailable()
 
-/** A hang detector, far above what a start takes on a loaded machine. */
-const SETTLE_LIMIT_MS = 20_000
 const MAX_ATTEMPTS = 3
 const CHATS = ['c1', 'c2', 'c3']
-
-/** `work`'s outcome, or a failure naming what did not settle. */
-async function settles<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${SETTLE_LIMIT_MS} ms`)), SETTLE_LIMIT_MS)
-  })
-  try {
-    return await Promise.race([work, hung])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 /** Whether `outcome` is the crash error a crashed bot's idle() rejects with. */
 const crashCode = (outcome: unknown) => (outcome as { code?: unknown } | undefined)?.code === 'BACKEND_CRASHED'

@@ -13,24 +13,8 @@ import { TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { crashable, CrashableProvider, MockProvider, BackendCrashedError } from '../../src/core/testing/index.js'
 import { recordId } from '../../test-utils/record-id.js'
-import { never, waitFor } from '../../test-utils/wait.js'
+import { never, settles, waitFor } from '../../test-utils/wait.js'
 import { TapBackend } from './helpers.js'
-
-/** Far above what settling takes on a loaded machine, far below the hang it replaces. */
-const SETTLE_LIMIT_MS = 20_000
-
-/** `work`'s outcome, or a failure naming what did not settle. */
-async function settles<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${SETTLE_LIMIT_MS} ms`)), SETTLE_LIMIT_MS)
-  })
-  try {
-    return await Promise.race([work, hung])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 const store = new MemoryStore()
 

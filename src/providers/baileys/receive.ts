@@ -8,6 +8,7 @@
 import type { BaileysEventMap, WAMessage } from 'baileys'
 import type { InboundEvent } from '../../core/provider.js'
 import type { BaileysSocket } from './client.js'
+import { WakeableSleep } from '../shared/wakeable-sleep.js'
 import { BAILEYS_LIMITS } from './limits.js'
 import { inboundOf, type NormalizeContent } from './messages.js'
 
@@ -25,7 +26,8 @@ export interface ReceiveDeps {
 export class InboundReceiver {
   #tail: Promise<void> = Promise.resolve()
   #stopped = false
-  #wake: (() => void) | undefined
+  /** The wait between handing a refused message over again; `stop` ends it. */
+  readonly #sleeping = new WakeableSleep()
 
   constructor(private readonly deps: ReceiveDeps) {}
 
@@ -42,7 +44,7 @@ export class InboundReceiver {
   /** Stops retrying refused messages; resolves once the message in hand is settled. */
   async stop(): Promise<void> {
     this.#stopped = true
-    this.#wake?.()
+    this.#sleeping.wake()
     await this.#tail
   }
 
@@ -54,24 +56,9 @@ export class InboundReceiver {
       } catch (error) {
         const final = (error as { retryable?: unknown }).retryable === false
         if (final || this.#stopped || attempt >= BAILEYS_LIMITS.admitAttemptsMax) throw error
-        await this.#sleep(BAILEYS_LIMITS.admitRetryBaseMs * 2 ** (attempt - 1))
+        await this.#sleeping.sleep(BAILEYS_LIMITS.admitRetryBaseMs * 2 ** (attempt - 1))
       }
     }
     if (this.deps.readReceipts) await this.deps.socket()?.readMessages([message.key])
-  }
-
-  /** Waits `ms`, or until `stop`. */
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms)
-      timer.unref()
-      this.#wake = done
-      const self = this
-      function done() {
-        clearTimeout(timer)
-        self.#wake = undefined
-        resolve()
-      }
-    })
   }
 }

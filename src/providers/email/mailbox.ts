@@ -7,6 +7,7 @@
 import type { ImapFlow, ImapFlowOptions } from 'imapflow'
 import type { InboundEvent } from '../../core/provider.js'
 import type { EmailDrivers } from './client.js'
+import { WakeableSleep } from '../shared/wakeable-sleep.js'
 import { EMAIL_LIMITS } from './limits.js'
 import { inboundOf } from './messages.js'
 
@@ -26,7 +27,8 @@ export class MailboxPoller {
   #stopped = false
   #loop: Promise<void> | undefined
   #client: ImapFlow | undefined
-  #wake: (() => void) | undefined
+  /** The wait between polls; new mail, a dropped connection or `stop` ends it. */
+  readonly #sleeping = new WakeableSleep()
 
   constructor(private readonly deps: MailboxDeps) {}
 
@@ -38,7 +40,7 @@ export class MailboxPoller {
   /** Ends the loop and logs out. Idempotent. */
   async stop(): Promise<void> {
     this.#stopped = true
-    this.#wake?.()
+    this.#sleeping.wake()
     await this.#loop
   }
 
@@ -66,9 +68,9 @@ export class MailboxPoller {
   async #connect(): Promise<ImapFlow> {
     const client = new this.deps.drivers.ImapFlow({ logger: false, ...this.deps.imap })
     // A dropped connection ends the wait; the next pass reconnects.
-    client.on('error', () => this.#wake?.())
-    client.on('close', () => this.#wake?.())
-    client.on('exists', () => this.#wake?.())
+    client.on('error', () => this.#sleeping.wake())
+    client.on('close', () => this.#sleeping.wake())
+    client.on('exists', () => this.#sleeping.wake())
     await client.connect()
     await client.mailboxOpen(this.deps.mailbox)
     return client
@@ -94,16 +96,6 @@ export class MailboxPoller {
   /** Waits for new mail, a dropped connection, `stop`, or `ms`. */
   #idle(client: ImapFlow | undefined, ms: number): Promise<void> {
     if (this.#stopped || (client && !client.usable)) return Promise.resolve()
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms)
-      timer.unref()
-      this.#wake = done
-      const self = this
-      function done() {
-        clearTimeout(timer)
-        self.#wake = undefined
-        resolve()
-      }
-    })
+    return this.#sleeping.sleep(ms)
   }
 }

@@ -37,6 +37,8 @@ export const DASHBOARD_LIMITS = {
   filterLengthMax: 200,
   /** Characters of the reason a confirmation takes. */
   reasonLengthMax: 200,
+  /** Lines the message line wraps to at most (a question, an outcome, a failure); past it the middle is cut. */
+  messageLinesMax: 4,
   /** How long a notice (an action's outcome) stays on the message line. */
   noticeMs: 15_000,
   /** The countdowns (lease expiry, ages) move this often between refreshes. */

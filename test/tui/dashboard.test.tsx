@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { openBackend } from '../../src/backends/gateway/open.js'
 import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { OTHER_SCOPE, SCOPE, SEEDED } from '../fixtures/tui/seed.js'
-import { KEYS, linesOf, mountDashboard, panelRows, readRecord, seededSqlite, useTempDirs } from './helpers.js'
+import { joined, KEYS, linesOf, mountDashboard, panelRows, readRecord, seededSqlite, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
 
@@ -131,8 +131,12 @@ describe('keys', () => {
     await dashboard.until((f) => f.includes('in-dead-1'), 'the first refresh')
     dashboard.press('e')
     let frame = await dashboard.until((f) => f.includes('▶ Dead letters by error  5 in 5 group(s)'), 'the groups')
-    expect(frame).toMatch(/^ +1 {2}RATE_LIMITED +[\dhms ]+ ago +rate limited · botmesh retry --all-dead/m)
-    expect(frame).toMatch(/^ +1 {2}CRM_REFUSED +[\dhms ]+ ago +the CRM refused the lead · botmesh repl/m)
+    // At 80 columns a group's command goes on a line of its own under it, whole, ready to copy.
+    expect(frame).toMatch(/^ +1 {2}RATE_LIMITED +[\dhms ]+ ago +rate limited\n {8}· botmesh retry --all-dead --error-code RATE_LIMITED$/m)
+    expect(frame).toMatch(
+      /^ +1 {2}CRM_REFUSED +[\dhms ]+ ago +the CRM refused the lead\n {8}· botmesh replay --all-dead --error-code CRM_REFUSED$/m,
+    )
+    expect(linesOf(frame).every((line) => line.length <= 80)).toBe(true)
     dashboard.press('w')
     frame = await dashboard.until((f) => f.includes('▶ Retry queue  4 waiting'), 'the retry queue')
     const rows = frame.split('\n').filter((line) => /^(in|overdue) /.test(line))
@@ -260,10 +264,16 @@ describe('actions, through the same services as the CLI', () => {
     const dashboard = mountDashboard(url)
     await dashboard.until((f) => f.includes('in-dead-1'), 'the first refresh')
     dashboard.press('r')
-    await dashboard.until(
-      (f) => f.includes('? Replay dead inbound record in-dead-1 (chat chat-a)? It runs again') && f.includes('… reason: █'),
-      'the question',
+    // At 80 columns the question wraps, whole, and the panels give up the line it takes.
+    const asked = await dashboard.until(
+      (f) => joined(f).includes('? Replay dead inbound record in-dead-1 (chat chat-a)? It runs again with a fresh budget. reason: █'),
+      'the whole question',
     )
+    expect(linesOf(asked).every((line) => line.length <= 80)).toBe(true)
+    expect(linesOf(asked).length).toBeLessThanOrEqual(23)
+    expect(linesOf(asked).at(-2)).toBe('type why (kept on each record)  enter confirm  esc cancel')
+    for (const title of ['1 Instances', '2 Active leases', '3 Inbox dead letters', '4 Outbox dead letters', '5 Unknown sends'])
+      expect(asked).toContain(title)
     dashboard.press(KEYS.escape)
     await dashboard.until((f) => f.includes('cancelled: nothing was changed'), 'cancelled')
     expect((await readRecord(url, 'inbox', 'in-dead-1'))?.state).toBe('dead')

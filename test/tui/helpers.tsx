@@ -130,6 +130,13 @@ export function linesOf(frame: string): string[] {
   return frame.split('\n')
 }
 
+/** A frame's lines joined by one space: what a wrapped line says, whole (wrapping breaks at a space). */
+export function joined(frame: string): string {
+  return linesOf(frame)
+    .map((line) => line.trimEnd())
+    .join(' ')
+}
+
 /** The rows of a panel in a frame: the lines after its title, up to the next title. */
 export function panelRows(frame: string, title: string): string[] {
   const lines = linesOf(frame)

@@ -12,7 +12,7 @@ import { showRecord } from '../../src/cli/services/show.js'
 import { CountsPanel, type CountsPanelProps } from '../../src/tui/views/CountsPanel.js'
 import { DeadLettersPanel } from '../../src/tui/views/DeadLettersPanel.js'
 import { DetailView } from '../../src/tui/views/DetailView.js'
-import { HelpBar } from '../../src/tui/views/HelpBar.js'
+import { HelpBar, keysFor } from '../../src/tui/views/HelpBar.js'
 import { HelpScreen } from '../../src/tui/views/HelpScreen.js'
 import { InstancesPanel } from '../../src/tui/views/InstancesPanel.js'
 import { LeasesPanel } from '../../src/tui/views/LeasesPanel.js'
@@ -26,7 +26,7 @@ import type { RateSample } from '../../src/tui/state/rates.js'
 import { takeSnapshot, type Snapshot } from '../../src/tui/io/snapshot.js'
 import { themeFor } from '../../src/tui/views/theme.js'
 import { OTHER_SCOPE, SCOPE, SEEDED } from '../fixtures/tui/seed.js'
-import { linesOf, seededSqlite, useTempDirs } from './helpers.js'
+import { joined, linesOf, seededSqlite, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()
 const theme = themeFor({})
@@ -417,6 +417,44 @@ describe('components', () => {
     expect(frameOf(<MessageLine {...base} overlay={{ type: 'none' }} filter="crm" />)).toBe('filter "crm" on every list (esc clears)')
   })
 
+  it('MessageLine at 80 columns wraps a question, an outcome and a failure whole; a reason too long keeps its end', () => {
+    const base = { failure: undefined, notice: undefined, filter: '', lastRefreshAt: undefined, clock: 10_000, width: 80, theme } as const
+    const question = 'Retry ALL 1,234 sends of outcome unknown? They may have gone out already: a chat may get one twice.'
+    const request = {
+      verb: 'retry' as const,
+      kind: 'outbox' as const,
+      panel: 'unknown' as const,
+      target: { state: 'unknown' as const },
+      count: 1_234,
+      question,
+    }
+    const asked = frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request, reason: 'provider confirmed' }} />)
+    expect(linesOf(asked).length).toBe(2)
+    expect(fits(asked, 80)).toBe(true)
+    expect(joined(asked)).toBe(`? ${question} reason: provider confirmed█`)
+    const outcome =
+      'replayed 3 of 3: in-dead-1, in-dead-2, in-dead-3; no instance is beating in this scope, so nothing picks them up until a bot starts'
+    const done = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} notice={{ tone: 'ok', text: outcome, at: 0 }} />)
+    expect(fits(done, 80)).toBe(true)
+    expect(joined(done)).toBe(`✔ ${outcome}`)
+    const failure = {
+      message: 'getaddrinfo ENOTFOUND db.internal.example.com (while reading the inbox counts of scope acme/prod)',
+      at: 9_000,
+      since: 5_000,
+      count: 2,
+      retryAt: 14_000,
+    }
+    const failed = frameOf(<MessageLine {...base} overlay={{ type: 'none' }} failure={failure} />)
+    expect(fits(failed, 80)).toBe(true)
+    expect(joined(failed)).toContain(failure.message)
+    // A reason typed past the lines the message may take: the question's start and the typing point stay.
+    const long = frameOf(<MessageLine {...base} overlay={{ type: 'confirm', request, reason: 'x'.repeat(190) + ' the end' }} />)
+    expect(linesOf(long)).toHaveLength(DASHBOARD_LIMITS.messageLinesMax)
+    expect(fits(long, 80)).toBe(true)
+    expect(linesOf(long)[0]).toMatch(/^\? Retry ALL 1,234 sends/)
+    expect(linesOf(long).at(-1)).toMatch(/^….* the end█$/)
+  })
+
   it("DetailView: the show service's record with why it is not running, wrapped and scrolled", async () => {
     const [shown] = await showRecord(opened.backend.journal(SCOPE), 'in-dead-1', ['inbox'], snap.at)
     const content = recordDetail(shown!, snap.at)
@@ -471,7 +509,7 @@ describe('components', () => {
   })
 
   it('HelpScreen and HelpBar: every key, and the keys that act on the focused panel', () => {
-    const help = frameOf(<HelpScreen height={20} width={80} theme={theme} />)
+    const help = frameOf(<HelpScreen height={30} width={80} theme={theme} />)
     for (const text of [
       'move between panels',
       'replay the selected inbound record',
@@ -483,6 +521,7 @@ describe('components', () => {
     ])
       expect(help).toContain(text)
     expect(fits(help, 80)).toBe(true)
+    expect(joined(help)).toContain('Actions go through the same services as botmesh replay / retry / discard, and leave an audit entry.')
     const bar = (focus: Parameters<typeof HelpBar>[0]['focus'], overlay: Parameters<typeof HelpBar>[0]['overlay'] = 'none') =>
       frameOf(<HelpBar overlay={overlay} focus={focus} detailPanel={undefined} paused={false} width={80} theme={theme} />)
     expect(linesOf(bar('inboxDead'))[0]).toBe('r/R replay one/all  ⏎ open  / filter  p pause screen  s scope')
@@ -490,5 +529,11 @@ describe('components', () => {
     expect(linesOf(bar('leases'))[0]).toBe('⏎ open  / filter  p pause screen  s scope')
     expect(linesOf(bar('leases'))[1]).toBe('⇥ ←→ 1-5 panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit')
     expect(linesOf(bar('leases', 'confirm'))[0]).toBe('type why (kept on each record)  enter confirm  esc cancel')
+    // On a narrow terminal each line wraps between keys, none cut.
+    const narrow = frameOf(<HelpBar overlay="none" focus="outboxDead" detailPanel={undefined} paused={true} width={40} theme={theme} />)
+    expect(fits(narrow, 40)).toBe(true)
+    expect(linesOf(narrow).length).toBeGreaterThan(2)
+    expect(joined(narrow).replace(/ {2}/g, ' ')).toBe(keysFor('none', 'outboxDead', undefined, true).join(' ').replace(/ {2}/g, ' '))
+    expect(linesOf(narrow)).toContain('r/R retry  x/X discard one/all  ⏎ open')
   })
 })

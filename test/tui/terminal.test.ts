@@ -15,7 +15,7 @@ import type { TestProject } from 'vitest/node'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { waitFor } from '../../test-utils/wait.js'
 import { SCOPE } from '../fixtures/tui/seed.js'
-import { readRecord, seededSqlite, useTempDirs } from './helpers.js'
+import { joined, readRecord, seededSqlite, useTempDirs } from './helpers.js'
 
 const run = promisify(execFile)
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -138,7 +138,8 @@ describe('botmesh dashboard in tmux (the built binary)', () => {
     await until((t) => t.includes('? Replay dead inbound record in-dead-1 (chat chat-a)?'), 'the confirmation')
     // The confirmation takes a reason, kept on the record as --reason does; enter confirms.
     await type('CRM fixed')
-    await until((t) => t.includes('reason: CRM fixed█'), 'the reason typed')
+    // The question wraps rather than being cut; what is typed follows it.
+    await until((t) => joined(t).includes('It runs again with a fresh budget. reason: CRM fixed█'), 'the reason typed')
     await press('Enter')
     text = await until(
       (t) => t.includes('✔ replayed 1 of 1: in-dead-1') && !/^[›· ] in-dead-1 /m.test(t) && drawn(t, 30),

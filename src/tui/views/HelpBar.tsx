@@ -1,9 +1,9 @@
 /**
  * The help bar, two lines: what acts here (the focused panel's verbs, or the open overlay's keys),
- * then how to move. `?` shows every key.
+ * then how to move. `?` shows every key. A narrow terminal wraps each line between keys.
  */
 import { Box, Text } from 'ink'
-import { fit } from './format.js'
+import { wrapItems } from './format.js'
 import { PANELS, type PanelId } from '../state/panels.js'
 import type { DashboardState } from '../state/reduce.js'
 import type { Theme } from './theme.js'
@@ -18,18 +18,29 @@ export interface HelpBarProps {
   theme: Theme
 }
 
-export function HelpBar({ overlay, focus, detailPanel, paused, width, theme }: HelpBarProps) {
-  const [first, second] = keysFor(overlay, focus, detailPanel, paused)
+export function HelpBar(props: HelpBarProps) {
+  const { width, theme } = props
+  const [first, second] = helpLines(props)
   return (
-    <Box flexDirection="column" width={width} height={2}>
-      <Text wrap="truncate-end" color={theme.tone('accent')}>
-        {fit(first, width) || ' '}
-      </Text>
-      <Text wrap="truncate-end" color={theme.tone('muted')}>
-        {fit(second, width) || ' '}
-      </Text>
+    <Box flexDirection="column" width={width} height={first.length + second.length}>
+      {first.map((line, index) => (
+        <Text key={`a${index}`} wrap="truncate-end" color={theme.tone('accent')}>
+          {line || ' '}
+        </Text>
+      ))}
+      {second.map((line, index) => (
+        <Text key={`b${index}`} wrap="truncate-end" color={theme.tone('muted')}>
+          {line || ' '}
+        </Text>
+      ))}
     </Box>
   )
+}
+
+/** The help bar's two lines, each wrapped at the width between keys (two spaces apart). */
+export function helpLines({ overlay, focus, detailPanel, paused, width }: Omit<HelpBarProps, 'theme'>): [string[], string[]] {
+  const [first, second] = keysFor(overlay, focus, detailPanel, paused)
+  return [wrapItems(first.split('  '), width), wrapItems(second.split('  '), width)]
 }
 
 const MOVE = `⇥ ←→ 1-${PANELS.length} panel  ↑↓ jk row  pgdn pgup page  ? all keys  q quit`

@@ -1,6 +1,6 @@
-/** Every key, and what the markers mean; it covers the panels until a key is pressed. */
+/** Every key, and what the markers mean, wrapped at the width; it covers the panels until a key is pressed. */
 import { Box, Text } from 'ink'
-import { fit } from './format.js'
+import { fit, wrap, wrapField } from './format.js'
 import { KEY_HELP } from '../io/keys.js'
 import type { Theme } from './theme.js'
 
@@ -18,7 +18,12 @@ const LEGEND = [
 
 export function HelpScreen({ height, width, theme }: HelpScreenProps) {
   const keyWidth = Math.max(...KEY_HELP.map(([keys]) => keys.length)) + 2
-  const lines = [...KEY_HELP.map(([keys, what]) => `${keys.padEnd(keyWidth)}${what}`), '', ...LEGEND]
+  // Wrapped, not cut: what a key does stays under its text, the legend's lines wrap whole.
+  const lines = [
+    ...KEY_HELP.flatMap(([keys, what]) => wrapField(`${keys.padEnd(keyWidth)}${what}`, width, keyWidth)),
+    '',
+    ...LEGEND.flatMap((line) => wrap(line, width)),
+  ]
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Text bold color={theme.tone('focus')}>
@@ -26,7 +31,7 @@ export function HelpScreen({ height, width, theme }: HelpScreenProps) {
       </Text>
       {lines.slice(0, Math.max(0, height - 1)).map((line, index) => (
         <Text key={index} wrap="truncate-end">
-          {fit(line, width)}
+          {line || ' '}
         </Text>
       ))}
     </Box>

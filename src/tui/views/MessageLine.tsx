@@ -1,9 +1,12 @@
 /**
  * The message line, by priority: the confirmation's question, the filter being typed, a running
  * action's progress, the refresh failure (with the next try), the last notice, the filter in use.
+ * It wraps rather than cuts (a question, a result or a command must be read whole, at 80 columns
+ * too), up to `messageLinesMax` lines.
  */
-import { Text } from 'ink'
-import { compact, clockTime, duration, fit } from './format.js'
+import { Box, Text } from 'ink'
+import { compact, clockTime, duration, wrap } from './format.js'
+import { DASHBOARD_LIMITS } from '../limits.js'
 import type { DashboardState } from '../state/reduce.js'
 import type { Theme, Tone } from './theme.js'
 
@@ -21,24 +24,38 @@ export interface MessageLineProps {
 }
 
 export function MessageLine(props: MessageLineProps) {
-  const { text, tone, bold } = messageOf(props)
+  const { tone, bold } = messageOf(props)
   return (
-    <Text wrap="truncate-end" color={tone ? props.theme.tone(tone) : undefined} bold={bold}>
-      {/* An empty Text takes no line in Ink: a space keeps the layout still. */}
-      {fit(text, props.width) || ' '}
-    </Text>
+    <Box flexDirection="column" width={props.width}>
+      {messageLines(props).map((line, index) => (
+        <Text key={index} wrap="truncate-end" color={tone ? props.theme.tone(tone) : undefined} bold={bold}>
+          {/* An empty Text takes no line in Ink: a space keeps the layout still. */}
+          {line || ' '}
+        </Text>
+      ))}
+    </Box>
   )
 }
 
-function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock, width }: MessageLineProps): {
+/**
+ * The message's lines at the width (at least one). Past `messageLinesMax` the middle gives way:
+ * the start (the question, the failure) and the end (the reason being typed) stay on screen.
+ */
+export function messageLines(props: MessageLineProps): string[] {
+  const lines = wrap(messageOf(props).text, Math.max(1, props.width))
+  const max = DASHBOARD_LIMITS.messageLinesMax
+  if (lines.length <= max) return lines
+  const last = lines.at(-1)!
+  return [...lines.slice(0, max - 1), `…${last.slice(Math.max(0, last.length - (props.width - 1)))}`]
+}
+
+function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock }: MessageLineProps): {
   text: string
   tone?: Tone
   bold?: boolean
 } {
   if (overlay.type === 'confirm') {
-    // The question gives way to the reason being typed: the operator must see what they type.
-    const typed = ` reason: ${overlay.reason}█`
-    return { text: `${fit(`? ${overlay.request.question}`, Math.max(0, width - typed.length))}${typed}`, tone: 'warn', bold: true }
+    return { text: `? ${overlay.request.question} reason: ${overlay.reason}█`, tone: 'warn', bold: true }
   }
   if (overlay.type === 'filter') return { text: `filter: ${overlay.draft}█  (enter applies, esc cancels)`, tone: 'accent' }
   if (overlay.type === 'running') {
@@ -48,8 +65,7 @@ function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock, wid
   if (failure) {
     const retry = failure.retryAt > clock ? `retry in ${duration(failure.retryAt - clock)}` : 'retrying'
     const stale = lastRefreshAt === undefined ? 'nothing read yet' : `showing what was read at ${clockTime(lastRefreshAt)}`
-    // The retry first and short: a long error message is cut at the end of the line, the retry
-    // never is, and at 80 columns the cause must still fit.
+    // The retry first and short: a long error message wraps after it.
     return {
       text: `✖ refresh failed${failure.count > 1 ? ` ${failure.count}×` : ''}, ${retry}: ${failure.message} · ${stale}`,
       tone: 'error',

@@ -11,9 +11,9 @@ import type { Theme } from './theme.js'
 import type { TerminalSize } from '../io/use-terminal-size.js'
 import { CountsPanel } from './CountsPanel.js'
 import { DetailView } from './DetailView.js'
-import { HelpBar } from './HelpBar.js'
+import { HelpBar, helpLines, type HelpBarProps } from './HelpBar.js'
 import { HelpScreen } from './HelpScreen.js'
-import { MessageLine } from './MessageLine.js'
+import { MessageLine, messageLines, type MessageLineProps } from './MessageLine.js'
 import { Panels } from './Panels.js'
 import { ReportView } from './ReportView.js'
 import { ScopePicker } from './ScopePicker.js'
@@ -28,8 +28,28 @@ export interface ScreenProps {
 export function Screen({ state, size, theme }: ScreenProps) {
   const width = Math.max(20, size.columns)
   const rows = Math.max(8, size.rows)
-  const area = panelAreaLines(rows)
   const { snapshot, overlay } = state
+  const message: MessageLineProps = {
+    overlay,
+    failure: state.failure,
+    notice: state.notice,
+    filter: state.filter,
+    lastRefreshAt: state.lastRefreshAt,
+    clock: state.clock,
+    width,
+    theme,
+  }
+  const help: HelpBarProps = {
+    overlay: overlay.type,
+    focus: state.focus,
+    detailPanel: overlay.type === 'detail' ? overlay.target.panel : undefined,
+    paused: state.paused,
+    width,
+    theme,
+  }
+  // The message and the help wrap at a narrow width; the panels give up the lines they take.
+  const chrome = 1 + messageLines(message).length + helpLines(help).flat().length
+  const area = panelAreaLines(rows, chrome)
   return (
     <Box flexDirection="column" width={width} height={rows - 1} overflow="hidden">
       <StatusLine
@@ -42,16 +62,7 @@ export function Screen({ state, size, theme }: ScreenProps) {
         width={width}
         theme={theme}
       />
-      <MessageLine
-        overlay={overlay}
-        failure={state.failure}
-        notice={state.notice}
-        filter={state.filter}
-        lastRefreshAt={state.lastRefreshAt}
-        clock={state.clock}
-        width={width}
-        theme={theme}
-      />
+      <MessageLine {...message} />
       <CountsPanel
         counts={snapshot?.counts}
         oldestPendingMs={snapshot?.oldestPendingMs}
@@ -80,14 +91,7 @@ export function Screen({ state, size, theme }: ScreenProps) {
           <Panels state={state} height={area} width={width} theme={theme} />
         )}
       </Box>
-      <HelpBar
-        overlay={overlay.type}
-        focus={state.focus}
-        detailPanel={overlay.type === 'detail' ? overlay.target.panel : undefined}
-        paused={state.paused}
-        width={width}
-        theme={theme}
-      />
+      <HelpBar {...help} />
     </Box>
   )
 }

@@ -136,3 +136,17 @@ export function wrapField(line: string, width: number, indent = 12): string[] {
   const [first = '', ...rest] = wrap(line.slice(indent), width - indent)
   return [line.slice(0, indent) + first, ...rest.map((part) => ' '.repeat(indent) + part)]
 }
+
+/** Packs items (keys and what they do) into lines of at most `width`, two spaces apart; at least one line. */
+export function wrapItems(items: readonly string[], width: number, separator = '  '): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const item of items) {
+    if (!line) line = item
+    else if (line.length + separator.length + item.length <= width) line += separator + item
+    else (lines.push(line), (line = item))
+  }
+  lines.push(line)
+  // An item wider than the terminal wraps at its spaces.
+  return lines.flatMap((part) => (part.length > width ? wrap(part, width) : [part]))
+}

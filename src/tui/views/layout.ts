@@ -6,7 +6,7 @@
  */
 import { PANELS, type PanelId } from '../state/panels.js'
 
-/** Lines of everything but the counts and the panels: status, message, and the help bar's two. */
+/** Lines of everything but the counts and the panels at the least: status, message, and the help bar's two. */
 export const CHROME_LINES = 4
 
 /** The lines the counts take: two per journal with sparklines, one per journal on a short terminal. */
@@ -14,9 +14,12 @@ export function countsLines(rows: number): number {
   return rows >= 20 ? 4 : 2
 }
 
-/** Lines for the panels (and for an overlay that covers them) on a terminal of `rows`. */
-export function panelAreaLines(rows: number): number {
-  return Math.max(1, rows - 1 - CHROME_LINES - countsLines(rows))
+/**
+ * Lines for the panels (and for an overlay that covers them) on a terminal of `rows`, with `chrome`
+ * lines of status, message and help (more than the least when a message or the help wraps).
+ */
+export function panelAreaLines(rows: number, chrome = CHROME_LINES): number {
+  return Math.max(1, rows - 1 - chrome - countsLines(rows))
 }
 
 /**

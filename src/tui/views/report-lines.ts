@@ -5,11 +5,11 @@
  */
 import type { ErrorGroup } from '../../cli/services/error-groups.js'
 import type { RecordSummary } from '../../cli/services/records.js'
-import { duration } from './format.js'
+import { duration, wrap } from './format.js'
 import type { Snapshot } from '../io/snapshot.js'
 import type { ReportId } from '../state/model.js'
 
-/** A report: its title line and one line per row (the offset scrolls the rows). */
+/** A report: its title line and one line per row (the offset scrolls the rows; a row may wrap). */
 export interface Report {
   title: string
   header: string
@@ -21,6 +21,24 @@ export function reportOf(report: ReportId, snapshot: Snapshot | undefined, now: 
     return { title: report === 'errors' ? 'Dead letters by error' : 'Retry queue', header: '', rows: ['unknown: nothing read yet'] }
   return report === 'errors' ? errorsReport(snapshot, now) : retriesReport(snapshot, now)
 }
+
+/**
+ * A row as the lines it takes at `width`: whole when it fits, else what it is, then each part after
+ * a ` · ` (the command that retries a group, the last error) on lines of its own under it, wrapped
+ * rather than cut so the command can be copied whole.
+ */
+export function rowLines(row: string, width: number): string[] {
+  if (row.length <= width) return [row]
+  const [head = '', ...parts] = row.split(' · ')
+  const indent = width >= 40 ? ' '.repeat(ROW_INDENT) : ''
+  return [
+    ...(head.length <= width ? [head] : wrap(head, width)),
+    ...parts.flatMap((part) => wrap(`· ${part}`, width - indent.length).map((line) => indent + line)),
+  ]
+}
+
+/** Where a wrapped row's continuation starts: under the code column (errors) or the kind (retries). */
+const ROW_INDENT = 8
 
 function errorsReport(snapshot: Snapshot, now: number): Report {
   const { groups, scanned, scanLimited } = snapshot.errorGroups

@@ -18,7 +18,23 @@ module.exports = {
         'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the CLI or the dashboard.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: ['^src/(backends|providers|cli|tui|demo|prometheus|telemetry)/', '^src/index\\.ts$'] },
+      to: { path: ['^src/(backends|events|providers|cli|tui|demo|prometheus|telemetry)/', '^src/index\\.ts$'] },
+    },
+    {
+      name: 'events-library-imports-no-bot',
+      comment:
+        'src/events is the event-journal library an app uses without a bot: it shares the file machinery (src/backends/crash-safe-file) and leaf helpers of the core (errors, option checks, the key-value contract and state, backoff, background loops), never the engine, the runtime, a backend or a provider. src/backends/events adapts it to the bot.',
+      severity: 'error',
+      from: { path: '^src/events/' },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/events/',
+          '^src/backends/crash-safe-file/',
+          '^src/core/(errors|options)\\.ts$',
+          '^src/core/durability/(kv|backoff|loop|memory/kv-state)\\.ts$',
+        ],
+      },
     },
     {
       name: 'engine-imports-errors-and-provider-types-only',

@@ -9,7 +9,7 @@ const entries = [
   'src/backends/sqlite/index.ts',
   'src/backends/redis/index.ts',
   'src/backends/postgres/index.ts',
-  'src/backends/events/index.ts',
+  'src/events/index.ts',
   'src/backends/events/durability.ts',
   'src/providers/index.ts',
   'src/providers/baileys/index.ts',

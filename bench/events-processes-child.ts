@@ -1,5 +1,5 @@
 /** A process of bench/events-processes.ts: appends `count` events, or claims and completes records until none is left (prints how many). */
-import { SharedFileEventJournal } from '../src/backends/events/index.js'
+import { SharedFileEventJournal } from '../src/events/index.js'
 
 const args = JSON.parse(process.argv[2]!) as { path: string; appendLog: boolean; mode: 'append' | 'drain'; count?: number; name: string }
 const journal = await SharedFileEventJournal.open(args.path, { appendLog: args.appendLog ? { fsync: false } : false })

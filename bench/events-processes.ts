@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SharedFileEventJournal } from '../src/backends/events/index.js'
+import { SharedFileEventJournal } from '../src/events/index.js'
 
 const perProcess = Number(process.argv[2] ?? 300)
 const child = fileURLToPath(new URL('./events-processes-child.ts', import.meta.url))

@@ -9,7 +9,7 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FileEventJournal, SharedFileEventJournal, type AppendInput, type LeasedEventJournal } from '../src/backends/events/index.js'
+import { FileEventJournal, SharedFileEventJournal, type AppendInput, type LeasedEventJournal } from '../src/events/index.js'
 
 const sizes = (process.argv[2] ?? '1000,10000').split(',').map(Number)
 

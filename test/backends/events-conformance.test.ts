@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FileEventJournal, SharedFileEventJournal, type LeasedEventJournal } from '../../src/backends/events/index.js'
+import { FileEventJournal, SharedFileEventJournal, type LeasedEventJournal } from '../../src/events/index.js'
 import { eventsDurability, type EventsDurability } from '../../src/backends/events/durability.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 

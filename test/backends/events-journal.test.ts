@@ -7,13 +7,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { afterAll, describe, it } from 'vitest'
-import {
-  EventWorker,
-  FileEventJournal,
-  SharedFileEventJournal,
-  type EventRecord,
-  type LeasedEventJournal,
-} from '../../src/backends/events/index.js'
+import { EventWorker, FileEventJournal, SharedFileEventJournal, type EventRecord, type LeasedEventJournal } from '../../src/events/index.js'
 import { DURABLE_CHANNEL, eventsDurability, INBOUND_EVENT_TYPES } from '../../src/backends/events/durability.js'
 import { Bot } from '../../src/core/bot.js'
 import { MemoryStore } from '../../src/core/store.js'

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FileEventJournal, SharedFileEventJournal, type LeasedEventJournal } from '../../src/backends/events/index.js'
+import { FileEventJournal, SharedFileEventJournal, type LeasedEventJournal } from '../../src/events/index.js'
 import { eventsDurability, type EventsDurability } from '../../src/backends/events/durability.js'
 import { nodeFileSystem, type FileHandle, type FileStat, type FileSystem, type OpenHow } from '../../src/backends/crash-safe-file/fs.js'
 import type { DurableKv } from '../../src/core/durability/kv.js'

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import { afterAll, describe } from 'vitest'
-import { SharedFileEventJournal } from '../../src/backends/events/index.js'
+import { SharedFileEventJournal } from '../../src/events/index.js'
 import { eventsDurability, type EventsDurability } from '../../src/backends/events/durability.js'
 import { PostgresDurability } from '../../src/backends/postgres/index.js'
 import { durableTables } from '../../src/backends/postgres/tables.js'

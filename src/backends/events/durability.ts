@@ -12,8 +12,8 @@ import { type DurabilityBackend, type Journal, type DurableKv, KvDurability, opt
 import { ConfigError, JournalClosedError } from '../../core/errors.js'
 import { SharedHandle } from '../common/shared-handle.js'
 import { EventsJournal } from './events-journal.js'
-import type { LeasedEventJournal } from './journal.js'
-import { DURABLE_CHANNEL } from './append-plan.js'
+import type { LeasedEventJournal } from '../../events/journal.js'
+import { DURABLE_CHANNEL } from '../../events/append-plan.js'
 
 /** Options of `eventsDurability`. */
 export interface EventsDurabilityOptions {
@@ -112,4 +112,4 @@ export class EventsDurability implements DurabilityBackend {
 }
 
 export { INBOUND_EVENT_TYPES, inboundEventId, toInboxRecord } from './inbox-mapping.js'
-export { DURABLE_CHANNEL } from './append-plan.js'
+export { DURABLE_CHANNEL } from '../../events/append-plan.js'

@@ -23,8 +23,8 @@ import {
   type IndexPosition,
 } from '../../core/spi.js'
 import { inboundEventId, inboundLane, toEventRecord, toInboxRecord } from './inbox-mapping.js'
-import type { LeasedEventJournal, StorageOp, StorageResult } from './journal.js'
-import type { EventRecord } from './record.js'
+import type { LeasedEventJournal, StorageOp, StorageResult } from '../../events/journal.js'
+import type { EventRecord } from '../../events/record.js'
 
 /** Writes that only extend a lease: a FileEventJournal keeps them until its next change is written. */
 const HEARTBEATS: ReadonlySet<WriteName> = new Set<WriteName>(['inbox.heartbeat', 'outbox.heartbeat'])

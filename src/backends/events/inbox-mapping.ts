@@ -6,8 +6,8 @@
  * both ways, so a record reads back as it was written.
  */
 import type { Json, AuditEntry, InboxRecord } from '../../core/spi.js'
-import { DURABLE_CHANNEL, DURABLE_ID_PREFIX } from './append-plan.js'
-import type { EventLane, EventRecord, EventRecordInput } from './record.js'
+import { DURABLE_CHANNEL, DURABLE_ID_PREFIX } from '../../events/append-plan.js'
+import type { EventLane, EventRecord, EventRecordInput } from '../../events/record.js'
 
 /** The event types of the bot's inbound records. */
 export const INBOUND_EVENT_TYPES = {

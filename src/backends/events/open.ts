@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { JournalLockedError } from '../../core/errors.js'
 import type { DurabilityBackend } from '../../core/spi.js'
 import { eventsDurability, type EventsDurability } from './durability.js'
-import { FileEventJournal } from './file-journal.js'
-import type { LeasedEventJournal } from './journal.js'
-import { SharedFileEventJournal } from './shared-journal.js'
+import { FileEventJournal } from '../../events/file-journal.js'
+import type { LeasedEventJournal } from '../../events/journal.js'
+import { SharedFileEventJournal } from '../../events/shared-journal.js'
 
 /** An events backend opened from a path, and how to let go of it. */
 export interface OpenedEventsBackend {

@@ -129,7 +129,7 @@ function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
   type Events = import('../events/durability.js').EventsDurability
   const dirs = new Map<DurabilityBackend, string>()
   const open = async (dir: string): Promise<Events> => {
-    const { FileEventJournal, SharedFileEventJournal } = await import('../events/index.js')
+    const { FileEventJournal, SharedFileEventJournal } = await import('../../events/index.js')
     const { eventsDurability } = await import('../events/durability.js')
     const path = join(dir, 'events.json')
     return eventsDurability({

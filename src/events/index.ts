@@ -47,4 +47,4 @@ export {
   JournalCorruptError,
   AppendLogCorruptError,
   JournalUnavailableError,
-} from '../../core/errors.js'
+} from '../core/errors.js'

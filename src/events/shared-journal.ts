@@ -4,9 +4,9 @@
  * file as it is now, so claims are exclusive and fencing tokens hold across processes.
  */
 import { dirname } from 'node:path'
-import { BotmeshError, JournalLockedError, JournalUnavailableError } from '../../core/errors.js'
-import { DIRECTORY_MODE } from '../crash-safe-file/fs.js'
-import { lockHolderOf } from '../crash-safe-file/lock-file.js'
+import { BotmeshError, JournalLockedError, JournalUnavailableError } from '../core/errors.js'
+import { DIRECTORY_MODE } from '../backends/crash-safe-file/fs.js'
+import { lockHolderOf } from '../backends/crash-safe-file/lock-file.js'
 import { CoreJournal } from './base-journal.js'
 import { resolveSharedOptions, type SharedFileEventJournalOptions } from './options.js'
 import { SharedCore } from './shared-core.js'

@@ -3,8 +3,8 @@
  * same atomic step as the change: a completion under a token that no longer holds the lease
  * changes nothing and is refused.
  */
-import { ConfigError, LeaseLostError } from '../../core/errors.js'
-import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
+import { ConfigError, LeaseLostError } from '../core/errors.js'
+import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { answeredStep, assertApplied, findEntry, type Plan } from './core.js'
 import { runsSpent, unfinishedRunsError } from './charged-runs.js'
 import { EVENTS_LIMITS } from './limits.js'

@@ -3,8 +3,9 @@
  * Each reads the state and says what to change, so the same code runs over a single-process
  * journal and a shared one (see core.ts).
  */
-import type { KvWriteResult, KvState } from '../../core/spi.js'
-import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
+import type { KvWriteResult } from '../core/durability/kv.js'
+import type { KvState } from '../core/durability/memory/kv-state.js'
+import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { answeredStep, findEntry, laneMatches, lanesIn, type Plan } from './core.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { EventListQuery, EventPurgeQuery, ReplayQuery } from './journal.js'

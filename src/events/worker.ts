@@ -6,8 +6,8 @@
  */
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
-import { BackgroundLoop } from '../../core/spi.js'
-import { ConfigError, LeaseLostError } from '../../core/errors.js'
+import { BackgroundLoop } from '../core/durability/loop.js'
+import { ConfigError, LeaseLostError } from '../core/errors.js'
 import { retryDelayMs, runsSpent } from './charged-runs.js'
 import type { LeasedEventJournal } from './journal.js'
 import { WORKER_DEFAULTS } from './limits.js'

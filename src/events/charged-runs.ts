@@ -5,7 +5,7 @@
  * bot's inbox keeps the same rule in src/core/durability/inbox.ts (`claimInbound`, `failInbound`),
  * and its backoff is that of src/core/durability/backoff.ts, without jitter.
  */
-import { backoffMs } from '../../core/spi.js'
+import { backoffMs } from '../core/durability/backoff.js'
 import type { EventError } from './record.js'
 
 /** Whether a record that has had `attempts` runs charged may not be run again. */

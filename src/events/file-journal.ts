@@ -6,10 +6,10 @@
  * INVARIANTS.md), in snapshot mode under its own format name.
  */
 import { dirname } from 'node:path'
-import type { KvState } from '../../core/spi.js'
-import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
-import { DurableState } from '../crash-safe-file/durable-state.js'
-import { DIRECTORY_MODE } from '../crash-safe-file/fs.js'
+import type { KvState } from '../core/durability/memory/kv-state.js'
+import { BotmeshError, JournalUnavailableError } from '../core/errors.js'
+import { DurableState } from '../backends/crash-safe-file/durable-state.js'
+import { DIRECTORY_MODE } from '../backends/crash-safe-file/fs.js'
 import { CoreJournal } from './base-journal.js'
 import type { JournalCore, Plan } from './core.js'
 import { withMutex } from './mutex-file.js'

@@ -3,8 +3,8 @@
  * and the append counter moved on. Kept apart from the verbs so the sidecar storage (storage.ts)
  * writes records exactly as the journal's own plans do.
  */
-import type { KvState } from '../../core/spi.js'
-import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
+import type { KvState } from '../core/durability/memory/kv-state.js'
+import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { dueOf, EVENTS_COLLECTION, laneKey, META, valueOf, type EventRecord } from './record.js'
 
 /** The op that stores `record` (its version aside) in its lane, if it is still at `expectVersion`. */

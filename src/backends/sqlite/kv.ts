@@ -10,10 +10,14 @@
  * - Operations take effect in the order they are called in this process: a read first commits the
  *   writes queued before it.
  * - Scopes are a column: `scope(id)` is a view on the same connection and queue.
+ * - `now()` is the host clock (common/host-clock.ts), anchored in the file: one clock for every
+ *   process sharing it, never stepped with the wall clock.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { commitCalls, type WriteCall } from './batch-commit.js'
+import { HOST_SOURCES, HostClock, type HostClockSources } from '../common/host-clock.js'
+import { sqliteAnchorStore } from './clock-anchor.js'
 import { decodeEntry, encodeOp } from './compare-and-set.js'
 import { checkpoint, type SQLiteCheckpointReport } from './compact.js'
 import { SQLiteConnection, type SQLiteConnectionOptions } from './connection.js'
@@ -24,7 +28,10 @@ import type { DurableStatements, EntryRow } from './statements.js'
 import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
 
 /** Options of a `SQLiteKv` that opens its own connection. */
-export type SQLiteKvOptions = SQLiteConnectionOptions
+export interface SQLiteKvOptions extends SQLiteConnectionOptions {
+  /** @internal The host clock's sources: a test's stepped wall clock. @default the host's */
+  clockSources?: HostClockSources
+}
 
 const OWNER = 'SQLiteDurability'
 
@@ -34,6 +41,9 @@ interface Shared {
   commits: WriteBatcher<WriteCall, KvWriteResult[]>
   /** The holder of the connection: the root view. */
   root: SQLiteKv
+  clockSources: HostClockSources
+  /** The clock of the current opening: anchored again after each start (the file may be a new one). */
+  clock: HostClock | undefined
 }
 
 /** A `DurableKv` over the `durable` table of a SQLite file. */
@@ -54,7 +64,8 @@ export class SQLiteKv implements DurableKv {
     } else {
       const connection = source instanceof SQLiteConnection ? source : new SQLiteConnection(source)
       const commits = new WriteBatcher<WriteCall, KvWriteResult[]>((calls) => this.#commit(calls), SQLITE_LIMITS.groupCommitOpsMax)
-      this.#shared = { connection, commits, root: this }
+      const clockSources = (!(source instanceof SQLiteConnection) && source.clockSources) || HOST_SOURCES
+      this.#shared = { connection, commits, root: this, clockSources, clock: undefined }
       this.#scope = ROOT_SCOPE
     }
     this.file = this.#shared.connection.file
@@ -62,7 +73,12 @@ export class SQLiteKv implements DurableKv {
 
   /** Opens the file (root view only; views share the root's connection). Idempotent. */
   async start(): Promise<void> {
-    if (this.#isRoot) await this.#shared.connection.acquire(this, OWNER, 'journal')
+    if (!this.#isRoot) return
+    await this.#shared.connection.acquire(this, OWNER, 'journal')
+    this.#shared.clock = new HostClock(
+      sqliteAnchorStore(() => this.#database()),
+      this.#shared.clockSources,
+    )
   }
 
   /** Commits what is queued, then lets go of the connection (root view only). Idempotent. */
@@ -72,9 +88,16 @@ export class SQLiteKv implements DurableKv {
     this.#shared.connection.release(this)
   }
 
-  /** This host's clock: every process sharing the file runs on the same host. */
+  /** The host clock: every process sharing the file runs on this host and reads the same one. */
   async now(): Promise<number> {
-    return Date.now()
+    this.#database() // NOT_STARTED before start() and after stop(), as every other call
+    const clock = this.#shared.clock!
+    try {
+      await clock.ready()
+    } catch (error) {
+      throw sqliteFailure(error, this.file, 'anchoring the host clock', 'journal')
+    }
+    return clock.now()
   }
 
   async get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {

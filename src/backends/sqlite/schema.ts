@@ -4,7 +4,7 @@
  * here and nowhere else.
  *
  * Ownership (a rule the code keeps, and a test checks): the store reads and writes only the
- * `store_*` tables, the durability only `durable` and `durable_counts`.
+ * `store_*` tables, the durability only `durable`, `durable_counts` and `botmesh_clock`.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
@@ -29,6 +29,8 @@ export const TABLES = {
   messageLog: 'store_message_log',
   /** The schema version botmesh wrote the file with. */
   schema: 'botmesh_schema',
+  /** The host clock's anchor of each boot (clock-anchor.ts), created on first use. */
+  clock: 'botmesh_clock',
 } as const
 
 /** Index names, for the query-plan checks of `verify` and the tests. */

@@ -23,7 +23,7 @@ module.exports = {
     {
       name: 'events-library-imports-no-bot',
       comment:
-        'src/events is the event-journal library an app uses without a bot: it shares the file machinery (src/backends/crash-safe-file) and leaf helpers of the core (errors, option checks, the key-value contract and state, backoff, background loops), never the engine, the runtime, a backend or a provider. src/backends/events adapts it to the bot.',
+        'src/events is the event-journal library an app uses without a bot: it shares the file machinery (src/backends/crash-safe-file) and leaf helpers of the core (errors, option checks, the key-value contract and state, backoff, background loops, the rule of charged runs), never the engine, the runtime, a backend or a provider. src/backends/events adapts it to the bot.',
       severity: 'error',
       from: { path: '^src/events/' },
       to: {
@@ -32,7 +32,7 @@ module.exports = {
           '^src/events/',
           '^src/backends/crash-safe-file/',
           '^src/core/(errors|options)\\.ts$',
-          '^src/core/durability/(kv|backoff|loop|memory/kv-state)\\.ts$',
+          '^src/core/durability/(kv|backoff|loop|charged-runs|memory/kv-state)\\.ts$',
         ],
       },
     },

@@ -6,7 +6,7 @@
 import { ConfigError, LeaseLostError } from '../core/errors.js'
 import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { answeredStep, assertApplied, findEntry, type Plan } from './core.js'
-import { runsSpent, unfinishedRunsError } from './charged-runs.js'
+import { claimRun, runsSpent, unfinishedRunsError } from '../core/durability/charged-runs.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { ClaimOptions, ClaimRef, FailOptions } from './journal.js'
 import { EVENTS_COLLECTION, laneKey, recordOf, type EventError, type EventRecord } from './record.js'
@@ -26,27 +26,18 @@ export function claimPlan(options: ClaimOptions, now: number): Plan<EventRecord[
       const record = recordOf(entry)
       if (record.state === 'processing' && record.lease && record.lease.expiresAt > now) continue
       if (options.maxAttempts !== undefined && runsSpent(record.attempts, options.maxAttempts)) {
-        const lastError = record.lastError ?? unfinishedRunsError(record.attempts, now)
+        const lastError = record.lastError ?? unfinishedRunsError(record.attempts, 'worker', now)
         ops.push(putRecordOp({ ...record, state: 'dead', lease: null, availableAt: null, lastError, updatedAt: now }, entry.version))
         continue
       }
-      const token = record.fencingToken + 1
-      const lease = {
+      const lease = (token: number) => ({
         owner: options.owner,
         token,
         expiresAt: now + options.leaseMs,
         acquiredAt: now,
         ...(options.incarnation ? { incarnation: options.incarnation } : {}),
-      }
-      const next = {
-        ...record,
-        state: 'processing' as const,
-        attempts: record.attempts + 1,
-        lease,
-        fencingToken: token,
-        availableAt: null,
-        updatedAt: now,
-      }
+      })
+      const next = { ...claimRun(record, lease), availableAt: null, updatedAt: now }
       ops.push(putRecordOp(next, entry.version))
       claimed.push({ ...next, version: entry.version + 1 })
     }

@@ -6,9 +6,10 @@
  */
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
+import { backoffMs } from '../core/durability/backoff.js'
+import { runsSpent } from '../core/durability/charged-runs.js'
 import { BackgroundLoop } from '../core/durability/loop.js'
 import { ConfigError, LeaseLostError } from '../core/errors.js'
-import { retryDelayMs, runsSpent } from './charged-runs.js'
 import type { LeasedEventJournal } from './journal.js'
 import { WORKER_DEFAULTS } from './limits.js'
 import type { EventRecord } from './record.js'
@@ -166,7 +167,8 @@ export class EventWorker {
         return
       }
       const dead = runsSpent(record.attempts, this.#options.maxAttempts)
-      const retryAt = (await this.#journal.now()) + retryDelayMs(this.#backoff, record.attempts)
+      // The engine's backoff curve (core/durability/backoff.ts), without jitter.
+      const retryAt = (await this.#journal.now()) + backoffMs({ ...this.#backoff, jitter: 0 }, record.attempts)
       await this.#journal.fail(claim, failure.error, dead ? { dead: true } : { retryAt })
       this.stats[dead ? 'dead' : 'failed']++
       this.#options.onError?.(failure.error, record)

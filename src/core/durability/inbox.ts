@@ -10,6 +10,7 @@
 import type { InboundEvent } from '../provider.js'
 import type { Versioned } from './backend.js'
 import { backoffMs } from './backoff.js'
+import { claimRun, runsSpent, unfinishedRunsError } from './charged-runs.js'
 import type { DurabilityEngine } from './engine.js'
 import { errorInfo } from './engine.js'
 import { HeldRecord, type HeldUpdate } from './held-record.js'
@@ -75,8 +76,8 @@ function inboxRecord(
 export async function claimInbound(engine: DurabilityEngine, found: Versioned<InboxRecord>): Promise<HeldRecord<'inbox'> | undefined> {
   const { record } = found
   const now = engine.now()
-  if (record.attempts >= engine.config.inbox.maxAttempts) {
-    const lastError = record.lastError ?? { message: `${record.attempts} runs did not complete (the process crashed or froze)`, at: now }
+  if (runsSpent(record.attempts, engine.config.inbox.maxAttempts)) {
+    const lastError = record.lastError ?? unfinishedRunsError(record.attempts, 'process', now)
     const dead: InboxRecord = { ...record, state: 'dead', lease: null, nextAttemptAt: null, lastError, updatedAt: now }
     const [result] = await engine.journal.write('inbox.dead', [{ kind: 'inbox', record: dead, expectVersion: found.version }])
     if (result!.ok) {
@@ -93,17 +94,12 @@ export async function claimInbound(engine: DurabilityEngine, found: Versioned<In
 }
 
 /**
- * The claim rule, for a record found by the sweeper and for another run of one held: one more run
- * charged, a new fencing token (a former holder's writes are refused from now on) and a lease under it.
+ * The claim (`claimRun`), for a record found by the sweeper and for another run of one held, under
+ * this instance's lease.
  */
 export function claimedRecord(engine: DurabilityEngine, record: InboxRecord, lastError?: ErrorInfo): InboxRecord {
-  const token = record.fencingToken + 1
   return {
-    ...record,
-    state: 'processing',
-    attempts: record.attempts + 1,
-    fencingToken: token,
-    lease: engine.lease('inbox', token),
+    ...claimRun(record, (token) => engine.lease('inbox', token)),
     nextAttemptAt: null,
     lastError: lastError ?? record.lastError,
     updatedAt: engine.now(),
@@ -157,7 +153,7 @@ const MARKED_AND_COMPLETE = ['outbox.markSent', 'inbox.complete'] as const
 export async function failInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, error: unknown): Promise<void> {
   const now = engine.now()
   const lastError = errorInfo(error, now)
-  const dead = held.record.attempts >= engine.config.inbox.maxAttempts
+  const dead = runsSpent(held.record.attempts, engine.config.inbox.maxAttempts)
   const ok = await held.update(dead ? 'inbox.dead' : 'inbox.fail', (record) => ({
     ...record,
     state: dead ? 'dead' : 'failed',

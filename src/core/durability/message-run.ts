@@ -7,6 +7,7 @@
  * overtake it. On that replay the sends already journaled are answered from the outbox.
  */
 import { backoffMs } from './backoff.js'
+import { runsSpent } from './charged-runs.js'
 import { errorInfo, type DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
 import { claimedRecord, completeInbound, failInbound } from './inbox.js'
@@ -81,7 +82,7 @@ async function settleHandled(
     unrecorded,
   )
   engine.events.error(error)
-  if (held.record.attempts < engine.config.inbox.maxAttempts) return { unrecorded: error }
+  if (!runsSpent(held.record.attempts, engine.config.inbox.maxAttempts)) return { unrecorded: error }
   // Its runs are used up: dead-lettered, like a message failing before its handlers.
   await settlingWrite(settlingRetry(engine.config, 'inbox'), () => failInbound(engine, held, error))
   return 'settled'

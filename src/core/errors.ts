@@ -276,6 +276,7 @@ export class BackendUrlError extends BotmeshError {
 
 /** A journal file a tool was asked to read does not exist, or is not a journal at all (a directory, 0 bytes, another format). */
 export class JournalMissingError extends BotmeshError {
+  /** The path that was asked for. */
   readonly file: string
   constructor(file: string, detail: string) {
     super(ERROR_CODES.JOURNAL_MISSING, `${file} ${detail}`)

@@ -16,6 +16,7 @@ import { DIRECTORY_MODE } from './fs.js'
 import { GroupCommit } from './group-commit.js'
 import { acquireLock, type HeldLock } from './lock-file.js'
 import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
+import type { FileJournalStats } from './journal-stats.js'
 import { loadJournal, type LoadedJournal } from './recovery.js'
 import { applyPlacedWrite, overlayOf, rollBack, type PendingWrite, type PlacedOp } from './pending-writes.js'
 import { encodeSnapshot, type SnapshotEncodingCache } from './snapshot-format.js'
@@ -23,18 +24,6 @@ import { UncommittedWrites } from './uncommitted-writes.js'
 
 /** Times a read is made again because commits it saw failed, before it gives up. */
 const READ_ATTEMPTS_MAX = 3
-
-/** Figures about an open journal. */
-export interface FileJournalStats {
-  entries: number
-  /** Records in the log, not yet folded into the snapshot. */
-  logRecords: number
-  logBytes: number
-  /** The last log sequence folded into the snapshot. */
-  logSeq: number
-  /** The error of the last background compaction, if it failed (the log keeps every record). */
-  compactionError: unknown
-}
 
 /** An open journal file: state, lock and commits. */
 export class DurableState {

@@ -42,7 +42,12 @@ export interface FileReport {
 }
 
 /** The error code open() refuses each file's damage with (JournalCorruptError, AppendLogCorruptError). */
-export const DAMAGE_CODES = { snapshot: ERROR_CODES.JOURNAL_CORRUPT, log: ERROR_CODES.APPEND_LOG_CORRUPT } as const
+export const DAMAGE_CODES = {
+  /** A damaged snapshot file: `JOURNAL_CORRUPT`. */
+  snapshot: ERROR_CODES.JOURNAL_CORRUPT,
+  /** A damaged append log: `APPEND_LOG_CORRUPT`. */
+  log: ERROR_CODES.APPEND_LOG_CORRUPT,
+} as const
 /** The code of a damaged journal file: the snapshot's or the log's. */
 export type DamageCode = (typeof DAMAGE_CODES)[keyof typeof DAMAGE_CODES]
 

@@ -33,6 +33,7 @@ export class PostgresStore implements Store {
   readonly sealable = true
   /** The connection (pool) shared with `durability()`. */
   readonly connection: PostgresConnection
+  /** The quoted names of the store's tables, built from `tablePrefix` (default `botmesh_`). */
   readonly tables: StoreTables
   readonly #tablePrefix: string
   #durability: PostgresDurability | undefined

@@ -42,14 +42,25 @@ export interface DurableTables {
   durable: string
   /** The durable table's bare (unquoted) name, for catalog lookups. */
   durableName: string
+  /** The index of entries with a due time, by (scope, collection, due, key): what the sweeper reads. */
   dueIndex: string
+  /** The index by (scope, collection, state, state_time, key): a state in time order, for pages, counts and purges. */
   stateIndex: string
   /** What versions before one-table counting created beside the table, dropped on start (schema.ts). */
   legacy: {
+    /** The old per-state count table (`{prefix}durable_counts`). */
     counts: string
+    /** The old trigger function that kept it (`{prefix}durable_count`). */
     countsFunction: string
     /** Bare trigger names (trigger names are local to their table). */
-    countTriggers: { insert: string; update: string; delete: string }
+    countTriggers: {
+      /** The old trigger counting inserted rows. */
+      insert: string
+      /** The old trigger moving a count when a row's state changes. */
+      update: string
+      /** The old trigger counting deleted rows. */
+      delete: string
+    }
   }
   /** The text whose hash names the advisory lock that serializes schema creation. */
   lockName: string
@@ -78,10 +89,15 @@ export function durableTables(prefix: string): DurableTables {
 export interface StoreTables {
   /** The table prefix they were built from. */
   prefix: string
+  /** Per-chat user data: one row per (scope, chat, key) (`{prefix}users`). */
   users: string
+  /** Flow checkpoints: one row per (scope, chat) (`{prefix}checkpoints`). */
   checkpoints: string
+  /** The message log: one row per message in or out of a chat (`{prefix}message_log`). */
   messageLog: string
+  /** The message log's index by (scope, chat, id), for a chat's history in order. */
   messageLogIndex: string
+  /** The text whose hash names the advisory lock that serializes the store's schema creation. */
   lockName: string
 }
 

@@ -71,8 +71,9 @@ export interface RedisConnectionOptions extends RedisTimeouts {
 
 /** A counted handle on one Redis connection. */
 export class RedisConnection {
-  /** Whether botmesh opened the client (and so closes it). */
+  /** How long opening a connection may take, in ms. @default REDIS_LIMITS.connectTimeoutMs (5000) */
   readonly connectTimeoutMs: number
+  /** How long one command may wait for its reply, in ms. @default REDIS_LIMITS.commandTimeoutMs (5000) */
   readonly commandTimeoutMs: number
   /** `host:port/db` (or the cluster's nodes), without credentials, for messages. */
   readonly target: string

@@ -11,7 +11,10 @@ import { DEFAULT_PREFIX } from './keys.js'
 import { REDIS_TLS_PARAMS } from './tls.js'
 
 /** Options for `new RedisDurability(…)` / `new RedisStore(…)` from a backend URL. */
-export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions & { prefix: string } {
+export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions & {
+  /** The key prefix, from the URL's `prefix` parameter. @default 'botmesh' */
+  prefix: string
+} {
   const match = /^(rediss?)(\+cluster)?:\/\/([^?#]*)(?:\?([^#]*))?$/.exec(backendUrl)
   if (!match)
     throw new ConfigError(`not a Redis backend URL: ${redactRedisUrl(backendUrl)} (expected redis://, rediss:// or redis+cluster://)`)

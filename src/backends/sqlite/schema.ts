@@ -24,8 +24,11 @@ export const TABLES = {
   durable: 'durable',
   /** Entries per (scope, collection, state), kept by triggers: counts on a million rows without a scan. */
   durableCounts: 'durable_counts',
+  /** The store's per-chat user data: one row per (scope, chat, key). */
   users: 'store_users',
+  /** The store's flow checkpoints: one row per (scope, chat). */
   checkpoints: 'store_checkpoints',
+  /** The store's message log: one row per message in or out of a chat. */
   messageLog: 'store_message_log',
   /** The schema version botmesh wrote the file with. */
   schema: 'botmesh_schema',

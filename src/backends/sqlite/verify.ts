@@ -11,6 +11,7 @@ import { SCHEMA_VERSION, TABLES, durableShapeProblems, schemaVersion, tableExist
 
 /** The outcome of a verification. */
 export interface SQLiteVerifyReport {
+  /** The database file that was verified. */
   file: string
   /** True when no problem was found. */
   ok: boolean

@@ -6,7 +6,9 @@ import { LIMITS } from './limits.js'
 
 /** A position in the state-time index. */
 export interface IndexPosition {
+  /** The entry's state time, in ms since the epoch (the index's first sort key). */
   stateTime: number
+  /** The entry's key (orders entries with the same state time). */
   key: string
 }
 

@@ -11,7 +11,9 @@ import type { AuditEntry, InboxRecord, OutboxRecord } from './records.js'
 
 /** Who asks, and why (kept on the record). */
 export interface OperatorChange {
+  /** Who makes the change. @default the OS user and host, `user@host` (`pid N@host` when the user cannot be read) */
   by?: string
+  /** Why, as the operator typed it. @default none (the audit entry has no reason) */
   reason?: string
   /** When (ms); defaults to now. */
   at?: number

@@ -99,7 +99,14 @@ export class KvState {
   }
 
   /** Every entry, scope by scope (for snapshots and export). */
-  *entries(): Generator<{ scope: string; collection: string; entry: KvEntry }> {
+  *entries(): Generator<{
+    /** The scope the entry is in. */
+    scope: string
+    /** The collection the entry is in. */
+    collection: string
+    /** The entry (the stored object itself: do not change it). */
+    entry: KvEntry
+  }> {
     for (const [scope, collections] of this.#scopes) {
       for (const [collection, { entries }] of collections) {
         for (const entry of entries.values()) yield { scope, collection, entry }

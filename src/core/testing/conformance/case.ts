@@ -6,6 +6,7 @@ import type { DurabilityBackend, Journal } from '../../durability/backend.js'
 
 /** What a case gets: a started backend of its own, and fresh scopes on it. */
 export interface ConformanceContext {
+  /** The case's own backend, started before the case runs. */
   backend: DurabilityBackend
   /** A journal under a scope no other case uses. */
   journal(): Journal
@@ -15,6 +16,7 @@ export interface ConformanceContext {
 
 /** One named case of the conformance suite. */
 export interface ConformanceCase {
+  /** What the case checks, as the test runner shows it. */
   name: string
   /** Runs the case; throws on a broken promise of the contract. */
   run(context: ConformanceContext): Promise<void>

@@ -18,26 +18,38 @@ export type BaileysMediaKind = (typeof BAILEYS_MEDIA_KINDS)[number]
 
 /** A WhatsApp message key. */
 export interface BaileysMessageKey {
+  /** The chat's JID: the contact (`…@s.whatsapp.net`, `…@lid`) or the group (`…@g.us`). */
   remoteJid: string
+  /** Whether this account sent the message. */
   fromMe: boolean
+  /** The message's id, as WhatsApp assigned it. */
   id: string
+  /** In a group, the JID of the member who sent the message. */
   participant?: string
 }
 
 /** The media content a download needs. */
 export interface BaileysMediaContent {
+  /** The encrypted file's URL on the WhatsApp CDN (`whatsapp.net`); absent when only `directPath` is known. */
   url?: string
+  /** The encrypted file's path on the WhatsApp CDN, from which Baileys builds a URL. */
   directPath: string
+  /** The 32-byte key the file is encrypted with. */
   mediaKey: Buffer
+  /** SHA-256 of the decrypted file. */
   fileSha256: Buffer
+  /** SHA-256 of the encrypted file, as served by the CDN. */
   fileEncSha256: Buffer
+  /** The file's MIME type, as the sender reported it. */
   mimetype?: string
 }
 
 /** The token a stored reference rebuilds: a minimal WhatsApp message that Baileys' download takes. */
 export interface BaileysMediaToken {
+  /** The key of the message that carried the media. */
   key: BaileysMessageKey
-  message: { [kind in BaileysMediaKind]?: BaileysMediaContent }
+  /** The media content under its kind (one of `BAILEYS_MEDIA_KINDS`), as in a WhatsApp message. */
+  message: Partial<Record<BaileysMediaKind, BaileysMediaContent>>
 }
 
 /** Options of the Baileys codec. */

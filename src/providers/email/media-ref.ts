@@ -12,11 +12,15 @@ import { integerField, objectProblem, prop, stringField } from '../shared/shape.
 
 /** The token a stored reference rebuilds. */
 export interface EmailMediaToken {
+  /** The message's `Message-ID` header, angle brackets included. */
   messageId: string
+  /** The attachment's position among the message's attachments, from 0. */
   index: number
   /** SHA-256 of the attachment's bytes, lowercase hex. */
   digest: string
+  /** The message's IMAP UID in the mailbox, when known (always with `uidValidity`). */
   uid?: number
+  /** The mailbox's IMAP UIDVALIDITY when `uid` was read; a UID counts only while it still matches. */
   uidValidity?: number
 }
 

@@ -10,14 +10,19 @@ import { MESSAGE_KEY, messageKeyOf } from '../shared/whatsapp.js'
 
 /** A WhatsApp message key, as Evolution reports it. */
 export interface EvolutionMessageKey {
+  /** The chat's JID: the contact (`…@s.whatsapp.net`) or the group (`…@g.us`). */
   remoteJid: string
+  /** Whether the instance's own number sent the message. */
   fromMe: boolean
+  /** The message's id, as WhatsApp assigned it. */
   id: string
+  /** In a group, the JID of the member who sent the message. */
   participant?: string
 }
 
 /** The token a stored reference rebuilds (a live webhook's `data` has more fields). */
 export interface EvolutionMediaToken {
+  /** The key of the message that carried the media; Evolution looks the media up by it. */
   key: EvolutionMessageKey
 }
 

@@ -9,38 +9,82 @@ import type { EvolutionMessageKey } from './media-ref.js'
 
 /** A webhook POST body (the names Evolution API sends; only what the transport reads). */
 export interface EvolutionWebhook {
+  /** The event's name: `messages.upsert` (`MESSAGES_UPSERT` from a global webhook) for a new message. */
   event?: string
+  /** The name of the Evolution instance (the WhatsApp number) the event is from. */
   instance?: string
+  /** The event's data: the message, for `messages.upsert`. */
   data?: EvolutionMessage
 }
 
 /** A WhatsApp message as Evolution API reports it. */
 export interface EvolutionMessage {
+  /** The message's key: chat, sender and id. */
   key: EvolutionMessageKey
+  /** The sender's display name in WhatsApp. */
   pushName?: string
+  /** The content's kind, named as its field in `message` (`conversation`, `imageMessage`, …). */
   messageType?: string
+  /** When the message was sent: Unix time in seconds (a number, or a string of one). */
   messageTimestamp?: number | string
-  message?: EvolutionContent & { base64?: string; documentWithCaptionMessage?: { message?: EvolutionContent } }
+  /** The message's content. */
+  message?: EvolutionContent & {
+    /** The media itself, base64, when the webhook is set to carry media inline. */
+    base64?: string
+    /** A document sent with a caption: the content is inside. */
+    documentWithCaptionMessage?: {
+      /** The document's content. */
+      message?: EvolutionContent
+    }
+  }
 }
 
 /** The message content (WhatsApp's `proto.IMessage` names). */
 export interface EvolutionContent {
+  /** The text of a plain text message. */
   conversation?: string
-  extendedTextMessage?: { text?: string }
+  /** A text with a link preview, a quote or a mention. */
+  extendedTextMessage?: {
+    /** Its text. */
+    text?: string
+  }
+  /** An image. */
   imageMessage?: EvolutionMedia
+  /** A video. */
   videoMessage?: EvolutionMedia
+  /** An audio file or voice note. */
   audioMessage?: EvolutionMedia
+  /** A file sent as a document. */
   documentMessage?: EvolutionMedia
+  /** A sticker. */
   stickerMessage?: EvolutionMedia
-  buttonsResponseMessage?: { selectedButtonId?: string }
-  templateButtonReplyMessage?: { selectedId?: string }
-  listResponseMessage?: { singleSelectReply?: { selectedRowId?: string } }
+  /** A tap on a button of a buttons message. */
+  buttonsResponseMessage?: {
+    /** The id the tapped button was sent with. */
+    selectedButtonId?: string
+  }
+  /** A tap on a button of a template message. */
+  templateButtonReplyMessage?: {
+    /** The id the tapped button was sent with. */
+    selectedId?: string
+  }
+  /** A pick from a list message. */
+  listResponseMessage?: {
+    /** The single row picked. */
+    singleSelectReply?: {
+      /** The id the picked row was sent with. */
+      selectedRowId?: string
+    }
+  }
 }
 
 /** A media content's fields the transport reads. */
 export interface EvolutionMedia {
+  /** The file's MIME type, as the sender reported it. */
   mimetype?: string
+  /** The caption the sender wrote under the media. */
   caption?: string
+  /** The file's name (documents). */
   fileName?: string
 }
 

@@ -7,16 +7,27 @@ import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
 
 /** A webhook POST body (the names HighLevel sends; only what the transport reads). */
 export interface GoHighLevelWebhook {
+  /** The webhook's event: `InboundMessage` when a contact wrote (other events are acknowledged). */
   type?: string
+  /** The id of the HighLevel location (sub-account) the message is for. */
   locationId?: string
+  /** The id of the contact who wrote: the chat. */
   contactId?: string
+  /** The id of the HighLevel conversation the message is in. */
   conversationId?: string
+  /** The message's id, the same when HighLevel delivers the webhook again. */
   messageId?: string
+  /** The channel the message came on: `SMS`, `WhatsApp`, `Email`, … (a provider handles one). */
   messageType?: string
+  /** `inbound` (the contact wrote) or `outbound` (the location did). */
   direction?: string
+  /** The message's text. */
   body?: string
+  /** The body's MIME type (e.g. `text/plain`). */
   contentType?: string
+  /** URLs of the files attached to the message. */
   attachments?: string[]
+  /** When HighLevel recorded the message: an ISO 8601 date-time. */
   dateAdded?: string
 }
 

@@ -8,6 +8,7 @@ import { objectProblem, prop, stringField } from '../shared/shape.js'
 
 /** The token a stored reference rebuilds (a live webhook's media object has more fields). */
 export interface MetaMediaToken {
+  /** The Graph API media id (decimal digits), which the download exchanges for a short-lived URL. */
   id: string
 }
 

@@ -19,11 +19,18 @@ export interface MediaRefCodec<Token = unknown> {
   /** The journaled form of a live reference, or undefined when the media cannot be made durable. Never throws. */
   serialize(media: MediaRef): StoredMediaRef | undefined
   /** The reference rebuilt from the journal; throws `MediaRefInvalidError` when `stored` is not valid. */
-  rehydrate(stored: StoredMediaRef, media: MediaRef): MediaRef & { token: Token }
+  rehydrate(
+    stored: StoredMediaRef,
+    media: MediaRef,
+  ): MediaRef & {
+    /** The channel's token rebuilt from the stored fields: what the provider's `download` takes. */
+    token: Token
+  }
 }
 
 /** What a channel tells `defineMediaRefCodec`. */
 export interface MediaRefSpec<Data extends { [key: string]: Json }, Token> {
+  /** The channel (the provider's `name`); it also goes into the check over the stored data. */
   channel: string
   /** Picks the journaled fields of a live token (no credentials, ever); undefined when it cannot be made durable. */
   pick(token: unknown, media: MediaRef): Data | undefined

@@ -12,7 +12,24 @@ import { hostMatches } from './url.js'
 
 /** A Graph API error body: `{ error: { message, type, code, error_subcode, error_data } }`. */
 export interface GraphErrorBody {
-  error?: { message?: string; type?: string; code?: number; error_subcode?: number; error_data?: { details?: string } | string }
+  /** The error Meta reports; absent on a body that is not a Graph error. */
+  error?: {
+    /** A human-readable description of the error. */
+    message?: string
+    /** The error's category, such as `OAuthException`. */
+    type?: string
+    /** Meta's error code (e.g. 190: the access token is invalid or expired, 131047: outside the 24-hour window). */
+    code?: number
+    /** A finer code under `code`, when Meta gives one. */
+    error_subcode?: number
+    /** More detail: an object with `details`, or a string. */
+    error_data?:
+      | {
+          /** What went wrong, in more words than `message`. */
+          details?: string
+        }
+      | string
+  }
 }
 
 /** Hosts Meta serves media downloads from; the token is sent to no other (besides the API origin). */

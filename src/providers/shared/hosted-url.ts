@@ -9,6 +9,7 @@ import { journalableUrl, urlProblem, type UrlPolicy } from './url.js'
 
 /** The token of a media reference by hosted URL, live (with other fields) or rebuilt. */
 export interface HostedMediaToken {
+  /** The media's URL on the channel's host (credential parameters never journaled). */
   url: string
 }
 

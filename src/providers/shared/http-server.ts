@@ -8,9 +8,11 @@ import type { AddressInfo } from 'node:net'
 
 /** A webhook request as the handler sees it. */
 export interface WebhookRequest {
+  /** The HTTP method, upper case (`GET` for a verification, `POST` for a delivery). */
   method: string
   /** The path and query, as sent. */
   url: URL
+  /** The request headers, names in lower case (Node's `IncomingMessage.headers`). */
   headers: IncomingMessage['headers']
   /** The raw body (signatures are computed over these bytes). */
   body: Buffer

@@ -7,6 +7,7 @@ import { objectProblem, prop, stringField } from '../shared/shape.js'
 
 /** The token a stored reference rebuilds (a live update's file object has more fields). */
 export interface TelegramMediaToken {
+  /** The Bot API's `file_id`, valid only with the bot token that received it (`getFile` takes it). */
   file_id: string
 }
 

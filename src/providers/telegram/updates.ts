@@ -6,35 +6,75 @@ import type { InboundEvent, MediaRef } from '../../core/provider.js'
 
 /** The parts of a Bot API `Update` the transport reads (the public Bot API document's names). */
 export interface TelegramUpdate {
+  /** The update's id: increasing, and the same when Telegram delivers the update again. */
   update_id: number
+  /** A new message to the bot (private chat, group or supergroup). */
   message?: TelegramMessage
+  /** A new version of a message the bot saw before, after the user edited it (not handled). */
   edited_message?: TelegramMessage
+  /** A new post in a channel the bot is in. */
   channel_post?: TelegramMessage
-  callback_query?: { id: string; from: { id: number }; data?: string; message?: TelegramMessage }
+  /** A tap on a button of an inline keyboard. */
+  callback_query?: {
+    /** The query's id, which `answerCallbackQuery` takes. */
+    id: string
+    /** The user who tapped the button. */
+    from: {
+      /** The user's Telegram id. */
+      id: number
+    }
+    /** The `callback_data` the button was sent with. */
+    data?: string
+    /** The message the keyboard was attached to, when it is not too old. */
+    message?: TelegramMessage
+  }
 }
 
 /** A file the Bot API describes (`PhotoSize`, `Document`, `Video`, …). */
 export interface TelegramFile {
+  /** The id to download or resend the file with; valid only for the bot that received it. */
   file_id: string
+  /** An id that stays the same over time and across bots, but cannot download the file. */
   file_unique_id?: string
+  /** The file's size in bytes. */
   file_size?: number
+  /** The file's MIME type, as the sender reported it. */
   mime_type?: string
+  /** The file's name, as the sender gave it. */
   file_name?: string
 }
 
 /** The parts of a Bot API `Message` the transport reads. */
 export interface TelegramMessage {
+  /** The message's id, unique within its chat. */
   message_id: number
+  /** When the message was sent: Unix time in seconds. */
   date: number
-  chat: { id: number }
-  from?: { id: number }
+  /** The chat the message belongs to. */
+  chat: {
+    /** The chat's id (negative for groups and channels). */
+    id: number
+  }
+  /** The sender; absent for messages sent to channels. */
+  from?: {
+    /** The sender's Telegram id. */
+    id: number
+  }
+  /** The text of a text message. */
   text?: string
+  /** The caption of a photo, video, document, audio or voice message. */
   caption?: string
+  /** The photo in each of its sizes, smallest first. */
   photo?: TelegramFile[]
+  /** A file sent as a document. */
   document?: TelegramFile
+  /** A video. */
   video?: TelegramFile
+  /** An audio file (music). */
   audio?: TelegramFile
+  /** A voice note. */
   voice?: TelegramFile
+  /** A sticker. */
   sticker?: TelegramFile
 }
 

@@ -20,8 +20,11 @@ import { TIKTOK_LIMITS } from './limits.js'
 
 /** A Business API answer. */
 export interface TikTokAnswer<T> {
+  /** The Business API's result code: 0 on success, otherwise the error (e.g. 40100: rate limited). */
   code?: number
+  /** The API's description of the result (`OK`, or what went wrong). */
   message?: string
+  /** The result of the call, on success. */
   data?: T
 }
 

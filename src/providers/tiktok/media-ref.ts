@@ -8,7 +8,19 @@ import { objectProblem, oneOfField, prop, stringField } from '../shared/shape.js
 import { hostList, journalableUrl, urlProblem, type UrlPolicy } from '../shared/url.js'
 
 /** The token a stored reference rebuilds: media coordinates, or a sticker URL. */
-export type TikTokMediaToken = { conversationId: string; messageId: string; mediaId: string } | { stickerUrl: string }
+export type TikTokMediaToken =
+  | {
+      /** The conversation the message is in. */
+      conversationId: string
+      /** The message that carried the media. */
+      messageId: string
+      /** The media's id within the message, which the download endpoint takes. */
+      mediaId: string
+    }
+  | {
+      /** The sticker's URL on a TikTok CDN (one of `mediaRefHosts`). */
+      stickerUrl: string
+    }
 
 /** The TikTok CDNs stickers are served from. */
 export const TIKTOK_MEDIA_HOSTS: readonly string[] = ['tiktokcdn.com', 'tiktokcdn-us.com', 'ibyteimg.com']

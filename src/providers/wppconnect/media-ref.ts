@@ -7,6 +7,7 @@ import { objectProblem, prop, stringField } from '../shared/shape.js'
 
 /** The token a stored reference rebuilds (a live message has more fields, the body included). */
 export interface WppconnectMediaToken {
+  /** The message's serialized id (`true_5511999999999@c.us_3EB0…`), which the server finds the media by. */
   id: string
 }
 

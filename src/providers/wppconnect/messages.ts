@@ -8,26 +8,53 @@
 import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
 
 /** A serialized id: a string, or `{ _serialized }` in older servers. */
-export type WppconnectId = string | { _serialized?: string }
+export type WppconnectId =
+  | string
+  | {
+      /** The id as a string (`false_5511999999999@c.us_3EB0…`). */
+      _serialized?: string
+    }
 
 /** A webhook POST body (the names WPPConnect sends; only what the transport reads). */
 export interface WppconnectWebhook {
+  /** The event's name: `onmessage` for a new message, `unreadmessages` for unread ones posted again at the server's start. */
   event?: string
+  /** The name of the WPPConnect session (one WhatsApp number) the event is from. */
   session?: string
+  /** The message's id (`false_<chat>_<id>`), the same each time it is posted. */
   id?: WppconnectId
+  /** The text of a `chat` (text) message. */
   body?: string
+  /** The message's kind: `chat` (text), `image`, `video`, `audio`, `ptt` (voice note), `document`, `sticker`, … */
   type?: string
+  /** When the message was sent: Unix time in seconds. */
   t?: number
+  /** Where the message came from: the contact, or the group (`…@g.us`) of a group message. */
   from?: string
+  /** The chat's id: the contact or the group. */
   chatId?: WppconnectId
+  /** In a group, the member who sent the message. */
   author?: string
+  /** Whether the session's own number sent the message. */
   fromMe?: boolean
+  /** Whether the message was sent in a group. */
   isGroupMsg?: boolean
+  /** The media's MIME type, as the sender reported it. */
   mimetype?: string
+  /** The caption the sender wrote under the media. */
   caption?: string
+  /** The file's name (documents). */
   filename?: string
+  /** The id the tapped button was sent with (a reply to a buttons message). */
   selectedButtonId?: string
-  listResponse?: { singleSelectReply?: { selectedRowId?: string } }
+  /** A pick from a list message. */
+  listResponse?: {
+    /** The single row picked. */
+    singleSelectReply?: {
+      /** The id the picked row was sent with. */
+      selectedRowId?: string
+    }
+  }
 }
 
 const MEDIA: Record<string, MediaType> = {

@@ -56,6 +56,7 @@ export interface MessagingChannel extends MessagingSendLimits {
 
 /** The shared transport; `MessengerProvider` and `InstagramProvider` are it with their channel. */
 export abstract class MessagingPlatformProvider implements IProvider {
+  /** The channel, `messenger` or `instagram` (journaled with each inbound record). */
   abstract readonly name: string
   readonly textLimit: number
   readonly session = 'any' as const

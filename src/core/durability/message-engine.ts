@@ -21,7 +21,7 @@ import { InstanceBeat } from './instances.js'
 import { LIMITS } from './limits.js'
 import { BackgroundLoop } from './loop.js'
 import { MemoryDurability } from './memory/memory-durability.js'
-import { runMessage, type MessageRunDeps } from './message-run.js'
+import { runMessage, type Completing, type MessageRunDeps } from './message-run.js'
 import { Outbox } from './outbox.js'
 import type { Delivery } from './outbox-attempt.js'
 import { decodePayload } from './payload.js'
@@ -52,8 +52,8 @@ export class MessageEngine implements EnginePort {
   readonly durability: Durability
   readonly #events: EngineEvents
   readonly #inFlight = new InFlight()
-  /** Messages of one chat run one after another in this process. */
-  readonly #chats = new ChatQueue()
+  /** Messages of one chat run one after another in this process (message-run.ts: the chat's lane). */
+  readonly #lanes = new ChatQueue()
   readonly #sender: DurableSender
   readonly #admission: Admission
   readonly #sweeper: Sweeper
@@ -93,7 +93,7 @@ export class MessageEngine implements EnginePort {
     const wake = () => this.#wake()
     this.#sender = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing: this.#tracing, wake })
     const runUnjournaled = (event: InboundEvent, recordId: string) =>
-      void this.#inFlight.track(this.#chats.run(event.chatId, () => runFailOpen(this.#runDeps, event, recordId))).catch(events.error)
+      void this.#inFlight.track(this.#lanes.run(event.chatId, () => runFailOpen(this.#runDeps, event, recordId))).catch(events.error)
     this.#admission = new Admission({ engine: state, transport, tracing: this.#tracing, turns: this.#turns, runUnjournaled })
     this.#sweeper = new Sweeper(state, outbox, this.#delivery)
     this.#beat = new InstanceBeat(state, namespace.botId, () => this.#sweeper.lastSweepAt)
@@ -111,7 +111,7 @@ export class MessageEngine implements EnginePort {
     )
     this.#retention = new Retention(state, events.error)
     this.durability = new Durability(state, wake)
-    this.#runDeps = { engine: state, runner }
+    this.#runDeps = { engine: state, runner, lanes: this.#lanes, completions: new ChatQueue() }
   }
 
   /**
@@ -221,7 +221,8 @@ export class MessageEngine implements EnginePort {
             const message = { inboundId: held.id, chatId: held.record.chatId, provider: this.#transportName, replay: !live }
             return tracing.handle(message, () => runMessage(deps, held, live))
           }
-    const run = () => this.#chats.run(held.record.chatId, handle)
+    // The lane moves on once the handler's effects settled; the message's work ends with its completion.
+    const run = () => this.#lanes.run(held.record.chatId, handle).then(settledLater)
     // One then() releases the record, reports a failure and ends the in-flight count (not finally(),
     // catch() and a then() of the in-flight set's own: five promises).
     const release = () => {
@@ -249,6 +250,11 @@ export class MessageEngine implements EnginePort {
       await turns.release(turn)
     }
   }
+}
+
+/** The rest of a message's run once its chat's lane moved on: its completion, when it has one in flight. */
+function settledLater(completing: Completing | undefined): Promise<void> | undefined {
+  return completing?.settled
 }
 
 /**

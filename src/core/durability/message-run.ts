@@ -3,11 +3,21 @@
  * then mark it done. A failure before the handler is retried by the sweeper (inbox.backoff). An effect
  * the journal could not record (a send not journaled, a checkpoint not written) is not the handler's
  * failure: the message is not done, and it runs again here after inbox.backoff, with its run
- * charged, while the chat's later messages keep waiting behind it in the chat queue, so they never
+ * charged, while the chat's later messages keep waiting behind it in the chat's lane, so they never
  * overtake it. On that replay the sends already journaled are answered from the outbox.
+ *
+ * The completion (the `inbox.complete` write, with the sent marks riding in it) is off the chat's
+ * path: once a message's handler returned and its sends are journaled, the chat's next message may
+ * run while the completion is in flight. Completions of a chat are written one after another in the
+ * order their messages ran (the chat's completion chain), so the messages recorded done are always
+ * the chat's earliest: a crash leaves the unfinished ones to be replayed in their order, their sends
+ * answered from the outbox and a flow's step taken as fed before. A completion the journal keeps
+ * refusing makes its message run again in the chat's lane (after what is running there), and the
+ * chat's later completions wait until it settled.
  */
 import { backoffMs } from './backoff.js'
 import { runsSpent } from './charged-runs.js'
+import type { ChatQueue } from './chat-queue.js'
 import { errorInfo, type DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
 import { claimedRecord, completeInbound, failInbound } from './inbox.js'
@@ -21,29 +31,75 @@ import { SendOrigin } from './send-origin.js'
 export interface MessageRunDeps {
   engine: DurabilityEngine
   runner: MessageRunner
+  /** The chats' lanes: one handler of a chat at a time, in the order its messages came. */
+  lanes: ChatQueue
+  /** The chats' completion chains: a chat's completions written in the order its messages ran. */
+  completions: ChatQueue
 }
 
 /** How one run of a message ended. */
 type RunEnd = 'settled' | { unrecorded: unknown }
 
-/** Runs `held` (the live event when it was just admitted) until it is settled. */
-export function runMessage(deps: MessageRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined): Promise<void> {
-  // The first run in a then(): the loop of replays (an async frame) only when it did not settle.
-  return runOnce(deps, held, live, !live).then((end) => (end === 'settled' ? undefined : runAgain(deps, held, live, end)))
+/** A run whose effects settled: what is left is its completion, which the chat's next message does not wait for. */
+type RunOnceEnd = RunEnd | { complete: () => Promise<RunEnd> }
+
+/** What is left of a message once its chat's lane moved on: its completion, in flight. */
+export interface Completing {
+  /** Resolves once the message is settled (done, dead, failed, or left to its lease). */
+  readonly settled: Promise<void>
 }
 
+/**
+ * Runs `held` (the live event when it was just admitted) in its chat's lane (the caller's task) until
+ * its effects settled; its completion then goes on the chat's completion chain.
+ */
+export function runMessage(
+  deps: MessageRunDeps,
+  held: HeldRecord<'inbox'>,
+  live: InboundEvent | undefined,
+): Promise<Completing | undefined> {
+  // The first run in a then(): the loop of replays (an async frame) only when it did not settle.
+  return runOnce(deps, held, live, !live).then((end) => {
+    if (end === 'settled') return undefined
+    if ('complete' in end)
+      return { settled: deps.completions.run(held.record.chatId, () => completeInChain(deps, held, live, end.complete)) }
+    return runAgain(deps, held, live, end).then(() => undefined)
+  })
+}
+
+/** Writes a completion in its place in the chain; refused for good, the message runs again first. */
+function completeInChain(
+  deps: MessageRunDeps,
+  held: HeldRecord<'inbox'>,
+  live: InboundEvent | undefined,
+  complete: () => Promise<RunEnd>,
+): Promise<void> {
+  return complete().then((end) => {
+    // Its next run is in the lane, and this link of the chain holds the chat's later completions until it settled.
+    if (end !== 'settled') return deps.lanes.run(held.record.chatId, () => runAgain(deps, held, live, end))
+  })
+}
+
+/** Runs a message again until it settled, its completion awaited in the lane: the rare path after an effect not recorded. */
 async function runAgain(
   deps: MessageRunDeps,
   held: HeldRecord<'inbox'>,
   live: InboundEvent | undefined,
   first: { unrecorded: unknown },
 ): Promise<void> {
-  for (let end: RunEnd = first; end !== 'settled'; end = await runOnce(deps, held, live, true)) {
+  for (let end: RunEnd = first; end !== 'settled';) {
     if (!(await chargeAnotherRun(deps.engine, held, end.unrecorded))) return
+    const next = await runOnce(deps, held, live, true)
+    end = next !== 'settled' && 'complete' in next ? await next.complete() : next
   }
 }
 
-async function runOnce(deps: MessageRunDeps, held: HeldRecord<'inbox'>, live: InboundEvent | undefined, replay: boolean): Promise<RunEnd> {
+async function runOnce(
+  deps: MessageRunDeps,
+  held: HeldRecord<'inbox'>,
+  live: InboundEvent | undefined,
+  replay: boolean,
+): Promise<RunOnceEnd> {
   const { engine, runner } = deps
   const origin = new SendOrigin(engine, held.id, replay)
   let handled
@@ -54,20 +110,20 @@ async function runOnce(deps: MessageRunDeps, held: HeldRecord<'inbox'>, live: In
     await failInbound(engine, held, error)
     return 'settled'
   }
-  if (handled.type === 'fed-before') return complete(engine, held, handled.note)
-  const end = await settleHandled(engine, held, origin, handled.unrecorded)
-  // Nothing of the message is left behind: marks that did not ride in its completion are written now.
-  if (origin.marks.busy) await origin.marks.drain()
-  return end
+  if (handled.type === 'fed-before') {
+    const note = handled.note
+    return { complete: () => complete(engine, held, note) }
+  }
+  return settleHandled(engine, held, origin, handled.unrecorded)
 }
 
-/** Waits for the sends of a handled message, then completes it (their sent marks along). */
+/** Waits for the sends of a handled message; what is left is its completion (their sent marks along). */
 async function settleHandled(
   engine: DurabilityEngine,
   held: HeldRecord<'inbox'>,
   origin: SendOrigin,
   handlerUnrecorded: unknown,
-): Promise<RunEnd> {
+): Promise<RunOnceEnd> {
   // Done only once its effects settled: every send the handler started is journaled or finished.
   // Each one is caught where it is pushed, so a lone send is awaited as it is (no allSettled).
   for (let settled = 0; settled < origin.pending.length;) {
@@ -76,16 +132,24 @@ async function settleHandled(
     await batch
   }
   const unrecorded = origin.journalFailure ?? handlerUnrecorded
-  if (unrecorded === undefined) return complete(engine, held, undefined, origin.marks)
+  if (unrecorded === undefined) return { complete: () => completeWithMarks(engine, held, origin.marks) }
   const error = new JournalUnavailableError(
     `the effects of inbound "${held.id}" could not all be recorded (${describe(unrecorded)}); it will be replayed`,
     unrecorded,
   )
   engine.events.error(error)
+  if (origin.marks.busy) await origin.marks.drain()
   if (!runsSpent(held.record.attempts, engine.config.inbox.maxAttempts)) return { unrecorded: error }
   // Its runs are used up: dead-lettered, like a message failing before its handlers.
   await settlingWrite(settlingRetry(engine.config, 'inbox'), () => failInbound(engine, held, error))
   return 'settled'
+}
+
+/** The completion with the sent marks that wait for it; nothing of the message is left behind once it settled. */
+function completeWithMarks(engine: DurabilityEngine, held: HeldRecord<'inbox'>, marks: SentMarks): Promise<RunEnd> {
+  const done = complete(engine, held, undefined, marks)
+  // Marks that did not ride in the completion (written alone at the end of their turn) are waited for too.
+  return marks.busy ? done.then((end) => marks.drain().then(() => end)) : done
 }
 
 /** Marks the message done; a journal that keeps refusing that makes it run again instead. */

@@ -5,6 +5,7 @@ import type { CrashableBackend } from '../crashable.js'
 import type { CrashableProvider } from '../crashable-provider.js'
 import { unsettledCounts, WORKLOAD_SCOPE } from './journal-check.js'
 import { seededDraw } from './random.js'
+import { BURST_CHATS } from './workload.js'
 
 /**
  * Delivers the messages (chats in parallel, in order within a chat) and stops the bot once it is
@@ -26,9 +27,12 @@ export async function runGeneration(
     await bot.start()
     // Let the sweeps take back what an earlier generation left (once its leases expire), before new messages arrive.
     await settle(bot, wrapped, settleTimeoutMs)
-    for (const event of arrivalOrder(chats, order.seed, order.generation)) {
+    const arrivals = arrivalOrder(chats, order.seed, order.generation)
+    for (const [n, event] of arrivals.entries()) {
       await provider.receive(event)
       acknowledged.add(event.id)
+      // A burst chat's next message comes at once, while this one may still be completing.
+      if (BURST_CHATS.has(event.chatId) && arrivals[n + 1]?.chatId === event.chatId) continue
       // The next message arrives once this one's work settled (retries backed off included): what
       // is in flight when a crash comes is then decided by the seed, not by which timer fired first.
       await settle(bot, wrapped, settleTimeoutMs)
@@ -44,7 +48,8 @@ export async function runGeneration(
 
 /**
  * The order the channel delivers the messages in: the chats interleaved by the seed (each chat's
- * messages in their order), one message at a time, so that a case's schedule follows its seed.
+ * messages in their order), one message at a time (a burst chat's all at once), so that a case's
+ * schedule follows its seed.
  */
 export function arrivalOrder(chats: InboundEvent[][], seed: number, generation: number): InboundEvent[] {
   const next = chats.map(() => 0)
@@ -53,7 +58,10 @@ export function arrivalOrder(chats: InboundEvent[][], seed: number, generation: 
     const open = chats.flatMap((messages, chat) => (next[chat]! < messages.length ? [chat] : []))
     if (open.length === 0) return order
     const chat = open[Math.floor(seededDraw(seed, `arrival ${generation} ${step}`) * open.length)]!
-    order.push(chats[chat]![next[chat]!++]!)
+    const messages = chats[chat]!
+    // A burst chat's messages come together (BURST_CHATS).
+    do order.push(messages[next[chat]!++]!)
+    while (BURST_CHATS.has(messages[0]!.chatId) && next[chat]! < messages.length)
   }
 }
 

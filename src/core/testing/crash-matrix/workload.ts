@@ -25,6 +25,13 @@ const LONG_REPLY = 'a long reply that the outbox must split into parts'
 const REMINDER = 'your appointment is tomorrow at nine, see you then'
 const DEFERRED = 'enqueued text whose first part fails once, later parts wait'
 
+/**
+ * Chats whose messages arrive back to back: each comes while the one before it may still be
+ * completing, so a crash can fall while a chat's next message runs ahead of the previous one's
+ * completion (message-run.ts), a persistent flow's steps among them.
+ */
+export const BURST_CHATS: ReadonlySet<string> = new Set(['c-burst', 'c-flowburst'])
+
 /** Messages per chat, delivered in order within a chat. */
 export function workloadMessages(): InboundEvent[][] {
   const m = (chatId: string, n: number, body: string): InboundEvent => ({ id: `${chatId}.${n}`, chatId, text: body })
@@ -41,6 +48,8 @@ export function workloadMessages(): InboundEvent[][] {
     [m('c-store', 1, 'storefail')],
     [m('c-poison', 1, 'poison')],
     [m('c-defer', 1, 'deferpart')],
+    [m('c-burst', 1, 'burst 1'), m('c-burst', 2, 'burst 2'), m('c-burst', 3, 'burst 3')],
+    [m('c-flowburst', 1, 'signup'), m('c-flowburst', 2, 'Ann'), m('c-flowburst', 3, 'ann@example.com')],
   ]
 }
 
@@ -77,6 +86,12 @@ export function expectedSends(): ExpectedSend[] {
     ...replies('c-flow.3', 'c-flow', 'Thanks Bob'),
     ...replies('c-store.1', 'c-store', 'recovered'),
     ...parts('deferred:1', 'c-defer', DEFERRED),
+    ...replies('c-burst.1', 'c-burst', 'burst 1'),
+    ...replies('c-burst.2', 'c-burst', 'burst 2'),
+    ...replies('c-burst.3', 'c-burst', 'burst 3'),
+    ...replies('c-flowburst.1', 'c-flowburst', 'Your name?'),
+    ...replies('c-flowburst.2', 'c-flowburst', 'Your email?'),
+    ...replies('c-flowburst.3', 'c-flowburst', 'Thanks Ann'),
   ]
 }
 

@@ -11,7 +11,9 @@ export default defineConfig({
     pool: 'forks',
     // Most tests wait on timers, child processes and servers rather than the CPU: three files at a
     // time keep a 2-core machine busy (vitest's default would be one).
-    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
+    // --expose-gc: the file-handle guard collects after each file to find handles nobody closed.
+    poolOptions: { forks: { maxForks: 3, minForks: 1, execArgv: ['--expose-gc'] } },
+    setupFiles: ['test-utils/file-handle-guard.ts'],
     reporters: ['default'],
     globalSetup: ['test/cli/global-setup.ts'],
   },

@@ -4,8 +4,9 @@
  * keeps a model of what the device holds: a file's content as of its last fsync, and a
  * directory's names as of its last fsync. At the cut, every write since the file's last fsync is
  * dropped, kept, or kept in part (a prefix), by a seeded choice; names created, renamed or removed
- * since their directory's last fsync are undone; the real files are rewritten to that state, and
- * every later call fails. A SIGKILL cannot show a missing fsync (the OS still flushes what the
+ * since their directory's last fsync are undone; the real files are rewritten to that state, every
+ * handle still open is closed (a process that lost its power holds no descriptor), and every later
+ * call fails. A SIGKILL cannot show a missing fsync (the OS still flushes what the
  * process wrote): this can.
  *
  * Limits of the model: directories are created durably at once; only files the wrapper touched are
@@ -39,6 +40,8 @@ export class PowerLossFs implements FileSystem {
   readonly #durableNames = new Map<string, number | null>()
   readonly #learning = new Map<string, Promise<void>>()
   readonly #inFlight = new Set<Promise<unknown>>()
+  /** Handles opened through it and not closed yet: the cut closes them. */
+  readonly #handles = new Set<FileHandle>()
   #operations = 0
   #loss: Promise<PowerLossFileOutcome[]> | undefined
   #announceLoss!: (loss: Promise<PowerLossFileOutcome[]>) => void
@@ -63,7 +66,9 @@ export class PowerLossFs implements FileSystem {
   /** Cuts the power now: waits for operations in flight, applies the model to the real files. Idempotent. */
   powerLoss(): Promise<PowerLossFileOutcome[]> {
     if (!this.#loss) {
-      this.#loss = Promise.allSettled([...this.#inFlight]).then(() => this.#applyLoss())
+      this.#loss = Promise.allSettled([...this.#inFlight])
+        .then(() => Promise.allSettled([...this.#handles].map((handle) => handle.close())))
+        .then(() => this.#applyLoss())
       this.#announceLoss(this.#loss)
     }
     return this.#loss
@@ -79,6 +84,7 @@ export class PowerLossFs implements FileSystem {
     return this.#run(async () => {
       const at = await this.#learn(path)
       const handle = await this.#inner.open(path, how, mode)
+      this.#handles.add(handle)
       if (how === 'read') return this.#wrap(handle, undefined)
       let inode = this.#names.get(at)
       if (inode === undefined || how === 'exclusive') {
@@ -213,6 +219,7 @@ export class PowerLossFs implements FileSystem {
       size: () => this.#run(() => handle.size()),
       close: async () => {
         // The descriptor is released even after the cut (it is the test's process), but the call fails.
+        this.#handles.delete(handle)
         await handle.close()
         if (this.#loss) throw powerLost()
       },

@@ -62,7 +62,11 @@ export interface SharedFileEventJournalOptions {
   heartbeatMs?: number
   /** Told when this process breaks a mutex left by a dead or stalled process (worth a log line). */
   onMutexBroken?: (info: MutexBreak) => void
-  /** The clock leases are judged by. @default Date.now */
+  /**
+   * The clock leases are judged by. @default the host clock: the host's monotonic clock from an
+   * anchor kept in `<file>.clock`, one clock for every process and never stepped (Linux; elsewhere
+   * Date.now)
+   */
   now?: () => number
   /** The file system every operation goes through (a test wraps it). @default the real one */
   fs?: FileSystem

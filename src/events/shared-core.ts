@@ -14,6 +14,7 @@ import { encodeChanges } from '../backends/crash-safe-file/changes.js'
 import { foldLog } from '../backends/crash-safe-file/compaction.js'
 import { unlinkIfThere } from '../backends/crash-safe-file/fs.js'
 import { GroupCommit } from '../backends/crash-safe-file/group-commit.js'
+import type { HostClock } from '../backends/crash-safe-file/host-clock.js'
 import { lockHolderOf, lockPathOf } from '../backends/crash-safe-file/lock-file.js'
 import type { ResolvedFileOptions } from '../backends/crash-safe-file/options.js'
 import { applyPlacedWrite, type PendingWrite } from '../backends/crash-safe-file/pending-writes.js'
@@ -36,6 +37,8 @@ export interface SharedCoreOptions {
   file: ResolvedFileOptions
   mutex: MutexOptions
   batchMax: number
+  /** The clock leases are judged by when no `now` was given: one for every process of the host. */
+  clock?: HostClock
 }
 
 export class SharedCore implements JournalCore {
@@ -61,7 +64,7 @@ export class SharedCore implements JournalCore {
   }
 
   now(): number {
-    return this.#options.file.now()
+    return this.#options.clock ? this.#options.clock.now() : this.#options.file.now()
   }
 
   async run<T>(plan: Plan<T>): Promise<T> {
@@ -118,6 +121,8 @@ export class SharedCore implements JournalCore {
     const mutex = await acquireMutex(this.path, this.#options.mutex)
     try {
       await this.#refuseIfLocked()
+      // Under the mutex: the first process of a boot stores the anchor, the others read that one.
+      await this.#options.clock?.ready()
       await this.#refresh()
       // A temp file left by a writer that died mid-rewrite; only the mutex holder writes one.
       await removeStrayTemps(this.#options.file.fs, this.path)

@@ -5,7 +5,9 @@
  */
 import { dirname } from 'node:path'
 import { BotmeshError, JournalLockedError, JournalUnavailableError } from '../core/errors.js'
+import { fileAnchorStore } from '../backends/crash-safe-file/clock-anchor-file.js'
 import { DIRECTORY_MODE } from '../backends/crash-safe-file/fs.js'
+import { HostClock } from '../backends/crash-safe-file/host-clock.js'
 import { lockHolderOf } from '../backends/crash-safe-file/lock-file.js'
 import { CoreJournal } from './base-journal.js'
 import { resolveSharedOptions, type SharedFileEventJournalOptions } from './options.js'
@@ -52,7 +54,9 @@ export class SharedFileEventJournal extends CoreJournal {
           `${path} is held by a FileEventJournal opened with { lock: true } in process ${holder.pid}; close it before sharing the file`,
         )
       }
-      const core = new SharedCore(path, resolved)
+      // Without a clock of the caller's, leases are judged by the host clock anchored beside the file.
+      const clock = options.now ? undefined : new HostClock(fileAnchorStore(fs, path))
+      const core = new SharedCore(path, { ...resolved, clock })
       await core.open()
       return new SharedFileEventJournal(core)
     } catch (error) {

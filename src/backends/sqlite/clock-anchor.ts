@@ -1,11 +1,10 @@
 /**
  * The host clock's anchors in a SQLite file (`botmesh_clock`, one row per boot id): the first
- * process of a boot inserts its anchor, every later one reads that row (common/host-clock.ts).
+ * process of a boot inserts its anchor, every later one reads that row (crash-safe-file/host-clock.ts).
  * The table is created on first use, so a file from before it needs no schema change.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import type { ClockAnchor, ClockAnchorStore } from '../common/host-clock.js'
-import { SQLITE_LIMITS } from './limits.js'
+import { HOST_CLOCK_LIMITS, type ClockAnchor, type ClockAnchorStore } from '../crash-safe-file/host-clock.js'
 import { TABLES, tableExists } from './schema.js'
 
 const { clock } = TABLES
@@ -13,7 +12,6 @@ const { clock } = TABLES
 const CREATE = `CREATE TABLE IF NOT EXISTS ${clock} (boot_id TEXT PRIMARY KEY, anchor_ms INTEGER NOT NULL)`
 const READ = `SELECT anchor_ms AS anchorMs FROM ${clock} WHERE boot_id = ?`
 const INSERT = `INSERT INTO ${clock} (boot_id, anchor_ms) VALUES (?, ?) ON CONFLICT (boot_id) DO NOTHING`
-// The rows of boots long over are of no use; a few are kept for hosts that share a file by mistake.
 const PRUNE = `DELETE FROM ${clock} WHERE rowid NOT IN (SELECT rowid FROM ${clock} ORDER BY rowid DESC LIMIT ?)`
 
 /** The anchor store of a SQLite file, over the database its holder opened. */
@@ -30,7 +28,7 @@ export function sqliteAnchorStore(database: () => BetterSqlite3.Database): Clock
         .transaction(() => {
           db.exec(CREATE)
           db.prepare(INSERT).run(proposed.bootId, proposed.anchorMs)
-          db.prepare(PRUNE).run(SQLITE_LIMITS.clockAnchorsKept)
+          db.prepare(PRUNE).run(HOST_CLOCK_LIMITS.anchorsKept)
           return read()!
         })
         .immediate()

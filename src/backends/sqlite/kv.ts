@@ -10,13 +10,13 @@
  * - Operations take effect in the order they are called in this process: a read first commits the
  *   writes queued before it.
  * - Scopes are a column: `scope(id)` is a view on the same connection and queue.
- * - `now()` is the host clock (common/host-clock.ts), anchored in the file: one clock for every
+ * - `now()` is the host clock (crash-safe-file/host-clock.ts), anchored in the file: one clock for every
  *   process sharing it, never stepped with the wall clock.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { commitCalls, type WriteCall } from './batch-commit.js'
-import { HOST_SOURCES, HostClock, type HostClockSources } from '../common/host-clock.js'
+import { HOST_SOURCES, HostClock, type HostClockSources } from '../crash-safe-file/host-clock.js'
 import { sqliteAnchorStore } from './clock-anchor.js'
 import { decodeEntry, encodeOp } from './compare-and-set.js'
 import { checkpoint, type SQLiteCheckpointReport } from './compact.js'

@@ -23,8 +23,6 @@ export const SQLITE_LIMITS = {
   walSizeLimitBytes: 64 * 1024 * 1024,
   /** Problems `PRAGMA integrity_check` reports at most. */
   integrityProblemsMax: 100,
-  /** Boots whose host-clock anchor the file keeps (the newest): one boot needs one, a row is a few bytes. */
-  clockAnchorsKept: 16,
 } as const
 
 /** The limits a caller may change. */

@@ -1,6 +1,7 @@
 /**
  * `HostClock`: the clock every process on one host agrees on and that never steps, for the journals
- * whose processes share a host and have no server clock to ask (SQLite, the shared file journal).
+ * whose processes share a host and have no server clock to ask (SQLite, the shared file journal;
+ * the anchor stores are `sqlite/clock-anchor.ts` and `clock-anchor-file.ts`).
  *
  * Each process reading `Date.now()` would judge leases by its own wall clock, which NTP or an
  * operator may step by minutes: a process stepped ahead takes another's live lease, one stepped back
@@ -39,6 +40,15 @@ export interface ClockAnchorStore {
    */
   anchor(proposed: ClockAnchor): Promise<ClockAnchor> | ClockAnchor
 }
+
+/** The host clock's limits. */
+export const HOST_CLOCK_LIMITS = {
+  /**
+   * Boots whose anchor a journal keeps (the newest): one boot needs one, each is a few bytes; the
+   * others are there for hosts that share a journal by mistake, so they do not re-anchor in turns.
+   */
+  anchorsKept: 16,
+} as const
 
 const BOOT_ID_FILE = '/proc/sys/kernel/random/boot_id'
 

@@ -24,6 +24,11 @@ import { resolveFileJournalOptions, type FileEventJournalOptions } from './optio
  * it. A `SharedFileEventJournal` refuses a file a locked FileEventJournal holds.
  */
 export class FileEventJournal extends CoreJournal {
+  /**
+   * Who may write it: this process alone under the pid lock (`'locked'`, opened with `lock`),
+   * nobody (`'read-only'`, opened `readOnly`), or nobody checks (`'unguarded'`, the default without
+   * either: `eventsDurability` refuses it).
+   */
   readonly writers: 'locked' | 'unguarded' | 'read-only'
 
   private constructor(core: FileCore, writers: 'locked' | 'unguarded' | 'read-only') {

@@ -107,7 +107,9 @@ export interface EventPurgeQuery {
   olderThan: number
   /** @default ['done'] */
   states?: readonly EventState[]
+  /** Records of this channel only (null: only records without one). @default every channel */
   channel?: string | null
+  /** Records of this scope only (null: only records without one). @default every scope */
   scope?: string | null
   /** @default 1000 */
   limit?: number

@@ -38,6 +38,7 @@ export interface MutexBreak {
   file: string
   /** The holder it named (undefined when its content was not a holder's). */
   pid: number | undefined
+  /** The host the holder named (undefined when its content was not a holder's). */
   host: string | undefined
   /** `dead`: its process no longer runs; `stalled`: it was not refreshed for longer than `staleLockMs`. */
   reason: 'dead' | 'stalled'

@@ -26,6 +26,7 @@ import { SharedCore } from './shared-core.js'
  * later (every shared operation then rejects with `JournalLockedError`).
  */
 export class SharedFileEventJournal extends CoreJournal {
+  /** Always `'shared'`: several processes write the file, each operation under its mutex. */
   readonly writers = 'shared' as const
   readonly #core: SharedCore
 

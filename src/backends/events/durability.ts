@@ -44,6 +44,7 @@ export class EventsDurability implements DurabilityBackend {
   /** Whether several processes may share it: the journal's call (`SharedFileEventJournal`). */
   readonly shared: boolean
   readonly scoped = true
+  /** The events journal the inbox is kept in (the `journal` option). */
   readonly journalOfEvents: LeasedEventJournal
   /** The store of the outbox and instances: the `outbox` option, or the journal's sidecar. */
   readonly outbox: DurableKv

@@ -11,7 +11,9 @@ import type { EventLane, EventRecord, EventRecordInput } from '../../events/reco
 
 /** The event types of the bot's inbound records. */
 export const INBOUND_EVENT_TYPES = {
+  /** An inbound message (text, media or both). */
   message: 'botwa.inbound.message',
+  /** An inbound interaction: a tap on a button or a pick from a list. */
   interaction: 'botwa.inbound.interaction',
 } as const
 

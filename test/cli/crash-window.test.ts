@@ -39,6 +39,7 @@ describe('the crash matrix view', () => {
       crashed: true,
       ambiguous: 1,
       window,
+      replay: `botmesh crash-matrix --backend memory --policy skip --seed 7 --case '${name}'`,
     }) as unknown as CrashCaseReport
   const report = (results: CrashCaseReport[], failed: number) =>
     ({
@@ -50,6 +51,7 @@ describe('the crash matrix view', () => {
       crashedAsAimed: results.length,
       totals: { lost: 2, duplicated: 0, unexpected: 0, ambiguous: 2 },
       window: { allowed: { lost: 1, duplicated: 0 }, beyond: { lost: failed, duplicated: 0, unexpected: 0 } },
+      reproducibility: { simulatedTime: true, notReproducible: [] },
       results,
     }) as unknown as CrashMatrixReport
   const text = (blocks: ReturnType<typeof crashMatrixView>) => blocks.map((block) => ('text' in block ? block.text : '')).join('\n')
@@ -71,6 +73,8 @@ describe('the crash matrix view', () => {
     expect(cells(allowed)).toMatchObject({ 'allowed (ambiguous)': '1 lost', failure: '-' })
     expect(cells(failing)).toMatchObject({ 'allowed (ambiguous)': '-', failure: '1 lost' })
     expect(text(blocks)).toContain('allowed by the ambiguous window (2 ambiguous key(s)): 1 lost; failures beyond it: 1 lost')
+    expect(text(blocks)).toContain(`replay: ${failing.replay}`)
+    expect(text(blocks)).not.toContain(`replay: ${allowed.replay}`)
   })
 })
 

@@ -1,4 +1,4 @@
-/** `botmesh crash-matrix --backend X [--seed N] [--random N] [--policy skip|resend|both] [--case-seed N]` */
+/** `botmesh crash-matrix --backend X [--seed N] [--random N] [--policy skip|resend|both] [--case-seed N | --case NAME]` */
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseChoice, parseCount } from '../config.js'
@@ -22,6 +22,16 @@ resend, a duplicate under skip, a loss or duplicate of a send whose key was neve
 send nobody asked for, a damaged journal, or a case that did not finish. Exit 1 only on failures.
 `)
 
+interface CrashMatrixFlags {
+  seed?: string
+  random: string
+  policy: string
+  caseSeed?: string
+  match?: string
+  case?: string
+  caseTimeout: string
+}
+
 export function registerCrashMatrix(program: Command, cli: Cli): void {
   program
     .command('crash-matrix')
@@ -34,6 +44,7 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
     .option('--policy <policy>', 'onAmbiguous policy: skip, resend or both', 'both')
     .option('--case-seed <n>', 'run only the random case this seed stands for (printed by a failure)')
     .option('--match <text>', 'only cases whose name contains this (e.g. outbox.markSent)')
+    .option('--case <name>', 'run only the case of this exact name (a failure prints the command that replays it)')
     .option('--case-timeout <ms>', 'a case that takes longer fails with its seed', String(CRASH_CASE_LIMITS.caseTimeoutMs))
     .addHelpText('after', AMBIGUOUS_WINDOW_HELP)
     .addHelpText(
@@ -42,9 +53,10 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
         'botmesh crash-matrix --backend sqlite',
         'botmesh crash-matrix --backend redis --policy skip --random 50 --seed 7',
         'botmesh crash-matrix --backend postgres --case-seed 123456789',
+        "botmesh crash-matrix --backend sqlite --policy skip --seed 42 --case 'before outbox.markSent (skip)'",
       ),
     )
-    .action(async (options: { seed?: string; random: string; policy: string; caseSeed?: string; match?: string; caseTimeout: string }) => {
+    .action(async (options: CrashMatrixFlags) => {
       const seed = options.seed === undefined ? todaysSeed() : parseCount(options.seed, '--seed', { min: 0 })
       const policy = parseChoice(options.policy, ['skip', 'resend', 'both'] as const, '--policy')
       const caseTimeoutMs = parseCount(options.caseTimeout, '--case-timeout', { min: 1 })
@@ -54,13 +66,19 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
         random: parseCount(options.random, '--random', { min: 0, max: 10_000 }),
         ...(options.caseSeed !== undefined && { caseSeed: parseCount(options.caseSeed, '--case-seed', { min: 0 }) }),
         ...(options.match !== undefined && { match: options.match }),
+        ...(options.case !== undefined && { case: options.case }),
       })
       const { label, factory } = suiteFactory(cli, 'crash-matrix')
+      const kind = cli.config().target.kind
       const progress = cli.out.progress('crash matrix', cases.length)
       const onResult = (result: { name: string }, index: number) => progress.update(index + 1, result.name)
-      const report = await runCrashMatrix(label, factory, cases, seed, { signal: cli.signal, caseTimeoutMs, onResult }).finally(() =>
-        progress.done(),
-      )
+      const report = await runCrashMatrix(label, factory, cases, seed, {
+        signal: cli.signal,
+        caseTimeoutMs,
+        onResult,
+        kind,
+        replay: { backend: label, policy },
+      }).finally(() => progress.done())
       cli.out.result(report, crashMatrixView)
       if (report.interrupted) throw new ReportedFailure(`interrupted after ${report.cases} of ${cases.length} crash case(s) on ${label}`)
       if (report.failed > 0) throw new ReportedFailure(`${report.failed} of ${report.cases} crash case(s) failed on ${label}`)

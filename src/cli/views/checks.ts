@@ -65,13 +65,18 @@ export function crashMatrixView(report: CrashMatrixReport): Block[] {
         `failures beyond it: ${describeCounts(beyond)}`,
       tone: report.failed ? 'red' : 'green',
     },
+    reproducibilityLine(report),
   ]
   for (const result of failed)
-    blocks.push({
-      text: `FAIL ${result.name}: ${result.problems.join('; ')} (replay: --case-seed ${result.seed} or --seed ${report.seed} --match "${result.name}")`,
-      tone: 'red',
-    })
+    blocks.push({ text: `FAIL ${result.name}: ${result.problems.join('; ')}\n  replay: ${result.replay}`, tone: 'red' })
   return blocks
+}
+
+/** Whether the seed reproduces the run, and what it does not where it does not. */
+function reproducibilityLine({ reproducibility, seed }: CrashMatrixReport): Block {
+  if (reproducibility.simulatedTime)
+    return { text: `reproducible: simulated time; --seed ${seed} gives this report again, byte for byte in --json` }
+  return { text: `not reproducible by --seed ${seed} alone: ${reproducibility.notReproducible.join('; ')}`, tone: 'yellow' }
 }
 
 const dash = (text: string) => (text === 'none' ? '-' : text)

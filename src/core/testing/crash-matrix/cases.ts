@@ -28,6 +28,8 @@ export interface CrashCase {
   seed: number
   /** The crash the case is about (the last of `crashes`). */
   target: CrashStep
+  /** A random case: its seed alone stands for it (see randomCase). */
+  random?: boolean
 }
 
 export const POLICIES = ['skip', 'resend'] as const
@@ -79,5 +81,6 @@ export function randomCase(caseSeed: number, policies: readonly ('skip' | 'resen
     crashes: [...before, target],
     seed: caseSeed,
     target,
+    random: true,
   }
 }

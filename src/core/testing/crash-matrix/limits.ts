@@ -21,3 +21,13 @@ export const CRASH_CASE_LIMITS = {
 
 /** Overrides of the limits for one run. */
 export type CrashCaseLimits = { -readonly [K in keyof typeof CRASH_CASE_LIMITS]?: number }
+
+/** How simulated time (simulated-time.ts) looks again at work that waits on nothing it can fire. */
+export const SIMULATED_TIME_LIMITS = {
+  /**
+   * With no timer pending, the work waits on something outside (a hang, which the case's deadline
+   * ends): the clock looks again after this many real ms rather than spinning.
+   * @default 5
+   */
+  idleLookMs: 5,
+} as const

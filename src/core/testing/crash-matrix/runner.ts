@@ -21,6 +21,7 @@ import { redeliveries, runGeneration } from './generation.js'
 import { journalExpiredTraffic, journalProblems, WORKLOAD_SCOPE } from './journal-check.js'
 import { CRASH_CASE_LIMITS, type CrashCaseLimits } from './limits.js'
 import { seededRandom } from './random.js'
+import { SimulatedTime } from './simulated-time.js'
 import { expectedSends, scriptProvider, workloadBot, workloadMessages, WorkloadStore, WORKLOAD_TEXT_LIMIT } from './workload.js'
 
 /** Makes the backend for a case, and the backend a restarted process would open after a crash. */
@@ -59,6 +60,13 @@ export interface CrashCaseOptions extends CrashCaseLimits {
   signal?: AbortSignal
   /** Every generation runs with its journal sealed under these keys. */
   encryption?: EncryptionOptions
+  /**
+   * Runs the case on simulated time (simulated-time.ts), so the same seed gives the same result.
+   * Only for a backend whose clock is this process's (memory, file, SQLite): a server's clock
+   * (Redis, PostgreSQL) judges leases on real time whatever this process does.
+   * @default false
+   */
+  simulatedTime?: boolean
 }
 
 /** Runs one case to a verdict. */
@@ -68,11 +76,19 @@ export async function runCrashCase(
   options: CrashCaseOptions = {},
 ): Promise<CrashCaseResult> {
   const caseTimeoutMs = options.caseTimeoutMs ?? CRASH_CASE_LIMITS.caseTimeoutMs
-  const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs, options.encryption)
+  const time = options.simulatedTime ? new SimulatedTime() : undefined
+  const onTime = <T>(work: () => Promise<T>) => (time ? time.enter(work) : work())
+  const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs, options.encryption, time?.now)
   const problems: string[] = []
   let finished = false
+  time?.start()
   try {
-    const outcome = await within(run.execute(), caseTimeoutMs, options.signal)
+    // The deadline is set here, on real time: a case that hangs waits on nothing simulated time could fire.
+    const outcome = await within(
+      onTime(() => run.execute()),
+      caseTimeoutMs,
+      options.signal,
+    )
     if (outcome.done) {
       finished = true
       problems.push(...outcome.value)
@@ -89,7 +105,12 @@ export async function runCrashCase(
     run.cutOff()
     problems.push(`the case (seed ${testCase.seed}) failed at ${run.step}: ${error instanceof Error ? error.message : String(error)}`)
   } finally {
-    const left = await removeData(run, testCase.seed, options.cleanupTimeoutMs ?? CRASH_CASE_LIMITS.cleanupTimeoutMs)
+    const left = await removeData(
+      () => onTime(() => run.cleanup()),
+      testCase.seed,
+      options.cleanupTimeoutMs ?? CRASH_CASE_LIMITS.cleanupTimeoutMs,
+    )
+    time?.stop()
     if (left) problems.push(left.message)
   }
   const counts = tally(expectedSends(), run.accepted(), run.ambiguous)
@@ -112,9 +133,9 @@ export async function runCrashCase(
  * Removes the case's throwaway data, bounded by `limitMs` but not by the abort signal: an
  * interrupted case still removes its data (a second Ctrl-C quits at once). Resolves to what went wrong.
  */
-async function removeData(run: CaseRun, seed: number, limitMs: number): Promise<CrashCaseCleanupError | undefined> {
+async function removeData(cleanup: () => Promise<void>, seed: number, limitMs: number): Promise<CrashCaseCleanupError | undefined> {
   try {
-    const cleaned = await within(run.cleanup(), limitMs)
+    const cleaned = await within(cleanup(), limitMs)
     return cleaned.done ? undefined : new CrashCaseCleanupError(seed, `the cleanup did not finish within ${limitMs} ms`)
   } catch (error) {
     return new CrashCaseCleanupError(seed, error instanceof Error ? error.message : String(error), error)
@@ -145,6 +166,7 @@ class CaseRun {
     private readonly testCase: CrashCase,
     private readonly settleTimeoutMs: number,
     private readonly encryption: EncryptionOptions | undefined,
+    private readonly clock: (() => number) | undefined,
   ) {
     this.#random = seededRandom(testCase.seed)
   }
@@ -169,7 +191,14 @@ class CaseRun {
       this.#wrappers.push(wrapped)
       this.#providers.push(provider)
       scriptProvider(provider)
-      const bot = workloadBot({ backend: wrapped, provider, store, onAmbiguous: testCase.policy, encryption: this.encryption })
+      const bot = workloadBot({
+        backend: wrapped,
+        provider,
+        store,
+        onAmbiguous: testCase.policy,
+        encryption: this.encryption,
+        clock: this.clock,
+      })
       bot.on('durability:ambiguous', ({ key }: { key: string }) => this.ambiguous.set(key, (this.ambiguous.get(key) ?? 0) + 1))
       this.step = `generation ${generation} (${step ? `armed ${step.when} ${step.point} #${step.nth ?? 1}` : 'runs to the end'})`
       const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, testCase.seed, generation)

@@ -153,6 +153,8 @@ export interface WorkloadBotOptions {
   onAmbiguous: 'skip' | 'resend'
   /** Runs the bot with its journal sealed (`durability.encryption`). */
   encryption?: EncryptionOptions
+  /** The engine's clock (`durability.clock`): simulated time's, when the case runs on it. */
+  clock?: () => number
 }
 
 /** The bot under test: short leases and backoffs so a case runs in a fraction of a second. */
@@ -165,6 +167,7 @@ export function workloadBot(options: WorkloadBotOptions): Bot {
     durability: {
       backend: options.backend,
       ...(options.encryption && { encryption: options.encryption }),
+      ...(options.clock && { clock: options.clock }),
       instanceId: 'crash-matrix-1',
       pollMs: 10,
       retention: '1h',

@@ -61,11 +61,15 @@ describe('SimulatedTime', () => {
     time.start()
     try {
       expect(Math.abs(Date.now() - new Date().getTime())).toBeLessThan(1_000)
-      expect(await time.enter(async () => Date.now())).toBe(0)
+      expect(await time.enter(async () => [Date.now(), process.hrtime.bigint()])).toEqual([0, 0n])
+      expect(await time.enter(async () => new Promise((resolve) => setTimeout(() => resolve(process.hrtime([0, 0])), 1_500)))).toEqual([
+        1, 500_000_000,
+      ])
     } finally {
       time.stop()
     }
     expect(globalThis.setTimeout).toBe(realSetTimeout)
+    expect(process.hrtime.bigint()).toBeGreaterThan(0n)
     expect(await time.enter(async () => Math.abs(Date.now() - new Date().getTime()))).toBeLessThan(1_000)
   })
 })

@@ -5,7 +5,7 @@
  * timer fires first (a lease heartbeat or the end of a slow send, a poll or a backoff) is then
  * decided by the due times alone, never by how fast a busy host runs the process.
  *
- * Timers and Date.now are replaced process-wide while some simulated time runs, but only code
+ * Timers, Date.now and process.hrtime are replaced process-wide while some simulated time runs, but only code
  * running in its async context gets simulated ones: the caller's own timers (the case's deadline,
  * a test runner's, the CLI's progress) stay real.
  */
@@ -19,6 +19,7 @@ const real = {
   clearInterval: globalThis.clearInterval,
   setImmediate: globalThis.setImmediate,
   now: Date.now,
+  hrtime: process.hrtime,
 }
 
 const context = new AsyncLocalStorage<SimulatedTime>()
@@ -188,6 +189,16 @@ function install(): void {
     clearInterval: clear(real.clearInterval),
   })
   Date.now = () => current()?.now() ?? real.now()
+  // The host's monotonic clock too (SQLite's host clock reads it): on simulated time it is that time.
+  process.hrtime = Object.assign(
+    (previous?: [number, number]) => {
+      const time = current()
+      if (!time) return real.hrtime(previous)
+      const ns = BigInt(time.now()) * 1_000_000n - (previous ? BigInt(previous[0]) * 1_000_000_000n + BigInt(previous[1]) : 0n)
+      return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)] as [number, number]
+    },
+    { bigint: () => (current() ? BigInt(current()!.now()) * 1_000_000n : real.hrtime.bigint()) },
+  )
 }
 
 function uninstall(): void {
@@ -198,4 +209,5 @@ function uninstall(): void {
     clearInterval: real.clearInterval,
   })
   Date.now = real.now
+  process.hrtime = real.hrtime
 }

@@ -18,7 +18,7 @@ export interface DemoOptions {
    * @default false
    */
   startOver?: boolean
-  /** When the first run is killed, in ms after it started. @default 2500 */
+  /** When the first run is killed, in ms after the bot started (its first line, not the process's spawn). @default 2500 */
   crashAfterMs?: number
   /** Where the story goes, line by line. */
   print(line: string): void
@@ -137,7 +137,7 @@ export function startLiveTraffic(file: string, print: (line: string) => void, pa
 /** The pace of the live traffic after the story: a message every so many ms. */
 export const LIVE_PACE_MS = 700
 
-/** Starts the worker; resolves with its summary, or after killing it with SIGKILL at `killAfterMs`. */
+/** Starts the worker; resolves with its summary, or after killing it with SIGKILL `killAfterMs` after the bot started. */
 function runWorker(
   command: string[],
   args: string[],
@@ -150,17 +150,21 @@ function runWorker(
     onStart?.(child)
     let metrics: Record<string, number> = {}
     let buffered = ''
+    let timer: NodeJS.Timeout | undefined
+    // Timed from the bot's first line: a slow process start (a loaded machine) must not let the kill
+    // land before the story began.
+    const armKill = () => (timer ??= killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs))
     child.stdout.setEncoding('utf8')
     child.stdout.on('data', (chunk: string) => {
       buffered += chunk
       const lines = buffered.split('\n')
       buffered = lines.pop() ?? ''
+      if (lines.length > 0) armKill()
       for (const line of lines) {
         if (line.startsWith('SUMMARY ')) metrics = (JSON.parse(line.slice(8)) as { metrics: Record<string, number> }).metrics
         else print(line)
       }
     })
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
     child.on('error', reject)
     child.on('exit', (code, signal) => {
       clearTimeout(timer)

@@ -39,6 +39,10 @@ export const DASHBOARD_LIMITS = {
   reasonLengthMax: 200,
   /** Lines the message line wraps to at most (a question, an outcome, a failure); past it the middle is cut. */
   messageLinesMax: 4,
+  /** How long the Instances panel shows a run that died (after its last beat), also once its successor stopped. */
+  lostRunShownMs: 10 * 60_000,
+  /** Runs that died the Instances panel remembers at most. */
+  lostRunsMax: 20,
   /** How long a notice (an action's outcome) stays on the message line. */
   noticeMs: 15_000,
   /** The countdowns (lease expiry, ages) move this often between refreshes. */

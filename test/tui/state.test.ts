@@ -16,6 +16,7 @@ import { requestFor } from '../../src/tui/state/requests.js'
 import type { Snapshot } from '../../src/tui/io/snapshot.js'
 import { PANELS, initialState, queryOf, reduce, type DashboardEvent, type DashboardState } from '../../src/tui/state/reduce.js'
 import { themeFor } from '../../src/tui/views/theme.js'
+import { instanceRowId, instanceRows, lostRunsOf, rememberLostRuns } from '../../src/tui/views/instance-rows.js'
 
 const T0 = 1_700_000_000_000
 
@@ -78,6 +79,7 @@ function snapshot(
     oldestPendingMs: { inbox: null, outbox: null },
     purgeBacklog: null,
     instances: [],
+    lostRuns: [],
     leases: [],
     pages: {
       inboxDead: page(fields.inboxDead),
@@ -624,5 +626,31 @@ describe('layout, rates, requests and formatting', () => {
     expect(themeFor({}).tone('error')).toBe('red')
     expect(themeFor({ NO_COLOR: '' }).color).toBe(true)
     expect(themeFor({ NO_COLOR: '1' }).tone('error')).toBeUndefined()
+  })
+})
+
+describe('runs that died', () => {
+  it('are remembered after their successor stopped, while recent, newest told first, at most lostRunsMax', () => {
+    const run = (pid: number, lastBeatAt = T0) => ({
+      host: 'h',
+      pid,
+      startedAt: T0 - 60_000,
+      lastBeatAt,
+      inboxTakenBack: 2,
+      outboxTakenBack: 1,
+    })
+    const lost = (pid: number, lastBeatAt = T0) => ({ instanceId: 'i1', run: run(pid, lastBeatAt), byPid: pid + 1 })
+    const told = lostRunsOf([instance('i1', { pid: 11, previousRun: run(10) })])
+    expect(told).toEqual([lost(10)])
+    // The successor stopped: its record, and what it told, are gone from the journal; the dashboard keeps it.
+    expect(rememberLostRuns(told, [], T0 + 1_000)).toEqual([lost(10)])
+    expect(rememberLostRuns(told, [], T0 + DASHBOARD_LIMITS.lostRunShownMs)).toEqual([])
+    expect(rememberLostRuns([lost(10)], [{ ...lost(10), run: { ...run(10), inboxTakenBack: 3 } }], T0)[0]!.run.inboxTakenBack).toBe(3)
+    const many = Array.from({ length: DASHBOARD_LIMITS.lostRunsMax + 5 }, (_, n) => lost(100 + n))
+    expect(rememberLostRuns(many, [lost(1)], T0)).toHaveLength(DASHBOARD_LIMITS.lostRunsMax)
+    expect(rememberLostRuns(many, [lost(1)], T0)[0]).toEqual(lost(1))
+    // Rows: the instance, then its lost run; a lost run whose instance is gone comes last.
+    const rows = instanceRows([instance('i2')], [lost(10)])
+    expect(rows.map(instanceRowId)).toEqual(['i2', 'i1 (pid 10 lost)'])
   })
 })

@@ -23,7 +23,7 @@ export function registerDemo(program: Command, cli: Cli): void {
     .description(
       "run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process; on a terminal the dashboard shows it live. An earlier demo's journal is never deleted unasked: on a terminal the demo asks whether to start over on it, else it journals to a fresh file beside it (./data/bot-2.db, ...) and says which",
     )
-    .option('--crash-after <ms>', 'kill the first bot process after this many ms', '2500')
+    .option('--crash-after <ms>', 'kill the first bot process this many ms after it started', '2500')
     .option('--no-dashboard', 'print the story instead of opening the dashboard')
     .addHelpText(
       'after',

@@ -125,9 +125,17 @@ export function instancesView(now: number) {
       instances,
       '(no live instances: no bot has beaten in this scope recently)',
     ),
+    // A run that took over from one that died (same instanceId) says so: otherwise only its pid changed.
+    ...instances.flatMap((i): Block[] => (i.previousRun ? [{ text: lostRunNote(i, now), tone: 'red' }] : [])),
     // The counters travel in the heartbeat: a bot that just journaled messages still shows the last beat's.
     ...(instances.length > 0 ? [{ text: BEAT_LAG_NOTE, tone: 'dim' as const }] : []),
   ]
+}
+
+/** "i1: the run before, pid 4242 on vm, ended without a graceful stop (last beat 12s ago); pid 4313 took back …" */
+function lostRunNote(instance: InstanceView, now: number): string {
+  const run = instance.previousRun!
+  return `${instance.instanceId}: the run before, pid ${run.pid} on ${run.host}, ended without a graceful stop (killed or crashed; last beat ${ago(run.lastBeatAt, now)}); pid ${instance.pid} took back what it held: ${run.inboxTakenBack} inbound record(s), ${run.outboxTakenBack} send(s)`
 }
 
 /** Why a bot's counts may trail what it did: they are read from its heartbeat. */

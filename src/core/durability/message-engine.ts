@@ -96,7 +96,12 @@ export class MessageEngine implements EnginePort {
       void this.#inFlight.track(this.#lanes.run(event.chatId, () => runFailOpen(this.#runDeps, event, recordId))).catch(events.error)
     this.#admission = new Admission({ engine: state, transport, tracing: this.#tracing, turns: this.#turns, runUnjournaled })
     this.#sweeper = new Sweeper(state, outbox, this.#delivery)
-    this.#beat = new InstanceBeat(state, namespace.botId, () => this.#sweeper.lastSweepAt)
+    this.#beat = new InstanceBeat(
+      state,
+      namespace.botId,
+      () => this.#sweeper.lastSweepAt,
+      () => this.#sweeper.takenBack,
+    )
     this.#sweepLoop = new BackgroundLoop(
       'sweeper',
       () => this.config.pollMs,
@@ -136,6 +141,9 @@ export class MessageEngine implements EnginePort {
     // The first sweep runs before the bot takes new messages: what a dead run of this instance left
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
     await this.#sweepOnce().catch(this.#events.error)
+    // What a dead earlier run left is on the heartbeat at once, not a beat later.
+    const taken = this.#sweeper.takenBack
+    if (this.#beat.tookOver || taken.inbox + taken.outbox > 0) this.#beatLoop.kick()
     this.#sweepLoop.start(false)
     await this.#session.start(startTransport)
   }

@@ -164,6 +164,24 @@ export interface InstanceRecord {
     /** Its `retention` of finished records, in ms. */
     retentionMs?: number
   }
+  /** The run of this instanceId before this one, when it ended without a graceful stop (absent otherwise). */
+  previousRun?: PreviousRun
+}
+
+/**
+ * A run that ended without a graceful stop (killed, crashed: its heartbeat was left behind), as the
+ * next run of its instanceId found it, with what that run had leased and the next one took back.
+ */
+export interface PreviousRun {
+  host: string
+  pid: number
+  startedAt: number
+  /** Its last heartbeat, in ms since the epoch: it died after it. */
+  lastBeatAt: number
+  /** Inbound records it was running (processing), taken back and replayed by the next run. */
+  inboxTakenBack: number
+  /** Sends it was making (sending), taken back by the next run: sent again, or unknown (outcome unknown). */
+  outboxTakenBack: number
 }
 
 /** Who holds a chat's turn or the transport session: a lease with the inbox record it runs, if any. */

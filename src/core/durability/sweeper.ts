@@ -21,6 +21,8 @@ export class Sweeper {
    */
   #reclaiming = true
   lastSweepAt: number | null = null
+  /** Records an earlier run of this instanceId left leased, taken back by the sweeps (by key: a lost race is found again). */
+  readonly #takenBack = { inbox: new Set<string>(), outbox: new Set<string>() }
 
   constructor(
     private readonly engine: DurabilityEngine,
@@ -40,6 +42,8 @@ export class Sweeper {
     // A restarted instance takes back at once what its dead earlier run left leased.
     const reclaimed = this.#reclaiming ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
     const foundAbandoned = reclaimed.outbox.length + reclaimed.inbox.length > 0
+    for (const found of reclaimed.outbox) this.#takenBack.outbox.add(found.record.key)
+    for (const found of reclaimed.inbox) this.#takenBack.inbox.add(found.record.id)
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
     // Replays of one chat run in the order the messages arrived, so an answer never overtakes its question.
     const replays = [...inboxDue, ...reclaimed.inbox].sort(
@@ -57,6 +61,11 @@ export class Sweeper {
     }
     if (!foundAbandoned) this.#reclaiming = false
     this.lastSweepAt = engine.now()
+  }
+
+  /** How many records an earlier run of this instanceId left leased that the sweeps took back. */
+  get takenBack(): { inbox: number; outbox: number } {
+    return { inbox: this.#takenBack.inbox.size, outbox: this.#takenBack.outbox.size }
   }
 
   /**

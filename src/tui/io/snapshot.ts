@@ -14,6 +14,7 @@ import { lanesOf, listRecords, RETRY_QUEUE_STATES, type Cursor, type RecordSumma
 import { readDeadPage, type DeadPage } from './dead-pages.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 import { matchesText } from './text-filter.js'
+import { lostRunsOf, type LostRun } from '../views/instance-rows.js'
 
 /** The three dead-letter panels: a lane of the state-time index each. */
 export const DEAD_LANES = {
@@ -48,6 +49,8 @@ export interface Snapshot {
   purgeBacklog: PurgeBacklogFigures | null
   /** Every instance that wrote a heartbeat, live or gone (a stopped heartbeat shows as gone). */
   instances: InstanceView[]
+  /** Runs that died, as the instances that replaced them told (the dashboard remembers them a while). */
+  lostRuns: LostRun[]
   /** Records under a lease, soonest expiry first; negative `expiresInMs` once expired. */
   leases: LeaseView[]
   /** One page of each dead-letter panel. */
@@ -74,6 +77,9 @@ export async function takeSnapshot(backend: DurabilityBackend, query: SnapshotQu
     ...DEAD_PANELS.map((panel) => readDeadPage(journal, DEAD_LANES[panel], query.filter, query.pages[panel])),
   ])
   const text = query.filter
+  const shown = instances
+    .filter((instance) => matchesText(text, [instance.instanceId, instance.host, String(instance.pid), instance.botId]))
+    .sort((a, b) => Number(b.live) - Number(a.live) || a.instanceId.localeCompare(b.instanceId))
   return {
     scope: query.scope,
     at,
@@ -81,9 +87,8 @@ export async function takeSnapshot(backend: DurabilityBackend, query: SnapshotQu
     counts: { inbox: stats.inbox.counts, outbox: stats.outbox.counts },
     oldestPendingMs: { inbox: stats.inbox.oldestPendingAgeMs, outbox: stats.outbox.oldestPendingAgeMs },
     purgeBacklog: stats.purgeBacklog,
-    instances: instances
-      .filter((instance) => matchesText(text, [instance.instanceId, instance.host, String(instance.pid), instance.botId]))
-      .sort((a, b) => Number(b.live) - Number(a.live) || a.instanceId.localeCompare(b.instanceId)),
+    instances: shown,
+    lostRuns: lostRunsOf(shown),
     leases: leases.filter((lease) => matchesText(text, [lease.id, lease.chatId, lease.owner, lease.kind])),
     pages: Object.fromEntries(DEAD_PANELS.map((panel, index) => [panel, pages[index]!])) as Record<DeadPanelId, DeadPage>,
     perMinute: stats.perMinute,

@@ -6,7 +6,8 @@
  * types make each table name every panel.
  */
 import { DEAD_LANES, type DeadPanelId, type Snapshot } from '../io/snapshot.js'
-import { instanceDetail, type DetailContent } from '../views/detail-lines.js'
+import { instanceDetail, lostRunDetail, type DetailContent } from '../views/detail-lines.js'
+import { instanceRowId, instanceRows } from '../views/instance-rows.js'
 
 /** What Enter opens: a record or an instance, with its content when the snapshot already holds it. */
 export interface PanelDetail {
@@ -40,10 +41,11 @@ function deadLetters(panel: DeadPanelId, title: string): PanelSpec {
 export const PANEL_TABLE = {
   instances: {
     title: 'Instances',
-    rowIds: (snapshot) => snapshot.instances.map((instance) => instance.instanceId),
+    rowIds: (snapshot) => instanceRows(snapshot.instances, snapshot.lostRuns).map(instanceRowId),
     detailOf(snapshot, id, now) {
-      const instance = snapshot.instances.find((candidate) => candidate.instanceId === id)
-      return instance && { kind: 'instances', id: instance.instanceId, content: instanceDetail(instance, now) }
+      const row = instanceRows(snapshot.instances, snapshot.lostRuns).find((candidate) => instanceRowId(candidate) === id)
+      if (row?.type === 'lost') return { kind: 'instances', id: row.lost.instanceId, content: lostRunDetail(row.lost, now) }
+      return row && { kind: 'instances', id: row.instance.instanceId, content: instanceDetail(row.instance, now) }
     },
   },
   leases: {

@@ -1,17 +1,22 @@
 /**
  * Instances: every replica that wrote a heartbeat into the scope, with its host, pid, the age of
  * its last heartbeat and its counters. One whose heartbeat stopped (it crashed, or froze) shows as
- * gone (✖) until its record is replaced; a bot that stopped gracefully removed its own.
+ * gone (✖) until its record is replaced; a bot that stopped gracefully removed its own. A run that
+ * replaced one that died (same instanceId) has that run under it, lost (✖), with what it held.
  */
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
+import type { PreviousRun } from '../../core/durability/records.js'
 import { compact, duration } from './format.js'
 import type { RowState } from '../state/selection.js'
 import type { Theme } from './theme.js'
 import { ListTable, type TableColumn } from './ListTable.js'
 import type { PanelFrame } from './panel-frame.js'
+import { instanceRowId, instanceRows, lostRunText, type InstanceRow, type LostRun } from './instance-rows.js'
 
 export interface InstancesPanelProps extends PanelFrame {
   instances: InstanceView[]
+  /** Runs that died, as their successors told (see instance-rows.ts). @default [] */
+  lostRuns?: LostRun[]
   /** The text filter in use ('' for none). */
   filter: string
 }
@@ -33,6 +38,7 @@ export function InstancesPanel({
   unknown,
   title,
   instances,
+  lostRuns = [],
   filter,
   row: selection,
   focused,
@@ -47,19 +53,22 @@ export function InstancesPanel({
   const live = instances.filter((instance) => instance.live).length - silentCount
   const gone = instances.length - live - silentCount
   const empty = unknown ?? (filter ? `none match "${filter}"` : 'no heartbeat: no bot running in this scope')
+  const rows = instanceRows(instances, lostRuns)
+  // The title says a crash in words: its row may be cut at 80 columns.
+  const lost = lostRuns.map((run) => ` · ${lostRunText(run)} (✖ lost)`)
   const summary =
-    instances.length === 0
+    rows.length === 0
       ? empty
-      : `${live} live${silentCount > 0 ? ` · ${silentCount} silent (◌)` : ''}${gone > 0 ? ` · ${gone} gone (✖)` : ''}${filter ? ` · filter "${filter}"` : ''}`
+      : `${live} live${silentCount > 0 ? ` · ${silentCount} silent (◌)` : ''}${gone > 0 ? ` · ${gone} gone (✖)` : ''}${lost.join('')}${filter ? ` · filter "${filter}"` : ''}`
   return (
     <ListTable
       number={number}
       title={title}
       summary={summary}
-      items={instances}
+      items={rows}
       columns={columnsAt(now, silent)}
-      keyOf={(instance) => instance.instanceId}
-      toneOf={(instance) => (silent(instance) ? 'warn' : instance.live ? undefined : 'error')}
+      keyOf={instanceRowId}
+      toneOf={(row) => (row.type === 'lost' ? 'error' : silent(row.instance) ? 'warn' : row.instance.live ? undefined : 'error')}
       selected={selection.index}
       focused={focused}
       height={height}
@@ -70,13 +79,50 @@ export function InstancesPanel({
 }
 
 /** Status, id, host:pid, the last beat's age, counters. Six characters for the status and twelve for the beat keep the counters on an 80-column row. */
-function columnsAt(now: number, silent: (instance: InstanceView) => boolean): TableColumn<InstanceView>[] {
+function columnsAt(now: number, silent: (instance: InstanceView) => boolean): TableColumn<InstanceRow>[] {
+  const of = (row: InstanceRow, cell: (instance: InstanceView) => string, lost: (run: PreviousRun) => string) =>
+    row.type === 'lost' ? lost(row.lost.run) : cell(row.instance)
   return [
-    { min: 6, cell: (instance) => (silent(instance) ? '◌ late' : instance.live ? '● live' : '✖ gone') },
-    { min: 12, grow: 4, max: 40, cell: (instance) => instance.instanceId },
-    { min: 10, grow: 1, max: 22, cell: (instance) => `${instance.host}:${instance.pid}` },
-    { min: 12, cell: (instance) => `${silent(instance) ? 'silent' : 'beat'} ${duration(now - instance.lastBeatAt)}` },
-    { min: 10, grow: 3, cell: (instance) => metricsOf(instance) || '-' },
+    {
+      min: 6,
+      cell: (row) =>
+        of(
+          row,
+          (i) => (silent(i) ? '◌ late' : i.live ? '● live' : '✖ gone'),
+          () => '✖ lost',
+        ),
+    },
+    { min: 12, grow: 4, max: 40, cell: (row) => (row.type === 'lost' ? row.lost.instanceId : row.instance.instanceId) },
+    {
+      min: 10,
+      grow: 1,
+      max: 22,
+      cell: (row) =>
+        of(
+          row,
+          (i) => `${i.host}:${i.pid}`,
+          (run) => `${run.host}:${run.pid}`,
+        ),
+    },
+    {
+      min: 12,
+      cell: (row) =>
+        of(
+          row,
+          (i) => `${silent(i) ? 'silent' : 'beat'} ${duration(now - i.lastBeatAt)}`,
+          (run) => `beat ${duration(now - run.lastBeatAt)}`,
+        ),
+    },
+    {
+      min: 10,
+      grow: 3,
+      cell: (row) =>
+        of(
+          row,
+          (i) => metricsOf(i) || '-',
+          (run) => `held ${run.inboxTakenBack} in ${run.outboxTakenBack} out`,
+        ),
+    },
   ]
 }
 

@@ -40,7 +40,14 @@ function deadLetters(panel: DeadPanelId): PanelView {
 
 /** The view of each panel of `PANEL_TABLE`. */
 export const PANEL_VIEWS: Record<PanelId, PanelView> = {
-  instances: (state, frame) => <InstancesPanel instances={state.snapshot?.instances ?? []} filter={state.filter} {...frame} />,
+  instances: (state, frame) => (
+    <InstancesPanel
+      instances={state.snapshot?.instances ?? []}
+      lostRuns={state.snapshot?.lostRuns ?? []}
+      filter={state.filter}
+      {...frame}
+    />
+  ),
   leases: (state, frame) => <LeasesPanel leases={state.snapshot?.leases ?? []} filter={state.filter} {...frame} />,
   inboxDead: deadLetters('inboxDead'),
   outboxDead: deadLetters('outboxDead'),

@@ -6,9 +6,10 @@
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
 import { attemptsText, recordKey, type ShownRecord } from '../../cli/services/show.js'
 import { sealedLabel } from '../../cli/services/sealed.js'
-import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
+import type { InboxRecord, OutboxRecord, PreviousRun } from '../../core/durability/records.js'
 import { duration, relative } from './format.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
+import type { LostRun } from './instance-rows.js'
 
 /** What the detail view shows. */
 export interface DetailContent {
@@ -82,11 +83,30 @@ export function instanceDetail(instance: InstanceView, now: number): DetailConte
     field('live until', when(instance.expiresAt, now)),
     ...(instance.leader ? [field('role', 'leader: holds the transport session')] : []),
     ...(instance.turns?.length ? [field('chat turns', instance.turns.join(' '))] : []),
+    ...(instance.previousRun ? previousRunLines(instance.previousRun, now) : []),
     '',
     'metrics (since the instance started):',
     ...Object.entries(instance.metrics).map(([name, value]) => `  ${name.padEnd(18)} ${value.toLocaleString('en')}`),
   ]
   return { title: `instance ${instance.instanceId}`, lines: lines.slice(0, DASHBOARD_LIMITS.detailLinesMax) }
+}
+
+/** The run before this one, which died: when, and what the next run took back of what it held. */
+function previousRunLines(run: PreviousRun, now: number): string[] {
+  return [
+    field('before it', `pid ${run.pid} on ${run.host}, started ${when(run.startedAt, now)}`),
+    field('', `last beat ${when(run.lastBeatAt, now)}: it ended without a graceful stop (killed or crashed)`),
+    field(
+      '',
+      `the next run took back what it held: ${run.inboxTakenBack} inbound record(s), replayed; ${run.outboxTakenBack} send(s), sent again or unknown`,
+    ),
+  ]
+}
+
+/** The detail of a run that died, from what the run that replaced it wrote. */
+export function lostRunDetail(lost: LostRun, now: number): DetailContent {
+  const lines = [field('status', `lost: replaced by pid ${lost.byPid}`), ...previousRunLines(lost.run, now)]
+  return { title: `instance ${lost.instanceId}, pid ${lost.run.pid} (lost)`, lines }
 }
 
 function field(name: string, value: string): string {

@@ -5,6 +5,7 @@ import { advanceRates } from '../rates.js'
 import { reconcileRows } from '../selection.js'
 import { DEAD_PANELS, type Snapshot, type SnapshotQuery } from '../../io/snapshot.js'
 import { queryOf, type DashboardEvent, type DashboardState } from '../model.js'
+import { rememberLostRuns } from '../../views/instance-rows.js'
 
 export function reduceRefresh(state: DashboardState, event: DashboardEvent): DashboardState | undefined {
   switch (event.type) {
@@ -37,9 +38,12 @@ export function reduceRefresh(state: DashboardState, event: DashboardEvent): Das
 }
 
 /** A refresh arrived: keep it if it answers the current query, advance the rates, keep the selections. */
-function arrived(state: DashboardState, snapshot: Snapshot, query: SnapshotQuery, receivedAt: number): DashboardState {
+function arrived(state: DashboardState, fresh: Snapshot, query: SnapshotQuery, receivedAt: number): DashboardState {
   // A refresh that started before a scope switch, a new filter or a page turn answers another question.
   if (state.paused || !sameQuery(queryOf(state), query)) return state
+  // A run that died stays listed a while after its successor stopped (the demo's crash does).
+  const remembered = state.snapshot?.scope === fresh.scope ? state.snapshot.lostRuns : []
+  const snapshot = { ...fresh, lostRuns: rememberLostRuns(remembered, fresh.lostRuns, fresh.at) }
   const { memory, sample } = advanceRates(state.rates, snapshot)
   const history = sample ? [...state.history, sample].slice(-DASHBOARD_LIMITS.historyMax) : state.history
   return {

@@ -11,7 +11,8 @@ export const CRASH_CASE_LIMITS = {
    * How long a generation waits for the journal to settle, at its start (what a dead generation
    * left, once its leases expire) and before its graceful stop (retries that are not due yet):
    * `bot.idle()` only says nothing is due *now*. A journal still unsettled after this is reported
-   * by the journal check.
+   * by the journal check. On simulated time these are simulated ms: the same seed gives up at the
+   * same point, and 10 s of leases and backoffs pass in a fraction of a real second.
    * @default 10_000
    */
   settleTimeoutMs: 10_000,

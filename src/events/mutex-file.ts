@@ -5,8 +5,11 @@
  * - Taking it is an exclusive create of the file, complete or not at all (lock-file.ts's link()).
  *   Inside one process the callers queue first, so the file is only contended between processes.
  * - The holder refreshes the file's mtime every `heartbeatMs` while it holds it.
- * - A mutex whose holder is dead (its pid no longer runs on this host) is broken at once; one whose
- *   mtime is older than `staleLockMs` is treated as abandoned by a stalled holder and broken too.
+ * - A mutex whose holder is dead (its pid no longer runs on this host) is broken at once; one this
+ *   process has seen unrefreshed (the same content and mtime) for `staleLockMs`, on its monotonic
+ *   clock, is treated as abandoned by a stalled holder and broken too. The mtime's age on the wall
+ *   clock is never used: after a step of the wall clock (this process's or the host's) every live
+ *   mutex would look minutes old, be broken, and two processes would write the file at once.
  *   Nothing is ever killed.
  * - Breaking happens under a second lock (`<file>.mutex.break`), and only if the mutex still holds
  *   what was judged stale: two processes cannot both break one mutex and take it. What is left is
@@ -40,9 +43,9 @@ export interface MutexBreak {
   pid: number | undefined
   /** The host the holder named (undefined when its content was not a holder's). */
   host: string | undefined
-  /** `dead`: its process no longer runs; `stalled`: it was not refreshed for longer than `staleLockMs`. */
+  /** `dead`: its process no longer runs; `stalled`: this process saw it unrefreshed for `staleLockMs`. */
   reason: 'dead' | 'stalled'
-  /** How long ago the holder last refreshed it. */
+  /** How long this process saw it unrefreshed (0 when it was broken as dead on first sight). */
   ageMs: number
 }
 
@@ -106,13 +109,16 @@ async function takeFileMutex(file: string, options: MutexOptions): Promise<{ han
   const path = mutexPathOf(file)
   const content = JSON.stringify({ pid: process.pid, host: hostname(), takenAt: Date.now(), nonce: randomBytes(6).toString('hex') })
   const waitMs = staleLockMs * EVENTS_LIMITS.mutexWaitStaleLocks
-  const deadline = Date.now() + waitMs
+  const deadline = performance.now() + waitMs
   let pauseMs: number = EVENTS_LIMITS.mutexRetryFirstMs
   let holderPid: number | undefined
   // Bounded by the deadline: each turn either takes the mutex, breaks a stale one, or waits.
   for (;;) {
     const handle = await createExclusiveFile(fs, path, content)
-    if (handle) return { handle, content }
+    if (handle) {
+      sightings.delete(path)
+      return { handle, content }
+    }
     const found = await inspect(fs, path)
     if (found) {
       holderPid = found.holder?.pid
@@ -122,7 +128,7 @@ async function takeFileMutex(file: string, options: MutexOptions): Promise<{ han
         continue
       }
     }
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw new JournalUnavailableError(
         `${file}: could not take ${path} within ${waitMs} ms: ` +
           `process ${holderPid ?? 'unknown'} holds it and keeps it fresh; if that process hangs, stop it`,
@@ -137,6 +143,7 @@ async function takeFileMutex(file: string, options: MutexOptions): Promise<{ han
 
 /** What a mutex file says and when it was last refreshed; undefined when it vanished meanwhile. */
 interface FoundMutex {
+  path: string
   content: string
   holder: ReturnType<typeof parseHolder>
   stat: FileStat
@@ -146,7 +153,7 @@ async function inspect(fs: FileSystem, path: string): Promise<FoundMutex | undef
   const stat = await fs.stat(path)
   const content = await readLockFile(fs, path)
   if (!stat || content === undefined) return undefined
-  return { content, holder: parseHolder(content), stat }
+  return { path, content, holder: parseHolder(content), stat }
 }
 
 /** Why a found mutex may be broken: its holder is dead, or stalled; undefined while it is live. */
@@ -154,12 +161,22 @@ function judge(found: FoundMutex, staleLockMs: number): 'dead' | 'stalled' | und
   const { holder } = found
   // isLive() says no for this pid: our own callers queue in process, so a mutex naming us is a leftover.
   if (holder && holder.host === hostname() && !isLive(holder)) return 'dead'
-  return ageOf(found.stat) > staleLockMs ? 'stalled' : undefined
+  return unrefreshedForMs(found) >= staleLockMs ? 'stalled' : undefined
 }
 
-function ageOf(stat: FileStat): number {
+/** When this process first saw each mutex file as it is now (content and mtime), on the monotonic clock. */
+const sightings = new Map<string, { content: string; mtimeMs: number; since: number }>()
+
+/** How long this process has seen `found` unchanged: 0 on first sight and after each refresh. */
+function unrefreshedForMs(found: FoundMutex): number {
+  const { mtimeMs } = found.stat
   // A file system wrapper that drops mtimes makes every holder look fresh: it is waited for, never broken.
-  return stat.mtimeMs === undefined ? 0 : Date.now() - stat.mtimeMs
+  if (mtimeMs === undefined) return 0
+  const now = performance.now()
+  const seen = sightings.get(found.path)
+  if (seen && seen.content === found.content && seen.mtimeMs === mtimeMs) return now - seen.since
+  sightings.set(found.path, { content: found.content, mtimeMs, since: now })
+  return 0
 }
 
 /**
@@ -192,7 +209,9 @@ async function breakMutex(
       if (errorCode(error) !== 'ENOENT') throw error
       return
     }
-    options.onBroken?.({ file: path, pid: found.holder?.pid, host: found.holder?.host, reason, ageMs: Math.round(ageOf(now.stat)) })
+    const ageMs = reason === 'stalled' ? Math.round(unrefreshedForMs(now)) : 0
+    sightings.delete(path)
+    options.onBroken?.({ file: path, pid: found.holder?.pid, host: found.holder?.host, reason, ageMs })
   } finally {
     await breakHandle.close().catch(() => {})
     if ((await readLockFile(fs, breakPath)) === content) await fs.unlink(breakPath).catch(() => {})

@@ -9,13 +9,16 @@
  * Date stepped (timers real, never the host's clock), the host clock reading the real monotonic
  * clock and boot id (Linux).
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { clockPathOf, fileAnchorStore } from '../../src/backends/crash-safe-file/clock-anchor-file.js'
 import { nodeFileSystem } from '../../src/backends/crash-safe-file/fs.js'
 import { HOST_CLOCK_LIMITS, HostClock, type HostClockSources } from '../../src/backends/crash-safe-file/host-clock.js'
-import { SharedFileEventJournal } from '../../src/events/index.js'
+import { JournalUnavailableError } from '../../src/core/errors.js'
+import { mutexPathOf } from '../../src/events/mutex-file.js'
+import { SharedFileEventJournal, type MutexBreak } from '../../src/events/index.js'
 import { removeDirs, tempDir } from './events-kit.js'
 
 const STEP_MS = 120_000
@@ -100,5 +103,27 @@ describe('SharedFileEventJournal across a step of the wall clock', () => {
     } finally {
       await journal.close()
     }
+  })
+})
+
+describe('the mutex of a shared file across a step of the wall clock', () => {
+  it('+120 s: a live holder that keeps the mutex fresh is waited for, never broken', async () => {
+    const path = join(tempDir(), 'events.json')
+    const mutex = mutexPathOf(path)
+    // A live holder (the parent process) refreshing its mutex's mtime on the host's real clock.
+    writeFileSync(mutex, JSON.stringify({ pid: process.ppid, host: hostname(), takenAt: 0, nonce: 'other' }))
+    const realNow = () => new Date(performance.timeOrigin + performance.now())
+    const fresh = setInterval(() => utimesSync(mutex, realNow(), realNow()), 20)
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true })
+    vi.setSystemTime(Date.now() + STEP_MS)
+    const breaks: MutexBreak[] = []
+    try {
+      await expect(SharedFileEventJournal.open(path, { staleLockMs: 200, onMutexBroken: (info) => breaks.push(info) })).rejects.toThrow(
+        JournalUnavailableError,
+      )
+    } finally {
+      clearInterval(fresh)
+    }
+    expect(breaks).toEqual([])
   })
 })

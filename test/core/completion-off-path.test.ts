@@ -52,6 +52,12 @@ describe('completion off the chat’s path', () => {
     gate.resolve()
     await t.bot.idle()
     expect(calls).toEqual([recordId('m1'), recordId('m2')])
+    // m2's sent mark waited for its completion behind m1's and rode in it: no mark written alone.
+    expect(t.tap!.writes.map((w) => describeLabel(w.name)).filter((label) => label.includes('inbox.complete'))).toEqual([
+      'outbox.markSent+inbox.complete',
+      'outbox.markSent+inbox.complete',
+    ])
+    expect(await t.bot.durability!.outbox.get(`${recordId('m2')}:1`)).toMatchObject({ state: 'sent' })
     expect((await t.bot.durability!.inbox.get(recordId('m1')))?.state).toBe('done')
     expect((await t.bot.durability!.inbox.get(recordId('m2')))?.state).toBe('done')
   })

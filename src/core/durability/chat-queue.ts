@@ -5,6 +5,11 @@ const IDLE: Promise<unknown> = Promise.resolve()
 export class ChatQueue {
   readonly #tails = new Map<string, Promise<unknown>>()
 
+  /** Whether a task of the chat is queued or running. */
+  busy(chatId: string): boolean {
+    return this.#tails.has(chatId)
+  }
+
   run<T>(chatId: string, task: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(chatId) ?? IDLE
     const result = previous.then(task, task)

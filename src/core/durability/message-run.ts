@@ -40,8 +40,16 @@ export interface MessageRunDeps {
 /** How one run of a message ended. */
 type RunEnd = 'settled' | { unrecorded: unknown }
 
-/** A run whose effects settled: what is left is its completion, which the chat's next message does not wait for. */
-type RunOnceEnd = RunEnd | { complete: () => Promise<RunEnd> }
+/**
+ * A run whose effects settled: what is left is its completion (with the sent marks that wait for
+ * it), which the chat's next message does not wait for.
+ */
+type RunOnceEnd = RunEnd | Completion
+
+interface Completion {
+  complete: () => Promise<RunEnd>
+  marks?: SentMarks
+}
 
 /** What is left of a message once its chat's lane moved on: its completion, in flight. */
 export interface Completing {
@@ -61,10 +69,28 @@ export function runMessage(
   // The first run in a then(): the loop of replays (an async frame) only when it did not settle.
   return runOnce(deps, held, live, !live).then((end) => {
     if (end === 'settled') return undefined
-    if ('complete' in end)
-      return { settled: deps.completions.run(held.record.chatId, () => completeInChain(deps, held, live, end.complete)) }
+    if ('complete' in end) {
+      const chatId = held.record.chatId
+      const complete = deps.completions.busy(chatId) ? keepingMarks(end) : end.complete
+      return { settled: deps.completions.run(chatId, () => completeInChain(deps, held, live, complete)) }
+    }
     return runAgain(deps, held, live, end).then(() => undefined)
   })
+}
+
+/**
+ * A completion that waits for the chat's previous one keeps the marks waiting now: they still ride
+ * in it, where the end of this turn would write each alone (a round trip more). Their records stay
+ * held by the lease keeper meanwhile, and a crash before the completion is the ambiguous window of
+ * a send whose mark is not written, as at any time between a provider call and its mark.
+ */
+function keepingMarks({ complete, marks }: Completion): () => Promise<RunEnd> {
+  if (!marks) return complete
+  const riding = marks.take()
+  return () => {
+    marks.restore(riding)
+    return complete()
+  }
 }
 
 /** Writes a completion in its place in the chain; refused for good, the message runs again first. */
@@ -132,7 +158,7 @@ async function settleHandled(
     await batch
   }
   const unrecorded = origin.journalFailure ?? handlerUnrecorded
-  if (unrecorded === undefined) return { complete: () => completeWithMarks(engine, held, origin.marks) }
+  if (unrecorded === undefined) return { complete: () => completeWithMarks(engine, held, origin.marks), marks: origin.marks }
   const error = new JournalUnavailableError(
     `the effects of inbound "${held.id}" could not all be recorded (${describe(unrecorded)}); it will be replayed`,
     unrecorded,

@@ -148,7 +148,15 @@ export function whyOutbox(
  * `unknown` send the one call whose outcome was never recorded.
  */
 export function attemptsText(record: InboxRecord | OutboxRecord): string {
-  return record.state === 'unknown' ? `${record.attempts + 1} (the last one's outcome unknown)` : String(record.attempts)
+  return record.state === 'unknown' ? `${providerCalls(record)} (the last one's outcome unknown)` : String(record.attempts)
+}
+
+/**
+ * The attempts a list shows: `attempts` counts failures, so an `unknown` send, whose last provider
+ * call never recorded its outcome, made one more (a list would say 0 of a send the channel may have).
+ */
+export function providerCalls(record: { state: string; attempts: number }): number {
+  return record.state === 'unknown' ? record.attempts + 1 : record.attempts
 }
 
 /** " of 3", or nothing when no running bot or flag says what the limit is. */

@@ -3,7 +3,7 @@ import type { Block, Column, Tone } from '../output.js'
 import { table } from '../output.js'
 import type { RecordPage, RecordSummary } from '../services/records.js'
 import { sealedLabel } from '../services/sealed.js'
-import { attemptsText, recordKey, type ShownRecord } from '../services/show.js'
+import { attemptsText, providerCalls, recordKey, type ShownRecord } from '../services/show.js'
 import { ago, duration, errorLine, iso } from './format.js'
 
 const STATE_TONES: Record<string, Tone> = {
@@ -26,7 +26,7 @@ export function recordColumns(now: number, withKind: boolean): Column<RecordSumm
     { header: 'id', value: (r) => r.id, whole: true, priority: 4 },
     { header: 'state', value: (r) => r.state, tone: (r) => STATE_TONES[r.state], priority: 4 },
     { header: 'chat', value: (r) => r.chatId, maxWidth: 24, priority: 1 },
-    { header: 'attempts', value: (r) => r.attempts, align: 'right', priority: 2 },
+    { header: 'attempts', value: (r) => providerCalls(r), align: 'right', priority: 2 },
     { header: 'updated', value: (r) => ago(r.updatedAt, now), priority: 2 },
     { header: 'last error', value: (r) => errorLine(r.lastError), maxWidth: 50, minWidth: 20, priority: 0 },
   ]

@@ -3,6 +3,7 @@
  * records with chat, attempts, age and last error, and where the page sits in the whole lane.
  */
 import type { RecordSummary } from '../../cli/services/records.js'
+import { providerCalls } from '../../cli/services/show.js'
 import type { DeadPage } from '../io/dead-pages.js'
 import { compact, duration } from './format.js'
 import type { RowState } from '../state/selection.js'
@@ -24,7 +25,7 @@ function columnsAt(now: number): TableColumn<RecordSummary>[] {
   return [
     { min: 10, grow: 3, max: 48, cell: (record) => record.id },
     { min: 6, grow: 1, max: 20, cell: (record) => record.chatId },
-    { min: 3, align: 'right', cell: (record) => `${record.attempts}×` },
+    { min: 3, align: 'right', cell: (record) => `${providerCalls(record)}×` },
     { min: 7, align: 'right', cell: (record) => duration(now - record.updatedAt) },
     {
       min: 8,

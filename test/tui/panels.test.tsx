@@ -14,6 +14,7 @@ import { DeadLettersPanel } from '../../src/tui/views/DeadLettersPanel.js'
 import { DetailView } from '../../src/tui/views/DetailView.js'
 import { HelpBar, keysFor } from '../../src/tui/views/HelpBar.js'
 import { HelpScreen } from '../../src/tui/views/HelpScreen.js'
+import { KEY_HELP } from '../../src/tui/state/key-help.js'
 import { InstancesPanel } from '../../src/tui/views/InstancesPanel.js'
 import { LeasesPanel } from '../../src/tui/views/LeasesPanel.js'
 import { MessageLine } from '../../src/tui/views/MessageLine.js'
@@ -509,8 +510,23 @@ describe('components', () => {
     ).toContain('✖ down (r reads again)')
   })
 
+  it('HelpScreen at 80×24 (15 lines for it): taller than that, it says more follows, and scrolling reaches every key and the legend', () => {
+    const at = (offset: number) => frameOf(<HelpScreen offset={offset} height={15} width={80} theme={theme} />)
+    const first = linesOf(at(0))
+    expect(first.length).toBeLessThanOrEqual(15)
+    expect(first.at(-1)).toBe('↓ more: ↑↓ jk scroll')
+    const seen = new Set<string>()
+    for (let offset = 0; offset < KEY_HELP.length; offset++) for (const line of linesOf(at(offset))) seen.add(line)
+    const all = [...seen].join(' ')
+    for (const [, what] of KEY_HELP) expect(all.replace(/\s+/g, ' ')).toContain(what.split(' ').slice(0, 3).join(' '))
+    const last = at(KEY_HELP.length - 1)
+    expect(linesOf(last)[0]).toBe(`Keys (${KEY_HELP.length - 1} above: ↑ k)`)
+    expect(joined(last)).toContain('Actions go through the same services as botmesh replay / retry / discard, and leave an audit entry.')
+    expect(fits(last, 80)).toBe(true)
+  })
+
   it('HelpScreen and HelpBar: every key, and the keys that act on the focused panel', () => {
-    const help = frameOf(<HelpScreen height={30} width={80} theme={theme} />)
+    const help = frameOf(<HelpScreen offset={0} height={30} width={80} theme={theme} />)
     for (const text of [
       'move between panels',
       'replay the selected inbound record',

@@ -9,6 +9,7 @@ import type { RequestOutcome } from '../../src/tui/io/run-request.js'
 import { effectOf } from '../../src/tui/state/effects.js'
 import { columnWidths, compact, fit, fitMiddle, rate, row, sparkline, wrap, wrapField } from '../../src/tui/views/format.js'
 import { keyEvent, plainKey, splitKeys } from '../../src/tui/io/keys.js'
+import { KEY_HELP } from '../../src/tui/state/key-help.js'
 import { panelAreaLines, panelHeights, windowStart } from '../../src/tui/views/layout.js'
 import { DASHBOARD_LIMITS } from '../../src/tui/limits.js'
 import { advanceRates } from '../../src/tui/state/rates.js'
@@ -426,8 +427,12 @@ describe('filter, pages, details and scopes in the reducer', () => {
   it('quits on the quit event, and toggles the help', () => {
     expect(run(ready(), { type: 'quit' }).effects).toEqual([{ type: 'quit' }])
     const help = reduce(ready(), { type: 'help' })
-    expect(help.overlay).toEqual({ type: 'help' })
+    expect(help.overlay).toEqual({ type: 'help', offset: 0 })
     expect(reduce(help, { type: 'help' }).overlay).toEqual({ type: 'none' })
+    // ↑ ↓ scroll it by its key entries, from the first to the last.
+    expect(reduce(help, { type: 'moveRow', by: 1 }).overlay).toEqual({ type: 'help', offset: 1 })
+    expect(reduce(help, { type: 'moveRow', by: -1 }).overlay).toEqual({ type: 'help', offset: 0 })
+    expect(reduce(help, { type: 'moveRowTo', to: 'last' }).overlay).toEqual({ type: 'help', offset: KEY_HELP.length - 1 })
   })
 })
 
@@ -485,6 +490,8 @@ describe('keys', () => {
     expect(key('q', {}, scopes)).toEqual({ type: 'quit' })
     expect(key('r', {}, scopes)).toEqual({ type: 'scopesOpen' })
     expect(key('q', {}, reduce(state, { type: 'help' }))).toEqual({ type: 'close' })
+    expect(key('j', {}, reduce(state, { type: 'help' }))).toEqual({ type: 'moveRow', by: 1 })
+    expect(key('', { upArrow: true }, reduce(state, { type: 'help' }))).toEqual({ type: 'moveRow', by: -1 })
     const running = reduce(confirm, { type: 'confirm' })
     expect(key('q', {}, running)).toBeUndefined()
     expect(key('', { escape: true }, running)).toEqual({ type: 'cancel' })

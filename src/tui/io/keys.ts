@@ -5,6 +5,7 @@
  */
 import type { Key } from 'ink'
 import { PANELS } from '../state/panels.js'
+export { KEY_HELP } from '../state/key-help.js'
 import type { DashboardEvent, DashboardState } from '../state/reduce.js'
 
 /** The event a key press makes in this state, or undefined when the key does nothing here. */
@@ -32,8 +33,8 @@ export function keyEvent(state: DashboardState, input: string, key: Key): Dashbo
       if (key.escape || input === 'q' || key.return) return { type: 'close' }
       return movement(input, key)
     case 'help':
-      // Any key closes the help, so q there closes it rather than quitting.
-      return { type: 'close' }
+      // ↑ ↓ scroll it; any other key closes it, so q there closes it rather than quitting.
+      return movement(input, key) ?? { type: 'close' }
     case 'scopes':
       if (input === 'q') return { type: 'quit' }
       if (key.escape) return { type: 'close' }
@@ -80,25 +81,6 @@ function movement(input: string, key: Key): DashboardEvent | undefined {
   if (key.end || input === 'G') return { type: 'moveRowTo', to: 'last' }
   return undefined
 }
-
-/** Every key, for the help screen (and docs/dashboard.md). */
-export const KEY_HELP: readonly (readonly [keys: string, what: string])[] = [
-  [`tab / shift-tab, ← →, 1-${PANELS.length}`, 'move between panels'],
-  ['↑ ↓ (j k), home end (g G)', 'move between rows'],
-  ['pgdn pgup (] [)', 'next / previous page of a dead-letter panel'],
-  ['enter', "open the selected record's detail (esc closes)"],
-  ['r', 'replay the selected inbound record / retry the selected send'],
-  ['R', 'replay / retry every record of the panel (the matching ones when filtered)'],
-  ['x', 'discard the selected send'],
-  ['X', 'discard every send of the panel (the matching ones when filtered)'],
-  ['/', 'filter every list by text (id, chat, error, owner); esc clears it'],
-  ['p or space', 'pause / resume the screen (the bot keeps running)'],
-  ['s', 'switch scope'],
-  ['e', 'dead letters grouped by error: count, first/last seen, the command for the group'],
-  ['w', 'the retry queue: failed records, when each is tried next; failures per minute'],
-  ['?', 'this help'],
-  ['q, ctrl-c', 'quit'],
-]
 
 /** A key with no flag set (what Ink reports for a plain character). */
 export function plainKey(flags: Partial<Key> = {}): Key {

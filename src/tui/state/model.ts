@@ -37,7 +37,7 @@ export interface DetailTarget {
 /** What covers the panels, or takes the keys, for a while. */
 export type Overlay =
   | { type: 'none' }
-  | { type: 'help' }
+  | { type: 'help'; /** The first key entry shown: the help scrolls when it is taller than the screen. */ offset: number }
   | { type: 'detail'; target: DetailTarget; content: DetailContent | undefined; error: string | undefined; offset: number }
   | { type: 'confirm'; request: OperatorRequest; /** The operator's reason, typed into the confirmation. */ reason: string }
   | { type: 'running'; request: OperatorRequest; done: number; total: number }

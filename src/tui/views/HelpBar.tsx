@@ -60,7 +60,7 @@ export function keysFor(
     case 'filter':
       return ['type the text  enter apply  esc cancel  backspace erase', 'matches ids, chats, errors, owners, hosts (case ignored)']
     case 'help':
-      return ['any key closes the help', '']
+      return ['↑↓ jk scroll  any other key closes the help', '']
     case 'report':
       return ['e by error  w retry queue  ↑↓ jk scroll  esc back', '']
     case 'scopes':

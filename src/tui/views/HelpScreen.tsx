@@ -1,10 +1,15 @@
-/** Every key, and what the markers mean, wrapped at the width; it covers the panels until a key is pressed. */
+/**
+ * Every key, and what the markers mean, wrapped at the width; it covers the panels until a key other
+ * than ↑ ↓ is pressed. Taller than the screen (80×24), it scrolls by its key entries and says so.
+ */
 import { Box, Text } from 'ink'
 import { fit, wrap, wrapField } from './format.js'
-import { KEY_HELP } from '../io/keys.js'
+import { KEY_HELP } from '../state/key-help.js'
 import type { Theme } from './theme.js'
 
 export interface HelpScreenProps {
+  /** The first key entry shown. */
+  offset: number
   height: number
   width: number
   theme: Theme
@@ -16,20 +21,28 @@ const LEGEND = [
   'Actions go through the same services as botmesh replay / retry / discard, and leave an audit entry.',
 ]
 
-export function HelpScreen({ height, width, theme }: HelpScreenProps) {
+/** The help's lines from key entry `offset` on, wrapped, not cut: what a key does stays under its text. */
+export function helpLinesFrom(offset: number, width: number): string[] {
   const keyWidth = Math.max(...KEY_HELP.map(([keys]) => keys.length)) + 2
-  // Wrapped, not cut: what a key does stays under its text, the legend's lines wrap whole.
-  const lines = [
-    ...KEY_HELP.flatMap(([keys, what]) => wrapField(`${keys.padEnd(keyWidth)}${what}`, width, keyWidth)),
+  return [
+    ...KEY_HELP.slice(offset).flatMap(([keys, what]) => wrapField(`${keys.padEnd(keyWidth)}${what}`, width, keyWidth)),
     '',
     ...LEGEND.flatMap((line) => wrap(line, width)),
   ]
+}
+
+export function HelpScreen({ offset, height, width, theme }: HelpScreenProps) {
+  const lines = helpLinesFrom(offset, width)
+  const room = Math.max(0, height - 1)
+  // Past the screen, its last line says that more follows, and how to reach it.
+  const shown = lines.length > room ? [...lines.slice(0, Math.max(0, room - 1)), '↓ more: ↑↓ jk scroll'] : lines
+  const title = offset > 0 ? `Keys (${offset} above: ↑ k)` : 'Keys'
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Text bold color={theme.tone('focus')}>
-        {fit('Keys', width)}
+        {fit(title, width)}
       </Text>
-      {lines.slice(0, Math.max(0, height - 1)).map((line, index) => (
+      {shown.map((line, index) => (
         <Text key={index} wrap="truncate-end">
           {line || ' '}
         </Text>

@@ -84,7 +84,7 @@ export function Screen({ state, size, theme }: ScreenProps) {
             theme={theme}
           />
         ) : overlay.type === 'help' ? (
-          <HelpScreen height={area} width={width} theme={theme} />
+          <HelpScreen offset={overlay.offset} height={area} width={width} theme={theme} />
         ) : overlay.type === 'scopes' ? (
           <ScopePicker picker={overlay} current={state.scope} height={area} width={width} theme={theme} />
         ) : (

@@ -2,6 +2,7 @@
 import { DASHBOARD_LIMITS } from '../../limits.js'
 import { backendNow, clamp, notice, type DashboardEvent, type DashboardState } from '../model.js'
 import { isDeadPanel, PANEL_TABLE, PANELS } from '../panels.js'
+import { KEY_HELP } from '../key-help.js'
 import { rowIdsOf } from '../selection.js'
 
 export function reducePanels(state: DashboardState, event: DashboardEvent): DashboardState | undefined {
@@ -33,7 +34,7 @@ export function reducePanels(state: DashboardState, event: DashboardEvent): Dash
     case 'close':
       return { ...state, overlay: { type: 'none' } }
     case 'help':
-      return { ...state, overlay: state.overlay.type === 'help' ? { type: 'none' } : { type: 'help' } }
+      return { ...state, overlay: state.overlay.type === 'help' ? { type: 'none' } : { type: 'help', offset: 0 } }
     default:
       return undefined
   }
@@ -45,6 +46,7 @@ function moveRow(state: DashboardState, by: number): DashboardState {
     const lines = overlay.content?.lines.length ?? 0
     return { ...state, overlay: { ...overlay, offset: clamp(overlay.offset + by, 0, Math.max(0, lines - 1)) } }
   }
+  if (overlay.type === 'help') return { ...state, overlay: { ...overlay, offset: clamp(overlay.offset + by, 0, KEY_HELP.length - 1) } }
   if (overlay.type === 'scopes') {
     const count = overlay.scopes?.length ?? 0
     return { ...state, overlay: { ...overlay, index: clamp(overlay.index + by, 0, Math.max(0, count - 1)) } }

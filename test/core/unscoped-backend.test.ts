@@ -71,6 +71,20 @@ describe('a backend without scope() shared by two bots in one process', () => {
     expect([...a.provider.texts(), ...b.provider.texts()]).toEqual(['remind A', 'remind B'])
   })
 
+  it('refuses it too through a second KvDurability over the same store', async () => {
+    const kv = unscopedKv()
+    const a = await bots.start({
+      botId: 'reminders',
+      durability: fast({ backend: new KvDurability(kv, { kind: 'custom' }) }),
+      untapped: true,
+    })
+    const b = bots.create({ botId: 'billing', durability: fast({ backend: new KvDurability(kv, { kind: 'custom' }) }), untapped: true })
+    await expect(b.bot.start()).rejects.toThrow(/has no scope\(\)/)
+    await a.bot.enqueue('c1', 'remind A', { idempotencyKey: 'reminder:1' })
+    await a.bot.idle()
+    expect(a.provider.texts()).toEqual(['remind A'])
+  })
+
   it('does not keep a failed start’s claim', async () => {
     const kv = unscopedKv()
     kv.start = () => Promise.reject(new Error('store down'))

@@ -44,7 +44,7 @@ export async function checkEvictionPolicy(connection: RedisConnection, check: Ev
     throw new ConfigError(
       `${found}: Redis may evict journal records under memory pressure, losing messages and replaying sent replies. ` +
         `Set it to "${SAFE_EVICTION_POLICY}" (CONFIG SET maxmemory-policy ${SAFE_EVICTION_POLICY}, and in redis.conf), ` +
-        `or pass acceptEviction: true to run anyway`,
+        `or pass acceptEviction: true (?acceptEviction=true in a backend URL) to run anyway`,
     )
   }
   check.warn(`botmesh: ${found}, not "${SAFE_EVICTION_POLICY}" (accepted with acceptEviction: true): journal records may be evicted`)

@@ -173,8 +173,11 @@ export interface InstanceRecord {
  * next run of its instanceId found it, with what that run had leased and the next one took back.
  */
 export interface PreviousRun {
+  /** The host it ran on (`os.hostname()`). */
   host: string
+  /** Its process id on that host. */
   pid: number
+  /** When it started, in ms since the epoch. */
   startedAt: number
   /** Its last heartbeat, in ms since the epoch: it died after it. */
   lastBeatAt: number

@@ -7,6 +7,7 @@ import type { MessageLogEntry } from '../../src/core/store.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { DURABLE_SQL, STORE_SQL } from '../../src/backends/sqlite/statements.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
+import { readWal } from '../fixtures/sqlite/wal.js'
 
 const temps: ReturnType<typeof tempDir>[] = []
 const opened: { stop(): Promise<void> }[] = []
@@ -239,5 +240,92 @@ describe('SQLiteStore and its durability on one connection', () => {
     } finally {
       audit.close()
     }
+  })
+})
+
+describe('SQLiteStore writes in the connection group commit', () => {
+  it('the store writes and the journal writes of one turn commit in one transaction (one fsync)', async () => {
+    const file = newFile()
+    const store = await openStore(file)
+    const durability = store.durability()
+    await durability.start()
+    opened.push(durability)
+    const journal = durability.journal('s')
+    await store.setUser('s', 'warm', 'k', 0)
+    const before = readWal(file).commits
+    await Promise.all([
+      journal.write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m1'), expectVersion: 0 }]),
+      store.appendLog('s', line('chat', 0)),
+      store.setCheckpoint('s', 'chat', { step: 1 }),
+      store.setUser('s', 'chat', 'name', 'Ada'),
+      journal.write('outbox.journal', [{ kind: 'outbox', record: outboxRecord('k1'), expectVersion: 0 }]),
+      store.appendLog('s', line('chat', 1)),
+    ])
+    // Before the shared group commit each store write was a transaction of its own: 5 commits.
+    expect(readWal(file).commits - before).toBe(1)
+    expect(await store.getCheckpoint('s', 'chat')).toEqual({ step: 1 })
+    expect(await store.getUser('s', 'chat', 'name')).toBe('Ada')
+    expect((await store.listLog('s', 'chat', 10)).map((entry) => entry.messageId)).toEqual(['m0', 'm1'])
+    expect(await journal.count('inbox')).toEqual({ pending: 1 })
+  })
+
+  it('a read sees the writes of what it reads queued before it, and does not wait for the others', async () => {
+    const store = await openStore(newFile())
+    await store.setCheckpoint('s', 'a', { step: 1 })
+    const order: string[] = []
+    const writeA = store.setCheckpoint('s', 'a', { step: 2 }).then(() => order.push('write a'))
+    const readB = store.getCheckpoint('s', 'b').then(() => order.push('read b'))
+    const readA = store.getCheckpoint('s', 'a').then((value) => {
+      order.push('read a')
+      return value
+    })
+    const logA = store.appendLog('s', line('a', 0))
+    const listed = store.listLog('s', 'a', 10)
+    store.deleteCheckpoint('s', 'gone').catch(() => {})
+    const gone = store.getCheckpoint('s', 'gone')
+    await Promise.all([writeA, readB, logA])
+    // Chat b's checkpoint has nothing queued: read at once, before chat a's write commits.
+    expect(order.slice(0, 2)).toEqual(['read b', 'write a'])
+    expect(await readA).toEqual({ step: 2 })
+    expect((await listed).map((entry) => entry.messageId)).toEqual(['m0'])
+    expect(await gone).toBeUndefined()
+  })
+
+  it('a write queued when the store stops is committed before the file closes', async () => {
+    const file = newFile()
+    const store = new SQLiteStore({ file })
+    await store.start()
+    const written = store.setUser('s', 'chat', 'k', 'kept')
+    await store.stop()
+    await written
+    const raw = new Database(file, { readonly: true })
+    try {
+      expect(raw.prepare('SELECT value FROM store_users WHERE chat_id = ?').get('chat')).toEqual({ value: '"kept"' })
+    } finally {
+      raw.close()
+    }
+  })
+
+  it('a store write that fails inside the batch fails alone; the journal write beside it commits', async () => {
+    const file = newFile()
+    const store = await openStore(file)
+    const durability = store.durability()
+    await durability.start()
+    opened.push(durability)
+    const raw = new Database(file)
+    raw.exec(`CREATE TRIGGER poison BEFORE INSERT ON store_users WHEN new.key = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned key'); END`)
+    raw.close()
+    const journal = durability.journal('s')
+    const [admitted, poisoned, kept] = await Promise.allSettled([
+      journal.write('inbox.admit', [{ kind: 'inbox', record: inboxRecord('m1'), expectVersion: 0 }]),
+      store.setUser('s', 'chat', 'poison', 1),
+      store.setUser('s', 'chat', 'kept', 2),
+    ])
+    expect(admitted.status).toBe('fulfilled')
+    expect(poisoned).toMatchObject({ status: 'rejected', reason: { message: 'poisoned key' } })
+    expect(kept.status).toBe('fulfilled')
+    expect(await store.getUser('s', 'chat', 'poison')).toBeUndefined()
+    expect(await store.getUser('s', 'chat', 'kept')).toBe(2)
+    expect(await journal.count('inbox')).toEqual({ pending: 1 })
   })
 })

@@ -1,6 +1,7 @@
 /**
- * The group committer of `SQLiteKv`: a batch of `write` calls in one `BEGIN IMMEDIATE`
- * transaction, each call keeping its own outcome.
+ * The group committer of a SQLite connection: a batch of write calls (the journals' compare-and-sets
+ * and the store's writes alike) in one `BEGIN IMMEDIATE` transaction, each call keeping its own
+ * outcome.
  *
  * A call throws only in rare cases (a constraint, disk full, I/O): compare-and-set conflicts are
  * results, not errors. So the batch first runs with no savepoints at all (two statements a call
@@ -10,16 +11,14 @@
  * apply the same ops in the same order, so the second gives the outcomes the first would have.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import type { KvWriteResult } from '../../core/spi.js'
-import { applyOp, type EncodedOp } from './compare-and-set.js'
-import { sqliteFailure } from './failures.js'
-import type { DurableStatements } from './statements.js'
 import type { CallOutcome } from './write-batcher.js'
 
-/** One `write` call waiting for its commit. */
+/** One write call waiting for its commit: its statements, run inside the batch's transaction. */
 export interface WriteCall {
-  scope: string
-  ops: EncodedOp[]
+  /** Runs the call's statements on the open database; what it returns is the call's output. */
+  apply(db: BetterSqlite3.Database): unknown
+  /** The error a failure of this call is reported as (the file, what it was doing, journal or store). */
+  failure(error: unknown): unknown
 }
 
 /** The transaction control statements, prepared once per connection. */
@@ -40,21 +39,27 @@ function transactionStatements(db: BetterSqlite3.Database): TransactionStatement
   return tx
 }
 
-/** Commits `calls` in one IMMEDIATE transaction; throws when the transaction as a whole failed. */
-export function commitCalls(
-  db: BetterSqlite3.Database,
-  statements: DurableStatements,
-  file: string,
-  calls: readonly WriteCall[],
-): CallOutcome<KvWriteResult[]>[] {
+/**
+ * Commits `calls` in one IMMEDIATE transaction. When the transaction as a whole failed (nothing of
+ * it committed), every call fails with that error, as each call reports it.
+ */
+export function commitCalls(db: BetterSqlite3.Database, calls: readonly WriteCall[]): CallOutcome<unknown>[] {
+  try {
+    return commitTogether(db, calls)
+  } catch (error) {
+    return calls.map((call) => ({ failed: call.failure(error) }))
+  }
+}
+
+function commitTogether(db: BetterSqlite3.Database, calls: readonly WriteCall[]): CallOutcome<unknown>[] {
   const tx = transactionStatements(db)
-  const outcomes: CallOutcome<KvWriteResult[]>[] = new Array(calls.length)
+  const outcomes: CallOutcome<unknown>[] = new Array(calls.length)
   tx.begin.run()
   try {
-    for (let n = 0; n < calls.length; n++) outcomes[n] = { output: applyCall(statements, file, calls[n]!) }
+    for (let n = 0; n < calls.length; n++) outcomes[n] = { output: calls[n]!.apply(db) }
   } catch {
     if (db.inTransaction) tx.rollback.run()
-    return commitWithSavepoints(db, statements, file, calls)
+    return commitWithSavepoints(db, calls)
   }
   try {
     tx.commit.run()
@@ -65,28 +70,17 @@ export function commitCalls(
   return outcomes
 }
 
-function applyCall(statements: DurableStatements, file: string, call: WriteCall): KvWriteResult[] {
-  const results: KvWriteResult[] = new Array(call.ops.length)
-  for (let n = 0; n < call.ops.length; n++) results[n] = applyOp(statements, file, call.scope, call.ops[n]!)
-  return results
-}
-
 /** The slow path: each call in a savepoint of its own, so one call's failure rolls back that call only. */
-function commitWithSavepoints(
-  db: BetterSqlite3.Database,
-  statements: DurableStatements,
-  file: string,
-  calls: readonly WriteCall[],
-): CallOutcome<KvWriteResult[]>[] {
-  const applyOne = db.transaction((call: WriteCall) => applyCall(statements, file, call))
+function commitWithSavepoints(db: BetterSqlite3.Database, calls: readonly WriteCall[]): CallOutcome<unknown>[] {
+  const applyOne = db.transaction((call: WriteCall) => call.apply(db))
   const applyAll = db.transaction(() =>
-    calls.map((call): CallOutcome<KvWriteResult[]> => {
+    calls.map((call): CallOutcome<unknown> => {
       try {
         return { output: applyOne(call) }
       } catch (error) {
         // Some errors (disk full, I/O) roll back the whole transaction: then no call may commit.
         if (!db.inTransaction) throw error
-        return { failed: sqliteFailure(error, file, 'writing the journal', 'journal') }
+        return { failed: call.failure(error) }
       }
     }),
   )

@@ -3,6 +3,10 @@
  * `SQLiteDurability` it hands out). Each component acquires it in its `start()` and releases it in
  * its `stop()`; the file is opened by the first acquire and closed by the last release, so the bot
  * may stop the store and the journals in any order, as often as it likes.
+ *
+ * Every write of the file goes through the connection's one group commit (`commits`): the
+ * journals' compare-and-sets and the store's checkpoints, user data and message log made at the
+ * same time share one transaction, and so one fsync.
  */
 import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -14,6 +18,8 @@ import { sqliteFailure } from './failures.js'
 import { SQLITE_LIMITS, type SQLiteTimeouts } from './limits.js'
 import { assertJournalPresent } from './presence.js'
 import { assertDurableShape, createSchema } from './schema.js'
+import { commitCalls, type WriteCall } from './batch-commit.js'
+import { WriteBatcher } from './write-batcher.js'
 import { DURABLE_SQL, STORE_SQL, prepareAll, type DurableStatements, type StoreStatements } from './statements.js'
 
 /** Where the connection goes. */
@@ -38,6 +44,8 @@ export class SQLiteConnection {
   readonly #holders = new Set<object>()
   #durable: DurableStatements | undefined
   #store: StoreStatements | undefined
+  /** The group commit of every write of the file, journal and store (batch-commit.ts). */
+  readonly commits = new WriteBatcher<WriteCall, unknown>((calls) => commitCalls(this.#opened(), calls), SQLITE_LIMITS.groupCommitOpsMax)
 
   constructor(options: SQLiteConnectionOptions) {
     if (typeof options?.file !== 'string' || options.file.trim() === '')
@@ -79,6 +87,12 @@ export class SQLiteConnection {
     return this.#db
   }
 
+  /** The open database for a commit: a write queued while the file closed fails with NOT_STARTED. */
+  #opened(): BetterSqlite3.Database {
+    if (!this.#db) throw new BotmeshError(ERROR_CODES.NOT_STARTED, `${this.file} was closed before the write could commit`)
+    return this.#db
+  }
+
   /** The journals' prepared statements (prepared on first use of each opening). */
   durableStatements(db: BetterSqlite3.Database): DurableStatements {
     return (this.#durable ??= prepareAll(db, DURABLE_SQL))
@@ -114,6 +128,8 @@ export class SQLiteConnection {
 
   #closeIfUnused(): void {
     if (this.#holders.size > 0 || !this.#db) return
+    // What is queued commits before the file closes: a caller awaiting it is answered, not left hanging.
+    if (this.commits.pending > 0) this.commits.flush()
     const db = this.#db
     this.#db = undefined
     this.#durable = undefined

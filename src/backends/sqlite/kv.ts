@@ -2,9 +2,9 @@
  * `SQLiteKv`: the `DurableKv` of the journals in a SQLite file, on the `durable` table.
  *
  * - Each compare-and-set is one statement (compare-and-set.ts).
- * - Writes go through group commit: the ops of one `write` call, and of calls made at the same
- *   time, commit in one `BEGIN IMMEDIATE` transaction (one fsync), each call keeping its own
- *   outcome (batch-commit.ts). IMMEDIATE takes the write lock up front, where the busy timeout
+ * - Writes go through the connection's group commit: the ops of one `write` call, and of calls
+ *   made at the same time (the store's writes too), commit in one `BEGIN IMMEDIATE` transaction
+ *   (one fsync), each call keeping its own outcome (batch-commit.ts). IMMEDIATE takes the write lock up front, where the busy timeout
  *   applies, instead of upgrading a read lock mid-transaction (which fails at once when another
  *   process wrote meanwhile).
  * - Operations take effect in the order they are called in this process: a read first commits the
@@ -15,15 +15,12 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
-import { commitCalls, type WriteCall } from './batch-commit.js'
 import { HOST_SOURCES, HostClock, type HostClockSources } from '../crash-safe-file/host-clock.js'
 import { sqliteAnchorStore } from './clock-anchor.js'
-import { decodeEntry, encodeOp } from './compare-and-set.js'
+import { applyOp, decodeEntry, encodeOp, type EncodedOp } from './compare-and-set.js'
 import { checkpoint, type SQLiteCheckpointReport } from './compact.js'
 import { SQLiteConnection, type SQLiteConnectionOptions } from './connection.js'
 import { sqliteFailure } from './failures.js'
-import { WriteBatcher, type CallOutcome } from './write-batcher.js'
-import { SQLITE_LIMITS } from './limits.js'
 import type { DurableStatements, EntryRow } from './statements.js'
 import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
 
@@ -38,7 +35,6 @@ const OWNER = 'SQLiteDurability'
 /** What a root and its scope views share. */
 interface Shared {
   connection: SQLiteConnection
-  commits: WriteBatcher<WriteCall, KvWriteResult[]>
   /** The holder of the connection: the root view. */
   root: SQLiteKv
   clockSources: HostClockSources
@@ -63,9 +59,8 @@ export class SQLiteKv implements DurableKv {
       this.#scope = view.scope
     } else {
       const connection = source instanceof SQLiteConnection ? source : new SQLiteConnection(source)
-      const commits = new WriteBatcher<WriteCall, KvWriteResult[]>((calls) => this.#commit(calls), SQLITE_LIMITS.groupCommitOpsMax)
       const clockSources = (!(source instanceof SQLiteConnection) && source.clockSources) || HOST_SOURCES
-      this.#shared = { connection, commits, root: this, clockSources, clock: undefined }
+      this.#shared = { connection, root: this, clockSources, clock: undefined }
       this.#scope = ROOT_SCOPE
     }
     this.file = this.#shared.connection.file
@@ -84,7 +79,7 @@ export class SQLiteKv implements DurableKv {
   /** Commits what is queued, then lets go of the connection (root view only). Idempotent. */
   async stop(): Promise<void> {
     if (!this.#isRoot) return
-    if (this.#shared.commits.pending > 0) this.#shared.commits.flush()
+    // The connection commits what is queued before the file closes (the store may keep it open).
     this.#shared.connection.release(this)
   }
 
@@ -114,8 +109,16 @@ export class SQLiteKv implements DurableKv {
 
   async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
     if (ops.length === 0) return []
+    this.#database() // NOT_STARTED before start() and after stop(), as every other call
     const encoded = ops.map(encodeOp)
-    return this.#shared.commits.submit({ scope: this.#scope, ops: encoded }, encoded.length)
+    const { connection } = this.#shared
+    const scope = this.#scope
+    const file = this.file
+    const call = {
+      apply: (db: BetterSqlite3.Database) => applyOps(connection.durableStatements(db), file, scope, encoded),
+      failure: (error: unknown) => sqliteFailure(error, file, 'writing the journal', 'journal'),
+    }
+    return connection.commits.submit(call, encoded.length) as Promise<KvWriteResult[]>
   }
 
   async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
@@ -184,7 +187,8 @@ export class SQLiteKv implements DurableKv {
   /** Runs a read (or a purge) after committing the writes called before it, mapping driver errors. */
   #read<T>(what: string, run: (statements: DurableStatements, db: BetterSqlite3.Database) => T): T {
     const db = this.#database()
-    if (this.#shared.commits.pending > 0) this.#shared.commits.flush()
+    const { commits } = this.#shared.connection
+    if (commits.pending > 0) commits.flush()
     try {
       return run(this.#shared.connection.durableStatements(db), db)
     } catch (error) {
@@ -195,14 +199,11 @@ export class SQLiteKv implements DurableKv {
   #entries(rows: unknown[], collection: string): KvEntry[] {
     return (rows as EntryRow[]).map((row) => decodeEntry(row, this.file, collection))
   }
+}
 
-  /** The group committer (root only): every queued call in one IMMEDIATE transaction (batch-commit.ts). */
-  #commit(calls: readonly WriteCall[]): CallOutcome<KvWriteResult[]>[] {
-    const db = this.#database()
-    try {
-      return commitCalls(db, this.#shared.connection.durableStatements(db), this.file, calls)
-    } catch (error) {
-      throw sqliteFailure(error, this.file, 'writing the journal', 'journal')
-    }
-  }
+/** One `write` call's ops, applied in `scope` inside the group commit's transaction. */
+function applyOps(statements: DurableStatements, file: string, scope: string, ops: readonly EncodedOp[]): KvWriteResult[] {
+  const results: KvWriteResult[] = new Array(ops.length)
+  for (let n = 0; n < ops.length; n++) results[n] = applyOp(statements, file, scope, ops[n]!)
+  return results
 }

@@ -2,6 +2,12 @@
  * `SQLiteStore`: the bot's store (per-chat user data, flow checkpoints, the message log) in one
  * SQLite file, whose schema also holds the journals' `durable` table. `store.durability()` hands
  * out the journals on the same connection. The store reads and writes only its `store_*` tables.
+ *
+ * Its writes go through the connection's group commit with the journals' (connection.ts): the
+ * message log's lines, checkpoints and user data of messages in flight share their transaction and
+ * fsync instead of one each, which blocked the event loop. A read waits only for the queued writes
+ * of what it reads (a chat's checkpoint, a user key, a chat's log), so it sees them, and never
+ * holds up on the rest of the batch.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { type Json, optionNames, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
@@ -34,6 +40,8 @@ export class SQLiteStore implements Store {
   readonly #connection: SQLiteConnection
   readonly #messageLogMax: number
   #durability: SQLiteDurability | undefined
+  /** The last write queued of each thing the store keeps, until it committed: what a read of it waits for. */
+  readonly #queued = new Map<string, Promise<unknown>>()
 
   constructor(options: SQLiteStoreOptions) {
     refuseUnknownOptions('SQLiteStore', options, SQLITE_STORE_OPTION_NAMES, SQLITE_MISPLACED)
@@ -65,40 +73,41 @@ export class SQLiteStore implements Store {
   }
 
   async getUser(scope: string, chatId: string, key: string): Promise<Json | undefined> {
+    await this.#written(userKey(scope, chatId, key))
     return this.#run('reading user data', (s) => parse(s.getUser.get(scope, chatId, key)))
   }
 
   async setUser(scope: string, chatId: string, key: string, value: Json): Promise<void> {
     const text = encode(value, `user data "${key}"`)
-    this.#run('writing user data', (s) => s.setUser.run(scope, chatId, key, text, Date.now()))
+    const at = Date.now()
+    return this.#write('writing user data', userKey(scope, chatId, key), 1, (s) => s.setUser.run(scope, chatId, key, text, at))
   }
 
   async getCheckpoint(scope: string, chatId: string): Promise<Json | undefined> {
+    await this.#written(checkpointKey(scope, chatId))
     return this.#run('reading a checkpoint', (s) => parse(s.getCheckpoint.get(scope, chatId)))
   }
 
   async setCheckpoint(scope: string, chatId: string, checkpoint: Json): Promise<void> {
     const text = encode(checkpoint, `the checkpoint of chat "${chatId}"`)
-    this.#run('writing a checkpoint', (s) => s.setCheckpoint.run(scope, chatId, text, Date.now()))
+    const at = Date.now()
+    return this.#write('writing a checkpoint', checkpointKey(scope, chatId), 1, (s) => s.setCheckpoint.run(scope, chatId, text, at))
   }
 
   async deleteCheckpoint(scope: string, chatId: string): Promise<void> {
-    this.#run('deleting a checkpoint', (s) => s.deleteCheckpoint.run(scope, chatId))
+    return this.#write('deleting a checkpoint', checkpointKey(scope, chatId), 1, (s) => s.deleteCheckpoint.run(scope, chatId))
   }
 
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
-    this.#run('appending to the message log', (s, db) =>
-      // IMMEDIATE: take the write lock before the first statement, where the busy timeout applies.
-      db
-        .transaction(() => {
-          s.appendLog.run(scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref)
-          if (this.#messageLogMax > 0) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, this.#messageLogMax)
-        })
-        .immediate(),
-    )
+    const max = this.#messageLogMax
+    return this.#write('appending to the message log', logKey(scope, entry.chatId), 2, (s) => {
+      s.appendLog.run(scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref)
+      if (max > 0) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, max)
+    })
   }
 
   async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
+    await this.#written(logKey(scope, chatId))
     return this.#run('reading the message log', (s) =>
       (s.listLog.all(scope, chatId, limit) as LogRow[]).map((row) => ({
         direction: row.direction,
@@ -109,6 +118,34 @@ export class SQLiteStore implements Store {
         ref: row.ref,
       })),
     )
+  }
+
+  /**
+   * Queues a write in the connection's group commit (`ops`: its statements, for the batch's size);
+   * resolves once it is committed. Until then a read of `key` waits for it.
+   */
+  #write(what: string, key: string, ops: number, apply: (statements: StoreStatements) => unknown): Promise<void> {
+    this.#connection.database(this, OWNER) // NOT_STARTED before start() and after stop()
+    const connection = this.#connection
+    const file = this.file
+    const written = connection.commits.submit(
+      {
+        apply: (db) => apply(connection.storeStatements(db)),
+        failure: (error) => sqliteFailure(error, file, what, 'store'),
+      },
+      ops,
+    )
+    this.#queued.set(key, written)
+    const forget = () => {
+      if (this.#queued.get(key) === written) this.#queued.delete(key)
+    }
+    written.then(forget, forget)
+    return written as Promise<void>
+  }
+
+  /** Resolves once the queued writes of `key` (the last one, committed after the others) are committed or failed. */
+  #written(key: string): Promise<unknown> | undefined {
+    return this.#queued.get(key)?.then(noop, noop)
   }
 
   #run<T>(what: string, run: (statements: StoreStatements, db: BetterSqlite3.Database) => T): T {
@@ -130,3 +167,10 @@ function encode(value: Json, what: string): string {
 function parse(row: unknown): Json | undefined {
   return row === undefined ? undefined : (JSON.parse((row as { value: string }).value) as Json)
 }
+
+const noop = (): void => {}
+
+/** What a write changes and a read reads, as one key of `#queued`. */
+const userKey = (scope: string, chatId: string, key: string) => `user\u0000${scope}\u0000${chatId}\u0000${key}`
+const checkpointKey = (scope: string, chatId: string) => `checkpoint\u0000${scope}\u0000${chatId}`
+const logKey = (scope: string, chatId: string) => `log\u0000${scope}\u0000${chatId}`

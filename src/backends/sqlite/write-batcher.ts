@@ -1,8 +1,8 @@
 /**
- * `WriteBatcher`, SQLite's group commit: write calls made while the event loop is busy are queued and committed together,
- * in one transaction and so one fsync, on the next turn of the loop. Each call keeps its own
- * outcome: the committer (batch-commit.ts) makes sure one call's failure rolls
- * back that call only.
+ * `WriteBatcher`, SQLite's group commit: write calls made while the event loop is busy (the
+ * journals' and the store's alike) are queued and committed together, in one transaction and so
+ * one fsync, on the next turn of the loop. Each call keeps its own outcome: the committer
+ * (batch-commit.ts) makes sure one call's failure rolls back that call only.
  *
  * better-sqlite3 is synchronous, so a commit never overlaps another in this process; what the
  * queue buys is fewer fsyncs when many messages are in flight. (The file journals' group commit,

@@ -115,6 +115,70 @@ describe('appendLog compaction and write cost', () => {
     await reopened.close()
   })
 
+  it('writes go on while a fold writes the snapshot; the log then keeps only the records appended meanwhile', async () => {
+    const path = await journalPath()
+    const fs = new FailingFs(nodeFileSystem)
+    let release!: () => void
+    const held = fs.holdNext('sync', '.tmp-', new Promise<void>((resolve) => (release = resolve)))
+    const durability = await FileDurability.open(path, { appendLog: { compactEvery: 5 }, fs })
+    for (let n = 0; n < 5; n++) await durability.kv.write([put(`m${n}`)])
+    await held // the fold the 5th write started holds at its snapshot's fsync
+    // Before, the fold was a commit of its own: these writes waited for the whole snapshot.
+    for (let n = 5; n < 8; n++) await durability.kv.write([put(`m${n}`)])
+    assert.equal(durability.stats().logRecords, 8, 'nothing was dropped from the log yet')
+    release()
+    await durability.kv.flush()
+    assert.deepEqual(
+      { logRecords: durability.stats().logRecords, logSeq: durability.stats().logSeq },
+      { logRecords: 3, logSeq: 5 },
+      'the log holds the 3 records appended during the fold',
+    )
+    assert.deepEqual(
+      (await readdir(join(path, '..'))).filter((name) => name.includes('.tmp-')),
+      [],
+    )
+    await durability.kv.write([put('m8')])
+    await durability.close()
+    const reopened = await FileDurability.open(path, { appendLog: true })
+    assert.equal((await reopened.kv.list('inbox', { state: 'pending', limit: 100 })).length, 9)
+    await reopened.close()
+  })
+
+  it('a log that cannot be replaced after a fold keeps every record; replaced but not durably, the journal refuses more writes', async () => {
+    for (const failing of ['write', 'syncDirectory'] as const) {
+      const path = await journalPath()
+      const fs = new FailingFs(nodeFileSystem)
+      let release!: () => void
+      const held = fs.holdNext('sync', 'durable.json.tmp-', new Promise<void>((resolve) => (release = resolve)))
+      const durability = await FileDurability.open(path, { appendLog: { compactEvery: 5 }, fs })
+      for (let n = 0; n < 5; n++) await durability.kv.write([put(`m${n}`)])
+      await held
+      await durability.kv.write([put('m5')])
+      // The log's replacement: its temp's write fails (nothing renamed), or the directory fsync after its rename.
+      // Held at the step before the failing one (reading the log, fsyncing its temp), so nothing earlier fails instead.
+      const [heldOperation, heldPath] = failing === 'write' ? ['readFile', 'durable.json.log'] : ['sync', 'durable.json.log.tmp-']
+      let releaseLog!: () => void
+      const logHeld = fs.holdNext(heldOperation, heldPath, new Promise<void>((resolve) => (releaseLog = resolve)))
+      release()
+      await logHeld
+      fs.failNext(failing, failing === 'write' ? 'durable.json.log.tmp-' : '')
+      releaseLog()
+      await durability.kv.flush()
+      if (failing === 'write') {
+        assert.equal(durability.stats().logRecords, 6, 'the log kept every record')
+        await durability.kv.write([put('m6')])
+        await durability.close()
+      } else {
+        await expect(durability.kv.write([put('m6')])).rejects.toBeInstanceOf(JournalUnavailableError)
+        await durability.close().catch(() => {})
+      }
+      const reopened = await FileDurability.open(path, { appendLog: true })
+      const expected = failing === 'write' ? 7 : 6
+      assert.equal((await reopened.kv.list('inbox', { state: 'pending', limit: 100 })).length, expected, failing)
+      await reopened.close()
+    }
+  })
+
   it('folds once the log holds compactBytes', async () => {
     const durability = await FileDurability.open(await journalPath(), { appendLog: { compactBytes: 2_000 } })
     for (let n = 0; n < 10; n++) await durability.kv.write([put(`m${n}`, 0, { value: 'v'.repeat(500) })])

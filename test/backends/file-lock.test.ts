@@ -150,6 +150,8 @@ describe('FileDurability lock', () => {
     const path = await journalPath()
     const durability = await FileDurability.open(path, { appendLog: { compactEvery: 2 } })
     for (const key of ['a', 'b', 'c']) await durability.kv.write([put(key)])
+    // The fold the second write started runs beside the third: the snapshot is there once it ended.
+    await durability.kv.flush()
     assert.equal((await stat(join(path, '..'))).mode & 0o777, 0o700)
     for (const file of [path, `${path}.log`, `${path}.lock`]) assert.equal((await stat(file)).mode & 0o777, 0o600, file)
     await durability.close()

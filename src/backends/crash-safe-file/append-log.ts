@@ -6,7 +6,7 @@
  */
 import { AppendLogCorruptError } from '../../core/errors.js'
 import { dirname } from 'node:path'
-import { readJournalFile } from './atomic-snapshot.js'
+import { AfterRenameError, readJournalFile, writeFileAtomic } from './atomic-snapshot.js'
 import { decodeRecord, encodeRecords, splitLines } from './framing.js'
 import { FILE_MODE, type FileHandle, type FileSystem } from './fs.js'
 
@@ -94,8 +94,11 @@ export class AppendLog {
   #size: number
   #lastSeq: number
   #records: number
-  /** Set when a failed append could not be cut back: the file may hold a record nobody acknowledged. */
-  #broken: unknown
+  /**
+   * Set when a failed append could not be cut back (the file may hold a record nobody
+   * acknowledged), or when the log was replaced after a fold but not durably: no more appends here.
+   */
+  #broken: { why: string; cause: unknown } | undefined
 
   private constructor(path: string, handle: FileHandle, options: AppendLogWriterOptions) {
     this.path = path
@@ -145,15 +148,14 @@ export class AppendLog {
    */
   async append(payloads: readonly string[]): Promise<void> {
     if (payloads.length === 0) return
-    if (this.#broken !== undefined)
-      throw new Error(`${this.path} could not be cut back after a failed append; reopen the journal`, { cause: this.#broken })
+    if (this.#broken !== undefined) throw new Error(`${this.path} ${this.#broken.why}; reopen the journal`, { cause: this.#broken.cause })
     const data = encodeRecords(this.#lastSeq + 1, payloads)
     try {
       await this.#handle.write(data, this.#size)
       if (this.#fsync) await this.#handle.sync()
     } catch (error) {
       // Cut the records back at once (I5): a restart must not replay a write that was refused.
-      await this.#cutBack().catch((cutError: unknown) => (this.#broken = cutError))
+      await this.#cutBack().catch((cause: unknown) => (this.#broken = { why: 'could not be cut back after a failed append', cause }))
       throw error
     }
     this.#size += data.length
@@ -169,6 +171,39 @@ export class AppendLog {
   async #cutBack(): Promise<void> {
     await this.#handle.truncate(this.#size)
     await this.#handle.sync()
+  }
+
+  /**
+   * Drops the log's first `folded` records (`bytes` long), which a durable snapshot now holds, and
+   * keeps the ones appended since (I11): with none, the log is emptied in place; otherwise the kept
+   * records are written to a new log that replaces this one by rename (I2), and the writer goes on
+   * there. Resolves to the writer to append with from now on (this one is closed when replaced).
+   * Failing before the rename, this log is as it was; after it, `broken` is set: appends here
+   * would go to the replaced file.
+   */
+  async dropFolded(fs: FileSystem, folded: { bytes: number; records: number }): Promise<AppendLog> {
+    if (folded.bytes === this.#size) {
+      await this.truncate()
+      return this
+    }
+    const kept = (await fs.readFile(this.path)).subarray(folded.bytes, this.#size)
+    let renamed = false
+    try {
+      await writeFileAtomic(fs, this.path, [kept], { fsync: true })
+      renamed = true
+      const next = await AppendLog.open(fs, this.path, {
+        validBytes: kept.byteLength,
+        lastSeq: this.#lastSeq,
+        records: this.#records - folded.records,
+        fsync: this.#fsync,
+      })
+      await this.#handle.close().catch(() => {}) // the replaced file: nothing more is written to it
+      return next
+    } catch (error) {
+      if (renamed || error instanceof AfterRenameError)
+        this.#broken = { why: 'was replaced by its records after a fold, but not durably', cause: error }
+      throw error
+    }
   }
 
   /** Empties the log (after its records were folded into a durable snapshot, I11). Sequences continue. */

@@ -19,7 +19,7 @@ import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
 import type { FileJournalStats } from './journal-stats.js'
 import { loadJournal, type LoadedJournal } from './recovery.js'
 import { applyPlacedWrite, overlayOf, rollBack, type PendingWrite, type PlacedOp } from './pending-writes.js'
-import { encodeSnapshot, type SnapshotEncodingCache } from './snapshot-format.js'
+import { encodeSnapshot, encodeSnapshotInSlices, snapshotEntries, type SnapshotEncodingCache } from './snapshot-format.js'
 import { UncommittedWrites } from './uncommitted-writes.js'
 
 /** Times a read is made again because commits it saw failed, before it gives up. */
@@ -38,6 +38,8 @@ export class DurableState {
   #lastSeq: number
   #logSeq: number
   readonly #compaction: CompactionTrigger
+  /** The fold running while writes go on (appendLog mode), if any: one at a time. */
+  #folding: Promise<CompactionReport> | undefined
   #closing: Promise<void> | undefined
   readonly #uncommitted = new UncommittedWrites()
   /** Why the journal can take no more calls: a failed commit whose outcome on disk is unknown. */
@@ -85,6 +87,7 @@ export class DurableState {
       const loaded = await loadJournal(fs, path, options.format, encoded)
       const opened = new DurableState(path, options, loaded, lock, encoded)
       await removeStrayTemps(fs, path)
+      await removeStrayTemps(fs, logPathOf(path)) // a log being replaced after a fold (append-log.ts)
       await opened.#tidyLog(loaded)
       return opened
     } catch (error) {
@@ -153,15 +156,16 @@ export class DurableState {
     return this.read(() => results)
   }
 
-  /** Resolves once every write made so far is committed or failed. */
-  flush(): Promise<void> {
-    return this.#commits.settled()
+  /** Resolves once every write made so far is committed or failed, and the fold they started with it. */
+  async flush(): Promise<void> {
+    await this.#commits.settled()
+    await settled(this.#folding)
   }
 
   /** Folds the log into the snapshot now (appendLog mode; a no-op in snapshot mode, which keeps no log). */
   async compact(): Promise<CompactionReport> {
     if (this.#closing || this.options.readOnly || this.#broken) await this.#refuseWrite()
-    return this.#commits.exclusive(() => this.#compactNow())
+    return this.#fold()
   }
 
   stats(): FileJournalStats {
@@ -185,17 +189,9 @@ export class DurableState {
    * every record and is replayed by the next open).
    */
   close(): Promise<void> {
-    this.#closing ??= this.#commits
-      .exclusive(async () => {
-        if (this.options.readOnly) return
-        try {
-          // A broken journal is left as it is on disk; the next open reads what is there.
-          if (this.#log && this.#log.records > 0 && !this.#broken) await this.#compactNow()
-        } finally {
-          await this.#log?.close()
-        }
-        if (this.#log && !this.#broken) await foldLeftoverLog(this.options.fs, this.path, undefined)
-      })
+    // A fold that is running ends first: its last step replaces the log this close folds.
+    this.#closing ??= settled(this.#folding)
+      .then(() => this.#commits.exclusive(() => this.#closeNow()))
       .catch((error: unknown) => {
         // A file system's own error (ENOSPC on a full disk) names no file: say which journal, and what it means.
         const reason = error instanceof Error ? error.message : String(error)
@@ -206,6 +202,18 @@ export class DurableState {
       })
       .finally(() => this.#lock?.release())
     return this.#closing
+  }
+
+  /** The last commit: the log folded into the snapshot (a blocking fold: nothing is written any more), and removed. */
+  async #closeNow(): Promise<void> {
+    if (this.options.readOnly) return
+    try {
+      // A broken journal is left as it is on disk; the next open reads what is there.
+      if (this.#log && this.#log.records > 0 && !this.#broken) await this.#compactNow()
+    } finally {
+      await this.#log?.close()
+    }
+    if (this.#log && !this.#broken) await foldLeftoverLog(this.options.fs, this.path, undefined)
   }
 
   /** Rejects a call to a closed, broken or read-only journal, naming a live holder if there is one (I15). */
@@ -232,9 +240,9 @@ export class DurableState {
     }))
     await log.append(payloads)
     this.#lastSeq = log.lastSeq
-    if (this.#compaction.schedule(log)) {
-      // Not awaited by the writers of this batch: they are acknowledged now, the fold runs next (I6).
-      void this.#commits.exclusive(() => this.#compactNow()).catch((error: unknown) => this.#compaction.failed(error, log))
+    if (!this.#folding && this.#compaction.schedule(log)) {
+      // Not awaited by the writers of this batch: they are acknowledged now, and later writes go on while it runs.
+      void this.#fold().catch((error: unknown) => this.#compaction.failed(error, this.#log ?? log))
     }
   }
 
@@ -247,6 +255,52 @@ export class DurableState {
     this.#logSeq = report.logSeq
     this.#compaction.succeeded()
     return report
+  }
+
+  /**
+   * Folds the log into the snapshot while writes go on (appendLog mode; I11, I13). Only two steps
+   * wait for the commits in flight and hold the next ones (I6): taking the state with the log's
+   * last sequence, and, once that snapshot is durable, replacing the log by the records appended
+   * meanwhile. Writing the snapshot, the long part, runs beside the appends, whose records come
+   * after the snapshot's `logSeq` (I10). One fold at a time; a fold asked for meanwhile follows.
+   */
+  #fold(): Promise<CompactionReport> {
+    const fold = settled(this.#folding).then(() => this.#foldBeside())
+    this.#folding = fold
+    const forget = () => {
+      if (this.#folding === fold) this.#folding = undefined
+    }
+    fold.then(forget, forget)
+    return fold
+  }
+
+  async #foldBeside(): Promise<CompactionReport> {
+    const taken = await this.#commits.exclusive(async () => {
+      this.#compaction.started()
+      const log = this.#log
+      if (!log || log.records === 0) return undefined
+      // The entries as committed now: taken at once, encoded afterwards beside the appends (never mutated).
+      const entries = snapshotEntries(this.state, overlayOf(this.#commits.queuedItems()))
+      return { entries, folded: { bytes: log.size, records: log.records }, logSeq: log.lastSeq }
+    })
+    if (!taken) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
+    const { format } = this.options
+    const lines = await encodeSnapshotInSlices(taken.entries, taken.logSeq, this.#encoded, format, FILE_LIMITS.foldSliceEntries)
+    // Fsynced whatever the fsync option: replacing the log next destroys the only other copy (I11).
+    await writeFileAtomic(this.options.fs, this.path, lines, { fsync: true })
+    this.#logSeq = taken.logSeq
+    await this.#commits.exclusive(async () => {
+      const log = this.#log!
+      if (this.#broken) return
+      try {
+        this.#log = await log.dropFolded(this.options.fs, taken.folded)
+      } catch (error) {
+        if (log.broken) this.#broken = 'the log was replaced after a fold, but not durably'
+        throw error
+      }
+    })
+    this.#compaction.succeeded()
+    return { folded: taken.folded.records, logBytes: taken.folded.bytes, entries: taken.entries.length, logSeq: taken.logSeq }
   }
 
   /**
@@ -286,3 +340,10 @@ export class DurableState {
     })
   }
 }
+
+/** Resolves once `work` settled, whichever way (at once without it). */
+function settled(work: Promise<unknown> | undefined): Promise<void> {
+  return work ? work.then(noop, noop) : Promise.resolve()
+}
+
+function noop(): void {}

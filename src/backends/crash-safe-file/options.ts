@@ -45,10 +45,15 @@ export interface AppendLogOptions {
 export const FILE_LIMITS = {
   /**
    * Log records between two compactions, by default: the contract's 1,000 (compactEvery). A fold
-   * rewrites the whole state and holds the writers meanwhile, the largest CPU cost of a c8 bench;
-   * a bot that writes much can pass a larger compactEvery.
+   * rewrites the whole state beside the appends (one at a time); a bot that writes much can pass
+   * a larger compactEvery to fold less often.
    */
   compactEveryDefault: 1_000,
+  /**
+   * Entries a fold encodes between two turns of the event loop: a fold of a large journal runs
+   * beside the appends (durable-state.ts) and never holds the event loop for long.
+   */
+  foldSliceEntries: 2_000,
   /** Log bytes that trigger a compaction, by default. */
   compactBytesDefault: 4 * 1024 * 1024,
   /** Writes one append carries at most (bounds one write's buffer); a snapshot rewrite takes all. */

@@ -57,9 +57,20 @@ export function overlayKey(scope: string, collection: string, key: string): stri
  */
 export type SnapshotEncodingCache = WeakMap<KvEntry, FramedPayload>
 
+/** The entries a snapshot of `state` holds: the committed ones (`overlay` undoes what is not committed yet). */
+export function snapshotEntries(state: KvState, overlay: SnapshotOverlay = new Map()): PlacedEntry[] {
+  const entries: PlacedEntry[] = []
+  for (const placed of state.entries()) {
+    if (overlay.size === 0 || !overlay.has(overlayKey(placed.scope, placed.collection, placed.entry.key))) entries.push(placed)
+  }
+  for (const placed of overlay.values()) if (placed) entries.push(placed)
+  return entries
+}
+
 /**
- * The lines of a snapshot of `state` (seen through `overlay`) that has folded the log up to `logSeq`.
- * `format` names the file's kind in its header (the events journals use the same layout under another name).
+ * The lines of a snapshot of `state` (seen through `overlay`) that has folded the log up to `logSeq`;
+ * an entry's payload comes from `cache` when an earlier snapshot encoded it. `format` names the
+ * file's kind in its header (the events journals use the same layout under another name).
  */
 export function encodeSnapshot(
   state: KvState,
@@ -68,19 +79,53 @@ export function encodeSnapshot(
   cache: SnapshotEncodingCache = new WeakMap(),
   format: string = SNAPSHOT_FORMAT,
 ): string[] {
-  const lines: string[] = [''] // the header goes first, once the entries are counted
-  const add = (placed: PlacedEntry) => {
+  const entries = snapshotEntries(state, overlay)
+  const lines = snapshotLines(entries.length)
+  encodeEntryLines(lines, entries, 0, entries.length, cache)
+  return withHeader(lines, logSeq, format)
+}
+
+/**
+ * `encodeSnapshot` of entries taken before (`snapshotEntries`), encoded `sliceEntries` at a time
+ * with a turn of the event loop between: a fold of a large journal does not hold the event loop
+ * for the whole of it. Entries are never mutated, so the ones taken stay what they were.
+ */
+export async function encodeSnapshotInSlices(
+  entries: readonly PlacedEntry[],
+  logSeq: number,
+  cache: SnapshotEncodingCache,
+  format: string,
+  sliceEntries: number,
+): Promise<string[]> {
+  const lines = snapshotLines(entries.length)
+  for (let from = 0; from < entries.length; from += sliceEntries) {
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve))
+    encodeEntryLines(lines, entries, from, from + sliceEntries, cache)
+  }
+  return withHeader(lines, logSeq, format)
+}
+
+/** The lines of a snapshot of `entries` entries, the header's place first. */
+function snapshotLines(entries: number): string[] {
+  const lines = new Array<string>(entries + 1)
+  lines[0] = ''
+  return lines
+}
+
+/** Frames entries `from` (inclusive) to `to` (exclusive) into their lines (line n + 1 holds entry n). */
+function encodeEntryLines(lines: string[], entries: readonly PlacedEntry[], from: number, to: number, cache: SnapshotEncodingCache): void {
+  for (let n = from; n < Math.min(to, entries.length); n++) {
+    const placed = entries[n]!
     let payload = cache.get(placed.entry)
     if (!payload) {
       payload = preparePayload(encodePlacedEntry(placed))
       cache.set(placed.entry, payload)
     }
-    lines.push(encodeRecord(lines.length + 1, payload))
+    lines[n + 1] = encodeRecord(n + 2, payload)
   }
-  for (const placed of state.entries()) {
-    if (overlay.size === 0 || !overlay.has(overlayKey(placed.scope, placed.collection, placed.entry.key))) add(placed)
-  }
-  for (const placed of overlay.values()) if (placed) add(placed)
+}
+
+function withHeader(lines: string[], logSeq: number, format: string): string[] {
   const header: SnapshotHeader = { format, version: SNAPSHOT_VERSION, logSeq, entries: lines.length - 1 }
   lines[0] = encodeRecord(1, JSON.stringify(header))
   return lines

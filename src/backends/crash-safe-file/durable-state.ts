@@ -10,8 +10,7 @@ import { AppendLog, logPathOf } from './append-log.js'
 import { AfterRenameError, removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
 import { refuseCall } from './call-refusal.js'
 import { encodeChanges } from './changes.js'
-import { foldLeftoverLog, foldLog, type CompactionReport } from './compaction.js'
-import { CompactionTrigger } from './compaction-trigger.js'
+import { foldLeftoverLog, type CompactionReport } from './compaction.js'
 import { DIRECTORY_MODE } from './fs.js'
 import { GroupCommit } from './group-commit.js'
 import { acquireLock, type HeldLock } from './lock-file.js'
@@ -19,7 +18,8 @@ import { FILE_LIMITS, type ResolvedFileOptions } from './options.js'
 import type { FileJournalStats } from './journal-stats.js'
 import { loadJournal, type LoadedJournal } from './recovery.js'
 import { applyPlacedWrite, overlayOf, rollBack, type PendingWrite, type PlacedOp } from './pending-writes.js'
-import { encodeSnapshot, encodeSnapshotInSlices, snapshotEntries, type SnapshotEncodingCache } from './snapshot-format.js'
+import { Folds } from './fold-beside.js'
+import { encodeSnapshot, type SnapshotEncodingCache } from './snapshot-format.js'
 import { UncommittedWrites } from './uncommitted-writes.js'
 
 /** Times a read is made again because commits it saw failed, before it gives up. */
@@ -37,9 +37,8 @@ export class DurableState {
   #logAtOpen: { validBytes: number; records: number }
   #lastSeq: number
   #logSeq: number
-  readonly #compaction: CompactionTrigger
-  /** The fold running while writes go on (appendLog mode), if any: one at a time. */
-  #folding: Promise<CompactionReport> | undefined
+  /** The folds that run beside the writes (appendLog mode, fold-beside.ts). */
+  readonly #folds: Folds
   #closing: Promise<void> | undefined
   readonly #uncommitted = new UncommittedWrites()
   /** Why the journal can take no more calls: a failed commit whose outcome on disk is unknown. */
@@ -62,12 +61,27 @@ export class DurableState {
     this.#lastSeq = loaded.lastSeq
     this.#logSeq = loaded.snapshotLogSeq
     this.#logAtOpen = { validBytes: loaded.log?.validBytes ?? 0, records: loaded.log?.records.length ?? 0 }
-    this.#compaction = new CompactionTrigger({ records: options.compactEvery, bytes: options.compactBytes })
     this.#commits = new GroupCommit<PendingWrite>({
       // A snapshot rewrite writes the whole state, so it takes every queued write (I6).
       batchMax: options.mode === 'appendLog' ? FILE_LIMITS.appendBatchMax : Number.POSITIVE_INFINITY,
       commit: (writes) => (options.mode === 'appendLog' ? this.#append(writes) : this.#rewrite(writes)),
       onFailure: (writes, error) => this.#commitFailed(writes, error),
+    })
+    const { fs, format } = options
+    const every = { records: options.compactEvery, bytes: options.compactBytes }
+    this.#folds = new Folds(every, {
+      fs,
+      path,
+      format,
+      state: this.state,
+      commits: this.#commits,
+      encoded,
+      log: () => this.#log,
+      logSeq: () => this.#logSeq,
+      broken: () => this.#broken,
+      folded: (logSeq) => (this.#logSeq = logSeq),
+      replaced: (log) => (this.#log = log),
+      broke: (reason) => (this.#broken = reason),
     })
   }
 
@@ -159,13 +173,13 @@ export class DurableState {
   /** Resolves once every write made so far is committed or failed, and the fold they started with it. */
   async flush(): Promise<void> {
     await this.#commits.settled()
-    await settled(this.#folding)
+    await this.#folds.settled()
   }
 
   /** Folds the log into the snapshot now (appendLog mode; a no-op in snapshot mode, which keeps no log). */
   async compact(): Promise<CompactionReport> {
     if (this.#closing || this.options.readOnly || this.#broken) await this.#refuseWrite()
-    return this.#fold()
+    return this.#folds.run()
   }
 
   stats(): FileJournalStats {
@@ -174,7 +188,7 @@ export class DurableState {
       logRecords: this.#log?.records ?? this.#logAtOpen.records,
       logBytes: this.#log?.size ?? this.#logAtOpen.validBytes,
       logSeq: this.#logSeq,
-      compactionError: this.#compaction.error,
+      compactionError: this.#folds.error,
     }
   }
 
@@ -190,7 +204,8 @@ export class DurableState {
    */
   close(): Promise<void> {
     // A fold that is running ends first: its last step replaces the log this close folds.
-    this.#closing ??= settled(this.#folding)
+    this.#closing ??= this.#folds
+      .settled()
       .then(() => this.#commits.exclusive(() => this.#closeNow()))
       .catch((error: unknown) => {
         // A file system's own error (ENOSPC on a full disk) names no file: say which journal, and what it means.
@@ -209,7 +224,7 @@ export class DurableState {
     if (this.options.readOnly) return
     try {
       // A broken journal is left as it is on disk; the next open reads what is there.
-      if (this.#log && this.#log.records > 0 && !this.#broken) await this.#compactNow()
+      if (this.#log && this.#log.records > 0 && !this.#broken) await this.#folds.foldAlone()
     } finally {
       await this.#log?.close()
     }
@@ -240,67 +255,7 @@ export class DurableState {
     }))
     await log.append(payloads)
     this.#lastSeq = log.lastSeq
-    if (!this.#folding && this.#compaction.schedule(log)) {
-      // Not awaited by the writers of this batch: they are acknowledged now, and later writes go on while it runs.
-      void this.#fold().catch((error: unknown) => this.#compaction.failed(error, this.#log ?? log))
-    }
-  }
-
-  async #compactNow(): Promise<CompactionReport> {
-    this.#compaction.started()
-    const log = this.#log
-    if (!log || log.records === 0) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
-    const lines = encodeSnapshot(this.state, log.lastSeq, overlayOf(this.#commits.queuedItems()), this.#encoded, this.options.format)
-    const report = await foldLog(this.options.fs, this.path, lines, log)
-    this.#logSeq = report.logSeq
-    this.#compaction.succeeded()
-    return report
-  }
-
-  /**
-   * Folds the log into the snapshot while writes go on (appendLog mode; I11, I13). Only two steps
-   * wait for the commits in flight and hold the next ones (I6): taking the state with the log's
-   * last sequence, and, once that snapshot is durable, replacing the log by the records appended
-   * meanwhile. Writing the snapshot, the long part, runs beside the appends, whose records come
-   * after the snapshot's `logSeq` (I10). One fold at a time; a fold asked for meanwhile follows.
-   */
-  #fold(): Promise<CompactionReport> {
-    const fold = settled(this.#folding).then(() => this.#foldBeside())
-    this.#folding = fold
-    const forget = () => {
-      if (this.#folding === fold) this.#folding = undefined
-    }
-    fold.then(forget, forget)
-    return fold
-  }
-
-  async #foldBeside(): Promise<CompactionReport> {
-    const taken = await this.#commits.exclusive(async () => {
-      this.#compaction.started()
-      const log = this.#log
-      if (!log || log.records === 0) return undefined
-      // The entries as committed now: taken at once, encoded afterwards beside the appends (never mutated).
-      const entries = snapshotEntries(this.state, overlayOf(this.#commits.queuedItems()))
-      return { entries, folded: { bytes: log.size, records: log.records }, logSeq: log.lastSeq }
-    })
-    if (!taken) return { folded: 0, logBytes: 0, entries: this.state.size, logSeq: this.#logSeq }
-    const { format } = this.options
-    const lines = await encodeSnapshotInSlices(taken.entries, taken.logSeq, this.#encoded, format, FILE_LIMITS.foldSliceEntries)
-    // Fsynced whatever the fsync option: replacing the log next destroys the only other copy (I11).
-    await writeFileAtomic(this.options.fs, this.path, lines, { fsync: true })
-    this.#logSeq = taken.logSeq
-    await this.#commits.exclusive(async () => {
-      const log = this.#log!
-      if (this.#broken) return
-      try {
-        this.#log = await log.dropFolded(this.options.fs, taken.folded)
-      } catch (error) {
-        if (log.broken) this.#broken = 'the log was replaced after a fold, but not durably'
-        throw error
-      }
-    })
-    this.#compaction.succeeded()
-    return { folded: taken.folded.records, logBytes: taken.folded.bytes, entries: taken.entries.length, logSeq: taken.logSeq }
+    this.#folds.afterAppend(log)
   }
 
   /**
@@ -340,10 +295,3 @@ export class DurableState {
     })
   }
 }
-
-/** Resolves once `work` settled, whichever way (at once without it). */
-function settled(work: Promise<unknown> | undefined): Promise<void> {
-  return work ? work.then(noop, noop) : Promise.resolve()
-}
-
-function noop(): void {}

@@ -4,9 +4,9 @@
  * - Each compare-and-set is one statement (compare-and-set.ts).
  * - Writes go through the connection's group commit: the ops of one `write` call, and of calls
  *   made at the same time (the store's writes too), commit in one `BEGIN IMMEDIATE` transaction
- *   (one fsync), each call keeping its own outcome (batch-commit.ts). IMMEDIATE takes the write lock up front, where the busy timeout
- *   applies, instead of upgrading a read lock mid-transaction (which fails at once when another
- *   process wrote meanwhile).
+ *   (one fsync), each call keeping its own outcome (batch-commit.ts). IMMEDIATE takes the write
+ *   lock up front, where the busy timeout applies, instead of upgrading a read lock
+ *   mid-transaction (which fails at once when another process wrote meanwhile).
  * - Operations take effect in the order they are called in this process: a read first commits the
  *   writes queued before it.
  * - Scopes are a column: `scope(id)` is a view on the same connection and queue.
@@ -76,10 +76,9 @@ export class SQLiteKv implements DurableKv {
     )
   }
 
-  /** Commits what is queued, then lets go of the connection (root view only). Idempotent. */
+  /** Lets go of the connection (root view only; it commits what is queued before the file closes). Idempotent. */
   async stop(): Promise<void> {
     if (!this.#isRoot) return
-    // The connection commits what is queued before the file closes (the store may keep it open).
     this.#shared.connection.release(this)
   }
 

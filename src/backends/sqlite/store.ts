@@ -9,7 +9,6 @@
  * of what it reads (a chat's checkpoint, a user key, a chat's log), so it sees them, and never
  * holds up on the rest of the batch.
  */
-import type BetterSqlite3 from 'better-sqlite3'
 import { type Json, optionNames, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
 import { ConfigError } from '../../core/errors.js'
 import { SQLiteConnection } from './connection.js'
@@ -148,10 +147,11 @@ export class SQLiteStore implements Store {
     return this.#queued.get(key)?.then(noop, noop)
   }
 
-  #run<T>(what: string, run: (statements: StoreStatements, db: BetterSqlite3.Database) => T): T {
+  /** A read, on the connection now (a write goes through `#write`), mapping driver errors. */
+  #run<T>(what: string, read: (statements: StoreStatements) => T): T {
     const db = this.#connection.database(this, OWNER)
     try {
-      return run(this.#connection.storeStatements(db), db)
+      return read(this.#connection.storeStatements(db))
     } catch (error) {
       throw sqliteFailure(error, this.file, what, 'store')
     }

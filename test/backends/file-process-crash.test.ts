@@ -105,7 +105,8 @@ const HELD_RUNS: HeldRun[] = [
     name: 'appendLog mode, compaction: the new snapshot in place, the log not yet emptied: replay skips what the snapshot holds',
     arg: { mode: 'appendLog', compactEvery: 1, holdAt: 'log-truncate' },
     policy: 'resend',
-    expect: (left) => assert.ok(left.logBytes > 0 && !left.tornLogTail, 'a whole log the snapshot already folded was left'),
+    // Appends go on beside the fold, so the kill may also tear one of them (cut on open, never acknowledged).
+    expect: (left) => assert.ok(left.logBytes > 0, 'the log the snapshot already folded was left'),
   },
 ]
 

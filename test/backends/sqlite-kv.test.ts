@@ -48,6 +48,18 @@ describe('SQLiteKv writes', () => {
     expect(await kv.count('c')).toEqual({ pending: 64 })
   })
 
+  it('a retention batch joins the group commit: one transaction with the writes queued before it, which it sees', async () => {
+    const file = newFile()
+    const kv = await openKv(file)
+    await kv.write([put('old', { state: 'done', stateTime: 1 }), put('kept', { state: 'done', stateTime: 5_000 })])
+    const before = readWal(file).commits
+    const [, purged] = await Promise.all([kv.write([put('queued', { state: 'done', stateTime: 2 })]), kv.purge('c', 'done', 1_000, 10)])
+    // Before, a purge first committed the queue, then ran a transaction of its own: 2 commits.
+    expect(readWal(file).commits - before).toBe(1)
+    expect(purged).toBe(2)
+    expect((await kv.get('c', ['old', 'queued', 'kept'])).map((entry) => entry?.key)).toEqual([undefined, undefined, 'kept'])
+  })
+
   it('a call that fails inside the transaction is rolled back whole; the calls beside it commit', async () => {
     const file = newFile()
     const kv = await openKv(file)

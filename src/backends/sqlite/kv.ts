@@ -143,10 +143,21 @@ export class SQLiteKv implements DurableKv {
     })
   }
 
+  /**
+   * A batch of retention joins the group commit like any write (its size: `limit`, so a full batch
+   * goes in a transaction of its own): no flush of the queue and no transaction of its own, which
+   * made two fsyncs a lane on the event loop for every pass.
+   */
   async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
-    return this.#read('purging', (statements, db) =>
-      db.transaction(() => statements.purge.run(this.#scope, collection, state, olderThan, limit).changes).immediate(),
-    )
+    this.#database() // NOT_STARTED before start() and after stop(), as every other call
+    const { connection } = this.#shared
+    const scope = this.#scope
+    const file = this.file
+    const call = {
+      apply: (db: BetterSqlite3.Database) => connection.durableStatements(db).purge.run(scope, collection, state, olderThan, limit).changes,
+      failure: (error: unknown) => sqliteFailure(error, file, 'purging', 'journal'),
+    }
+    return connection.commits.submit(call, limit) as Promise<number>
   }
 
   async countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
@@ -183,7 +194,7 @@ export class SQLiteKv implements DurableKv {
     return this.#shared.connection.database(this.#shared.root, OWNER)
   }
 
-  /** Runs a read (or a purge) after committing the writes called before it, mapping driver errors. */
+  /** Runs a read after committing the writes called before it, mapping driver errors. */
   #read<T>(what: string, run: (statements: DurableStatements, db: BetterSqlite3.Database) => T): T {
     const db = this.#database()
     const { commits } = this.#shared.connection

@@ -110,14 +110,8 @@ export class SQLiteKv implements DurableKv {
     if (ops.length === 0) return []
     this.#database() // NOT_STARTED before start() and after stop(), as every other call
     const encoded = ops.map(encodeOp)
-    const { connection } = this.#shared
     const scope = this.#scope
-    const file = this.file
-    const call = {
-      apply: (db: BetterSqlite3.Database) => applyOps(connection.durableStatements(db), file, scope, encoded),
-      failure: (error: unknown) => sqliteFailure(error, file, 'writing the journal', 'journal'),
-    }
-    return connection.commits.submit(call, encoded.length) as Promise<KvWriteResult[]>
+    return this.#submit('writing the journal', encoded.length, (statements) => applyOps(statements, this.file, scope, encoded))
   }
 
   async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
@@ -149,15 +143,8 @@ export class SQLiteKv implements DurableKv {
    * made two fsyncs a lane on the event loop for every pass.
    */
   async purge(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
-    this.#database() // NOT_STARTED before start() and after stop(), as every other call
-    const { connection } = this.#shared
     const scope = this.#scope
-    const file = this.file
-    const call = {
-      apply: (db: BetterSqlite3.Database) => connection.durableStatements(db).purge.run(scope, collection, state, olderThan, limit).changes,
-      failure: (error: unknown) => sqliteFailure(error, file, 'purging', 'journal'),
-    }
-    return connection.commits.submit(call, limit) as Promise<number>
+    return this.#submit('purging', limit, (statements) => statements.purge.run(scope, collection, state, olderThan, limit).changes)
   }
 
   async countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
@@ -192,6 +179,21 @@ export class SQLiteKv implements DurableKv {
 
   #database(): BetterSqlite3.Database {
     return this.#shared.connection.database(this.#shared.root, OWNER)
+  }
+
+  /**
+   * Queues a write in the connection's group commit (`size`: its statements, for the batch's
+   * bound); resolves with what `apply` returned once committed, mapping driver errors.
+   */
+  #submit<T>(what: string, size: number, apply: (statements: DurableStatements) => T): Promise<T> {
+    this.#database() // NOT_STARTED before start() and after stop(), as every other call
+    const { connection } = this.#shared
+    const file = this.file
+    const call = {
+      apply: (db: BetterSqlite3.Database) => apply(connection.durableStatements(db)),
+      failure: (error: unknown) => sqliteFailure(error, file, what, 'journal'),
+    }
+    return connection.commits.submit(call, size) as Promise<T>
   }
 
   /** Runs a read after committing the writes called before it, mapping driver errors. */

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import { describeLabel } from '../../src/core/durability/crash-points.js'
+import { waitingAtEndOfTurn } from '../../src/core/durability/sent-marks.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { crashable, CrashableProvider, MockProvider } from '../../src/core/testing/index.js'
@@ -58,6 +59,17 @@ describe('a reply’s sent mark rides in its message’s completion', () => {
       'outbox.journal',
       'outbox.markSent+inbox.complete',
     ])
+  })
+
+  it('marks their completion took leave the end of the turn: a burst handled within one turn keeps no message there', async () => {
+    const t = await bots.start({ durability: fast(), setup: (bot) => bot.when(TEXT, (ctx) => ctx.reply('hi back')) })
+    const completed = () => writesOf(t).filter((w) => w.label === 'outbox.markSent+inbox.complete').length
+    // On the memory backend a burst is admitted, answered and completed in microtasks: the turn does not end
+    // in between, so whatever the end of the turn holds piles up (it held every message of a burst).
+    await Promise.all(Array.from({ length: 20 }, (_, n) => t.provider.receive({ id: `m${n}`, chatId: `c${n}`, text: 'hi' })))
+    for (let spin = 0; spin < 100_000 && completed() < 20; spin++) await Promise.resolve()
+    expect(completed()).toBe(20)
+    expect(waitingAtEndOfTurn()).toBe(0)
   })
 
   it('a second send under the key of a reply whose mark waits is answered from the outbox, with its message id', async () => {

@@ -44,6 +44,11 @@ export type ParkedMark = HeldUpdate
 const waitingThisTurn = new Set<SentMarks>()
 let endOfTurn: NodeJS.Immediate | undefined
 
+/** How many messages' marks the end of this turn holds (what a burst may pile up there). */
+export function waitingAtEndOfTurn(): number {
+  return waitingThisTurn.size
+}
+
 function writeAtEndOfTurn(marks: SentMarks): void {
   waitingThisTurn.add(marks)
   endOfTurn ??= setImmediate(() => {
@@ -92,6 +97,9 @@ export class SentMarks {
   take(): ParkedMark[] {
     const parked = this.#parked ?? []
     this.#parked = undefined
+    // Nothing left to write alone: the turn's end need not keep this message (on the memory backend
+    // a burst runs in one turn, and the set held every message of it until the turn ended).
+    waitingThisTurn.delete(this)
     return parked
   }
 

@@ -3,15 +3,31 @@ import { LIMITS } from './limits.js'
 /** The work a pipeline has started and not finished: what `bot.idle()` and `bot.stop()` wait for. */
 export class InFlight {
   readonly #work = new Set<Promise<unknown>>()
+  /** Callers waiting for room (see `room`). */
+  #waiting: (() => void)[] = []
+
+  /** @param max The work held before `hasRoom` says no (LIMITS.inFlightMax). */
+  constructor(private readonly max: number = LIMITS.inFlightMax) {}
 
   get size(): number {
     return this.#work.size
   }
 
+  /** Whether less than `max` work is in flight. */
+  get hasRoom(): boolean {
+    return this.#work.size < this.max
+  }
+
+  /** Resolves once less than `max` work is in flight (at once when it already is). */
+  room(): Promise<void> {
+    if (this.hasRoom) return Promise.resolve()
+    return new Promise((resolve) => this.#waiting.push(resolve))
+  }
+
   /** Counts `work` as in flight until it settles; returns it. */
   track<T>(work: Promise<T>): Promise<T> {
     this.#work.add(work)
-    const done = () => this.#work.delete(work)
+    const done = () => this.forget(work)
     work.then(done, done)
     return work
   }
@@ -26,6 +42,11 @@ export class InFlight {
 
   forget(work: Promise<unknown>): void {
     this.#work.delete(work)
+    if (this.#waiting.length > 0 && this.hasRoom) {
+      const waiting = this.#waiting
+      this.#waiting = []
+      for (const resolve of waiting) resolve()
+    }
   }
 
   /** Waits until nothing is in flight, or `timeoutMs` passed (work started meanwhile is waited for too). */

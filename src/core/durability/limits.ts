@@ -23,6 +23,14 @@ export const LIMITS = {
   purgeBacklogCountMax: 1_000_000,
   /** Entries one page holds when a store without a count of its own counts a state's older entries. */
   countPageMax: 1_000,
+  /**
+   * Messages (and sends) a process holds in flight before it slows its intake: past it, an admitted
+   * message is acknowledged to its channel only once the count is back under it, and the sweeper
+   * claims no more inbound records meanwhile. A channel delivering faster than the handlers run
+   * then waits (what it delivers is journaled first, as always) instead of the process holding
+   * every admitted message in memory.
+   */
+  inFlightMax: 10_000,
   /** Recently admitted event ids remembered in memory, to recognise redeliveries without a round trip. */
   dedupeCacheMax: 10_000,
   /** How often the instance heartbeat is written. */

@@ -156,8 +156,15 @@ export class MessageEngine implements EnginePort {
     return this.#inFlight.size > 0
   }
 
+  /**
+   * Resolves once `event` is journaled, and, while LIMITS.inFlightMax work is in flight, once there
+   * is room again: the channel's next delivery waits for this acknowledgement (back-pressure).
+   */
   admit(event: InboundEvent): Promise<void> {
-    return refuseInvalidEvent(event, this.#events.error) ?? this.#admission.admit(event, (held) => this.#run(held, event))
+    const refused = refuseInvalidEvent(event, this.#events.error)
+    if (refused) return refused
+    const admitted = this.#admission.admit(event, (held) => this.#run(held, event))
+    return this.#inFlight.hasRoom ? admitted : admitted.then(() => this.#inFlight.room())
   }
 
   delivered(report: DeliveryReport): Promise<void> {
@@ -206,7 +213,10 @@ export class MessageEngine implements EnginePort {
 
   /** One sweep; the records it claims run here, as replays. */
   #sweepOnce(): Promise<void> {
-    return this.#sweeper.sweep((held) => this.#run(held, undefined))
+    return this.#sweeper.sweep(
+      (held) => this.#run(held, undefined),
+      () => this.#inFlight.hasRoom,
+    )
   }
 
   /** Runs a sweep soon (after a replay, a retry or an enqueue). */

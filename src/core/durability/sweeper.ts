@@ -30,8 +30,12 @@ export class Sweeper {
     private readonly delivery: Delivery,
   ) {}
 
-  /** One pass; `run` runs each inbound record it claims (the pipeline's run; the sweep does not wait for it). */
-  async sweep(run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
+  /**
+   * One pass; `run` runs each inbound record it claims (the pipeline's run; the sweep does not wait
+   * for it). It claims no more inbound records once `hasRoom` says the process holds enough: the
+   * rest stay due in the journal, for a later pass or another replica.
+   */
+  async sweep(run: (held: HeldRecord<'inbox'>) => void, hasRoom: () => boolean = () => true): Promise<void> {
     const engine = this.engine
     await engine.clock.sync()
     const now = engine.now()
@@ -53,6 +57,7 @@ export class Sweeper {
     // waits: none of its later records may run before it.
     const waiting = new Set<string>()
     for (const found of replays) {
+      if (!hasRoom()) break
       const { id, chatId } = found.record
       if (waiting.has(chatId) || engine.keeper.holds('inbox', id)) continue
       const held = canWorkOnInbound(engine, found.record) ? await claimInbound(engine, found) : undefined

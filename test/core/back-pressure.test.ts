@@ -1,0 +1,96 @@
+/**
+ * Back-pressure (LIMITS.inFlightMax): a process holding that much work in flight acknowledges an
+ * admitted message only once there is room again, and its sweeper claims no more inbound records
+ * meanwhile. Nothing is refused and nothing is lost: the message is journaled before its
+ * acknowledgement waits, and it runs in its turn.
+ */
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { InFlight } from '../../src/core/durability/in-flight.js'
+import { LIMITS } from '../../src/core/durability/limits.js'
+import { TEXT } from '../../src/core/matchers.js'
+import { deferred, waitFor } from '../../test-utils/wait.js'
+import { fast, recordId, useBots } from './helpers.js'
+
+const bots = useBots()
+
+/** Lets every callback queued by now run (timers of 0 ms included), without waiting on a clock. */
+async function turns(count: number): Promise<void> {
+  for (let n = 0; n < count; n++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+describe('InFlight.room', () => {
+  it('resolves at once below the max; at the max, once a piece of work ended', async () => {
+    const inFlight = new InFlight(2)
+    const first = deferred<void>()
+    inFlight.add(first.promise)
+    expect(inFlight.hasRoom).toBe(true)
+    await inFlight.room()
+    void inFlight.track(new Promise(() => {}))
+    expect(inFlight.hasRoom).toBe(false)
+    let roomy = false
+    const waiting = inFlight.room().then(() => (roomy = true))
+    await turns(3)
+    expect(roomy).toBe(false)
+    inFlight.forget(first.promise)
+    await waiting
+    expect(inFlight.hasRoom).toBe(true)
+  })
+})
+
+describe('a process at LIMITS.inFlightMax', () => {
+  it('journals the next message at once but acknowledges it only once a held one finished; every message is answered once, in order', async () => {
+    const gate = deferred<void>()
+    onTestFinished(() => gate.resolve())
+    const t = await bots.start({
+      durability: fast(),
+      setup: (bot) =>
+        bot.when(TEXT, async (ctx) => {
+          await gate.promise
+          await ctx.reply(`re:${ctx.message.text}`)
+        }),
+    })
+    // One chat: its handler waits at the gate, and every message after the first waits in its lane.
+    for (let n = 0; n < LIMITS.inFlightMax; n++) await t.provider.receive({ id: `m${n}`, chatId: 'c1', text: `${n}` })
+    let acknowledged = false
+    const last = t.provider.receive({ id: 'over', chatId: 'c1', text: 'over' }).then(() => (acknowledged = true))
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('over')))?.state === 'processing', 60_000)
+    await turns(5)
+    expect(acknowledged).toBe(false)
+    gate.resolve()
+    await last
+    await t.bot.idle()
+    const replies = t.provider.texts()
+    expect(replies).toHaveLength(LIMITS.inFlightMax + 1)
+    expect(replies.at(-1)).toBe('re:over')
+    expect(replies.slice(0, 3)).toEqual(['re:0', 're:1', 're:2'])
+    expect(new Set(replies).size).toBe(replies.length)
+  })
+
+  it('claims no replay from the journal until there is room: the record stays due, then runs', async () => {
+    const gate = deferred<void>()
+    onTestFinished(() => gate.resolve())
+    const t = await bots.start({
+      durability: fast(),
+      setup: (bot) =>
+        bot.when(TEXT, async (ctx) => {
+          if (ctx.chatId === 'c1') await gate.promise
+          else await ctx.reply('back')
+        }),
+    })
+    await t.provider.receive({ id: 'd1', chatId: 'c2', text: 'x' })
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('d1', 'c2')))?.state === 'done')
+    for (let n = 0; n < LIMITS.inFlightMax; n++) void t.provider.receive({ id: `m${n}`, chatId: 'c1', text: `${n}` })
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId(`m${LIMITS.inFlightMax - 1}`)))?.state === 'processing', 60_000)
+    await t.bot.durability!.replayInbound(recordId('d1', 'c2'))
+    // Three sweeps (each looks at both journals) after the replay made the record due.
+    const sweptBefore = t.tap!.count('due')
+    await waitFor(() => t.tap!.count('due') >= sweptBefore + 6, 60_000)
+    expect(await t.bot.durability!.inbox.get(recordId('d1', 'c2'))).toMatchObject({ state: 'pending' })
+    gate.resolve()
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('d1', 'c2')))?.state === 'done', 60_000)
+    await t.bot.idle()
+    expect(await t.bot.durability!.inbox.get(recordId('d1', 'c2'))).toMatchObject({ state: 'done', attempts: 1 })
+    // The replay's reply is answered from the outbox: sent once.
+    expect(t.provider.texts()).toEqual(['back'])
+  })
+})

@@ -6,6 +6,8 @@ import { SQLiteDurability, SQLiteStore } from '../../src/backends/sqlite/index.j
 import type { MessageLogEntry } from '../../src/core/store.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { DURABLE_SQL, STORE_SQL } from '../../src/backends/sqlite/statements.js'
+import { SQLITE_LIMITS } from '../../src/backends/sqlite/limits.js'
+import { TABLES } from '../../src/backends/sqlite/schema.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
 import { readWal } from '../fixtures/sqlite/wal.js'
 
@@ -77,6 +79,33 @@ describe('SQLiteStore', () => {
     expect((await store.listLog('s', 'chat', 100)).map((entry) => entry.messageId)).toEqual(['m4', 'm5', 'm6', 'm7', 'm8'])
     expect(await store.listLog('s', 'other', 10)).toEqual([line('other', 100)])
     expect(await store.listLog('s', 'nobody', 10)).toEqual([])
+  })
+
+  it('trims a chat’s log on the first append a store sees and then every messageLogTrimEvery: at most messageLogMax + messageLogTrimEvery - 1 lines in the file, messageLogMax listed', async () => {
+    const file = newFile()
+    const every = SQLITE_LIMITS.messageLogTrimEvery
+    const linesInFile = () => {
+      const raw = new Database(file, { readonly: true })
+      try {
+        return (raw.prepare(`SELECT count(*) AS n FROM ${TABLES.messageLog} WHERE chat_id = 'chat'`).get() as { n: number }).n
+      } finally {
+        raw.close()
+      }
+    }
+    const store = await openStore(file, { messageLogMax: 5 })
+    let most = 0
+    for (let n = 1; n <= 3 * every; n++) {
+      await store.appendLog('s', line('chat', n))
+      most = Math.max(most, linesInFile())
+    }
+    expect(most).toBe(5 + every - 1)
+    const newest = Array.from({ length: 5 }, (_, n) => `m${3 * every - 4 + n}`)
+    expect((await store.listLog('s', 'chat', 1_000)).map((entry) => entry.messageId)).toEqual(newest)
+    await store.stop()
+    // A store that knows nothing of the chat yet (a restart) trims it on its first append.
+    const again = await openStore(file, { messageLogMax: 5 })
+    await again.appendLog('s', line('chat', 3 * every + 1))
+    expect(linesInFile()).toBe(5)
   })
 
   it('keeps every log line with messageLogMax 0', async () => {

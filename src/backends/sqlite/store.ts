@@ -21,7 +21,10 @@ import type { LogRow, StoreStatements } from './statements.js'
 export interface SQLiteStoreOptions extends SQLiteTimeouts {
   /** The database file, e.g. './data/bot.db' (created, with its directory, if missing). */
   file: string
-  /** Lines kept per chat in the message log; older ones are trimmed on append. 0 keeps every line. @default 1000 */
+  /**
+   * Lines kept per chat in the message log; older ones are trimmed (every SQLITE_LIMITS.messageLogTrimEvery
+   * appends of a chat; `listLog` never returns more than this). 0 keeps every line. @default 1000
+   */
   messageLogMax?: number
 }
 
@@ -41,6 +44,8 @@ export class SQLiteStore implements Store {
   #durability: SQLiteDurability | undefined
   /** The last write queued of each thing the store keeps, until it committed: what a read of it waits for. */
   readonly #queued = new Map<string, Promise<unknown>>()
+  /** Appends to each chat's message log since this store last trimmed it (SQLITE_LIMITS.messageLogTrimEvery). */
+  readonly #appendsSinceTrim = new Map<string, number>()
 
   constructor(options: SQLiteStoreOptions) {
     refuseUnknownOptions('SQLiteStore', options, SQLITE_STORE_OPTION_NAMES, SQLITE_MISPLACED)
@@ -99,16 +104,20 @@ export class SQLiteStore implements Store {
 
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
     const max = this.#messageLogMax
-    return this.#write('appending to the message log', logKey(scope, entry.chatId), 2, (s) => {
+    const key = logKey(scope, entry.chatId)
+    const trim = max > 0 && this.#trimDue(key)
+    return this.#write('appending to the message log', key, 2, (s) => {
       s.appendLog.run(scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref)
-      if (max > 0) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, max)
+      if (trim) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, max)
     })
   }
 
   async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
     await this.#written(logKey(scope, chatId))
+    // The lines past messageLogMax that wait for the chat's next trim are never listed.
+    const newest = this.#messageLogMax > 0 ? Math.min(limit, this.#messageLogMax) : limit
     return this.#run('reading the message log', (s) =>
-      (s.listLog.all(scope, chatId, limit) as LogRow[]).map((row) => ({
+      (s.listLog.all(scope, chatId, newest) as LogRow[]).map((row) => ({
         direction: row.direction,
         chatId: row.chat_id,
         messageId: row.message_id,
@@ -117,6 +126,18 @@ export class SQLiteStore implements Store {
         ref: row.ref,
       })),
     )
+  }
+
+  /** Whether this append to a chat's log trims it: the chat's first append this store sees, then every messageLogTrimEvery-th. */
+  #trimDue(key: string): boolean {
+    const appends = this.#appendsSinceTrim.get(key)
+    if (appends !== undefined && appends + 1 < SQLITE_LIMITS.messageLogTrimEvery) {
+      this.#appendsSinceTrim.set(key, appends + 1)
+      return false
+    }
+    if (appends === undefined && this.#appendsSinceTrim.size >= SQLITE_LIMITS.messageLogTrimChatsMax) this.#appendsSinceTrim.clear()
+    this.#appendsSinceTrim.set(key, 0)
+    return true
   }
 
   /**

@@ -30,6 +30,7 @@ export {
   writeNames,
 } from './durability/crash-points.js'
 export type { Store, MessageLogEntry } from './store.js'
+export { MESSAGE_LOG_LIMITS, MessageLogTrims, messageLogMaxOf, listedLines } from './message-log-trims.js'
 export { MemoryKv, type MemoryKvOptions } from './durability/memory/memory-kv.js'
 export { KvState } from './durability/memory/kv-state.js'
 export type { FileHandle, FileStat, FileSystem, OpenHow } from './file-system.js'

@@ -5,7 +5,7 @@
  * persistent store too.
  */
 import type { Json } from './durability/kv.js'
-import { ConfigError } from './errors.js'
+import { MESSAGE_LOG_LIMITS, messageLogMaxOf } from './message-log-trims.js'
 
 /** One line of the message log. */
 export interface MessageLogEntry {
@@ -54,7 +54,7 @@ export interface Store {
 }
 
 /** Entries `MemoryStore` keeps per chat in the message log, as the SQLite and Redis stores do; older ones are dropped. */
-export const MEMORY_STORE_MESSAGE_LOG_MAX = 1_000
+export const MEMORY_STORE_MESSAGE_LOG_MAX = MESSAGE_LOG_LIMITS.max
 
 /** What `new MemoryStore()` takes. */
 export interface MemoryStoreOptions {
@@ -70,10 +70,7 @@ export class MemoryStore implements Store {
   readonly #messageLogMax: number
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.#messageLogMax = options.messageLogMax ?? MEMORY_STORE_MESSAGE_LOG_MAX
-    if (!Number.isInteger(this.#messageLogMax) || this.#messageLogMax < 0) {
-      throw new ConfigError(`messageLogMax must be a whole number >= 0, got ${options.messageLogMax}`)
-    }
+    this.#messageLogMax = messageLogMaxOf(options.messageLogMax)
   }
 
   async getUser(scope: string, chatId: string, key: string): Promise<Json | undefined> {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../../src/core/errors.js'
 import type { MessageLogEntry } from '../../src/core/store.js'
+import { MESSAGE_LOG_LIMITS } from '../../src/core/message-log-trims.js'
 import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/index.js'
 import {
   adminQuery,
@@ -30,10 +31,12 @@ const logLine = (chatId: string, n: number): MessageLogEntry => ({
 describe.runIf(available)('PostgresStore', () => {
   const cleanups = useCleanups()
 
-  async function startedStore(): Promise<{ store: PostgresStore; tablePrefix: string; applicationName: string }> {
+  async function startedStore(
+    options: { messageLogMax?: number } = {},
+  ): Promise<{ store: PostgresStore; tablePrefix: string; applicationName: string }> {
     const tablePrefix = randomTablePrefix()
     const applicationName = `store_${tablePrefix}`
-    const store = new PostgresStore({ connectionString: pgUrlWith({ application_name: applicationName }), tablePrefix })
+    const store = new PostgresStore({ connectionString: pgUrlWith({ application_name: applicationName }), tablePrefix, ...options })
     cleanups.push(() => dropTablePrefix(tablePrefix))
     await store.start()
     cleanups.push(() => store.stop())
@@ -67,6 +70,31 @@ describe.runIf(available)('PostgresStore', () => {
     expect(await store.listLog('bot-a', 'chat', 100)).toEqual(lines)
     expect(await store.listLog('bot-b', 'chat', 100)).toEqual([logLine('chat', 100)])
     expect(await store.listLog('bot-a', 'nobody', 10)).toEqual([])
+  })
+
+  it('trims a chat’s log on its first append and then every MESSAGE_LOG_LIMITS.trimEvery: at most messageLogMax + trimEvery - 1 lines in the table, messageLogMax listed', async () => {
+    const { store, tablePrefix } = await startedStore({ messageLogMax: 5 })
+    const every = MESSAGE_LOG_LIMITS.trimEvery
+    const linesInTable = async () =>
+      (await adminQuery<{ n: number }>(`SELECT count(*)::int AS n FROM "${tablePrefix}message_log" WHERE chat_id = 'chat'`)).rows[0]!.n
+    let most = 0
+    for (let n = 1; n <= 2 * every + 1; n++) {
+      await store.appendLog('s', logLine('chat', n))
+      most = Math.max(most, await linesInTable())
+    }
+    expect(most).toBe(5 + every - 1)
+    expect(await linesInTable()).toBe(5)
+    const newest = Array.from({ length: 5 }, (_, n) => logLine('chat', 2 * every - 3 + n))
+    expect(await store.listLog('s', 'chat', 1_000)).toEqual(newest)
+  })
+
+  it('keeps every log line with messageLogMax 0, and refuses a messageLogMax that is not a whole number >= 0', async () => {
+    const { store } = await startedStore({ messageLogMax: 0 })
+    for (let n = 1; n <= 12; n++) await store.appendLog('s', logLine('chat', n))
+    expect(await store.listLog('s', 'chat', 1_000)).toHaveLength(12)
+    expect(() => new PostgresStore({ connectionString: pgUrlWith({}), messageLogMax: -1 })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: 'messageLogMax must be a whole number >= 0, got -1' }),
+    )
   })
 
   it('lives in tables of its own; the journal table appears only when its durability starts', async () => {

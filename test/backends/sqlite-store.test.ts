@@ -6,7 +6,7 @@ import { SQLiteDurability, SQLiteStore } from '../../src/backends/sqlite/index.j
 import type { MessageLogEntry } from '../../src/core/store.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { DURABLE_SQL, STORE_SQL } from '../../src/backends/sqlite/statements.js'
-import { SQLITE_LIMITS } from '../../src/backends/sqlite/limits.js'
+import { MESSAGE_LOG_LIMITS } from '../../src/core/message-log-trims.js'
 import { TABLES } from '../../src/backends/sqlite/schema.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
 import { readWal } from '../fixtures/sqlite/wal.js'
@@ -81,9 +81,9 @@ describe('SQLiteStore', () => {
     expect(await store.listLog('s', 'nobody', 10)).toEqual([])
   })
 
-  it('trims a chat’s log on the first append a store sees and then every messageLogTrimEvery: at most messageLogMax + messageLogTrimEvery - 1 lines in the file, messageLogMax listed', async () => {
+  it('trims a chat’s log on the first append a store sees and then every MESSAGE_LOG_LIMITS.trimEvery: at most messageLogMax + trimEvery - 1 lines in the file, messageLogMax listed', async () => {
     const file = newFile()
-    const every = SQLITE_LIMITS.messageLogTrimEvery
+    const every = MESSAGE_LOG_LIMITS.trimEvery
     const linesInFile = () => {
       const raw = new Database(file, { readonly: true })
       try {

@@ -77,6 +77,15 @@ export const INSERT_LOG = (t: StoreTables) => `INSERT INTO ${t.messageLog} (scop
 VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::float8, $7::text)`
 
 /**
+ * Trims the chat's log to its newest lines: deletes every line at or before the one $3 places from
+ * the newest (MessageLogTrims says when).
+ * $1 scope, $2 chat id, $3 lines kept. Returns no rows.
+ */
+export const TRIM_LOG = (t: StoreTables) => `DELETE FROM ${t.messageLog} WHERE scope = $1::text AND chat_id = $2::text AND id <= (
+  SELECT id FROM ${t.messageLog} WHERE scope = $1::text AND chat_id = $2::text ORDER BY id DESC LIMIT 1 OFFSET $3::integer
+)`
+
+/**
  * The chat's latest log lines, oldest first.
  * $1 scope, $2 chat id, $3 limit. Returns (chat_id, direction, message_id, text, at, ref) rows.
  */

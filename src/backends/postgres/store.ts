@@ -4,7 +4,15 @@
  * `{tablePrefix}message_log`). `store.durability()` gives the journals on the same pool; the pool
  * (when the store created it) ends when both the store and its durability have stopped.
  */
-import { type Json, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
+import {
+  type Json,
+  listedLines,
+  MessageLogTrims,
+  messageLogMaxOf,
+  refuseUnknownOptions,
+  type MessageLogEntry,
+  type Store,
+} from '../../core/spi.js'
 import { StoreUnavailableError } from '../../core/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from './durability.js'
@@ -16,6 +24,11 @@ import { isUnavailable, unavailableMessage } from './failures.js'
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
   /** Prefix of the table names; letters, digits and underscores. @default 'botmesh_' */
   tablePrefix?: string
+  /**
+   * Lines kept per chat in the message log; older ones are trimmed (on a chat's first append and
+   * every MESSAGE_LOG_LIMITS.trimEvery; `listLog` never returns more than this). 0 keeps every line. @default 1000
+   */
+  messageLogMax?: number
 }
 
 interface LogRow {
@@ -37,6 +50,8 @@ export class PostgresStore implements Store {
   readonly tables: StoreTables
   readonly #tablePrefix: string
   #durability: PostgresDurability | undefined
+  readonly #messageLogMax: number
+  readonly #trims = new MessageLogTrims()
   /** Set while started (or starting), so concurrent and repeated starts share one. */
   #starting: Promise<void> | undefined
 
@@ -44,10 +59,11 @@ export class PostgresStore implements Store {
     refuseUnknownOptions(
       'PostgresStore',
       options,
-      POSTGRES_OPTION_NAMES.filter((name) => name !== 'mustExist'),
+      [...POSTGRES_OPTION_NAMES.filter((name) => name !== 'mustExist'), 'messageLogMax'],
       POSTGRES_MISPLACED,
     )
     this.#tablePrefix = options.tablePrefix ?? TABLE_PREFIX_DEFAULT
+    this.#messageLogMax = messageLogMaxOf(options.messageLogMax)
     this.tables = storeTables(this.#tablePrefix)
     this.connection = new PostgresConnection(options)
   }
@@ -116,11 +132,14 @@ export class PostgresStore implements Store {
 
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
     await this.#query(sql.INSERT_LOG(this.tables), [scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref])
+    const max = this.#messageLogMax
+    if (max > 0 && this.#trims.due(JSON.stringify([scope, entry.chatId])))
+      await this.#query(sql.TRIM_LOG(this.tables), [scope, entry.chatId, max])
   }
 
   async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
     if (limit <= 0) return []
-    const { rows } = await this.#query<LogRow>(sql.SELECT_LOG(this.tables), [scope, chatId, limit])
+    const { rows } = await this.#query<LogRow>(sql.SELECT_LOG(this.tables), [scope, chatId, listedLines(limit, this.#messageLogMax)])
     return rows.map((row) => ({
       direction: row.direction,
       chatId: row.chat_id,

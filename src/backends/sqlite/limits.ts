@@ -14,17 +14,6 @@ export const SQLITE_LIMITS = {
    * transaction), so no one transaction holds the write lock for long.
    */
   groupCommitOpsMax: 1_000,
-  /** Entries kept in one chat's message log of a `SQLiteStore`; older ones are trimmed (see messageLogTrimEvery). */
-  messageLogMax: 1_000,
-  /**
-   * Appends to one chat's message log between two trims of it. A trim walks messageLogMax lines of
-   * the chat's index, so it runs on the chat's first append a store sees and then once every this
-   * many, not on each: a chat holds at most messageLogMax + messageLogTrimEvery - 1 lines, and
-   * `listLog` never returns more than messageLogMax.
-   */
-  messageLogTrimEvery: 100,
-  /** Chats whose appends since their last trim a `SQLiteStore` counts; past it the counts start over (each chat trims on its next append). */
-  messageLogTrimChatsMax: 10_000,
   /**
    * The size the WAL file is truncated back to after a checkpoint. SQLite reuses the WAL file from
    * its start after each checkpoint, but leaves it at its largest size unless told otherwise.

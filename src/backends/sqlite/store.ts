@@ -9,12 +9,20 @@
  * of what it reads (a chat's checkpoint, a user key, a chat's log), so it sees them, and never
  * holds up on the rest of the batch.
  */
-import { type Json, optionNames, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
-import { ConfigError } from '../../core/errors.js'
+import {
+  type Json,
+  listedLines,
+  MessageLogTrims,
+  messageLogMaxOf,
+  optionNames,
+  refuseUnknownOptions,
+  type MessageLogEntry,
+  type Store,
+} from '../../core/spi.js'
 import { SQLiteConnection } from './connection.js'
 import { SQLITE_MISPLACED, SQLiteDurability } from './durability.js'
 import { sqliteFailure } from './failures.js'
-import { SQLITE_LIMITS, type SQLiteTimeouts } from './limits.js'
+import type { SQLiteTimeouts } from './limits.js'
 import type { LogRow, StoreStatements } from './statements.js'
 
 /** Options of `SQLiteStore`. */
@@ -22,7 +30,7 @@ export interface SQLiteStoreOptions extends SQLiteTimeouts {
   /** The database file, e.g. './data/bot.db' (created, with its directory, if missing). */
   file: string
   /**
-   * Lines kept per chat in the message log; older ones are trimmed (every SQLITE_LIMITS.messageLogTrimEvery
+   * Lines kept per chat in the message log; older ones are trimmed (every MESSAGE_LOG_LIMITS.trimEvery
    * appends of a chat; `listLog` never returns more than this). 0 keeps every line. @default 1000
    */
   messageLogMax?: number
@@ -44,17 +52,13 @@ export class SQLiteStore implements Store {
   #durability: SQLiteDurability | undefined
   /** The last write queued of each thing the store keeps, until it committed: what a read of it waits for. */
   readonly #queued = new Map<string, Promise<unknown>>()
-  /** Appends to each chat's message log since this store last trimmed it (SQLITE_LIMITS.messageLogTrimEvery). */
-  readonly #appendsSinceTrim = new Map<string, number>()
+  readonly #trims = new MessageLogTrims()
 
   constructor(options: SQLiteStoreOptions) {
     refuseUnknownOptions('SQLiteStore', options, SQLITE_STORE_OPTION_NAMES, SQLITE_MISPLACED)
     this.#connection = new SQLiteConnection(options)
     this.file = this.#connection.file
-    this.#messageLogMax = options.messageLogMax ?? SQLITE_LIMITS.messageLogMax
-    if (!Number.isInteger(this.#messageLogMax) || this.#messageLogMax < 0) {
-      throw new ConfigError(`messageLogMax must be a whole number >= 0, got ${options.messageLogMax}`)
-    }
+    this.#messageLogMax = messageLogMaxOf(options.messageLogMax)
   }
 
   /** Opens the file and creates the schema (store tables and `durable`). Idempotent. */
@@ -105,7 +109,7 @@ export class SQLiteStore implements Store {
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
     const max = this.#messageLogMax
     const key = logKey(scope, entry.chatId)
-    const trim = max > 0 && this.#trimDue(key)
+    const trim = max > 0 && this.#trims.due(key)
     return this.#write('appending to the message log', key, 2, (s) => {
       s.appendLog.run(scope, entry.chatId, entry.direction, entry.messageId, entry.text, entry.at, entry.ref)
       if (trim) s.trimLog.run(scope, entry.chatId, scope, entry.chatId, max)
@@ -114,8 +118,7 @@ export class SQLiteStore implements Store {
 
   async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
     await this.#written(logKey(scope, chatId))
-    // The lines past messageLogMax that wait for the chat's next trim are never listed.
-    const newest = this.#messageLogMax > 0 ? Math.min(limit, this.#messageLogMax) : limit
+    const newest = listedLines(limit, this.#messageLogMax)
     return this.#run('reading the message log', (s) =>
       (s.listLog.all(scope, chatId, newest) as LogRow[]).map((row) => ({
         direction: row.direction,
@@ -126,18 +129,6 @@ export class SQLiteStore implements Store {
         ref: row.ref,
       })),
     )
-  }
-
-  /** Whether this append to a chat's log trims it: the chat's first append this store sees, then every messageLogTrimEvery-th. */
-  #trimDue(key: string): boolean {
-    const appends = this.#appendsSinceTrim.get(key)
-    if (appends !== undefined && appends + 1 < SQLITE_LIMITS.messageLogTrimEvery) {
-      this.#appendsSinceTrim.set(key, appends + 1)
-      return false
-    }
-    if (appends === undefined && this.#appendsSinceTrim.size >= SQLITE_LIMITS.messageLogTrimChatsMax) this.#appendsSinceTrim.clear()
-    this.#appendsSinceTrim.set(key, 0)
-    return true
   }
 
   /**

@@ -8,6 +8,7 @@
  */
 import { ConfigError } from './errors.js'
 
+/** The message log's limits, named, with their defaults. */
 export const MESSAGE_LOG_LIMITS = {
   /** Lines a chat's message log keeps by default. */
   max: 1_000,

@@ -61,9 +61,17 @@ describe('a process at LIMITS.inFlightMax', () => {
     await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('over')))?.state === 'processing', 60_000)
     await turns(5)
     expect(acknowledged).toBe(false)
+    expect(t.warnings.filter((w) => w.includes('LIMITS.inFlightMax'))).toEqual([
+      `durability: ${LIMITS.inFlightMax} messages and sends are in flight (LIMITS.inFlightMax); new messages are journaled but acknowledged to the channel only as earlier ones finish`,
+    ])
     gate.resolve()
     await last
     await t.bot.idle()
+    // Said once when intake started to wait, then once when it had room again.
+    expect(t.warnings.filter((w) => w.includes('LIMITS.inFlightMax'))).toHaveLength(2)
+    expect(t.warnings.filter((w) => w.includes('LIMITS.inFlightMax'))[1]).toBe(
+      'durability: in-flight work is back under LIMITS.inFlightMax; new messages are acknowledged at once again',
+    )
     const replies = t.provider.texts()
     expect(replies).toHaveLength(LIMITS.inFlightMax + 1)
     expect(replies.at(-1)).toBe('re:over')

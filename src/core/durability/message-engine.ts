@@ -6,6 +6,7 @@
  * this replica is alive.
  */
 import { Admission } from './admission.js'
+import { BackPressure } from './back-pressure.js'
 import type { DurabilityBackend } from './backend.js'
 import { ChatQueue } from './chat-queue.js'
 import { ChatTurns } from './chat-turns.js'
@@ -52,6 +53,7 @@ export class MessageEngine implements EnginePort {
   readonly durability: Durability
   readonly #events: EngineEvents
   readonly #inFlight = new InFlight()
+  readonly #backPressure: BackPressure
   /** Messages of one chat run one after another in this process (message-run.ts: the chat's lane). */
   readonly #lanes = new ChatQueue()
   readonly #sender: DurableSender
@@ -75,6 +77,7 @@ export class MessageEngine implements EnginePort {
     this.config = resolveDurabilityConfig(options, namespace, this.backend)
     this.#events = events
     this.#tracing = options.tracing ?? NO_TRACING
+    this.#backPressure = new BackPressure(this.#inFlight, events.warn)
     this.#transportName = transport.name
     const state = (this.state = new DurabilityEngine(this.backend, this.config, scope, events))
     this.#turns = this.config.coordination ? new ChatTurns(state, this.config.coordination.turnLeaseMs) : undefined
@@ -156,15 +159,11 @@ export class MessageEngine implements EnginePort {
     return this.#inFlight.size > 0
   }
 
-  /**
-   * Resolves once `event` is journaled, and, while LIMITS.inFlightMax work is in flight, once there
-   * is room again: the channel's next delivery waits for this acknowledgement (back-pressure).
-   */
+  /** Resolves once `event` is journaled (and, past LIMITS.inFlightMax, once there is room: back-pressure.ts). */
   admit(event: InboundEvent): Promise<void> {
     const refused = refuseInvalidEvent(event, this.#events.error)
     if (refused) return refused
-    const admitted = this.#admission.admit(event, (held) => this.#run(held, event))
-    return this.#inFlight.hasRoom ? admitted : admitted.then(() => this.#inFlight.room())
+    return this.#backPressure.acknowledge(this.#admission.admit(event, (held) => this.#run(held, event)))
   }
 
   delivered(report: DeliveryReport): Promise<void> {
@@ -215,7 +214,7 @@ export class MessageEngine implements EnginePort {
   #sweepOnce(): Promise<void> {
     return this.#sweeper.sweep(
       (held) => this.#run(held, undefined),
-      () => this.#inFlight.hasRoom,
+      () => this.#backPressure.hasRoom,
     )
   }
 

@@ -35,10 +35,10 @@ export function applyPlacedWrite(state: KvState, ops: readonly PlacedOp[]): { re
   const results: KvWriteResult[] = []
   for (const { scope, op } of ops) {
     const before = state.get(scope, op.collection, op.key)
-    // A copy: the caller may reuse its op, and a stored entry is never mutated (snapshot-format's cache).
-    const result = state.apply(scope, structuredClone(op) as KvOp)
+    // The state stores op.value frozen (a stored entry never changes: snapshot-format's cache relies on it).
+    const result = state.apply(scope, op)
     if (!result.ok) {
-      results.push({ ok: false, current: result.current && structuredClone(result.current) })
+      results.push(result)
       continue
     }
     pending.undo.push({ scope, collection: op.collection, key: op.key, before })

@@ -46,7 +46,7 @@ export class FileKv implements DurableKv {
   }
 
   get(collection: string, keys: readonly string[]): Promise<(KvEntry | undefined)[]> {
-    return this.#journal.read(() => keys.map((key) => copy(this.#journal.state.get(this.#scope, collection, key))))
+    return this.#journal.read(() => keys.map((key) => this.#journal.state.get(this.#scope, collection, key)))
   }
 
   write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
@@ -54,11 +54,11 @@ export class FileKv implements DurableKv {
   }
 
   due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
-    return this.#journal.read(() => this.#journal.state.due(this.#scope, collection, until, limit).map((entry) => copy(entry)!))
+    return this.#journal.read(() => this.#journal.state.due(this.#scope, collection, until, limit))
   }
 
   list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
-    return this.#journal.read(() => this.#journal.state.list(this.#scope, collection, query).map((entry) => copy(entry)!))
+    return this.#journal.read(() => this.#journal.state.list(this.#scope, collection, query))
   }
 
   count(collection: string): Promise<Record<string, number>> {
@@ -98,8 +98,4 @@ export class FileKv implements DurableKv {
   close(): Promise<void> {
     return this.#journal.close()
   }
-}
-
-function copy(entry: KvEntry | undefined): KvEntry | undefined {
-  return entry === undefined ? undefined : structuredClone(entry)
 }

@@ -118,7 +118,9 @@ export interface DurableKv {
   /**
    * Applies each op as its own atomic compare-and-set, in order, and returns one result per op.
    * When the promise resolves, every applied op is durable (as durable as the store is). A backend
-   * may commit the ops of one call, and of concurrent calls, together (group commit).
+   * may commit the ops of one call, and of concurrent calls, together (group commit). What the
+   * caller changes in a value after the call, or in an entry it read, must never reach the store:
+   * a store that keeps entries in memory freezes them (MemoryKv, FileKv), others store a copy.
    */
   write(ops: readonly KvOp[]): Promise<KvWriteResult[]>
   /**

@@ -4,6 +4,7 @@
  * applies.
  */
 import type { KvEntry, KvListQuery, KvOp, KvWriteResult } from '../kv.js'
+import { deepFreeze } from './frozen.js'
 import { SortedIndex } from './sorted-index.js'
 
 interface Collection {
@@ -21,7 +22,10 @@ export class KvState {
     return this.#collection(scope, collection, false)?.entries.get(key)
   }
 
-  /** Applies one op as a compare-and-set; the stored entry is the given object (callers clone). */
+  /**
+   * Applies one op as a compare-and-set. The stored entry holds `op.value` itself, frozen in place
+   * (frozen.ts): readers get stored entries as they are, never copies.
+   */
   apply(scope: string, op: KvOp): KvWriteResult {
     const target = this.#collection(scope, op.collection, true)!
     const current = target.entries.get(op.key)
@@ -31,21 +35,23 @@ export class KvState {
       target.entries.delete(op.key)
       return { ok: true, version: 0 }
     }
-    const entry: KvEntry = {
+    deepFreeze(op.value)
+    const entry: KvEntry = Object.freeze({
       key: op.key,
       version: op.expectVersion + 1,
       value: op.value,
       state: op.state,
       stateTime: op.stateTime,
       due: op.due,
-    }
+    })
     target.entries.set(op.key, entry)
     index(target, entry)
     return { ok: true, version: entry.version }
   }
 
-  /** Puts an entry exactly as given (version included): for loading a snapshot or replaying a log. */
+  /** Puts an entry exactly as given (version included), frozen like `apply`'s: for loading a snapshot or replaying a log. */
   load(scope: string, collection: string, entry: KvEntry): void {
+    deepFreeze(entry)
     const target = this.#collection(scope, collection, true)!
     const current = target.entries.get(entry.key)
     if (current) unindex(target, current)
@@ -104,7 +110,7 @@ export class KvState {
     scope: string
     /** The collection the entry is in. */
     collection: string
-    /** The entry (the stored object itself: do not change it). */
+    /** The entry: the stored object itself, frozen. */
     entry: KvEntry
   }> {
     for (const [scope, collections] of this.#scopes) {

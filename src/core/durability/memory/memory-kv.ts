@@ -48,11 +48,8 @@ export class MemoryKv implements DurableKv {
 
   readonly #apply = (ops: readonly KvOp[]): KvWriteResult[] => {
     const results: KvWriteResult[] = []
-    for (const op of ops) {
-      // The state keeps op.value itself (not the op): freezing it in place is the isolation.
-      if (op.op === 'put') deepFreeze(op.value)
-      results.push(this.#state.apply(this.#scope, op))
-    }
+    // The state keeps op.value itself, frozen in place (frozen.ts): that is the isolation.
+    for (const op of ops) results.push(this.#state.apply(this.#scope, op))
     return results
   }
 
@@ -89,21 +86,3 @@ export class MemoryKv implements DurableKv {
 
 /** MemoryKv's own write, as loaded. */
 const OWN_WRITE = MemoryKv.prototype.write
-
-/**
- * Stored values are frozen instead of copied: readers get the stored object itself, and a caller
- * that tries to change it fails loudly instead of changing the journal behind its back. (A deep
- * copy per read and write made the in-memory journal several times slower than no journal.)
- */
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return
-  Object.freeze(value)
-  // Walked without Object.values: an array of the values per object was most of the cost.
-  if (Array.isArray(value)) for (const item of value) deepFreeze(item)
-  else {
-    for (const key in value) {
-      const item = (value as Record<string, unknown>)[key]
-      if (item !== null && typeof item === 'object') deepFreeze(item)
-    }
-  }
-}

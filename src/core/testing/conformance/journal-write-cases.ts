@@ -115,6 +115,19 @@ export const JOURNAL_WRITE_CASES: ConformanceCase[] = [
     },
   },
   {
+    name: 'a record changed by its caller after a write or a read stays as written in the journal',
+    async run({ journal }) {
+      const j = journal()
+      const record = inboxRecord('m1')
+      await j.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }])
+      changeIfAllowed(record)
+      const [read] = await j.read('inbox', ['m1'])
+      assert.deepEqual(read!.record, inboxRecord('m1'))
+      changeIfAllowed(read!.record as InboxRecord)
+      assert.deepEqual((await j.read('inbox', ['m1']))[0]!.record, inboxRecord('m1'))
+    },
+  },
+  {
     name: 'an outbox record keeps its part link and every field',
     async run({ journal }) {
       const j = journal()
@@ -134,3 +147,21 @@ export const JOURNAL_WRITE_CASES: ConformanceCase[] = [
     },
   },
 ]
+
+/**
+ * Changes a record and its event in place. A backend that keeps records in memory hands out frozen
+ * objects, so the change throws (a TypeError in strict code); one that stores a copy lets it happen.
+ * Either way the journal must not see it.
+ */
+function changeIfAllowed(record: InboxRecord): void {
+  try {
+    ;(record as { chatId: string }).chatId = 'changed'
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error
+  }
+  try {
+    ;(record.event as { text?: string }).text = 'changed'
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error
+  }
+}

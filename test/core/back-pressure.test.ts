@@ -5,6 +5,7 @@
  * acknowledgement waits, and it runs in its turn.
  */
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { BackPressure } from '../../src/core/durability/back-pressure.js'
 import { InFlight } from '../../src/core/durability/in-flight.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
 import { TEXT } from '../../src/core/matchers.js'
@@ -49,6 +50,50 @@ describe('InFlight.room', () => {
   })
 })
 
+describe('InFlight.below', () => {
+  it('resolves once less than the count is in flight', async () => {
+    const inFlight = new InFlight(4)
+    const works = [deferred<void>(), deferred<void>(), deferred<void>()]
+    for (const work of works) void inFlight.track(work.promise)
+    let calm = false
+    const waiting = inFlight.below(2).then(() => (calm = true))
+    works[0]!.resolve()
+    await turns(3)
+    expect(calm).toBe(false)
+    works[1]!.resolve()
+    await waiting
+    expect(inFlight.size).toBe(1)
+  })
+})
+
+describe('BackPressure tells the operator once per episode', () => {
+  it('hovering at the limit is one episode: one warning when intake starts to wait, one when the work in flight is down to under calm', async () => {
+    const warnings: string[] = []
+    const inFlight = new InFlight(4)
+    const backPressure = new BackPressure(inFlight, (warning) => warnings.push(warning), 2)
+    const works = Array.from({ length: 6 }, () => deferred<void>())
+    for (const work of works.slice(0, 4)) void inFlight.track(work.promise)
+    void backPressure.acknowledge(Promise.resolve())
+    expect(warnings).toHaveLength(1)
+    // The count falls to 3, intake goes on, and the count is back at the limit: the same episode.
+    works[0]!.resolve()
+    await turns(3)
+    expect(backPressure.hasRoom).toBe(true)
+    void inFlight.track(works[4]!.promise)
+    void backPressure.acknowledge(Promise.resolve())
+    expect(warnings).toHaveLength(1)
+    for (const work of works.slice(1, 4)) work.resolve()
+    await turns(3)
+    expect(inFlight.size).toBe(1)
+    expect(warnings).toHaveLength(2)
+    expect(warnings[1]).toContain('down to under 2 (LIMITS.inFlightCalm)')
+    // At the limit again: a new episode, told again.
+    for (const work of [works[5]!, deferred<void>(), deferred<void>()]) void inFlight.track(work.promise)
+    void backPressure.acknowledge(Promise.resolve())
+    expect(warnings).toHaveLength(3)
+  })
+})
+
 describe('a process at LIMITS.inFlightMax', () => {
   it('journals the next message at once but acknowledges it only once a held one finished; every message is answered once, in order', async () => {
     const gate = deferred<void>()
@@ -68,9 +113,9 @@ describe('a process at LIMITS.inFlightMax', () => {
     await last
     await t.bot.idle()
     // Said once when intake started to wait, then once when it had room again.
-    expect(t.warnings.filter((w) => w.includes('LIMITS.inFlightMax'))).toHaveLength(2)
-    expect(t.warnings.filter((w) => w.includes('LIMITS.inFlightMax'))[1]).toBe(
-      'durability: in-flight work is back under LIMITS.inFlightMax; new messages are acknowledged at once again',
+    expect(t.warnings.filter((w) => w.includes('LIMITS.inFlight'))).toHaveLength(2)
+    expect(t.warnings.filter((w) => w.includes('LIMITS.inFlight'))[1]).toBe(
+      `durability: in-flight work is down to under ${LIMITS.inFlightCalm} (LIMITS.inFlightCalm); new messages are acknowledged at once again`,
     )
     const replies = t.provider.texts()
     expect(replies).toHaveLength(LIMITS.inFlightMax + 1)

@@ -12,9 +12,11 @@ export class BackPressure {
   /** Whether the operator was told that intake waits, and not yet that it has room again. */
   #slowed = false
 
+  /** @param calm In-flight work under which an episode is over (LIMITS.inFlightCalm). */
   constructor(
     private readonly inFlight: InFlight,
     private readonly warn: (message: string) => void,
+    private readonly calm: number = LIMITS.inFlightCalm,
   ) {}
 
   /** Whether the process may take on more work now. */
@@ -29,16 +31,21 @@ export class BackPressure {
     return admitted.then(() => this.inFlight.room())
   }
 
-  /** Once per episode: when intake starts to wait, and when it has room again. */
+  /**
+   * Once per episode: when intake starts to wait, and when the work in flight fell under `calm`.
+   * Hovering at the limit, intake waits and goes on many times a second: that is one episode.
+   */
   #tell(): void {
     this.#slowed = true
     this.warn(
       `durability: ${LIMITS.inFlightMax} messages and sends are in flight (LIMITS.inFlightMax); ` +
         'new messages are journaled but acknowledged to the channel only as earlier ones finish',
     )
-    void this.inFlight.room().then(() => {
+    void this.inFlight.below(this.calm).then(() => {
       this.#slowed = false
-      this.warn('durability: in-flight work is back under LIMITS.inFlightMax; new messages are acknowledged at once again')
+      this.warn(
+        `durability: in-flight work is down to under ${this.calm} (LIMITS.inFlightCalm); new messages are acknowledged at once again`,
+      )
     })
   }
 }

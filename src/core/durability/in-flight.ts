@@ -5,6 +5,8 @@ export class InFlight {
   readonly #work = new Set<Promise<unknown>>()
   /** Callers waiting for room (see `room`). */
   #waiting: (() => void)[] = []
+  /** Callers waiting for the work in flight to fall under a count (see `below`). */
+  #below: { count: number; resolve: () => void }[] = []
 
   /** @param max The work held before `hasRoom` says no (LIMITS.inFlightMax). */
   constructor(private readonly max: number = LIMITS.inFlightMax) {}
@@ -22,6 +24,12 @@ export class InFlight {
   room(): Promise<void> {
     if (this.hasRoom) return Promise.resolve()
     return new Promise((resolve) => this.#waiting.push(resolve))
+  }
+
+  /** Resolves once less than `count` work is in flight (at once when it already is). */
+  below(count: number): Promise<void> {
+    if (this.#work.size < count) return Promise.resolve()
+    return new Promise((resolve) => this.#below.push({ count, resolve }))
   }
 
   /** Counts `work` as in flight until it settles; returns it. */
@@ -46,6 +54,11 @@ export class InFlight {
       const waiting = this.#waiting
       this.#waiting = []
       for (const resolve of waiting) resolve()
+    }
+    if (this.#below.length > 0) {
+      const size = this.#work.size
+      for (const waiter of this.#below.filter((waiter) => size < waiter.count)) waiter.resolve()
+      this.#below = this.#below.filter((waiter) => size >= waiter.count)
     }
   }
 

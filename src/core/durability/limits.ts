@@ -31,6 +31,12 @@ export const LIMITS = {
    * every admitted message in memory.
    */
   inFlightMax: 10_000,
+  /**
+   * In-flight work under which a back-pressure episode counts as over, for the operator's log: a
+   * process hovering at inFlightMax is told once that intake waits, not each time the count
+   * crosses it (intake itself goes on as soon as there is room).
+   */
+  inFlightCalm: 5_000,
   /** Recently admitted event ids remembered in memory, to recognise redeliveries without a round trip. */
   dedupeCacheMax: 10_000,
   /** How often the instance heartbeat is written. */

@@ -190,10 +190,10 @@ export class SharedCore implements JournalCore {
   async #rewrite(state: KvState): Promise<void> {
     const { fs, fsync, format } = this.#options.file
     const cache = this.#cache!
-    const lines = encodeSnapshot(state, cache.lastSeq, undefined, this.#encoded, format)
+    const snapshot = encodeSnapshot(state, cache.lastSeq, undefined, this.#encoded, format)
     const hasLog = cache.logFileBytes > 0
     // The log is removed only once the snapshot holding its records is durable (I11 of src/backends/crash-safe-file/INVARIANTS.md).
-    await writeFileAtomic(fs, this.path, lines, { fsync: fsync || hasLog })
+    await writeFileAtomic(fs, this.path, snapshot.chunks, { fsync: fsync || hasLog })
     if (hasLog) await unlinkIfThere(fs, logPathOf(this.path))
     this.#cache = { ...cache, snapshot: fileIdentity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }
   }

@@ -1,6 +1,6 @@
 /**
- * The reusable pieces under FileDurability: record framing, the append log (torn tail vs damage,
- * failed appends), the atomic snapshot write and group commit.
+ * The reusable pieces under FileDurability: record framing, snapshot encoding, the append log
+ * (torn tail vs damage, failed appends), the atomic snapshot write and group commit.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
@@ -9,10 +9,28 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AppendLog, readAppendLog, scanAppendLog } from '../../src/backends/crash-safe-file/append-log.js'
 import { writeFileAtomic } from '../../src/backends/crash-safe-file/atomic-snapshot.js'
-import { crc32, decodeRecord, encodeRecord, encodeRecords, preparePayload } from '../../src/backends/crash-safe-file/framing.js'
+import {
+  crc32,
+  decodeRecord,
+  encodeRecord,
+  encodeRecords,
+  FRAME_OVERHEAD_MAX,
+  frameInto,
+  preparePayload,
+} from '../../src/backends/crash-safe-file/framing.js'
 
+import { encodePlacedEntry } from '../../src/backends/crash-safe-file/changes.js'
 import { nodeFileSystem } from '../../src/backends/crash-safe-file/fs.js'
 import { GroupCommit } from '../../src/backends/crash-safe-file/group-commit.js'
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  snapshotEntries,
+  type SnapshotEncodingCache,
+} from '../../src/backends/crash-safe-file/snapshot-format.js'
+import { KvState } from '../../src/core/spi.js'
 import { AppendLogCorruptError } from '../../src/core/errors.js'
 import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'
 import { FailingFs, TearingFs } from './file-fs-wrappers.js'
@@ -38,8 +56,8 @@ describe('framing', () => {
     assert.equal(line.at(-1), 0x0a)
     const payload = '{"text":"héllo\\tworld 👋"}'
     // Read back with its size and checksum, ready to frame again as preparePayload would make it.
-    const { bytes, crc } = preparePayload(payload)
-    assert.deepEqual(decodeRecord(line.subarray(0, -1)), { seq: 42, payload, bytes, crc })
+    const { data, crc } = preparePayload(payload)
+    assert.deepEqual(decodeRecord(line.subarray(0, -1)), { seq: 42, payload, bytes: data.length, crc })
     for (let at = 0; at < line.length - 1; at++) {
       const damaged = Buffer.from(line.subarray(0, -1))
       damaged[at] = damaged[at]! ^ 0x01
@@ -49,6 +67,19 @@ describe('framing', () => {
 
   it('refuses a payload with a newline', () => {
     assert.throws(() => frame(1, 'a\nb'), /newline/)
+  })
+
+  it('frameInto writes a record byte for byte as encodeRecord does', () => {
+    for (const [seq, payload] of [
+      [1, ''],
+      [2, '{"text":"héllo\\tworld 👋"}'],
+      [123_456_789_012, 'x'.repeat(5000)],
+    ] as const) {
+      const target = Buffer.alloc(payload.length * 4 + FRAME_OVERHEAD_MAX + 3, 0xff)
+      const end = frameInto(target, 3, seq, preparePayload(payload))
+      assert.ok(target.subarray(3, end).equals(Buffer.from(encodeRecord(seq, payload))))
+      assert.equal(target[2], 0xff)
+    }
   })
 
   it('frames a batch in one buffer, byte for byte as record by record', () => {
@@ -61,6 +92,44 @@ describe('framing', () => {
   it('computes the standard CRC-32', () => {
     assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926)
     assert.equal(crc32(Buffer.from('56789'), crc32(Buffer.from('1234'))), 0xcbf43926)
+  })
+})
+
+describe('snapshot encoding', () => {
+  it('frames every entry after the header, byte for byte as line by line, across write chunks, and reads back with its payloads cached', () => {
+    const state = new KvState()
+    const entries = 3_000 // about 1.6 MB of lines: more than one ATOMIC_WRITE_CHUNK_BYTES chunk
+    for (let n = 0; n < entries; n++) {
+      const value = { id: `m${n}`, text: `héllo ${n} 👋 ${'x'.repeat(n % 700)}` }
+      state.apply(n % 2 ? 'a' : 'b', {
+        op: 'put',
+        collection: 'inbox',
+        key: `m${n}`,
+        expectVersion: 0,
+        value,
+        state: 'done',
+        stateTime: n,
+        due: null,
+      })
+    }
+    const encoded = encodeSnapshot(state, 17)
+    expect(encoded.entries).toBe(entries)
+    expect(encoded.chunks.length).toBeGreaterThan(1)
+    const bytes = Buffer.concat(encoded.chunks)
+    const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, logSeq: 17, entries }
+    const lines = [
+      encodeRecord(1, JSON.stringify(header)),
+      ...snapshotEntries(state).map((placed, n) => encodeRecord(n + 2, encodePlacedEntry(placed))),
+    ]
+    assert.ok(bytes.equals(Buffer.from(lines.join(''))))
+    // Read back, each payload cached: the next encoding frames the same bytes without encoding an entry.
+    const cache: SnapshotEncodingCache = new WeakMap()
+    const read = decodeSnapshot('snapshot', bytes, SNAPSHOT_FORMAT, cache)
+    expect(read.entries).toHaveLength(entries)
+    const again = new KvState()
+    for (const { scope, collection, entry } of read.entries) again.load(scope, collection, entry)
+    assert.ok(Buffer.concat(encodeSnapshot(again, 17, new Map(), cache).chunks).equals(bytes))
+    expect(read.entries.every(({ entry }) => cache.has(entry))).toBe(true)
   })
 })
 

@@ -117,9 +117,7 @@ function* coalesce(chunks: readonly (string | Uint8Array)[], size: number): Gene
   let pending: (string | Uint8Array)[] = []
   let pendingLength = 0
   const flush = () => {
-    const joined = pending.every((chunk) => typeof chunk === 'string')
-      ? Buffer.from(pending.join(''))
-      : Buffer.concat(pending.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)))
+    const joined = joinChunks(pending)
     pending = []
     pendingLength = 0
     return joined
@@ -132,4 +130,11 @@ function* coalesce(chunks: readonly (string | Uint8Array)[], size: number): Gene
     pendingLength += length
   }
   if (pending.length > 0) yield flush()
+}
+
+/** One write's bytes: a lone byte chunk (a snapshot's, framed in place) as it is, without a copy. */
+function joinChunks(chunks: readonly (string | Uint8Array)[]): Uint8Array {
+  if (chunks.length === 1 && typeof chunks[0] !== 'string') return chunks[0]!
+  if (chunks.every((chunk) => typeof chunk === 'string')) return Buffer.from(chunks.join(''))
+  return Buffer.concat(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)))
 }

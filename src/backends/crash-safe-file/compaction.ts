@@ -6,6 +6,7 @@
 import { logPathOf, type AppendLog } from './append-log.js'
 import { writeFileAtomic } from './atomic-snapshot.js'
 import { unlinkIfThere, type FileSystem } from './fs.js'
+import type { EncodedSnapshot } from './snapshot-format.js'
 
 /** What a compaction did. */
 export interface CompactionReport {
@@ -23,9 +24,9 @@ export interface CompactionReport {
  * Writes `snapshot` (the state up to `log.lastSeq`) and empties the log. The snapshot is fsynced
  * whatever the journal's fsync option, because the truncation destroys the only other copy (I11).
  */
-export async function foldLog(fs: FileSystem, path: string, snapshot: readonly string[], log: AppendLog): Promise<CompactionReport> {
-  const report = { folded: log.records, logBytes: log.size, entries: snapshot.length - 1, logSeq: log.lastSeq }
-  await writeFileAtomic(fs, path, snapshot, { fsync: true })
+export async function foldLog(fs: FileSystem, path: string, snapshot: EncodedSnapshot, log: AppendLog): Promise<CompactionReport> {
+  const report = { folded: log.records, logBytes: log.size, entries: snapshot.entries, logSeq: log.lastSeq }
+  await writeFileAtomic(fs, path, snapshot.chunks, { fsync: true })
   await log.truncate()
   return report
 }
@@ -34,7 +35,7 @@ export async function foldLog(fs: FileSystem, path: string, snapshot: readonly s
  * Folds a log left by an earlier process into a new snapshot and removes it (snapshot mode keeps
  * no log). `snapshot` must carry the log's last sequence, so a crash before the unlink is harmless.
  */
-export async function foldLeftoverLog(fs: FileSystem, path: string, snapshot: readonly string[] | undefined): Promise<void> {
-  if (snapshot) await writeFileAtomic(fs, path, snapshot, { fsync: true })
+export async function foldLeftoverLog(fs: FileSystem, path: string, snapshot: EncodedSnapshot | undefined): Promise<void> {
+  if (snapshot) await writeFileAtomic(fs, path, snapshot.chunks, { fsync: true })
   await unlinkIfThere(fs, logPathOf(path))
 }

@@ -240,8 +240,8 @@ export class DurableState {
   async #rewrite(writes: PendingWrite[]): Promise<void> {
     if (!writes.some((write) => write.changes.length > 0)) return
     // Encoded before the first await: the state now holds exactly the batch and what was committed.
-    const lines = encodeSnapshot(this.state, this.#logSeq, overlayOf(this.#commits.queuedItems()), this.#encoded, this.options.format)
-    await writeFileAtomic(this.options.fs, this.path, lines, { fsync: this.options.fsync })
+    const snapshot = encodeSnapshot(this.state, this.#logSeq, overlayOf(this.#commits.queuedItems()), this.#encoded, this.options.format)
+    await writeFileAtomic(this.options.fs, this.path, snapshot.chunks, { fsync: this.options.fsync })
   }
 
   /** appendLog mode: one line per write, one append, one fsync (I3, I6, I13). */
@@ -279,9 +279,9 @@ export class DurableState {
     if (!log) return
     if (this.options.mode === 'snapshot') {
       // Snapshot mode keeps no log: fold what it adds (I10, I11), then remove it.
-      const lines =
+      const snapshot =
         loaded.replayed > 0 ? encodeSnapshot(this.state, loaded.lastSeq, new Map(), this.#encoded, this.options.format) : undefined
-      await foldLeftoverLog(this.options.fs, this.path, lines)
+      await foldLeftoverLog(this.options.fs, this.path, snapshot)
       this.#logSeq = loaded.lastSeq
       this.#logAtOpen = { validBytes: 0, records: 0 }
       return

@@ -80,8 +80,8 @@ export class Folds {
     this.#trigger.started()
     const log = site.log()
     if (!log || log.records === 0) return { folded: 0, logBytes: 0, entries: site.state.size, logSeq: site.logSeq() }
-    const lines = encodeSnapshot(site.state, log.lastSeq, overlayOf(site.commits.queuedItems()), site.encoded, site.format)
-    const report = await foldLog(site.fs, site.path, lines, log)
+    const snapshot = encodeSnapshot(site.state, log.lastSeq, overlayOf(site.commits.queuedItems()), site.encoded, site.format)
+    const report = await foldLog(site.fs, site.path, snapshot, log)
     site.folded(report.logSeq)
     this.#trigger.succeeded()
     return report
@@ -109,9 +109,9 @@ async function foldBeside(site: FoldSite, trigger: CompactionTrigger): Promise<C
     return { entries, folded: { bytes: log.size, records: log.records }, logSeq: log.lastSeq }
   })
   if (!taken) return { folded: 0, logBytes: 0, entries: site.state.size, logSeq: site.logSeq() }
-  const lines = await encodeSnapshotInSlices(taken.entries, taken.logSeq, site.encoded, site.format, FILE_LIMITS.foldSliceEntries)
+  const snapshot = await encodeSnapshotInSlices(taken.entries, taken.logSeq, site.encoded, site.format, FILE_LIMITS.foldSliceEntries)
   // Fsynced whatever the fsync option: replacing the log next destroys the only other copy (I11).
-  await writeFileAtomic(site.fs, site.path, lines, { fsync: true })
+  await writeFileAtomic(site.fs, site.path, snapshot.chunks, { fsync: true })
   site.folded(taken.logSeq)
   await site.commits.exclusive(async () => {
     const log = site.log()!

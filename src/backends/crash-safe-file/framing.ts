@@ -36,23 +36,61 @@ export interface SplitLines {
   tail: { offset: number; bytes: number } | undefined
 }
 
-/** A payload ready to frame: its text, UTF-8 byte length and CRC-32, computed once. */
+/** A payload ready to frame: its UTF-8 bytes and their CRC-32, computed once. */
 export interface FramedPayload {
-  text: string
-  bytes: number
+  data: Buffer
   crc: number
 }
 
-/** Measures and checksums a payload (which must be single-line, as JSON is). */
+/** Encodes and checksums a payload (which must be single-line, as JSON is). */
 export function preparePayload(text: string): FramedPayload {
   if (text.includes('\n')) throw new Error('a framed payload must not contain a newline')
-  return { text, bytes: Buffer.byteLength(text), crc: crc32(text) }
+  const data = Buffer.from(text)
+  return { data, crc: crc32(data) }
 }
 
 /** Encodes one record as a line of text, newline included. */
-export function encodeRecord(seq: number, payload: string | FramedPayload): string {
-  const prepared = typeof payload === 'string' ? preparePayload(payload) : payload
-  return `${frameHead(seq, prepared.bytes, prepared.crc)}${prepared.text}\n`
+export function encodeRecord(seq: number, payload: string): string {
+  const { data, crc } = preparePayload(payload)
+  return `${frameHead(seq, data.length, crc)}${payload}\n`
+}
+
+/** The most bytes `frameInto` writes besides the payload: two numbers of up to 16 digits, the checksum, three tabs and the newline. */
+export const FRAME_OVERHEAD_MAX = 16 + 16 + 8 + 4
+
+/**
+ * Frames one record into `target` at `at`, the same bytes as `encodeRecord`, and returns where
+ * they end. A snapshot frames every entry again at each fold (its sequence is its line number):
+ * this builds no string but the short head, and copies the payload's bytes as prepared.
+ */
+export function frameInto(target: Buffer, at: number, seq: number, payload: FramedPayload): number {
+  let end = writeDecimal(target, at, seq)
+  target[end++] = TAB
+  end = writeDecimal(target, end, payload.data.length)
+  target[end++] = TAB
+  // The head is a few bytes: checksummed here, a native call per line cost more than the loop.
+  const sum = (crc32Range(target, at, end) ^ payload.crc) >>> 0
+  for (let shift = 28; shift >= 0; shift -= 4) target[end++] = HEX_DIGITS[(sum >>> shift) & 0xf]!
+  target[end++] = TAB
+  target.set(payload.data, end)
+  end += payload.data.length
+  target[end++] = NEWLINE
+  return end
+}
+
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1')
+const DIGIT_ZERO = 0x30
+
+/** Writes a whole number >= 0 in decimal ASCII at `at`; returns where it ends. */
+function writeDecimal(target: Buffer, at: number, value: number): number {
+  let digits = 1
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++
+  let rest = value
+  for (let n = at + digits - 1; n >= at; n--) {
+    target[n] = DIGIT_ZERO + (rest % 10)
+    rest = Math.floor(rest / 10)
+  }
+  return at + digits
 }
 
 /** What precedes a payload of `bytes` bytes and CRC-32 `payloadCrc` on its line: seq, length, checksum, each followed by a tab. */
@@ -129,12 +167,17 @@ let table: Uint32Array | undefined
 
 function crc32Js(input: Uint8Array | string, initial = 0): number {
   const data = typeof input === 'string' ? Buffer.from(input) : input
+  return crc32Range(data, 0, data.length, initial)
+}
+
+/** CRC-32 (IEEE) of `data` from `from` (inclusive) to `to` (exclusive), in JS: for a few bytes, or where zlib has none. */
+function crc32Range(data: Uint8Array, from: number, to: number, initial = 0): number {
   table ??= Uint32Array.from({ length: 256 }, (_, n) => {
     let c = n
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
     return c >>> 0
   })
   let crc = (initial ^ 0xffffffff) >>> 0
-  for (let i = 0; i < data.length; i++) crc = table[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8)
+  for (let i = from; i < to; i++) crc = table[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8)
   return (crc ^ 0xffffffff) >>> 0
 }

@@ -5,7 +5,8 @@
 import { JournalCorruptError } from '../../core/errors.js'
 import type { KvEntry, KvState } from '../../core/spi.js'
 import { decodePlacedEntry, encodePlacedEntry, type PlacedEntry } from './changes.js'
-import { decodeRecord, encodeRecord, preparePayload, splitLines, type FramedPayload } from './framing.js'
+import { ATOMIC_WRITE_CHUNK_BYTES } from './atomic-snapshot.js'
+import { decodeRecord, FRAME_OVERHEAD_MAX, frameInto, preparePayload, splitLines, type FramedPayload } from './framing.js'
 
 /** The format name in every snapshot's header. */
 export const SNAPSHOT_FORMAT = 'botmesh-file-durability'
@@ -50,7 +51,7 @@ export function overlayKey(scope: string, collection: string, key: string): stri
 }
 
 /**
- * Encoded snapshot lines of entries, kept while the entry object lives. Entries are never mutated
+ * Encoded snapshot payloads of entries, kept while the entry object lives. Entries are never mutated
  * (a write replaces the object), so a payload encoded once serves every later snapshot: a fold
  * only encodes the entries written since the last one. It costs about the journal's JSON size in
  * memory, and saves most of a fold's time (JSON.stringify dominates it).
@@ -67,9 +68,15 @@ export function snapshotEntries(state: KvState, overlay: SnapshotOverlay = new M
   return entries
 }
 
+/** A snapshot ready to write: its bytes, in chunks of about ATOMIC_WRITE_CHUNK_BYTES, and the entries it holds. */
+export interface EncodedSnapshot {
+  chunks: Buffer[]
+  entries: number
+}
+
 /**
- * The lines of a snapshot of `state` (seen through `overlay`) that has folded the log up to `logSeq`;
- * an entry's payload comes from `cache` when an earlier snapshot encoded it. `format` names the
+ * A snapshot of `state` (seen through `overlay`) that has folded the log up to `logSeq`; an
+ * entry's payload comes from `cache` when an earlier snapshot encoded it. `format` names the
  * file's kind in its header (the events journals use the same layout under another name).
  */
 export function encodeSnapshot(
@@ -78,11 +85,11 @@ export function encodeSnapshot(
   overlay: SnapshotOverlay = new Map(),
   cache: SnapshotEncodingCache = new WeakMap(),
   format: string = SNAPSHOT_FORMAT,
-): string[] {
+): EncodedSnapshot {
   const entries = snapshotEntries(state, overlay)
-  const lines = snapshotLines(entries.length)
-  encodeEntryLines(lines, entries, 0, entries.length, cache)
-  return withHeader(lines, logSeq, format)
+  const writer = new SnapshotWriter(entries.length, logSeq, format)
+  writer.frame(entries, 0, entries.length, cache)
+  return writer.done()
 }
 
 /**
@@ -96,39 +103,60 @@ export async function encodeSnapshotInSlices(
   cache: SnapshotEncodingCache,
   format: string,
   sliceEntries: number,
-): Promise<string[]> {
-  const lines = snapshotLines(entries.length)
+): Promise<EncodedSnapshot> {
+  const writer = new SnapshotWriter(entries.length, logSeq, format)
   for (let from = 0; from < entries.length; from += sliceEntries) {
     if (from > 0) await new Promise((resolve) => setImmediate(resolve))
-    encodeEntryLines(lines, entries, from, from + sliceEntries, cache)
+    writer.frame(entries, from, from + sliceEntries, cache)
   }
-  return withHeader(lines, logSeq, format)
+  return writer.done()
 }
 
-/** The lines of a snapshot of `entries` entries, the header's place first. */
-function snapshotLines(entries: number): string[] {
-  const lines = new Array<string>(entries + 1)
-  lines[0] = ''
-  return lines
-}
+/**
+ * Frames a snapshot straight into the buffers it is written from: the header, then line n + 1 for
+ * entry n. A fold frames every entry again (a line's sequence is its number), so this is most of
+ * a fold's work on a large journal: no line is built as a string, no text is encoded twice.
+ */
+class SnapshotWriter {
+  readonly #chunks: Buffer[] = []
+  #chunk = Buffer.alloc(0)
+  #at = 0
+  readonly #entries: number
 
-/** Frames entries `from` (inclusive) to `to` (exclusive) into their lines (line n + 1 holds entry n). */
-function encodeEntryLines(lines: string[], entries: readonly PlacedEntry[], from: number, to: number, cache: SnapshotEncodingCache): void {
-  for (let n = from; n < Math.min(to, entries.length); n++) {
-    const placed = entries[n]!
-    let payload = cache.get(placed.entry)
-    if (!payload) {
-      payload = preparePayload(encodePlacedEntry(placed))
-      cache.set(placed.entry, payload)
+  constructor(entries: number, logSeq: number, format: string) {
+    this.#entries = entries
+    const header: SnapshotHeader = { format, version: SNAPSHOT_VERSION, logSeq, entries }
+    this.#line(1, preparePayload(JSON.stringify(header)))
+  }
+
+  /** Frames entries `from` (inclusive) to `to` (exclusive). */
+  frame(entries: readonly PlacedEntry[], from: number, to: number, cache: SnapshotEncodingCache): void {
+    for (let n = from; n < Math.min(to, entries.length); n++) {
+      const placed = entries[n]!
+      let payload = cache.get(placed.entry)
+      if (!payload) {
+        payload = preparePayload(encodePlacedEntry(placed))
+        cache.set(placed.entry, payload)
+      }
+      this.#line(n + 2, payload)
     }
-    lines[n + 1] = encodeRecord(n + 2, payload)
   }
-}
 
-function withHeader(lines: string[], logSeq: number, format: string): string[] {
-  const header: SnapshotHeader = { format, version: SNAPSHOT_VERSION, logSeq, entries: lines.length - 1 }
-  lines[0] = encodeRecord(1, JSON.stringify(header))
-  return lines
+  done(): EncodedSnapshot {
+    if (this.#at > 0) this.#chunks.push(this.#chunk.subarray(0, this.#at))
+    this.#at = 0
+    return { chunks: this.#chunks, entries: this.#entries }
+  }
+
+  #line(seq: number, payload: FramedPayload): void {
+    const most = payload.data.length + FRAME_OVERHEAD_MAX
+    if (this.#at + most > this.#chunk.length) {
+      if (this.#at > 0) this.#chunks.push(this.#chunk.subarray(0, this.#at))
+      this.#chunk = Buffer.allocUnsafe(Math.max(ATOMIC_WRITE_CHUNK_BYTES, most))
+      this.#at = 0
+    }
+    this.#at = frameInto(this.#chunk, this.#at, seq, payload)
+  }
 }
 
 /**
@@ -169,7 +197,8 @@ export function scanSnapshot(content: Buffer, format: string = SNAPSHOT_FORMAT, 
     const placed = decodePlacedEntry(record.payload)
     if (typeof placed === 'string') return damage(placed)
     // The line was made from this very entry: a fold may frame it again as it is (I7 holds for it).
-    cache?.set(placed.entry, { text: record.payload, bytes: record.bytes, crc: record.crc })
+    // Its payload is the line's last bytes, copied: the cache must not hold the whole file alive.
+    cache?.set(placed.entry, { data: Buffer.from(bytes.subarray(bytes.length - record.bytes)), crc: record.crc })
     entries.push(placed)
   }
   const end = { line: lines.length + 1, offset: tail?.offset ?? content.length }

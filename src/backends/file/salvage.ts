@@ -59,7 +59,7 @@ export async function salvageJournal(path: string, out: string, options: { fs?: 
   const logSeq = snapshot.header?.logSeq ?? 0
   const replay = log.records.filter((record) => record.seq > logSeq)
   for (const record of replay) applyChanges(state, record.changes)
-  await writeFileAtomic(fs, out, encodeSnapshot(state, 0), { fsync: true })
+  await writeFileAtomic(fs, out, encodeSnapshot(state, 0).chunks, { fsync: true })
   return {
     out,
     entries: state.size,

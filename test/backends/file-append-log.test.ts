@@ -12,7 +12,6 @@ import { writeFileAtomic } from '../../src/backends/crash-safe-file/atomic-snaps
 import {
   crc32,
   decodeRecord,
-  encodeRecord,
   encodeRecords,
   FRAME_OVERHEAD_MAX,
   frameInto,
@@ -34,9 +33,10 @@ import { KvState } from '../../src/core/spi.js'
 import { AppendLogCorruptError } from '../../src/core/errors.js'
 import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'
 import { FailingFs, TearingFs } from './file-fs-wrappers.js'
+import { framedLine } from './framed-line.js'
 
 /** A framed line as bytes. */
-const frame = (seq: number, payload: string): Buffer => Buffer.from(encodeRecord(seq, payload))
+const frame = framedLine
 
 const dirs: string[] = []
 async function tempDir(): Promise<string> {
@@ -66,10 +66,11 @@ describe('framing', () => {
   })
 
   it('refuses a payload with a newline', () => {
-    assert.throws(() => frame(1, 'a\nb'), /newline/)
+    assert.throws(() => preparePayload('a\nb'), /newline/)
+    assert.throws(() => encodeRecords(1, ['a\nb']), /newline/)
   })
 
-  it('frameInto writes a record byte for byte as encodeRecord does', () => {
+  it('frameInto writes a record byte for byte as the format spells it', () => {
     for (const [seq, payload] of [
       [1, ''],
       [2, '{"text":"héllo\\tworld 👋"}'],
@@ -77,14 +78,14 @@ describe('framing', () => {
     ] as const) {
       const target = Buffer.alloc(payload.length * 4 + FRAME_OVERHEAD_MAX + 3, 0xff)
       const end = frameInto(target, 3, seq, preparePayload(payload))
-      assert.ok(target.subarray(3, end).equals(Buffer.from(encodeRecord(seq, payload))))
+      assert.ok(target.subarray(3, end).equals(framedLine(seq, payload)))
       assert.equal(target[2], 0xff)
     }
   })
 
-  it('frames a batch in one buffer, byte for byte as record by record', () => {
+  it('frames a batch in one buffer, byte for byte as the format spells it', () => {
     const payloads = ['[1,"a"]', '["é€😀",{"x":"\\u0000"}]', '', 'x'.repeat(5000)]
-    const one = Buffer.from(payloads.map((payload, n) => encodeRecord(7 + n, payload)).join(''))
+    const one = Buffer.concat(payloads.map((payload, n) => framedLine(7 + n, payload)))
     assert.ok(encodeRecords(7, payloads).equals(one))
     assert.throws(() => encodeRecords(1, ['a', 'b\nc']), /newline/)
   })
@@ -118,10 +119,10 @@ describe('snapshot encoding', () => {
     const bytes = Buffer.concat(encoded.chunks)
     const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, logSeq: 17, entries }
     const lines = [
-      encodeRecord(1, JSON.stringify(header)),
-      ...snapshotEntries(state).map((placed, n) => encodeRecord(n + 2, encodePlacedEntry(placed))),
+      framedLine(1, JSON.stringify(header)),
+      ...snapshotEntries(state).map((placed, n) => framedLine(n + 2, encodePlacedEntry(placed))),
     ]
-    assert.ok(bytes.equals(Buffer.from(lines.join(''))))
+    assert.ok(bytes.equals(Buffer.concat(lines)))
     // Read back, each payload cached: the next encoding frames the same bytes without encoding an entry.
     const cache: SnapshotEncodingCache = new WeakMap()
     const read = decodeSnapshot('snapshot', bytes, SNAPSHOT_FORMAT, cache)

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability, salvageJournal, verifyJournal } from '../../src/backends/file/index.js'
-import { encodeRecord } from '../../src/backends/crash-safe-file/framing.js'
+import { framedLine } from './framed-line.js'
 
 import { AppendLogCorruptError, JournalCorruptError } from '../../src/core/errors.js'
 import type { KvOp } from '../../src/core/durability/kv.js'
 
 /** A framed line as bytes. */
-const frame = (seq: number, payload: string): Buffer => Buffer.from(encodeRecord(seq, payload))
+const frame = framedLine
 
 const dirs: string[] = []
 async function tempDir(): Promise<string> {

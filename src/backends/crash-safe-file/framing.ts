@@ -49,19 +49,14 @@ export function preparePayload(text: string): FramedPayload {
   return { data, crc: crc32(data) }
 }
 
-/** Encodes one record as a line of text, newline included. */
-export function encodeRecord(seq: number, payload: string): string {
-  const { data, crc } = preparePayload(payload)
-  return `${frameHead(seq, data.length, crc)}${payload}\n`
-}
-
 /** The most bytes `frameInto` writes besides the payload: two numbers of up to 16 digits, the checksum, three tabs and the newline. */
 export const FRAME_OVERHEAD_MAX = 16 + 16 + 8 + 4
 
 /**
- * Frames one record into `target` at `at`, the same bytes as `encodeRecord`, and returns where
- * they end. A snapshot frames every entry again at each fold (its sequence is its line number):
- * this builds no string but the short head, and copies the payload's bytes as prepared.
+ * Frames one record into `target` at `at` and returns where its line ends: the one place the
+ * format is written, for the log's appends and the snapshot's lines alike. A snapshot frames every
+ * entry again at each fold (its sequence is its line number): this builds no string, and copies the
+ * payload's bytes as prepared.
  */
 export function frameInto(target: Buffer, at: number, seq: number, payload: FramedPayload): number {
   let end = writeDecimal(target, at, seq)
@@ -93,32 +88,15 @@ function writeDecimal(target: Buffer, at: number, value: number): number {
   return at + digits
 }
 
-/** What precedes a payload of `bytes` bytes and CRC-32 `payloadCrc` on its line: seq, length, checksum, each followed by a tab. */
-function frameHead(seq: number, bytes: number, payloadCrc: number): string {
-  const head = `${seq}\t${bytes}\t`
-  return `${head}${hex(crc32(head) ^ payloadCrc)}\t`
-}
-
-/**
- * Frames consecutive records, from `firstSeq` on, into the one buffer an append writes: the same
- * bytes as `encodeRecord` for each, but every payload UTF-8 encoded once and copied once.
- */
+/** Frames consecutive records, from `firstSeq` on, into the one buffer an append writes. */
 export function encodeRecords(firstSeq: number, payloads: readonly string[]): Buffer {
-  const bodies = payloads.map((payload) => Buffer.from(payload))
-  const heads = bodies.map((body, n) => {
-    if (body.includes(NEWLINE)) throw new Error('a framed payload must not contain a newline')
-    return frameHead(firstSeq + n, body.length, crc32(body))
-  })
-  let total = 0
-  for (let n = 0; n < bodies.length; n++) total += heads[n]!.length + bodies[n]!.length + 1
-  const data = Buffer.allocUnsafe(total)
+  const prepared = payloads.map(preparePayload)
+  let most = 0
+  for (const payload of prepared) most += payload.data.length + FRAME_OVERHEAD_MAX
+  const data = Buffer.allocUnsafe(most)
   let at = 0
-  for (let n = 0; n < bodies.length; n++) {
-    at += data.write(heads[n]!, at, 'latin1') // digits, tabs and hex: one byte a character
-    at += bodies[n]!.copy(data, at)
-    data[at++] = NEWLINE
-  }
-  return data
+  for (let n = 0; n < prepared.length; n++) at = frameInto(data, at, firstSeq + n, prepared[n]!)
+  return data.subarray(0, at)
 }
 
 /** Splits a file's bytes into newline-terminated lines plus an unterminated tail. */

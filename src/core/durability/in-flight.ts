@@ -1,12 +1,18 @@
 import { LIMITS } from './limits.js'
 
+/** A caller of `below`: what it waits for, and how it is told. */
+interface BelowWaiter {
+  count: number
+  resolve: () => void
+}
+
 /** The work a pipeline has started and not finished: what `bot.idle()` and `bot.stop()` wait for. */
 export class InFlight {
   readonly #work = new Set<Promise<unknown>>()
   /** Callers waiting for room (see `room`). */
   #waiting: (() => void)[] = []
   /** Callers waiting for the work in flight to fall under a count (see `below`). */
-  #below: { count: number; resolve: () => void }[] = []
+  #below: BelowWaiter[] = []
 
   /** @param max The work held before `hasRoom` says no (LIMITS.inFlightMax). */
   constructor(private readonly max: number = LIMITS.inFlightMax) {}
@@ -57,8 +63,12 @@ export class InFlight {
     }
     if (this.#below.length > 0) {
       const size = this.#work.size
-      for (const waiter of this.#below.filter((waiter) => size < waiter.count)) waiter.resolve()
-      this.#below = this.#below.filter((waiter) => size >= waiter.count)
+      const still: BelowWaiter[] = []
+      for (const waiter of this.#below) {
+        if (size < waiter.count) waiter.resolve()
+        else still.push(waiter)
+      }
+      this.#below = still
     }
   }
 

@@ -1,9 +1,10 @@
 /**
  * Process CPU per message on MemoryDurability against the same bot without the `durability` key:
- * `clients` chats, each sending its next message once the last one was answered (as `botmesh
- * bench` does: a client that went on once its message was admitted would keep the bot at its
- * in-flight limit, and measure the wait there), every reply counted. A long run shows costs that grow with the journal or a backlog, which the 3,000-message
- * runs of `npm run bench` do not reach. Prints the median of the rounds, each run alternating.
+ * `clients` chats, each sending its next message once the last one was answered, as `botmesh
+ * bench` does (a client that went on once its message was admitted would keep the bot at its
+ * in-flight limit, and measure the wait there); every reply counted. A long run shows costs that
+ * grow with the journal or a backlog, which the 3,000-message runs of `npm run bench` do not
+ * reach. Prints the median of the rounds, each run alternating.
  * Run: node --import ./test-utils/ts-loader.mjs bench/cpu-per-message.ts [messages=40000] [clients=8] [rounds=3]
  */
 import { Bot, MemoryDurability, TEXT } from '../src/core/index.js'

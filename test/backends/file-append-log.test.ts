@@ -99,7 +99,7 @@ describe('framing', () => {
 describe('snapshot encoding', () => {
   it('frames every entry after the header, byte for byte as line by line, across write chunks, and reads back with its payloads cached', () => {
     const state = new KvState()
-    const entries = 3_000 // about 1.6 MB of lines: more than one ATOMIC_WRITE_CHUNK_BYTES chunk
+    const entries = 3_000 // about 1.6 MB of lines: more than one SNAPSHOT_CHUNK_BYTES chunk
     for (let n = 0; n < entries; n++) {
       const value = { id: `m${n}`, text: `héllo ${n} 👋 ${'x'.repeat(n % 700)}` }
       state.apply(n % 2 ? 'a' : 'b', {

@@ -15,9 +15,6 @@ export interface AtomicWriteOptions {
   mode?: number
 }
 
-/** Bytes written to the temp file per write call: large enough to be cheap, small enough to bound a copy. */
-export const ATOMIC_WRITE_CHUNK_BYTES = 1 << 20
-
 let tempCounter = 0
 
 /** The name prefix of `path`'s temp files (`<path>.tmp-`). */
@@ -26,14 +23,15 @@ export function tempPrefix(path: string): string {
 }
 
 /**
- * Replaces `path` with `content`: temp file in the same directory, fsync, rename, fsync of the
- * directory (I2). Readers see the old file or the new one, never a mix. On failure the temp is
+ * Replaces `path` with `content`, one write call a chunk, as the caller framed it (a snapshot
+ * comes in chunks of SNAPSHOT_CHUNK_BYTES): temp file in the same directory, fsync, rename, fsync
+ * of the directory (I2). Readers see the old file or the new one, never a mix. On failure the temp is
  * removed (best effort) and the old file is untouched.
  */
 export async function writeFileAtomic(
   fs: FileSystem,
   path: string,
-  content: readonly (string | Uint8Array)[],
+  content: readonly Uint8Array[],
   options: AtomicWriteOptions,
 ): Promise<void> {
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${++tempCounter}`)
@@ -41,7 +39,7 @@ export async function writeFileAtomic(
     const handle = await fs.open(temp, 'replace', options.mode ?? FILE_MODE)
     try {
       let position = 0
-      for (const chunk of coalesce(content, ATOMIC_WRITE_CHUNK_BYTES)) {
+      for (const chunk of content) {
         await handle.write(chunk, position)
         position += chunk.byteLength
       }
@@ -110,31 +108,4 @@ export async function removeStrayTemps(fs: FileSystem, path: string): Promise<st
     removed.push(name)
   }
   return removed
-}
-
-/** Joins small chunks (text is UTF-8 encoded) into writes of about `size` bytes; large byte chunks pass as they are. */
-function* coalesce(chunks: readonly (string | Uint8Array)[], size: number): Generator<Uint8Array> {
-  let pending: (string | Uint8Array)[] = []
-  let pendingLength = 0
-  const flush = () => {
-    const joined = joinChunks(pending)
-    pending = []
-    pendingLength = 0
-    return joined
-  }
-  for (const chunk of chunks) {
-    // String length counts UTF-16 units, not bytes: close enough to bound a write.
-    const length = typeof chunk === 'string' ? chunk.length : chunk.byteLength
-    if (pendingLength + length > size && pending.length > 0) yield flush()
-    pending.push(chunk)
-    pendingLength += length
-  }
-  if (pending.length > 0) yield flush()
-}
-
-/** One write's bytes: a lone byte chunk (a snapshot's, framed in place) as it is, without a copy. */
-function joinChunks(chunks: readonly (string | Uint8Array)[]): Uint8Array {
-  if (chunks.length === 1 && typeof chunks[0] !== 'string') return chunks[0]!
-  if (chunks.every((chunk) => typeof chunk === 'string')) return Buffer.from(chunks.join(''))
-  return Buffer.concat(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)))
 }

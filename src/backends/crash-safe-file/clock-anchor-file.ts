@@ -25,7 +25,7 @@ export function fileAnchorStore(fs: FileSystem, path: string): ClockAnchorStore 
       const kept = [...anchors].slice(-HOST_CLOCK_LIMITS.anchorsKept)
       const text = `${JSON.stringify({ anchors: Object.fromEntries(kept) })}\n`
       // Synced: a process of this boot that read the anchor must find the same one after a power loss.
-      await writeFileAtomic(fs, clockPath, [text], { fsync: true })
+      await writeFileAtomic(fs, clockPath, [Buffer.from(text)], { fsync: true })
       return proposed
     },
   }

@@ -5,7 +5,6 @@
 import { JournalCorruptError } from '../../core/errors.js'
 import type { KvEntry, KvState } from '../../core/spi.js'
 import { decodePlacedEntry, encodePlacedEntry, type PlacedEntry } from './changes.js'
-import { ATOMIC_WRITE_CHUNK_BYTES } from './atomic-snapshot.js'
 import { decodeRecord, FRAME_OVERHEAD_MAX, frameInto, preparePayload, splitLines, type FramedPayload } from './framing.js'
 
 /** The format name in every snapshot's header. */
@@ -68,7 +67,10 @@ export function snapshotEntries(state: KvState, overlay: SnapshotOverlay = new M
   return entries
 }
 
-/** A snapshot ready to write: its bytes, in chunks of about ATOMIC_WRITE_CHUNK_BYTES, and the entries it holds. */
+/** The size of the buffers a snapshot is framed into, each one write call: large enough to be cheap, small enough to bound a copy. */
+export const SNAPSHOT_CHUNK_BYTES = 1 << 20
+
+/** A snapshot ready to write: its bytes, in chunks of about SNAPSHOT_CHUNK_BYTES, and the entries it holds. */
 export interface EncodedSnapshot {
   chunks: Buffer[]
   entries: number
@@ -152,7 +154,7 @@ class SnapshotWriter {
     const most = payload.data.length + FRAME_OVERHEAD_MAX
     if (this.#at + most > this.#chunk.length) {
       if (this.#at > 0) this.#chunks.push(this.#chunk.subarray(0, this.#at))
-      this.#chunk = Buffer.allocUnsafe(Math.max(ATOMIC_WRITE_CHUNK_BYTES, most))
+      this.#chunk = Buffer.allocUnsafe(Math.max(SNAPSHOT_CHUNK_BYTES, most))
       this.#at = 0
     }
     this.#at = frameInto(this.#chunk, this.#at, seq, payload)

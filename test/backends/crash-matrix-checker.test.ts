@@ -13,6 +13,24 @@ const A: ExpectedSend = { chatId: 'c1', text: 'a', key: 'm1:1' }
 const B: ExpectedSend = { chatId: 'c2', text: 'b', key: 'm2:1' }
 const sent = (...sends: ExpectedSend[]) => sends.map(({ chatId, text }) => ({ chatId, text }))
 
+describe("crash matrix checker: a chat's order", () => {
+  const A2: ExpectedSend = { chatId: 'c1', text: 'a2', key: 'm3:1' }
+  const A3: ExpectedSend = { chatId: 'c1', text: 'a3', key: 'm4:1' }
+
+  it("a send out before an earlier one of its chat fails, under either policy; other chats' sends do not count", () => {
+    const result = tally([A, A2, B, A3], sent(A, B, A3, A2), new Map())
+    expect(result.outOfOrder).toEqual(['c1: a2 after c1: a3'])
+    for (const policy of ['skip', 'resend'] as const)
+      expect(violations(result, policy)).toEqual(['out of its chat\'s order: "c1: a2 after c1: a3"'])
+  })
+
+  it('a resent copy and an ambiguous key are exempt; a dead (never sent) message leaves the rest in order', () => {
+    // A2 went out, then again after A3 (its key was ambiguous, 'resend'); A was never sent at all.
+    expect(tally([A, A2, A3], sent(A2, A3, A2), new Map([['m3:1', 1]])).outOfOrder).toEqual([])
+    expect(tally([A, A2, A3], sent(A3, A2), new Map([['m3:1', 1]])).outOfOrder).toEqual([])
+  })
+})
+
 describe('crash matrix checker: ambiguity excuses only its own send', () => {
   it("under 'skip', a lost send whose key was never ambiguous fails even when another key was", () => {
     // A's key was ambiguous (and A went out after all); B was lost with no ambiguity of its own.

@@ -101,7 +101,7 @@ describe('crash matrix runner: every case ends with a verdict', () => {
 
 describe('crash matrix runner: one seed, one report', () => {
   it('lists the reached crash points in CRASH_POINTS order, whatever order the writes came in', async () => {
-    for (const name of ['after inbox.admit (resend)', 'before inbox.fail (skip)']) {
+    for (const name of ['after inbox.admit (resend)', 'before inbox.dead (skip)']) {
       const result = await runCrashCase(recordingFactory().factory, caseNamed(name))
       expect(result.problems, name).toEqual([])
       expect(result.reached.length, name).toBeGreaterThan(5)

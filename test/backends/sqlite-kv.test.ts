@@ -132,7 +132,7 @@ describe('SQLiteDurability on disk', () => {
     await first.start()
     const record = inboxRecord('m1', { state: 'failed', nextAttemptAt: 5_000 })
     await first.journal('s').write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }])
-    await first.journal('s').write('inbox.fail', [{ kind: 'inbox', record: { ...record, attempts: 1 }, expectVersion: 1 }])
+    await first.journal('s').write('inbox.claim', [{ kind: 'inbox', record: { ...record, attempts: 1 }, expectVersion: 1 }])
     await first.stop()
     await first.stop()
 

@@ -277,11 +277,15 @@ describe('Pre-handler failures', () => {
     await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
     expect(runs).toBe(1)
     expect(provider.texts()).toEqual(['finally'])
-    const failures = t.tap!.written<InboxRecord>('inbox.fail')
-    expect(failures.map((r) => r.state)).toEqual(['failed', 'failed'])
-    // Exponential from baseMs, no jitter: 40 ms after the first run, 80 ms after the second.
-    expect(failures.map((r) => r.nextAttemptAt! - r.updatedAt)).toEqual([40, 80])
-    expect(failures[0]!.lastError).toMatchObject({ message: 'store down' })
+    // Each failure is retried in place, in the chat's lane: a run charged again, the error kept on the record.
+    const retries = t.tap!.written<InboxRecord>('inbox.claim')
+    expect(retries.map((r) => [r.state, r.attempts])).toEqual([
+      ['processing', 2],
+      ['processing', 3],
+    ])
+    expect(retries[0]!.lastError).toMatchObject({ message: 'store down' })
+    // Exponential from baseMs, no jitter: at least 40 ms after the first run, 80 ms after the second.
+    expect(retries[1]!.updatedAt - retries[0]!.updatedAt).toBeGreaterThanOrEqual(70)
     expect(await t.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ state: 'done', attempts: 3 })
     expect(t.bot.durability!.metrics()).toMatchObject({ inboundJournaled: 1, inboundReplayed: 2, inboundDead: 0 })
     expect(t.errors.filter((e) => (e as Error).message === 'store down')).toHaveLength(2)

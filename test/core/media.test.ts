@@ -149,7 +149,7 @@ describe('serializeMediaRef / rehydrateMediaRef around the journal', () => {
     expect(second.provider.texts()).toEqual(['got it'])
   })
 
-  it('a background retry (the first run failed before the handler)', async () => {
+  it('a run again in place (the first run failed before the handler) keeps the live message', async () => {
     const store = new MemoryStore()
     let failures = 1
     const getCheckpoint = store.getCheckpoint.bind(store)
@@ -161,7 +161,9 @@ describe('serializeMediaRef / rehydrateMediaRef around the journal', () => {
     const t = await bots.start({ provider: withMedia(new MockProvider()), store, durability: fast(), setup: imageHandler(seen) })
     await t.provider.receive(image(new LiveMessage('img-1')))
     await waitFor(() => seen.length === 1)
-    expect(seen[0]).toMatchObject({ token: { id: 'img-1', live: false }, media: BYTES })
+    // It runs again in its chat's lane, in the same process: the live event is still at hand.
+    expect(seen[0]!.token).toBeInstanceOf(LiveMessage)
+    expect(seen[0]).toMatchObject({ token: { id: 'img-1' }, media: BYTES })
     expect(t.bot.durability!.metrics().inboundReplayed).toBe(1)
   })
 

@@ -2,7 +2,7 @@
  * How the bot's inbox records are kept as event records: on the channel 'botwa:durable', in a
  * scope per bot, with eventType 'botwa.inbound.message' or 'botwa.inbound.interaction'. State,
  * attempts, lease and fencing token map one to one; what the journal has no field for (the chat,
- * the provider, the journaled event, the audit trail) rides in the payload. The mapping is exact
+ * the provider, the journaled event, the audit trail, the chat's order) rides in the payload. The mapping is exact
  * both ways, so a record reads back as it was written.
  */
 import type { Json, AuditEntry, InboxRecord } from '../../core/spi.js'
@@ -25,6 +25,10 @@ export interface InboundPayload {
   provider: string
   event: Json
   audit?: AuditEntry[]
+  /** The record's place in its chat's order. */
+  seq?: number
+  /** The chat's message it was queued behind at admission. */
+  after?: string | null
 }
 
 /** The lane of a bot's inbound records. */
@@ -44,6 +48,8 @@ export function inboundEventId(scopeId: string, inboxId: string): string {
 export function toEventRecord(scopeId: string, record: InboxRecord): EventRecordInput {
   const payload: InboundPayload = { inboxId: record.id, chatId: record.chatId, provider: record.provider, event: record.event }
   if (record.audit !== undefined) payload.audit = record.audit
+  if (record.seq !== undefined) payload.seq = record.seq
+  if (record.after !== undefined) payload.after = record.after
   return {
     id: inboundEventId(scopeId, record.id),
     channel: DURABLE_CHANNEL,
@@ -80,5 +86,7 @@ export function toInboxRecord(event: EventRecord): InboxRecord {
     updatedAt: event.updatedAt,
   }
   if (payload.audit !== undefined) record.audit = payload.audit
+  if (payload.seq !== undefined) record.seq = payload.seq
+  if (payload.after !== undefined) record.after = payload.after
   return record
 }

@@ -7,7 +7,6 @@ export const CRASH_POINTS = [
   'inbox.claim',
   'inbox.heartbeat',
   'inbox.complete',
-  'inbox.fail',
   'inbox.dead',
   'outbox.journal',
   'outbox.claim',

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { DurabilityBackend, Journal, Versioned } from './backend.js'
+import { ChatSequence } from './chat-order.js'
+import { ChatTails } from './chat-tails.js'
 import { BackendClock } from './clock.js'
 import type { DurabilityConfig } from './config.js'
 import { guardedJournal } from './guarded-journal.js'
@@ -33,6 +35,10 @@ export class DurabilityEngine {
   readonly incarnation = randomUUID()
   /** Sends journaled as `sending` whose provider call has not started (see unstarted-sends.ts). */
   readonly unstarted = new UnstartedSends(this.incarnation)
+  /** The sequence numbers of this process's admissions and sends: a chat's order (chat-order.ts). */
+  readonly sequence: ChatSequence
+  /** Each chat's last unfinished message in this process (chat-tails.ts). */
+  readonly tails = new ChatTails()
 
   constructor(
     readonly backend: DurabilityBackend,
@@ -42,6 +48,7 @@ export class DurabilityEngine {
   ) {
     this.journal = guardedJournal(backend.journal(scopeId))
     this.clock = new BackendClock(backend, config.clock)
+    this.sequence = new ChatSequence(() => this.clock.now())
     this.keeper = new LeaseKeeper(this.clock, { inbox: config.inbox.leaseMs, outbox: config.outbox.leaseMs }, (error) =>
       events.error(error),
     )

@@ -4,13 +4,14 @@
  *
  *   admit ─► processing ─► done
  *               │   ▲
- *          fail ▼   │ claim (sweeper; charges a run)
- *             failed / pending ──► dead (after inbox.maxAttempts charged runs)
+ *               │   │ claim (the sweeper, a run again in place; a head's claim charges a run)
+ *               ▼   │
+ *             failed / pending (lease over, operator's replay) ──► dead (after inbox.maxAttempts charged runs)
  */
 import type { InboundEvent } from '../provider.js'
 import type { Versioned } from './backend.js'
-import { backoffMs } from './backoff.js'
 import { claimRun, runsSpent, unfinishedRunsError } from './charged-runs.js'
+import { SEQ_PER_MS } from './chat-order.js'
 import type { DurabilityEngine } from './engine.js'
 import { errorInfo } from './engine.js'
 import { HeldRecord, type HeldUpdate } from './held-record.js'
@@ -35,11 +36,23 @@ export function admitInbound(
   } catch (error) {
     return Promise.reject(error)
   }
-  return engine.journal.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }]).then(([result]) => {
-    if (!result!.ok) return { existing: result!.current?.record as InboxRecord | undefined }
-    engine.metrics.increment('inboundJournaled')
-    return { held: engine.hold('inbox', { record, version: result!.version }) }
-  })
+  // It joins the end of its chat's lane now, before the write, so a message admitted meanwhile queues behind it.
+  const after = (record.after = engine.tails.enter(record.chatId, record.id))
+  const left = () => engine.tails.leave(record.chatId, record.id, after)
+  return engine.journal.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }]).then(
+    ([result]) => {
+      if (!result!.ok) {
+        left()
+        return { existing: result!.current?.record as InboxRecord | undefined }
+      }
+      engine.metrics.increment('inboundJournaled')
+      return { held: engine.hold('inbox', { record, version: result!.version }) }
+    },
+    (error: unknown) => {
+      left()
+      throw error
+    },
+  )
 }
 
 /** A new inbound record: processing, leased to this instance, one run charged. */
@@ -64,8 +77,11 @@ function inboxRecord(
     fencingToken: 1,
     lastError: null,
     createdAt: arrivedAt ?? now,
+    // With coordination the chat's turn queue decided its arrival (strictly later than the chat's last).
+    seq: arrivedAt === undefined ? engine.sequence.next() : arrivedAt * SEQ_PER_MS,
     updatedAt: now,
   }
+  if (arrivedAt !== undefined) engine.sequence.observe(record.seq!)
   return record
 }
 
@@ -74,19 +90,34 @@ function inboxRecord(
  * charging one run; a record that already had its runs goes to the dead-letter queue instead.
  */
 export async function claimInbound(engine: DurabilityEngine, found: Versioned<InboxRecord>): Promise<HeldRecord<'inbox'> | undefined> {
+  const taken = await takeInbound(engine, found, true)
+  return taken === 'dead' ? undefined : taken
+}
+
+/**
+ * Takes a record the sweeper found. `charge`: it heads its chat here and runs next, so the claim
+ * charges it a run, and one that already had its runs goes to the dead-letter queue (`'dead'`)
+ * instead. Uncharged, it is queued behind its chat's head: it is leased and fenced, and charged
+ * nothing until it runs (its first run was charged at admission, each later one as a head).
+ * Undefined when another claim won the race.
+ */
+export async function takeInbound(
+  engine: DurabilityEngine,
+  found: Versioned<InboxRecord>,
+  charge: boolean,
+): Promise<HeldRecord<'inbox'> | 'dead' | undefined> {
   const { record } = found
   const now = engine.now()
-  if (runsSpent(record.attempts, engine.config.inbox.maxAttempts)) {
+  if (charge && runsSpent(record.attempts, engine.config.inbox.maxAttempts)) {
     const lastError = record.lastError ?? unfinishedRunsError(record.attempts, 'process', now)
     const dead: InboxRecord = { ...record, state: 'dead', lease: null, nextAttemptAt: null, lastError, updatedAt: now }
     const [result] = await engine.journal.write('inbox.dead', [{ kind: 'inbox', record: dead, expectVersion: found.version }])
-    if (result!.ok) {
-      engine.metrics.increment('inboundDead')
-      engine.events.dead({ kind: 'inbox', id: record.id, error: lastError })
-    }
-    return undefined
+    if (!result!.ok) return undefined
+    engine.metrics.increment('inboundDead')
+    engine.events.dead({ kind: 'inbox', id: record.id, error: lastError })
+    return 'dead'
   }
-  const claimed = claimedRecord(engine, record)
+  const claimed = claimedRecord(engine, record, undefined, charge)
   const [result] = await engine.journal.write('inbox.claim', [{ kind: 'inbox', record: claimed, expectVersion: found.version }])
   if (!result!.ok) return undefined
   engine.metrics.increment('inboundReplayed')
@@ -95,11 +126,13 @@ export async function claimInbound(engine: DurabilityEngine, found: Versioned<In
 
 /**
  * The claim (`claimRun`), for a record found by the sweeper and for another run of one held, under
- * this instance's lease.
+ * this instance's lease; uncharged (`charge` false), the same lease and token without a run.
  */
-export function claimedRecord(engine: DurabilityEngine, record: InboxRecord, lastError?: ErrorInfo): InboxRecord {
+export function claimedRecord(engine: DurabilityEngine, record: InboxRecord, lastError?: ErrorInfo, charge = true): InboxRecord {
+  const claimed = claimRun(record, (token) => engine.lease('inbox', token))
   return {
-    ...claimRun(record, (token) => engine.lease('inbox', token)),
+    ...claimed,
+    attempts: charge ? claimed.attempts : record.attempts,
     nextAttemptAt: null,
     lastError: lastError ?? record.lastError,
     updatedAt: engine.now(),
@@ -149,25 +182,26 @@ function completeWithMarks(
 
 const MARKED_AND_COMPLETE = ['outbox.markSent', 'inbox.complete'] as const
 
-/** A failure before the handlers ran: retried with inbox.backoff, dead after inbox.maxAttempts runs. */
-export async function failInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, error: unknown): Promise<void> {
+/**
+ * Dead-letters a held record whose runs are used up (inbox.maxAttempts): it failed before its
+ * handlers ran, or its effects could not be recorded, on every run. A lease lost meanwhile is
+ * counted in staleLeases.
+ */
+export async function deadLetterInbound(engine: DurabilityEngine, held: HeldRecord<'inbox'>, error: unknown): Promise<void> {
   const now = engine.now()
   const lastError = errorInfo(error, now)
-  const dead = runsSpent(held.record.attempts, engine.config.inbox.maxAttempts)
-  const ok = await held.update(dead ? 'inbox.dead' : 'inbox.fail', (record) => ({
+  const ok = await held.update('inbox.dead', (record) => ({
     ...record,
-    state: dead ? 'dead' : 'failed',
+    state: 'dead',
     lease: null,
     lastError,
-    nextAttemptAt: dead ? null : now + backoffMs(engine.config.inbox.backoff, record.attempts),
+    nextAttemptAt: null,
     updatedAt: now,
   }))
   if (!ok) {
     engine.metrics.increment('staleLeases')
     return
   }
-  if (dead) {
-    engine.metrics.increment('inboundDead')
-    engine.events.dead({ kind: 'inbox', id: held.id, error: lastError })
-  }
+  engine.metrics.increment('inboundDead')
+  engine.events.dead({ kind: 'inbox', id: held.id, error: lastError })
 }

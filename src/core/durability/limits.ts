@@ -13,6 +13,11 @@ export const LIMITS = {
   sweepBatchMax: 100,
   /** Records a restarted instance inspects to reclaim its own leases on its first sweep. */
   reclaimScanMax: 10_000,
+  /**
+   * Links a sweep follows back from a due inbound record to the unfinished message of its chat it
+   * queues behind (lane-takeover.ts): a head the due batch missed is taken with it.
+   */
+  laneWalkMax: 100,
   /** Records one retention pass deletes per state (one backend call each: a statement, a script). */
   purgeBatchMax: 1_000,
   /** How long retention waits after a pass that caught up (found less than a batch) before the next. */

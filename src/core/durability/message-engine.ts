@@ -228,6 +228,9 @@ export class MessageEngine implements EnginePort {
     // Held from now on, not from when its turn in the chat comes: a message queued behind a slow
     // handler keeps its lease through the heartbeat, and the sweeper never claims it from us.
     this.state.keeper.add(held)
+    const { id, chatId } = held.record
+    // A replay joins its chat's lane here (a live message joined at its admission).
+    if (!live) this.state.tails.enter(chatId, id)
     const deps = this.#runDeps
     const tracing = this.#tracing
     // Without a tracer no traced message and no wrapping closure are made: this runs once per message.
@@ -239,11 +242,12 @@ export class MessageEngine implements EnginePort {
             return tracing.handle(message, () => runMessage(deps, held, live))
           }
     // The lane moves on once the handler's effects settled; the message's work ends with its completion.
-    const run = () => this.#lanes.run(held.record.chatId, handle).then(settledLater)
+    const run = () => this.#lanes.run(chatId, handle).then(settledLater)
     // One then() releases the record, reports a failure and ends the in-flight count (not finally(),
     // catch() and a then() of the in-flight set's own: five promises).
     const release = () => {
       this.state.keeper.remove(held)
+      this.state.tails.leave(chatId, id)
       this.#inFlight.forget(work)
     }
     const work: Promise<void> = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).then(release, (error: unknown) => {

@@ -1,10 +1,9 @@
 /**
  * One held inbound record, run to the end: route it, run its handler, wait for the sends it started,
- * then mark it done. A failure before the handler is retried by the sweeper (inbox.backoff). An effect
- * the journal could not record (a send not journaled, a checkpoint not written) is not the handler's
- * failure: the message is not done, and it runs again here after inbox.backoff, with its run
- * charged, while the chat's later messages keep waiting behind it in the chat's lane, so they never
- * overtake it. On that replay the sends already journaled are answered from the outbox.
+ * then mark it done. A failure before the handler (the store down), and an effect the journal could
+ * not record (a send not journaled, a checkpoint not written), is not the handler's failure: the
+ * message is not done, and it runs again here after inbox.backoff, with its run charged, while the
+ * chat's later messages keep waiting behind it in the chat's lane, so they never overtake it. On that replay the sends already journaled are answered from the outbox.
  *
  * The completion (the `inbox.complete` write, with the sent marks riding in it) is off the chat's
  * path: once a message's handler returned and its sends are journaled, the chat's next message may
@@ -20,7 +19,7 @@ import { runsSpent } from './charged-runs.js'
 import type { ChatQueue } from './chat-queue.js'
 import { errorInfo, type DurabilityEngine } from './engine.js'
 import type { HeldRecord } from './held-record.js'
-import { claimedRecord, completeInbound, failInbound } from './inbox.js'
+import { claimedRecord, completeInbound, deadLetterInbound } from './inbox.js'
 import type { SentMarks } from './sent-marks.js'
 import { settlingRetry, settlingWrite } from './settling-write.js'
 import { JournalUnavailableError } from '../errors.js'
@@ -132,8 +131,12 @@ async function runOnce(
   try {
     handled = await runner.handle({ id: held.id, journaled: held.record.event, live, replay }, origin)
   } catch (error) {
+    // A failure before the handler (routing, a checkpoint read, a media reference) keeps the chat's
+    // lane, as an effect not recorded does: the message runs again here after inbox.backoff, and the
+    // chat's later messages wait behind it until it ran or was dead-lettered.
     engine.events.error(error)
-    await failInbound(engine, held, error)
+    if (!runsSpent(held.record.attempts, engine.config.inbox.maxAttempts)) return { unrecorded: error }
+    await deadLetterInbound(engine, held, error)
     return 'settled'
   }
   if (handled.type === 'fed-before') {
@@ -167,7 +170,7 @@ async function settleHandled(
   if (origin.marks.busy) await origin.marks.drain()
   if (!runsSpent(held.record.attempts, engine.config.inbox.maxAttempts)) return { unrecorded: error }
   // Its runs are used up: dead-lettered, like a message failing before its handlers.
-  await settlingWrite(settlingRetry(engine.config, 'inbox'), () => failInbound(engine, held, error))
+  await settlingWrite(settlingRetry(engine.config, 'inbox'), () => deadLetterInbound(engine, held, error))
   return 'settled'
 }
 

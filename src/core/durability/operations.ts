@@ -4,6 +4,7 @@
  * audit entry (who, when, why) on the record. The bot's `durability` handle, the CLI and the
  * dashboard all call these.
  */
+import { SEQ_PER_MS } from './chat-order.js'
 import { hostname, userInfo } from 'node:os'
 import { InvalidStateError, RecordNotFoundError, BotmeshError, ERROR_CODES } from '../errors.js'
 import type { Journal } from './backend.js'
@@ -38,6 +39,8 @@ export async function replayInbound(journal: Journal, id: string, change: Operat
     attempts: 0,
     nextAttemptAt: at,
     lease: null,
+    // It runs when the operator asks, after what its chat has admitted by then: not in its old place.
+    seq: at * SEQ_PER_MS,
     updatedAt: at,
     audit: withAudit(record.audit, 'replay', change, at),
   }

@@ -46,6 +46,7 @@ export function outboxRecords(
       providerMessageId: null,
       lastError: null,
       createdAt: now,
+      seq: engine.sequence.next(),
       updatedAt: now,
     })
   }

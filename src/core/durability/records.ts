@@ -82,6 +82,17 @@ export interface InboxRecord {
   lastError: ErrorInfo | null
   /** When it was admitted, in ms since the epoch. */
   createdAt: number
+  /**
+   * Its place in its chat's order (chat-order.ts), taken at admission; an operator's replay gives it
+   * a new one. Absent on records written before sequences: `createdAt` stands for it.
+   */
+  seq?: number
+  /**
+   * The chat's message this one was queued behind when it was admitted (unfinished then, in the same
+   * process), or null. A takeover (the sweeper, a restart, another replica) runs this one only once
+   * that one is finished, so a chat's lane moves as one.
+   */
+  after?: string | null
   /** When it last changed, in ms since the epoch. */
   updatedAt: number
   /** Operators' changes, oldest first. */
@@ -126,6 +137,8 @@ export interface OutboxRecord {
   lastError: ErrorInfo | null
   /** When it was journaled, in ms since the epoch. */
   createdAt: number
+  /** Its place in its chat's order (chat-order.ts): a chat's sends go out in this order. Absent on older records. */
+  seq?: number
   /** When it last changed, in ms since the epoch. */
   updatedAt: number
   /** Operators' changes, oldest first. */

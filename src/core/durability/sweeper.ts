@@ -4,8 +4,10 @@
  * unfinished or is due for a retry. Retention runs beside it (retention.ts).
  */
 import type { Versioned } from './backend.js'
+import { bySeq } from './chat-order.js'
 import type { DurabilityEngine } from './engine.js'
-import { claimInbound } from './inbox.js'
+import { takeInbound } from './inbox.js'
+import { canTakeOverAny, takeOver } from './lane-takeover.js'
 import type { HeldRecord } from './held-record.js'
 import { LIMITS } from './limits.js'
 import type { Outbox } from './outbox.js'
@@ -49,21 +51,18 @@ export class Sweeper {
     for (const found of reclaimed.outbox) this.#takenBack.outbox.add(found.record.key)
     for (const found of reclaimed.inbox) this.#takenBack.inbox.add(found.record.id)
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
-    // Replays of one chat run in the order the messages arrived, so an answer never overtakes its question.
-    const replays = [...inboxDue, ...reclaimed.inbox].sort(
-      (a, b) => a.record.createdAt - b.record.createdAt || (a.record.id < b.record.id ? -1 : 1),
+    // Replays of a chat run in its order, head first (lane-takeover.ts): an answer never overtakes its question.
+    await takeOver(
+      engine,
+      [...inboxDue, ...reclaimed.inbox],
+      async ({ found, charge }) => {
+        const taken = await takeInbound(engine, found, charge)
+        if (taken === 'dead' || taken === undefined) return taken === 'dead' ? 'dead' : 'lost'
+        run(taken)
+        return 'held'
+      },
+      hasRoom,
     )
-    // A chat whose earlier record cannot be taken now (live elsewhere, or a claim that lost its race)
-    // waits: none of its later records may run before it.
-    const waiting = new Set<string>()
-    for (const found of replays) {
-      if (!hasRoom()) break
-      const { id, chatId } = found.record
-      if (waiting.has(chatId) || engine.keeper.holds('inbox', id)) continue
-      const held = canWorkOnInbound(engine, found.record) ? await claimInbound(engine, found) : undefined
-      if (held) run(held)
-      else waiting.add(chatId)
-    }
     if (!foundAbandoned) this.#reclaiming = false
     this.lastSweepAt = engine.now()
   }
@@ -85,16 +84,13 @@ export class Sweeper {
       engine.journal.due('outbox', now, LIMITS.sweepBatchMax),
       engine.journal.due('inbox', now, LIMITS.sweepBatchMax),
     ])
-    return (
-      outboxDue.some(({ record }) => canWorkOnSend(engine, this.outbox, record)) ||
-      inboxDue.some(({ record }) => canWorkOnInbound(engine, record))
-    )
+    return outboxDue.some(({ record }) => canWorkOnSend(engine, this.outbox, record)) || (await canTakeOverAny(engine, inboxDue))
   }
 
-  /** Sends of different chats go out in parallel; within a chat, in due order. */
+  /** Sends of different chats go out in parallel; within a chat, in the chat's order (chat-order.ts). */
   async #sweepOutbox(due: Versioned<OutboxRecord>[]): Promise<void> {
     const byChat = new Map<string, Versioned<OutboxRecord>[]>()
-    for (const found of due) {
+    for (const found of [...due].sort((a, b) => bySeq(a.record, b.record))) {
       if (!canWorkOnSend(this.engine, this.outbox, found.record)) continue
       const list = byChat.get(found.record.chatId) ?? []
       list.push(found)
@@ -126,17 +122,12 @@ export class Sweeper {
 }
 
 /**
- * The one rule for "can this due record be worked on now", used by the sweep and by hasWorkNow: it
+ * The one rule for "can this due send be worked on now", used by the sweep and by hasWorkNow: it
  * is not being worked on by this process, and not leased to a live run elsewhere.
  */
 function canWorkOnSend(engine: DurabilityEngine, outbox: Outbox, record: OutboxRecord): boolean {
   if (outbox.isInFlight(record.key) || engine.keeper.holds('outbox', record.key)) return false
   return record.state !== 'sending' || engine.leaseIsOver(record.lease, 'outbox', record.key)
-}
-
-function canWorkOnInbound(engine: DurabilityEngine, record: InboxRecord): boolean {
-  if (engine.keeper.holds('inbox', record.id)) return false
-  return record.state !== 'processing' || engine.leaseIsOver(record.lease, 'inbox', record.id)
 }
 
 async function listAll<K extends 'inbox' | 'outbox'>(

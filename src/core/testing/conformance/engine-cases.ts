@@ -8,7 +8,7 @@ import { Bot } from '../../bot.js'
 import type { DurabilityBackend } from '../../durability/backend.js'
 import { resolveDurabilityConfig, type DurabilityOptions } from '../../durability/config.js'
 import { DurabilityEngine } from '../../durability/engine.js'
-import { admitInbound, claimInbound, completeInbound, failInbound } from '../../durability/inbox.js'
+import { admitInbound, claimInbound, completeInbound, deadLetterInbound } from '../../durability/inbox.js'
 import { attemptDelivery, claimOutbound, type Delivery } from '../../durability/outbox-attempt.js'
 import { inboxRecordId } from '../../durability/keys.js'
 import { discardSend, replayInbound, retrySend } from '../../durability/operations.js'
@@ -124,35 +124,36 @@ export const ENGINE_CASES: ConformanceCase[] = [
     },
   },
   {
-    name: 'engine: inbox transitions — a failure before the handler retries with backoff, then dead after maxAttempts',
+    name: 'engine: inbox transitions — dead-lettered, replayed by an operator (due at its time), claimed with a run charged, done',
     async run({ backend, scopeId }) {
       const clock = new ManualClock()
       const engine = engineOn(backend, scopeId(), 'solo', { clock: clock.now })
       const admitted = await admitInbound(engine, event('m1'), event('m1'), 'mock')
       assert.ok('held' in admitted)
-      await failInbound(engine, admitted.held, new Error('store down'))
+      await deadLetterInbound(engine, admitted.held, new Error('store down'))
       let [found] = await engine.journal.read('inbox', [recordIdOf('m1')])
-      assert.equal(found!.record.state, 'failed')
-      assert.equal(found!.record.lastError!.message, 'store down')
-      assert.deepEqual(await engine.journal.due('inbox', engine.now(), 10), [], 'not due before its backoff')
-      clock.advance(1)
-      const due = await engine.journal.due('inbox', engine.now(), 10)
-      assert.deepEqual(
-        due.map((d) => d.record.id),
-        [admitted.held.id],
-        'due once its backoff passed',
-      )
-      const again = await claimInbound(engine, due[0]!)
-      assert.ok(again)
-      assert.equal(again.record.attempts, 2)
-      await failInbound(engine, again, new Error('still down'))
-      ;[found] = await engine.journal.read('inbox', [recordIdOf('m1')])
       assert.equal(found!.record.state, 'dead')
+      assert.equal(found!.record.lastError!.message, 'store down')
       assert.equal(engine.metrics.snapshot().inboundDead, 1)
       assert.deepEqual(
         (await engine.journal.list('inbox', { state: 'dead', limit: 10 })).map((d) => d.record.id),
         [recordIdOf('m1')],
       )
+      await replayInbound(engine.journal, recordIdOf('m1'), { at: engine.now() + 1 })
+      assert.deepEqual(await engine.journal.due('inbox', engine.now(), 10), [], 'not due before its time')
+      clock.advance(1)
+      const due = await engine.journal.due('inbox', engine.now(), 10)
+      assert.deepEqual(
+        due.map((d) => d.record.id),
+        [admitted.held.id],
+        'due once its time came',
+      )
+      const again = await claimInbound(engine, due[0]!)
+      assert.ok(again)
+      assert.equal(again.record.attempts, 1, 'a replay starts a fresh budget of runs, and the claim charges the first')
+      assert.equal(await completeInbound(engine, again), true)
+      ;[found] = await engine.journal.read('inbox', [recordIdOf('m1')])
+      assert.equal(found!.record.state, 'done')
     },
   },
   {

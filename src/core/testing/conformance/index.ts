@@ -3,6 +3,7 @@ import { BACKEND_LIFECYCLE_CASES } from './backend-lifecycle-cases.js'
 import { ENGINE_CASES } from './engine-cases.js'
 import { JOURNAL_INDEX_CASES } from './journal-index-cases.js'
 import { JOURNAL_WRITE_CASES } from './journal-write-cases.js'
+import { ORDER_CASES } from './order-cases.js'
 import { RETENTION_CASES } from './retention-cases.js'
 import type { ConformanceCase } from './case.js'
 
@@ -15,5 +16,6 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
   ...JOURNAL_INDEX_CASES,
   ...BACKEND_LIFECYCLE_CASES,
   ...ENGINE_CASES,
+  ...ORDER_CASES,
   ...RETENTION_CASES,
 ]

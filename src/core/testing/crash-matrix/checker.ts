@@ -50,6 +50,11 @@ export interface Tally {
   }
   /** Every expected send that did not go out exactly once, in the workload's order. */
   misses: Miss[]
+  /**
+   * Sends that went out before an earlier send of their chat (in the workload's order), each as
+   * "chat: text before chat: text"; sends whose key was ambiguous are exempt (see outOfOrder).
+   */
+  outOfOrder: string[]
 }
 
 const readable = (id: string) => id.replace('\u241f', ': ')
@@ -97,17 +102,48 @@ export function tally(
       ambiguous: sorted(ambiguous.keys()),
     },
     misses,
+    outOfOrder: outOfOrder(expected, accepted, ambiguous),
   }
 }
 
 /**
- * What the delivery guarantee (docs/guarantees.md) forbids under a policy: no unexpected send;
+ * A chat's order, checked against the channel's log: each chat's sends, by their first copy, go out
+ * in the workload's order. A send whose key was ambiguous is left out (under 'skip' it may be lost,
+ * under 'resend' its first copy may be the one sent again after a crash), and so are sends that never
+ * went out (dead letters), which the tally counts on their own.
+ */
+export function outOfOrder(
+  expected: readonly ExpectedSend[],
+  accepted: readonly { chatId: string; text: string }[],
+  ambiguous: ReadonlyMap<string, number>,
+): string[] {
+  const place = new Map<string, number>()
+  for (const [n, send] of expected.entries()) if (!ambiguous.has(send.key)) place.set(sendId(send.chatId, send.text), n)
+  const seen = new Set<string>()
+  const last = new Map<string, { at: number; id: string }>()
+  const found: string[] = []
+  for (const send of accepted) {
+    const id = sendId(send.chatId, send.text)
+    const at = place.get(id)
+    if (at === undefined || seen.has(id)) continue
+    seen.add(id)
+    const before = last.get(send.chatId)
+    if (before && before.at > at) found.push(`${readable(id)} after ${readable(before.id)}`)
+    if (!before || before.at < at) last.set(send.chatId, { at, id })
+  }
+  return found
+}
+
+/**
+ * What the delivery guarantee (docs/guarantees.md) forbids under a policy: no unexpected send, none
+ * out of its chat's order;
  * with onAmbiguous 'skip' no duplicate, and a loss only of a key that was ambiguous; with 'resend'
  * no loss, and no more duplicates than the key was ambiguous. Empty when the run kept it.
  */
 export function violations(result: Tally, policy: 'skip' | 'resend'): string[] {
   const problems: string[] = []
   if (result.unexpected > 0) problems.push(`${result.unexpected} unexpected send(s): ${result.details.unexpected.join(', ')}`)
+  for (const swapped of result.outOfOrder) problems.push(`out of its chat's order: "${swapped}"`)
   for (const miss of result.misses) {
     const where = `"${miss.send}" (key ${miss.key}, ambiguous ${miss.ambiguous} time(s))`
     if (policy === 'skip') {

@@ -7,6 +7,7 @@
  * holder's turn passes on once its lease is over; its late writes fail their compare-and-set and are
  * counted in `staleLeases`.
  */
+import { SEQ_PER_MS } from './chat-order.js'
 import { journalKey } from './journal-key.js'
 import type { Versioned } from './backend.js'
 import type { DurabilityEngine } from './engine.js'
@@ -91,16 +92,20 @@ export class ChatTurns {
   async take(message: HeldRecord<'inbox'>): Promise<HeldTurn | undefined> {
     const { chatId, id } = message.record
     let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
-    let placeChecked = false
+    let requeued = false
     for (let waitMs: number = LIMITS.turnWaitMinMs; ;) {
       // Lost, or its lease is over by our clock (this process was frozen or cut off): its new holder takes the turn.
       // Stopping: the message is left to its lease (a restart with this instanceId takes it back at once).
       if (this.#stopping || message.lost || (message.record.lease?.expiresAt ?? Infinity) <= this.engine.now()) return undefined
-      if (!placeChecked && isGivenUp(current, message)) {
-        // What this process remembers may be older than its own join: only the journal's record says so.
+      if (!requeued && isGivenUp(current, message)) {
+        // Checked at every step, not once: the queue may give the place up while this message waits
+        // (its admission landed later than a turn lease after it joined). What this process remembers
+        // may be older than its own join: only the journal's record says so.
         current = await this.#read(chatId)
-        placeChecked = true
-        if (isGivenUp(current, message) && !(await this.#arriveAgain(current, message))) return undefined
+        if (isGivenUp(current, message)) {
+          if (!(await this.#arriveAgain(current, message))) return undefined
+          requeued = true
+        }
       }
       const step = await this.#nextStep(current, chatId, { id, createdAt: message.record.createdAt })
       if (step.write) {
@@ -205,7 +210,12 @@ export class ChatTurns {
    */
   async #arriveAgain(current: Found, message: HeldRecord<'inbox'>): Promise<boolean> {
     const createdAt = Math.max(this.engine.now(), (current?.record.queue.at(-1)?.createdAt ?? 0) + 1)
-    const moved = await message.update('turn.requeue', (record) => ({ ...record, createdAt, updatedAt: this.engine.now() }))
+    const moved = await message.update('turn.requeue', (record) => ({
+      ...record,
+      createdAt,
+      seq: createdAt * SEQ_PER_MS,
+      updatedAt: this.engine.now(),
+    }))
     if (moved)
       this.engine.events.warn(
         `durability: "${message.id}" was journaled after its chat's turn queue gave its place up (its replica stalled); it arrives now`,

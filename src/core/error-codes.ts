@@ -95,7 +95,7 @@ export const ERROR_CODES = {
   RECIPIENT_UNREACHABLE: 'RECIPIENT_UNREACHABLE',
   /** A standby replica may not use a leader-only transport session; retried (`ProviderNotLeaderError`). */
   PROVIDER_NOT_LEADER: 'PROVIDER_NOT_LEADER',
-  /** A replayed message's media reference could not be rebuilt (`MediaUnavailableError`). */
+  /** Media cannot be downloaded: a replayed reference not rebuilt, or a download the policy refused (`MediaUnavailableError`). */
   MEDIA_UNAVAILABLE: 'MEDIA_UNAVAILABLE',
   /** `loadMediaOf` on a message without media. */
   NO_MEDIA: 'NO_MEDIA',

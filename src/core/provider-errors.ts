@@ -60,10 +60,15 @@ export class ProviderNotLeaderError extends ProviderError {
   }
 }
 
-/** Why a replayed message's media cannot be downloaded. */
-export type MediaUnavailableReason = 'not-durable' | 'provider-mismatch' | 'rehydrate-failed'
+/**
+ * Why media cannot be downloaded: a replayed reference that was not journaled, was written by
+ * another provider or could not be rebuilt; or a download the provider's download policy refused
+ * (a host off the allowlist, a private address, too many redirects, too large, too slow, a content
+ * type the channel does not serve), live or replayed.
+ */
+export type MediaUnavailableReason = 'not-durable' | 'provider-mismatch' | 'rehydrate-failed' | 'download-refused'
 
-/** A replayed message's media reference could not be rebuilt, so its media cannot be downloaded. */
+/** The media cannot be downloaded: a replayed reference could not be rebuilt, or the download policy refused it. Final. */
 export class MediaUnavailableError extends ProviderError {
   /** Why the reference could not be rebuilt. */
   readonly reason: MediaUnavailableReason

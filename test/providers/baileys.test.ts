@@ -30,9 +30,19 @@ afterEach(async () => {
   fake = undefined
 })
 
+/** Where the fake WhatsApp CDN serves media (routed to 127.0.0.1 by `FakeCdn.install`). */
+const CDN_ORIGIN = 'https://mmg.whatsapp.net'
+
 async function provider(options: Partial<BaileysProviderOptions> = {}): Promise<BaileysProvider> {
   fake ??= await new FakeWhatsAppWeb().start()
-  const p = new BaileysProvider({ auth: memoryAuthState(), socket: fake.makeSocket, onError: () => undefined, ...options })
+  // The fake CDN answers for mmg.whatsapp.net on 127.0.0.1: an origin the download policy trusts only when named.
+  const p = new BaileysProvider({
+    auth: memoryAuthState(),
+    socket: fake.makeSocket,
+    mediaTestOrigins: [CDN_ORIGIN],
+    onError: () => undefined,
+    ...options,
+  })
   providers.push(p)
   return p
 }
@@ -188,7 +198,14 @@ describe('BaileysProvider', () => {
     return {
       channel: 'baileys',
       chatId: GROUP,
-      provider: () => new BaileysProvider({ auth, socket: double.makeSocket, rateLimitRetryAfterMs: 1_000, onError: () => undefined }),
+      provider: () =>
+        new BaileysProvider({
+          auth,
+          socket: double.makeSocket,
+          mediaTestOrigins: [CDN_ORIGIN],
+          rateLimitRetryAfterMs: 1_000,
+          onError: () => undefined,
+        }),
       async inboundText(_provider, id, text) {
         await waitFor(() => double.open !== undefined)
         double.deliver(double.textMessage(id, text, GROUP, PERSON))

@@ -46,7 +46,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 async function provider(options: Partial<DiscordProviderOptions> = {}): Promise<DiscordProvider> {
   discord ??= await new FakeDiscord().start()
-  const p = new DiscordProvider({ token: BOT_TOKEN, apiRoot: `${discord.origin}/api`, onError: () => undefined, ...options })
+  // The fake CDN answers for Discord's CDN hosts on 127.0.0.1: origins the download policy trusts only when named.
+  const p = new DiscordProvider({
+    token: BOT_TOKEN,
+    apiRoot: `${discord.origin}/api`,
+    mediaTestOrigins: ['https://cdn.discordapp.com', 'https://media.discordapp.net'],
+    onError: () => undefined,
+    ...options,
+  })
   providers.push(p)
   return p
 }

@@ -81,7 +81,8 @@ describe.each(channels)('$name', (channel) => {
   })
   const provider = async (options: object = {}) => {
     api ??= await new FakeSendApi(ACCESS_TOKEN, channel.accountId).start()
-    const p = channel.make(api.origin, options)
+    // The fake CDN answers for scontent.xx.fbcdn.net on 127.0.0.1: an origin the download policy trusts only when named.
+    const p = channel.make(api.origin, { mediaTestOrigins: ['https://scontent.xx.fbcdn.net'], ...options })
     providers.push(p)
     return p
   }

@@ -15,6 +15,7 @@ import { describeError } from '../shared/redact.js'
 import { loadBaileys, silentLogger, type BaileysModule, type BaileysSocketFactory } from './client.js'
 import { BaileysConnection } from './connection.js'
 import { downloadMedia } from './download.js'
+import { configuredOrigins, type MediaTestOriginsOption } from '../shared/download.js'
 import { baileysError } from './errors.js'
 import { BAILEYS_LIMITS } from './limits.js'
 import { baileysMediaRefCodec } from './media-ref.js'
@@ -22,7 +23,7 @@ import { InboundReceiver } from './receive.js'
 import { jidOf, messageContentOf } from './send.js'
 
 /** Options of `BaileysProvider`. */
-export interface BaileysProviderOptions {
+export interface BaileysProviderOptions extends MediaTestOriginsOption {
   /** The session's keys: `useMultiFileAuthState(dir).state`, or a store every replica reaches. Never logged nor journaled. */
   auth: AuthenticationState
   /** Saves changed credentials (`useMultiFileAuthState`'s `saveCreds`); called on every `creds.update`. */
@@ -125,7 +126,7 @@ export class BaileysProvider implements IProvider {
     return { messageId: id }
   }
 
-  /** Downloads and decrypts the media from WhatsApp's CDN, asking the sender's phone again when it expired. */
+  /** Downloads and decrypts the media from WhatsApp's CDN under the download policy, asking the sender's phone again when it expired. */
   async download(media: MediaRef): Promise<Buffer> {
     const message = media.token as WAMessage | undefined
     if (!message?.key || !message.message) throw new MediaDownloadError('baileys', 'the media reference holds no WhatsApp message')
@@ -135,6 +136,7 @@ export class BaileysProvider implements IProvider {
       logger: this.#options.socketConfig?.logger ?? silentLogger(),
       bytesMax: this.#options.downloadBytesMax ?? BAILEYS_LIMITS.downloadBytesMax,
       timeoutMs: this.#options.downloadTimeoutMs ?? BAILEYS_LIMITS.downloadTimeoutMs,
+      trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
     })
   }
 

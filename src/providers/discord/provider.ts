@@ -9,6 +9,7 @@ import type { REST } from '@discordjs/rest'
 import type { WebSocketManager } from '@discordjs/ws'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { configuredOrigins, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
@@ -17,11 +18,11 @@ import { discordError } from './errors.js'
 import { receiveFromGateway } from './gateway.js'
 import { handleInteractions, interactionsKey } from './interactions.js'
 import { DISCORD_API_DEFAULT, DISCORD_INTENTS_DEFAULT, DISCORD_LIMITS } from './limits.js'
-import { discordMediaRefCodec } from './media-ref.js'
+import { DISCORD_MEDIA_HOSTS, discordMediaRefCodec } from './media-ref.js'
 import { messageRequest } from './send.js'
 
 /** Options of `DiscordProvider`. */
-export interface DiscordProviderOptions {
+export interface DiscordProviderOptions extends MediaTestOriginsOption {
   /** The bot token. Never logged nor journaled. */
   token: string
   /** Receive messages and presses over the gateway. @default true */
@@ -116,12 +117,16 @@ export class DiscordProvider implements IProvider {
     }
   }
 
-  /** Downloads an attachment from its CDN URL (signed by Discord: no token is sent). */
+  /** Downloads an attachment from its CDN URL (signed by Discord: no token is sent), under the download policy. */
   async download(media: MediaRef): Promise<Buffer> {
     const url = (media.token as { url?: unknown } | undefined)?.url
     if (typeof url !== 'string') throw new MediaDownloadError('discord', 'the media has no URL')
     return downloadMedia({ channel: 'discord', timeoutMs: this.#timeoutMs(), secrets: [this.#options.token] }, url, {
-      bytesMax: DISCORD_LIMITS.downloadBytesMax,
+      policy: {
+        hosts: this.#options.mediaRefHosts ?? DISCORD_MEDIA_HOSTS,
+        trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
+        bytesMax: DISCORD_LIMITS.downloadBytesMax,
+      },
     })
   }
 

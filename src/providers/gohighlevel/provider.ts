@@ -7,13 +7,15 @@
  */
 import type { KeyObject } from 'node:crypto'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
-import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { ProviderConfigError } from '../shared/errors.js'
+import type { DownloadPolicy } from '../shared/download.js'
+import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
-import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions, type GoHighLevelMediaToken } from './media-ref.js'
+import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions } from './media-ref.js'
 import { sendGoHighLevel, type GoHighLevelTarget } from './send.js'
 import { webhookKeyOf } from './signature.js'
 import { handleGoHighLevelWebhook } from './webhook.js'
@@ -54,6 +56,7 @@ export class GoHighLevelProvider implements IProvider {
   readonly #target: GoHighLevelTarget
   readonly #publicKey: KeyObject
   readonly #codec
+  readonly #downloadPolicy: DownloadPolicy
   #server: RunningHttpServer | undefined
 
   constructor(options: GoHighLevelProviderOptions) {
@@ -67,6 +70,7 @@ export class GoHighLevelProvider implements IProvider {
     }
     this.#options = options
     this.#codec = gohighlevelMediaRefCodec(options)
+    this.#downloadPolicy = hostedDownloadPolicy('gohighlevel', options, GOHIGHLEVEL_LIMITS.downloadBytesMax)
     const api = new HttpApi({
       channel: 'gohighlevel',
       timeoutMs: options.requestTimeoutMs ?? GOHIGHLEVEL_LIMITS.requestTimeoutMs,
@@ -106,9 +110,7 @@ export class GoHighLevelProvider implements IProvider {
 
   /** An attachment from its hosted URL (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    const url = (media.token as Partial<GoHighLevelMediaToken> | undefined)?.url
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new MediaDownloadError('gohighlevel', 'the media has no URL')
-    return this.#target.api.download(url, { bytesMax: GOHIGHLEVEL_LIMITS.downloadBytesMax })
+    return this.#target.api.download(hostedUrlOf('gohighlevel', media), { policy: this.#downloadPolicy })
   }
 
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {

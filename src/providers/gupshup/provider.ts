@@ -6,13 +6,15 @@
  * error.
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
-import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { ProviderConfigError } from '../shared/errors.js'
+import type { DownloadPolicy } from '../shared/download.js'
+import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
-import { gupshupMediaRefCodec, type GupshupMediaRefOptions, type GupshupMediaToken } from './media-ref.js'
+import { gupshupMediaRefCodec, type GupshupMediaRefOptions } from './media-ref.js'
 import { sendGupshup, type GupshupTarget } from './send.js'
 import { handleGupshupWebhook } from './webhook.js'
 
@@ -51,6 +53,7 @@ export class GupshupProvider implements IProvider {
   readonly #options: GupshupProviderOptions
   readonly #target: GupshupTarget
   readonly #codec
+  readonly #downloadPolicy: DownloadPolicy
   #server: RunningHttpServer | undefined
 
   constructor(options: GupshupProviderOptions) {
@@ -61,6 +64,7 @@ export class GupshupProvider implements IProvider {
       throw new ProviderConfigError('gupshup', 'webhook.secret is required: 16-256 characters of A-Z, a-z, 0-9, _ and -')
     this.#options = options
     this.#codec = gupshupMediaRefCodec(options)
+    this.#downloadPolicy = hostedDownloadPolicy('gupshup', options, GUPSHUP_LIMITS.downloadBytesMax)
     const api = new HttpApi({
       channel: 'gupshup',
       timeoutMs: options.requestTimeoutMs ?? GUPSHUP_LIMITS.requestTimeoutMs,
@@ -97,11 +101,9 @@ export class GupshupProvider implements IProvider {
     return { messageId: await sendGupshup(this.#target, chatId, content) }
   }
 
-  /** The media's hosted URL (no credentials are sent there). */
+  /** The media's hosted URL, under the download policy (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    const url = (media.token as Partial<GupshupMediaToken> | undefined)?.url
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new MediaDownloadError('gupshup', 'the media has no URL')
-    return this.#target.api.download(url, { bytesMax: GUPSHUP_LIMITS.downloadBytesMax })
+    return this.#target.api.download(hostedUrlOf('gupshup', media), { policy: this.#downloadPolicy })
   }
 
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {

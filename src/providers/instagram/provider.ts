@@ -7,7 +7,7 @@
  */
 import { MessagingPlatformProvider, type MessagingProviderOptions } from '../shared/messaging-platform/provider.js'
 import { INSTAGRAM_LIMITS } from './limits.js'
-import { instagramMediaRefCodec } from './media-ref.js'
+import { INSTAGRAM_MEDIA_HOSTS, instagramMediaRefCodec } from './media-ref.js'
 
 /** Options of `InstagramProvider`. */
 export interface InstagramProviderOptions extends MessagingProviderOptions {
@@ -34,6 +34,7 @@ export class InstagramProvider extends MessagingPlatformProvider {
       accountId: options.accountId ?? '',
       apiRoot: options.graphApiRoot ?? 'https://graph.instagram.com',
       codec: instagramMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {}),
+      mediaHosts: options.mediaRefHosts ?? INSTAGRAM_MEDIA_HOSTS,
       // The Instagram Send API takes attachments by URL only.
       uploads: false,
       ...INSTAGRAM_LIMITS,

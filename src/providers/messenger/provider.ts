@@ -6,7 +6,7 @@
  */
 import { MessagingPlatformProvider, type MessagingProviderOptions } from '../shared/messaging-platform/provider.js'
 import { MESSENGER_LIMITS } from './limits.js'
-import { messengerMediaRefCodec } from './media-ref.js'
+import { MESSENGER_MEDIA_HOSTS, messengerMediaRefCodec } from './media-ref.js'
 
 /** Options of `MessengerProvider`. */
 export interface MessengerProviderOptions extends MessagingProviderOptions {
@@ -29,6 +29,7 @@ export class MessengerProvider extends MessagingPlatformProvider {
       accountId: options.pageId ?? '',
       apiRoot: options.graphApiRoot ?? 'https://graph.facebook.com',
       codec: messengerMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {}),
+      mediaHosts: options.mediaRefHosts ?? MESSENGER_MEDIA_HOSTS,
       uploads: true,
       ...MESSENGER_LIMITS,
     })

@@ -3,7 +3,7 @@
  * retry rules and an operator's alerts read them like any other channel error.
  */
 import { ERROR_CODES } from '../../core/errors.js'
-import { ProviderError } from '../../core/provider-errors.js'
+import { MediaUnavailableError, ProviderError } from '../../core/provider-errors.js'
 
 /**
  * A stored media reference read back from the journal is not valid: an unknown version, a value of
@@ -37,6 +37,27 @@ export class MediaDownloadError extends ProviderError {
       cause: options.cause,
     })
     this.status = options.status
+  }
+}
+
+/** What a download policy refused (`MediaRefusedError.refusal`). */
+export type MediaRefusal = 'url' | 'address' | 'redirects' | 'size' | 'timeout' | 'content-type'
+
+/**
+ * A media download the download policy refused (`shared/download.ts`): a URL that is not HTTPS or
+ * not on the channel's hosts, an address that is not public, too many redirects, a body over the
+ * cap, no complete answer in time, or a content type the channel does not serve. A
+ * `MediaUnavailableError` with reason `'download-refused'` and code `MEDIA_UNAVAILABLE`; final.
+ */
+export class MediaRefusedError extends MediaUnavailableError {
+  /** The channel whose download was refused. */
+  readonly channel: string
+  /** What was refused. */
+  readonly refusal: MediaRefusal
+  constructor(channel: string, refusal: MediaRefusal, detail: string) {
+    super('download-refused', `${channel}: ${detail}`)
+    this.channel = channel
+    this.refusal = refusal
   }
 }
 

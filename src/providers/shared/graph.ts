@@ -6,7 +6,8 @@
  */
 import type { ProviderError } from '../../core/provider-errors.js'
 import { ChannelApiError, MediaDownloadError } from './errors.js'
-import { fetchChannel, jsonOf, readMediaBody, type HttpCaller } from './http.js'
+import { fetchMedia } from './download.js'
+import { fetchChannel, jsonOf, type HttpCaller } from './http.js'
 import { redact } from './redact.js'
 import { hostMatches } from './url.js'
 
@@ -83,8 +84,9 @@ export class GraphClient {
         `the media URL is not on a Meta host (${url.hostname}); the token is not sent there`,
       )
     }
-    const response = await this.#fetch(mediaUrl, { headers: { authorization: `Bearer ${this.options.accessToken}` } })
-    return readMediaBody(this.options.channel, response, bytesMax)
+    // The download policy again for every redirect: Meta's hosts over HTTPS at public addresses, or the API origin as configured.
+    const policy = { hosts: MEDIA_DOWNLOAD_HOSTS, trustedOrigins: [new URL(this.options.apiRoot).origin], bytesMax }
+    return fetchMedia(this.#caller, mediaUrl, policy, { authorization: `Bearer ${this.options.accessToken}` })
   }
 
   async #fetch(url: string, init: RequestInit): Promise<Response> {

@@ -3,9 +3,12 @@
  * Discord, Gupshup, GoHighLevel): the URL is journaled only when its policy accepts it, without
  * userinfo or credential parameters, and accepted back only under the same policy.
  */
+import type { MediaRef } from '../../core/provider.js'
 import { defineMediaRefCodec, type MediaRefCodec } from './codec.js'
 import { objectProblem, prop } from './shape.js'
-import { journalableUrl, urlProblem, type UrlPolicy } from './url.js'
+import type { DownloadPolicy } from './download.js'
+import { MediaDownloadError } from './errors.js'
+import { hostList, journalableUrl, urlProblem, type UrlPolicy } from './url.js'
 
 /** The token of a media reference by hosted URL, live (with other fields) or rebuilt. */
 export interface HostedMediaToken {
@@ -24,4 +27,31 @@ export function hostedUrlCodec(channel: string, policy: UrlPolicy): MediaRefCode
     problem: (data) => objectProblem(data, { url: (value) => urlProblem(value, policy) }),
     token: (data) => ({ url: data.url }),
   })
+}
+
+/** The options of a channel whose media hosts are the operator's choice (Gupshup, GoHighLevel). */
+export interface HostedMediaOptions {
+  /** The only hosts (and their subdomains) media comes from. @default any public host name */
+  mediaRefHosts?: readonly string[]
+  /** Exact origins besides the hosts, trusted as configured: plain HTTP and a private address are allowed there. */
+  mediaRefOrigins?: readonly string[]
+}
+
+/**
+ * The download policy of such a channel, the same for live and replayed media: HTTPS to
+ * `mediaRefHosts` (any public host name without it) at public addresses, or one of
+ * `mediaRefOrigins` exactly (a media proxy of yours, a test double on 127.0.0.1).
+ */
+export function hostedDownloadPolicy(channel: string, options: HostedMediaOptions, bytesMax: number): DownloadPolicy {
+  const hosts = options.mediaRefHosts === undefined ? undefined : hostList(channel, options.mediaRefHosts, [])
+  const trustedOrigins = options.mediaRefOrigins?.map((origin) => new URL(origin).origin)
+  return { ...(hosts ? { hosts } : {}), ...(trustedOrigins ? { trustedOrigins } : {}), bytesMax }
+}
+
+/** The URL a hosted media token carries, or the error saying it has none. */
+export function hostedUrlOf(channel: string, media: MediaRef): string {
+  const token = media.token as Partial<HostedMediaToken> | string | undefined
+  const url = typeof token === 'string' ? token : token?.url
+  if (typeof url !== 'string') throw new MediaDownloadError(channel, 'the media has no URL')
+  return url
 }

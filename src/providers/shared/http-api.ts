@@ -7,6 +7,7 @@
 import { ERROR_CODES } from '../../core/errors.js'
 import { PayloadTooLargeError, RateLimitedError, type ProviderError } from '../../core/provider-errors.js'
 import { ChannelApiError } from './errors.js'
+import type { DownloadPolicy } from './download.js'
 import { downloadMedia, fetchChannel, jsonOf, retryAfterMs, type HttpCaller } from './http.js'
 import { redact } from './redact.js'
 
@@ -72,8 +73,8 @@ export class HttpApi {
     throw this.options.failure?.(failure) ?? this.#statusFailure(failure)
   }
 
-  /** Downloads `url` with `headers`, refusing a body over `bytesMax`. */
-  download(url: string, options: { headers?: Record<string, string>; bytesMax: number }): Promise<Buffer> {
+  /** Downloads `url` under the channel's download `policy`, with `headers` sent to its origin only. */
+  download(url: string, options: { headers?: Record<string, string>; policy: DownloadPolicy }): Promise<Buffer> {
     return downloadMedia(this.options, url, options)
   }
 

@@ -2,11 +2,13 @@
  * Plain-HTTP calls of the channels whose API is plain HTTP: one request with a timeout, a body read
  * up to a bound, a `Retry-After` read as the outbox needs it, and media downloads. Failures before
  * an answer are `ChannelApiError`s the outbox retries (the channel may have accepted a request that
- * timed out: the outbox decides); no message carries a secret.
+ * timed out: the outbox decides); no message carries a secret. Media downloads go through
+ * `download.ts`, the one download policy.
  */
 import { ERROR_CODES } from '../../core/errors.js'
 import { ProviderError } from '../../core/provider-errors.js'
-import { ChannelApiError, MediaDownloadError } from './errors.js'
+import { fetchMedia, type DownloadPolicy } from './download.js'
+import { ChannelApiError } from './errors.js'
 import { describeError } from './redact.js'
 
 /** Who calls, and what must never appear in an error. */
@@ -53,41 +55,15 @@ export function retryAfterMs(header: string | null | undefined, fallbackMs: numb
   return Number.isFinite(date) ? Math.max(0, date - now) : fallbackMs
 }
 
-/** Reads a media response body, refusing one over `bytesMax` (declared or streamed). */
-export async function readMediaBody(channel: string, response: Response, bytesMax: number): Promise<Buffer> {
-  if (!response.ok) {
-    await response.body?.cancel()
-    throw new MediaDownloadError(channel, `the media server answered ${response.status}`, {
-      status: response.status,
-      retryable: response.status >= 500 || response.status === 429,
-    })
-  }
-  const declared = Number(response.headers.get('content-length') ?? 0)
-  if (declared > bytesMax) {
-    await response.body?.cancel()
-    throw new MediaDownloadError(channel, `the media is ${declared} bytes, over the limit of ${bytesMax}`)
-  }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of (response.body ?? []) as AsyncIterable<Uint8Array>) {
-    size += chunk.length
-    if (size > bytesMax) throw new MediaDownloadError(channel, `the media is over the limit of ${bytesMax} bytes`)
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks)
-}
-
-/** Downloads `url` with `headers` (credentials the caller chose to send there) up to `bytesMax`. */
-export async function downloadMedia(
+/**
+ * Downloads `url` under the channel's download `policy` (`download.ts`: HTTPS to its hosts, public
+ * addresses only, redirects checked, size and time bounded), sending `headers` (credentials the
+ * caller chose) to the URL's own origin only.
+ */
+export function downloadMedia(
   caller: HttpCaller,
   url: string,
-  options: { headers?: Record<string, string>; bytesMax: number },
+  options: { headers?: Record<string, string>; policy: DownloadPolicy },
 ): Promise<Buffer> {
-  let response: Response
-  try {
-    response = await fetchChannel(caller, url, { headers: options.headers ?? {} })
-  } catch (error) {
-    throw new MediaDownloadError(caller.channel, describeError(error, caller.secrets), { retryable: true })
-  }
-  return readMediaBody(caller.channel, response, options.bytesMax)
+  return fetchMedia(caller, url, options.policy, options.headers ?? {})
 }

@@ -162,7 +162,8 @@ export class TelegramProvider implements IProvider {
     }
     if (!file.file_path) throw new MediaDownloadError('telegram', 'getFile returned no file_path (the file is too big for the Bot API)')
     return downloadFile(`${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`, {
-      signal,
+      apiRoot: this.#apiRoot,
+      timeoutMs: this.#timeoutMs(),
       token: this.#options.token,
       bytesMax: TELEGRAM_LIMITS.downloadBytesMax,
     })

@@ -7,17 +7,18 @@
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { configuredOrigins, type DownloadPolicy, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia, type HttpCaller } from '../shared/http.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { TikTokApi } from './api.js'
 import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
-import { tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
+import { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
 import { sendTikTok } from './send.js'
 import { handleTikTokWebhook } from './webhook.js'
 
 /** Options of `TikTokProvider`. */
-export interface TikTokProviderOptions {
+export interface TikTokProviderOptions extends MediaTestOriginsOption {
   /** The Business Account's access token. Never logged nor journaled. */
   accessToken: string
   /** The Business Account id (`business_id`, the webhook's `user_openid`). */
@@ -52,6 +53,7 @@ export class TikTokProvider implements IProvider {
   readonly #api: TikTokApi
   readonly #caller: HttpCaller
   readonly #codec
+  readonly #downloadPolicy: DownloadPolicy
   #server: RunningHttpServer | undefined
 
   constructor(options: TikTokProviderOptions) {
@@ -67,6 +69,12 @@ export class TikTokProvider implements IProvider {
     })
     this.#caller = { channel: 'tiktok', timeoutMs, secrets: [options.accessToken, options.clientSecret] }
     this.#codec = tiktokMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
+    // The API's download URLs and stickers come from TikTok's CDNs; a configured API root (a test double) is trusted as given.
+    this.#downloadPolicy = {
+      hosts: [...(options.mediaRefHosts ?? TIKTOK_MEDIA_HOSTS), 'tiktok.com'],
+      trustedOrigins: configuredOrigins(options.mediaTestOrigins, options.apiRoot),
+      bytesMax: TIKTOK_LIMITS.downloadBytesMax,
+    }
   }
 
   /** The webhook server's origin once started (`http://host:port`). */
@@ -99,7 +107,11 @@ export class TikTokProvider implements IProvider {
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
-    return { messageId: await sendTikTok(this.#api, this.#caller, this.#options.businessId, chatId, content) }
+    // A media URL of the bot's own is fetched under the same policy, from any public host.
+    const { trustedOrigins, bytesMax } = this.#downloadPolicy
+    const fetchUrl = (url: string) =>
+      downloadMedia(this.#caller, url, { policy: { ...(trustedOrigins ? { trustedOrigins } : {}), bytesMax } })
+    return { messageId: await sendTikTok(this.#api, fetchUrl, this.#options.businessId, chatId, content) }
   }
 
   /** Downloads media: the API's download URL for its coordinates (or a sticker's URL), then its bytes. */
@@ -119,7 +131,7 @@ export class TikTokProvider implements IProvider {
       url = data?.download_url
       if (!url) throw new MediaDownloadError('tiktok', `the Business API gave no download URL for media ${mediaId}`)
     }
-    return downloadMedia(this.#caller, url, { bytesMax: TIKTOK_LIMITS.downloadBytesMax })
+    return downloadMedia(this.#caller, url, { policy: this.#downloadPolicy })
   }
 
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {

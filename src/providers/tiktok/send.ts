@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
 import type { OutboundContent } from '../../core/provider.js'
-import { downloadMedia, type HttpCaller } from '../shared/http.js'
 import type { TikTokApi } from './api.js'
 import { TIKTOK_LIMITS } from './limits.js'
 
@@ -17,7 +16,7 @@ type Content = Exclude<OutboundContent, string>
 /** Sends `content` to a conversation; resolves the message id. */
 export async function sendTikTok(
   api: TikTokApi,
-  caller: HttpCaller,
+  fetchUrl: (url: string) => Promise<Buffer>,
   businessId: string,
   conversationId: string,
   content: OutboundContent,
@@ -29,7 +28,7 @@ export async function sendTikTok(
   if (c.media) {
     if (c.media.type !== 'image') throw new UnsupportedContentError(`tiktok: only images can be sent (not ${c.media.type})`)
     if (c.caption || c.text) throw new UnsupportedContentError('tiktok: an image carries no text; send the text as its own message')
-    body = { ...head, message_type: 'IMAGE', image: { media_id: await upload(api, caller, businessId, c.media) } }
+    body = { ...head, message_type: 'IMAGE', image: { media_id: await upload(api, fetchUrl, businessId, c.media) } }
   } else {
     const text = c.text ?? c.caption
     if (!text) throw new UnsupportedContentError('tiktok: a message needs a text or an image')
@@ -43,11 +42,13 @@ export async function sendTikTok(
   return id
 }
 
-async function upload(api: TikTokApi, caller: HttpCaller, businessId: string, media: NonNullable<Content['media']>): Promise<string> {
-  const bytes =
-    media.buffer ??
-    (media.path ? await readFile(media.path) : undefined) ??
-    (media.url ? await downloadMedia(caller, media.url, { bytesMax: TIKTOK_LIMITS.downloadBytesMax }) : undefined)
+async function upload(
+  api: TikTokApi,
+  fetchUrl: (url: string) => Promise<Buffer>,
+  businessId: string,
+  media: NonNullable<Content['media']>,
+): Promise<string> {
+  const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined) ?? (media.url ? await fetchUrl(media.url) : undefined)
   if (!bytes) throw new UnsupportedContentError('tiktok: media needs a url, a path or a buffer')
   const type = media.mimeType ?? 'image/jpeg'
   const form = new FormData()

@@ -15,6 +15,7 @@ import type {
   StoredMediaRef,
 } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { configuredOrigins, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
 import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
@@ -26,8 +27,14 @@ import { twilioMediaRefCodec, type TwilioMediaToken } from './media-ref.js'
 import { messageParams, type TwilioSender } from './send.js'
 import { handleTwilioWebhook, statusCallbackUrl } from './webhook.js'
 
+/**
+ * The hosts a media download may reach: Twilio answers a media URL with a redirect to its CDN
+ * (`twiliocdn.com`) or to S3 (`s3-external-1.amazonaws.com`); the credentials are not sent there.
+ */
+export const TWILIO_DOWNLOAD_HOSTS: readonly string[] = ['twilio.com', 'twiliocdn.com', 'amazonaws.com']
+
 /** Options of `TwilioProvider`. */
-export interface TwilioProviderOptions {
+export interface TwilioProviderOptions extends MediaTestOriginsOption {
   /** The account SID (`AC…`). */
   accountSid: string
   /** The auth token: signs webhooks and authorizes REST calls. Never logged nor journaled. */
@@ -125,7 +132,7 @@ export class TwilioProvider implements IProvider {
     }
   }
 
-  /** Downloads a message's media; the credentials go only to the API origin or a `twilio.com` host. */
+  /** Downloads a message's media under the download policy; the credentials go only to the API origin or a `twilio.com` host. */
   async download(media: MediaRef): Promise<Buffer> {
     const url = (media.token as Partial<TwilioMediaToken> | undefined)?.url
     if (typeof url !== 'string') throw new MediaDownloadError('twilio', 'the media has no URL')
@@ -139,7 +146,11 @@ export class TwilioProvider implements IProvider {
       url,
       {
         headers: { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}` },
-        bytesMax: TWILIO_LIMITS.downloadBytesMax,
+        policy: {
+          hosts: TWILIO_DOWNLOAD_HOSTS,
+          trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins, this.#options.apiOrigin),
+          bytesMax: TWILIO_LIMITS.downloadBytesMax,
+        },
       },
     )
   }

@@ -9,6 +9,7 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import type { MediaRefCodec } from '../codec.js'
 import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
+import { configuredOrigins, type MediaTestOriginsOption } from '../download.js'
 import { downloadMedia } from '../http.js'
 import { startHttpServer, type RunningHttpServer } from '../http-server.js'
 import { describeError } from '../redact.js'
@@ -17,7 +18,7 @@ import { sendMessaging, type MessagingSendLimits } from './send.js'
 import { handleMessagingWebhook } from './webhook.js'
 
 /** Options every Messenger Platform channel takes. */
-export interface MessagingProviderOptions {
+export interface MessagingProviderOptions extends MediaTestOriginsOption {
   /** The access token (a Page access token, or an Instagram user access token). Never logged nor journaled. */
   accessToken: string
   /** The app secret that signs webhooks (`X-Hub-Signature-256`). */
@@ -49,6 +50,8 @@ export interface MessagingChannel extends MessagingSendLimits {
   accountId: string
   apiRoot: string
   codec: MediaRefCodec
+  /** The hosts (and their subdomains) attachments download from. */
+  mediaHosts: readonly string[]
   downloadBytesMax: number
   requestTimeoutMs: number
   rateLimitRetryAfterMsDefault: number
@@ -116,7 +119,7 @@ export abstract class MessagingPlatformProvider implements IProvider {
     return { messageId: await sendMessaging(this.#graph, `${this.#channel.accountId}/messages`, chatId, content, this.#channel) }
   }
 
-  /** Downloads an attachment from its CDN URL (signed by Meta: no token is sent). */
+  /** Downloads an attachment from its CDN URL (signed by Meta: no token is sent), under the download policy. */
   async download(media: MediaRef): Promise<Buffer> {
     const url = (media.token as { url?: unknown } | undefined)?.url
     if (typeof url !== 'string') throw new MediaDownloadError(this.#channel.channel, 'the media has no URL')
@@ -125,7 +128,13 @@ export abstract class MessagingPlatformProvider implements IProvider {
       timeoutMs: this.#options.requestTimeoutMs ?? this.#channel.requestTimeoutMs,
       secrets: [],
     }
-    return downloadMedia(caller, url, { bytesMax: this.#channel.downloadBytesMax })
+    return downloadMedia(caller, url, {
+      policy: {
+        hosts: this.#channel.mediaHosts,
+        trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
+        bytesMax: this.#channel.downloadBytesMax,
+      },
+    })
   }
 
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {

@@ -1,0 +1,235 @@
+/**
+ * The one download policy of every provider's media, live and replayed alike. A sender chooses the
+ * URL of live media and a journal may have been edited, so each download:
+ * - goes over HTTPS to a host on the channel's list (and its subdomains), on the default port;
+ *   an exact origin the operator configured (an API root, a media proxy, a test double on
+ *   127.0.0.1) is the one exception, for that origin only;
+ * - connects only to public addresses: the address checked is the one connected to
+ *   (`publicOnlyLookup`), so a name that resolves to loopback, a private range or a metadata
+ *   service is refused too;
+ * - follows at most `redirectsMax` redirects by hand, each hop checked again, and sends the
+ *   caller's credentials to the first origin only;
+ * - reads at most `bytesMax` bytes, within `timeoutMs` for every hop and the body together, and
+ *   refuses a content type outside `contentTypes` when the channel declares them.
+ * A refusal is a `MediaRefusedError` (a `MediaUnavailableError`) naming what was refused; an answer
+ * the media server gave (404, 500) or a failed connection is a `MediaDownloadError` as before.
+ */
+import { Agent, fetch, type Response } from 'undici'
+import { AddressRefusedError, addressProblem, publicOnlyLookup } from './address.js'
+import { MediaDownloadError, MediaRefusedError } from './errors.js'
+import { describeError } from './redact.js'
+import { hostMatches, isIpLiteral } from './url.js'
+
+/** Where a channel's media may come from, and what it may be. */
+export interface DownloadPolicy {
+  /** Hosts (and their subdomains) media may come from, over HTTPS; undefined accepts any public host name. */
+  hosts?: readonly string[]
+  /**
+   * Exact origins the operator configured (`https://media.example:8443`, a test double's
+   * `http://127.0.0.1:<port>`): plain HTTP, any port and any address are accepted for these
+   * origins only. Never an origin a sender or the journal chose.
+   */
+  trustedOrigins?: readonly string[]
+  /** Accepted `Content-Type`s: exact (`application/pdf`) or a whole type (`image/*`). @default any */
+  contentTypes?: readonly string[]
+  /** The largest body read. */
+  bytesMax: number
+  /** The most redirects followed. @default DOWNLOAD_LIMITS.redirectsMax (3) */
+  redirectsMax?: number
+}
+
+/** Who downloads: the channel named in errors, the deadline, and what no error may quote. */
+export interface DownloadCaller {
+  channel: string
+  /** The longest the download may take, every hop and the body together. */
+  timeoutMs: number
+  /** Tokens and keys cut from any error message. */
+  secrets: readonly string[]
+}
+
+/** The limits of a download, named once. */
+export const DOWNLOAD_LIMITS = {
+  /** The most redirects a download follows. @default 3 */
+  redirectsMax: 3,
+} as const
+
+/** One hop: its URL, and whether its origin is one the operator configured. */
+interface Hop {
+  url: URL
+  trusted: boolean
+}
+
+/** Downloads `url` under `policy`, sending `headers` (credentials the caller chose) to its origin only. */
+export async function fetchMedia(
+  caller: DownloadCaller,
+  url: string,
+  policy: DownloadPolicy,
+  headers: Record<string, string> = {},
+): Promise<Buffer> {
+  const deadline = new AbortController()
+  const timer = setTimeout(
+    () => deadline.abort(new MediaRefusedError(caller.channel, 'timeout', `no complete answer within ${caller.timeoutMs} ms`)),
+    caller.timeoutMs,
+  )
+  try {
+    return await followHops(caller, url, policy, headers, deadline.signal)
+  } catch (error) {
+    // Whatever the abort interrupted (a connect, a read) ends as the timeout refusal, never an AbortError.
+    if (deadline.signal.aborted) throw deadline.signal.reason
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function followHops(
+  caller: DownloadCaller,
+  url: string,
+  policy: DownloadPolicy,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<Buffer> {
+  const redirectsMax = policy.redirectsMax ?? DOWNLOAD_LIMITS.redirectsMax
+  let hop = checkedHop(caller.channel, url, policy)
+  const firstOrigin = hop.url.origin
+  let sent = headers
+  for (let redirects = 0; ; redirects++) {
+    // Credentials go to the first origin only: once a redirect leaves it, they are dropped for good.
+    if (hop.url.origin !== firstOrigin) sent = {}
+    const response = await get(caller, hop, sent, signal)
+    const location = response.headers.get('location')
+    if (response.status < 300 || response.status >= 400 || location === null) return await readBody(caller, response, policy)
+    await response.body?.cancel().catch(() => undefined)
+    if (redirects >= redirectsMax) throw new MediaRefusedError(caller.channel, 'redirects', `more than ${redirectsMax} redirects`)
+    let next: string
+    try {
+      next = new URL(location, hop.url).href
+    } catch {
+      throw new MediaRefusedError(caller.channel, 'url', 'a redirect names a URL that cannot be parsed')
+    }
+    hop = checkedHop(caller.channel, next, policy)
+  }
+}
+
+/**
+ * Checks `url` as the first hop of a download another library makes (Baileys): the refusal when the
+ * policy refuses it, else the dispatcher to hand that library's `fetch` (undefined for a configured
+ * origin, which connects as this process does), whose connections check every address.
+ */
+export function checkedDispatcher(channel: string, url: string, policy: DownloadPolicy): Agent | undefined {
+  return checkedHop(channel, url, policy).trusted ? undefined : CHECKED
+}
+
+/** `url` as a hop, or the refusal naming why it may not be fetched. */
+function checkedHop(channel: string, value: string, policy: DownloadPolicy): Hop {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new MediaRefusedError(channel, 'url', 'the media URL cannot be parsed')
+  }
+  if (policy.trustedOrigins?.includes(url.origin)) return { url, trusted: true }
+  const refuse = (detail: string) => new MediaRefusedError(channel, 'url', `the media URL is refused: ${detail}`)
+  if (url.protocol !== 'https:') throw refuse(`the scheme ${url.protocol} is not https:`)
+  if (url.username !== '' || url.password !== '') throw refuse('it carries userinfo')
+  const host = url.hostname
+  if (isIpLiteral(host)) {
+    const problem = addressProblem(host.replace(/^\[|\]$/g, ''))
+    if (problem !== undefined) throw new MediaRefusedError(channel, 'address', `the media URL is refused: ${problem}`)
+    throw refuse('the host is an IP literal')
+  }
+  if (policy.hosts) {
+    if (!policy.hosts.some((allowed) => hostMatches(host, allowed)))
+      throw refuse(`the host ${host} is not on the allowlist (${policy.hosts.join(', ')})`)
+    if (url.port !== '') throw refuse(`the port ${url.port} is not the default port`)
+  }
+  return { url, trusted: false }
+}
+
+/**
+ * The connections of hops the policy checks: every address is checked as it is connected to. A
+ * pooled connection was checked when it was made, and is reused for its own origin only.
+ */
+const CHECKED = new Agent({ connect: { lookup: publicOnlyLookup } })
+
+/** Sends a GET for `hop` without following redirects; resolves its answer. */
+async function get(caller: DownloadCaller, hop: Hop, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+  try {
+    // A configured origin connects as this process does (its global dispatcher: a test double's routing).
+    return await fetch(hop.url, { headers, redirect: 'manual', signal, ...(hop.trusted ? {} : { dispatcher: CHECKED }) })
+  } catch (error) {
+    const refused = refusedAddressIn(error)
+    if (refused) throw new MediaRefusedError(caller.channel, 'address', `the media host ${refused.hostname} is refused: ${refused.detail}`)
+    throw new MediaDownloadError(caller.channel, describeError(error, caller.secrets), { retryable: true, cause: error })
+  }
+}
+
+/** The address refusal behind a failed fetch (`fetch failed`, caused by the connection's error), if any. */
+function refusedAddressIn(error: unknown): AddressRefusedError | undefined {
+  for (let depth = 0; depth < 5 && error instanceof Error; depth++) {
+    if (error instanceof AddressRefusedError) return error
+    error = error.cause
+  }
+  return undefined
+}
+
+/** The body of a final answer, refusing a failed status, a content type outside the policy, or more than `bytesMax`. */
+async function readBody(caller: DownloadCaller, response: Response, policy: DownloadPolicy): Promise<Buffer> {
+  const status = response.status
+  if (status < 200 || status >= 300) {
+    await response.body?.cancel().catch(() => undefined)
+    throw new MediaDownloadError(caller.channel, `the media server answered ${status}`, {
+      status,
+      retryable: status >= 500 || status === 429,
+    })
+  }
+  const refuse = async (refusal: 'content-type' | 'size', detail: string) => {
+    await response.body?.cancel().catch(() => undefined)
+    return new MediaRefusedError(caller.channel, refusal, detail)
+  }
+  const type = contentTypeProblem(response.headers.get('content-type') ?? undefined, policy.contentTypes)
+  if (type !== undefined) throw await refuse('content-type', type)
+  const declared = Number(response.headers.get('content-length') ?? 0)
+  if (declared > policy.bytesMax) throw await refuse('size', `the media is ${declared} bytes, over the limit of ${policy.bytesMax}`)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.length
+      if (size > policy.bytesMax) break
+      chunks.push(chunk)
+    }
+  } catch (error) {
+    throw new MediaDownloadError(caller.channel, `the body was cut: ${describeError(error, caller.secrets)}`, {
+      retryable: true,
+      cause: error,
+    })
+  }
+  if (size > policy.bytesMax) throw await refuse('size', `the media is over the limit of ${policy.bytesMax} bytes`)
+  return Buffer.concat(chunks)
+}
+
+/** Why `header` is not one of `accepted`, or undefined when it is (or nothing is declared). */
+function contentTypeProblem(header: string | undefined, accepted: readonly string[] | undefined): string | undefined {
+  if (!accepted) return undefined
+  const type = (header ?? '').split(';')[0]!.trim().toLowerCase()
+  const ok = accepted.some((entry) => (entry.endsWith('/*') ? type.startsWith(entry.slice(0, -1)) : type === entry))
+  return ok ? undefined : `the content type "${type || 'none'}" is not one the channel serves (${accepted.join(', ')})`
+}
+
+/** The option of every provider that downloads media: where a test double serves it. */
+export interface MediaTestOriginsOption {
+  /**
+   * Exact origins a test double serves media from (`http://127.0.0.1:8080`): downloads from these
+   * origins, and only these, may use plain HTTP and a loopback or private address. For tests and
+   * local development; leave it unset in production. @default none
+   */
+  mediaTestOrigins?: readonly string[]
+}
+
+/** The exact origins of `mediaTestOrigins` and of any other configured URL (an API root a test double serves). */
+export function configuredOrigins(...values: (readonly string[] | string | undefined)[]): string[] {
+  return values
+    .flatMap((value) => (value === undefined ? [] : typeof value === 'string' ? [value] : [...value]))
+    .map((url) => new URL(url).origin)
+}

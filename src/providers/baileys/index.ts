@@ -21,4 +21,12 @@ export {
   type BaileysMediaRefOptions,
 } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

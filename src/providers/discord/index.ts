@@ -13,4 +13,12 @@ export { validInteractionSignature, interactionsKey } from './interactions.js'
 export type { WebhookRequest } from '../shared/http-server.js'
 export { DISCORD_MEDIA_HOSTS, discordMediaRefCodec, type DiscordMediaToken, type DiscordMediaRefOptions } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

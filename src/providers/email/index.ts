@@ -10,4 +10,12 @@ export { EmailProvider, type EmailProviderOptions, type MailServerOptions } from
 export { EMAIL_LIMITS } from './limits.js'
 export { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

@@ -12,4 +12,12 @@ export { validWebhookToken, webhookTokenOf } from './webhook-token.js'
 export { evolutionMediaRefCodec, type EvolutionMessageKey, type EvolutionMediaToken } from './media-ref.js'
 export type { EvolutionWebhook, EvolutionMessage, EvolutionContent, EvolutionMedia } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

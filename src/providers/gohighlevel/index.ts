@@ -12,4 +12,12 @@ export { validSignature, signatureHeaderOf } from './signature.js'
 export { gohighlevelMediaRefCodec, type GoHighLevelMediaToken, type GoHighLevelMediaRefOptions } from './media-ref.js'
 export type { GoHighLevelWebhook } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

@@ -10,4 +10,12 @@ export { GUPSHUP_LIMITS } from './limits.js'
 export { gupshupMediaRefCodec, type GupshupMediaToken, type GupshupMediaRefOptions } from './media-ref.js'
 export type { GupshupCallback, GupshupMessage } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

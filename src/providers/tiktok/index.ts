@@ -11,4 +11,12 @@ export { tiktokSignatureOf, validTikTokSignature } from './webhook.js'
 export { TIKTOK_LIMITS, TIKTOK_API_DEFAULT } from './limits.js'
 export { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken, type TikTokMediaRefOptions } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

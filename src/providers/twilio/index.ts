@@ -10,4 +10,12 @@ export { twilioError } from './errors.js'
 export { TWILIO_LIMITS, TWILIO_API_ORIGIN_DEFAULT } from './limits.js'
 export { twilioMediaRefCodec, type TwilioMediaToken, type TwilioMediaRefOptions } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

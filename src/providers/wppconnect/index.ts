@@ -10,4 +10,12 @@ export { WPPCONNECT_LIMITS } from './limits.js'
 export { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
 export type { WppconnectWebhook, WppconnectId } from './messages.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { ChannelApiError, type ChannelApiCode, MediaRefInvalidError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+export {
+  ChannelApiError,
+  type ChannelApiCode,
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+} from '../shared/errors.js'

@@ -1,7 +1,8 @@
 /**
  * `botmesh/providers`: the kit for writing a provider. The contract itself is `IProvider` (from
  * `botmesh/core`); this adds the media-reference codec every channel folder builds on, the URL
- * policy of hosted media, and the provider layer's errors.
+ * policy of hosted media, the download policy every download goes through, the webhook servers'
+ * limits, and the provider layer's errors.
  *
  * @module botmesh/providers
  */
@@ -21,6 +22,9 @@ export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type Me
 export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'
 export { urlProblem, journalableUrl, hostMatches, isIpLiteral, isCredentialParam, credentialParamIn, type UrlPolicy } from './shared/url.js'
 export { objectProblem, stringField, integerField, booleanField, oneOfField, objectField, type FieldCheck } from './shared/shape.js'
-export { MediaRefInvalidError, ProviderConfigError, MediaDownloadError } from './shared/errors.js'
+export { MediaRefInvalidError, ProviderConfigError, MediaDownloadError, MediaRefusedError, type MediaRefusal } from './shared/errors.js'
+export { fetchMedia, DOWNLOAD_LIMITS, type DownloadPolicy, type DownloadCaller, type MediaTestOriginsOption } from './shared/download.js'
+export { addressProblem } from './shared/address.js'
+export { WEBHOOK_SERVER_LIMITS, type WebhookServerLimits } from './shared/http-server.js'
 export { MEDIA_REF_LIMITS } from './shared/limits.js'
 export { PROVIDER_CHANNELS, type ProviderChannel } from './channels.js'

@@ -1,7 +1,8 @@
 /**
  * The interactions endpoint, for a bot that takes button presses over HTTP instead of the gateway.
  * Discord signs each request with the application's Ed25519 key (`X-Signature-Ed25519` over
- * `X-Signature-Timestamp` + the raw body): a bad signature is 401 and journals nothing. A ping is
+ * `X-Signature-Timestamp` + the raw body): without those headers a request is 401 before its body is
+ * read; a bad signature is 401 once it is read, and journals nothing. A ping is
  * answered with a pong; a button press is acknowledged (`DEFERRED_UPDATE_MESSAGE`) only after the
  * inbox journaled it. Without that answer within 3 seconds the user sees the press fail and may
  * press again (a new interaction).
@@ -9,7 +10,7 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto'
 import type { InboundEvent } from '../../core/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { INTERACTION_TYPES, interactionEventOf, type DiscordInteraction } from './events.js'
 
 /** The DER prefix of an Ed25519 public key (SPKI), before its 32 raw bytes. */
@@ -29,13 +30,25 @@ export function validInteractionSignature(request: WebhookRequest, key: KeyObjec
   return verify(null, Buffer.concat([Buffer.from(timestamp), request.body]), key, Buffer.from(signature, 'hex'))
 }
 
+/**
+ * The answer from the request line and headers alone: a wrong path or method, or no signature and
+ * timestamp headers (the signature covers the body, so it is checked once the body is read).
+ */
+export function interactionsHead(head: WebhookHead, deps: { path: string }): WebhookResponse | undefined {
+  if (head.url.pathname !== deps.path) return { status: 404 }
+  if (head.method !== 'POST') return { status: 405 }
+  const { 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp } = head.headers
+  if (typeof signature !== 'string' || typeof timestamp !== 'string') return { status: 401, body: 'invalid request signature' }
+  return undefined
+}
+
 /** Handles one request to the interactions endpoint. */
 export async function handleInteractions(
   request: WebhookRequest,
   deps: { path: string; key: KeyObject; sink: (event: InboundEvent) => Promise<void> },
 ): Promise<WebhookResponse> {
-  if (request.url.pathname !== deps.path) return { status: 404 }
-  if (request.method !== 'POST') return { status: 405 }
+  const early = interactionsHead(request, deps)
+  if (early) return early
   if (!validInteractionSignature(request, deps.key)) return { status: 401, body: 'invalid request signature' }
   let interaction: DiscordInteraction
   try {

@@ -11,12 +11,12 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { loadGateway, loadRest } from './client.js'
 import { discordError } from './errors.js'
 import { receiveFromGateway } from './gateway.js'
-import { handleInteractions, interactionsKey } from './interactions.js'
+import { handleInteractions, interactionsHead, interactionsKey } from './interactions.js'
 import { DISCORD_API_DEFAULT, DISCORD_INTENTS_DEFAULT, DISCORD_LIMITS } from './limits.js'
 import { DISCORD_MEDIA_HOSTS, discordMediaRefCodec } from './media-ref.js'
 import { messageRequest } from './send.js'
@@ -39,6 +39,8 @@ export interface DiscordProviderOptions extends MediaTestOriginsOption {
     path?: string
     /** The application's public key (hex, Ed25519): Discord signs each interaction with it. */
     publicKey: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The REST API root (a proxy, a test double). @default 'https://discord.com/api' */
   apiRoot?: string
@@ -79,13 +81,16 @@ export class DiscordProvider implements IProvider {
     if (interactions) {
       const key = interactionsKey(interactions.publicKey)
       const path = interactions.path ?? '/interactions'
+      const deps = { path, key, sink }
       this.#server = await startHttpServer(
         {
           port: interactions.port,
           bodyBytesMax: DISCORD_LIMITS.webhookBodyBytesMax,
+          head: (head) => interactionsHead(head, deps),
+          ...interactions.limits,
           ...(interactions.host ? { host: interactions.host } : {}),
         },
-        (request) => handleInteractions(request, { path, key, sink }),
+        (request) => handleInteractions(request, deps),
         (error) => this.#reportError(error),
       )
     }

@@ -8,14 +8,14 @@
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { HttpApi } from '../shared/http-api.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { evolutionFailure } from './errors.js'
 import { EVOLUTION_LIMITS } from './limits.js'
 import { evolutionMediaRefCodec } from './media-ref.js'
 import type { EvolutionLiveMediaToken } from './messages.js'
 import { sendEvolution, type EvolutionTarget } from './send.js'
-import { handleEvolutionWebhook } from './webhook.js'
+import { handleEvolutionWebhook, evolutionWebhookHead } from './webhook.js'
 
 /** Options of `EvolutionProvider`. */
 export interface EvolutionProviderOptions {
@@ -35,6 +35,8 @@ export interface EvolutionProviderOptions {
     path?: string
     /** The webhook's `jwt_key`: Evolution signs each call's token with it. Never logged. */
     jwtKey: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The longest an API call or a download may take. @default EVOLUTION_LIMITS.requestTimeoutMs (30 s) */
   requestTimeoutMs?: number
@@ -78,9 +80,16 @@ export class EvolutionProvider implements IProvider {
   async start(sink: InboundSink): Promise<void> {
     const { webhook, instance } = this.#options
     const path = webhook.path ?? '/evolution'
+    const deps = { path, jwtKey: webhook.jwtKey, instance, now: Date.now, sink }
     this.#server = await startHttpServer(
-      { port: webhook.port, bodyBytesMax: EVOLUTION_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) => handleEvolutionWebhook(request, { path, jwtKey: webhook.jwtKey, instance, now: Date.now, sink }),
+      {
+        port: webhook.port,
+        bodyBytesMax: EVOLUTION_LIMITS.webhookBodyBytesMax,
+        head: (head) => evolutionWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleEvolutionWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

@@ -5,7 +5,7 @@
  * retry the webhook with backoff; the message already journaled is then recognised by its key id.
  */
 import type { InboundEvent } from '../../core/provider.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { EVOLUTION_LIMITS } from './limits.js'
 import { inboundOf, isMessagesUpsert, type EvolutionWebhook } from './messages.js'
 import { validWebhookToken } from './webhook-token.js'
@@ -19,13 +19,23 @@ export interface EvolutionWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
+/** The answer from the request line and headers alone: a wrong path or method, or a token that is missing or not valid. */
+export function evolutionWebhookHead(
+  head: WebhookHead,
+  deps: Pick<EvolutionWebhookDeps, 'path' | 'jwtKey' | 'now'>,
+): WebhookResponse | undefined {
+  const { pathname } = head.url
+  if (pathname !== deps.path && !pathname.startsWith(`${deps.path.replace(/\/$/, '')}/`)) return { status: 404 }
+  if (head.method !== 'POST') return { status: 405 }
+  if (!validWebhookToken(head.headers.authorization, deps.jwtKey, deps.now(), EVOLUTION_LIMITS.webhookClockSkewMs))
+    return { status: 401, body: 'invalid token' }
+  return undefined
+}
+
 /** Handles one webhook request (at `path`, or `path/<event>` when the webhook is set `webhook_by_events`). */
 export async function handleEvolutionWebhook(request: WebhookRequest, deps: EvolutionWebhookDeps): Promise<WebhookResponse> {
-  const { pathname } = request.url
-  if (pathname !== deps.path && !pathname.startsWith(`${deps.path.replace(/\/$/, '')}/`)) return { status: 404 }
-  if (request.method !== 'POST') return { status: 405 }
-  if (!validWebhookToken(request.headers.authorization, deps.jwtKey, deps.now(), EVOLUTION_LIMITS.webhookClockSkewMs))
-    return { status: 401, body: 'invalid token' }
+  const early = evolutionWebhookHead(request, deps)
+  if (early) return early
   let payload: EvolutionWebhook
   try {
     payload = JSON.parse(request.body.toString('utf8')) as EvolutionWebhook

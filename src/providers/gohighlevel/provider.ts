@@ -11,14 +11,14 @@ import { ProviderConfigError } from '../shared/errors.js'
 import type { DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
 import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions } from './media-ref.js'
 import { sendGoHighLevel, type GoHighLevelTarget } from './send.js'
 import { webhookKeyOf } from './signature.js'
-import { handleGoHighLevelWebhook } from './webhook.js'
+import { handleGoHighLevelWebhook, gohighlevelWebhookHead } from './webhook.js'
 
 /** Options of `GoHighLevelProvider`. */
 export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
@@ -38,6 +38,8 @@ export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
     path?: string
     /** HighLevel's published webhook key (PEM, Ed25519 or the legacy RSA). */
     publicKey: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The API root (a test double, a proxy). @default 'https://services.leadconnectorhq.com' */
   apiRoot?: string
@@ -91,9 +93,15 @@ export class GoHighLevelProvider implements IProvider {
     const { webhook, locationId } = this.#options
     const path = webhook.path ?? '/gohighlevel'
     const messageType = this.#target.messageType
+    const deps = { path, publicKey: this.#publicKey, locationId, messageType, sink }
     this.#server = await startHttpServer(
-      { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) => handleGoHighLevelWebhook(request, { path, publicKey: this.#publicKey, locationId, messageType, sink }),
+      {
+        port: webhook.port,
+        head: (head) => gohighlevelWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleGoHighLevelWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

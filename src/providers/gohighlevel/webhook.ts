@@ -1,12 +1,13 @@
 /**
- * The HighLevel webhook: each POST must carry HighLevel's signature of the raw body (401 before the
- * body is read otherwise); an `InboundMessage` of this location and message type is answered 200
- * only after the inbox journaled it. Any other answer leaves it to HighLevel's retry; a message
+ * The HighLevel webhook: each POST must carry HighLevel's signature of the raw body: without the
+ * signature header it is refused with 401 before its body is read; with a wrong signature, with 401
+ * once the body is read and before it is parsed. An `InboundMessage` of this location and message
+ * type is answered 200 only after the inbox journaled it. Any other answer leaves it to HighLevel's retry; a message
  * already journaled is then recognised by its id.
  */
 import type { KeyObject } from 'node:crypto'
 import type { InboundEvent } from '../../core/provider.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { inboundOf, type GoHighLevelWebhook } from './messages.js'
 import { signatureHeaderOf, validSignature } from './signature.js'
 
@@ -19,10 +20,24 @@ export interface GoHighLevelWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
+/**
+ * The answer from the request line and headers alone: a wrong path or method, or no signature
+ * header (the signature covers the body, so it is checked once the body is read).
+ */
+export function gohighlevelWebhookHead(
+  head: WebhookHead,
+  deps: Pick<GoHighLevelWebhookDeps, 'path' | 'publicKey'>,
+): WebhookResponse | undefined {
+  if (head.url.pathname !== deps.path) return { status: 404 }
+  if (head.method !== 'POST') return { status: 405 }
+  if (typeof head.headers[signatureHeaderOf(deps.publicKey)] !== 'string') return { status: 401, body: 'invalid signature' }
+  return undefined
+}
+
 /** Handles one webhook request. */
 export async function handleGoHighLevelWebhook(request: WebhookRequest, deps: GoHighLevelWebhookDeps): Promise<WebhookResponse> {
-  if (request.url.pathname !== deps.path) return { status: 404 }
-  if (request.method !== 'POST') return { status: 405 }
+  const early = gohighlevelWebhookHead(request, deps)
+  if (early) return early
   if (!validSignature(request.headers[signatureHeaderOf(deps.publicKey)], request.body, deps.publicKey))
     return { status: 401, body: 'invalid signature' }
   let webhook: GoHighLevelWebhook

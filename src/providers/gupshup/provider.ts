@@ -10,13 +10,13 @@ import { ProviderConfigError } from '../shared/errors.js'
 import type { DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
 import { gupshupMediaRefCodec, type GupshupMediaRefOptions } from './media-ref.js'
 import { sendGupshup, type GupshupTarget } from './send.js'
-import { handleGupshupWebhook } from './webhook.js'
+import { gupshupWebhookHead, handleGupshupWebhook } from './webhook.js'
 
 /** Options of `GupshupProvider`. */
 export interface GupshupProviderOptions extends GupshupMediaRefOptions {
@@ -34,8 +34,10 @@ export interface GupshupProviderOptions extends GupshupMediaRefOptions {
     host?: string
     /** The path it answers on. @default '/gupshup' */
     path?: string
-    /** The secret in the callback URL's `token` parameter: a call without it gets 401. Never logged. */
+    /** The secret in the callback URL's `token` parameter: a call without it gets 401 before its body is read. Never logged. */
     secret: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The API root (a test double, a proxy). @default 'https://api.gupshup.io' */
   apiRoot?: string
@@ -84,9 +86,15 @@ export class GupshupProvider implements IProvider {
   async start(sink: InboundSink): Promise<void> {
     const { webhook, app } = this.#options
     const path = webhook.path ?? '/gupshup'
+    const deps = { path, secret: webhook.secret, app, sink }
     this.#server = await startHttpServer(
-      { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) => handleGupshupWebhook(request, { path, secret: webhook.secret, app, sink }),
+      {
+        port: webhook.port,
+        head: (head) => gupshupWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleGupshupWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

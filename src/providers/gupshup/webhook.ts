@@ -5,7 +5,7 @@
  * Gupshup's retry.
  */
 import type { InboundEvent } from '../../core/provider.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { sameSecret } from '../shared/secret.js'
 import { inboundOf, type GupshupCallback } from './messages.js'
 
@@ -17,11 +17,18 @@ export interface GupshupWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
+/** The answer from the request line alone: a wrong path, method or URL secret; undefined reads the body. */
+export function gupshupWebhookHead(head: WebhookHead, deps: Pick<GupshupWebhookDeps, 'path' | 'secret'>): WebhookResponse | undefined {
+  if (head.url.pathname !== deps.path) return { status: 404 }
+  if (head.method !== 'POST') return { status: 405 }
+  if (!sameSecret(head.url.searchParams.get('token'), deps.secret)) return { status: 401, body: 'invalid token' }
+  return undefined
+}
+
 /** Handles one callback request. */
 export async function handleGupshupWebhook(request: WebhookRequest, deps: GupshupWebhookDeps): Promise<WebhookResponse> {
-  if (request.url.pathname !== deps.path) return { status: 404 }
-  if (request.method !== 'POST') return { status: 405 }
-  if (!sameSecret(request.url.searchParams.get('token'), deps.secret)) return { status: 401, body: 'invalid token' }
+  const early = gupshupWebhookHead(request, deps)
+  if (early) return early
   let callback: GupshupCallback
   try {
     callback = JSON.parse(request.body.toString('utf8')) as GupshupCallback

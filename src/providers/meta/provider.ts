@@ -15,14 +15,14 @@ import type {
   StoredMediaRef,
 } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
 import { describeError } from '../shared/redact.js'
 import { metaError, MetaApiError } from './errors.js'
 import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
 import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
 import { sendMessage } from './send.js'
-import { handleMetaWebhook } from './webhook.js'
+import { handleMetaWebhook, metaWebhookHead } from './webhook.js'
 
 /** Options of `MetaCloudProvider`. */
 export interface MetaCloudProviderOptions {
@@ -42,6 +42,8 @@ export interface MetaCloudProviderOptions {
     host?: string
     /** The path it answers on. @default '/webhook' */
     path?: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The Graph API root (a test double, a proxy). @default 'https://graph.facebook.com' */
   graphApiRoot?: string
@@ -101,9 +103,16 @@ export class MetaCloudProvider implements IProvider {
   async start(sink: InboundSink): Promise<void> {
     const { webhook, verifyToken, appSecret, phoneNumberId } = this.#options
     const path = webhook.path ?? '/webhook'
+    const deps = { path, verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered }
     this.#server = await startHttpServer(
-      { port: webhook.port, bodyBytesMax: META_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) => handleMetaWebhook(request, { path, verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered }),
+      {
+        port: webhook.port,
+        bodyBytesMax: META_LIMITS.webhookBodyBytesMax,
+        head: (head) => metaWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleMetaWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

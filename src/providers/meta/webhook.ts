@@ -1,12 +1,13 @@
 /**
  * The Cloud API webhook. GET is the subscription check (`hub.mode=subscribe`, the verify token,
  * echo `hub.challenge`). POST carries messages, signed with the app secret in
- * `X-Hub-Signature-256`: a bad signature is refused with 401, and the answer is 200 only after the
+ * `X-Hub-Signature-256`: a request without that header is refused with 401 before its body is
+ * read, a bad signature with 401 once it is read, and the answer is 200 only after the
  * inbox journaled every message of the payload. Anything else makes Meta deliver it again; the
  * messages already journaled are then recognised by their ids.
  */
 import type { DeliveryReport, InboundEvent } from '../../core/provider.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { deliveryReportsOf, inboundEventsOf, type MetaWebhookPayload } from './messages.js'
 import { validSignature, verifySubscription } from '../shared/hub-signature.js'
 
@@ -21,11 +22,23 @@ export interface MetaWebhookDeps {
   delivered?: ((report: DeliveryReport) => Promise<void>) | undefined
 }
 
+/**
+ * The answer from the request line and headers alone: a wrong path or method, the subscription
+ * check (a GET), or no signature header (the signature covers the body, so it is checked once the
+ * body is read).
+ */
+export function metaWebhookHead(head: WebhookHead, deps: Pick<MetaWebhookDeps, 'path' | 'verifyToken'>): WebhookResponse | undefined {
+  if (head.url.pathname !== deps.path) return { status: 404 }
+  if (head.method === 'GET') return verifySubscription(head.url.searchParams, deps.verifyToken)
+  if (head.method !== 'POST') return { status: 405 }
+  if (typeof head.headers['x-hub-signature-256'] !== 'string') return { status: 401, body: 'invalid signature' }
+  return undefined
+}
+
 /** Handles one webhook request. */
 export async function handleMetaWebhook(request: WebhookRequest, deps: MetaWebhookDeps): Promise<WebhookResponse> {
-  if (request.url.pathname !== deps.path) return { status: 404 }
-  if (request.method === 'GET') return verifySubscription(request.url.searchParams, deps.verifyToken)
-  if (request.method !== 'POST') return { status: 405 }
+  const early = metaWebhookHead(request, deps)
+  if (early) return early
   if (!validSignature(request.headers['x-hub-signature-256'], request.body, deps.appSecret))
     return { status: 401, body: 'invalid signature' }
   let payload: MetaWebhookPayload

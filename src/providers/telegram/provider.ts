@@ -14,7 +14,7 @@ import type {
   StoredMediaRef,
 } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { redact } from '../shared/redact.js'
 import { apiSignal, loadGrammy, type Grammy } from './client.js'
 import { downloadFile } from './download.js'
@@ -24,7 +24,7 @@ import { telegramMediaRefCodec, type TelegramMediaToken } from './media-ref.js'
 import { TelegramPoller } from './polling.js'
 import { sendContent } from './send.js'
 import type { TelegramUpdate } from './updates.js'
-import { handleTelegramWebhook } from './webhook.js'
+import { handleTelegramWebhook, telegramWebhookHead } from './webhook.js'
 
 /** Options of `TelegramProvider`. */
 export interface TelegramProviderOptions {
@@ -54,6 +54,8 @@ export interface TelegramWebhookOptions {
   secretToken: string
   /** The public HTTPS URL to register with `setWebhook` on start; without it, register it yourself. */
   url?: string
+  /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+  limits?: WebhookServerLimits
 }
 
 /** A Telegram bot, as a botmesh provider. */
@@ -93,9 +95,15 @@ export class TelegramProvider implements IProvider {
     try {
       if (webhook) {
         const path = webhook.path ?? '/telegram'
+        const deps = { path, secretToken: webhook.secretToken, sink: deliver }
         this.#server = await startHttpServer(
-          { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
-          (request) => handleTelegramWebhook(request, { path, secretToken: webhook.secretToken, sink: deliver }),
+          {
+            port: webhook.port,
+            head: (head) => telegramWebhookHead(head, deps),
+            ...webhook.limits,
+            ...(webhook.host ? { host: webhook.host } : {}),
+          },
+          (request) => handleTelegramWebhook(request, deps),
           (error) => this.#reportError(error),
         )
         if (webhook.url) await api.setWebhook(webhook.url, { secret_token: webhook.secretToken })

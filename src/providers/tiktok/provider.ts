@@ -9,13 +9,13 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, type DownloadPolicy, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia, type HttpCaller } from '../shared/http.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { TikTokApi } from './api.js'
 import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
 import { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
 import { sendTikTok } from './send.js'
-import { handleTikTokWebhook } from './webhook.js'
+import { handleTikTokWebhook, tiktokWebhookHead } from './webhook.js'
 
 /** Options of `TikTokProvider`. */
 export interface TikTokProviderOptions extends MediaTestOriginsOption {
@@ -33,6 +33,8 @@ export interface TikTokProviderOptions extends MediaTestOriginsOption {
     host?: string
     /** The path it answers on. @default '/tiktok' */
     path?: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The Business API root (a proxy, a test double). @default 'https://business-api.tiktok.com' */
   apiRoot?: string
@@ -85,17 +87,23 @@ export class TikTokProvider implements IProvider {
   async start(sink: InboundSink): Promise<void> {
     const { webhook, clientSecret, businessId } = this.#options
     const path = webhook.path ?? '/tiktok'
+    const deps = {
+      path,
+      clientSecret,
+      businessId,
+      toleranceMs: TIKTOK_LIMITS.signatureToleranceMs,
+      now: Date.now,
+      sink,
+    }
     this.#server = await startHttpServer(
-      { port: webhook.port, bodyBytesMax: TIKTOK_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) =>
-        handleTikTokWebhook(request, {
-          path,
-          clientSecret,
-          businessId,
-          toleranceMs: TIKTOK_LIMITS.signatureToleranceMs,
-          now: Date.now,
-          sink,
-        }),
+      {
+        port: webhook.port,
+        bodyBytesMax: TIKTOK_LIMITS.webhookBodyBytesMax,
+        head: (head) => tiktokWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleTikTokWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

@@ -1,14 +1,15 @@
 /**
  * The Business Messaging webhook. TikTok signs each POST in `TikTok-Signature: t=<seconds>,s=<hex
- * HMAC-SHA256 of "<t>.<raw body>" with the app's client secret>`: a bad or stale signature is 401
- * and journals nothing. An `im_receive_msg` event (its `content` a JSON string: `conversation_id`,
+ * HMAC-SHA256 of "<t>.<raw body>" with the app's client secret>`: without the header a request is
+ * refused with 401 before its body is read; a bad or stale signature is 401 once it is read, and
+ * journals nothing. An `im_receive_msg` event (its `content` a JSON string: `conversation_id`,
  * `message_id`, `type`, `text`, `image`, `from_user`, `to_user`) is a message of its conversation;
  * the answer is 200 only after the inbox journaled it. Echoes of our sends (`im_send_msg`) and read
  * receipts are acknowledged without an event.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { InboundEvent, MediaRef } from '../../core/provider.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 
 /** A webhook envelope. */
 export interface TikTokWebhookEvent {
@@ -56,10 +57,21 @@ export interface TikTokWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
+/**
+ * The answer from the request line and headers alone: a wrong path or method, or no signature
+ * header (the signature covers the body, so it is checked once the body is read).
+ */
+export function tiktokWebhookHead(head: WebhookHead, deps: Pick<TikTokWebhookDeps, 'path'>): WebhookResponse | undefined {
+  if (head.url.pathname !== deps.path) return { status: 404 }
+  if (head.method !== 'POST') return { status: 405 }
+  if (typeof head.headers['tiktok-signature'] !== 'string') return { status: 401, body: 'invalid signature' }
+  return undefined
+}
+
 /** Handles one webhook request. */
 export async function handleTikTokWebhook(request: WebhookRequest, deps: TikTokWebhookDeps): Promise<WebhookResponse> {
-  if (request.url.pathname !== deps.path) return { status: 404 }
-  if (request.method !== 'POST') return { status: 405 }
+  const early = tiktokWebhookHead(request, deps)
+  if (early) return early
   if (!validTikTokSignature(request.headers['tiktok-signature'], request.body, deps.clientSecret, deps.now(), deps.toleranceMs))
     return { status: 401, body: 'invalid signature' }
   let envelope: TikTokWebhookEvent

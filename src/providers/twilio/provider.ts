@@ -17,7 +17,7 @@ import type {
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { hostMatches } from '../shared/url.js'
 import { loadTwilio, type TwilioClient } from './client.js'
@@ -25,7 +25,7 @@ import { twilioError } from './errors.js'
 import { TWILIO_API_ORIGIN_DEFAULT, TWILIO_LIMITS } from './limits.js'
 import { twilioMediaRefCodec, type TwilioMediaToken } from './media-ref.js'
 import { messageParams, type TwilioSender } from './send.js'
-import { handleTwilioWebhook, statusCallbackUrl } from './webhook.js'
+import { handleTwilioWebhook, twilioWebhookHead, statusCallbackUrl } from './webhook.js'
 
 /**
  * The hosts a media download may reach: Twilio answers a media URL with a redirect to its CDN
@@ -53,6 +53,8 @@ export interface TwilioProviderOptions extends MediaTestOriginsOption {
     path?: string
     /** The public URL you configure in Twilio for this path (`https://bot.example.com/twilio`): Twilio signs it. */
     publicUrl: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The REST API origin (a regional edge, a proxy, a test double). @default 'https://api.twilio.com' */
   apiOrigin?: string
@@ -99,17 +101,23 @@ export class TwilioProvider implements IProvider {
     const client = await this.#clientOnce()
     const { webhook, accountSid } = this.#options
     const path = webhook.path ?? '/twilio'
+    const deps = {
+      path,
+      publicUrl: this.#publicUrl(),
+      accountSid,
+      validSignature: client.validSignature,
+      sink,
+      delivered: sink.delivered,
+    }
     this.#server = await startHttpServer(
-      { port: webhook.port, bodyBytesMax: TWILIO_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) =>
-        handleTwilioWebhook(request, {
-          path,
-          publicUrl: this.#publicUrl(),
-          accountSid,
-          validSignature: client.validSignature,
-          sink,
-          delivered: sink.delivered,
-        }),
+      {
+        port: webhook.port,
+        bodyBytesMax: TWILIO_LIMITS.webhookBodyBytesMax,
+        head: (head) => twilioWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleTwilioWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

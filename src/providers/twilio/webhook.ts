@@ -1,14 +1,15 @@
 /**
  * The incoming-message webhook. Twilio signs each request with the auth token
- * (`X-Twilio-Signature`, over the URL it called and the form parameters): a bad signature is
- * refused with 401 and journals nothing. The answer (an empty TwiML `<Response/>`, so Twilio sends
+ * (`X-Twilio-Signature`, over the URL it called and the form parameters): without the header a
+ * request is refused with 401 before its body is read; a bad signature is 401 once it is read, and
+ * journals nothing. The answer (an empty TwiML `<Response/>`, so Twilio sends
  * no reply of its own) is 200 only after the inbox journaled the message; a journal that is down
  * answers 500, and Twilio's retry (with a `#rc` connection override) is recognised by its MessageSid.
  * `<path>/status` takes the status callbacks of our sends: each send's `StatusCallback` URL carries
  * its outbox key (`botmesh_key`), so a send a crash left ambiguous is settled from Twilio's word.
  */
 import type { DeliveryReport, InboundEvent } from '../../core/provider.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { inboundOf, param, paramsOf } from './messages.js'
 
 /** What the webhook handler needs from its provider. */
@@ -35,11 +36,27 @@ export function statusCallbackUrl(publicUrl: string, outboxKey: string): string 
 /** An empty TwiML answer. */
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>'
 
+/** The path's suffix: '' for messages, '/status' for status callbacks, undefined for another path. */
+function suffixOf(url: URL, path: string): '' | '/status' | undefined {
+  return url.pathname === path ? '' : url.pathname === `${path}/status` ? '/status' : undefined
+}
+
+/**
+ * The answer from the request line and headers alone: a wrong path or method, or no signature
+ * header (the signature covers the form parameters, so it is checked once the body is read).
+ */
+export function twilioWebhookHead(head: WebhookHead, deps: Pick<TwilioWebhookDeps, 'path'>): WebhookResponse | undefined {
+  if (suffixOf(head.url, deps.path) === undefined) return { status: 404 }
+  if (head.method !== 'POST') return { status: 405 }
+  if (typeof head.headers['x-twilio-signature'] !== 'string') return { status: 401, body: 'invalid signature' }
+  return undefined
+}
+
 /** Handles one webhook request. */
 export async function handleTwilioWebhook(request: WebhookRequest, deps: TwilioWebhookDeps): Promise<WebhookResponse> {
-  const suffix = request.url.pathname === deps.path ? '' : request.url.pathname === `${deps.path}/status` ? '/status' : undefined
-  if (suffix === undefined) return { status: 404 }
-  if (request.method !== 'POST') return { status: 405 }
+  const early = twilioWebhookHead(request, deps)
+  if (early) return early
+  const suffix = suffixOf(request.url, deps.path)!
   const params = paramsOf(request.body)
   const signature = request.headers['x-twilio-signature']
   if (typeof signature !== 'string' || !deps.validSignature(signature, `${deps.publicUrl}${suffix}${request.url.search}`, params))

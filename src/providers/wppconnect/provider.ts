@@ -8,13 +8,13 @@
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { HttpApi } from '../shared/http-api.js'
-import { startHttpServer, type RunningHttpServer } from '../shared/http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { wppconnectFailure } from './errors.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
 import { sendWppconnect, type WppconnectTarget } from './send.js'
-import { handleWppconnectWebhook } from './webhook.js'
+import { handleWppconnectWebhook, wppconnectWebhookHead } from './webhook.js'
 
 /** Options of `WppconnectProvider`. */
 export interface WppconnectProviderOptions {
@@ -34,6 +34,8 @@ export interface WppconnectProviderOptions {
     path?: string
     /** The secret in the webhook URL's `token` parameter (16-256 of A-Z, a-z, 0-9, _ and -): a call without it gets 401. Never logged. */
     secret: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The longest an API call may take. @default WPPCONNECT_LIMITS.requestTimeoutMs (30 s) */
   requestTimeoutMs?: number
@@ -77,9 +79,16 @@ export class WppconnectProvider implements IProvider {
   async start(sink: InboundSink): Promise<void> {
     const { webhook, session } = this.#options
     const path = webhook.path ?? '/wppconnect'
+    const deps = { path, secret: webhook.secret, session, sink }
     this.#server = await startHttpServer(
-      { port: webhook.port, bodyBytesMax: WPPCONNECT_LIMITS.webhookBodyBytesMax, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) => handleWppconnectWebhook(request, { path, secret: webhook.secret, session, sink }),
+      {
+        port: webhook.port,
+        bodyBytesMax: WPPCONNECT_LIMITS.webhookBodyBytesMax,
+        head: (head) => wppconnectWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleWppconnectWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

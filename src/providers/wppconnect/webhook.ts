@@ -6,7 +6,7 @@
  * posts the messages left unread again when it starts.
  */
 import type { InboundEvent } from '../../core/provider.js'
-import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { sameSecret } from '../shared/secret.js'
 import { inboundOf, type WppconnectWebhook } from './messages.js'
 
@@ -18,11 +18,21 @@ export interface WppconnectWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
+/** The answer from the request line alone: a wrong path, method or URL secret; undefined reads the body. */
+export function wppconnectWebhookHead(
+  head: WebhookHead,
+  deps: Pick<WppconnectWebhookDeps, 'path' | 'secret'>,
+): WebhookResponse | undefined {
+  if (head.url.pathname !== deps.path) return { status: 404 }
+  if (head.method !== 'POST') return { status: 405 }
+  if (!sameSecret(head.url.searchParams.get('token'), deps.secret)) return { status: 401, body: 'invalid token' }
+  return undefined
+}
+
 /** Handles one webhook request. */
 export async function handleWppconnectWebhook(request: WebhookRequest, deps: WppconnectWebhookDeps): Promise<WebhookResponse> {
-  if (request.url.pathname !== deps.path) return { status: 404 }
-  if (request.method !== 'POST') return { status: 405 }
-  if (!sameSecret(request.url.searchParams.get('token'), deps.secret)) return { status: 401, body: 'invalid token' }
+  const early = wppconnectWebhookHead(request, deps)
+  if (early) return early
   let payload: WppconnectWebhook
   try {
     payload = JSON.parse(request.body.toString('utf8')) as WppconnectWebhook

@@ -11,11 +11,11 @@ import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
 import { configuredOrigins, type MediaTestOriginsOption } from '../download.js'
 import { downloadMedia } from '../http.js'
-import { startHttpServer, type RunningHttpServer } from '../http-server.js'
+import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../http-server.js'
 import { describeError } from '../redact.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
-import { handleMessagingWebhook } from './webhook.js'
+import { handleMessagingWebhook, messagingWebhookHead } from './webhook.js'
 
 /** Options every Messenger Platform channel takes. */
 export interface MessagingProviderOptions extends MediaTestOriginsOption {
@@ -33,6 +33,8 @@ export interface MessagingProviderOptions extends MediaTestOriginsOption {
     host?: string
     /** The path it answers on. @default '/webhook' */
     path?: string
+    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
+    limits?: WebhookServerLimits
   }
   /** The Graph API version. @default 'v21.0' */
   graphApiVersion?: string
@@ -102,9 +104,15 @@ export abstract class MessagingPlatformProvider implements IProvider {
     const { webhook, verifyToken, appSecret } = this.#options
     const { object, accountId } = this.#channel
     const path = webhook.path ?? '/webhook'
+    const deps = { path, verifyToken, appSecret, object, accountId, sink }
     this.#server = await startHttpServer(
-      { port: webhook.port, ...(webhook.host ? { host: webhook.host } : {}) },
-      (request) => handleMessagingWebhook(request, { path, verifyToken, appSecret, object, accountId, sink }),
+      {
+        port: webhook.port,
+        head: (head) => messagingWebhookHead(head, deps),
+        ...webhook.limits,
+        ...(webhook.host ? { host: webhook.host } : {}),
+      },
+      (request) => handleMessagingWebhook(request, deps),
       (error) => this.#reportError(error),
     )
   }

@@ -10,9 +10,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MediaUnavailableError } from '../../src/core/provider-errors.js'
+import { BaileysProvider } from '../../src/providers/baileys/index.js'
 import { GoHighLevelProvider } from '../../src/providers/gohighlevel/index.js'
 import { GupshupProvider, MediaRefusedError } from '../../src/providers/gupshup/index.js'
 import { TwilioProvider } from '../../src/providers/twilio/index.js'
+import { memoryAuthState } from './fixtures/fake-whatsapp-web.js'
 
 const servers: Server[] = []
 afterEach(async () => {
@@ -128,5 +130,35 @@ describe('the download policy: what a sender can make a provider fetch', () => {
     const stalled = await refusal(p.download({ type: 'image', token: { url: `${media.origin}/stalls` } }))
     expect(stalled.refusal).toBe('timeout')
     expect(stalled.name).not.toBe('AbortError')
+  })
+
+  it('a content type of another kind than the channel declared is refused; the declared kind is read', async () => {
+    const media = await serve((req, res) => {
+      const type = req.url === '/page' ? 'text/html; charset=utf-8' : 'image/png'
+      res.writeHead(200, { 'content-type': type }).end(req.url === '/page' ? '<html>sign in</html>' : 'the photo')
+    })
+    const p = gupshup({ mediaRefOrigins: [media.origin] })
+    const declared = { type: 'image' as const, mimeType: 'image/jpeg' }
+    expect(await p.download({ ...declared, token: { url: `${media.origin}/photo` } })).toEqual(Buffer.from('the photo'))
+    expect((await refusal(p.download({ ...declared, token: { url: `${media.origin}/page` } }))).refusal).toBe('content-type')
+  })
+
+  it('a live WhatsApp Web message whose URL is not on the WhatsApp CDN is refused before Baileys connects anywhere', async () => {
+    const metadata = await internal()
+    const p = new BaileysProvider({ auth: memoryAuthState(), socket: () => undefined as never })
+    const content = { mediaKey: Buffer.alloc(32, 1), fileSha256: Buffer.alloc(32), fileEncSha256: Buffer.alloc(32), mimetype: 'image/jpeg' }
+    const key = { remoteJid: '15550001111@s.whatsapp.net', fromMe: false, id: 'ABCDEF' }
+    const cases = [
+      // The sender's own URL on an internal address: refused at the address, as an IP literal.
+      { refusal: 'address', imageMessage: { ...content, url: `${metadata.origin}/latest/meta-data/`, directPath: '/latest/meta-data/' } },
+      // A public-looking name off the CDN (it resolves to the metadata service): refused by the allowlist.
+      { refusal: 'url', imageMessage: { ...content, url: 'https://169.254.169.254.nip.io/x', directPath: '/latest/meta-data/' } },
+      // Without a direct path Baileys fetches the URL itself: plain http:// is refused.
+      { refusal: 'url', imageMessage: { ...content, url: `${metadata.origin}/latest/meta-data/` } },
+    ]
+    for (const { refusal: expected, imageMessage } of cases) {
+      expect((await refusal(p.download({ type: 'image', token: { key, message: { imageMessage } } }))).refusal).toBe(expected)
+    }
+    expect(metadata.requests).toEqual([])
   })
 })

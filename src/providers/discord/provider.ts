@@ -9,7 +9,7 @@ import type { REST } from '@discordjs/rest'
 import type { WebSocketManager } from '@discordjs/ws'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import { configuredOrigins, type MediaTestOriginsOption } from '../shared/download.js'
+import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
@@ -131,6 +131,7 @@ export class DiscordProvider implements IProvider {
         hosts: this.#options.mediaRefHosts ?? DISCORD_MEDIA_HOSTS,
         trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
         bytesMax: DISCORD_LIMITS.downloadBytesMax,
+        ...declaredContentTypes(media.mimeType),
       },
     })
   }

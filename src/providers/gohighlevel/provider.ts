@@ -8,7 +8,7 @@
 import type { KeyObject } from 'node:crypto'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
-import type { DownloadPolicy } from '../shared/download.js'
+import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
@@ -118,7 +118,8 @@ export class GoHighLevelProvider implements IProvider {
 
   /** An attachment from its hosted URL (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    return this.#target.api.download(hostedUrlOf('gohighlevel', media), { policy: this.#downloadPolicy })
+    const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
+    return this.#target.api.download(hostedUrlOf('gohighlevel', media), { policy })
   }
 
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {

@@ -7,7 +7,7 @@
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
-import type { DownloadPolicy } from '../shared/download.js'
+import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
@@ -111,7 +111,8 @@ export class GupshupProvider implements IProvider {
 
   /** The media's hosted URL, under the download policy (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    return this.#target.api.download(hostedUrlOf('gupshup', media), { policy: this.#downloadPolicy })
+    const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
+    return this.#target.api.download(hostedUrlOf('gupshup', media), { policy })
   }
 
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {

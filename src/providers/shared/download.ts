@@ -209,12 +209,23 @@ async function readBody(caller: DownloadCaller, response: Response, policy: Down
   return Buffer.concat(chunks)
 }
 
+/**
+ * The content types a download of media the channel declared as `mimeType` may answer with: the
+ * same kind (`image/*` for `image/jpeg`), or an untyped `application/octet-stream`. Undefined
+ * (anything) when the channel declared nothing.
+ */
+export function declaredContentTypes(mimeType: string | undefined): { contentTypes?: readonly string[] } {
+  const kind = /^([a-z]+)\/[\w.+-]+/i.exec(mimeType ?? '')?.[1]?.toLowerCase()
+  return kind ? { contentTypes: [`${kind}/*`, 'application/octet-stream', 'binary/octet-stream'] } : {}
+}
+
 /** Why `header` is not one of `accepted`, or undefined when it is (or nothing is declared). */
 function contentTypeProblem(header: string | undefined, accepted: readonly string[] | undefined): string | undefined {
-  if (!accepted) return undefined
-  const type = (header ?? '').split(';')[0]!.trim().toLowerCase()
+  // A server that names no type contradicts nothing the channel declared.
+  if (!accepted || header === undefined) return undefined
+  const type = header.split(';')[0]!.trim().toLowerCase()
   const ok = accepted.some((entry) => (entry.endsWith('/*') ? type.startsWith(entry.slice(0, -1)) : type === entry))
-  return ok ? undefined : `the content type "${type || 'none'}" is not one the channel serves (${accepted.join(', ')})`
+  return ok ? undefined : `the content type "${type}" is not the declared kind (${accepted.join(', ')})`
 }
 
 /** The option of every provider that downloads media: where a test double serves it. */

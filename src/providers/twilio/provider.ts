@@ -15,7 +15,7 @@ import type {
   StoredMediaRef,
 } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import { configuredOrigins, type MediaTestOriginsOption } from '../shared/download.js'
+import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
@@ -158,6 +158,7 @@ export class TwilioProvider implements IProvider {
           hosts: TWILIO_DOWNLOAD_HOSTS,
           trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins, this.#options.apiOrigin),
           bytesMax: TWILIO_LIMITS.downloadBytesMax,
+          ...declaredContentTypes(media.mimeType),
         },
       },
     )

@@ -9,7 +9,7 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import type { MediaRefCodec } from '../codec.js'
 import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
-import { configuredOrigins, type MediaTestOriginsOption } from '../download.js'
+import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../download.js'
 import { downloadMedia } from '../http.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../http-server.js'
 import { describeError } from '../redact.js'
@@ -141,6 +141,7 @@ export abstract class MessagingPlatformProvider implements IProvider {
         hosts: this.#channel.mediaHosts,
         trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
         bytesMax: this.#channel.downloadBytesMax,
+        ...declaredContentTypes(media.mimeType),
       },
     })
   }

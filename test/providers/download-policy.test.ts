@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MediaUnavailableError } from '../../src/core/provider-errors.js'
+import { addressProblem } from '../../src/providers/index.js'
 import { BaileysProvider } from '../../src/providers/baileys/index.js'
 import { GoHighLevelProvider } from '../../src/providers/gohighlevel/index.js'
 import { GupshupProvider, MediaRefusedError } from '../../src/providers/gupshup/index.js'
@@ -160,5 +161,13 @@ describe('the download policy: what a sender can make a provider fetch', () => {
       expect((await refusal(p.download({ type: 'image', token: { key, message: { imageMessage } } }))).refusal).toBe(expected)
     }
     expect(metadata.requests).toEqual([])
+  })
+
+  it('the address check: loopback, private, link-local, metadata, shared, NAT64 and mapped forms refused; public addresses pass', () => {
+    const refused = ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.100.100.200', '0.0.0.0', '168.63.129.16']
+    const refused6 = ['::1', '::', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe']
+    for (const address of [...refused, ...refused6]) expect(addressProblem(address), address).toBeDefined()
+    for (const address of ['93.184.216.34', '157.240.1.35', '2a03:2880:f10c:83:face:b00c:0:25de'])
+      expect(addressProblem(address), address).toBeUndefined()
   })
 })

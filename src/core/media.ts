@@ -137,6 +137,8 @@ export async function loadMediaOf(
     try {
       return await provider.download(media)
     } catch (error) {
+      // A download the provider's policy refused says why itself, live or replayed.
+      if (error instanceof MediaUnavailableError) throw error
       if (rehydrated.has(media))
         throw new MediaUnavailableError(
           'rehydrate-failed',

@@ -298,4 +298,17 @@ describe('MediaUnavailableError', () => {
     expectUnavailable(seen[1], 'rehydrate-failed')
     expect((seen[1]!.error as MediaUnavailableError).cause).toMatchObject({ code: 'MEDIA_NOT_FOUND' })
   })
+
+  it("`'download-refused'`: a replayed download the provider's download policy refused keeps its own reason", async () => {
+    const seen: Seen[] = []
+    const t = await bots.start({ provider: withMedia(new MockProvider()), durability: fast(), setup: imageHandler(seen) })
+    await t.provider.receive(image(new LiveMessage('img-1')))
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m1')))?.state === 'done')
+    t.provider.download = async () => {
+      throw new MediaUnavailableError('download-refused', 'mock: the host is not on the allowlist')
+    }
+    await t.bot.durability!.replayInbound(recordId('m1'))
+    await waitFor(() => seen.length === 2)
+    expectUnavailable(seen[1], 'download-refused')
+  })
 })

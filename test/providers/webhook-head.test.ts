@@ -109,6 +109,13 @@ describe('webhook servers answer before the body when they can', () => {
     expect(answer.closed || statusOf(answer.text) === 408).toBe(true)
   })
 
+  it('a client that drips its body is cut off by requestTimeoutMs', async () => {
+    const { port } = await gupshupServer({ requestTimeoutMs: 2_000 })
+    const head = `POST /gupshup?token=${SECRET} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"app":`
+    const answer = await exchange(port, head, /^HTTP\/1\.1 408/)
+    expect(answer.closed || statusOf(answer.text) === 408).toBe(true)
+  })
+
   it('connections over maxConnections are closed as they arrive; those within it are served', async () => {
     const { port } = await gupshupServer({ maxConnections: 2 })
     // A body that is not JSON: read, answered 400 by the handler, and the connection kept alive.

@@ -89,10 +89,12 @@ export async function startHttpServer(
   onError: (error: unknown) => void,
 ): Promise<RunningHttpServer> {
   let closing: Promise<void> | undefined
+  const requestTimeout = options.requestTimeoutMs ?? WEBHOOK_SERVER_LIMITS.requestTimeoutMs
   const server: Server = createServer(
     {
-      headersTimeout: options.headersTimeoutMs ?? WEBHOOK_SERVER_LIMITS.headersTimeoutMs,
-      requestTimeout: options.requestTimeoutMs ?? WEBHOOK_SERVER_LIMITS.requestTimeoutMs,
+      // The headers are part of the request: their timeout is never the longer one (Node refuses that).
+      headersTimeout: Math.min(options.headersTimeoutMs ?? WEBHOOK_SERVER_LIMITS.headersTimeoutMs, requestTimeout),
+      requestTimeout,
       connectionsCheckingInterval: WEBHOOK_SERVER_LIMITS.timeoutCheckIntervalMs,
     },
     (req, res) => {

@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import { WEBHOOK_SERVER_LIMITS, type WebhookServerLimits } from '../../src/providers/index.js'
+import { EvolutionProvider } from '../../src/providers/evolution/index.js'
 import { GoHighLevelProvider } from '../../src/providers/gohighlevel/index.js'
 import { GupshupProvider } from '../../src/providers/gupshup/index.js'
 import { TwilioProvider } from '../../src/providers/twilio/index.js'
@@ -94,6 +95,19 @@ describe('webhook servers answer before the body when they can', () => {
     const ghl = new GoHighLevelProvider({ token: 'ghl-token', locationId: 'loc-1', webhook: { port: 0, host: '127.0.0.1', publicKey } })
     await bots.start({ provider: ghl, durability: { backend: new MemoryDurability() } }, () => undefined)
     expect(statusOf((await exchange(Number(new URL(ghl.webhookOrigin!).port), announcing('/gohighlevel'))).text)).toBe(401)
+  })
+
+  it('a header secret is checked before the body: a forged Evolution token is 401', async () => {
+    const evolution = new EvolutionProvider({
+      apiUrl: 'http://127.0.0.1:9',
+      instance: 'bot',
+      apiKey: 'evolution-api-key-0123456789',
+      webhook: { port: 0, host: '127.0.0.1', jwtKey: 'evolution-jwt-key-0123456789' },
+    })
+    await bots.start({ provider: evolution, durability: { backend: new MemoryDurability() } }, () => undefined)
+    const port = Number(new URL(evolution.webhookOrigin!).port)
+    expect(statusOf((await exchange(port, announcing('/evolution'))).text)).toBe(401)
+    expect(statusOf((await exchange(port, announcing('/evolution', { authorization: 'Bearer a.b.c' }))).text)).toBe(401)
   })
 
   it('POST // is a 404, not a 500 and a logged error', async () => {

@@ -136,7 +136,7 @@ export class BaileysProvider implements IProvider {
       logger: this.#options.socketConfig?.logger ?? silentLogger(),
       bytesMax: this.#options.downloadBytesMax ?? BAILEYS_LIMITS.downloadBytesMax,
       timeoutMs: this.#options.downloadTimeoutMs ?? BAILEYS_LIMITS.downloadTimeoutMs,
-      trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
+      trustedOrigins: configuredOrigins('baileys', this.#options.mediaTestOrigins),
     })
   }
 

@@ -129,7 +129,7 @@ export class DiscordProvider implements IProvider {
     return downloadMedia({ channel: 'discord', timeoutMs: this.#timeoutMs(), secrets: [this.#options.token] }, url, {
       policy: {
         hosts: this.#options.mediaRefHosts ?? DISCORD_MEDIA_HOSTS,
-        trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
+        trustedOrigins: configuredOrigins('discord', this.#options.mediaTestOrigins),
         bytesMax: DISCORD_LIMITS.downloadBytesMax,
         ...declaredContentTypes(media.mimeType),
       },

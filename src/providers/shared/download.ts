@@ -16,7 +16,7 @@
  */
 import { Agent, fetch, type Response } from 'undici'
 import { AddressRefusedError, addressProblem, publicOnlyLookup } from './address.js'
-import { MediaDownloadError, MediaRefusedError } from './errors.js'
+import { MediaDownloadError, MediaRefusedError, ProviderConfigError } from './errors.js'
 import { describeError } from './redact.js'
 import { hostMatches, isIpLiteral } from './url.js'
 
@@ -238,9 +238,20 @@ export interface MediaTestOriginsOption {
   mediaTestOrigins?: readonly string[]
 }
 
-/** The exact origins of `mediaTestOrigins` and of any other configured URL (an API root a test double serves). */
-export function configuredOrigins(...values: (readonly string[] | string | undefined)[]): string[] {
-  return values
-    .flatMap((value) => (value === undefined ? [] : typeof value === 'string' ? [value] : [...value]))
-    .map((url) => new URL(url).origin)
+/**
+ * The exact origins of `mediaTestOrigins` and of any other configured URL (an API root a test
+ * double serves); a value that is not a URL is the channel's `ProviderConfigError`.
+ */
+export function configuredOrigins(channel: string, ...values: (readonly string[] | string | undefined)[]): string[] {
+  const urls = values.flatMap((value) => (value === undefined ? [] : typeof value === 'string' ? [value] : [...value]))
+  return urls.map((url) => {
+    try {
+      return new URL(url).origin
+    } catch {
+      throw new ProviderConfigError(
+        channel,
+        `"${url}" is not a URL: mediaTestOrigins and API roots are origins such as http://127.0.0.1:8080`,
+      )
+    }
+  })
 }

@@ -74,7 +74,7 @@ export class TikTokProvider implements IProvider {
     // The API's download URLs and stickers come from TikTok's CDNs; a configured API root (a test double) is trusted as given.
     this.#downloadPolicy = {
       hosts: [...(options.mediaRefHosts ?? TIKTOK_MEDIA_HOSTS), 'tiktok.com'],
-      trustedOrigins: configuredOrigins(options.mediaTestOrigins, options.apiRoot),
+      trustedOrigins: configuredOrigins('tiktok', options.mediaTestOrigins, options.apiRoot),
       bytesMax: TIKTOK_LIMITS.downloadBytesMax,
     }
   }

@@ -156,7 +156,7 @@ export class TwilioProvider implements IProvider {
         headers: { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}` },
         policy: {
           hosts: TWILIO_DOWNLOAD_HOSTS,
-          trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins, this.#options.apiOrigin),
+          trustedOrigins: configuredOrigins('twilio', this.#options.mediaTestOrigins, this.#options.apiOrigin),
           bytesMax: TWILIO_LIMITS.downloadBytesMax,
           ...declaredContentTypes(media.mimeType),
         },

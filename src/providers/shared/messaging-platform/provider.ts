@@ -139,7 +139,7 @@ export abstract class MessagingPlatformProvider implements IProvider {
     return downloadMedia(caller, url, {
       policy: {
         hosts: this.#channel.mediaHosts,
-        trustedOrigins: configuredOrigins(this.#options.mediaTestOrigins),
+        trustedOrigins: configuredOrigins(this.#channel.channel, this.#options.mediaTestOrigins),
         bytesMax: this.#channel.downloadBytesMax,
         ...declaredContentTypes(media.mimeType),
       },

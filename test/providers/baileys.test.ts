@@ -7,6 +7,8 @@
  * outbox's classes; media downloaded and decrypted, an expired file re-requested from the phone,
  * view-once media not journaled unless asked; and the end-to-end run through a durable Bot.
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { downloadMediaMessage } from 'baileys'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
@@ -149,6 +151,26 @@ describe('BaileysProvider: sends', () => {
 })
 
 describe('BaileysProvider: media', () => {
+  it('a CDN answer redirecting off the CDN (to an internal server), or more than 3 times, is refused; the internal server is never asked', async () => {
+    const p = await provider()
+    const asked: string[] = []
+    const internal = createServer((req, res) => void (asked.push(req.url ?? ''), res.end('ami-id')))
+    await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve))
+    try {
+      const message = await fake!.imageMessage('IMG9', Buffer.from('a photo'))
+      const url = `https://mmg.whatsapp.net${message.message!.imageMessage!.directPath}`
+      fake!.cdn.redirects.set(url, `http://127.0.0.1:${(internal.address() as AddressInfo).port}/latest/meta-data/`)
+      const off = await p.download({ type: 'image', token: message }).catch((e: unknown) => e)
+      expect(off).toMatchObject({ code: 'MEDIA_UNAVAILABLE', reason: 'download-refused', refusal: 'url' })
+      for (let i = 0; i < 4; i++) fake!.cdn.redirects.set(i === 0 ? url : `${url}&hop=${i}`, `${url}&hop=${i + 1}`)
+      const loop = await p.download({ type: 'image', token: message }).catch((e: unknown) => e)
+      expect(loop).toMatchObject({ code: 'MEDIA_UNAVAILABLE', refusal: 'redirects' })
+      expect(asked).toEqual([])
+    } finally {
+      await new Promise<void>((resolve) => internal.close(() => resolve()))
+    }
+  })
+
   it('an expired CDN file is re-requested from the sender’s phone, live and again on a replay from the journal', async () => {
     const { bot, fake, media } = await baileysBot()
     const photo = Buffer.from('an old photo')

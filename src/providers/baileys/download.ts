@@ -10,7 +10,7 @@
  */
 import type { Readable } from 'node:stream'
 import type { WAMessage } from 'baileys'
-import { checkedDispatcher } from '../shared/download.js'
+import { checkedDispatcher, refusalIn } from '../shared/download.js'
 import { MediaDownloadError, MediaRefusedError } from '../shared/errors.js'
 import { describeError } from '../shared/redact.js'
 import type { BaileysLogger, BaileysModule, BaileysSocket } from './client.js'
@@ -57,7 +57,9 @@ export async function downloadMedia(message: WAMessage, deps: DownloadDeps): Pro
     ])
   } catch (error) {
     stream?.destroy()
-    if (error instanceof MediaDownloadError || error instanceof MediaRefusedError) throw error
+    if (error instanceof MediaDownloadError) throw error
+    const refused = refusalIn('baileys', error)
+    if (refused) throw refused
     const status = disconnectCode(error)
     throw new MediaDownloadError('baileys', describeError(error, []), {
       ...(status !== undefined ? { status } : {}),
@@ -107,7 +109,7 @@ function fetchOptions(message: WAMessage, deps: DownloadDeps): { options: Reques
     bytesMax: deps.bytesMax,
   })
   // Node's fetch takes an undici dispatcher; the DOM's RequestInit does not name it.
-  return { options: (dispatcher ? { dispatcher } : {}) as RequestInit }
+  return { options: { dispatcher } as RequestInit }
 }
 
 /** The media content of a message, through the wrappers Baileys reads. */

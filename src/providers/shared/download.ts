@@ -14,7 +14,7 @@
  * A refusal is a `MediaRefusedError` (a `MediaUnavailableError`) naming what was refused; an answer
  * the media server gave (404, 500) or a failed connection is a `MediaDownloadError` as before.
  */
-import { Agent, fetch, type Response } from 'undici'
+import { Agent, fetch, getGlobalDispatcher, type Dispatcher, type Response } from 'undici'
 import { AddressRefusedError, addressProblem, publicOnlyLookup } from './address.js'
 import { MediaDownloadError, MediaRefusedError, ProviderConfigError } from './errors.js'
 import { describeError } from './redact.js'
@@ -112,12 +112,50 @@ async function followHops(
 }
 
 /**
- * Checks `url` as the first hop of a download another library makes (Baileys): the refusal when the
- * policy refuses it, else the dispatcher to hand that library's `fetch` (undefined for a configured
- * origin, which connects as this process does), whose connections check every address.
+ * The dispatcher to hand the `fetch` of a library that downloads by itself (Baileys), for one
+ * download: each request it is asked to make, the first and every redirect, is a hop checked
+ * like ours (at most `redirectsMax` redirects), then connects through the checked connections, or
+ * as this process does for a configured origin. A refused hop fails that library's `fetch` with the
+ * `MediaRefusedError` as its cause (`refusalIn` finds it). `url` is checked at once: its refusal
+ * is thrown before the library connects anywhere.
  */
-export function checkedDispatcher(channel: string, url: string, policy: DownloadPolicy): Agent | undefined {
-  return checkedHop(channel, url, policy).trusted ? undefined : CHECKED
+export function checkedDispatcher(channel: string, url: string, policy: DownloadPolicy): Agent {
+  checkedHop(channel, url, policy)
+  return new HopCheckingDispatcher(channel, policy)
+}
+
+/** The refusal behind a failed `fetch` (`fetch failed`, caused by a hop or an address refused), if any. */
+export function refusalIn(channel: string, error: unknown): MediaRefusedError | undefined {
+  for (let depth = 0; depth < 5 && error instanceof Error; depth++) {
+    if (error instanceof MediaRefusedError) return error
+    if (error instanceof AddressRefusedError)
+      return new MediaRefusedError(channel, 'address', `the media host ${error.hostname} is refused: ${error.detail}`)
+    error = error.cause
+  }
+  return undefined
+}
+
+/** An Agent that opens no connection of its own: it checks each request, then hands it on. */
+class HopCheckingDispatcher extends Agent {
+  #requests = 0
+  constructor(
+    private readonly channel: string,
+    private readonly policy: DownloadPolicy,
+  ) {
+    super()
+  }
+
+  override dispatch(options: Agent.DispatchOptions, handler: Dispatcher.DispatchHandlers): boolean {
+    try {
+      const redirectsMax = this.policy.redirectsMax ?? DOWNLOAD_LIMITS.redirectsMax
+      if (++this.#requests > redirectsMax + 1) throw new MediaRefusedError(this.channel, 'redirects', `more than ${redirectsMax} redirects`)
+      const hop = checkedHop(this.channel, new URL(options.path, String(options.origin)).href, this.policy)
+      return (hop.trusted ? getGlobalDispatcher() : CHECKED).dispatch(options, handler)
+    } catch (error) {
+      handler.onError?.(error as Error)
+      return true
+    }
+  }
 }
 
 /** `url` as a hop, or the refusal naming why it may not be fetched. */
@@ -158,19 +196,10 @@ async function get(caller: DownloadCaller, hop: Hop, headers: Record<string, str
     // A configured origin connects as this process does (its global dispatcher: a test double's routing).
     return await fetch(hop.url, { headers, redirect: 'manual', signal, ...(hop.trusted ? {} : { dispatcher: CHECKED }) })
   } catch (error) {
-    const refused = refusedAddressIn(error)
-    if (refused) throw new MediaRefusedError(caller.channel, 'address', `the media host ${refused.hostname} is refused: ${refused.detail}`)
+    const refused = refusalIn(caller.channel, error)
+    if (refused) throw refused
     throw new MediaDownloadError(caller.channel, describeError(error, caller.secrets), { retryable: true, cause: error })
   }
-}
-
-/** The address refusal behind a failed fetch (`fetch failed`, caused by the connection's error), if any. */
-function refusedAddressIn(error: unknown): AddressRefusedError | undefined {
-  for (let depth = 0; depth < 5 && error instanceof Error; depth++) {
-    if (error instanceof AddressRefusedError) return error
-    error = error.cause
-  }
-  return undefined
 }
 
 /** The body of a final answer, refusing a failed status, a content type outside the policy, or more than `bytesMax`. */

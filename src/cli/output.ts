@@ -3,11 +3,13 @@
  * result is exactly one JSON document on stdout with `-o json` (`--json`), one JSON value a line
  * with `-o jsonl` (human messages then go to stderr), and otherwise a view (render.ts): compact
  * tables that fit a terminal's width, plain aligned columns off one. Colour only on a terminal and
- * never with NO_COLOR. Every human line has the backend URL's password scrubbed from it.
+ * never with NO_COLOR. Every human line has the backend URL's password scrubbed from it and its
+ * control characters escaped (services/terminal-text.ts).
  */
 import { createInterface } from 'node:readline'
 import { scrubSecrets } from '../backends/gateway/open.js'
 import { BotmeshError } from '../core/errors.js'
+import { escapeControls } from './services/terminal-text.js'
 import { renderBlock, type Block, type Canvas, type Tone } from './render.js'
 import { TABLE_LIMITS } from './table-fit.js'
 
@@ -211,6 +213,6 @@ export class Output {
   }
 
   #scrub(text: string): string {
-    return scrubSecrets(text, this.#secrets)
+    return escapeControls(scrubSecrets(text, this.#secrets))
   }
 }

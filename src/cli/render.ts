@@ -2,9 +2,11 @@
  * How a human view's blocks become text. On a terminal a table is compact (a bold header line, one
  * line a row, no borders or separators) and fits the terminal's width (see table-fit.ts); field
  * values wrap under their label. Off a terminal a table is plain aligned columns of whole values,
- * so grep and awk see everything.
+ * so grep and awk see everything. Every text, field and cell has its secrets scrubbed and its control
+ * characters escaped (services/terminal-text.ts): record content never drives the terminal.
  */
 import wrapAnsi from 'wrap-ansi'
+import { escapeControls } from './services/terminal-text.js'
 import { cutCell, fitColumns, padding, TABLE_LIMITS, type FitColumn } from './table-fit.js'
 
 /** Colours a cell or a line may ask for; dropped when colour is off. */
@@ -41,7 +43,7 @@ export interface Canvas {
 export function renderBlock(block: Block, canvas: Canvas): string {
   if ('text' in block) {
     // A line of prose wraps at the terminal's width (words kept whole where they fit), never cut.
-    const text = canvas.scrub(block.text)
+    const text = shown(block.text, canvas)
     return `${canvas.paint(canvas.terminal ? wrapAnsi(text, canvas.width, { hard: true, trim: false }).replace(/ +$/gm, '') : text, block.tone)}\n`
   }
   if ('fields' in block) return renderFields(block.fields, canvas)
@@ -56,7 +58,7 @@ function renderFields(fields: [string, string | number | null | undefined][], ca
   const indent = ' '.repeat(labelWidth + TABLE_LIMITS.gap)
   return fields
     .map(([label, value]) => {
-      const text = canvas.scrub(String(value ?? '-'))
+      const text = shown(String(value ?? '-'), canvas)
       const lines = canvas.terminal ? wrapAnsi(text, valueWidth, { hard: true, trim: true }).split('\n') : [text]
       return `${canvas.paint(label.padEnd(labelWidth), 'bold')}${' '.repeat(TABLE_LIMITS.gap)}${lines.join(`\n${indent}`)}\n`
     })
@@ -116,5 +118,10 @@ function plainTable(columns: Column<never>[], rows: unknown[], canvas: Canvas): 
 
 function cellText(column: Column<never>, row: never, canvas: Canvas): string {
   const value = column.value(row)
-  return canvas.scrub(value === null || value === undefined ? '-' : String(value).replace(/\s+/g, ' '))
+  return shown(value === null || value === undefined ? '-' : String(value).replace(/\s+/g, ' '), canvas)
+}
+
+/** Text as it may reach the terminal: secrets scrubbed, control characters escaped. */
+function shown(text: string, canvas: Canvas): string {
+  return escapeControls(canvas.scrub(text))
 }

@@ -1,8 +1,11 @@
 /**
  * Small pure formatters the dashboard's components share: compact counts, rates, ages, clock
- * times, sparklines and fixed-width columns that always fit the terminal's width.
+ * times, sparklines and fixed-width columns that always fit the terminal's width. Every text a
+ * component shows goes through `fit`, `fitMiddle` or `wrap`, which escape control characters
+ * (services/terminal-text.ts) before they measure: record content never drives the terminal.
  */
 import { duration } from '../../cli/services/show.js'
+import { escapeControls } from '../../cli/services/terminal-text.js'
 
 export { duration }
 
@@ -45,14 +48,16 @@ export function sparkline(values: readonly number[], width: number): string {
 }
 
 /** Cuts `text` to `width` characters, ending in … when cut. */
-export function fit(text: string, width: number): string {
+export function fit(raw: string, width: number): string {
   if (width <= 0) return ''
+  const text = escapeControls(raw)
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`
 }
 
 /** Cuts `text` to `width` characters keeping both ends: "sqlite:/very/lo…/bot.db". */
-export function fitMiddle(text: string, width: number): string {
+export function fitMiddle(raw: string, width: number): string {
   if (width <= 0) return ''
+  const text = escapeControls(raw)
   if (text.length <= width) return text
   const head = Math.ceil((width - 1) / 2)
   return `${text.slice(0, head)}…${text.slice(text.length - (width - 1 - head))}`
@@ -111,7 +116,7 @@ export function row(cells: readonly string[], widths: readonly number[], specs: 
 export function wrap(text: string, width: number): string[] {
   if (width <= 0) return []
   const lines: string[] = []
-  for (const paragraph of text.split('\n')) {
+  for (const paragraph of escapeControls(text).split('\n')) {
     let line = ''
     for (const word of paragraph.split(' ')) {
       let rest = word

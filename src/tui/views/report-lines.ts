@@ -5,6 +5,7 @@
  */
 import type { ErrorGroup } from '../../cli/services/error-groups.js'
 import type { RecordSummary } from '../../cli/services/records.js'
+import { escapeControls } from '../../cli/services/terminal-text.js'
 import { duration, wrap } from './format.js'
 import type { Snapshot } from '../io/snapshot.js'
 import type { ReportId } from '../state/model.js'
@@ -27,7 +28,8 @@ export function reportOf(report: ReportId, snapshot: Snapshot | undefined, now: 
  * a ` · ` (the command that retries a group, the last error) on lines of its own under it, wrapped
  * rather than cut so the command can be copied whole.
  */
-export function rowLines(row: string, width: number): string[] {
+export function rowLines(raw: string, width: number): string[] {
+  const row = escapeControls(raw)
   if (row.length <= width) return [row]
   const [head = '', ...parts] = row.split(' · ')
   const indent = width >= 40 ? ' '.repeat(ROW_INDENT) : ''

@@ -24,6 +24,7 @@ export interface GlobalFlags {
   output?: string
   connectTimeout?: string
   keys?: string
+  insecureKeysFile?: boolean
 }
 
 /** Which scope a command works in: one named, one bot's, or the only one there is. */
@@ -66,7 +67,7 @@ export function resolveCliConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv): Cl
   }
   const format = outputFormat(flags)
   const target = parseBackendUrl(backend)
-  const keys = loadKeys(flags.keys, env)
+  const keys = loadKeys(flags.keys, env, { insecure: flags.insecureKeysFile === true })
   return {
     backend,
     backendFrom,

@@ -95,7 +95,14 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
       '--connect-timeout <duration>',
       `give up opening a server backend after this long (env BOTMESH_CONNECT_TIMEOUT; default ${CONNECT_TIMEOUT_DEFAULT})`,
     )
-    .option('--keys <file>', 'encryption keys to open sealed records with, as durability.encryption in JSON (env BOTMESH_ENCRYPTION_KEYS)')
+    .option(
+      '--keys <file>',
+      'encryption keys to open sealed records with, as durability.encryption in JSON (env BOTMESH_ENCRYPTION_KEYS); the file must be readable by its owner only (chmod 600)',
+    )
+    .option(
+      '--insecure-keys-file',
+      'read a --keys file even when its group or others may read or write it (refused otherwise, as ssh does)',
+    )
     .configureOutput(io.out.commanderOutput())
     .exitOverride()
     .showSuggestionAfterError()
@@ -122,6 +129,7 @@ const ROOT_EXAMPLES = [
   'botmesh show <record id>',
   'botmesh replay --all-dead --error ETIMEDOUT --dry-run',
   'botmesh inbox list --state failed -o jsonl | jq .id',
+  'botmesh show <record id> --keys keys.json   # keys.json: chmod 600',
 ]
 
 const BACKENDS_HELP = `${helpList('Backend URLs', [

@@ -155,6 +155,8 @@ export const ERROR_CODES = {
   SCOPE_REQUIRED: 'SCOPE_REQUIRED',
   /** The scope asked for is not in the backend. */
   SCOPE_UNKNOWN: 'SCOPE_UNKNOWN',
+  /** The `--keys` file is open to its group or to others; refused unless `--insecure-keys-file` (`KeysFileInsecureError`). */
+  KEYS_FILE_INSECURE: 'KEYS_FILE_INSECURE',
   /** A command ran and found failures it has already reported (`ReportedFailure`). */
   CHECK_FAILED: 'CHECK_FAILED',
   /** An import file or stream is not valid; nothing was imported. */

@@ -44,7 +44,7 @@ async function sealedJournal(dir: string): Promise<{ url: string; planted: strin
 
 function keyFile(dir: string, name: string, keys: Record<string, string>, current: string): string {
   const path = join(dir, name)
-  writeFileSync(path, JSON.stringify({ keys, current }))
+  writeFileSync(path, JSON.stringify({ keys, current }), { mode: 0o600 })
   return path
 }
 
@@ -92,7 +92,7 @@ describe('botmesh on an encrypted journal', () => {
     const dir = tempDir()
     const { url } = await sealedJournal(dir)
     const notJson = join(dir, 'bad.json')
-    writeFileSync(notJson, `k1=${K1}`)
+    writeFileSync(notJson, `k1=${K1}`, { mode: 0o600 })
     const short = keyFile(dir, 'short.json', { k1: K1.slice(0, 20) }, 'k1')
     const runs = [
       await botmesh(['--backend', url, '--keys', notJson, 'stats']),

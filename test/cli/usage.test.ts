@@ -121,6 +121,21 @@ describe.concurrent('bad backend URLs: one clear line, exit 2, nothing touched',
       expect(run.stderr).toContain('***')
     }
   })
+
+  it('hides all of a password that holds a raw @ (the user-info ends at the last @), in the table and --json', async () => {
+    const runs = await Promise.all([
+      botmesh(['stats', '--backend', 'redis://bot:S3cr@tPass@127.0.0.1:1']),
+      botmesh(['stats', '--backend', 'redis://bot:S3cr@tPass@127.0.0.1:1', '--json']),
+      botmesh(['stats', '--backend', 'postgres://bot:S3cr@tPass@127.0.0.1:1/test']),
+      botmesh(['stats', '--backend', 'postgres://bot:S3cr@tPass@127.0.0.1:1/test', '--json']),
+      botmesh(['stats', '--backend', 'redis://bot:S3cr@tPass@127.0.0.1:1/0x']),
+    ])
+    for (const run of runs) {
+      expect(run.code).toBe(2)
+      expect(run.stderr + run.stdout).not.toMatch(/S3cr|tPass/)
+      expect(run.stderr).toContain('bot:***@127.0.0.1:1')
+    }
+  })
 })
 
 describe.concurrent('where the backend comes from', () => {

@@ -72,19 +72,27 @@ export function parseBackendUrl(input: string): BackendTarget {
   )
 }
 
+/**
+ * A URL's user-info ends at the LAST `@` before the host, as the WHATWG URL parser (and so every
+ * driver) reads it: in `redis://bot:S3cr@tPass@host` the password is `S3cr@tPass`, all of it.
+ * Groups: the scheme and `//`, the user and its `:`, the password.
+ */
+const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@:]*:)([^/?#]*)@/i
+
 /** The URL with the password of its user-info (and any `password=` parameter) replaced by `***`. */
 export function redactBackendUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@?#]*?:)[^@/?#]*@/i, '$1***@').replace(/([?&](?:password|pass|pwd)=)[^&#]*/gi, '$1***')
+  return url.replace(USER_INFO, '$1$2***@').replace(/([?&](?:password|pass|pwd)=)[^&#]*/gi, '$1***')
 }
 
-/** Every password a URL holds, raw and percent-decoded, longest first (so a longer one is scrubbed whole). */
+/** Every password a URL holds, raw, percent-decoded and as the URL parser writes it, longest first (so a longer one is scrubbed whole). */
 export function secretsOf(url: string): string[] {
   const found = new Set<string>()
-  const userInfo = /^[a-z][a-z0-9+.-]*:\/\/([^/@?#]*)@/i.exec(url)?.[1]
-  const colon = userInfo?.indexOf(':') ?? -1
-  if (userInfo && colon >= 0) found.add(userInfo.slice(colon + 1))
+  const password = USER_INFO.exec(url)?.[3]
+  if (password !== undefined) found.add(password)
   for (const match of url.matchAll(/[?&](?:password|pass|pwd)=([^&#]*)/gi)) found.add(match[1]!)
   for (const secret of [...found]) {
+    // The parser writes a raw `@` as %40 (a driver's error may echo that form), and a percent-escape decoded.
+    found.add(secret.replaceAll('@', '%40'))
     try {
       found.add(decodeURIComponent(secret))
     } catch {

@@ -3,15 +3,16 @@
  * `npm pack` and `npm publish` run this first (package.json "prepack"): dist/ is built, so a tarball
  * packed from a fresh clone ships the code and its declarations. A complete build newer than every
  * source is kept as it is (CI builds once, then packs several times); anything else is rebuilt with
- * `npm run build`: no dist/, a build without declarations (the test runs' quick one), or a source
- * changed since.
+ * `npm run build`: no dist/, a build without declarations (the test runs' quick one), a declaration
+ * not yet through scripts/optional-peer-types.mjs, or a source changed since.
  */
 import { execSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { MARKER } from './optional-peer-types.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json']
+const INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'scripts/optional-peer-types.mjs']
 
 /** Every file package.json's exports and bin point at in dist/. */
 export function builtFiles(pkg) {
@@ -28,6 +29,8 @@ export function staleBecause(root) {
   const oldest = Math.min(...files.map((file) => statSync(join(root, file)).mtimeMs))
   const newest = Math.max(...INPUTS.map((input) => newestMtime(join(root, input))))
   if (newest > oldest) return 'a source is newer than the build'
+  const store = join(root, 'dist', 'backends', 'sqlite', 'index.d.ts')
+  if (existsSync(store) && !readFileSync(store, 'utf8').includes(MARKER)) return 'the declarations were not marked for optional peers'
   return undefined
 }
 

@@ -86,6 +86,11 @@ describe('instances', () => {
 })
 
 describe('show', () => {
+  it('says what an explicit key means: one send of the bot, whatever the chat', async () => {
+    const [shown] = jsonOf<{ why: string }[]>(await botmesh(['show', 'out-sent-old', '--json', '--scope', SCOPE, '--backend', url]))
+    expect(shown!.why).toContain('it names this one send of the bot, whatever the chat')
+  })
+
   it("counts attempts against the running bot's limits (from its heartbeat), or says the limit is unknown", async () => {
     const [shown] = jsonOf<{ why: string }[]>(await botmesh(['show', 'in-failed', '--json', '--scope', SCOPE, '--backend', url]))
     expect(shown!.why).toContain('attempt 2 of 3.')

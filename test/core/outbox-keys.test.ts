@@ -44,6 +44,20 @@ describe('Rule 1: `options.idempotencyKey` when you pass one', () => {
     expect(t.bot.durability!.metrics()).toMatchObject({ outboxJournaled: 1, outboxDeduped: 1 })
   })
 
+  it('an explicit key names one send of the bot, whatever the chat: another chat under it gets nothing, and the logger is told', async () => {
+    const t = await bots.start({ durability: fast() })
+    await t.bot.send('c1', 'Your code is 1234', { idempotencyKey: 'code:1' })
+    const other = await t.bot.send('c2', 'Your code is 5678', { idempotencyKey: 'code:1' })
+    await t.bot.enqueue('c3', 'Your code is 9999', { idempotencyKey: 'code:1' })
+    await t.bot.idle()
+    expect(other).toMatchObject({ key: 'code:1', deduped: true })
+    expect(t.provider.sent.map((s) => s.chatId)).toEqual(['c1'])
+    const told = t.warnings.filter((w) => w.includes('idempotency key "code:1" names a send to chat "c1"'))
+    expect(told).toHaveLength(2)
+    expect(told[0]).toContain('nothing went to "c2"')
+    expect(told[1]).toContain('nothing went to "c3"')
+  })
+
   it('explicit keys are never compared: the key you pass names the send', async () => {
     const t = await bots.start({ durability: fast() })
     await t.bot.send('c1', 'Invoice 42', { idempotencyKey: 'invoice:42' })

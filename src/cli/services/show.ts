@@ -76,7 +76,7 @@ export async function showRecord(
         kind,
         version: found.version,
         record,
-        why: whyOutbox(record, now, budget, previousPart),
+        why: whyOutbox(record, now, budget, previousPart) + (record.keySource === 'explicit' ? EXPLICIT_KEY : ''),
         ...(previousPart && { previousPart }),
       })
     }
@@ -103,6 +103,10 @@ export function whyInbox(record: InboxRecord, now: number, budget: AttemptBudget
       return `dead since ${iso(record.updatedAt)} after ${record.attempts} run(s)${because(record)}; botmesh replay ${record.id} runs it again with a fresh budget.`
   }
 }
+
+/** What an explicit key means, said with every send journaled under one. */
+const EXPLICIT_KEY =
+  ' Its key was given by the caller (explicit): it names this one send of the bot, whatever the chat, so a send to another chat under the same key is answered from this record and nothing goes there (the bot logs a warning when that happens).'
 
 /** Why a send is not going out now. */
 export function whyOutbox(

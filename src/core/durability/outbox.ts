@@ -65,7 +65,7 @@ export class Outbox {
     // Neither step needs a promise on the common path (a fresh derived key, no before('send') hooks).
     const quick = quickKey(send)
     const resolved = quick ?? (await lookupKey(this.engine, send))
-    if ('answer' in resolved) return this.#answerFromOutbox(resolved.answer, true)
+    if ('answer' in resolved) return this.#answerFromOutbox(this.#forChat(resolved.answer, send), true)
     const hooked = send.beforeSend(send.content)
     const content = hooked instanceof Promise ? await hooked : hooked
     if (this.delivery.isStandby()) return this.#leaveToLeader(send, resolved, content)
@@ -77,7 +77,7 @@ export class Outbox {
     )
     // The key was taken meanwhile (another holder journaled it): answer from its record, outside our
     // own in-flight mark, or a send in flight elsewhere would wait on this very promise forever.
-    if ('taken' in outcome) return this.#answerFromOutbox(outcome.taken, true)
+    if ('taken' in outcome) return this.#answerFromOutbox(this.#forChat(outcome.taken, send), true)
     return outcome
   }
 
@@ -116,7 +116,7 @@ export class Outbox {
     const resolved = quickKey(send) ?? (await lookupKey(this.engine, send))
     if ('answer' in resolved) {
       this.engine.metrics.increment('outboxDeduped')
-      return { key: resolved.answer?.key ?? send.key.key }
+      return { key: this.#forChat(resolved.answer, send)?.key ?? send.key.key }
     }
     return this.enqueueResolved(send, resolved, await send.beforeSend(send.content))
   }
@@ -212,6 +212,19 @@ export class Outbox {
       record = record.nextPart ? (await this.engine.journal.read('outbox', [record.nextPart]))[0]?.record : undefined
     }
     return ids
+  }
+
+  /**
+   * An explicit key names one send of the bot, whatever the chat: a send to another chat under a key
+   * already journaled is answered from that record and nothing goes to it, which the logger is told.
+   */
+  #forChat(record: OutboxRecord | undefined, send: OutboxSend): OutboxRecord | undefined {
+    if (record && record.chatId !== send.chatId)
+      this.engine.events.warn(
+        `durability: idempotency key "${record.key}" names a send to chat "${record.chatId}"; a send to chat "${send.chatId}" ` +
+          `under it was answered from that record and nothing went to "${send.chatId}" (keys are per bot: make explicit keys unique per chat)`,
+      )
+    return record
   }
 
   async #claimByKey(key: string): Promise<HeldRecord<'outbox'> | undefined> {

@@ -43,10 +43,27 @@ function caseNamed(name: string): CrashCase {
 }
 
 describe('crash matrix runner: every case ends with a verdict', () => {
+  it('a message that crashes every run: generations go on until it is dead-lettered, and the two behind it are answered once, in order', async () => {
+    for (const policy of ['skip', 'resend'] as const) {
+      const name = `a message that crashes every run, two behind it (${policy})`
+      const result = await runCrashCase(recordingFactory().factory, caseNamed(name))
+      expect(result.problems, name).toEqual([])
+      // One crash per charged run of its head (inbox.maxAttempts, 3), and the run that finds it dead.
+      expect(result.generations, name).toBe(4)
+      expect(result.crashed, name).toBe(true)
+      expect(
+        result.misses.filter((miss) => miss.send.startsWith('c-crashloop')),
+        name,
+      ).toEqual([])
+    }
+  }, 60_000)
+
   it('a crash armed at the graceful stop (the heartbeat removal, "before instances.beat #2") ends the generation, and the next one recovers', async () => {
     // The random case the CLI's `--random 20 --seed 1` draws, which used to hang the whole run.
-    const testCase = randomCase(1049664919)!
-    expect(testCase.name).toBe('random seed 1049664919: before instances.beat #2 (resend)')
+    const drawn = randomCase(1049664919)!
+    expect(drawn.name).toBe('random seed 1049664919: before instances.beat #2 (resend) + a crash loop')
+    // The crash at the graceful stop alone, as the CLI drew it before the crash loop was drawn too.
+    const testCase = { ...drawn, crashLoop: false }
     const { factory, cleaned, created } = recordingFactory()
     const result = await runCrashCase(factory, testCase)
     expect(result.problems).toEqual([])

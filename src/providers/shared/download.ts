@@ -40,6 +40,7 @@ export interface DownloadPolicy {
 
 /** Who downloads: the channel named in errors, the deadline, and what no error may quote. */
 export interface DownloadCaller {
+  /** The channel downloading, as refusals name it (`gupshup`, `twilio`, …). */
   channel: string
   /** The longest the download may take, every hop and the body together. */
   timeoutMs: number

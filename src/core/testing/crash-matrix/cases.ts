@@ -1,10 +1,15 @@
 /**
  * The cases of the crash matrix: every crash point, before and after it, under both ambiguity
- * policies, plus seeded random cases. A point that only exists after a crash (settling an abandoned
- * send as unknown) is reached by crashing first where the send is left abandoned.
+ * policies, plus a message that crashes the process on every run (crash-loop.ts), and seeded
+ * random cases (a quarter of them with that message too). A point that only exists after a crash
+ * (settling an abandoned send as unknown) is reached by crashing first where the send is left
+ * abandoned.
  */
 import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
-import { pick, seededRandom } from './random.js'
+import { pick, seededDraw, seededRandom } from './random.js'
+
+/** The share of random cases that deliver the crash-loop chat too. */
+const CRASH_LOOP_SHARE = 0.25
 
 /** Where one generation of the bot crashes: before or after a crash point's nth occurrence. */
 export interface CrashStep {
@@ -26,10 +31,15 @@ export interface CrashCase {
   crashes: CrashStep[]
   /** Drives timing and redelivery choices; random cases also drew their crash from it. */
   seed: number
-  /** The crash the case is about (the last of `crashes`). */
-  target: CrashStep
+  /** The crash the case is about (the last of `crashes`; none for a crash loop alone). */
+  target?: CrashStep
   /** A random case: its seed alone stands for it (see randomCase). */
   random?: boolean
+  /**
+   * The workload's crash-loop chat is delivered too (crash-loop.ts): a message that crashes the
+   * process on every run, with two behind it; the case's generations go on until it is dead-lettered.
+   */
+  crashLoop?: boolean
 }
 
 export const POLICIES = ['skip', 'resend'] as const
@@ -52,6 +62,7 @@ export function deterministicCases(policies: readonly ('skip' | 'resend')[] = PO
         cases.push({ name: `${when} ${point} (${policy})`, policy, crashes: [...before, target], seed, target })
       }
     }
+    cases.push({ name: `a message that crashes every run, two behind it (${policy})`, policy, crashes: [], seed, crashLoop: true })
   }
   return cases
 }
@@ -75,12 +86,15 @@ export function randomCase(caseSeed: number, policies: readonly ('skip' | 'resen
   const before = precursors(point, policy)
   if (!before) return undefined
   const target: CrashStep = { point, when: random() < 0.5 ? 'before' : 'after', nth: pick(random, 1, 3) }
+  // Drawn apart from the sequence above, so the cases of earlier seeds stay what they were.
+  const crashLoop = seededDraw(caseSeed, 'crash loop') < CRASH_LOOP_SHARE
   return {
-    name: `random seed ${caseSeed}: ${target.when} ${point} #${target.nth} (${policy})`,
+    name: `random seed ${caseSeed}: ${target.when} ${point} #${target.nth} (${policy})${crashLoop ? ' + a crash loop' : ''}`,
     policy,
     crashes: [...before, target],
     seed: caseSeed,
     target,
     random: true,
+    ...(crashLoop && { crashLoop }),
   }
 }

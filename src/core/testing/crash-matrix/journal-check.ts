@@ -1,9 +1,11 @@
 /** The crash matrix's check of the journal a case leaves: everything settled, the poisoned message dead, content sealed when it should be. */
 import type { DurabilityBackend, Journal } from '../../durability/backend.js'
+import { inboxRecordId } from '../../durability/keys.js'
 import { INBOX_STATES, OUTBOX_STATES, recordKey } from '../../durability/records.js'
 import { SEALED_FIELDS } from '../../encryption/record-sealer.js'
 import { isSealed } from '../../encryption/sealed-text.js'
 import { inboxRecord, outboxRecord } from '../conformance/fixtures.js'
+import { crashLoopHead } from './crash-loop.js'
 
 /** The scope the workload bot works in. */
 export const WORKLOAD_SCOPE = 'default/default/crash-matrix/default'
@@ -48,7 +50,8 @@ export async function unsettledCounts(journal: Journal): Promise<{ inbox: number
 }
 
 /**
- * The journal must end settled: every inbound done (the poisoned one dead), no send left pending.
+ * The journal must end settled: every inbound done (the poisoned one and a crash loop's head dead,
+ * nothing else), no send left pending.
  * Sends left unknown are ambiguous even when the crash swallowed their 'durability:ambiguous' event;
  * each is added to `ambiguous` (counted once, as the event would have been).
  */
@@ -56,7 +59,7 @@ export async function journalProblems(
   backend: DurabilityBackend,
   scopeId: string,
   ambiguous: Map<string, number>,
-  options: { sealed?: boolean } = {},
+  options: { sealed?: boolean; crashLoop?: boolean } = {},
 ): Promise<string[]> {
   await backend.start()
   try {
@@ -75,9 +78,12 @@ export async function journalProblems(
         `outbox not settled: ${JSON.stringify(outbox)}: ${stuck.map((f) => JSON.stringify({ ...f.record, payload: undefined, fingerprint: undefined })).join(' ')}`,
       )
     }
-    const [poison] = await journal.read('inbox', ['c-poison.1'])
-    if (poison && poison.record.state !== 'dead')
-      problems.push(`the poisoned message is ${poison.record.state}, not dead: ${JSON.stringify(poison.record)}`)
+    // Only the poisoned message (its store always fails) and a crash loop's head end dead: nothing behind them.
+    const mustDie = [inboxRecordId('mock', 'c-poison', 'c-poison.1'), ...(options.crashLoop ? [crashLoopHead()] : [])]
+    const dead = (await journal.list('inbox', { state: 'dead', limit: 100 })).map((found) => found.record.id)
+    for (const id of mustDie) if (!dead.includes(id)) problems.push(`${id} is not dead`)
+    const wrongly = dead.filter((id) => !mustDie.includes(id))
+    if (wrongly.length > 0) problems.push(`dead-lettered, though only ${mustDie.join(' and ')} should be: ${wrongly.join(', ')}`)
     const [expiredInbox] = await journal.read('inbox', [EXPIRED.inbox])
     const [expiredOutbox] = await journal.read('outbox', [EXPIRED.outbox])
     if (expiredInbox || expiredOutbox) problems.push("retention left yesterday's expired records in the journal")

@@ -22,6 +22,7 @@ import { journalExpiredTraffic, journalProblems, WORKLOAD_SCOPE } from './journa
 import { CRASH_CASE_LIMITS, type CrashCaseLimits } from './limits.js'
 import { seededRandom } from './random.js'
 import { SimulatedTime } from './simulated-time.js'
+import { CRASH_LOOP_CHAT, CRASH_LOOP_GENERATIONS, crashLoopHandler, crashLoopMessages, crashLoopSends } from './crash-loop.js'
 import { expectedSends, scriptProvider, workloadBot, workloadMessages, WorkloadStore, WORKLOAD_TEXT_LIMIT } from './workload.js'
 
 /** Makes the backend for a case, and the backend a restarted process would open after a crash. */
@@ -113,7 +114,7 @@ export async function runCrashCase(
     time?.stop()
     if (left) problems.push(left.message)
   }
-  const counts = tally(expectedSends(), run.accepted(), run.ambiguous)
+  const counts = tally([...expectedSends(), ...(testCase.crashLoop ? crashLoopSends() : [])], run.accepted(), run.ambiguous)
   // A case cut off before its end lost nothing yet: only a case that ran to the end gets the oracle's verdict.
   if (finished) problems.push(...violations(counts, testCase.policy))
   return {
@@ -175,13 +176,15 @@ class CaseRun {
   async execute(): Promise<string[]> {
     const { testCase, factory } = this
     const store = new WorkloadStore()
-    const chats = workloadMessages()
+    const chats = testCase.crashLoop ? [...workloadMessages(), crashLoopMessages()] : workloadMessages()
     const acknowledged = new Set<string>()
+    // A crash loop's generations go on past the armed crashes, until its head is dead-lettered and the bot stops.
+    const lastGeneration = testCase.crashes.length + (testCase.crashLoop ? CRASH_LOOP_GENERATIONS : 0)
     await this.#adopt(factory.create())
     // A sealed journal's purge writes only when it deletes (a plain one is one backend call either
     // way): with encryption on, yesterday's traffic gives retention something to delete.
     if (this.encryption) await journalExpiredTraffic(this.#backend!, WORKLOAD_SCOPE)
-    for (let generation = 0; generation <= testCase.crashes.length; generation++) {
+    for (let generation = 0; generation <= lastGeneration; generation++) {
       this.generations = generation + 1
       const step = testCase.crashes[generation]
       const wrapped = crashable(this.#backend!)
@@ -198,22 +201,34 @@ class CaseRun {
         onAmbiguous: testCase.policy,
         encryption: this.encryption,
         clock: this.clock,
+        ...(testCase.crashLoop && { crashLoop: crashLoopHandler(wrapped.journal(WORKLOAD_SCOPE), () => wrapped.crashNow()) }),
       })
       bot.on('durability:ambiguous', ({ key }: { key: string }) => this.ambiguous.set(key, (this.ambiguous.get(key) ?? 0) + 1))
       this.step = `generation ${generation} (${step ? `armed ${step.when} ${step.point} #${step.nth ?? 1}` : 'runs to the end'})`
-      const messages = generation === 0 ? chats : redeliveries(chats, acknowledged, testCase.seed, generation)
+      // The crash loop's chat is delivered again whole after every crash, as nothing of it was acknowledged for good.
+      const messages =
+        generation === 0
+          ? chats
+          : redeliveries(chats, acknowledged, testCase.seed, generation).map((again, n) =>
+              chats[n]![0]?.chatId === CRASH_LOOP_CHAT ? chats[n]! : again,
+            )
       const outcome = await this.#unlessCutOff(
         runGeneration(bot, provider, wrapped, messages, acknowledged, this.settleTimeoutMs, { seed: testCase.seed, generation }),
       )
       if (outcome === 'stopped') break
-      if (generation === testCase.crashes.length - 1) this.crashedTarget = true
+      if (generation === testCase.crashes.length - 1 || (testCase.crashes.length === 0 && generation === 0)) this.crashedTarget = true
       this.step = `restarting after generation ${generation} crashed`
       // A killed process's last writes land (or fail) moments after it died; the restarted one starts after that.
       await this.#unlessCutOff(within(wrapped.quiet(), this.settleTimeoutMs))
       if (factory.restart) await this.#adopt(factory.restart(this.#backend!))
     }
     this.step = 'checking the journal'
-    return this.#unlessCutOff(journalProblems(this.#backend!, WORKLOAD_SCOPE, this.ambiguous, { sealed: this.encryption !== undefined }))
+    return this.#unlessCutOff(
+      journalProblems(this.#backend!, WORKLOAD_SCOPE, this.ambiguous, {
+        sealed: this.encryption !== undefined,
+        crashLoop: testCase.crashLoop === true,
+      }),
+    )
   }
 
   /** Abandons the case: the generation running dies as at a crash, and nothing after it starts. */

@@ -17,6 +17,7 @@ import type { InboundEvent } from '../../provider.js'
 import { MemoryStore, type Store } from '../../store.js'
 import type { MockProvider } from '../mock-provider.js'
 import { inboxRecordId } from '../../durability/keys.js'
+import { CRASH_LOOP_CHAT, CRASH_LOOP_TEXT, WORKLOAD_MAX_ATTEMPTS } from './crash-loop.js'
 
 /** The channel's text limit in the workload: small, so replies split. */
 export const WORKLOAD_TEXT_LIMIT = 24
@@ -30,7 +31,7 @@ const DEFERRED = 'enqueued text whose first part fails once, later parts wait'
  * completing, so a crash can fall while a chat's next message runs ahead of the previous one's
  * completion (message-run.ts), a persistent flow's steps among them.
  */
-export const BURST_CHATS: ReadonlySet<string> = new Set(['c-burst', 'c-flowburst'])
+export const BURST_CHATS: ReadonlySet<string> = new Set(['c-burst', 'c-flowburst', CRASH_LOOP_CHAT])
 
 /** Messages per chat, delivered in order within a chat. */
 export function workloadMessages(): InboundEvent[][] {
@@ -155,6 +156,8 @@ export interface WorkloadBotOptions {
   encryption?: EncryptionOptions
   /** The engine's clock (`durability.clock`): simulated time's, when the case runs on it. */
   clock?: () => number
+  /** The handler of the crash loop's head (crash-loop.ts), in a case that delivers that chat. */
+  crashLoop?: () => Promise<void>
 }
 
 /** The bot under test: short leases and backoffs so a case runs in a fraction of a second. */
@@ -171,7 +174,7 @@ export function workloadBot(options: WorkloadBotOptions): Bot {
       instanceId: 'crash-matrix-1',
       pollMs: 10,
       retention: '1h',
-      inbox: { leaseMs: 300, maxAttempts: 3, backoff: { baseMs: 5, capMs: 20, jitter: 0 } },
+      inbox: { leaseMs: 300, maxAttempts: WORKLOAD_MAX_ATTEMPTS, backoff: { baseMs: 5, capMs: 20, jitter: 0 } },
       outbox: { retries: 3, backoff: { baseMs: 5, capMs: 20, jitter: 0 }, inlineMaxMs: 40, onAmbiguous: options.onAmbiguous, leaseMs: 300 },
     },
   })
@@ -205,6 +208,7 @@ export function workloadBot(options: WorkloadBotOptions): Bot {
       })
       .persistent(),
   )
+  if (options.crashLoop) bot.when(text(CRASH_LOOP_TEXT), options.crashLoop)
   bot.when(TEXT, (ctx) => ctx.reply(ctx.message.text ?? ''))
   return bot
 }

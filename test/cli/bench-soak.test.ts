@@ -67,6 +67,7 @@ describe('bench --duration (the soak)', () => {
         messagesFailed: 0,
         firstError: null,
         messagesUnanswered: 0,
+        messagesOutOfOrder: 0,
         stoppedEarly: false,
       })
       // Every message wrote an inbox and an outbox record; retention deleted some while the run went on.

@@ -88,6 +88,8 @@ export interface SoakSummary {
   firstError: string | null
   /** Sent but still unanswered once the run had waited drainTimeoutMs for them. */
   messagesUnanswered: number
+  /** Replies that reached their chat after the reply to a later message of it (0: every chat kept its order). */
+  messagesOutOfOrder: number
   /** Answered per second over the run. */
   messagesPerSecond: number
   p50Ms: number
@@ -179,6 +181,7 @@ async function soak(label: string, instances: string, parts: SoakParts, onSample
       messagesFailed: driver.failed,
       firstError: driver.firstError ?? null,
       messagesUnanswered: driver.inFlight,
+      messagesOutOfOrder: provider.outOfOrder,
       messagesPerSecond: seconds > 0 ? round(answeredInTime / seconds, 1) : 0,
       p50Ms: round(p50Ms!, 2),
       p99Ms: round(p99Ms!, 2),

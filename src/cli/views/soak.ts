@@ -73,6 +73,7 @@ export function soakSummaryView(summary: SoakSummary): Block[] {
         ['answered', `${summary.messagesAnswered} (${summary.messagesPerSecond} msg/s; p50 ${summary.p50Ms} ms, p99 ${summary.p99Ms} ms)`],
         ['failed', summary.messagesFailed === 0 ? '0' : `${summary.messagesFailed} (first: ${summary.firstError})`],
         ['unanswered', summary.messagesUnanswered],
+        ['out of order', `${summary.messagesOutOfOrder} (replies that reached a chat after a later message's)`],
         ['purged', `${summary.recordsPurged} records`],
         ['records, last half', spreadLine(flatness.journalRecords, 1, '')],
         ['RSS, last half', spreadLine(flatness.rssBytes, MB, ' MB')],

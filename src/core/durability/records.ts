@@ -82,16 +82,9 @@ export interface InboxRecord {
   lastError: ErrorInfo | null
   /** When it was admitted, in ms since the epoch. */
   createdAt: number
-  /**
-   * Its place in its chat's order (chat-order.ts), taken at admission; an operator's replay gives it
-   * a new one. Absent on records written before sequences: `createdAt` stands for it.
-   */
+  /** Its place in its chat's order (chat-order.ts); a replay gives it a new one. Older records: `createdAt`. */
   seq?: number
-  /**
-   * The chat's message this one was queued behind when it was admitted (unfinished then, in the same
-   * process), or null. A takeover (the sweeper, a restart, another replica) runs this one only once
-   * that one is finished, so a chat's lane moves as one.
-   */
+  /** The chat's unfinished message it was queued behind at admission: a takeover runs that one first (lane-takeover.ts). */
   after?: string | null
   /** When it last changed, in ms since the epoch. */
   updatedAt: number

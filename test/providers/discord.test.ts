@@ -106,7 +106,7 @@ describe('DiscordProvider: receiving', () => {
     const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex')
     const { p, bot, handled } = await discordBot(new MemoryDurability(), {
       gateway: false,
-      interactions: { port: 0, host: '127.0.0.1', publicKey: raw },
+      interactions: { port: 0, host: '127.0.0.1', publicKey: raw, clock: () => 1_700_000_000_000 },
     })
     const post = (body: object, key = privateKey, timestamp = '1700000000') => {
       const text = JSON.stringify(body)

@@ -13,7 +13,13 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
-import { MediaDownloadError, ProviderConfigError, TelegramApiError, TelegramProvider } from '../../src/providers/telegram/index.js'
+import {
+  MediaDownloadError,
+  ProviderConfigError,
+  TelegramApiError,
+  TelegramProvider,
+  WeakWebhookSecretError,
+} from '../../src/providers/telegram/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { FakeTelegram } from './fixtures/fake-telegram.js'
@@ -206,5 +212,20 @@ describe('TelegramProvider: Bot API failures', () => {
   it('refuses a malformed token or webhook secret when constructed', () => {
     expect(() => new TelegramProvider({ token: 'not-a-token' })).toThrow(ProviderConfigError)
     expect(() => new TelegramProvider({ token: TOKEN, webhook: { port: 0, secretToken: 'has spaces' } })).toThrow(ProviderConfigError)
+  })
+
+  it('refuses a webhook secret under 16 characters, never starting, with a WeakWebhookSecretError', () => {
+    for (const secretToken of ['q', 'fifteen-chars-x', '']) {
+      let thrown: unknown
+      try {
+        new TelegramProvider({ token: TOKEN, webhook: { port: 0, secretToken } })
+      } catch (error) {
+        thrown = error
+      }
+      expect(thrown).toBeInstanceOf(WeakWebhookSecretError)
+      expect(thrown).toMatchObject({ code: 'PROVIDER_CONFIG_INVALID', channel: 'telegram', option: 'webhook.secretToken' })
+      if (secretToken) expect((thrown as Error).message).not.toContain(secretToken)
+    }
+    expect(() => new TelegramProvider({ token: TOKEN, webhook: { port: 0, secretToken: 'sixteen-chars-xx' } })).not.toThrow()
   })
 })

@@ -158,6 +158,11 @@ describe('WppconnectProvider: sends and downloads', () => {
     const wrong = await failure(wppconnect({ token: 'wrong-token-of-some-length' }))
     expect(wrong).toMatchObject({ code: 'CHANNEL_UNAUTHORIZED', retryable: false })
     expect(wrong.message).not.toContain('wrong-token-of-some-length')
+    // The detail is redacted before it is cut to 300 characters: a cut through the token leaves none of it.
+    fake.failNext(json(500, { message: `${'x'.repeat(278)}${TOKEN}` }))
+    const cut = await failure(p)
+    expect(cut.message).toContain('xxxx')
+    expect(cut.message).not.toContain(TOKEN.slice(0, 8))
     const calls = fake.requests.length
     expect(await failure(p, 'x'.repeat(4097))).toBeInstanceOf(PayloadTooLargeError)
     expect(

@@ -21,4 +21,5 @@ export {
   MediaRefusedError,
   type MediaRefusal,
   ProviderConfigError,
+  WeakWebhookSecretError,
 } from '../shared/errors.js'

@@ -2,7 +2,8 @@
  * The interactions endpoint, for a bot that takes button presses over HTTP instead of the gateway.
  * Discord signs each request with the application's Ed25519 key (`X-Signature-Ed25519` over
  * `X-Signature-Timestamp` + the raw body): without those headers a request is 401 before its body is
- * read; a bad signature is 401 once it is read, and journals nothing. A ping is
+ * read; a bad signature is 401 once it is read, and journals nothing. A signed timestamp more than
+ * 5 minutes from the clock, or a signature already taken, is 401 too (a replay). A ping is
  * answered with a pong; a button press is acknowledged (`DEFERRED_UPDATE_MESSAGE`) only after the
  * inbox journaled it. Without that answer within 3 seconds the user sees the press fail and may
  * press again (a new interaction).
@@ -10,6 +11,7 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto'
 import type { InboundEvent } from '../../core/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
+import { isFresh, REPLAY_LIMITS, type ReplayCache } from '../shared/replay.js'
 import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { INTERACTION_TYPES, interactionEventOf, type DiscordInteraction } from './events.js'
 
@@ -42,14 +44,36 @@ export function interactionsHead(head: WebhookHead, deps: { path: string }): Web
   return undefined
 }
 
+/** What the interactions endpoint needs from its provider. */
+export interface InteractionsDeps {
+  path: string
+  key: KeyObject
+  /** The clock (ms since the epoch). */
+  now: () => number
+  /** The signatures already taken. */
+  replays: ReplayCache
+  sink: (event: InboundEvent) => Promise<void>
+}
+
+/**
+ * Whether a validly signed request is fresh and new: its `X-Signature-Timestamp` (seconds) within
+ * 5 minutes of `now`, and its signature not taken before (held until the timestamp is stale).
+ */
+export function freshInteraction(request: WebhookRequest, deps: Pick<InteractionsDeps, 'now' | 'replays'>): boolean {
+  const timestamp = request.headers['x-signature-timestamp'] as string
+  const signedAt = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : NaN
+  const now = deps.now()
+  if (!isFresh(signedAt, now)) return false
+  const signature = (request.headers['x-signature-ed25519'] as string).toLowerCase()
+  return deps.replays.firstSight(signature, signedAt + REPLAY_LIMITS.freshnessMs, now)
+}
+
 /** Handles one request to the interactions endpoint. */
-export async function handleInteractions(
-  request: WebhookRequest,
-  deps: { path: string; key: KeyObject; sink: (event: InboundEvent) => Promise<void> },
-): Promise<WebhookResponse> {
+export async function handleInteractions(request: WebhookRequest, deps: InteractionsDeps): Promise<WebhookResponse> {
   const early = interactionsHead(request, deps)
   if (early) return early
   if (!validInteractionSignature(request, deps.key)) return { status: 401, body: 'invalid request signature' }
+  if (!freshInteraction(request, deps)) return { status: 401, body: 'stale or replayed request' }
   let interaction: DiscordInteraction
   try {
     interaction = JSON.parse(request.body.toString('utf8')) as DiscordInteraction

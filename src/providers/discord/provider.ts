@@ -13,6 +13,7 @@ import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } 
 import { downloadMedia } from '../shared/http.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
+import { ReplayCache } from '../shared/replay.js'
 import { loadGateway, loadRest } from './client.js'
 import { discordError } from './errors.js'
 import { receiveFromGateway } from './gateway.js'
@@ -41,6 +42,10 @@ export interface DiscordProviderOptions extends MediaTestOriginsOption {
     publicKey: string
     /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
     limits?: WebhookServerLimits
+    /** The clock a signed timestamp is checked against (ms since the epoch; tests set it). @default Date.now */
+    clock?: () => number
+    /** The most signatures remembered to refuse a replay. @default REPLAY_LIMITS.entriesMax (10 000) */
+    replayEntriesMax?: number
   }
   /** The REST API root (a proxy, a test double). @default 'https://discord.com/api' */
   apiRoot?: string
@@ -81,7 +86,7 @@ export class DiscordProvider implements IProvider {
     if (interactions) {
       const key = interactionsKey(interactions.publicKey)
       const path = interactions.path ?? '/interactions'
-      const deps = { path, key, sink }
+      const deps = { path, key, sink, now: interactions.clock ?? Date.now, replays: new ReplayCache(interactions.replayEntriesMax) }
       this.#server = await startHttpServer(
         {
           port: interactions.port,

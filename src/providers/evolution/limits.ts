@@ -16,4 +16,6 @@ export const EVOLUTION_LIMITS = {
   webhookBodyBytesMax: 16 * 1024 * 1024,
   /** How far a webhook token's `iat`/`exp` may be off this machine's clock. @default 60 s */
   webhookClockSkewMs: 60_000,
+  /** The longest validity (`exp` - `iat`) a webhook token may have; Evolution issues ten minutes. @default 10 min */
+  webhookTokenLifetimeMaxMs: 10 * 60_000,
 } as const

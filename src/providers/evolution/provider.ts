@@ -7,6 +7,8 @@
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { ReplayCache } from '../shared/replay.js'
+import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
@@ -37,6 +39,10 @@ export interface EvolutionProviderOptions {
     jwtKey: string
     /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
     limits?: WebhookServerLimits
+    /** The clock a token's `iat` and `exp` are checked against (ms since the epoch; tests set it). @default Date.now */
+    clock?: () => number
+    /** The most tokens remembered to refuse a replay. @default REPLAY_LIMITS.entriesMax (10 000) */
+    replayEntriesMax?: number
   }
   /** The longest an API call or a download may take. @default EVOLUTION_LIMITS.requestTimeoutMs (30 s) */
   requestTimeoutMs?: number
@@ -58,8 +64,7 @@ export class EvolutionProvider implements IProvider {
     for (const key of ['apiUrl', 'instance', 'apiKey'] as const) {
       if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('evolution', `${key} is required`)
     }
-    if (typeof options.webhook?.jwtKey !== 'string' || options.webhook.jwtKey.length < 16)
-      throw new ProviderConfigError('evolution', 'webhook.jwtKey is required (at least 16 characters, the jwt_key of the webhook headers)')
+    checkWebhookSecret('evolution', 'webhook.jwtKey', options.webhook?.jwtKey, { lengthMax: 1024, anyCharacters: true })
     if (!/^https?:\/\//.test(options.apiUrl)) throw new ProviderConfigError('evolution', 'apiUrl must be an http(s) URL')
     this.#options = options
     const api = new HttpApi({
@@ -80,7 +85,8 @@ export class EvolutionProvider implements IProvider {
   async start(sink: InboundSink): Promise<void> {
     const { webhook, instance } = this.#options
     const path = webhook.path ?? '/evolution'
-    const deps = { path, jwtKey: webhook.jwtKey, instance, now: Date.now, sink }
+    const replays = new ReplayCache(webhook.replayEntriesMax)
+    const deps = { path, jwtKey: webhook.jwtKey, instance, now: webhook.clock ?? Date.now, replays, sink }
     this.#server = await startHttpServer(
       {
         port: webhook.port,

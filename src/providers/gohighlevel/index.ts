@@ -20,4 +20,5 @@ export {
   MediaRefusedError,
   type MediaRefusal,
   ProviderConfigError,
+  WeakWebhookSecretError,
 } from '../shared/errors.js'

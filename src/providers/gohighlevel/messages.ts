@@ -29,6 +29,10 @@ export interface GoHighLevelWebhook {
   attachments?: string[]
   /** When HighLevel recorded the message: an ISO 8601 date-time. */
   dateAdded?: string
+  /** When HighLevel sent the webhook (ISO 8601, or ms since the epoch); signed with the body. */
+  timestamp?: string | number
+  /** The webhook delivery's id; signed with the body. */
+  webhookId?: string
 }
 
 /** The inbound event of a webhook for `locationId` and `messageType`, or undefined for anything else. */

@@ -11,6 +11,7 @@ import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
+import { ReplayCache } from '../shared/replay.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { goHighLevelFailure } from './errors.js'
@@ -40,6 +41,10 @@ export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
     publicKey: string
     /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
     limits?: WebhookServerLimits
+    /** The clock a webhook's `timestamp` is checked against (ms since the epoch; tests set it). @default Date.now */
+    clock?: () => number
+    /** The most webhook ids remembered to refuse a replay. @default REPLAY_LIMITS.entriesMax (10 000) */
+    replayEntriesMax?: number
   }
   /** The API root (a test double, a proxy). @default 'https://services.leadconnectorhq.com' */
   apiRoot?: string
@@ -93,7 +98,8 @@ export class GoHighLevelProvider implements IProvider {
     const { webhook, locationId } = this.#options
     const path = webhook.path ?? '/gohighlevel'
     const messageType = this.#target.messageType
-    const deps = { path, publicKey: this.#publicKey, locationId, messageType, sink }
+    const replays = new ReplayCache(webhook.replayEntriesMax)
+    const deps = { path, publicKey: this.#publicKey, locationId, messageType, now: webhook.clock ?? Date.now, replays, sink }
     this.#server = await startHttpServer(
       {
         port: webhook.port,

@@ -1,7 +1,8 @@
 /**
  * The HighLevel webhook: each POST must carry HighLevel's signature of the raw body: without the
  * signature header it is refused with 401 before its body is read; with a wrong signature, with 401
- * once the body is read and before it is parsed. An `InboundMessage` of this location and message
+ * once the body is read and before it is parsed; with a `timestamp` more than 5 minutes off the
+ * clock, or a `webhookId` already taken (a replay), with 401 too. An `InboundMessage` of this location and message
  * type is answered 200 only after the inbox journaled it. Any other answer leaves it to HighLevel's retry; a message
  * already journaled is then recognised by its id.
  */
@@ -9,7 +10,8 @@ import type { KeyObject } from 'node:crypto'
 import type { InboundEvent } from '../../core/provider.js'
 import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { inboundOf, type GoHighLevelWebhook } from './messages.js'
-import { signatureHeaderOf, validSignature } from './signature.js'
+import type { ReplayCache } from '../shared/replay.js'
+import { freshWebhook, replayKeyOf, signatureHeaderOf, validSignature } from './signature.js'
 
 /** What the webhook handler needs from its provider. */
 export interface GoHighLevelWebhookDeps {
@@ -17,6 +19,10 @@ export interface GoHighLevelWebhookDeps {
   publicKey: KeyObject
   locationId: string
   messageType: string
+  /** The clock (ms since the epoch). */
+  now: () => number
+  /** The webhook ids (or signatures) already taken. */
+  replays: ReplayCache
   sink: (event: InboundEvent) => Promise<void>
 }
 
@@ -38,16 +44,23 @@ export function gohighlevelWebhookHead(
 export async function handleGoHighLevelWebhook(request: WebhookRequest, deps: GoHighLevelWebhookDeps): Promise<WebhookResponse> {
   const early = gohighlevelWebhookHead(request, deps)
   if (early) return early
-  if (!validSignature(request.headers[signatureHeaderOf(deps.publicKey)], request.body, deps.publicKey))
-    return { status: 401, body: 'invalid signature' }
+  const signature = request.headers[signatureHeaderOf(deps.publicKey)] as string
+  if (!validSignature(signature, request.body, deps.publicKey)) return { status: 401, body: 'invalid signature' }
   let webhook: GoHighLevelWebhook
   try {
     webhook = JSON.parse(request.body.toString('utf8')) as GoHighLevelWebhook
   } catch {
     return { status: 400, body: 'the body is not JSON' }
   }
+  if (typeof webhook !== 'object' || webhook === null) return { status: 400, body: 'the body is not a JSON object' }
+  if (!freshWebhook(webhook, signature, deps.replays, deps.now())) return { status: 401, body: 'stale or replayed webhook' }
   const event = inboundOf(webhook, deps.locationId, deps.messageType)
-  // A rejected sink (the journal is down) throws: the server answers 500 and HighLevel retries.
-  if (event) await deps.sink(event)
+  // A rejected sink (the journal is down) throws: the server answers 500 and HighLevel retries, with
+  // the same webhookId, so it is forgotten.
+  if (event)
+    await deps.sink(event).catch((error: unknown) => {
+      deps.replays.forget(replayKeyOf(webhook, signature))
+      throw error
+    })
   return { status: 200 }
 }

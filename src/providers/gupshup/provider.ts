@@ -6,6 +6,7 @@
  * error.
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { checkWebhookSecret } from '../shared/secret.js'
 import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
@@ -62,8 +63,7 @@ export class GupshupProvider implements IProvider {
     for (const key of ['apiKey', 'app', 'source'] as const) {
       if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('gupshup', `${key} is required`)
     }
-    if (typeof options.webhook?.secret !== 'string' || !/^[\w-]{16,256}$/.test(options.webhook.secret))
-      throw new ProviderConfigError('gupshup', 'webhook.secret is required: 16-256 characters of A-Z, a-z, 0-9, _ and -')
+    checkWebhookSecret('gupshup', 'webhook.secret', options.webhook?.secret)
     this.#options = options
     this.#codec = gupshupMediaRefCodec(options)
     this.#downloadPolicy = hostedDownloadPolicy('gupshup', options, GUPSHUP_LIMITS.downloadBytesMax)

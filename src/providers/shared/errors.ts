@@ -27,6 +27,27 @@ export class ProviderConfigError extends ProviderError {
   }
 }
 
+/** The fewest characters a webhook secret may have. @default 16 */
+export const WEBHOOK_SECRET_LENGTH_MIN = 16
+
+/**
+ * A webhook secret the operator chose is missing, shorter than `WEBHOOK_SECRET_LENGTH_MIN` (16)
+ * characters, or not of the characters the channel allows. A `ProviderConfigError` (code
+ * `PROVIDER_CONFIG_INVALID`, final), thrown by the provider's constructor, so it never starts; the
+ * message names the option, never the value.
+ */
+export class WeakWebhookSecretError extends ProviderConfigError {
+  /** The channel whose option was refused. */
+  readonly channel: string
+  /** The option (`webhook.secret`, `webhook.secretToken`, ...). */
+  readonly option: string
+  constructor(channel: string, option: string, detail: string) {
+    super(channel, `${option} ${detail}`)
+    this.channel = channel
+    this.option = option
+  }
+}
+
 /** A media download failed (the platform refused it, or the media expired). */
 export class MediaDownloadError extends ProviderError {
   /** The HTTP status the platform answered, when there was one. */

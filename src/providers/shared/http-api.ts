@@ -59,16 +59,16 @@ export class HttpApi {
     const response = await fetchChannel(this.options, url, { method, headers, ...(body !== undefined ? { body } : {}) })
     const json = await jsonOf(response)
     if (response.ok) return json as T
-    const detail = (json === undefined ? response.statusText : JSON.stringify(json)).slice(0, DETAIL_LENGTH_MAX) || 'no detail'
+    // Redacted before it is cut: a cut through a secret would leave its first half unredacted.
+    const secrets = this.options.secrets
+    const detail =
+      redact(json === undefined ? response.statusText : JSON.stringify(json), secrets).slice(0, DETAIL_LENGTH_MAX) || 'no detail'
     const failure: HttpFailure = {
       status: response.status,
       body: json,
       retryAfterMs: retryAfterMs(response.headers.get('retry-after'), this.options.rateLimitRetryAfterMsDefault),
       headers: response.headers,
-      what: redact(
-        `${this.options.channel}: ${method} ${new URL(url).pathname} answered ${response.status}: ${detail}`,
-        this.options.secrets,
-      ),
+      what: redact(`${this.options.channel}: ${method} ${new URL(url).pathname} answered ${response.status}: ${detail}`, secrets),
     }
     throw this.options.failure?.(failure) ?? this.#statusFailure(failure)
   }

@@ -10,4 +10,11 @@ export { TELEGRAM_LIMITS } from './limits.js'
 export { telegramMediaRefCodec, type TelegramMediaToken } from './media-ref.js'
 export type { TelegramUpdate, TelegramMessage, TelegramFile } from './updates.js'
 export type { MediaRefCodec } from '../shared/codec.js'
-export { MediaRefInvalidError, MediaDownloadError, MediaRefusedError, type MediaRefusal, ProviderConfigError } from '../shared/errors.js'
+export {
+  MediaRefInvalidError,
+  MediaDownloadError,
+  MediaRefusedError,
+  type MediaRefusal,
+  ProviderConfigError,
+  WeakWebhookSecretError,
+} from '../shared/errors.js'

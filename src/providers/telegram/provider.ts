@@ -14,6 +14,7 @@ import type {
   StoredMediaRef,
 } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { checkWebhookSecret } from '../shared/secret.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { redact } from '../shared/redact.js'
 import { apiSignal, loadGrammy, type Grammy } from './client.js'
@@ -50,7 +51,7 @@ export interface TelegramWebhookOptions {
   host?: string
   /** The path updates are POSTed to. @default '/telegram' */
   path?: string
-  /** The secret Telegram sends in `X-Telegram-Bot-Api-Secret-Token` (1-256 of A-Z a-z 0-9 _ -). */
+  /** The secret Telegram sends in `X-Telegram-Bot-Api-Secret-Token` (16-256 of A-Z a-z 0-9 _ -; shorter is `WeakWebhookSecretError`). */
   secretToken: string
   /** The public HTTPS URL to register with `setWebhook` on start; without it, register it yourself. */
   url?: string
@@ -73,8 +74,7 @@ export class TelegramProvider implements IProvider {
   constructor(options: TelegramProviderOptions) {
     if (!/^\d+:[\w-]+$/.test(options.token ?? ''))
       throw new ProviderConfigError('telegram', 'token must be a bot token from @BotFather (<digits>:<characters>)')
-    if (options.webhook && !/^[\w-]{1,256}$/.test(options.webhook.secretToken ?? ''))
-      throw new ProviderConfigError('telegram', 'webhook.secretToken must be 1-256 characters of A-Z, a-z, 0-9, _ and -')
+    if (options.webhook) checkWebhookSecret('telegram', 'webhook.secretToken', options.webhook.secretToken)
     this.#options = options
     this.#apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '')
   }

@@ -18,4 +18,5 @@ export {
   MediaRefusedError,
   type MediaRefusal,
   ProviderConfigError,
+  WeakWebhookSecretError,
 } from '../shared/errors.js'

@@ -7,6 +7,7 @@
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
 import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
@@ -57,8 +58,7 @@ export class WppconnectProvider implements IProvider {
     for (const key of ['serverUrl', 'session', 'token'] as const) {
       if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('wppconnect', `${key} is required`)
     }
-    if (typeof options.webhook?.secret !== 'string' || !/^[\w-]{16,256}$/.test(options.webhook.secret))
-      throw new ProviderConfigError('wppconnect', 'webhook.secret is required: 16-256 characters of A-Z, a-z, 0-9, _ and -')
+    checkWebhookSecret('wppconnect', 'webhook.secret', options.webhook?.secret)
     if (!/^https?:\/\//.test(options.serverUrl)) throw new ProviderConfigError('wppconnect', 'serverUrl must be an http(s) URL')
     this.#options = options
     const api = new HttpApi({

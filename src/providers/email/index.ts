@@ -8,6 +8,7 @@
  */
 export { EmailProvider, type EmailProviderOptions, type MailServerOptions } from './provider.js'
 export { EMAIL_LIMITS } from './limits.js'
+export { EmailTooLargeError, EmailNotAuthenticatedError, type AuthenticationResultsOption } from './inbound-checks.js'
 export { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
 export type { MediaRefCodec } from '../shared/codec.js'
 export {

@@ -12,6 +12,11 @@ export const EMAIL_LIMITS = {
   pollBatchMax: 100,
   /** How long a send refused for its rate waits (SMTP names no time). @default 60 s */
   rateLimitRetryAfterMs: 60_000,
+  /**
+   * The largest inbound message taken, by the size the server reports before it is fetched (a
+   * 25 MiB attachment is about 34 MiB once base64-encoded). @default 40 MiB
+   */
+  messageBytesMax: 40 * 1024 * 1024,
   /** The largest attachment a download accepts. @default 25 MiB */
   downloadBytesMax: 25 * 1024 * 1024,
 } as const

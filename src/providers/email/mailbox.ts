@@ -8,6 +8,7 @@ import type { ImapFlow, ImapFlowOptions } from 'imapflow'
 import type { InboundEvent } from '../../core/provider.js'
 import type { EmailDrivers } from './client.js'
 import { WakeableSleep } from '../shared/wakeable-sleep.js'
+import { dmarcProblem, EmailNotAuthenticatedError, EmailTooLargeError, type AuthenticationResultsOption } from './inbound-checks.js'
 import { EMAIL_LIMITS } from './limits.js'
 import { inboundOf } from './messages.js'
 
@@ -18,6 +19,10 @@ export interface MailboxDeps {
   mailbox: string
   self: string
   pollMs: number
+  /** The largest message fetched (its `RFC822.SIZE`, asked first). */
+  messageBytesMax: number
+  /** The DMARC check, when the operator asked for one. */
+  authenticationResults: AuthenticationResultsOption | undefined
   sink: (event: InboundEvent) => Promise<void>
   onError: (error: unknown) => void
 }
@@ -84,13 +89,25 @@ export class MailboxPoller {
     const uids = ((await client.search({ seen: false }, { uid: true })) || []).sort((a, b) => a - b).slice(0, EMAIL_LIMITS.pollBatchMax)
     for (const uid of uids) {
       if (this.#stopped) return
-      const message = await client.fetchOne(String(uid), { source: true }, { uid: true })
-      if (!message || !message.source) continue
-      const mail = await this.deps.drivers.simpleParser(message.source)
-      const event = inboundOf(mail, { uid, uidValidity }, this.deps.self)
-      if (event) await this.deps.sink(event)
+      await this.#take(client, uid, uidValidity)
       await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true })
     }
+  }
+
+  /** Hands one message to the sink, unless it is over the size cap (asked before the fetch) or fails the DMARC check. */
+  async #take(client: ImapFlow, uid: number, uidValidity: number): Promise<void> {
+    const sized = await client.fetchOne(String(uid), { size: true }, { uid: true })
+    if (!sized) return
+    const bytes = Number(sized.size)
+    if (!Number.isFinite(bytes) || bytes > this.deps.messageBytesMax)
+      return this.deps.onError(new EmailTooLargeError(uid, bytes, this.deps.messageBytesMax))
+    const message = await client.fetchOne(String(uid), { source: true }, { uid: true })
+    if (!message || !message.source) return
+    const mail = await this.deps.drivers.simpleParser(message.source)
+    const problem = this.deps.authenticationResults && dmarcProblem(mail, this.deps.authenticationResults)
+    if (problem) return this.deps.onError(new EmailNotAuthenticatedError(uid, problem))
+    const event = inboundOf(mail, { uid, uidValidity }, this.deps.self)
+    if (event) await this.deps.sink(event)
   }
 
   /** Waits for new mail, a dropped connection, `stop`, or `ms`. */

@@ -11,6 +11,7 @@ import { describeError } from '../shared/redact.js'
 import { fetchAttachment } from './attachment.js'
 import { loadEmailDrivers, type EmailDrivers } from './client.js'
 import { smtpError } from './errors.js'
+import type { AuthenticationResultsOption } from './inbound-checks.js'
 import { EMAIL_LIMITS } from './limits.js'
 import { MailboxPoller } from './mailbox.js'
 import { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
@@ -56,6 +57,19 @@ export interface EmailProviderOptions {
   pollMs?: number
   /** How long a send the server refused for its rate waits. @default EMAIL_LIMITS.rateLimitRetryAfterMs (60 s) */
   rateLimitRetryAfterMs?: number
+  /**
+   * The largest inbound message taken, by its `RFC822.SIZE`, asked before the message is fetched;
+   * a larger one is flagged `\Seen`, not journaled, and reported (`EmailTooLargeError`).
+   * @default EMAIL_LIMITS.messageBytesMax (40 MiB)
+   */
+  messageBytesMax?: number
+  /**
+   * Take only mail whose `From:` the receiving server authenticated: the first
+   * `Authentication-Results` header of `authservId` must say `dmarc=pass` (for the `From:` domain,
+   * when it names one); other mail is flagged `\Seen`, not journaled, and reported
+   * (`EmailNotAuthenticatedError`). Off by default: the chat is then the unauthenticated `From:`.
+   */
+  authenticationResults?: AuthenticationResultsOption
   /** Where receive failures go (a dropped connection, a journal that refused a message). @default console.error */
   onError?: (error: unknown) => void
 }
@@ -79,6 +93,10 @@ export class EmailProvider implements IProvider {
       if (!server?.host || !Number.isInteger(server.port) || !server.auth?.user || typeof server.auth.pass !== 'string')
         throw new ProviderConfigError('email', `${key} needs host, port and auth { user, pass }`)
     }
+    if (options.messageBytesMax !== undefined && !(Number.isInteger(options.messageBytesMax) && options.messageBytesMax > 0))
+      throw new ProviderConfigError('email', 'messageBytesMax must be a positive integer')
+    if (options.authenticationResults && !/^[^\s;]+$/.test(options.authenticationResults.authservId ?? ''))
+      throw new ProviderConfigError('email', 'authenticationResults.authservId must be a host name (the authserv-id)')
     this.#options = options
     this.#secrets = [options.smtp.auth.pass, options.imap.auth.pass]
   }
@@ -91,6 +109,8 @@ export class EmailProvider implements IProvider {
       mailbox: this.#options.mailbox ?? 'INBOX',
       self: this.#options.address,
       pollMs: this.#options.pollMs ?? EMAIL_LIMITS.pollMs,
+      messageBytesMax: this.#options.messageBytesMax ?? EMAIL_LIMITS.messageBytesMax,
+      authenticationResults: this.#options.authenticationResults,
       sink,
       onError: (error) => this.#reportError(error),
     })

@@ -1,7 +1,9 @@
 /**
  * The IMAP side: a loop that takes the mailbox's unseen messages in UID order, hands each to the
  * sink, and flags it `\Seen` only once the inbox journaled it. A crash or a journal that refuses
- * leaves it unseen, and the next pass takes it again. Between passes the loop waits for the server
+ * leaves it unseen, and the next pass takes it again. A message over the size cap (asked before it
+ * is fetched) or failing the optional DMARC check (`inbound-checks.ts`) is flagged `\Seen` without
+ * being journaled, and reported to `onError`. Between passes the loop waits for the server
  * to announce new mail (IDLE) or `pollMs`. One loop per provider; `stop` ends it and logs out.
  */
 import type { ImapFlow, ImapFlowOptions } from 'imapflow'

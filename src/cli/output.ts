@@ -129,6 +129,12 @@ export class Output {
     stream.write(this.#render({ text, tone }, stream))
   }
 
+  /** A command to copy (a hint of what to run next): never wrapped, indented when it fits whole. */
+  command(command: string, indent = 2): void {
+    const stream = this.json ? this.#streams.stderr : this.#streams.stdout
+    stream.write(this.#render({ command, indent }, stream))
+  }
+
   /** A warning or a note that must not mix with a result: always stderr. */
   note(text: string, tone?: Tone): void {
     this.#streams.stderr.write(this.#render({ text, tone }, this.#streams.stderr))

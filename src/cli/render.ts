@@ -23,6 +23,8 @@ export interface Column<T> extends FitColumn {
 export type Block =
   | { table: { columns: Column<never>[]; rows: unknown[]; empty?: string } }
   | { text: string; tone?: Tone }
+  /** A command to copy: never wrapped; indented when it fits whole with its indent, else on a line of its own from column 0. */
+  | { command: string; indent?: number; tone?: Tone }
   | { fields: [label: string, value: string | number | null | undefined][] }
 
 /** Builds a table block with typed columns. */
@@ -42,9 +44,16 @@ export interface Canvas {
 /** One block as text, ending with a newline. */
 export function renderBlock(block: Block, canvas: Canvas): string {
   if ('text' in block) {
-    // A line of prose wraps at the terminal's width (words kept whole where they fit), never cut.
+    // A line of prose wraps at the terminal's width between words, never inside one: a path, an id
+    // or a URL wider than the terminal goes on a line of its own, whole, so it can be copied.
     const text = shown(block.text, canvas)
-    return `${canvas.paint(canvas.terminal ? wrapAnsi(text, canvas.width, { hard: true, trim: false }).replace(/ +$/gm, '') : text, block.tone)}\n`
+    return `${canvas.paint(canvas.terminal ? wrapAnsi(text, canvas.width, { hard: false, trim: false }).replace(/ +$/gm, '') : text, block.tone)}\n`
+  }
+  if ('command' in block) {
+    const text = shown(block.command, canvas)
+    const indent = ' '.repeat(block.indent ?? 0)
+    const fits = !canvas.terminal || indent.length + text.length <= canvas.width
+    return `${canvas.paint(fits ? indent + text : text, block.tone)}\n`
   }
   if ('fields' in block) return renderFields(block.fields, canvas)
   const { columns, rows, empty } = block.table

@@ -22,6 +22,8 @@ export interface DemoOptions {
   crashAfterMs?: number
   /** Where the story goes, line by line. */
   print(line: string): void
+  /** Where a command to copy goes (the "Try next" hints), whole; by default `print` indented by two spaces. */
+  command?(command: string): void
 }
 
 export interface DemoSummary {
@@ -108,11 +110,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   options.print('')
   // Each hint names the backend the demo used, so it works as pasted whatever --backend was.
   const backend = `--backend ${shellWord(`sqlite:${given}`)}`
+  const command = options.command ?? ((line: string) => options.print(`  ${line}`))
   options.print('Try next:')
-  options.print(`  npx botmesh stats ${backend}`)
-  options.print(`  npx botmesh dlq list ${backend}`)
-  if (summary.deadInbox[0]) options.print(`  npx botmesh replay ${shellWord(summary.deadInbox[0])} ${backend}`)
-  if (summary.deadOutbox[0]) options.print(`  npx botmesh retry ${shellWord(summary.deadOutbox[0])} ${backend}`)
+  command(`npx botmesh stats ${backend}`)
+  command(`npx botmesh dlq list ${backend}`)
+  if (summary.deadInbox[0]) command(`npx botmesh replay ${shellWord(summary.deadInbox[0])} ${backend}`)
+  if (summary.deadOutbox[0]) command(`npx botmesh retry ${shellWord(summary.deadOutbox[0])} ${backend}`)
   return summary
 }
 

@@ -43,10 +43,16 @@ export function registerDemo(program: Command, cli: Cli): void {
       if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0)
         throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
       const live = options.dashboard && !config.json && process.stdin.isTTY && process.stdout.isTTY
-      const { file: chosen, startOver, note } = await demoFile(cli, file)
+      const { file: chosen, startOver, note } = await demoFile(cli, file, !live)
       const summary = live
         ? await demoWithDashboard(cli, chosen, crashAfterMs, startOver, note)
-        : await runDemo({ file: chosen, startOver, crashAfterMs, print: (line) => cli.out.info(line) })
+        : await runDemo({
+            file: chosen,
+            startOver,
+            crashAfterMs,
+            print: (line) => cli.out.info(line),
+            command: (line) => cli.out.command(line),
+          })
       if (config.json) cli.out.result(summary, () => [])
     })
 }
@@ -55,7 +61,7 @@ export function registerDemo(program: Command, cli: Cli): void {
  * The file this demo journals to. An earlier demo's journal may hold what an operator re-queued:
  * on a terminal the demo asks before deleting it; otherwise (or on no) it takes a fresh file and says which.
  */
-async function demoFile(cli: Cli, asked: string): Promise<{ file: string; startOver: boolean; note?: string }> {
+async function demoFile(cli: Cli, asked: string, sayNote: boolean): Promise<{ file: string; startOver: boolean; note?: string }> {
   const records = await earlierDemoRecords(asked)
   const startOver =
     records > 0 &&
@@ -66,7 +72,8 @@ async function demoFile(cli: Cli, asked: string): Promise<{ file: string; startO
     ))
   const choice = await chooseDemoFile(asked, startOver)
   const note = keptNote(choice)
-  if (note) cli.out.info(note, 'yellow')
+  // Before the dashboard it would be covered: the dashboard's run says it once, after quitting.
+  if (note && sayNote) cli.out.info(note, 'yellow')
   return { file: choice.file, startOver, note }
 }
 
@@ -80,8 +87,15 @@ async function demoWithDashboard(
 ): Promise<DemoSummary> {
   const logFile = join(dirname(resolve(file)), 'demo.log')
   const log = createWriteStream(logFile, { flags: 'w', mode: 0o600 })
-  const story: string[] = []
-  const demo = runDemo({ file, startOver, crashAfterMs, print: (line) => (log.write(`${line}\n`), story.push(line)) })
+  // The story's lines, and which are commands to copy (printed whole after quitting).
+  const story: { line: string; command?: boolean }[] = []
+  const demo = runDemo({
+    file,
+    startOver,
+    crashAfterMs,
+    print: (line) => (log.write(`${line}\n`), story.push({ line })),
+    command: (line) => (log.write(`  ${line}\n`), story.push({ line, command: true })),
+  })
   demo.catch(() => undefined)
   // Once the story is told, traffic keeps flowing until the operator quits, so the dashboard stays alive.
   let quit = false
@@ -96,11 +110,13 @@ async function demoWithDashboard(
   await runDashboard({ backendUrl: `sqlite:${file}`, scope: DEMO_SCOPE, refreshMs: 500, env: cli.env, signal: cli.signal })
   quit = true
   cli.out.info(`the demo's story is in ${logFile}`)
-  // Said before the dashboard opened, which covered it.
+  // Said once, here: before the dashboard opened it would have been covered.
   if (note) cli.out.info(note, 'yellow')
   const summary = await demo
   await live?.stop().catch(() => undefined)
   log.end()
-  for (const line of story.slice(story.findIndex((l) => l === '') + 1)) cli.out.info(line)
+  for (const { line, command } of story.slice(story.findIndex(({ line }) => line === '') + 1))
+    if (command) cli.out.command(line)
+    else cli.out.info(line)
   return summary
 }

@@ -32,13 +32,19 @@ export interface TableRowsProps<T> {
   theme: Theme
 }
 
-/** The rows that fit, scrolled to keep the selected one in view. */
+/**
+ * The rows that fit, scrolled to keep the selected one in view. A list longer than its room gives
+ * its last line to a marker that says how many rows it hides, above and below (`↑ 2 above · ↓ 7 more`).
+ */
 export function TableRows<T>({ items, columns, keyOf, toneOf, selected, focused, rows, width, theme }: TableRowsProps<T>) {
-  const start = windowStart(items.length, selected, rows)
+  const cut = items.length > rows && rows > 1
+  const room = cut ? rows - 1 : rows
+  const start = windowStart(items.length, selected, room)
   const widths = columnWidths(width - 2, columns)
+  const shown = items.slice(start, start + room)
   return (
     <>
-      {items.slice(start, start + rows).map((item, offset) => {
+      {shown.map((item, offset) => {
         const text = row(
           columns.map((column) => column.cell(item)),
           widths,
@@ -56,8 +62,23 @@ export function TableRows<T>({ items, columns, keyOf, toneOf, selected, focused,
           />
         )
       })}
+      {cut && (
+        <ListRow
+          key="\u0000more"
+          text={hiddenRows(start, items.length - start - shown.length)}
+          selected={false}
+          focused={false}
+          width={width}
+          theme={theme}
+        />
+      )}
     </>
   )
+}
+
+/** What a cut list hides: "↓ 7 more", "↑ 2 above · ↓ 5 more", "↑ 9 above". */
+export function hiddenRows(above: number, below: number): string {
+  return [above > 0 ? `↑ ${above} above` : '', below > 0 ? `↓ ${below} more` : ''].filter(Boolean).join(' · ')
 }
 
 export interface ListTableProps<T> extends Omit<TableRowsProps<T>, 'rows'> {

@@ -23,6 +23,8 @@ export function recordDetail(shown: ShownRecord, now: number): DetailContent {
   const isInbox = shown.kind === 'inbox'
   const id = recordKey(shown.kind, record)
   const lines = [
+    // Whole on a line of its own, to copy: the title is cut to the terminal's width.
+    field(isInbox ? 'id' : 'key', id),
     field('state', record.state),
     field('why', shown.why),
     field('chat', record.chatId),

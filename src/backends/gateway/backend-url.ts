@@ -44,7 +44,7 @@ export type BackendTarget =
 const REDIS_SCHEMES = new Set(['redis', 'rediss', 'redis+cluster', 'rediss+cluster'])
 const POSTGRES_SCHEMES = new Set(['postgres', 'postgresql'])
 const EXPECTED =
-  'sqlite:<file>, <file>.db, file:<file>, redis://host:port, redis+cluster://h1:p1,h2:p2, postgres://user@host/db, or a bare name (memory, file, sqlite, redis, postgres)'
+  'sqlite:<file>, <file>.db, file:<file>, events:<file>, events+shared:<file>, redis://host:port, rediss://host:port (TLS), redis+cluster://h1:p1,h2:p2, rediss+cluster://h1:p1,h2:p2, postgres://user@host/db, postgresql://user@host/db, or a bare name (memory, file, sqlite, redis, postgres)'
 
 /** Parses a backend URL; throws `BackendUrlError` (its message never shows a password). */
 export function parseBackendUrl(input: string): BackendTarget {

@@ -1,0 +1,27 @@
+// The unknown-scheme error lists every scheme a backend URL takes (issue 44, list 7).
+import { describe, expect, it } from 'vitest'
+import { parseBackendUrl } from '../../src/backends/gateway/open.js'
+
+describe('an unknown backend scheme', () => {
+  it('names every scheme botmesh reads', () => {
+    let message = ''
+    try {
+      parseBackendUrl('foo://somewhere')
+    } catch (error) {
+      message = (error as Error).message
+    }
+    for (const scheme of [
+      'sqlite:',
+      'file:',
+      'events:',
+      'events+shared:',
+      'redis://',
+      'rediss://',
+      'redis+cluster://',
+      'rediss+cluster://',
+      'postgres://',
+      'postgresql://',
+    ])
+      expect(message).toContain(scheme)
+  })
+})

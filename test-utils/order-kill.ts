@@ -9,7 +9,6 @@
  *
  * Scale it with ORDER_KILL_MESSAGES (messages in all, default 160) and ORDER_KILL_KILLS (default 2).
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,6 +20,7 @@ import type { InboundEvent } from '../src/core/provider.js'
 import { tally, violations } from '../src/core/testing/crash-matrix/checker.js'
 import type { ExpectedSend } from '../src/core/testing/crash-matrix/workload.js'
 import { pick, seededRandom } from '../src/core/testing/crash-matrix/random.js'
+import { runMarkedChild } from '../src/core/testing/process-crash/marked-child.js'
 import { createOracle, readOracle } from '../src/core/testing/process-crash/oracle-file.js'
 import type { OrderChildConfig } from '../test/fixtures/order-kill/child.js'
 
@@ -124,35 +124,17 @@ export async function runOrderKill(
 }
 
 /** 'idle', 'killed' (by us), 'died' (SIGKILL from the child itself: the poison message), or how it ended. */
-function runChild(config: OrderChildConfig, killAfter: number | undefined): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', LOADER, CHILD, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let sends = 0
-    let idle = false
-    let killed = false
-    let stderr = ''
-    let buffered = ''
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS)
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)))
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk
-      const lines = buffered.split('\n')
-      buffered = lines.pop() ?? ''
-      for (const line of lines) {
-        if (line === 'IDLE') idle = true
-        if (line === 'MARK send' && killAfter !== undefined && ++sends === killAfter && !killed) {
-          killed = true
-          child.kill('SIGKILL')
-        }
-      }
-    })
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      if (code === 0 && idle) resolve('idle')
-      else if (signal === 'SIGKILL') resolve(killed ? 'killed' : 'died')
-      else resolve(`exit ${signal ?? code}: ${stderr.trim()}`)
-    })
+async function runChild(config: OrderChildConfig, killAfter: number | undefined): Promise<string> {
+  let sends = 0
+  let killed = false
+  const end = await runMarkedChild(['--import', LOADER, CHILD, JSON.stringify(config)], CHILD_TIMEOUT_MS, (line, kill) => {
+    if (line !== 'MARK send' || killAfter === undefined || killed || ++sends !== killAfter) return
+    killed = true
+    kill()
   })
+  if (end.code === 0 && end.idle) return 'idle'
+  if (end.signal === 'SIGKILL' && !end.timedOut) return killed ? 'killed' : 'died'
+  return `exit ${end.signal ?? end.code}${end.timedOut ? ' (timed out)' : ''}: ${end.stderr.trim()}`
 }
 
 /** One test per backend: the run above, its figures printed, its problems the test's failure. */

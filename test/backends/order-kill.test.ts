@@ -7,7 +7,6 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
-import { eventsDurability, type EventsDurability } from '../../src/backends/events/durability.js'
 import { FileDurability } from '../../src/backends/file/index.js'
 import { PostgresDurability } from '../../src/backends/postgres/index.js'
 import { RedisDurability } from '../../src/backends/redis/index.js'
@@ -15,7 +14,7 @@ import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import { describeOrderKill } from '../../test-utils/order-kill.js'
 import { dropTablePrefix, PG_URL, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable } from '../../test-utils/redis.js'
-import { openJournal, type EventsChildArg } from '../fixtures/events/process-crash-backend.js'
+import { eventsCrashTarget } from '../fixtures/events/process-crash-backend.js'
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
 
@@ -35,24 +34,7 @@ describeOrderKill('FileDurability (appendLog)', {
   },
 })
 
-describeOrderKill('eventsDurability over a locked FileEventJournal', {
-  module: fixture('events/process-crash-backend.ts'),
-  prepare(dir) {
-    const arg: EventsChildArg = { path: join(dir, 'events.json'), storeFile: join(dir, 'store.db'), journal: 'locked' }
-    const opened: EventsDurability[] = []
-    return {
-      arg,
-      async open() {
-        const backend = eventsDurability({ journal: await openJournal(arg) })
-        opened.push(backend)
-        return backend
-      },
-      cleanup: async () => {
-        await Promise.all(opened.map((backend) => backend.journalOfEvents.close()))
-      },
-    }
-  },
-})
+describeOrderKill('eventsDurability over a locked FileEventJournal', eventsCrashTarget('locked'))
 
 if (await redisAvailable('the order-kill test on the machine Redis'))
   describeOrderKill('RedisDurability', {

@@ -36,17 +36,15 @@ export function bySeq(a: Sequenced, b: Sequenced): number {
 export class ChatSequence {
   #last = 0
 
-  constructor(private readonly now: () => number) {}
-
-  /** The next number: at least the clock's, and above every number given out or observed before. */
-  next(): number {
-    const seq = Math.max(this.now() * SEQ_PER_MS, this.#last + 1)
-    this.#last = seq
-    return seq
+  /** The next number at `now` (the backend's clock, ms): at least the clock's, above every number given out or observed. */
+  next(now: number): number {
+    this.#last = Math.max(now * SEQ_PER_MS, this.#last + 1)
+    return this.#last
   }
 
-  /** A number found in the journal: what this process gives out from now on comes after it. */
-  observe(seq: number): void {
+  /** A number found in the journal (or decided elsewhere): what this process gives out from now on comes after it. */
+  observe(seq: number): number {
     if (seq > this.#last) this.#last = seq
+    return seq
   }
 }

@@ -36,7 +36,7 @@ export class DurabilityEngine {
   /** Sends journaled as `sending` whose provider call has not started (see unstarted-sends.ts). */
   readonly unstarted = new UnstartedSends(this.incarnation)
   /** The sequence numbers of this process's admissions and sends: a chat's order (chat-order.ts). */
-  readonly sequence: ChatSequence
+  readonly sequence = new ChatSequence()
   /** Each chat's last unfinished message in this process (chat-tails.ts). */
   readonly tails = new ChatTails()
 
@@ -48,7 +48,6 @@ export class DurabilityEngine {
   ) {
     this.journal = guardedJournal(backend.journal(scopeId))
     this.clock = new BackendClock(backend, config.clock)
-    this.sequence = new ChatSequence(() => this.clock.now())
     this.keeper = new LeaseKeeper(this.clock, { inbox: config.inbox.leaseMs, outbox: config.outbox.leaseMs }, (error) =>
       events.error(error),
     )

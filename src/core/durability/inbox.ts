@@ -36,20 +36,18 @@ export function admitInbound(
   } catch (error) {
     return Promise.reject(error)
   }
-  // It joins the end of its chat's lane now, before the write, so a message admitted meanwhile queues behind it.
-  const after = (record.after = engine.tails.enter(record.chatId, record.id))
-  const left = () => engine.tails.leave(record.chatId, record.id, after)
+  // Not journaled (a redelivery, a refusal): it leaves its chat's lane, which it joined in inboxRecord.
   return engine.journal.write('inbox.admit', [{ kind: 'inbox', record, expectVersion: 0 }]).then(
     ([result]) => {
-      if (!result!.ok) {
-        left()
-        return { existing: result!.current?.record as InboxRecord | undefined }
+      if (result!.ok) {
+        engine.metrics.increment('inboundJournaled')
+        return { held: engine.hold('inbox', { record, version: result!.version }) }
       }
-      engine.metrics.increment('inboundJournaled')
-      return { held: engine.hold('inbox', { record, version: result!.version }) }
+      engine.tails.leave(record.chatId, record.id, record.after!)
+      return { existing: result!.current?.record as InboxRecord | undefined }
     },
     (error: unknown) => {
-      left()
+      engine.tails.leave(record.chatId, record.id, record.after!)
       throw error
     },
   )
@@ -64,8 +62,9 @@ function inboxRecord(
   arrivedAt: number | undefined,
 ): InboxRecord {
   const now = engine.now()
+  const id = inboxRecordId(provider, event.chatId, event.id)
   const record: InboxRecord = {
-    id: inboxRecordId(provider, event.chatId, event.id),
+    id,
     kind: event.kind ?? (event.interaction ? 'interaction' : 'message'),
     state: 'processing',
     chatId: event.chatId,
@@ -78,10 +77,11 @@ function inboxRecord(
     lastError: null,
     createdAt: arrivedAt ?? now,
     // With coordination the chat's turn queue decided its arrival (strictly later than the chat's last).
-    seq: arrivedAt === undefined ? engine.sequence.next() : arrivedAt * SEQ_PER_MS,
+    seq: arrivedAt === undefined ? engine.sequence.next(now) : engine.sequence.observe(arrivedAt * SEQ_PER_MS),
+    // It joins the end of its chat's lane before the write, so a message admitted meanwhile queues behind it.
+    after: engine.tails.enter(event.chatId, id),
     updatedAt: now,
   }
-  if (arrivedAt !== undefined) engine.sequence.observe(record.seq!)
   return record
 }
 

@@ -23,7 +23,7 @@ function finished(record: InboxRecord): boolean {
 }
 
 /** Whether this process may work on a record now: not its own already, and not leased to a live run elsewhere. */
-export function canWorkOnInbound(engine: DurabilityEngine, record: InboxRecord): boolean {
+function canWorkOnInbound(engine: DurabilityEngine, record: InboxRecord): boolean {
   if (engine.keeper.holds('inbox', record.id)) return false
   return record.state !== 'processing' || engine.leaseIsOver(record.lease, 'inbox', record.id)
 }

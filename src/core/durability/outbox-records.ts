@@ -46,7 +46,7 @@ export function outboxRecords(
       providerMessageId: null,
       lastError: null,
       createdAt: now,
-      seq: engine.sequence.next(),
+      seq: engine.sequence.next(now),
       updatedAt: now,
     })
   }

@@ -57,7 +57,8 @@ export class Sweeper {
       [...inboxDue, ...reclaimed.inbox],
       async ({ found, charge }) => {
         const taken = await takeInbound(engine, found, charge)
-        if (taken === 'dead' || taken === undefined) return taken === 'dead' ? 'dead' : 'lost'
+        if (taken === 'dead') return 'dead'
+        if (!taken) return 'lost'
         run(taken)
         return 'held'
       },

@@ -11,7 +11,7 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { ReplayCache } from '../shared/replay.js'
 import { loadGateway, loadRest } from './client.js'
@@ -89,11 +89,9 @@ export class DiscordProvider implements IProvider {
       const deps = { path, key, sink, now: interactions.clock ?? Date.now, replays: new ReplayCache(interactions.replayEntriesMax) }
       this.#server = await startHttpServer(
         {
-          port: interactions.port,
+          ...listenOn(interactions),
           bodyBytesMax: DISCORD_LIMITS.webhookBodyBytesMax,
           head: (head) => interactionsHead(head, deps),
-          ...interactions.limits,
-          ...(interactions.host ? { host: interactions.host } : {}),
         },
         (request) => handleInteractions(request, deps),
         (error) => this.#reportError(error),

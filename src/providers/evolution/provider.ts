@@ -10,7 +10,7 @@ import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { ReplayCache } from '../shared/replay.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { evolutionFailure } from './errors.js'
 import { EVOLUTION_LIMITS } from './limits.js'
@@ -89,11 +89,9 @@ export class EvolutionProvider implements IProvider {
     const deps = { path, jwtKey: webhook.jwtKey, instance, now: webhook.clock ?? Date.now, replays, sink }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         bodyBytesMax: EVOLUTION_LIMITS.webhookBodyBytesMax,
         head: (head) => evolutionWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleEvolutionWebhook(request, deps),
       (error) => this.#reportError(error),

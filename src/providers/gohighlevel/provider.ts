@@ -12,7 +12,7 @@ import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
 import { ReplayCache } from '../shared/replay.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
@@ -102,10 +102,8 @@ export class GoHighLevelProvider implements IProvider {
     const deps = { path, publicKey: this.#publicKey, locationId, messageType, now: webhook.clock ?? Date.now, replays, sink }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         head: (head) => gohighlevelWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleGoHighLevelWebhook(request, deps),
       (error) => this.#reportError(error),

@@ -11,7 +11,7 @@ import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
@@ -89,10 +89,8 @@ export class GupshupProvider implements IProvider {
     const deps = { path, secret: webhook.secret, app, sink }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         head: (head) => gupshupWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleGupshupWebhook(request, deps),
       (error) => this.#reportError(error),

@@ -15,7 +15,7 @@ import type {
   StoredMediaRef,
 } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
 import { describeError } from '../shared/redact.js'
 import { metaError, MetaApiError } from './errors.js'
@@ -106,11 +106,9 @@ export class MetaCloudProvider implements IProvider {
     const deps = { path, verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         bodyBytesMax: META_LIMITS.webhookBodyBytesMax,
         head: (head) => metaWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleMetaWebhook(request, deps),
       (error) => this.#reportError(error),

@@ -72,6 +72,21 @@ export interface HttpServerOptions extends WebhookServerLimits {
   head?: (head: WebhookHead) => WebhookResponse | undefined
 }
 
+/** Where a provider's webhook listens, as its options say it: a port, an optional host and limits. */
+export interface WebhookEndpoint {
+  /** The port; 0 picks a free one. */
+  port: number
+  /** The interface to listen on. @default '0.0.0.0' */
+  host?: string | undefined
+  /** The server's limits over WEBHOOK_SERVER_LIMITS. */
+  limits?: WebhookServerLimits | undefined
+}
+
+/** The listening part of `startHttpServer`'s options, from a provider's webhook options: one rule for every channel. */
+export function listenOn(endpoint: WebhookEndpoint): HttpServerOptions {
+  return { port: endpoint.port, ...endpoint.limits, ...(endpoint.host ? { host: endpoint.host } : {}) }
+}
+
 /** A listening server. */
 export interface RunningHttpServer {
   /** `http://host:port` (what the server listens on). */

@@ -15,7 +15,7 @@ import type {
 } from '../../core/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { redact } from '../shared/redact.js'
 import { apiSignal, loadGrammy, type Grammy } from './client.js'
 import { downloadFile } from './download.js'
@@ -98,10 +98,8 @@ export class TelegramProvider implements IProvider {
         const deps = { path, secretToken: webhook.secretToken, sink: deliver }
         this.#server = await startHttpServer(
           {
-            port: webhook.port,
+            ...listenOn(webhook),
             head: (head) => telegramWebhookHead(head, deps),
-            ...webhook.limits,
-            ...(webhook.host ? { host: webhook.host } : {}),
           },
           (request) => handleTelegramWebhook(request, deps),
           (error) => this.#reportError(error),

@@ -9,7 +9,7 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, type DownloadPolicy, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia, type HttpCaller } from '../shared/http.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { TikTokApi } from './api.js'
 import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
@@ -97,11 +97,9 @@ export class TikTokProvider implements IProvider {
     }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         bodyBytesMax: TIKTOK_LIMITS.webhookBodyBytesMax,
         head: (head) => tiktokWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleTikTokWebhook(request, deps),
       (error) => this.#reportError(error),

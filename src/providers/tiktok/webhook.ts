@@ -10,6 +10,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { InboundEvent, MediaRef } from '../../core/provider.js'
 import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import { isFresh } from '../shared/replay.js'
 
 /** A webhook envelope. */
 export interface TikTokWebhookEvent {
@@ -43,7 +44,7 @@ export function validTikTokSignature(header: unknown, body: Buffer, clientSecret
   const parts = Object.fromEntries(header.split(',').map((part) => part.trim().split('=', 2) as [string, string]))
   const seconds = Number(parts.t)
   if (!Number.isInteger(seconds) || !/^[0-9a-f]{64}$/.test(parts.s ?? '')) return false
-  if (Math.abs(now - seconds * 1000) > toleranceMs) return false
+  if (!isFresh(seconds * 1000, now, toleranceMs)) return false
   return timingSafeEqual(Buffer.from(tiktokSignatureOf(body, clientSecret, seconds)), Buffer.from(`t=${seconds},s=${parts.s}`))
 }
 

@@ -17,7 +17,7 @@ import type {
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia } from '../shared/http.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { hostMatches } from '../shared/url.js'
 import { loadTwilio, type TwilioClient } from './client.js'
@@ -111,11 +111,9 @@ export class TwilioProvider implements IProvider {
     }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         bodyBytesMax: TWILIO_LIMITS.webhookBodyBytesMax,
         head: (head) => twilioWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleTwilioWebhook(request, deps),
       (error) => this.#reportError(error),

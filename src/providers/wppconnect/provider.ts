@@ -9,7 +9,7 @@ import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendRes
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { wppconnectFailure } from './errors.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
@@ -82,11 +82,9 @@ export class WppconnectProvider implements IProvider {
     const deps = { path, secret: webhook.secret, session, sink }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         bodyBytesMax: WPPCONNECT_LIMITS.webhookBodyBytesMax,
         head: (head) => wppconnectWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleWppconnectWebhook(request, deps),
       (error) => this.#reportError(error),

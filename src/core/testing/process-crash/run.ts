@@ -4,7 +4,6 @@
  * and when); a new child with the same instanceId then recovers on the same storage. The verdict
  * comes from the oracle file (what the channel accepted), as in the crash matrix.
  */
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +13,7 @@ import { journalProblems, WORKLOAD_SCOPE } from '../crash-matrix/journal-check.j
 import { expectedSends } from '../crash-matrix/workload.js'
 import { pick, seededRandom } from '../crash-matrix/random.js'
 import type { ChildConfig } from './child.js'
+import { runMarkedChild } from './marked-child.js'
 import { createOracle, readOracle } from './oracle-file.js'
 
 /** Where a process crash lands: in a handler, during a send, or right after a journal write. */
@@ -101,36 +101,15 @@ export async function runProcessCrash(options: ProcessCrashOptions): Promise<Pro
 }
 
 /** Runs the child; with `kill`, sends SIGKILL right after the nth marker of that kind. */
-function runChild(config: ChildConfig, kill?: { kind: KillMoment; nth: number }): Promise<'idle' | 'killed' | 'timeout' | string> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...childCommand(), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let seen = 0
-    let idle = false
-    let stderr = ''
-    let buffered = ''
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      resolve('timeout')
-    }, CHILD_TIMEOUT_MS)
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-4_000)
-    })
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk
-      const lines = buffered.split('\n')
-      buffered = lines.pop() ?? ''
-      for (const line of lines) {
-        if (line === 'IDLE') idle = true
-        if (kill && line === `MARK ${kill.kind}` && ++seen === kill.nth) child.kill('SIGKILL')
-      }
-    })
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      if (signal === 'SIGKILL') resolve('killed')
-      else if (code === 0 && idle) resolve('idle')
-      else resolve(`exit ${signal ?? code}: ${stderr.trim()}`)
-    })
+async function runChild(config: ChildConfig, kill?: { kind: KillMoment; nth: number }): Promise<'idle' | 'killed' | 'timeout' | string> {
+  let seen = 0
+  const end = await runMarkedChild([...childCommand(), JSON.stringify(config)], CHILD_TIMEOUT_MS, (line, killChild) => {
+    if (kill && line === `MARK ${kill.kind}` && ++seen === kill.nth) killChild()
   })
+  if (end.timedOut) return 'timeout'
+  if (end.signal === 'SIGKILL') return 'killed'
+  if (end.code === 0 && end.idle) return 'idle'
+  return `exit ${end.signal ?? end.code}: ${end.stderr.trim()}`
 }
 
 /** The child script: built (dist) or, in this repository's tests, the TypeScript source through the loader. */

@@ -11,7 +11,7 @@ import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../download.js'
 import { downloadMedia } from '../http.js'
-import { startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../http-server.js'
+import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../http-server.js'
 import { describeError } from '../redact.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
@@ -107,10 +107,8 @@ export abstract class MessagingPlatformProvider implements IProvider {
     const deps = { path, verifyToken, appSecret, object, accountId, sink }
     this.#server = await startHttpServer(
       {
-        port: webhook.port,
+        ...listenOn(webhook),
         head: (head) => messagingWebhookHead(head, deps),
-        ...webhook.limits,
-        ...(webhook.host ? { host: webhook.host } : {}),
       },
       (request) => handleMessagingWebhook(request, deps),
       (error) => this.#reportError(error),

@@ -32,7 +32,7 @@ module.exports = {
           '^src/events/',
           '^src/backends/crash-safe-file/',
           '^src/core/(errors|options)\\.ts$',
-          '^src/core/durability/(kv|backoff|loop|charged-runs|memory/kv-state)\\.ts$',
+          '^src/core/durability/(journal/kv|backoff|loop|leases/charged-runs|memory/kv-state)\\.ts$',
         ],
       },
     },
@@ -52,7 +52,7 @@ module.exports = {
       from: { path: '^src/core/pipeline/' },
       to: {
         path: '^src/core/durability/',
-        pathNot: '^src/core/durability/(port|message-engine|limits|split|kv|chat-queue|in-flight)\\.ts$',
+        pathNot: '^src/core/durability/(port|message-engine|limits|outbox/split|journal/kv|turns/chat-queue|admission/in-flight)\\.ts$',
       },
     },
     {

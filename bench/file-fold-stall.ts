@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileDurability } from '../src/backends/file/index.js'
-import type { KvOp } from '../src/core/durability/kv.js'
+import type { KvOp } from '../src/core/durability/journal/kv.js'
 
 const [size, writes] = [100_000, 8_000].map((fallback, n) => Number(process.argv[2 + n] ?? fallback)) as [number, number]
 const WRITERS = 8

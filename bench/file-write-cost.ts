@@ -8,7 +8,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileDurability, type FileDurabilityOptions } from '../src/backends/file/index.js'
-import type { KvOp } from '../src/core/durability/kv.js'
+import type { KvOp } from '../src/core/durability/journal/kv.js'
 
 const sizes = (process.argv[2] ?? '1000,100000').split(',').map(Number)
 const BULK_OPS = 1_000

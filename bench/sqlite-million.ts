@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { SQLiteDurability } from '../src/backends/sqlite/index.js'
 import { DURABLE_SQL } from '../src/backends/sqlite/statements.js'
-import type { OutboxRecord, OutboxState } from '../src/core/durability/records.js'
+import type { OutboxRecord, OutboxState } from '../src/core/durability/journal/records.js'
 import { outboxRecord } from '../src/core/testing/conformance/fixtures.js'
 
 const args = process.argv.slice(2)

@@ -7,7 +7,7 @@
  * More random cases: CRASH_RANDOM=<n> (default 8), CRASH_SEED=<seed> (default: the day's date).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { CRASH_POINTS } from '../src/core/durability/crash-points.js'
+import { CRASH_POINTS } from '../src/core/durability/journal/crash-points.js'
 import type { EncryptionOptions } from '../src/core/durability/config.js'
 import {
   CRASH_CASE_LIMITS,

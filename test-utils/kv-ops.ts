@@ -1,5 +1,5 @@
 /** `DurableKv` ops the backend tests write, built one way. */
-import type { KvOp } from '../src/core/durability/kv.js'
+import type { KvOp } from '../src/core/durability/journal/kv.js'
 
 /** A put into the outbox under `expectVersion` (0: insert), pending and due at 1000, with `fields` changed. */
 export const outboxPut = (key: string, expectVersion: number, fields: Partial<KvOp & { op: 'put' }> = {}): KvOp => ({

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { DurabilityBackend } from '../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../src/core/durability/journal/backend.js'
 import { runProcessCrash, type KillMoment, type ProcessCrashResult } from '../src/core/testing/process-crash/index.js'
 
 export interface ProcessCrashTarget {

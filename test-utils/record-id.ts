@@ -1,8 +1,8 @@
 /**
  * Inbox record ids in tests. The inbox record id of an inbound event is
- * `inboxRecordId(provider, chatId, eventId)` (src/core/durability/keys.ts), not the channel's event id.
+ * `inboxRecordId(provider, chatId, eventId)` (src/core/durability/outbox/keys.ts), not the channel's event id.
  */
-import { inboxRecordId } from '../src/core/durability/keys.js'
+import { inboxRecordId } from '../src/core/durability/outbox/keys.js'
 
 /**
  * The inbox record id of an event a MockProvider (named `'mock'` unless given) received:

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander'
 import wrapAnsi from 'wrap-ansi'
-import type { OperatorChange } from '../core/durability/operations.js'
+import type { OperatorChange } from '../core/durability/operations/operations.js'
 import { parseChoice, parseCount, parseRate, parseSince } from './config.js'
 import { UsageError } from './errors.js'
 import type { Pace } from './services/bulk.js'

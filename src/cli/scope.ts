@@ -4,7 +4,7 @@
  * of a botId, and with neither the only scope there is is used. Several and none chosen is bad
  * input, and the error lists them.
  */
-import type { DurabilityBackend } from '../core/durability/backend.js'
+import type { DurabilityBackend } from '../core/durability/journal/backend.js'
 import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import type { ScopeChoice } from './config.js'
 import { ScopeRequiredError } from './errors.js'

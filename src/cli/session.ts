@@ -3,7 +3,7 @@
  * the work, and close what was opened whatever happens. A write on a file journal a live process
  * holds is refused here, before any service runs.
  */
-import type { DurabilityBackend, Journal } from '../core/durability/backend.js'
+import type { DurabilityBackend, Journal } from '../core/durability/journal/backend.js'
 import { KeyRing } from '../core/encryption/key-ring.js'
 import { sealedBackend } from '../core/encryption/sealed-backend.js'
 import { JournalLockedError, type EncryptionKeyMissingError } from '../core/errors.js'

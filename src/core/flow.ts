@@ -3,7 +3,7 @@
  * gets the answer. A `.persistent()` flow keeps its checkpoint in the store, so it resumes after a
  * restart without repeating the pending question; a plain flow lives in this process's memory.
  */
-import type { Json } from './durability/kv.js'
+import type { Json } from './durability/journal/kv.js'
 import type { OutboundContent } from './provider.js'
 import type { Context, Message } from './context.js'
 import { LIMITS } from './durability/limits.js'

@@ -4,9 +4,9 @@
  *
  * @module botmesh/core/spi
  */
-export type { DurableKv, Json, KvEntry, KvPut, KvDelete, KvOp, KvWriteResult, KvListQuery } from './durability/kv.js'
-export { ROOT_SCOPE } from './durability/kv.js'
-export { KvDurability, type KvDurabilityOptions } from './durability/kv-durability.js'
+export type { DurableKv, Json, KvEntry, KvPut, KvDelete, KvOp, KvWriteResult, KvListQuery } from './durability/journal/kv.js'
+export { ROOT_SCOPE } from './durability/journal/kv.js'
+export { KvDurability, type KvDurabilityOptions } from './durability/journal/kv-durability.js'
 export type {
   DurabilityBackend,
   Journal,
@@ -16,8 +16,8 @@ export type {
   JournalWriteResult,
   JournalListQuery,
   Versioned,
-} from './durability/backend.js'
-export * from './durability/records.js'
+} from './durability/journal/backend.js'
+export * from './durability/journal/records.js'
 export {
   CRASH_POINTS,
   OPERATOR_WRITES,
@@ -28,7 +28,7 @@ export {
   type WriteLabel,
   type CoordinationWrite,
   writeNames,
-} from './durability/crash-points.js'
+} from './durability/journal/crash-points.js'
 export type { Store, MessageLogEntry } from './store.js'
 export { MESSAGE_LOG_LIMITS, MessageLogTrims, messageLogMaxOf, listedLines } from './message-log-trims.js'
 export { MemoryKv, type MemoryKvOptions } from './durability/memory/memory-kv.js'
@@ -40,4 +40,4 @@ export { refuseUnknownOptions, optionNames } from './options.js'
 export { BackgroundLoop } from './durability/loop.js'
 export { backoffMs } from './durability/backoff.js'
 export type { ResolvedBackoff } from './durability/config.js'
-export { countByPaging, type IndexPosition } from './durability/count-older.js'
+export { countByPaging, type IndexPosition } from './durability/journal/count-older.js'

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, extname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SQLiteStore } from '../backends/sqlite/index.js'
-import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/records.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/journal/records.js'
 
 export interface DemoOptions {
   /** The SQLite file. @default './data/bot.db' */

@@ -6,7 +6,7 @@
  * `FileEventJournal` commits through FileDurability's `DurableState` (snapshot rewrite, group
  * commit); `SharedFileEventJournal` rereads the file under a cross-process mutex first.
  */
-import type { KvEntry, KvWriteResult } from '../core/durability/kv.js'
+import type { KvEntry, KvWriteResult } from '../core/durability/journal/kv.js'
 import type { KvState } from '../core/durability/memory/kv-state.js'
 import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { EVENTS_COLLECTION, laneKey, laneOfKey, recordOf, type EventLane, type EventRecord } from './record.js'

@@ -8,7 +8,7 @@
  * a completion or failure under a token that is no longer the record's lease is refused with
  * `LeaseLostError` (code `LEASE_LOST`) and changes nothing.
  */
-import type { DurableKv, Json, KvEntry, KvListQuery, KvOp } from '../core/durability/kv.js'
+import type { DurableKv, Json, KvEntry, KvListQuery, KvOp } from '../core/durability/journal/kv.js'
 import type { EventError, EventLane, EventRecord, EventRecordInput, EventState } from './record.js'
 
 /** One event to append. */

@@ -6,7 +6,7 @@
 import { ConfigError, LeaseLostError } from '../core/errors.js'
 import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { answeredStep, assertApplied, findEntry, type Plan } from './core.js'
-import { claimRun, runsSpent, unfinishedRunsError } from '../core/durability/charged-runs.js'
+import { claimRun, runsSpent, unfinishedRunsError } from '../core/durability/leases/charged-runs.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { ClaimOptions, ClaimRef, FailOptions } from './journal.js'
 import { EVENTS_COLLECTION, laneKey, recordOf, type EventError, type EventRecord } from './record.js'

@@ -3,7 +3,7 @@
  * Each reads the state and says what to change, so the same code runs over a single-process
  * journal and a shared one (see core.ts).
  */
-import type { KvWriteResult } from '../core/durability/kv.js'
+import type { KvWriteResult } from '../core/durability/journal/kv.js'
 import type { KvState } from '../core/durability/memory/kv-state.js'
 import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { answeredStep, findEntry, laneMatches, lanesIn, type Plan } from './core.js'

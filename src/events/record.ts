@@ -3,7 +3,7 @@
  * state: one entry per record, in a *lane* (one channel and scope), with the due and state-time
  * indexes the claims, lists and the bot's sweeper read.
  */
-import type { Json, KvEntry } from '../core/durability/kv.js'
+import type { Json, KvEntry } from '../core/durability/journal/kv.js'
 
 /** The states of an event record, in the order of its life. */
 export const EVENT_STATES = ['pending', 'processing', 'done', 'failed', 'dead'] as const

@@ -5,7 +5,7 @@
  * kept, and reread only as far as the files changed: the new lines of the log when only the log
  * grew, the whole file when the snapshot was replaced.
  */
-import type { KvWriteResult } from '../core/durability/kv.js'
+import type { KvWriteResult } from '../core/durability/journal/kv.js'
 import type { KvState } from '../core/durability/memory/kv-state.js'
 import { JournalClosedError, JournalLockedError, JournalUnavailableError } from '../core/errors.js'
 import { AppendLog, logPathOf } from '../backends/crash-safe-file/append-log.js'

@@ -3,7 +3,7 @@
  * side entries over a `JournalCore`, and the per-lane indexes. `eventsDurability` keeps the bot's
  * inbox here as records and its outbox as side entries, in the same file and the same commits.
  */
-import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../core/durability/kv.js'
+import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../core/durability/journal/kv.js'
 import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
 import { findEntry, lanesIn, type JournalCore } from './core.js'
 import type { EventStorage, StorageOp, StorageResult } from './journal.js'

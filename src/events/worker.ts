@@ -7,7 +7,7 @@
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { backoffMs } from '../core/durability/backoff.js'
-import { runsSpent } from '../core/durability/charged-runs.js'
+import { runsSpent } from '../core/durability/leases/charged-runs.js'
 import { BackgroundLoop } from '../core/durability/loop.js'
 import { ConfigError, LeaseLostError } from '../core/errors.js'
 import type { LeasedEventJournal } from './journal.js'

@@ -6,9 +6,9 @@
  */
 import type { Registry } from 'prom-client'
 import type { Bot } from '../core/bot.js'
-import type { DurabilityBackend } from '../core/durability/backend.js'
+import type { DurabilityBackend } from '../core/durability/journal/backend.js'
 import { METRIC_NAMES } from '../core/durability/metrics.js'
-import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/records.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/journal/records.js'
 import { loadDriver } from '../core/driver.js'
 import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
-import { CRASH_POINTS } from '../../src/core/durability/crash-points.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
+import { CRASH_POINTS } from '../../src/core/durability/journal/crash-points.js'
 import type { InboundEvent } from '../../src/core/provider.js'
 import { redeliveries } from '../../src/core/testing/crash-matrix/generation.js'
 import {

@@ -13,8 +13,8 @@ import { join } from 'node:path'
 import { FileEventJournal, SharedFileEventJournal, type LeasedEventJournal } from '../../src/events/index.js'
 import { eventsDurability, type EventsDurability } from '../../src/backends/events/durability.js'
 import { nodeFileSystem, type FileHandle, type FileStat, type FileSystem, type OpenHow } from '../../src/backends/crash-safe-file/fs.js'
-import type { DurableKv } from '../../src/core/durability/kv.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurableKv } from '../../src/core/durability/journal/kv.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import type { CrashBackendFactory } from '../../src/core/testing/crash-matrix/index.js'
 
 /** A fresh temp dir, removed by `removeDirs()`. */

@@ -5,8 +5,8 @@
  * crash; after the crash, the journal reopened from disk must equal the state after some prefix of
  * those writes that holds every acknowledged one. A write is in that state whole or not at all.
  */
-import type { DurabilityBackend, Journal, JournalWrite, JournalWriteResult } from '../../src/core/durability/backend.js'
-import { recordKey, RECORD_KINDS, type RecordKind } from '../../src/core/durability/records.js'
+import type { DurabilityBackend, Journal, JournalWrite, JournalWriteResult } from '../../src/core/durability/journal/backend.js'
+import { recordKey, RECORD_KINDS, type RecordKind } from '../../src/core/durability/journal/records.js'
 
 /** A record as stored: its version and its content as canonical JSON. */
 export interface Stored {

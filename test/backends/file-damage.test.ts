@@ -13,7 +13,7 @@ import { FileDurability, salvageJournal, verifyJournal } from '../../src/backend
 import { framedLine } from './framed-line.js'
 
 import { AppendLogCorruptError, JournalCorruptError } from '../../src/core/errors.js'
-import type { KvOp } from '../../src/core/durability/kv.js'
+import type { KvOp } from '../../src/core/durability/journal/kv.js'
 
 /** A framed line as bytes. */
 const frame = framedLine

@@ -3,7 +3,7 @@
  * against. Calls of one group run concurrently and touch disjoint keys, so any subset of a group
  * applied on top of the groups before it is a state an acknowledged prefix can produce.
  */
-import type { DurableKv, Json, KvOp } from '../../src/core/durability/kv.js'
+import type { DurableKv, Json, KvOp } from '../../src/core/durability/journal/kv.js'
 
 /** One `write` call on one scope. */
 export interface Call {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileDurability, type FileDurabilityOptions } from '../../src/backends/file/index.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 
 /** A factory of FileDurability journals, each in a temp dir of its own, closed and removed after. */

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { PostgresDurability } from '../../src/backends/postgres/index.js'
 import { RedisDurability } from '../../src/backends/redis/index.js'
 import { SQLiteDurability } from '../../src/backends/sqlite/index.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { PG_URL, dropTablePrefix, postgresAvailable, randomTablePrefix, tablesUnder } from '../../test-utils/postgres.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
 

@@ -9,7 +9,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { PostgresDurability } from '../../src/backends/postgres/index.js'
 import { Bot } from '../../src/core/bot.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { crashable, CrashableProvider, MockProvider } from '../../src/core/testing/index.js'

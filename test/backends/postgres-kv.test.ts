@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import type { KvOp } from '../../src/core/durability/kv.js'
+import type { KvOp } from '../../src/core/durability/journal/kv.js'
 import { ConfigError } from '../../src/core/errors.js'
 import { PostgresDurability, PostgresKv } from '../../src/backends/postgres/index.js'
 import { legacySchemaSql } from './postgres-legacy-schema.js'

@@ -2,7 +2,7 @@ import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisKeys, RedisKv, RedisStore } from '../../src/backends/redis/index.js'
 import type { KvPut } from '../../src/core/spi.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 import {

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RedisDurability } from '../../src/backends/redis/index.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable } from '../../test-utils/redis.js'
 

@@ -5,7 +5,7 @@
  */
 import { afterEach } from 'vitest'
 import { Bot } from '../../src/core/bot.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'
 import type { NamespaceOptions } from '../../src/core/namespace.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Bot } from '../../src/core/bot.js'
-import type { InboxRecord } from '../../src/core/durability/records.js'
+import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { crashable } from '../../src/core/testing/crashable.js'
 import { recordId } from '../../test-utils/record-id.js'

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SQLiteStore, SQLiteKv, verifySqlite } from '../../src/backends/sqlite/index.js'
-import type { InboxRecord } from '../../src/core/durability/records.js'
+import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { runChild, type Child } from '../fixtures/sqlite/child.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
 

@@ -1,4 +1,4 @@
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { SQLiteDurability, SQLiteStore } from '../../src/backends/sqlite/index.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { Journal } from '../../src/core/durability/backend.js'
-import type { InboxRecord } from '../../src/core/durability/records.js'
+import type { Journal } from '../../src/core/durability/journal/backend.js'
+import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { outcomeOf } from '../../src/cli/services/bulk.js'
 import { applyReplay, planReplay } from '../../src/cli/services/replay.js'

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { inboxRecordId } from '../../src/core/durability/keys.js'
+import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { botmesh, botmeshOnTerminal, jsonOf, useTempDirs } from './helpers.js'
 
 const DEMO = ['demo', '--no-dashboard', '--crash-after', '1500']

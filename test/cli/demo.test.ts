@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { inboxRecordId } from '../../src/core/durability/keys.js'
+import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { ROOT, botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 describe('botmesh demo', () => {

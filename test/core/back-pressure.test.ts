@@ -5,8 +5,8 @@
  * acknowledgement waits, and it runs in its turn.
  */
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { BackPressure } from '../../src/core/durability/back-pressure.js'
-import { InFlight } from '../../src/core/durability/in-flight.js'
+import { BackPressure } from '../../src/core/durability/admission/back-pressure.js'
+import { InFlight } from '../../src/core/durability/admission/in-flight.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'

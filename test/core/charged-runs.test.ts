@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { claimRun, runsSpent, unfinishedRunsError } from '../../src/core/durability/charged-runs.js'
+import { claimRun, runsSpent, unfinishedRunsError } from '../../src/core/durability/leases/charged-runs.js'
 import { FileEventJournal } from '../../src/events/index.js'
 
 describe('claimRun', () => {

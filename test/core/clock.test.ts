@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { BackendClock } from '../../src/core/durability/clock.js'
+import { BackendClock } from '../../src/core/durability/leases/clock.js'
 
 describe('BackendClock', () => {
   it('gives whole milliseconds after a sync whose round trip took an odd number of them', async () => {

@@ -6,12 +6,12 @@
  * chat's later completions wait until it settled.
  */
 import { describe, expect, it } from 'vitest'
-import { describeLabel } from '../../src/core/durability/crash-points.js'
+import { describeLabel } from '../../src/core/durability/journal/crash-points.js'
 import { JournalUnavailableError } from '../../src/core/errors.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import type { Bot } from '../../src/core/bot.js'
-import type { InboxRecord } from '../../src/core/durability/records.js'
+import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { fast, recordId, useBots, type TapCall, type TestBot } from './helpers.js'
 
 const bots = useBots()

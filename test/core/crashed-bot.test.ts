@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { Bot } from '../../src/core/bot.js'
-import type { DurabilityBackend } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { Context } from '../../src/core/index.js'
 import { TEXT } from '../../src/core/matchers.js'

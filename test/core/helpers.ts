@@ -6,11 +6,17 @@
 import { afterEach } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import { Bot, type BotConfig } from '../../src/core/bot.js'
-import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../../src/core/durability/backend.js'
+import type {
+  DurabilityBackend,
+  Journal,
+  JournalListQuery,
+  JournalWrite,
+  JournalWriteResult,
+} from '../../src/core/durability/journal/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'
-import type { WriteLabel, WriteName } from '../../src/core/durability/crash-points.js'
+import type { WriteLabel, WriteName } from '../../src/core/durability/journal/crash-points.js'
 import { nameOfOp } from '../../test-utils/write-label.js'
-import type { InboxRecord, OutboxRecord, RecordKind } from '../../src/core/durability/records.js'
+import type { InboxRecord, OutboxRecord, RecordKind } from '../../src/core/durability/journal/records.js'
 import type { OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { Bot } from '../../src/core/bot.js'
-import { journalKey } from '../../src/core/durability/journal-key.js'
+import { journalKey } from '../../src/core/durability/journal/journal-key.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
 import { ConfigError } from '../../src/core/errors.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'

@@ -4,7 +4,7 @@
  * SendDeferredError (the sweeper finishing the send), enqueue, and per-chat order.
  */
 import { describe, expect, it } from 'vitest'
-import type { OutboxRecord } from '../../src/core/durability/records.js'
+import type { OutboxRecord } from '../../src/core/durability/journal/records.js'
 import { SendDeadError, SendDeferredError } from '../../src/core/errors.js'
 import { TEXT } from '../../src/core/matchers.js'
 import {

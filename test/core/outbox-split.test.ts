@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { OutboxRecord } from '../../src/core/durability/records.js'
+import type { OutboxRecord } from '../../src/core/durability/journal/records.js'
 import { SendDeferredError } from '../../src/core/errors.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { UnsupportedContentError } from '../../src/core/provider-errors.js'

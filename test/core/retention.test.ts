@@ -4,13 +4,13 @@
  * Time is a ManualClock: what is expired is chosen, never waited for.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { DurabilityBackend, Journal } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend, Journal } from '../../src/core/durability/journal/backend.js'
 import { resolveDurabilityConfig } from '../../src/core/durability/config.js'
 import { DurabilityEngine } from '../../src/core/durability/engine.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MemoryDurability } from '../../src/core/durability/memory/memory-durability.js'
-import { purgeBacklog, Retention } from '../../src/core/durability/retention.js'
+import { purgeBacklog, Retention } from '../../src/core/durability/retention/retention.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { ManualClock } from '../../src/core/testing/manual-clock.js'
 import { waitFor } from '../../test-utils/wait.js'

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { describeLabel } from '../../src/core/durability/crash-points.js'
-import { waitingAtEndOfTurn } from '../../src/core/durability/sent-marks.js'
+import { describeLabel } from '../../src/core/durability/journal/crash-points.js'
+import { waitingAtEndOfTurn } from '../../src/core/durability/outbox/sent-marks.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { crashable, CrashableProvider, MockProvider } from '../../src/core/testing/index.js'

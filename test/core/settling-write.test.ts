@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_BACKOFF } from '../../src/core/durability/config.js'
-import { settlingWrite } from '../../src/core/durability/settling-write.js'
+import { settlingWrite } from '../../src/core/durability/run/settling-write.js'
 import { ConfigError, JournalUnavailableError } from '../../src/core/errors.js'
 
 /** A write that fails with JOURNAL_UNAVAILABLE until `outageMs` of (fake) time passed, and counts its tries. */

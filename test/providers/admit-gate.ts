@@ -3,7 +3,7 @@
  * (the journal is down) or hold them at a gate (the journal is slow), to see what the platform is
  * answered meanwhile.
  */
-import type { DurabilityBackend, Journal } from '../../src/core/durability/backend.js'
+import type { DurabilityBackend, Journal } from '../../src/core/durability/journal/backend.js'
 import { deferred } from '../../test-utils/wait.js'
 
 export class AdmitGate implements DurabilityBackend {

@@ -14,7 +14,7 @@ import { AdmitGate } from './admit-gate.js'
 import { FakeGraph } from './fixtures/fake-graph.js'
 import { PHONE_NUMBER_ID, payloadOf, postWebhook, textMessage } from './fixtures/meta-webhooks.js'
 import { FAST, useBots } from './harness.js'
-import { inboxRecordId } from '../../src/core/durability/keys.js'
+import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 
 const ACCESS_TOKEN = 'EAAG-secret-access-token-123'
 const APP_SECRET = 'app-secret-456'

@@ -13,7 +13,7 @@ import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { FakeTelegram } from './fixtures/fake-telegram.js'
 import { FAST, useBots } from './harness.js'
-import { inboxRecordId } from '../../src/core/durability/keys.js'
+import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 
 const TOKEN = '123456:AAH-secret-bot-token_value'
 const bots = useBots()

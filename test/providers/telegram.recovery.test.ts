@@ -18,7 +18,7 @@ import { TelegramProvider } from '../../src/providers/telegram/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { FakeTelegram } from './fixtures/fake-telegram.js'
 import { FAST, useBots } from './harness.js'
-import { inboxRecordId } from '../../src/core/durability/keys.js'
+import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 
 const TOKEN = '555:AAE-recovery_token-value'
 const bots = useBots()

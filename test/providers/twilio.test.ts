@@ -17,7 +17,7 @@ import {
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
 import { ChannelApiError, ProviderConfigError, TwilioProvider, type TwilioProviderOptions } from '../../src/providers/twilio/index.js'
-import { inboxRecordId } from '../../src/core/durability/keys.js'
+import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import {

@@ -11,7 +11,7 @@ import { flow } from '../../src/core/flow.js'
 import { text } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
-import type { Json } from '../../src/core/durability/kv.js'
+import type { Json } from '../../src/core/durability/journal/kv.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, useBots } from '../core/helpers.js'
 

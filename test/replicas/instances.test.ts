@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import { listInstances } from '../../src/cli/services/instances.js'
 import { instancesView } from '../../src/cli/views/status.js'
-import type { InstanceRecord, SessionRecord, TurnRecord } from '../../src/core/durability/records.js'
+import type { InstanceRecord, SessionRecord, TurnRecord } from '../../src/core/durability/journal/records.js'
 
 const NOW = 1_000_000
 

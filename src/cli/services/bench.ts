@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto'
 import { Bot } from '../../core/bot.js'
 import type { EncryptionOptions } from '../../core/durability/config.js'
-import type { DurabilityBackend } from '../../core/durability/backend.js'
+import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import { TEXT } from '../../core/matchers.js'
 import type { ThrowawayFactory } from '../../backends/gateway/open.js'
 import { closedLoop, measureCeiling, percentile, round, type CeilingFigures, type CeilingPlace } from '../../backends/gateway/ceiling.js'

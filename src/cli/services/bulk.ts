@@ -4,8 +4,8 @@
  * and a sample), and applying one operation per record at a bounded rate, each a compare-and-set
  * whose failure is reported per record and never stops the rest.
  */
-import type { Journal } from '../../core/durability/backend.js'
-import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
+import type { InboxRecord, OutboxRecord } from '../../core/durability/journal/records.js'
 import { BotmeshError, InvalidStateError, RecordNotFoundError } from '../../core/errors.js'
 import { isFiltered, scan, summarize, type Lane, type RecordFilters, type RecordSummary, type WorkKind } from './records.js'
 

@@ -6,8 +6,8 @@
  * work, counts, purges and clock reads, the instance heartbeat) are also counted apart, so the
  * message path's own round trips can be read. Counting is a wrapper, never a flag.
  */
-import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
-import type { WriteLabel } from '../../core/durability/crash-points.js'
+import type { DurabilityBackend, Journal } from '../../core/durability/journal/backend.js'
+import type { WriteLabel } from '../../core/durability/journal/crash-points.js'
 
 /** Writes of the background loops, not of a message. */
 const BACKGROUND_WRITES: readonly WriteLabel[] = ['instances.beat']

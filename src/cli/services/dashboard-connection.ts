@@ -7,7 +7,7 @@
  * each refresh opens it read-only (seeing what the bot last wrote) and each action opens it for
  * writing, which is refused while a running bot holds it.
  */
-import type { DurabilityBackend } from '../../core/durability/backend.js'
+import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import { KeyRing } from '../../core/encryption/key-ring.js'
 import { sealedBackend } from '../../core/encryption/sealed-backend.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'

@@ -2,9 +2,9 @@
  * `discard`: forget sends (delete their records) through the library's `discardSend`, a
  * compare-and-set that refuses a send in flight under a live lease.
  */
-import type { Journal } from '../../core/durability/backend.js'
-import { OUTBOX_STATES } from '../../core/durability/records.js'
-import { discardSend } from '../../core/durability/operations.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
+import { OUTBOX_STATES } from '../../core/durability/journal/records.js'
+import { discardSend } from '../../core/durability/operations/operations.js'
 import { applyEach, planFiltered, planNamed, type ItemOutcome, type Pace, type Plan } from './bulk.js'
 import { lanesOf } from './records.js'
 import type { Selection } from './replay.js'

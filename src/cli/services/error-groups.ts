@@ -3,7 +3,7 @@
  * ids and quoted values replaced by placeholders), so a thousand "rate limited, retry in 37s" are
  * one line with a count, when it was first and last seen, and a sample record to `show`.
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 import type { ChannelErrorCode, ErrorCode } from '../../core/errors.js'
 import { errorGroupId, messageShape } from './error-shape.js'
 import { lanesOf, scan, type RecordFilters, type WorkKind } from './records.js'

@@ -3,7 +3,7 @@
  * messages that differ only in them fall in one group of dead letters.
  */
 import { createHash } from 'node:crypto'
-import type { ErrorInfo } from '../../core/durability/records.js'
+import type { ErrorInfo } from '../../core/durability/journal/records.js'
 
 const SHAPES: [RegExp, string][] = [
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>'],

@@ -7,8 +7,15 @@
  * On a journal a bot is changing, a record may move between states while the export pages
  * through them and be missed or written twice; export a stopped bot's journal for an exact copy.
  */
-import type { DurabilityBackend } from '../../core/durability/backend.js'
-import { INBOX_STATES, OUTBOX_STATES, recordIndex, recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/records.js'
+import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
+import {
+  INBOX_STATES,
+  OUTBOX_STATES,
+  recordIndex,
+  recordKey,
+  type InboxRecord,
+  type OutboxRecord,
+} from '../../core/durability/journal/records.js'
 
 /** The first line of an export. */
 export interface ExportHeader {

@@ -3,7 +3,7 @@
  * the bots did), and from the journal (records that failed or died in the last minute, which also
  * counts inbound handler failures that no counter names).
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 
 /** Limits of the journal's count, named with units last. */
 export const FAILURE_RATE_LIMITS = {

@@ -4,8 +4,8 @@
  * record a compare-and-set: an insert (version 0), or with `overwrite` a replace of the version
  * read just before, so a record a running bot changes meanwhile is never overwritten silently.
  */
-import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
-import { INBOX_STATES, OUTBOX_STATES, recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/records.js'
+import type { DurabilityBackend, Journal } from '../../core/durability/journal/backend.js'
+import { INBOX_STATES, OUTBOX_STATES, recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/journal/records.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import type { ExportLine } from './export.js'
 

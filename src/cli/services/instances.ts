@@ -2,10 +2,10 @@
  * `instances`: the replicas that wrote a heartbeat into the scope (host, pid, start, last beat and
  * sweep, their metrics, whether it leads the transport session and which chat turns it holds), and `leases`: the records a replica is working on right now.
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 import { LIMITS } from '../../core/durability/limits.js'
-import { TRANSPORT_SESSION } from '../../core/durability/session-leader.js'
-import type { InboxRecord, InstanceRecord, OutboxRecord } from '../../core/durability/records.js'
+import { TRANSPORT_SESSION } from '../../core/durability/session/session-leader.js'
+import type { InboxRecord, InstanceRecord, OutboxRecord } from '../../core/durability/journal/records.js'
 import type { WorkKind } from './records.js'
 
 /** An instance as `instances` shows it. */

@@ -3,7 +3,7 @@
  * done by the sweeper of a bot running in the scope. With none beating there, the change succeeds
  * and the record then waits, silently, until one starts; the operator is told so.
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 import { listInstances } from './instances.js'
 
 /** The warnings for records re-queued in `journal`'s scope (none when a live instance beats there). */

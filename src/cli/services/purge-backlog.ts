@@ -5,10 +5,10 @@
  * the journal's: the operator's `--retention`, else the live instances' (their heartbeats carry
  * it; the shortest, since that bot purges first), else the default.
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 import { RETENTION_DEFAULT } from '../../core/durability/config.js'
 import { toMs } from '../../core/duration.js'
-import { purgeBacklog, type PurgeBacklog } from '../../core/durability/retention.js'
+import { purgeBacklog, type PurgeBacklog } from '../../core/durability/retention/retention.js'
 import type { InstanceView } from './instances.js'
 
 /** Where the retention the backlog is judged by came from. */

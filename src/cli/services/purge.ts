@@ -3,12 +3,12 @@
  * the journal's own purge (the state-time index, in batches). Only settled states may be purged:
  * a pending or leased record is work a bot still owns.
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 import { UsageError } from '../errors.js'
 import type { Lane, RecordSummary, WorkKind } from './records.js'
 import { summarize } from './records.js'
 import { sealedUnder } from './sealed.js'
-import { recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/records.js'
+import { recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/journal/records.js'
 
 /** States that may be purged, per kind. */
 export const PURGEABLE_STATES: Record<WorkKind, readonly string[]> = { inbox: ['done', 'dead'], outbox: ['sent', 'dead', 'unknown'] }

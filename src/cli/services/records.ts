@@ -4,7 +4,7 @@
  * so a million dead letters are paged through without a full scan, and a filter that matches
  * rarely stops after a bounded number of records instead of reading the whole journal.
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 import {
   INBOX_STATES,
   OUTBOX_STATES,
@@ -14,7 +14,7 @@ import {
   type InboxRecord,
   type Lease,
   type OutboxRecord,
-} from '../../core/durability/records.js'
+} from '../../core/durability/journal/records.js'
 import { UsageError } from '../errors.js'
 import { errorGroupId } from './error-shape.js'
 

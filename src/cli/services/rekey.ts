@@ -8,7 +8,7 @@
  * from where it was and running bots are not disturbed. A record sealed under a key the ring lacks
  * is counted, named and left as it is.
  */
-import type { DurabilityBackend, Journal, JournalPut, Versioned } from '../../core/durability/backend.js'
+import type { DurabilityBackend, Journal, JournalPut, Versioned } from '../../core/durability/journal/backend.js'
 import {
   INBOX_STATES,
   OUTBOX_STATES,
@@ -17,7 +17,7 @@ import {
   type InboxRecord,
   type OutboxRecord,
   type RecordOf,
-} from '../../core/durability/records.js'
+} from '../../core/durability/journal/records.js'
 import type { KeyRing } from '../../core/encryption/key-ring.js'
 import { RecordSealer } from '../../core/encryption/record-sealer.js'
 import { sealedUnder } from './sealed.js'

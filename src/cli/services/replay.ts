@@ -3,8 +3,8 @@
  * bulk. Each goes through the library's `replayInbound` (a compare-and-set with an audit entry);
  * the running bot's sweeper processes them.
  */
-import type { Journal } from '../../core/durability/backend.js'
-import { REPLAYABLE_STATES, replayInbound, type OperatorChange } from '../../core/durability/operations.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
+import { REPLAYABLE_STATES, replayInbound, type OperatorChange } from '../../core/durability/operations/operations.js'
 import { applyEach, planFiltered, planNamed, type ItemOutcome, type Pace, type Plan } from './bulk.js'
 import { lanesOf, type RecordFilters } from './records.js'
 

@@ -3,8 +3,8 @@
  * Each goes through the library's `retrySend` (a compare-and-set with an audit entry; later parts
  * that died with a send are re-queued with it); the running bot's sweeper sends them.
  */
-import type { Journal } from '../../core/durability/backend.js'
-import { RETRYABLE_STATES, retrySend, type OperatorChange } from '../../core/durability/operations.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
+import { RETRYABLE_STATES, retrySend, type OperatorChange } from '../../core/durability/operations/operations.js'
 import { applyEach, planFiltered, planNamed, type ItemOutcome, type Pace, type Plan } from './bulk.js'
 import { lanesOf } from './records.js'
 import type { Selection } from './replay.js'

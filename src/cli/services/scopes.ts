@@ -1,5 +1,5 @@
 /** `scopes`: the namespaces a backend holds, with how many records each keeps (from the index counts). */
-import type { DurabilityBackend } from '../../core/durability/backend.js'
+import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 
 /** One scope and its totals. */
 export interface ScopeSummary {

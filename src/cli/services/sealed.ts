@@ -2,7 +2,7 @@
  * Content the keys given could not open, as the CLI and the dashboard show it: "(encrypted, key
  * k1)" instead of a sealed string, and a sentence saying which key a record needs.
  */
-import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
+import type { InboxRecord, OutboxRecord } from '../../core/durability/journal/records.js'
 import { SEALED_FIELDS } from '../../core/encryption/record-sealer.js'
 import { sealedKeyOf } from '../../core/encryption/sealed-text.js'
 import type { WorkKind } from './records.js'

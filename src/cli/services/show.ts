@@ -4,15 +4,15 @@
  * in the bot, not the journal: the attempt budget comes from the operator's flags, else from a
  * live instance's heartbeat (which carries its limits), else it is not known and not stated.
  */
-import type { Journal } from '../../core/durability/backend.js'
-import type { InboxRecord, OutboxRecord } from '../../core/durability/records.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
+import type { InboxRecord, OutboxRecord } from '../../core/durability/journal/records.js'
 import { ERROR_CODES, RecordNotFoundError } from '../../core/errors.js'
 import { listInstances } from './instances.js'
 import type { WorkKind } from './records.js'
 import { sealedUnder, sealedWhy } from './sealed.js'
 
 /** A record's key in its journal (an inbound's id, a send's key), for the views that name it. */
-export { recordKey } from '../../core/durability/records.js'
+export { recordKey } from '../../core/durability/journal/records.js'
 
 /** A record found by id or key, with its explanation. */
 export interface ShownRecord {

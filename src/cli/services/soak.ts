@@ -7,8 +7,8 @@
  * deleted, and the process's RSS. At the end, the verdict on flatness (flatness.ts).
  */
 import { Bot } from '../../core/bot.js'
-import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
-import { purgeBacklog } from '../../core/durability/retention.js'
+import type { DurabilityBackend, Journal } from '../../core/durability/journal/backend.js'
+import { purgeBacklog } from '../../core/durability/retention/retention.js'
 import { TEXT } from '../../core/matchers.js'
 import { resolveNamespace, scopeIdOf } from '../../core/namespace.js'
 import type { ThrowawayFactory } from '../../backends/gateway/open.js'

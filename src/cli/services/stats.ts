@@ -4,10 +4,10 @@
  * dead letters, the purge backlog (purge-backlog.ts), the live instances and their metrics. Rates come from the heartbeats: each
  * instance's counters over its uptime, or, when watching, the change between two samples.
  */
-import type { DurabilityBackend, Journal } from '../../core/durability/backend.js'
+import type { DurabilityBackend, Journal } from '../../core/durability/journal/backend.js'
 import type { ScopeChoice } from '../config.js'
 import { chooseScope } from '../scope.js'
-import { INBOX_STATES, OUTBOX_STATES } from '../../core/durability/records.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../core/durability/journal/records.js'
 import { heartbeatRates, journalFailures, type FailureRate } from './failure-rate.js'
 import { listInstances } from './instances.js'
 import { backlogRetention, collectPurgeBacklog, type PurgeBacklogFigures } from './purge-backlog.js'

@@ -5,8 +5,8 @@
  * (and an events journal, which open() has read back whole) walked record by record through the index, checking each record's shape and that the index
  * counts agree. `salvage` writes what is readable of a damaged file journal into a new file.
  */
-import type { DurabilityBackend } from '../../core/durability/backend.js'
-import { INBOX_STATES, OUTBOX_STATES, recordKey, type RecordKind } from '../../core/durability/records.js'
+import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
+import { INBOX_STATES, OUTBOX_STATES, recordKey, type RecordKind } from '../../core/durability/journal/records.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
 import { capabilitiesOf, salvageJournalFile, verifyJournalFile, type BackendTarget } from '../../backends/gateway/open.js'
 

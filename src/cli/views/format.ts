@@ -1,5 +1,5 @@
 /** Small formatters the human views share: ages, times and errors as people read them. */
-import type { ErrorInfo } from '../../core/durability/records.js'
+import type { ErrorInfo } from '../../core/durability/journal/records.js'
 import { duration, iso } from '../services/show.js'
 
 export { duration, iso }

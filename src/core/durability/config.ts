@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { toMs, type Duration } from '../duration.js'
 import { ConfigError } from '../errors.js'
 import { optionNames, refuseUnknownOptions } from '../options.js'
-import type { DurabilityBackend } from './backend.js'
+import type { DurabilityBackend } from './journal/backend.js'
 import { LIMITS } from './limits.js'
 
 /** Backoff between attempts: exponential from `baseMs`, capped at `capMs`, with ± `jitter` (a fraction). */

@@ -4,17 +4,17 @@
  * functions over it; nothing here knows which backend it runs on.
  */
 import { randomUUID } from 'node:crypto'
-import type { DurabilityBackend, Journal, Versioned } from './backend.js'
-import { ChatSequence } from './chat-order.js'
-import { ChatTails } from './chat-tails.js'
-import { BackendClock } from './clock.js'
+import type { DurabilityBackend, Journal, Versioned } from './journal/backend.js'
+import { ChatSequence } from './turns/chat-order.js'
+import { ChatTails } from './turns/chat-tails.js'
+import { BackendClock } from './leases/clock.js'
 import type { DurabilityConfig } from './config.js'
-import { guardedJournal } from './guarded-journal.js'
-import { HeldRecord } from './held-record.js'
-import { LeaseKeeper } from './lease-keeper.js'
+import { guardedJournal } from './journal/guarded-journal.js'
+import { HeldRecord } from './leases/held-record.js'
+import { LeaseKeeper } from './leases/lease-keeper.js'
 import { Metrics } from './metrics.js'
-import { UnstartedSends } from './unstarted-sends.js'
-import type { ErrorInfo, InboxRecord, OutboxRecord } from './records.js'
+import { UnstartedSends } from './outbox/unstarted-sends.js'
+import type { ErrorInfo, InboxRecord, OutboxRecord } from './journal/records.js'
 
 /** What the engine tells the bot. */
 export interface EngineEvents {

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os'
 import type { DurabilityEngine } from './engine.js'
 import { LIMITS } from './limits.js'
-import type { InstanceRecord, PreviousRun } from './records.js'
+import type { InstanceRecord, PreviousRun } from './journal/records.js'
 
 export class InstanceBeat {
   #version = 0

@@ -7,16 +7,16 @@
  */
 import type { DeliveryReport, InboundEvent, IProvider, OutboundContent, ProviderSendResult } from '../provider.js'
 import type { DurabilityConfig } from './config.js'
-import type { Durability } from './facade.js'
-import type { Json } from './kv.js'
-import type { SendResult } from './outbox.js'
-import type { SendOrigin } from './send-origin.js'
+import type { Durability } from './operations/facade.js'
+import type { Json } from './journal/kv.js'
+import type { SendResult } from './outbox/outbox.js'
+import type { SendOrigin } from './run/send-origin.js'
 
 export type { DurabilityOptions, Namespace } from './config.js'
 export type { EngineEvents } from './engine.js'
-export type { Durability } from './facade.js'
-export type { SendResult } from './outbox.js'
-export type { SendOrigin } from './send-origin.js'
+export type { Durability } from './operations/facade.js'
+export type { SendResult } from './outbox/outbox.js'
+export type { SendOrigin } from './run/send-origin.js'
 
 /** The bot's way in and out of its channel, as the engine sees it. */
 export interface Transport {

@@ -8,8 +8,8 @@
  * Each field is bound to its record kind, key and name (the AES-GCM associated data): a sealed
  * value copied into another record does not open there.
  */
-import type { Json } from '../durability/kv.js'
-import { recordKey, type RecordKind, type RecordOf } from '../durability/records.js'
+import type { Json } from '../durability/journal/kv.js'
+import { recordKey, type RecordKind, type RecordOf } from '../durability/journal/records.js'
 import { EncryptionKeyMissingError } from '../errors.js'
 import type { KeyRing } from './key-ring.js'
 import { ENCRYPTION_LIMITS } from './limits.js'

@@ -3,7 +3,7 @@
  * sealed-journal.ts). A wrapper at the boundary: the engine and the backend are unchanged, and a
  * bot without `durability.encryption` never creates one, so it costs nothing then.
  */
-import type { DurabilityBackend, Journal } from '../durability/backend.js'
+import type { DurabilityBackend, Journal } from '../durability/journal/backend.js'
 import type { EncryptionKeyMissingError } from '../errors.js'
 import type { KeyRing } from './key-ring.js'
 import { ENCRYPTION_LIMITS } from './limits.js'

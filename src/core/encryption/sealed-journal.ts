@@ -12,9 +12,9 @@
  *   listed, shown, replayed or retried (a rewrite keeps the sealed content as it is).
  * Under both, a purge never deletes it.
  */
-import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from '../durability/backend.js'
-import type { WriteLabel, WriteName } from '../durability/crash-points.js'
-import { recordIndex, recordKey, type RecordKind, type RecordOf } from '../durability/records.js'
+import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from '../durability/journal/backend.js'
+import type { WriteLabel, WriteName } from '../durability/journal/crash-points.js'
+import { recordIndex, recordKey, type RecordKind, type RecordOf } from '../durability/journal/records.js'
 import type { EncryptionKeyMissingError } from '../errors.js'
 import { ENCRYPTION_LIMITS } from './limits.js'
 import type { RecordSealer } from './record-sealer.js'

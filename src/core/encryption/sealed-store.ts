@@ -4,7 +4,7 @@
  * ids and times stay clear. Only botmesh's own stores are wrapped (`store.sealable`): a store of
  * yours gets its values in clear, to keep or encrypt as it likes.
  */
-import type { Json } from '../durability/kv.js'
+import type { Json } from '../durability/journal/kv.js'
 import type { MessageLogEntry, Store } from '../store.js'
 import type { KeyRing } from './key-ring.js'
 import { isSealed, openText, sealText } from './sealed-text.js'

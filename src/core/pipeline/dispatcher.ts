@@ -2,7 +2,7 @@
  * Routing and running: which handler (or waiting flow) takes an inbound message, and running it
  * with its context. The same in both pipelines; a context's sends go to the pipeline's sender.
  */
-import type { Json } from '../durability/kv.js'
+import type { Json } from '../durability/journal/kv.js'
 import { askQuestion, conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from '../flow.js'
 import type { Context, Message, StateAccess } from '../context.js'
 import { bindMediaProvider } from '../media.js'

@@ -60,7 +60,7 @@ export class DurablePipeline implements MessagePipeline {
     this.delivered = (report) => engine.delivered(report)
   }
 
-  /** A delivery report from the provider's status callbacks (see durability/reconcile.ts). */
+  /** A delivery report from the provider's status callbacks (see durability/outbox/reconcile.ts). */
   readonly delivered: MessagePipeline['delivered']
 
   start(startTransport: () => Promise<void>): Promise<void> {

@@ -4,9 +4,9 @@
  * is created.
  */
 import type { InboundEvent } from '../provider.js'
-import { ChatQueue } from '../durability/chat-queue.js'
+import { ChatQueue } from '../durability/turns/chat-queue.js'
 import { Dispatcher } from './dispatcher.js'
-import { InFlight } from '../durability/in-flight.js'
+import { InFlight } from '../durability/admission/in-flight.js'
 import type { BotParts, MessagePipeline } from './pipeline.js'
 import { PlainSender } from './plain-sender.js'
 import { LIMITS } from '../durability/limits.js'

@@ -6,9 +6,9 @@
  * bot's start() and stop() resolve and its idle() rejects with a `BackendCrashedError` (the wrapper
  * tells it through `whenHalted`), so a crash during `bot.start()` does not hang its caller.
  */
-import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../durability/backend.js'
-import { writeNames, type CrashPoint, type WriteLabel, type WriteName } from '../durability/crash-points.js'
-import type { RecordKind } from '../durability/records.js'
+import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../durability/journal/backend.js'
+import { writeNames, type CrashPoint, type WriteLabel, type WriteName } from '../durability/journal/crash-points.js'
+import type { RecordKind } from '../durability/journal/records.js'
 import { BotmeshError, ERROR_CODES } from '../errors.js'
 
 /** Where the crash happened. */

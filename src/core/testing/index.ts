@@ -6,7 +6,7 @@
 export { MockProvider, type MockProviderOptions, type MockSent } from './mock-provider.js'
 export { crashable, CrashableBackend, BackendCrashedError, type CrashSite } from './crashable.js'
 export { CrashableProvider } from './crashable-provider.js'
-export { CRASH_POINTS, type CrashPoint } from '../durability/crash-points.js'
+export { CRASH_POINTS, type CrashPoint } from '../durability/journal/crash-points.js'
 export {
   CONFORMANCE_CASES,
   runCase,

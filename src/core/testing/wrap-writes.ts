@@ -2,8 +2,8 @@
  * A backend whose journals pass every call through unchanged, except `write`, which goes through
  * `around`: the test kits use it to observe or mark journal writes of a real backend.
  */
-import type { DurabilityBackend, Journal, JournalWrite, JournalWriteResult } from '../durability/backend.js'
-import type { WriteLabel } from '../durability/crash-points.js'
+import type { DurabilityBackend, Journal, JournalWrite, JournalWriteResult } from '../durability/journal/backend.js'
+import type { WriteLabel } from '../durability/journal/crash-points.js'
 
 export type AroundWrite = (
   name: WriteLabel,

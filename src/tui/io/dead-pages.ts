@@ -4,7 +4,7 @@
  * until the page is full or `filterScanMax` records were read, and says when it stopped early,
  * so a filter that matches nothing never turns a refresh into a scan of the journal.
  */
-import type { Journal } from '../../core/durability/backend.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
 import { scan, type Cursor, type RecordSummary, type WorkKind } from '../../cli/services/records.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 import { matchesText } from './text-filter.js'

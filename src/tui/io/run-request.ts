@@ -4,8 +4,8 @@
  * state is read from the index), then apply one compare-and-set per record with an audit entry.
  * A record a running bot changed meanwhile fails alone and is reported; nothing is overwritten.
  */
-import type { Journal } from '../../core/durability/backend.js'
-import type { OperatorChange } from '../../core/durability/operations.js'
+import type { Journal } from '../../core/durability/journal/backend.js'
+import type { OperatorChange } from '../../core/durability/operations/operations.js'
 import type { ItemOutcome, Pace, Plan } from '../../cli/services/bulk.js'
 import { applyDiscard, planDiscard } from '../../cli/services/discard.js'
 import { applyReplay, planReplay, type Selection } from '../../cli/services/replay.js'

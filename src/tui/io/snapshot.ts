@@ -4,7 +4,7 @@
  * the instances are their heartbeat records, the leases and the dead letters are pages read from
  * the state-time index. A million records cost what a hundred do.
  */
-import type { DurabilityBackend } from '../../core/durability/backend.js'
+import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import { listInstances, listLeases, type InstanceView, type LeaseView } from '../../cli/services/instances.js'
 import { groupDeadLetters, type ErrorGroups } from '../../cli/services/error-groups.js'
 import type { FailureRate } from '../../cli/services/failure-rate.js'

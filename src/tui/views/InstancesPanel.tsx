@@ -5,7 +5,7 @@
  * replaced one that died (same instanceId) has that run under it, lost (✖), with what it held.
  */
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
-import type { PreviousRun } from '../../core/durability/records.js'
+import type { PreviousRun } from '../../core/durability/journal/records.js'
 import { compact, duration } from './format.js'
 import type { RowState } from '../state/selection.js'
 import type { Theme } from './theme.js'

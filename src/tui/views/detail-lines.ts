@@ -6,7 +6,7 @@
 import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
 import { attemptsText, recordKey, type ShownRecord } from '../../cli/services/show.js'
 import { sealedLabel } from '../../cli/services/sealed.js'
-import type { InboxRecord, OutboxRecord, PreviousRun } from '../../core/durability/records.js'
+import type { InboxRecord, OutboxRecord, PreviousRun } from '../../core/durability/journal/records.js'
 import { duration, relative } from './format.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 import type { LostRun } from './instance-rows.js'

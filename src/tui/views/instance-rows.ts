@@ -5,7 +5,7 @@
  * its last beat, also once the run that replaced it stopped. The state selects rows by these ids.
  */
 import type { InstanceView } from '../../cli/services/instances.js'
-import type { PreviousRun } from '../../core/durability/records.js'
+import type { PreviousRun } from '../../core/durability/journal/records.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 
 /** A run that died, as the run of its instanceId that replaced it told. */

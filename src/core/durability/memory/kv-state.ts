@@ -3,7 +3,7 @@
  * indexes. `MemoryKv` serves from it directly; the file backends keep one too and persist what it
  * applies.
  */
-import type { KvEntry, KvListQuery, KvOp, KvWriteResult } from '../kv.js'
+import type { KvEntry, KvListQuery, KvOp, KvWriteResult } from '../journal/kv.js'
 import { deepFreeze } from './frozen.js'
 import { SortedIndex } from './sorted-index.js'
 

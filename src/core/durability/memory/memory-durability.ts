@@ -2,7 +2,7 @@
  * `MemoryDurability`: the default backend (`durability: {}`). Retries, backoff and dead letters in
  * this process; nothing survives a crash.
  */
-import { KvDurability } from '../kv-durability.js'
+import { KvDurability } from '../journal/kv-durability.js'
 import { MemoryKv, type MemoryKvOptions } from './memory-kv.js'
 
 export { MemoryKv, type MemoryKvOptions } from './memory-kv.js'

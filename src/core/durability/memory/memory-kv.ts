@@ -2,7 +2,7 @@
  * `MemoryKv`: a `DurableKv` that lives in this process. It survives nothing, but gives every bot
  * the retries, backoff and dead letters of the engine with no setup.
  */
-import { ROOT_SCOPE, type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult } from '../kv.js'
+import { ROOT_SCOPE, type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult } from '../journal/kv.js'
 import { KvState } from './kv-state.js'
 
 /** Options of `MemoryKv`. */

@@ -2,7 +2,7 @@
  * A conformance case: one named behaviour every durability backend must show. Cases use
  * `node:assert`, so they run under vitest and under the CLI's plain runner alike.
  */
-import type { DurabilityBackend, Journal } from '../../durability/backend.js'
+import type { DurabilityBackend, Journal } from '../../durability/journal/backend.js'
 
 /** What a case gets: a started backend of its own, and fresh scopes on it. */
 export interface ConformanceContext {

@@ -1,5 +1,5 @@
 /** Records for conformance cases: complete, valid shapes with the fields a case cares about. */
-import type { InboxRecord, OutboxRecord } from '../../durability/records.js'
+import type { InboxRecord, OutboxRecord } from '../../durability/journal/records.js'
 
 export function inboxRecord(id: string, fields: Partial<InboxRecord> = {}): InboxRecord {
   return {

@@ -3,7 +3,7 @@
  * one call that do not depend on each other, and records that come back exactly as written.
  */
 import assert from 'node:assert/strict'
-import type { InboxRecord, OutboxRecord } from '../../durability/records.js'
+import type { InboxRecord, OutboxRecord } from '../../durability/journal/records.js'
 import type { ConformanceCase } from './case.js'
 import { inboxRecord, outboxRecord } from './fixtures.js'
 

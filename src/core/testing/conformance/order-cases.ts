@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict'
 import { Bot } from '../../bot.js'
-import type { DurabilityBackend } from '../../durability/backend.js'
+import type { DurabilityBackend } from '../../durability/journal/backend.js'
 import type { DurabilityOptions } from '../../durability/config.js'
-import { inboxRecordId } from '../../durability/keys.js'
-import type { InboxRecord } from '../../durability/records.js'
+import { inboxRecordId } from '../../durability/outbox/keys.js'
+import type { InboxRecord } from '../../durability/journal/records.js'
 import { TEXT } from '../../matchers.js'
 import { MemoryStore, type Store } from '../../store.js'
 import { crashable } from '../crashable.js'

@@ -4,11 +4,11 @@
  * a bot's retention judges age by the engine's clock. Times are chosen, never waited for.
  */
 import assert from 'node:assert/strict'
-import type { DurabilityBackend, JournalPut } from '../../durability/backend.js'
+import type { DurabilityBackend, JournalPut } from '../../durability/journal/backend.js'
 import { resolveDurabilityConfig } from '../../durability/config.js'
 import { DurabilityEngine } from '../../durability/engine.js'
-import { purgeBacklog, purgePass, Retention } from '../../durability/retention.js'
-import { recordKey, type InboxRecord, type OutboxRecord } from '../../durability/records.js'
+import { purgeBacklog, purgePass, Retention } from '../../durability/retention/retention.js'
+import { recordKey, type InboxRecord, type OutboxRecord } from '../../durability/journal/records.js'
 import { ManualClock } from '../manual-clock.js'
 import type { ConformanceCase } from './case.js'
 import { inboxRecord, outboxRecord } from './fixtures.js'

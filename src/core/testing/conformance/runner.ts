@@ -1,7 +1,7 @@
 /** Runs conformance cases against a backend, outside any test framework (the CLI uses this). */
 import { randomUUID } from 'node:crypto'
 import type { BackendFactory, ConformanceCase, ConformanceContext } from './case.js'
-import type { DurabilityBackend } from '../../durability/backend.js'
+import type { DurabilityBackend } from '../../durability/journal/backend.js'
 
 /** The result of one case. */
 export interface CaseResult {

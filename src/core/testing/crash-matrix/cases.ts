@@ -5,7 +5,7 @@
  * (settling an abandoned send as unknown) is reached by crashing first where the send is left
  * abandoned.
  */
-import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
+import { CRASH_POINTS, type CrashPoint } from '../../durability/journal/crash-points.js'
 import { pick, seededDraw, seededRandom } from './random.js'
 
 /** The share of random cases that deliver the crash-loop chat too. */

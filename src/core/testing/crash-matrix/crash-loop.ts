@@ -5,8 +5,8 @@
  * order. A case with `crashLoop` delivers the chat; its generations go on past the case's armed
  * crashes until the bot stops.
  */
-import type { Journal } from '../../durability/backend.js'
-import { inboxRecordId } from '../../durability/keys.js'
+import type { Journal } from '../../durability/journal/backend.js'
+import { inboxRecordId } from '../../durability/outbox/keys.js'
 import type { InboundEvent } from '../../provider.js'
 
 export const CRASH_LOOP_CHAT = 'c-crashloop'

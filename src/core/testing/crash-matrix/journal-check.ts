@@ -1,7 +1,7 @@
 /** The crash matrix's check of the journal a case leaves: everything settled, the poisoned message dead, content sealed when it should be. */
-import type { DurabilityBackend, Journal } from '../../durability/backend.js'
-import { inboxRecordId } from '../../durability/keys.js'
-import { INBOX_STATES, OUTBOX_STATES, recordKey } from '../../durability/records.js'
+import type { DurabilityBackend, Journal } from '../../durability/journal/backend.js'
+import { inboxRecordId } from '../../durability/outbox/keys.js'
+import { INBOX_STATES, OUTBOX_STATES, recordKey } from '../../durability/journal/records.js'
 import { SEALED_FIELDS } from '../../encryption/record-sealer.js'
 import { isSealed } from '../../encryption/sealed-text.js'
 import { inboxRecord, outboxRecord } from '../conformance/fixtures.js'

@@ -7,9 +7,9 @@
  * Every case ends with a verdict: it is bounded by `caseTimeoutMs` (a hang is a failed case with
  * its seed) and by the caller's abort signal, and its throwaway data is removed on every path.
  */
-import type { DurabilityBackend } from '../../durability/backend.js'
+import type { DurabilityBackend } from '../../durability/journal/backend.js'
 import type { EncryptionOptions } from '../../durability/config.js'
-import { CRASH_POINTS, type CrashPoint } from '../../durability/crash-points.js'
+import { CRASH_POINTS, type CrashPoint } from '../../durability/journal/crash-points.js'
 import { textOf } from '../../hooks.js'
 import { crashable, type CrashableBackend } from '../crashable.js'
 import { CrashableProvider } from '../crashable-provider.js'

@@ -5,10 +5,10 @@
  * and the sends each one must produce exactly once.
  */
 import { Bot } from '../../bot.js'
-import type { DurabilityBackend } from '../../durability/backend.js'
+import type { DurabilityBackend } from '../../durability/journal/backend.js'
 import type { EncryptionOptions } from '../../durability/config.js'
-import { partKey } from '../../durability/keys.js'
-import { splitText } from '../../durability/split.js'
+import { partKey } from '../../durability/outbox/keys.js'
+import { splitText } from '../../durability/outbox/split.js'
 import { flow } from '../../flow.js'
 import { text, TEXT } from '../../matchers.js'
 import { ERROR_CODES } from '../../errors.js'
@@ -16,7 +16,7 @@ import { ProviderError, UnsupportedContentError } from '../../provider-errors.js
 import type { InboundEvent } from '../../provider.js'
 import { MemoryStore, type Store } from '../../store.js'
 import type { MockProvider } from '../mock-provider.js'
-import { inboxRecordId } from '../../durability/keys.js'
+import { inboxRecordId } from '../../durability/outbox/keys.js'
 import { CRASH_LOOP_CHAT, CRASH_LOOP_TEXT, WORKLOAD_MAX_ATTEMPTS } from './crash-loop.js'
 
 /** The channel's text limit in the workload: small, so replies split. */
@@ -64,7 +64,7 @@ export interface ExpectedSend {
 /**
  * Every send that must reach the channel exactly once, with its key: `<inbound record id>:<n>` for a
  * handler's n-th reply, the idempotency key for an enqueued send, and `key#n` for the n-th part of
- * a split text (see src/core/durability/keys.ts). The checker matches ambiguity per key.
+ * a split text (see src/core/durability/outbox/keys.ts). The checker matches ambiguity per key.
  */
 export function expectedSends(): ExpectedSend[] {
   // The workload's provider is a MockProvider ('mock'): its inbound record ids are mock:<chat>:<event id>.

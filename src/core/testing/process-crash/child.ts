@@ -5,7 +5,7 @@
  *
  *   node child.js '<json ChildConfig>'
  */
-import type { DurabilityBackend } from '../../durability/backend.js'
+import type { DurabilityBackend } from '../../durability/journal/backend.js'
 import { aroundJournalWrites } from '../wrap-writes.js'
 import type { Store } from '../../store.js'
 import { appendOracle, OracleProvider, readOracle } from './oracle-file.js'

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { DurabilityBackend } from '../../durability/backend.js'
+import type { DurabilityBackend } from '../../durability/journal/backend.js'
 import { tally, violations, type Tally } from '../crash-matrix/checker.js'
 import { journalProblems, WORKLOAD_SCOPE } from '../crash-matrix/journal-check.js'
 import { expectedSends } from '../crash-matrix/workload.js'

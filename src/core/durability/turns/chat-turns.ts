@@ -1,0 +1,288 @@
+/**
+ * Chat turns (`durability.coordination`): at most one handler of a chat runs at a time in the whole
+ * deployment, in arrival order, wherever the messages land. Each chat has a turn record in the
+ * journal (records.ts TurnRecord): its unfinished messages in (createdAt, id) order and the replica
+ * holding the turn under a lease and a fencing token, claimed and released by compare-and-set like an
+ * inbox record, so it works on every backend through the same journal writes. A dead or frozen
+ * holder's turn passes on once its lease is over; its late writes fail their compare-and-set and are
+ * counted in `staleLeases`.
+ */
+import { SEQ_PER_MS } from './chat-order.js'
+import { journalKey } from '../journal/journal-key.js'
+import type { Versioned } from '../journal/backend.js'
+import type { DurabilityEngine } from '../engine.js'
+import type { HeldRecord } from '../leases/held-record.js'
+import { LIMITS } from '../limits.js'
+import { BackgroundLoop } from '../loop.js'
+import type { TurnRecord } from '../journal/records.js'
+import { isGivenUp, WAITING_STATES, withEntry } from './turn-queue.js'
+import { TurnWaiters } from './turn-waiters.js'
+
+/** A turn this process holds for one inbox record. */
+export interface HeldTurn {
+  readonly chatId: string
+  readonly inboxId: string
+  readonly token: number
+  /** The message's inbox record, held by this process: its state at the release says whether it leaves the queue. */
+  readonly message: HeldRecord<'inbox'>
+  /** Set once a write found another holder: the lease was over and the turn passed on. */
+  lost: boolean
+}
+
+type Found = Versioned<TurnRecord> | undefined
+
+export class ChatTurns {
+  /** The turn records last seen, per chat: a claim writes against it without reading first. */
+  readonly #seen = new Map<string, Found>()
+  readonly #held = new Set<HeldTurn>()
+  /** Local waiters per chat, woken when this process releases a turn of that chat. */
+  readonly #waiters = new TurnWaiters()
+  /** Chats whose turn record one waiter of this process is reading now (the others take its answer). */
+  readonly #polling = new Set<string>()
+  #stopping = false
+  readonly #renewal: BackgroundLoop
+
+  constructor(
+    private readonly engine: DurabilityEngine,
+    private readonly leaseMs: number,
+  ) {
+    const periodMs = Math.max(5, Math.floor(leaseMs / LIMITS.heartbeatsPerLease))
+    this.#renewal = new BackgroundLoop(
+      'turn-keeper',
+      () => periodMs,
+      () => this.#renew(),
+      (error) => engine.events.error(error),
+    )
+  }
+
+  /** The turns held by this process now, for the instance heartbeat. */
+  heldChats(): string[] {
+    return [...this.#held].filter((turn) => !turn.lost).map((turn) => turn.chatId)
+  }
+
+  /**
+   * Queues a message that is about to be journaled at the end of its chat's turn queue, and returns
+   * its arrival time: never before the last message queued, so the queue's order (the order in
+   * which the journal took the messages, whichever replica they landed on) and the inbox records'
+   * createdAt order are one and the same.
+   */
+  async join(chatId: string, id: string): Promise<number> {
+    let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
+    for (;;) {
+      const record: TurnRecord = current?.record ?? { chatId, queue: [], holder: null, fencingToken: 0, updatedAt: 0 }
+      const queued = record.queue.find((entry) => entry.id === id)
+      if (queued) return queued.createdAt
+      const now = this.engine.now()
+      const createdAt = Math.max(now, (record.queue.at(-1)?.createdAt ?? 0) + 1)
+      const next: TurnRecord = { ...record, queue: withEntry(record.queue, { id, createdAt }), updatedAt: now }
+      if (next.queue === record.queue) return createdAt
+      const [result] = await this.engine.journal.write('turn.queue', [
+        { kind: 'turns', record: next, expectVersion: current?.version ?? 0 },
+      ])
+      current = result!.ok ? { record: next, version: result!.version } : (result!.current as Found)
+      this.#remember(chatId, current)
+      if (result!.ok) return createdAt
+    }
+  }
+
+  /**
+   * Waits for the chat's turn of `message` (queued in arrival order meanwhile) and takes it. Undefined
+   * when this process lost the message's own lease while waiting: its new holder takes the turn.
+   */
+  async take(message: HeldRecord<'inbox'>): Promise<HeldTurn | undefined> {
+    const { chatId, id } = message.record
+    let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
+    let requeued = false
+    for (let waitMs: number = LIMITS.turnWaitMinMs; ;) {
+      // Lost, or its lease is over by our clock (this process was frozen or cut off): its new holder takes the turn.
+      // Stopping: the message is left to its lease (a restart with this instanceId takes it back at once).
+      if (this.#stopping || message.lost || (message.record.lease?.expiresAt ?? Infinity) <= this.engine.now()) return undefined
+      if (!requeued && isGivenUp(current, message)) {
+        // Checked at every step, not once: the queue may give the place up while this message waits
+        // (its admission landed later than a turn lease after it joined). What this process remembers
+        // may be older than its own join: only the journal's record says so.
+        current = await this.#read(chatId)
+        if (isGivenUp(current, message)) {
+          if (!(await this.#arriveAgain(current, message))) return undefined
+          requeued = true
+        }
+      }
+      const step = await this.#nextStep(current, chatId, { id, createdAt: message.record.createdAt })
+      if (step.write) {
+        const [result] = await this.engine.journal.write('turn.claim', [
+          { kind: 'turns', record: step.write, expectVersion: current?.version ?? 0 },
+        ])
+        current = result!.ok ? { record: step.write, version: result!.version } : (result!.current as Found)
+        this.#remember(chatId, current)
+        if (result!.ok && step.taking) return this.#hold(chatId, message, step.write.fencingToken)
+        if (!result!.ok || step.again) continue
+      }
+      if (this.#polling.has(chatId) || this.heldChats().includes(chatId)) {
+        // One look at the journal per chat and process: the others wait for it, or for the local release.
+        await this.#waiters.wait(chatId, LIMITS.turnWaitMaxMs)
+        current = this.#seen.get(chatId)
+        continue
+      }
+      this.#polling.add(chatId)
+      try {
+        await this.#waiters.wait(chatId, waitMs)
+        waitMs = Math.min(waitMs * 2, LIMITS.turnWaitMaxMs)
+        current = await this.#read(chatId)
+      } finally {
+        this.#polling.delete(chatId)
+        this.#waiters.wake(chatId)
+      }
+    }
+  }
+
+  /**
+   * Gives the turn back. The message leaves the queue only when its run settled it here (done, or
+   * failed and queued again on its retry, or dead). A run that ended with the message unfinished (its
+   * lease lapsed while this process was frozen or starved, and its completion was refused; or it was
+   * left to its lease) keeps it at the head: the chat's later messages wait until it is claimed
+   * again (by the sweeper, on any replica) and run, instead of overtaking it.
+   */
+  async release(turn: HeldTurn): Promise<void> {
+    this.#held.delete(turn)
+    const settled = !turn.message.lost && !WAITING_STATES.has(turn.message.record.state)
+    try {
+      const released = await this.#update(turn, 'turn.release', (record) => ({
+        ...record,
+        queue: settled ? record.queue.filter((entry) => entry.id !== turn.inboxId) : record.queue,
+        holder: null,
+      }))
+      if (!released) this.engine.metrics.increment('staleLeases')
+    } finally {
+      this.#waiters.wake(turn.chatId)
+    }
+  }
+
+  /** Messages still waiting for a turn stop waiting (the bot is stopping); held turns are kept until released. */
+  abandonWaits(): void {
+    this.#stopping = true
+    this.#waiters.wakeAll()
+  }
+
+  async stop(): Promise<void> {
+    this.abandonWaits()
+    await this.#renewal.stop()
+  }
+
+  /** What to write next: queue the message, take the turn, or drop a finished head; nothing means wait. */
+  async #nextStep(
+    current: Found,
+    chatId: string,
+    entry: { id: string; createdAt: number },
+  ): Promise<{ write?: TurnRecord; taking?: boolean; again?: boolean }> {
+    const record: TurnRecord = current?.record ?? { chatId, queue: [], holder: null, fencingToken: 0, updatedAt: 0 }
+    const queue = withEntry(record.queue, entry)
+    const now = this.engine.now()
+    const holderLive = record.holder !== null && record.holder.expiresAt > now && !this.engine.isEarlierIncarnation(record.holder)
+    if (!holderLive && queue[0]?.id === entry.id) {
+      const token = record.fencingToken + 1
+      const lease = { ...this.engine.lease('inbox', token), expiresAt: now + this.leaseMs }
+      return { write: { ...record, queue, holder: { ...lease, inboxId: entry.id }, fencingToken: token, updatedAt: now }, taking: true }
+    }
+    if (!holderLive && queue[0] && (await this.#finished(queue[0]))) {
+      // The head's run ended without a release (its replica died after marking it done): drop it.
+      return { write: { ...record, queue: queue.slice(1), holder: null, updatedAt: now }, again: true }
+    }
+    if (queue !== record.queue) return { write: { ...record, queue, updatedAt: now } }
+    return {}
+  }
+
+  /**
+   * Whether a queued message no longer waits for its turn: done, failed (it queues again on its
+   * retry), dead; or never journaled (its replica died between queueing and journaling it) once a
+   * turn lease has passed since it was queued: a message being journaled right now keeps its place.
+   */
+  async #finished(entry: { id: string; createdAt: number }): Promise<boolean> {
+    const [found] = await this.engine.journal.read('inbox', [entry.id])
+    if (!found) return entry.createdAt + this.leaseMs <= this.engine.now()
+    return !WAITING_STATES.has(found.record.state)
+  }
+
+  /**
+   * A message journaled after its chat's queue gave its place up (its replica froze between queueing
+   * and journaling it for longer than a turn lease, so a later message may have run meanwhile) arrives
+   * now: its createdAt moves past the last message queued, and the journal's arrival order stays the
+   * order the chat's handlers run in. False when its lease was lost meanwhile.
+   */
+  async #arriveAgain(current: Found, message: HeldRecord<'inbox'>): Promise<boolean> {
+    const createdAt = Math.max(this.engine.now(), (current?.record.queue.at(-1)?.createdAt ?? 0) + 1)
+    const moved = await message.update('turn.requeue', (record) => ({
+      ...record,
+      createdAt,
+      seq: createdAt * SEQ_PER_MS,
+      updatedAt: this.engine.now(),
+    }))
+    if (moved)
+      this.engine.events.warn(
+        `durability: "${message.id}" was journaled after its chat's turn queue gave its place up (its replica stalled); it arrives now`,
+      )
+    return moved
+  }
+
+  #hold(chatId: string, message: HeldRecord<'inbox'>, token: number): HeldTurn {
+    const turn: HeldTurn = { chatId, inboxId: message.id, token, message, lost: false }
+    this.#held.add(turn)
+    this.#renewal.start(false)
+    return turn
+  }
+
+  /**
+   * Writes a change of a held turn; other replicas queueing messages move the version on, so a failed
+   * compare-and-set is retried against the record it returned as long as the turn is still ours.
+   * False (and the turn lost) once another holder or token is found.
+   */
+  async #update(turn: HeldTurn, name: 'turn.heartbeat' | 'turn.release', change: (record: TurnRecord) => TurnRecord): Promise<boolean> {
+    let current = this.#seen.get(turn.chatId) ?? (await this.#read(turn.chatId))
+    for (;;) {
+      if (!current || current.record.holder?.token !== turn.token || current.record.fencingToken !== turn.token) {
+        turn.lost = true
+        return false
+      }
+      const next = { ...change(current.record), updatedAt: this.engine.now() }
+      const remove = name === 'turn.release' && next.queue.length === 0
+      const [result] = await this.engine.journal.write(name, [
+        remove
+          ? { kind: 'turns', delete: journalKey(turn.chatId), expectVersion: current.version }
+          : { kind: 'turns', record: next, expectVersion: current.version },
+      ])
+      if (result!.ok) {
+        this.#remember(turn.chatId, remove ? undefined : { record: next, version: result!.version })
+        return true
+      }
+      current = result!.current as Found
+      this.#remember(turn.chatId, current)
+    }
+  }
+
+  async #renew(): Promise<void> {
+    await Promise.all(
+      [...this.#held].map(async (turn) => {
+        if (turn.lost) return
+        const ok = await this.#update(turn, 'turn.heartbeat', (record) => ({
+          ...record,
+          holder: { ...record.holder!, expiresAt: this.engine.now() + this.leaseMs },
+        }))
+        if (!ok)
+          this.engine.events.warn(
+            `durability: the turn of chat "${turn.chatId}" passed on to another replica while "${turn.inboxId}" ran here`,
+          )
+      }),
+    )
+  }
+
+  async #read(chatId: string): Promise<Found> {
+    const [found] = await this.engine.journal.read('turns', [journalKey(chatId)])
+    this.#remember(chatId, found)
+    return found
+  }
+
+  #remember(chatId: string, found: Found): void {
+    this.#seen.delete(chatId)
+    this.#seen.set(chatId, found)
+    if (this.#seen.size > LIMITS.turnCacheMax) this.#seen.delete(this.#seen.keys().next().value!)
+  }
+}

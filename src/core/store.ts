@@ -5,7 +5,7 @@
  * persistent store too.
  */
 import type { Json } from './durability/journal/kv.js'
-import { MESSAGE_LOG_LIMITS, messageLogMaxOf } from './message-log-trims.js'
+import { listedLines, MESSAGE_LOG_LIMITS, messageLogMaxOf } from './message-log-trims.js'
 
 /** One line of the message log. */
 export interface MessageLogEntry {
@@ -82,7 +82,8 @@ export class MemoryStore implements Store {
   }
 
   async getCheckpoint(scope: string, chatId: string): Promise<Json | undefined> {
-    return structuredClone(this.#checkpoints.get(JSON.stringify([scope, chatId])))
+    const checkpoint = this.#checkpoints.get(JSON.stringify([scope, chatId]))
+    return checkpoint === undefined ? undefined : structuredClone(checkpoint)
   }
 
   async setCheckpoint(scope: string, chatId: string, checkpoint: Json): Promise<void> {
@@ -95,13 +96,17 @@ export class MemoryStore implements Store {
 
   async appendLog(scope: string, entry: MessageLogEntry): Promise<void> {
     const key = JSON.stringify([scope, entry.chatId])
-    const log = this.#logs.get(key) ?? []
-    // Bounded like every buffer of a long-running bot: a busy chat's log would otherwise grow the process without end.
-    if (log.push({ ...entry }) > this.#messageLogMax && this.#messageLogMax > 0) log.shift()
-    this.#logs.set(key, log)
+    let log = this.#logs.get(key)
+    if (!log) this.#logs.set(key, (log = []))
+    // Bounded like every buffer of a long-running bot, and trimmed as a database trims it
+    // (MESSAGE_LOG_LIMITS.trimEvery lines at once): a shift() per append copies the whole log each time.
+    const max = this.#messageLogMax
+    if (log.push({ ...entry }) >= max + MESSAGE_LOG_LIMITS.trimEvery && max > 0) log.splice(0, log.length - max)
   }
 
   async listLog(scope: string, chatId: string, limit: number): Promise<MessageLogEntry[]> {
-    return (this.#logs.get(JSON.stringify([scope, chatId])) ?? []).slice(-limit).map((entry) => ({ ...entry }))
+    const lines = listedLines(limit, this.#messageLogMax)
+    const log = this.#logs.get(JSON.stringify([scope, chatId])) ?? []
+    return (lines > 0 ? log.slice(-lines) : []).map((entry) => ({ ...entry }))
   }
 }

@@ -10,6 +10,9 @@
  * - A replica frozen between queueing a message and journaling it: the queue gives its place up after
  *   a lease, and a later message runs; journaled late, the message arrives after that one (its
  *   createdAt moves), so the journal's arrival order is the order the handlers ran.
+ * - The same stall inside the runtime's admission: the message takes its place anew before its
+ *   channel hears it was taken, so it stays behind even when its replica then dies and another's
+ *   sweeper claims it back (the replayed message never re-arrives by itself).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -25,6 +28,9 @@ import { resolveDurabilityConfig } from '../../src/core/durability/config.js'
 import { DurabilityEngine } from '../../src/core/durability/engine.js'
 import type { HeldRecord } from '../../src/core/durability/leases/held-record.js'
 import { admitInbound, claimInbound, completeInbound } from '../../src/core/durability/admission/inbox.js'
+import { Admission } from '../../src/core/durability/admission/admission.js'
+import type { Transport } from '../../src/core/durability/port.js'
+import { NO_TRACING } from '../../src/core/durability/tracing.js'
 import { ManualClock } from '../../src/core/testing/manual-clock.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { sharedTargets } from '../backends/shared-targets.js'
@@ -96,6 +102,40 @@ const targets: { name: string; available: boolean; fresh: (clock: ManualClock) =
   })),
 ]
 
+/**
+ * One replica's inbox admissions held back until `release()`: `reached` resolves when the first one
+ * is about to be written (its message queued already), as a replica frozen in between would be.
+ */
+class Stall {
+  #open!: () => void
+  #reach!: () => void
+  readonly #opened = new Promise<void>((resolve) => (this.#open = resolve))
+  readonly reached = new Promise<void>((resolve) => (this.#reach = resolve))
+  constructor(readonly instanceId: string) {}
+  release(): void {
+    this.#open()
+  }
+  wrap(backend: DurabilityBackend): DurabilityBackend {
+    const journalOf = (scopeId: string) =>
+      new Proxy(backend.journal(scopeId), {
+        get: (journal, key) =>
+          key !== 'write'
+            ? bound(journal, key)
+            : async (name: Parameters<typeof journal.write>[0], writes: Parameters<typeof journal.write>[1]) => {
+                if (name === 'inbox.admit') (this.#reach(), await this.#opened)
+                return journal.write(name, writes)
+              },
+      })
+    return new Proxy(backend, { get: (target, key) => (key === 'journal' ? journalOf : bound(target, key)) })
+  }
+}
+
+/** A property of `target`, its methods bound to it (they use private fields a proxy does not have). */
+function bound(target: object, key: string | symbol): unknown {
+  const value: unknown = Reflect.get(target, key, target)
+  return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+}
+
 /** One replica: its engine (on the test's clock) and its chat turns. */
 interface Replica {
   engine: DurabilityEngine
@@ -105,13 +145,14 @@ interface Replica {
 describe.each(targets)('chat turns in arrival order across frozen replicas on $name', (target) => {
   const cleanups = useCleanups()
 
-  async function setUp(names: string[]): Promise<{ clock: ManualClock; replicas: Replica[] }> {
+  async function setUp(names: string[], stalled?: Stall): Promise<{ clock: ManualClock; replicas: Replica[] }> {
     const clock = new ManualClock()
     const storage = target.fresh(clock)
     cleanups.push(() => storage.cleanup())
     const replicas: Replica[] = []
     for (const instanceId of names) {
-      const backend = await storage.backend()
+      const opened = await storage.backend()
+      const backend = stalled?.instanceId === instanceId ? stalled.wrap(opened) : opened
       await backend.start()
       cleanups.push(() => backend.stop())
       const config = resolveDurabilityConfig(
@@ -213,6 +254,54 @@ describe.each(targets)('chat turns in arrival order across frozen replicas on $n
       const [r1, r2] = await a.engine.journal.read('inbox', [m1.id, m2.id])
       expect(r1!.record.createdAt).toBeGreaterThan(r2!.record.createdAt)
       expect(m1.record.createdAt).toBe(r1!.record.createdAt)
+    },
+    60_000,
+  )
+
+  it.runIf(target.available)(
+    "a message journaled late by the runtime's admission takes its place anew before it is acknowledged: a replay by another replica stays behind",
+    async () => {
+      const stall = new Stall('a')
+      const { clock, replicas } = await setUp(['a', 'b', 'c'], stall)
+      const [a, b, c] = replicas as [Replica, Replica, Replica]
+      const transport = { name: 'mock', journalEvent: () => ({}) } as unknown as Transport
+      const runs: HeldRecord<'inbox'>[] = []
+      const admission = new Admission({
+        engine: a.engine,
+        transport,
+        tracing: NO_TRACING,
+        turns: a.turns,
+        runUnjournaled: () => expect.fail('m1 was journaled'),
+      })
+      // a queues m1 and stalls before journaling it; b journals m2, and after a lease takes the turn.
+      const acknowledged = admission.admit({ id: 'm1', chatId: CHAT, text: 'm1' }, (held) => runs.push(held))
+      await stall.reached
+      const m2 = await admit(b, 'm2')
+      clock.advance(LEASE_MS + 1)
+      await renew(b, m2)
+      const second = await b.turns.take(m2)
+      expect(second?.inboxId).toBe(m2.id)
+      // a thaws: by the time m1's channel hears it was taken, m1 arrived after m2.
+      stall.release()
+      await acknowledged
+      const m1 = runs[0]!
+      const [atAck] = await b.engine.journal.read('inbox', [m1.id])
+      expect(atAck!.record.createdAt).toBeGreaterThan(m2.record.createdAt)
+      expect(await queueOf(b)).toEqual([m2.id, m1.id])
+      // a dies before m1's turn; m2 finishes; m1's lease lapses and c's sweeper claims it back.
+      await a.turns.stop()
+      expect(await completeInbound(b.engine, m2)).toBe(true)
+      await b.turns.release(second!)
+      clock.advance(LEASE_MS + 1)
+      const [found] = await c.engine.journal.read('inbox', [m1.id])
+      const replay = await claimInbound(c.engine, found!)
+      const replayTurn = await c.turns.take(replay!)
+      expect(replayTurn?.inboxId).toBe(m1.id)
+      expect(await completeInbound(c.engine, replay!)).toBe(true)
+      await c.turns.release(replayTurn!)
+      // The journal's arrival order is the order the handlers ran: m2, then m1.
+      const [r1, r2] = await c.engine.journal.read('inbox', [m1.id, m2.id])
+      expect(r1!.record.createdAt).toBeGreaterThan(r2!.record.createdAt)
     },
     60_000,
   )

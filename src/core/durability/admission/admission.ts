@@ -14,6 +14,9 @@ import type { Transport } from '../port.js'
 import { NO_TRACING, type MessageTracing } from '../tracing.js'
 import { EventNotJournalableError, JournalUnavailableError } from '../../errors.js'
 import type { InboundEvent } from '../../provider.js'
+import type { Json } from '../journal/kv.js'
+
+type Admitted = Awaited<ReturnType<typeof admitInbound>>
 
 export interface AdmissionDeps {
   engine: DurabilityEngine
@@ -68,13 +71,10 @@ export class Admission {
   #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
     const { engine, transport, turns } = this.deps
     this.#remember(id)
-    let admitting: Promise<Awaited<ReturnType<typeof admitInbound>>>
+    let admitting: Promise<Admitted>
     try {
       const journaled = transport.journalEvent(event, engine.config.inbox.mediaRefs)
-      // With coordination the message takes its place in its chat's turn queue first: that is its arrival.
-      admitting = turns
-        ? turns.join(event.chatId, id).then((arrivedAt) => admitInbound(engine, event, journaled, transport.name, arrivedAt))
-        : admitInbound(engine, event, journaled, transport.name)
+      admitting = turns ? this.#admitInTurn(turns, event, journaled, id) : admitInbound(engine, event, journaled, transport.name)
     } catch (cause) {
       admitting = Promise.reject(cause)
     }
@@ -91,6 +91,27 @@ export class Admission {
         this.#refused(id, event, cause)
       },
     )
+  }
+
+  /**
+   * With coordination the message takes its place in its chat's turn queue first: that is its
+   * arrival. Journaled, it makes sure it still holds that place before it is acknowledged (a stalled
+   * admission may have lost it). A journal error there is reported, not refused: the message is
+   * journaled, and its turn checks its place again before it runs.
+   */
+  #admitInTurn(turns: ChatTurns, event: InboundEvent, journaled: Json, id: string): ReturnType<typeof admitInbound> {
+    const { engine, transport } = this.deps
+    return turns
+      .join(event.chatId, id)
+      .then((arrivedAt) => admitInbound(engine, event, journaled, transport.name, arrivedAt))
+      .then((admitted): Admitted | Promise<Admitted> =>
+        'held' in admitted
+          ? turns.keepPlace(admitted.held).then(
+              () => admitted,
+              (error: unknown) => (engine.events.error(error), admitted),
+            )
+          : admitted,
+      )
   }
 
   /** The journal could not take the event: refused (fail-closed), or run unjournaled with failOpen. */

@@ -7,9 +7,7 @@
  * holder's turn passes on once its lease is over; its late writes fail their compare-and-set and are
  * counted in `staleLeases`.
  */
-import { SEQ_PER_MS } from './chat-order.js'
 import { journalKey } from '../journal/journal-key.js'
-import type { Versioned } from '../journal/backend.js'
 import type { DurabilityEngine } from '../engine.js'
 import type { HeldRecord } from '../leases/held-record.js'
 import { LIMITS } from '../limits.js'
@@ -17,6 +15,8 @@ import { BackgroundLoop } from '../loop.js'
 import type { TurnRecord } from '../journal/records.js'
 import { isGivenUp, WAITING_STATES, withEntry } from './turn-queue.js'
 import { TurnWaiters } from './turn-waiters.js'
+import { QueuePlaces } from './queue-places.js'
+import { emptyTurn, TurnRecords, type FoundTurn } from './turn-records.js'
 
 /** A turn this process holds for one inbox record. */
 export interface HeldTurn {
@@ -29,11 +29,9 @@ export interface HeldTurn {
   lost: boolean
 }
 
-type Found = Versioned<TurnRecord> | undefined
-
 export class ChatTurns {
-  /** The turn records last seen, per chat: a claim writes against it without reading first. */
-  readonly #seen = new Map<string, Found>()
+  readonly #records: TurnRecords
+  readonly #places: QueuePlaces
   readonly #held = new Set<HeldTurn>()
   /** Local waiters per chat, woken when this process releases a turn of that chat. */
   readonly #waiters = new TurnWaiters()
@@ -46,6 +44,8 @@ export class ChatTurns {
     private readonly engine: DurabilityEngine,
     private readonly leaseMs: number,
   ) {
+    this.#records = new TurnRecords(engine)
+    this.#places = new QueuePlaces(engine, this.#records, leaseMs)
     const periodMs = Math.max(5, Math.floor(leaseMs / LIMITS.heartbeatsPerLease))
     this.#renewal = new BackgroundLoop(
       'turn-keeper',
@@ -60,29 +60,14 @@ export class ChatTurns {
     return [...this.#held].filter((turn) => !turn.lost).map((turn) => turn.chatId)
   }
 
-  /**
-   * Queues a message that is about to be journaled at the end of its chat's turn queue, and returns
-   * its arrival time: never before the last message queued, so the queue's order (the order in
-   * which the journal took the messages, whichever replica they landed on) and the inbox records'
-   * createdAt order are one and the same.
-   */
-  async join(chatId: string, id: string): Promise<number> {
-    let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
-    for (;;) {
-      const record: TurnRecord = current?.record ?? { chatId, queue: [], holder: null, fencingToken: 0, updatedAt: 0 }
-      const queued = record.queue.find((entry) => entry.id === id)
-      if (queued) return queued.createdAt
-      const now = this.engine.now()
-      const createdAt = Math.max(now, (record.queue.at(-1)?.createdAt ?? 0) + 1)
-      const next: TurnRecord = { ...record, queue: withEntry(record.queue, { id, createdAt }), updatedAt: now }
-      if (next.queue === record.queue) return createdAt
-      const [result] = await this.engine.journal.write('turn.queue', [
-        { kind: 'turns', record: next, expectVersion: current?.version ?? 0 },
-      ])
-      current = result!.ok ? { record: next, version: result!.version } : (result!.current as Found)
-      this.#remember(chatId, current)
-      if (result!.ok) return createdAt
-    }
+  /** Queues a message about to be journaled at the end of its chat's turn queue; its arrival time (queue-places.ts). */
+  join(chatId: string, id: string): Promise<number> {
+    return this.#places.join(chatId, id)
+  }
+
+  /** Makes sure a message just journaled holds its place before it is acknowledged (queue-places.ts). */
+  keepPlace(message: HeldRecord<'inbox'>): Promise<void> {
+    return this.#places.keep(message)
   }
 
   /**
@@ -91,7 +76,7 @@ export class ChatTurns {
    */
   async take(message: HeldRecord<'inbox'>): Promise<HeldTurn | undefined> {
     const { chatId, id } = message.record
-    let current = this.#seen.has(chatId) ? this.#seen.get(chatId) : await this.#read(chatId)
+    let current = await this.#records.seenOrRead(chatId)
     let requeued = false
     for (let waitMs: number = LIMITS.turnWaitMinMs; ;) {
       // Lost, or its lease is over by our clock (this process was frozen or cut off): its new holder takes the turn.
@@ -101,33 +86,30 @@ export class ChatTurns {
         // Checked at every step, not once: the queue may give the place up while this message waits
         // (its admission landed later than a turn lease after it joined). What this process remembers
         // may be older than its own join: only the journal's record says so.
-        current = await this.#read(chatId)
+        current = await this.#records.read(chatId)
         if (isGivenUp(current, message)) {
-          if (!(await this.#arriveAgain(current, message))) return undefined
+          if (!(await this.#places.arriveAgain(current, message))) return undefined
           requeued = true
         }
       }
       const step = await this.#nextStep(current, chatId, { id, createdAt: message.record.createdAt })
       if (step.write) {
-        const [result] = await this.engine.journal.write('turn.claim', [
-          { kind: 'turns', record: step.write, expectVersion: current?.version ?? 0 },
-        ])
-        current = result!.ok ? { record: step.write, version: result!.version } : (result!.current as Found)
-        this.#remember(chatId, current)
-        if (result!.ok && step.taking) return this.#hold(chatId, message, step.write.fencingToken)
-        if (!result!.ok || step.again) continue
+        const written = await this.#records.write('turn.claim', current, step.write)
+        current = written.current
+        if (written.ok && step.taking) return this.#hold(chatId, message, step.write.fencingToken)
+        if (!written.ok || step.again) continue
       }
       if (this.#polling.has(chatId) || this.heldChats().includes(chatId)) {
         // One look at the journal per chat and process: the others wait for it, or for the local release.
         await this.#waiters.wait(chatId, LIMITS.turnWaitMaxMs)
-        current = this.#seen.get(chatId)
+        current = this.#records.seen(chatId)
         continue
       }
       this.#polling.add(chatId)
       try {
         await this.#waiters.wait(chatId, waitMs)
         waitMs = Math.min(waitMs * 2, LIMITS.turnWaitMaxMs)
-        current = await this.#read(chatId)
+        current = await this.#records.read(chatId)
       } finally {
         this.#polling.delete(chatId)
         this.#waiters.wake(chatId)
@@ -170,11 +152,11 @@ export class ChatTurns {
 
   /** What to write next: queue the message, take the turn, or drop a finished head; nothing means wait. */
   async #nextStep(
-    current: Found,
+    current: FoundTurn,
     chatId: string,
     entry: { id: string; createdAt: number },
   ): Promise<{ write?: TurnRecord; taking?: boolean; again?: boolean }> {
-    const record: TurnRecord = current?.record ?? { chatId, queue: [], holder: null, fencingToken: 0, updatedAt: 0 }
+    const record: TurnRecord = current?.record ?? emptyTurn(chatId)
     const queue = withEntry(record.queue, entry)
     const now = this.engine.now()
     const holderLive = record.holder !== null && record.holder.expiresAt > now && !this.engine.isEarlierIncarnation(record.holder)
@@ -183,44 +165,12 @@ export class ChatTurns {
       const lease = { ...this.engine.lease('inbox', token), expiresAt: now + this.leaseMs }
       return { write: { ...record, queue, holder: { ...lease, inboxId: entry.id }, fencingToken: token, updatedAt: now }, taking: true }
     }
-    if (!holderLive && queue[0] && (await this.#finished(queue[0]))) {
+    if (!holderLive && queue[0] && (await this.#places.hasLeft(queue[0]))) {
       // The head's run ended without a release (its replica died after marking it done): drop it.
       return { write: { ...record, queue: queue.slice(1), holder: null, updatedAt: now }, again: true }
     }
     if (queue !== record.queue) return { write: { ...record, queue, updatedAt: now } }
     return {}
-  }
-
-  /**
-   * Whether a queued message no longer waits for its turn: done, failed (it queues again on its
-   * retry), dead; or never journaled (its replica died between queueing and journaling it) once a
-   * turn lease has passed since it was queued: a message being journaled right now keeps its place.
-   */
-  async #finished(entry: { id: string; createdAt: number }): Promise<boolean> {
-    const [found] = await this.engine.journal.read('inbox', [entry.id])
-    if (!found) return entry.createdAt + this.leaseMs <= this.engine.now()
-    return !WAITING_STATES.has(found.record.state)
-  }
-
-  /**
-   * A message journaled after its chat's queue gave its place up (its replica froze between queueing
-   * and journaling it for longer than a turn lease, so a later message may have run meanwhile) arrives
-   * now: its createdAt moves past the last message queued, and the journal's arrival order stays the
-   * order the chat's handlers run in. False when its lease was lost meanwhile.
-   */
-  async #arriveAgain(current: Found, message: HeldRecord<'inbox'>): Promise<boolean> {
-    const createdAt = Math.max(this.engine.now(), (current?.record.queue.at(-1)?.createdAt ?? 0) + 1)
-    const moved = await message.update('turn.requeue', (record) => ({
-      ...record,
-      createdAt,
-      seq: createdAt * SEQ_PER_MS,
-      updatedAt: this.engine.now(),
-    }))
-    if (moved)
-      this.engine.events.warn(
-        `durability: "${message.id}" was journaled after its chat's turn queue gave its place up (its replica stalled); it arrives now`,
-      )
-    return moved
   }
 
   #hold(chatId: string, message: HeldRecord<'inbox'>, token: number): HeldTurn {
@@ -236,7 +186,7 @@ export class ChatTurns {
    * False (and the turn lost) once another holder or token is found.
    */
   async #update(turn: HeldTurn, name: 'turn.heartbeat' | 'turn.release', change: (record: TurnRecord) => TurnRecord): Promise<boolean> {
-    let current = this.#seen.get(turn.chatId) ?? (await this.#read(turn.chatId))
+    let current = this.#records.seen(turn.chatId) ?? (await this.#records.read(turn.chatId))
     for (;;) {
       if (!current || current.record.holder?.token !== turn.token || current.record.fencingToken !== turn.token) {
         turn.lost = true
@@ -250,11 +200,11 @@ export class ChatTurns {
           : { kind: 'turns', record: next, expectVersion: current.version },
       ])
       if (result!.ok) {
-        this.#remember(turn.chatId, remove ? undefined : { record: next, version: result!.version })
+        this.#records.remember(turn.chatId, remove ? undefined : { record: next, version: result!.version })
         return true
       }
-      current = result!.current as Found
-      this.#remember(turn.chatId, current)
+      current = result!.current as FoundTurn
+      this.#records.remember(turn.chatId, current)
     }
   }
 
@@ -272,17 +222,5 @@ export class ChatTurns {
           )
       }),
     )
-  }
-
-  async #read(chatId: string): Promise<Found> {
-    const [found] = await this.engine.journal.read('turns', [journalKey(chatId)])
-    this.#remember(chatId, found)
-    return found
-  }
-
-  #remember(chatId: string, found: Found): void {
-    this.#seen.delete(chatId)
-    this.#seen.set(chatId, found)
-    if (this.#seen.size > LIMITS.turnCacheMax) this.#seen.delete(this.#seen.keys().next().value!)
   }
 }

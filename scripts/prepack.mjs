@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path'
 import { MARKER } from './optional-peer-types.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'scripts/optional-peer-types.mjs']
+const INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'scripts/optional-peer-types.mjs', 'scripts/lua-sources.mjs']
 
 /** Every file package.json's exports and bin point at in dist/. */
 export function builtFiles(pkg) {

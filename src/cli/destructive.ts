@@ -1,8 +1,9 @@
 /**
  * How destructive and bulk commands ask before they change anything: show what they will touch (a
  * count and a sample), stop there on --dry-run, go ahead with --yes, ask on a terminal, and refuse
- * off one, unless the change is harmless (one named record re-queued: nothing is lost, so a script
- * need not say --yes). Then report the outcome, failing the run when any record could not be changed.
+ * off one. A harmless change (one named record re-queued: nothing is lost or sent twice) goes ahead
+ * without asking, on a terminal or not, as the README promises. Then report the outcome, failing
+ * the run when any record could not be changed.
  */
 import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import type { Cli } from './context.js'
@@ -17,7 +18,7 @@ export interface ConfirmFlags {
   yes?: boolean
 }
 
-/** Whether a change needs no confirmation off a terminal: one record named by the operator, re-queued, that cannot go out twice. */
+/** Whether a change needs no confirmation: one record named by the operator, re-queued, that cannot go out twice. */
 export function isHarmless(named: readonly string[], bulkStates: readonly string[], plan: Plan, risky: readonly string[] = []): boolean {
   return named.length === 1 && bulkStates.length === 0 && plan.sample.every((record) => !risky.includes(record.state))
 }
@@ -36,8 +37,7 @@ export async function confirmChange(
   }
   cli.out.show(plan)
   if (flags.dryRun) return false
-  if (flags.yes) return true
-  if (!cli.out.canPrompt && flags.harmless) return true
+  if (flags.yes || flags.harmless) return true
   if (!cli.out.canPrompt) {
     throw new UsageError(
       `${question} refused: not a terminal, so nothing was changed; pass --yes to go ahead, or --dry-run to only look`,

@@ -1,8 +1,8 @@
 /**
  * The commands that change records, on SQLite: replay, retry and discard by id and in bulk (filters,
  * --limit, --rate), purge; --dry-run, --yes, --reason kept on the record with who and when; the
- * refusal off a terminal and the prompt on one; and a replay and a retry picked up by a bot that
- * runs meanwhile in another process on the same file.
+ * refusal off a terminal and the prompt on one (none for one named record re-queued); and a replay
+ * and a retry picked up by a bot that runs meanwhile in another process on the same file.
  */
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -208,21 +208,34 @@ describe.concurrent('asking before a change', () => {
   it('on a terminal: shows the plan, asks, and goes ahead only on yes', async () => {
     const url = `sqlite:${join(tempDir(), 'bot.db')}`
     await seedJournal(url)
-    const no = await botmeshOnTerminal(['retry', 'out-dead-1', '--backend', url], { input: 'n\n' })
+    const no = await botmeshOnTerminal(['retry', 'out-dead-1', 'out-dead-2', '--backend', url], { input: 'n\n' })
     expect(no.code).toBe(1)
-    expect(no.stdout).toContain('retry 1 send(s)? [y/N]')
+    expect(no.stdout).toContain('retry 2 send(s)? [y/N]')
     expect(no.stdout).toContain('cancelled: nothing was changed (CANCELLED)')
     expect(no.stdout).toMatch(/ID\S* +\S*STATE/)
     expect(no.stdout).toMatch(COLOUR)
-    const yes = await botmeshOnTerminal(['retry', 'out-dead-1', '--backend', url, '--reason', 'asked'], {
+    const yes = await botmeshOnTerminal(['retry', 'out-dead-1', 'out-dead-2', '--backend', url, '--reason', 'asked'], {
       input: 'y\n',
       env: { NO_COLOR: '1' },
     })
     expect(yes.code).toBe(0)
-    expect(yes.stdout).toContain('retry: 1 of 1 done (reason: asked)')
+    expect(yes.stdout).toContain('retry: 2 of 2 done (reason: asked)')
     expect(yes.stdout).not.toMatch(COLOUR)
     const shown = jsonOf<Shown>(await botmesh(['show', 'out-dead-1', '--json', '--backend', url]))
     expect(shown[0]!.record.audit?.[0]?.reason).toBe('asked')
+  })
+
+  it('on a terminal, one named record is re-queued without asking (the README: it asks before more than one)', async () => {
+    const url = `sqlite:${join(tempDir(), 'bot.db')}`
+    await seedJournal(url)
+    const replay = await botmeshOnTerminal(['replay', 'in-dead-1', '--backend', url], { env: { NO_COLOR: '1' } })
+    expect(replay.code, replay.stdout).toBe(0)
+    expect(replay.stdout).not.toContain('[y/N]')
+    expect(replay.stdout).toContain('replay: 1 of 1 done')
+    // A send whose outcome is unknown may have gone out: its retry still asks.
+    const unknown = await botmeshOnTerminal(['retry', 'out-unknown', '--backend', url], { input: 'n\n', env: { NO_COLOR: '1' } })
+    expect(unknown.stdout).toContain('retry 1 send(s)? [y/N]')
+    expect(unknown.code).toBe(1)
   })
 })
 

@@ -7,6 +7,7 @@
 import type { Journal } from '../../core/durability/journal/backend.js'
 import type { InboxRecord, OutboxRecord } from '../../core/durability/journal/records.js'
 import { BotmeshError, InvalidStateError, RecordNotFoundError } from '../../core/errors.js'
+import { RecordInOtherLaneError } from '../errors.js'
 import { isFiltered, scan, summarize, type Lane, type RecordFilters, type RecordSummary, type WorkKind } from './records.js'
 
 /** Limits of bulk work, named with units last. */
@@ -53,12 +54,20 @@ export interface BulkOutcome {
   warnings: string[]
 }
 
-/** The records named on the command line; every one must exist and be in one of `states`, or nothing is touched. */
+/**
+ * The records named on the command line; every one must exist and be in one of `states`, or nothing
+ * is touched. A missing id the other lane holds (an inbox id given to retry) is named as such.
+ */
 export async function planNamed(journal: Journal, kind: WorkKind, ids: readonly string[], states: readonly string[]): Promise<Plan> {
   const unique = [...new Set(ids)]
   const found = await journal.read(kind, unique)
   const missing = unique.filter((_, index) => !found[index])
-  if (missing.length > 0) throw new RecordNotFoundError(kind, missing.join('", "'))
+  if (missing.length > 0) {
+    const other = await journal.read(kind === 'inbox' ? 'outbox' : 'inbox', missing)
+    const elsewhere = missing.filter((_, index) => other[index])
+    if (elsewhere.length > 0) throw new RecordInOtherLaneError(kind, missing, elsewhere)
+    throw new RecordNotFoundError(kind, missing.join('", "'))
+  }
   for (const [index, entry] of found.entries()) {
     const record = entry!.record as InboxRecord | OutboxRecord
     if (!states.includes(record.state)) throw new InvalidStateError(kind, unique[index]!, record.state, states)

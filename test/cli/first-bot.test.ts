@@ -72,12 +72,16 @@ describe('the first bot of docs/getting-started.md', () => {
 
     const killed = await runBot((stdout) => stdout.includes('working on mock:ann:m3'))
     expect(killed.signal).toBe('SIGKILL')
-    expect(delivered(killed.stdout)).toEqual(['echo: hello 1', 'echo: hello 2'])
+    // Mid-way: two replies out at least (a loaded machine may deliver the kill a little later), not all.
+    expect(delivered(killed.stdout).slice(0, 2)).toEqual(['echo: hello 1', 'echo: hello 2'])
+    expect(delivered(killed.stdout).length).toBeLessThan(8)
+    // The message whose handler the kill cut short.
+    const cut = [...killed.stdout.matchAll(/^working on (\S+)$/gm)].at(-1)![1]!
     const restarted = await runBot()
     expect(restarted.code).toBe(0)
     const all = [...delivered(killed.stdout), ...delivered(restarted.stdout)]
     expect(all).toEqual(Array.from({ length: 8 }, (_, index) => `echo: hello ${index + 1}`))
-    expect(restarted.stdout).toContain('working on mock:ann:m3')
+    expect(restarted.stdout).toContain(`working on ${cut}`)
 
     const [list, show, ...more] = commands(block('sh', 'npx botmesh list')).map((line) => line.replace(/^npx botmesh /, '').split(' '))
     expect(more).toEqual([])
@@ -90,9 +94,12 @@ describe('the first bot of docs/getting-started.md', () => {
     expect(outbox.map((row) => [row[1], row[2], row[3]])).toEqual(
       Array.from({ length: 8 }, (_, i) => [`mock:ann:m${i + 1}:1`, 'sent', '1']),
     )
-    // The message the kill cut short ran twice; the others once.
-    // (m2's acknowledgement may not have landed before the kill either: then it was replayed too, its reply answered from the outbox.)
-    expect(inbox.map((row) => row[3])).toEqual(['1', expect.stringMatching(/^[12]$/), '2', '1', '1', '1', '1', '1'])
+    // The message the kill cut short ran twice, the ones after it once. (The one before it may have
+    // run twice too, when its acknowledgement had not landed: its reply then came from the outbox.)
+    const attempts = new Map(inbox.map((row) => [row[1], row[3]]))
+    expect(attempts.get(cut)).toBe('2')
+    const after = inbox.slice(inbox.findIndex((row) => row[1] === cut) + 1)
+    expect(after.map((row) => row[3])).toEqual(after.map(() => '1'))
     const shown = await botmesh(show!, { cwd: DIR })
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.stdout).toMatch(/^inbox record +mock:ann:m1$/m)

@@ -40,11 +40,15 @@ describe.concurrent('a record named to the command of the other lane', () => {
     expect(await stateOf(cli, 'out-dead-1')).toBe('dead')
   })
 
-  it('an id no lane has keeps the plain message', async () => {
+  it('an id no lane has, or one given to discard, keeps the plain message', async () => {
     const cli = await seeded()
     const result = await cli('retry', 'ghost')
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('no outbox record "ghost" (RECORD_NOT_FOUND)')
     expect(result.stderr).not.toContain('try botmesh')
+    // discard forgets a send; replaying the message instead is not what was asked.
+    const discard = await cli('discard', 'in-dead-1', '--yes')
+    expect(discard.code).toBe(2)
+    expect(discard.stderr).toContain('no outbox record "in-dead-1" (RECORD_NOT_FOUND)')
   })
 })

@@ -56,14 +56,21 @@ export interface BulkOutcome {
 
 /**
  * The records named on the command line; every one must exist and be in one of `states`, or nothing
- * is touched. A missing id the other lane holds (an inbox id given to retry) is named as such.
+ * is touched. With `suggestOther` (replay, retry), a missing id the other lane holds (an inbox id
+ * given to retry) is named as such, with the command that takes it.
  */
-export async function planNamed(journal: Journal, kind: WorkKind, ids: readonly string[], states: readonly string[]): Promise<Plan> {
+export async function planNamed(
+  journal: Journal,
+  kind: WorkKind,
+  ids: readonly string[],
+  states: readonly string[],
+  suggestOther = false,
+): Promise<Plan> {
   const unique = [...new Set(ids)]
   const found = await journal.read(kind, unique)
   const missing = unique.filter((_, index) => !found[index])
   if (missing.length > 0) {
-    const other = await journal.read(kind === 'inbox' ? 'outbox' : 'inbox', missing)
+    const other = suggestOther ? await journal.read(kind === 'inbox' ? 'outbox' : 'inbox', missing) : []
     const elsewhere = missing.filter((_, index) => other[index])
     if (elsewhere.length > 0) throw new RecordInOtherLaneError(kind, missing, elsewhere)
     throw new RecordNotFoundError(kind, missing.join('", "'))

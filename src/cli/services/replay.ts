@@ -13,7 +13,7 @@ export type Selection = { ids: string[] } | { states: string[]; filters: RecordF
 
 /** What `replay` would touch. */
 export function planReplay(journal: Journal, selection: Selection): Promise<Plan> {
-  if ('ids' in selection) return planNamed(journal, 'inbox', selection.ids, REPLAYABLE_STATES)
+  if ('ids' in selection) return planNamed(journal, 'inbox', selection.ids, REPLAYABLE_STATES, true)
   return planFiltered(journal, lanesOf(['inbox'], selection.states), selection.filters, selection.limit)
 }
 

@@ -11,7 +11,7 @@ import type { Selection } from './replay.js'
 
 /** What `retry` would touch. */
 export function planRetry(journal: Journal, selection: Selection): Promise<Plan> {
-  if ('ids' in selection) return planNamed(journal, 'outbox', selection.ids, RETRYABLE_STATES)
+  if ('ids' in selection) return planNamed(journal, 'outbox', selection.ids, RETRYABLE_STATES, true)
   return planFiltered(journal, lanesOf(['outbox'], selection.states), selection.filters, selection.limit)
 }
 

@@ -118,8 +118,8 @@ describe('the examples of the README and docs/', () => {
       expect(onPage(page), page).toBeGreaterThan(0)
   })
 
-  // tsc runs in a child process: checking some forty modules takes a minute on a loaded machine, and the
-  // test worker must keep answering vitest meanwhile.
+  // tsc runs in a child process: checking some forty modules takes a minute on a loaded machine (three
+  // beside other work), and the test worker must keep answering vitest meanwhile.
   it('type-check against the sources', async () => {
     const files = snippets.map((snippet) => {
       const file = join(DIR, `${snippet.page.replace(/[/.]/g, '_')}-${snippet.index}.ts`)
@@ -144,7 +144,7 @@ describe('the examples of the README and docs/', () => {
       (failed: { stdout: string }) => failed.stdout.split('\n').filter(Boolean),
     )
     expect(problems).toEqual([])
-  }, 180_000)
+  }, 420_000)
 
   it('"A bot" of the README runs on a MockProvider: "signup" starts the flow, other text is echoed', async () => {
     const snippet = snippetsOf('README.md').find((s) => s.code.includes('new Bot('))!.code

@@ -38,7 +38,7 @@ export interface FoldSite {
   broke(reason: string): void
 }
 
-/** The folds of one journal, one at a time: a fold asked for while one runs follows it. */
+/** The folds of one journal, one at a time: a fold asked for while one runs follows it, and a log still due one when a fold ends starts the next. */
 export class Folds {
   readonly #site: FoldSite
   readonly #trigger: CompactionTrigger
@@ -61,14 +61,23 @@ export class Folds {
     void this.run().catch((error: unknown) => this.#trigger.failed(error, this.#site.log() ?? log))
   }
 
+  /**
+   * After a fold succeeded: the appends made while it ran may leave the log due another, and they
+   * started none (one fold at a time). Nothing else would start it until the next append.
+   */
+  #foldAgainIfDue(): void {
+    const log = this.#site.log()
+    if (log && !this.#site.broken()) this.afterAppend(log)
+  }
+
   /** Whether a fold runs (or waits for the one running). */
   get running(): boolean {
     return this.#running !== undefined
   }
 
-  /** Resolves once the folds asked for so far ended, whichever way. */
-  settled(): Promise<void> {
-    return settled(this.#running)
+  /** Resolves once the folds asked for so far ended, whichever way, and those they started in turn. */
+  async settled(): Promise<void> {
+    while (this.#running) await settled(this.#running)
   }
 
   /**
@@ -94,7 +103,10 @@ export class Folds {
     const forget = () => {
       if (this.#running === fold) this.#running = undefined
     }
-    fold.then(forget, forget)
+    fold.then(() => {
+      forget()
+      this.#foldAgainIfDue()
+    }, forget)
     return fold
   }
 }

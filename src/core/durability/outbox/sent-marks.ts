@@ -69,6 +69,11 @@ export class SentMarks {
     private readonly engine: DurabilityEngine,
     /** Where a mark that could not be written is kept: the message is then not done (it replays, as for any effect not recorded). */
     private readonly unrecorded: { journalFailure?: JournalUnavailableError },
+    /**
+     * A fail-open message's marks are tried once: it has no inbox record whose lease a retry would
+     * protect, and its next send waits for them (the journal the inbox found down, for half a lease).
+     */
+    private readonly tryOnce = false,
   ) {}
 
   /**
@@ -123,7 +128,8 @@ export class SentMarks {
   /** Writes each waiting mark on its own (the end of the turn came first, or the message goes on). */
   writeAlone(): void {
     for (const mark of this.take()) {
-      const written = settlingWrite(settlingRetry(this.engine.config, 'outbox'), () =>
+      const retry = settlingRetry(this.engine.config, 'outbox')
+      const written = settlingWrite(this.tryOnce ? { ...retry, budgetMs: 0 } : retry, () =>
         mark.held.update('outbox.markSent', mark.change),
       ).then(
         (ok) => this.#landed(mark, ok),

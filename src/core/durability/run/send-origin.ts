@@ -31,6 +31,6 @@ export class SendOrigin {
      */
     readonly failOpen = false,
   ) {
-    this.marks = new SentMarks(engine, this)
+    this.marks = new SentMarks(engine, this, failOpen)
   }
 }

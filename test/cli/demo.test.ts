@@ -1,9 +1,9 @@
 // `botmesh demo`, the newcomer's first command: the built binary, on the embedded default in a temp folder.
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
-import { ROOT, botmesh, jsonOf, useTempDirs } from './helpers.js'
+import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 describe('botmesh demo', () => {
   const tempDir = useTempDirs()
@@ -49,12 +49,6 @@ describe('botmesh demo', () => {
     const after = jsonOf<{ records: unknown[] }>(await botmesh(['dlq', 'list', '--json'], { cwd }))
     expect(after.records).toEqual([])
   }, 180_000)
-
-  it('npm run demo builds without printing the build: tsup is told --silent itself (npm --silent does not reach it)', () => {
-    const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.demo!
-    const build = script.split('&&')[0]!.trim()
-    expect(build).toMatch(/^tsup\b.* --silent\b/)
-  })
 
   it('refuses a backend that is not a SQLite file, touching nothing', async () => {
     const cwd = tempDir()

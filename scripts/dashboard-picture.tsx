@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { render } from 'ink-testing-library'
 import { parseBackendUrl } from '../src/backends/gateway/open.js'
 import { connect } from '../src/cli/services/dashboard-connection.js'
-import { DEMO_SCOPE, runDemo, startLiveTraffic } from '../src/demo/run-demo.js'
+import { DEMO_SCOPE, startDemo } from '../src/demo/run-demo.js'
+import { StoryTeller } from '../src/tui/io/story-feed.js'
 import { Dashboard } from '../src/tui/views/Dashboard.js'
 import { themeFor } from '../src/tui/views/theme.js'
 import { waitFor } from '../test-utils/wait.js'
@@ -25,12 +26,27 @@ const dir = mkdtempSync(join(tmpdir(), 'botmesh-picture-'))
 process.chdir(dir)
 const url = 'sqlite:./data/bot.db'
 try {
-  await runDemo({ file: './data/bot.db', print: () => undefined })
-  const live = startLiveTraffic('./data/bot.db', () => undefined)
+  // The story unpaced, its last step on the message line; the restarted bot goes on with live traffic.
+  const story = new StoryTeller()
+  const live = startDemo({
+    file: './data/bot.db',
+    pace: { stepMs: 0 },
+    live: true,
+    print: () => undefined,
+    announce: (step) => story.tell(step.text),
+  })
+  await live.story
   const connection = connect(parseBackendUrl(url), { connectTimeoutMs: 5_000 })
   let stopped: Promise<void> = Promise.resolve()
   const app = render(
-    <Dashboard connection={connection} refreshMs={1_000} scope={DEMO_SCOPE} theme={themeFor({})} onStopped={(p) => (stopped = p)} />,
+    <Dashboard
+      connection={connection}
+      refreshMs={1_000}
+      scope={DEMO_SCOPE}
+      theme={themeFor({})}
+      story={story}
+      onStopped={(p) => (stopped = p)}
+    />,
   )
   Object.defineProperty(app.stdout, 'columns', { value: SIZE.columns, configurable: true })
   Object.defineProperty(app.stdout, 'rows', { value: SIZE.rows, configurable: true })

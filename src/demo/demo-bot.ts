@@ -1,4 +1,4 @@
-/** The demo's bot: echo, a persistent signup flow, a photo handler, a long reply that splits. */
+/** The demo's bot: echo, a persistent signup flow, a photo handler, a long reply that splits, a booking. */
 import { Bot } from '../core/bot.js'
 import { flow } from '../core/flow.js'
 import { IMAGE, text, TEXT } from '../core/matchers.js'
@@ -40,7 +40,15 @@ export class DemoStore implements Store {
   }
 }
 
-export function demoBot(options: { provider: MockProvider; store?: Store; backend: DurabilityBackend }): Bot {
+export interface DemoBotOptions {
+  provider: MockProvider
+  store?: Store
+  backend: DurabilityBackend
+  /** Runs in the booking handler after its reply was sent, before it completes: the demo's crash waits there. */
+  afterReply?(chatId: string): Promise<void>
+}
+
+export function demoBot(options: DemoBotOptions): Bot {
   const bot = new Bot({
     provider: options.provider,
     store: new DemoStore(options.store ?? new MemoryStore()),
@@ -68,6 +76,12 @@ export function demoBot(options: { provider: MockProvider; store?: Store; backen
   bot.when(IMAGE, async (ctx) => {
     const bytes = await loadMediaOf(ctx)
     await ctx.reply(bytes ? `Got your photo (${bytes.length} bytes).` : 'Please send the photo again.')
+  })
+  bot.when(text('book a table for two'), async (ctx) => {
+    await ctx.reply('Booked: a table for two at 8 pm.')
+    // Sent, and journaled as sent in the outbox; the handler is not done yet.
+    await options.afterReply?.(ctx.message.chatId)
+    await ctx.user.set('booking', 'a table for two at 8 pm')
   })
   bot.when(text('tell me a long story'), (ctx) =>
     ctx.reply(

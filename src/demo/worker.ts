@@ -1,21 +1,52 @@
 /**
  * One run of the demo bot, in its own process so the demo can kill it with SIGKILL and start it
- * again: `worker.js <file> <phase>`. It prints what happens, one line per event, and at the end of
- * a run that is not killed, a `SUMMARY <json>` line. Phase `live` keeps sending the story's
- * messages again (fresh ids) at the pace until SIGTERM, so a dashboard has something to show.
+ * again: `worker.js <file> <options json>` (see `WorkerOptions`). It prints what happens, one line
+ * per event; `STEP <name>\t<text>` when a step of the story begins, `CRASH` when the first run's
+ * story reached the crash (a reply sent, its handler not done: the demo kills it there), and
+ * `SUMMARY <json>` when the story is told (and again when live traffic stopped). Phase `2` with
+ * `live` goes on with live traffic after the story, in the same process (the pid the dashboard
+ * says took over stays the one it lists); phase `live` is live traffic alone. A line `hurry` on
+ * stdin drops every pause left (the operator quit the dashboard).
  */
+import { createInterface } from 'node:readline'
 import { SQLiteStore } from '../backends/sqlite/index.js'
 import { textOf } from '../core/hooks.js'
-import { demoMessages, demoProvider, liveMessages } from './channel.js'
+import { demoProvider } from './channel.js'
 import { demoBot } from './demo-bot.js'
+import { DEMO_LIMITS } from './limits.js'
+import { liveTraffic, restartStory, firstStory, type WorkerContext, type WorkerOptions } from './worker-story.js'
 
-const [file = './data/bot.db', phase = '1', paceArg = '150'] = process.argv.slice(2)
-const pace = Number(paceArg)
+const [file = './data/bot.db', json = '{}'] = process.argv.slice(2)
+const options = JSON.parse(json) as WorkerOptions
 const say = (line: string) => process.stdout.write(`${line}\n`)
+
+const pace = { stepMs: options.stepMs, messageMs: options.messageMs }
+const wakers = new Set<() => void>()
+const stdin = createInterface({ input: process.stdin })
+stdin.on('line', (line) => {
+  if (line.trim() !== 'hurry') return
+  pace.stepMs = 0
+  pace.messageMs = 0
+  for (const wake of wakers) wake()
+})
+// Listening to stdin keeps no process alive that is done.
+;(process.stdin as { unref?: () => void }).unref?.()
+
+/** A pause of the story: `ms`, or until hurried. */
+function pause(ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => (clearTimeout(timer), wakers.delete(done), resolve())
+    const timer = setTimeout(done, ms)
+    wakers.add(done)
+  })
+}
 
 const store = new SQLiteStore({ file })
 const provider = demoProvider()
-const bot = demoBot({ provider, store, backend: store.durability() })
+// The first run's crash waits here: the booking's reply is sent and marked so, its handler is not done.
+const afterReply = options.phase === '1' ? (chatId: string) => crashPoint(chatId) : undefined
+const bot = demoBot({ provider, store, backend: store.durability(), afterReply })
 bot.after('send', (sent) => {
   say(`  ← ${sent.chatId}: ${short(textOf(sent.content))}`)
 })
@@ -24,61 +55,26 @@ bot.on('durability:ambiguous', ({ key, chatId }) => say(`  ? ambiguous send ${ke
 bot.on('error', (error: Error) => say(`  ! ${error.message}`))
 bot.on('warning', (message: string) => say(`  ! ${message}`))
 
-await bot.start()
-if (phase === 'live') await liveTraffic()
-say(
-  phase === '1'
-    ? `bot started (pid ${process.pid}) on ${file}`
-    : `bot restarted (pid ${process.pid}) with the same instanceId: replaying what the crash left`,
-)
-if (phase !== '1') await bot.idle()
-for (const event of demoMessages()) {
-  // Labelled a redelivery only when the bot recognised it as one (journaled before the crash);
-  // what the first run never received is a first delivery, whatever the phase.
-  const before = bot.durability!.metrics().inboundDuplicates
-  try {
-    await provider.receive(event)
-  } catch (error) {
-    say(`  ! not journaled: ${(error as Error).message}`)
-  }
-  const redelivered = bot.durability!.metrics().inboundDuplicates > before
-  say(
-    `  → ${event.chatId}: ${event.text ?? `[${event.media?.type}]`}${redelivered ? ' (redelivered by the channel: journaled before, not run twice)' : ''}`,
-  )
-  if (phase === '1') await new Promise((resolve) => setTimeout(resolve, pace))
-}
-// Let retries and backoffs run out before summing up.
-const deadline = Date.now() + 15_000
-for (;;) {
-  await bot.idle()
-  const [pending, failed] = await Promise.all([
-    bot.durability!.outbox.list({ state: 'pending' }),
-    bot.durability!.outbox.list({ state: 'failed' }),
-  ])
-  const inboxFailed = await bot.durability!.inbox.list({ state: 'failed' })
-  if (pending.length + failed.length + inboxFailed.length === 0 || Date.now() > deadline) break
-  await new Promise((resolve) => setTimeout(resolve, 200))
-}
-const metrics = bot.durability!.metrics()
+const context: WorkerContext = { bot, provider, file, options, pace, pause, say }
+if (options.phase === '1') await firstStory(context)
+else if (options.phase === '2') await restartStory(context)
+if (options.phase === 'live' || options.live) await liveTraffic(context)
 await bot.stop()
-say(`SUMMARY ${JSON.stringify({ metrics, sent: provider.sent.length })}`)
+stdin.close()
 
-/** Phase `live`: the story again and again, until SIGTERM; then a clean stop and the summary. */
-async function liveTraffic(): Promise<never> {
-  let stopping = false
-  process.once('SIGTERM', () => (stopping = true))
-  say(`live traffic (pid ${process.pid}): the story's messages again every ${pace} ms until you quit`)
-  for (let round = 1; !stopping; round++) {
-    for (const event of liveMessages(round)) {
-      if (stopping) break
-      await provider.receive(event).catch((error: Error) => say(`  ! not journaled: ${error.message}`))
-      await new Promise((resolve) => setTimeout(resolve, pace))
-    }
+/**
+ * Says `CRASH` once the reply's outbox record says `sent` (a mark may wait a moment to ride with the
+ * message's completion: a crash before it lands is the ambiguous one), then never returns.
+ */
+async function crashPoint(chatId: string): Promise<never> {
+  const deadline = Date.now() + DEMO_LIMITS.settleMaxMs
+  for (;;) {
+    const sending = await bot.durability!.outbox.list({ state: 'sending' })
+    if (!sending.some((record) => record.chatId === chatId) || Date.now() > deadline) break
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  const metrics = bot.durability!.metrics()
-  await bot.stop()
-  say(`SUMMARY ${JSON.stringify({ metrics, sent: provider.sent.length })}`)
-  process.exit(0)
+  say('CRASH')
+  return new Promise<never>(() => undefined)
 }
 
 function short(value: string | null): string {

@@ -3,7 +3,8 @@
  * scope of any backend. `runDashboard` is the entry point; the rest is exported for tools that
  * embed the view or its state.
  */
-export { runDashboard, type RunDashboardOptions } from './run-dashboard.js'
+export { runDashboard, type DashboardExit, type RunDashboardOptions } from './run-dashboard.js'
+export { StoryTeller, type StoryFeed } from './io/story-feed.js'
 export { Dashboard, type DashboardProps } from './views/Dashboard.js'
 export { connect, type DashboardConnection } from '../cli/services/dashboard-connection.js'
 export { takeSnapshot, type Snapshot, type SnapshotQuery } from './io/snapshot.js'

@@ -9,6 +9,8 @@ import { Dashboard } from './views/Dashboard.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { enterAlternateScreen } from './io/terminal-screen.js'
 import { themeFor } from './views/theme.js'
+import type { Snapshot } from './io/snapshot.js'
+import type { StoryFeed } from './io/story-feed.js'
 
 /** Signals that close the dashboard as quitting does. */
 const QUIT_SIGNALS = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const
@@ -37,10 +39,18 @@ export interface RunDashboardOptions {
   stderr?: NodeJS.WriteStream
   /** Aborting it closes the dashboard as quitting does. */
   signal?: AbortSignal
+  /** A story told beside the dashboard (`botmesh demo`'s steps), on its message line. */
+  story?: StoryFeed
 }
 
-/** Runs the dashboard; resolves once it was quit and everything it opened is closed. */
-export async function runDashboard(options: RunDashboardOptions): Promise<void> {
+/** What the dashboard showed last, for a caller that sums up after it (`botmesh demo`). */
+export interface DashboardExit {
+  /** The records per state it showed last; undefined when nothing was read. */
+  counts: Snapshot['counts'] | undefined
+}
+
+/** Runs the dashboard; resolves once it was quit and everything it opened is closed, with what it showed last. */
+export async function runDashboard(options: RunDashboardOptions): Promise<DashboardExit> {
   const refreshMs = options.refreshMs ?? DASHBOARD_LIMITS.refreshDefaultMs
   if (!Number.isFinite(refreshMs) || refreshMs < DASHBOARD_LIMITS.refreshMinMs) {
     throw new UsageError(`the refresh period must be at least ${DASHBOARD_LIMITS.refreshMinMs}ms; got ${refreshMs}`)
@@ -54,10 +64,11 @@ export async function runDashboard(options: RunDashboardOptions): Promise<void> 
       'botmesh dashboard needs a terminal (stdin and stdout must be a TTY); in scripts use botmesh stats --watch or --json',
     )
   }
-  if (options.signal?.aborted) return
+  if (options.signal?.aborted) return { counts: undefined }
   const connection = connect(target, options.open, options.keys)
   const restoreScreen = enterAlternateScreen(stdout)
   let stopped: Promise<void> = Promise.resolve()
+  let shown: Snapshot | undefined
   try {
     const app = render(
       <Dashboard
@@ -66,7 +77,8 @@ export async function runDashboard(options: RunDashboardOptions): Promise<void> 
         scope={options.scope}
         bot={options.bot}
         theme={themeFor(options.env ?? process.env)}
-        onStopped={(promise) => (stopped = promise)}
+        story={options.story}
+        onStopped={(promise, last) => ((stopped = promise), (shown = last))}
       />,
       { stdin, stdout, stderr: options.stderr ?? process.stderr, exitOnCtrlC: false },
     )
@@ -90,4 +102,5 @@ export async function runDashboard(options: RunDashboardOptions): Promise<void> 
     await connection.close()
     restoreScreen()
   }
+  return { counts: shown?.counts }
 }

@@ -15,7 +15,7 @@ describe('botmesh demo on the dashboard', () => {
   it('shows the killed run as lost with what it held, at 80 columns, after the story too', async () => {
     const file = join(tempDir(), 'bot.db')
     const story: string[] = []
-    const demo = runDemo({ file, crashAfterMs: 1_000, print: (line) => story.push(line) })
+    const demo = runDemo({ file, crashAfterMs: 1_000, pace: { stepMs: 0 }, print: (line) => story.push(line) })
     const dashboard = mountDashboard(`sqlite:${file}`, { scope: DEMO_SCOPE, refreshMs: 200 })
     const summary = await demo
     const pidOf = (pattern: RegExp) => Number(story.map((line) => pattern.exec(line)?.[1]).find(Boolean))

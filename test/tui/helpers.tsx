@@ -11,6 +11,8 @@ import type { RecordKind, RecordOf } from '../../src/core/durability/journal/rec
 import { Dashboard } from '../../src/tui/views/Dashboard.js'
 import { connect, type DashboardConnection } from '../../src/cli/services/dashboard-connection.js'
 import { themeFor } from '../../src/tui/views/theme.js'
+import type { Snapshot } from '../../src/tui/io/snapshot.js'
+import type { StoryFeed } from '../../src/tui/io/story-feed.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { SCOPE, seedJournal } from '../fixtures/tui/seed.js'
 import { useTempDirs as useTempDirsUnder } from '../../test-utils/lifecycle.js'
@@ -51,6 +53,8 @@ export interface MountedDashboard {
   resize(columns: number, rows: number): void
   /** Whether the app exited (q, Ctrl-C). */
   exited(): boolean
+  /** The last snapshot the dashboard showed, once it stopped (undefined before). */
+  shown(): Snapshot | undefined
   connection: DashboardConnection
   close(): Promise<void>
 }
@@ -64,11 +68,19 @@ afterEach(async () => {
 /** Mounts the dashboard on `url` with ink-testing-library, at 80×24 unless told. */
 export function mountDashboard(
   url: string,
-  options: { scope?: string; bot?: string; refreshMs?: number; env?: NodeJS.ProcessEnv; connection?: DashboardConnection } = {},
+  options: {
+    scope?: string
+    bot?: string
+    refreshMs?: number
+    env?: NodeJS.ProcessEnv
+    connection?: DashboardConnection
+    story?: StoryFeed
+  } = {},
 ): MountedDashboard {
   const connection = options.connection ?? connect(parseBackendUrl(url), { connectTimeoutMs: 2_000 })
   let stopped: Promise<void> | undefined
   let exited = false
+  let shown: Snapshot | undefined
   const scope = 'scope' in options ? options.scope : options.bot === undefined ? SCOPE : undefined
   const instance = render(
     <Dashboard
@@ -77,7 +89,8 @@ export function mountDashboard(
       scope={scope}
       bot={options.bot}
       theme={themeFor(options.env ?? {})}
-      onStopped={(promise) => ((stopped = promise), (exited = true))}
+      story={options.story}
+      onStopped={(promise, last) => ((stopped = promise), (exited = true), (shown = last))}
     />,
   )
   const resize = (columns: number, rows: number) => {
@@ -101,6 +114,7 @@ export function mountDashboard(
     },
     resize,
     exited: () => exited,
+    shown: () => shown,
     connection,
     close: async () => {
       if (closed) return

@@ -1,5 +1,4 @@
 /** `botmesh demo`: the first thing a newcomer runs. */
-import { createWriteStream } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { capabilitiesOf, journalPathOf } from '../services/capabilities.js'
@@ -7,23 +6,32 @@ import { UsageError } from '../errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
 import {
+  DEMO_LIMITS,
   DEMO_SCOPE,
   chooseDemoFile,
   earlierDemoRecords,
   keptNote,
   runDemo,
-  startLiveTraffic,
+  type DemoOptions,
   type DemoSummary,
-  type LiveTraffic,
 } from '../../demo/run-demo.js'
+import { demoOnDashboard } from '../../demo/on-dashboard.js'
 
 export function registerDemo(program: Command, cli: Cli): void {
   program
     .command('demo')
     .description(
-      "run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process; on a terminal the dashboard shows it live. An earlier demo's journal is never deleted unasked: on a terminal the demo asks whether to start over on it, else it journals to a fresh file beside it (./data/bot-2.db, ...) and says which",
+      "run a demo bot with a simulated channel on the embedded default (SQLite at ./data/bot.db): chats, a flow, media, retries, dead letters, and a crash and restart of the bot process whose replay is answered from the outbox; on a terminal the dashboard shows it live, each step announced on its message line. An earlier demo's journal is never deleted unasked: on a terminal the demo asks whether to start over on it, else it journals to a fresh file beside it (./data/bot-2.db, ...) and says which",
     )
-    .option('--crash-after <ms>', 'kill the first bot process this many ms after it started', '2500')
+    .option(
+      '--crash-after <ms>',
+      'kill the first bot process this many ms after its story reached the crash (a reply sent, its handler not done)',
+      String(DEMO_LIMITS.crashAfterMs),
+    )
+    .option(
+      '--step <ms>',
+      `how long each step of the story stays on the dashboard before the next begins (default ${DEMO_LIMITS.stepMs}; 0 with --no-dashboard)`,
+    )
     .option('--no-dashboard', 'print the story instead of opening the dashboard')
     .addHelpText(
       'after',
@@ -34,22 +42,23 @@ export function registerDemo(program: Command, cli: Cli): void {
         'botmesh dlq list   # afterwards: what the demo left in the dead-letter queues',
       ),
     )
-    .action(async (options: { crashAfter: string; dashboard: boolean }) => {
+    .action(async (options: { crashAfter: string; step?: string; dashboard: boolean }) => {
       const config = cli.config()
       const target = config.target
       const file = capabilitiesOf(target).demo ? journalPathOf(target) : undefined
       if (file === undefined) throw new UsageError(`the demo runs on a SQLite file (sqlite:<file>); got ${target.kind}`)
-      const crashAfterMs = Number(options.crashAfter)
-      if (!Number.isFinite(crashAfterMs) || crashAfterMs < 0)
-        throw new UsageError(`--crash-after takes a number of ms; got ${options.crashAfter}`)
+      const crashAfterMs = msOf('--crash-after', options.crashAfter)
       const live = options.dashboard && !config.json && process.stdin.isTTY && process.stdout.isTTY
+      // The steps are paced for the dashboard; printed, the story is read at the reader's pace.
+      const stepMs = options.step === undefined ? (live ? DEMO_LIMITS.stepMs : 0) : msOf('--step', options.step)
       const { file: chosen, startOver, note } = await demoFile(cli, file, !live)
       const summary = live
-        ? await demoWithDashboard(cli, chosen, crashAfterMs, startOver, note)
+        ? await demoWithDashboard(cli, { file: chosen, crashAfterMs, startOver, pace: { stepMs } }, note)
         : await runDemo({
             file: chosen,
             startOver,
             crashAfterMs,
+            pace: { stepMs },
             print: (line) => cli.out.info(line),
             command: (line) => cli.out.command(line),
           })
@@ -77,46 +86,32 @@ async function demoFile(cli: Cli, asked: string, sayNote: boolean): Promise<{ fi
   return { file: choice.file, startOver, note }
 }
 
-/** Runs the demo with its story in a log file while the dashboard shows the journal live; sums up after quitting. */
-async function demoWithDashboard(
-  cli: Cli,
-  file: string,
-  crashAfterMs: number,
-  startOver: boolean,
-  note: string | undefined,
-): Promise<DemoSummary> {
+/** Runs the demo with its story on the dashboard's message line and in a log file; sums up after quitting. */
+async function demoWithDashboard(cli: Cli, demo: DemoOptionsGiven, note: string | undefined): Promise<DemoSummary> {
+  const file = demo.file
   const logFile = join(dirname(resolve(file)), 'demo.log')
-  const log = createWriteStream(logFile, { flags: 'w', mode: 0o600 })
-  // The story's lines, and which are commands to copy (printed whole after quitting).
-  const story: { line: string; command?: boolean }[] = []
-  const demo = runDemo({
-    file,
-    startOver,
-    crashAfterMs,
-    print: (line) => (log.write(`${line}\n`), story.push({ line })),
-    command: (line) => (log.write(`  ${line}\n`), story.push({ line, command: true })),
-  })
-  demo.catch(() => undefined)
-  // Once the story is told, traffic keeps flowing until the operator quits, so the dashboard stays alive.
-  let quit = false
-  let live: LiveTraffic | undefined
-  void demo.then(
-    () => {
-      if (!quit) live = startLiveTraffic(file, (line) => log.write(`${line}\n`))
+  const { runDashboard, StoryTeller } = await import('../../tui/index.js')
+  const story = new StoryTeller()
+  return demoOnDashboard({
+    ...demo,
+    logFile,
+    announce: (step) => story.tell(step.text),
+    show: () => runDashboard({ backendUrl: `sqlite:${file}`, scope: DEMO_SCOPE, refreshMs: 500, env: cli.env, signal: cli.signal, story }),
+    closed: () => {
+      cli.out.info(`the demo's story is in ${logFile}`)
+      // Said once, here: before the dashboard opened it would have been covered.
+      if (note) cli.out.info(note, 'yellow')
     },
-    () => undefined,
-  )
-  const { runDashboard } = await import('../../tui/index.js')
-  await runDashboard({ backendUrl: `sqlite:${file}`, scope: DEMO_SCOPE, refreshMs: 500, env: cli.env, signal: cli.signal })
-  quit = true
-  cli.out.info(`the demo's story is in ${logFile}`)
-  // Said once, here: before the dashboard opened it would have been covered.
-  if (note) cli.out.info(note, 'yellow')
-  const summary = await demo
-  await live?.stop().catch(() => undefined)
-  log.end()
-  for (const { line, command } of story.slice(story.findIndex(({ line }) => line === '') + 1))
-    if (command) cli.out.command(line)
-    else cli.out.info(line)
-  return summary
+    print: (line) => cli.out.info(line),
+    command: (line) => cli.out.command(line),
+  })
+}
+
+/** What the command resolved of the demo's options. */
+type DemoOptionsGiven = Required<Pick<DemoOptions, 'file' | 'startOver' | 'crashAfterMs' | 'pace'>>
+
+function msOf(option: string, value: string): number {
+  const ms = Number(value)
+  if (!Number.isFinite(ms) || ms < 0) throw new UsageError(`${option} takes a number of ms; got ${value}`)
+  return ms
 }

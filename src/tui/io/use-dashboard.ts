@@ -12,15 +12,19 @@ import { EffectRunner } from './effect-runner.js'
 import { DashboardSource } from './source.js'
 import { initialState, type DashboardEvent, type DashboardState } from '../state/reduce.js'
 import { DashboardStore } from '../state/store.js'
+import type { Snapshot } from './snapshot.js'
+import type { StoryFeed } from './story-feed.js'
 
 export interface UseDashboardOptions {
   connection: DashboardConnection
   refreshMs: number
   scope?: string
   bot?: string
+  /** A story told beside the dashboard (the demo's steps), on the message line. */
+  story?: StoryFeed
   onQuit(): void
-  /** Called once the source has stopped (after unmount). */
-  onStopped?(stopped: Promise<void>): void
+  /** Called once the source has stopped (after unmount), with the last snapshot the dashboard showed. */
+  onStopped?(stopped: Promise<void>, shown: Snapshot | undefined): void
 }
 
 /** The live state, and what a key press does. */
@@ -42,11 +46,14 @@ export function useDashboard(options: UseDashboardOptions): { state: DashboardSt
 
   useEffect(() => {
     parts.source.start()
+    const unsubscribe = options.story?.subscribe((text) => parts.dispatch({ type: 'story', text }))
     const clock = setInterval(() => parts.dispatch({ type: 'tick', at: Date.now() }), DASHBOARD_LIMITS.tickMs)
     clock.unref()
     return () => {
       clearInterval(clock)
-      options.onStopped?.(Promise.all([parts.source.stop(), parts.runner.stop()]).then(() => undefined))
+      unsubscribe?.()
+      const stopped = Promise.all([parts.source.stop(), parts.runner.stop()]).then(() => undefined)
+      options.onStopped?.(stopped, parts.store.current().snapshot)
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [parts])

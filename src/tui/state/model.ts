@@ -76,6 +76,8 @@ export interface DashboardState {
   lastRefreshAt: number | undefined
   failure: Failure | undefined
   notice: Notice | undefined
+  /** The story told beside the dashboard (the demo's step), shown when the message line is free. */
+  story: string | undefined
   overlay: Overlay
   /** Rate samples for the sparklines, oldest first, at most `historyMax`. */
   history: RateSample[]
@@ -90,6 +92,7 @@ export type DashboardEvent =
   | { type: 'snapshot'; snapshot: Snapshot; query: SnapshotQuery; receivedAt: number }
   | { type: 'refreshFailed'; message: string; at: number; retryInMs: number }
   | { type: 'tick'; at: number }
+  | { type: 'story'; text: string }
   | { type: 'focus'; panel: PanelId }
   | { type: 'focusNext' }
   | { type: 'focusPrev' }
@@ -139,6 +142,7 @@ export function initialState(options: { label: string; refreshMs: number; scope?
     lastRefreshAt: undefined,
     failure: undefined,
     notice: undefined,
+    story: undefined,
     overlay: { type: 'none' },
     history: [],
     rates: undefined,

@@ -4,6 +4,8 @@
  */
 import { useApp, useInput, useStdout } from 'ink'
 import type { DashboardConnection } from '../../cli/services/dashboard-connection.js'
+import type { Snapshot } from '../io/snapshot.js'
+import type { StoryFeed } from '../io/story-feed.js'
 import { useDashboard } from '../io/use-dashboard.js'
 import { useTerminalSize } from '../io/use-terminal-size.js'
 import type { Theme } from './theme.js'
@@ -17,13 +19,15 @@ export interface DashboardProps {
   /** --bot: the scope of this botId. */
   bot?: string
   theme: Theme
-  /** Receives the promise of the background work's end, once the dashboard unmounted. */
-  onStopped?(stopped: Promise<void>): void
+  /** A story told beside the dashboard (the demo's steps), on the message line when it is free. */
+  story?: StoryFeed
+  /** Receives the promise of the background work's end, once the dashboard unmounted, and the last snapshot it showed. */
+  onStopped?(stopped: Promise<void>, shown: Snapshot | undefined): void
 }
 
-export function Dashboard({ connection, refreshMs, scope, bot, theme, onStopped }: DashboardProps) {
+export function Dashboard({ connection, refreshMs, scope, bot, theme, story, onStopped }: DashboardProps) {
   const { exit } = useApp()
-  const { state, press } = useDashboard({ connection, refreshMs, scope, bot, onQuit: () => exit(), onStopped })
+  const { state, press } = useDashboard({ connection, refreshMs, scope, bot, story, onQuit: () => exit(), onStopped })
   // On a real terminal the dashboard owns the (alternate) screen: a resize redraws it from the top.
   const size = useTerminalSize({ clearOnResize: useStdout().stdout.isTTY === true })
   useInput(press)

@@ -1,6 +1,7 @@
 /**
  * The message line, by priority: the confirmation's question, the filter being typed, a running
- * action's progress, the refresh failure (with the next try), the last notice, the filter in use.
+ * action's progress, the refresh failure (with the next try), the last notice, the filter in use,
+ * the story told beside the dashboard (the demo's step).
  * It wraps rather than cuts (a question, a result or a command must be read whole, at 80 columns
  * too), up to `messageLinesMax` lines.
  */
@@ -15,6 +16,8 @@ export interface MessageLineProps {
   failure: DashboardState['failure']
   notice: DashboardState['notice']
   filter: string
+  /** The story's line (the demo's step); undefined without a story. */
+  story?: string
   /** Local clock of the last good refresh (the data shown is from then). */
   lastRefreshAt: number | undefined
   /** The local clock now. */
@@ -49,7 +52,7 @@ export function messageLines(props: MessageLineProps): string[] {
   return [...lines.slice(0, max - 1), `…${last.slice(Math.max(0, last.length - (props.width - 1)))}`]
 }
 
-function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock }: MessageLineProps): {
+function messageOf({ overlay, failure, notice, filter, story, lastRefreshAt, clock }: MessageLineProps): {
   text: string
   tone?: Tone
   bold?: boolean
@@ -78,5 +81,6 @@ function messageOf({ overlay, failure, notice, filter, lastRefreshAt, clock }: M
       tone: notice.tone === 'error' ? 'error' : notice.tone === 'ok' ? 'ok' : undefined,
     }
   if (filter) return { text: `filter "${filter}" on every list (esc clears)`, tone: 'accent' }
+  if (story) return { text: `▸ ${story}`, tone: 'accent', bold: true }
   return { text: '' }
 }

@@ -29,16 +29,8 @@ export function Screen({ state, size, theme }: ScreenProps) {
   const width = Math.max(20, size.columns)
   const rows = Math.max(8, size.rows)
   const { snapshot, overlay } = state
-  const message: MessageLineProps = {
-    overlay,
-    failure: state.failure,
-    notice: state.notice,
-    filter: state.filter,
-    lastRefreshAt: state.lastRefreshAt,
-    clock: state.clock,
-    width,
-    theme,
-  }
+  const { failure, notice, filter, story, lastRefreshAt, clock } = state
+  const message: MessageLineProps = { overlay, failure, notice, filter, story, lastRefreshAt, clock, width, theme }
   const help: HelpBarProps = {
     overlay: overlay.type,
     focus: state.focus,

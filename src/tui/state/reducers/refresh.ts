@@ -1,4 +1,4 @@
-/** Refreshes and the clock: a snapshot that arrived, a refresh that failed, a tick. */
+/** Refreshes and the clock: a snapshot that arrived, a refresh that failed, a tick; and the story told beside. */
 import type { Cursor } from '../../../cli/services/records.js'
 import { DASHBOARD_LIMITS } from '../../limits.js'
 import { advanceRates } from '../rates.js'
@@ -30,6 +30,8 @@ export function reduceRefresh(state: DashboardState, event: DashboardEvent): Das
         clock: event.at,
         notice: state.notice && event.at - state.notice.at >= DASHBOARD_LIMITS.noticeMs ? undefined : state.notice,
       }
+    case 'story':
+      return { ...state, story: event.text }
     case 'togglePause':
       return { ...state, paused: !state.paused }
     default:

@@ -114,7 +114,11 @@ export function startDemo(options: DemoOptions & { live?: boolean }): DemoRun {
     const killedPid = current.child.pid
     await current.exited
     options.print(`✖ crash: the bot process was killed with SIGKILL in the middle of its work (pid ${killedPid})`)
-    announce('killed', `✖ pid ${killedPid} was killed with SIGKILL in the middle of its work: a reply sent, its handler not done`)
+    // Printed just above in its own words: told to the dashboard only.
+    options.announce?.({
+      name: 'killed',
+      text: `✖ pid ${killedPid} was killed with SIGKILL in the middle of its work: a reply sent, its handler not done`,
+    })
     await wait(pace.stepMs)
     const metrics = await restart(file, { ...paceNow(), killedPid, live: options.live === true })
     if (options.live)

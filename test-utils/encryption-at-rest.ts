@@ -89,7 +89,7 @@ async function scenario(storage: AtRestStorage): Promise<void> {
 
   const raw = await storage.rawText()
   expect(raw, 'the raw read reads the journal').toContain(inboxRecordId('mock', 'c0', 'm0'))
-  expect(raw, 'content is sealed under k1').toContain('$sealed:1:k1:')
+  expect(raw, 'content is sealed under k1').toContain('$sealed:2:k1:')
   const found = [...planted, unfinished].filter((body) => raw.includes(body))
   expect(found, 'planted texts found in a raw read').toEqual([])
   for (const encoding of ['base64', 'base64url', 'hex'] as const) expect(raw).not.toContain(KEY_1.toString(encoding))

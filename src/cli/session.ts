@@ -6,7 +6,8 @@
 import type { DurabilityBackend, Journal } from '../core/durability/journal/backend.js'
 import { KeyRing } from '../core/encryption/key-ring.js'
 import { sealedBackend } from '../core/encryption/sealed-backend.js'
-import { JournalLockedError, type EncryptionKeyMissingError } from '../core/errors.js'
+import type { UnreadableValueError } from '../core/encryption-errors.js'
+import { JournalLockedError } from '../core/errors.js'
 import { openBackend, type BackendAccess, type OpenedBackend } from '../backends/gateway/open.js'
 import type { CliConfig } from './config.js'
 import { chooseScope } from './scope.js'
@@ -20,7 +21,7 @@ export interface Session {
   /** The backend URL without its password. */
   label: string
   /** Records the keys given could not open and a purge therefore left (each once). */
-  unreadable: EncryptionKeyMissingError[]
+  unreadable: UnreadableValueError[]
 }
 
 /** An opened backend and the journal of the chosen scope. */
@@ -34,7 +35,7 @@ export async function withBackend<T>(config: CliConfig, access: BackendAccess, w
   const opened = await openBackend(config.target, { ...config.open, access })
   try {
     if (access !== 'read' && opened.heldBy) throw heldByProcess(opened.heldBy)
-    const unreadable: EncryptionKeyMissingError[] = []
+    const unreadable: UnreadableValueError[] = []
     // Without keys too: a record sealed under a key not given is kept back from a purge.
     const backend = sealedBackend(opened.backend, config.keys ?? KeyRing.none(), {
       unreadable: 'keep',

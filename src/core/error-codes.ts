@@ -37,6 +37,10 @@ export const ERROR_CODES = {
   EVENT_NOT_JOURNALABLE: 'EVENT_NOT_JOURNALABLE',
   /** A record is sealed under an encryption key that is not configured, or not the key of that id (`EncryptionKeyMissingError`). */
   ENCRYPTION_KEY_MISSING: 'ENCRYPTION_KEY_MISSING',
+  /** A sealed value the right key does not open: altered, or moved to another scope, chat or record (`SealedValueAlteredError`). */
+  ENCRYPTION_ALTERED: 'ENCRYPTION_ALTERED',
+  /** A value in clear where `encryption.requireSealed` asks for sealed ones (`UnsealedValueError`). */
+  ENCRYPTION_UNSEALED: 'ENCRYPTION_UNSEALED',
 
   // Journal files
   /** A journal file or table holds damage open() refuses to apply (`JournalCorruptError`). */
@@ -207,3 +211,6 @@ const KNOWN: ReadonlySet<string> = new Set(Object.values(ERROR_CODES))
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && KNOWN.has(value)
 }
+
+/** The codes of a sealed value a journal or a store cannot give back (src/core/encryption-errors.ts). */
+export type EncryptionErrorCode = (typeof ERROR_CODES)['ENCRYPTION_KEY_MISSING' | 'ENCRYPTION_ALTERED' | 'ENCRYPTION_UNSEALED']

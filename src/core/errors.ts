@@ -1,6 +1,6 @@
-import { ERROR_CODES, type ErrorCode } from './error-codes.js'
+import { ERROR_CODES, type EncryptionErrorCode, type ErrorCode } from './error-codes.js'
 
-export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode } from './error-codes.js'
+export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode, type EncryptionErrorCode } from './error-codes.js'
 
 /**
  * Every error an operator may meet is a `BotmeshError` with a stable `code`, whether it is worth
@@ -38,7 +38,7 @@ export class LeaseLostError extends BotmeshError {
 }
 
 /** The codes a journal that cannot record or give back something fails with. */
-export type JournalUnavailableCode = typeof ERROR_CODES.JOURNAL_UNAVAILABLE | typeof ERROR_CODES.ENCRYPTION_KEY_MISSING
+export type JournalUnavailableCode = typeof ERROR_CODES.JOURNAL_UNAVAILABLE | EncryptionErrorCode
 
 /** The journal could not record or read something; the operation did not take effect. */
 export class JournalUnavailableError extends BotmeshError {
@@ -75,7 +75,7 @@ export class EventNotJournalableError extends BotmeshError {
 const UNREADABLE = {
   missing: 'which is not configured',
   wrong: 'but the key configured under that id is another key (its check value differs)',
-  altered: 'and that key does not open it: the value was altered, or moved from another record',
+  altered: 'and that key does not open it: the value was altered, or moved from another record, chat or scope',
 } as const
 
 /**
@@ -88,14 +88,15 @@ const UNREADABLE = {
 export class EncryptionKeyMissingError extends JournalUnavailableError {
   /** The id of the key the value is sealed under. */
   readonly keyId: string
-  /** `missing`: no key of that id is configured; `wrong`: the key under that id is another one; `altered`: the key is right and the value does not open. */
+  /** `missing`: no key of that id is configured; `wrong`: the key under that id is another one; `altered` (code `ENCRYPTION_ALTERED`): the key is right and the value does not open. */
   readonly reason: keyof typeof UNREADABLE
   constructor(what: string, keyId: string, reason: keyof typeof UNREADABLE) {
     const fix =
       reason === 'altered'
         ? 'restore it from a backup'
         : 'give that key in durability.encryption.keys (the CLI: --keys <file> or BOTMESH_ENCRYPTION_KEYS)'
-    super(`${what} is sealed under encryption key "${keyId}", ${UNREADABLE[reason]}: ${fix}`, undefined, ERROR_CODES.ENCRYPTION_KEY_MISSING)
+    const code = reason === 'altered' ? ERROR_CODES.ENCRYPTION_ALTERED : ERROR_CODES.ENCRYPTION_KEY_MISSING
+    super(`${what} is sealed under encryption key "${keyId}", ${UNREADABLE[reason]}: ${fix}`, undefined, code)
     this.keyId = keyId
     this.reason = reason
   }

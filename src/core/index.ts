@@ -25,6 +25,7 @@ export type {
 } from './provider.js'
 export * from './provider-errors.js'
 export * from './errors.js'
+export * from './encryption-errors.js'
 export { MemoryStore, MEMORY_STORE_MESSAGE_LOG_MAX, type MemoryStoreOptions, type Store, type MessageLogEntry } from './store.js'
 export type { Duration } from './duration.js'
 export { MemoryDurability } from './durability/memory/memory-durability.js'

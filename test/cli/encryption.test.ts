@@ -131,7 +131,7 @@ describe('botmesh on an encrypted journal', () => {
     const k1 = keyFile(dir, 'k1.json', { k1: K1 }, 'k1')
     const exported = await botmesh(['--backend', url, '--keys', k1, 'export'])
     expect(exported.code, exported.stderr).toBe(0)
-    expect(exported.stdout).toContain('$sealed:1:k1:')
+    expect(exported.stdout).toContain('$sealed:2:k1:')
     expect(planted.filter((text) => exported.stdout.includes(text))).toEqual([])
     const copy = `sqlite:${join(dir, 'copy.db')}`
     const imported = await botmesh(['--backend', copy, 'import', '-'], { input: exported.stdout })
@@ -173,7 +173,7 @@ describe('botmesh on an encrypted journal', () => {
     expect(jsonOf(again)).toMatchObject({ rewritten: 0, unchanged: MESSAGES * 2 })
 
     const after = await botmesh(['--backend', url, 'export'])
-    expect(after.stdout).not.toContain('$sealed:1:k1:')
+    expect(after.stdout).not.toContain('$sealed:2:k1:')
     const onlyOld = await botmesh(['--backend', url, '--keys', onlyK1, 'show', inboxRecordId('mock', 'c0', 'm0')])
     expect(onlyOld.stdout).toContain('event: (encrypted, key k2)')
     for (const [n, text] of planted.entries()) {

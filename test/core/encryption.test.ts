@@ -90,24 +90,27 @@ describe('RecordSealer', () => {
   it('seals the content and keeps ids, states and times clear; the same key opens it', () => {
     const sealer = new RecordSealer(KeyRing.from(ONLY_K1))
     const record = inbox('mock:c1:m1', 'my card is 4111 1111 1111 1111')
-    const sealed = sealer.seal('inbox', record)
+    const sealed = sealer.seal('s1', 'inbox', record)
     expect(sealedKeyOf(sealed.event)).toBe('k1')
     // With a space: the sealed form (hex check, base64url) can hold '4111' by chance, never this.
     expect(JSON.stringify(sealed)).not.toContain('4111 1111')
     expect(JSON.stringify(sealed)).not.toContain('secret.jpg')
     expect({ ...sealed, event: null }).toEqual({ ...record, event: null })
-    expect(new RecordSealer(KeyRing.from(ONLY_K1)).open('inbox', sealed)).toEqual({ record })
+    expect(new RecordSealer(KeyRing.from(ONLY_K1)).open('s1', 'inbox', sealed)).toEqual({ record })
   })
 
   it('tells a missing key, a wrong key under the same id and a value moved to another record apart', () => {
-    const sealed = new RecordSealer(KeyRing.from(ONLY_K1)).seal('inbox', inbox('mock:c1:m1', 'hello'))
-    const missing = new RecordSealer(KeyRing.from({ keys: { k2 }, current: 'k2' })).open('inbox', sealed).unreadable
-    const wrong = new RecordSealer(KeyRing.from({ keys: { k1: k2 }, current: 'k1' })).open('inbox', sealed).unreadable
-    const moved = new RecordSealer(KeyRing.from(ONLY_K1)).open('inbox', { ...inbox('mock:c1:m2', 'x'), event: sealed.event }).unreadable
+    const sealed = new RecordSealer(KeyRing.from(ONLY_K1)).seal('s1', 'inbox', inbox('mock:c1:m1', 'hello')) as InboxRecord
+    const opened = (ring: KeyRing, record: InboxRecord) =>
+      new RecordSealer(ring).open('s1', 'inbox', record).unreadable as EncryptionKeyMissingError
+    const missing = opened(KeyRing.from({ keys: { k2 }, current: 'k2' }), sealed)
+    const wrong = opened(KeyRing.from({ keys: { k1: k2 }, current: 'k1' }), sealed)
+    const moved = opened(KeyRing.from(ONLY_K1), { ...inbox('mock:c1:m2', 'x'), event: sealed.event })
     expect([missing?.reason, wrong?.reason, moved?.reason]).toEqual(['missing', 'wrong', 'altered'])
+    // A key you configure cures the first two; nothing but a backup cures the third (ENCRYPTION_ALTERED).
+    expect([missing?.code, wrong?.code, moved?.code]).toEqual(['ENCRYPTION_KEY_MISSING', 'ENCRYPTION_KEY_MISSING', 'ENCRYPTION_ALTERED'])
     for (const error of [missing, wrong, moved]) {
       expect(error).toBeInstanceOf(EncryptionKeyMissingError)
-      expect(error!.code).toBe('ENCRYPTION_KEY_MISSING')
       expect(error!.keyId).toBe('k1')
       expect(error!.message).toContain('encryption key "k1"')
     }

@@ -1,8 +1,9 @@
 /**
  * `rekey`: rewrite a journal's records under the current encryption key, so an older key can be
  * retired. Every inbox and outbox record of the chosen scopes is read through the state-time
- * index a page at a time; one whose content is clear or sealed under another key the ring holds is
- * opened and sealed again under the current key, and written back by compare-and-set on the
+ * index a page at a time; one whose content is clear, sealed under another key the ring holds, or
+ * sealed in an older format (format 1 binds neither the scope nor the chat) is opened and sealed
+ * again under the current key in the current format, and written back by compare-and-set on the
  * version read (a bot changing it meanwhile writes it under its own current key anyway: the record
  * is read again and judged afresh, once). Ids, states and times do not change, so paging goes on
  * from where it was and running bots are not disturbed. A record sealed under a key the ring lacks
@@ -19,7 +20,8 @@ import {
   type RecordOf,
 } from '../../core/durability/journal/records.js'
 import type { KeyRing } from '../../core/encryption/key-ring.js'
-import { RecordSealer } from '../../core/encryption/record-sealer.js'
+import { RecordSealer, SEALED_FIELDS } from '../../core/encryption/record-sealer.js'
+import { sealedFormatOf } from '../../core/encryption/sealed-text.js'
 import { sealedUnder } from './sealed.js'
 import type { WorkKind } from './records.js'
 
@@ -41,6 +43,8 @@ export interface RekeySummary {
   unchanged: number
   /** Records sealed under keys the ring lacks: left as they are. */
   unreadable: { count: number; keys: string[] }
+  /** Records whose content the right key does not open (altered, or moved to another scope or chat): left as they are. */
+  altered: number
   /** Records a bot changed between the read and the write twice in a row: not rewritten this time. */
   conflicts: number
   dryRun: boolean
@@ -62,6 +66,7 @@ export async function rekeyJournal(
   const run = new RekeyRun(new RecordSealer(ring), options)
   for (const scope of scopes) {
     const journal = backend.journal(scope)
+    run.scope = scope
     for (const [kind, states] of [
       ['inbox', INBOX_STATES],
       ['outbox', OUTBOX_STATES],
@@ -81,10 +86,13 @@ interface Rewrite {
 }
 
 class RekeyRun {
+  /** The scope being rewritten: a record's content is bound to it. */
+  scope = ''
   scanned = 0
   rewritten = 0
   unchanged = 0
   conflicts = 0
+  altered = 0
   readonly from = new Map<string, number>()
   readonly unreadable = new Map<string, number>()
 
@@ -139,6 +147,7 @@ class RekeyRun {
       from: Object.fromEntries([...this.from].sort()),
       unchanged: this.unchanged,
       unreadable: { count: [...this.unreadable.values()].reduce((a, b) => a + b, 0), keys: [...this.unreadable.keys()].sort() },
+      altered: this.altered,
       conflicts: this.conflicts,
       dryRun: this.options.dryRun ?? false,
     }
@@ -154,19 +163,26 @@ class RekeyRun {
       this.unreadable.set(unreadable.keyId, (this.unreadable.get(unreadable.keyId) ?? 0) + 1)
       return []
     }
-    const sealed = this.sealer.seal(kind, this.sealer.open(kind, record).record)
+    const opened = this.sealer.open(this.scope, kind, record)
+    if (opened.unreadable) {
+      this.altered++
+      return []
+    }
+    const sealed = this.sealer.seal(this.scope, kind, opened.record)
     const key = recordKey(kind, record)
-    return [
-      {
-        write: { kind, record: sealed, expectVersion: version },
-        key,
-        was: sealedUnder(kind, record as InboxRecord | OutboxRecord) ?? 'clear',
-      },
-    ]
+    return [{ write: { kind, record: sealed, expectVersion: version }, key, was: origin(kind, record) }]
   }
 
   #rewrote(was: string): void {
     this.rewritten++
     this.from.set(was, (this.from.get(was) ?? 0) + 1)
   }
+}
+
+/** Where a record's content is before the rewrite: 'clear', a key id, or a key id and the older format ("k1, format 1"). */
+function origin(kind: WorkKind, record: RecordOf[WorkKind]): string {
+  const keyId = sealedUnder(kind, record as InboxRecord | OutboxRecord)
+  if (keyId === undefined) return 'clear'
+  const older = SEALED_FIELDS[kind]!.some((field) => sealedFormatOf((record as unknown as Record<string, unknown>)[field]) === 1)
+  return older ? `${keyId}, format 1` : keyId
 }

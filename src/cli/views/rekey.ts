@@ -10,9 +10,18 @@ function origins(summary: RekeySummary): string {
 }
 
 function leftAlone(summary: RekeySummary): Block[] {
-  if (summary.unreadable.count === 0) return []
+  const altered: Block[] = summary.altered
+    ? [
+        {
+          text: `${summary.altered} record(s) do not open under their key (altered, or moved to another scope or chat) and stay as they are: restore them from a backup`,
+          tone: 'yellow',
+        },
+      ]
+    : []
+  if (summary.unreadable.count === 0) return altered
   const keys = summary.unreadable.keys.map((key) => `key ${key}`).join(', ')
   return [
+    ...altered,
     {
       text: `${summary.unreadable.count} record(s) sealed under ${keys}, which the keys given do not open, stay as they are: add ${summary.unreadable.keys.length > 1 ? 'those keys' : 'that key'} to --keys to rewrite them`,
       tone: 'yellow',

@@ -1,5 +1,6 @@
 /** The `durability` option of a bot: what a user writes, its defaults (docs/configuration.md lists them), and the one function that resolves it. */
 import type { MessageTracing } from './tracing.js'
+import type { EncryptionOptions } from './encryption-options.js'
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { toMs, type Duration } from '../duration.js'
@@ -7,6 +8,8 @@ import { ConfigError } from '../errors.js'
 import { optionNames, refuseUnknownOptions } from '../options.js'
 import type { DurabilityBackend } from './journal/backend.js'
 import { LIMITS } from './limits.js'
+
+export type { EncryptionOptions } from './encryption-options.js'
 
 /** Backoff between attempts: exponential from `baseMs`, capped at `capMs`, with ± `jitter` (a fraction). */
 export interface BackoffOptions {
@@ -82,14 +85,6 @@ export interface DurabilityOptions {
    * @default none: the journal is kept in clear
    */
   encryption?: EncryptionOptions
-}
-
-/** `durability.encryption`: the keys by id, and which one seals new values. */
-export interface EncryptionOptions {
-  /** Keys by id (letters, digits, `_`, `.`, `-`): 32 bytes each, as a Buffer or base64. Keep every key the journal may still hold. */
-  keys: Record<string, Buffer | Uint8Array | string>
-  /** The id of the key new values are sealed under. */
-  current: string
 }
 
 /** `durability.coordination` when given as an object. */

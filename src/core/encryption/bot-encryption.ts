@@ -5,7 +5,7 @@
  */
 import type { DurabilityOptions } from '../durability/config.js'
 import { MemoryDurability } from '../durability/memory/memory-durability.js'
-import type { EncryptionKeyMissingError } from '../errors.js'
+import type { UnreadableValueError } from '../encryption-errors.js'
 import type { Store } from '../store.js'
 import { KeyRing } from './key-ring.js'
 import { sealedBackend } from './sealed-backend.js'
@@ -15,10 +15,11 @@ import { SealedStore } from './sealed-store.js'
 export function encryptedParts(
   store: Store,
   durability: DurabilityOptions | undefined,
-  onUnreadable: (error: EncryptionKeyMissingError) => void,
+  onUnreadable: (error: UnreadableValueError) => void,
 ): { store: Store; durability: DurabilityOptions | undefined } {
   if (!durability?.encryption) return { store, durability }
   const ring = KeyRing.from(durability.encryption)
-  const backend = sealedBackend(durability.backend ?? new MemoryDurability(), ring, { unreadable: 'refuse', onUnreadable })
-  return { store: store.sealable ? new SealedStore(store, ring) : store, durability: { ...durability, backend } }
+  const requireSealed = durability.encryption.requireSealed ?? false
+  const backend = sealedBackend(durability.backend ?? new MemoryDurability(), ring, { unreadable: 'refuse', onUnreadable, requireSealed })
+  return { store: store.sealable ? new SealedStore(store, ring, { requireSealed }) : store, durability: { ...durability, backend } }
 }

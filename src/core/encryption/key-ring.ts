@@ -52,7 +52,9 @@ export class KeyRing {
 
   /** A ring from the options; throws `ConfigError` naming `option` (never a key) when one is invalid. */
   static from(options: EncryptionOptions, option = 'durability.encryption'): KeyRing {
-    refuseUnknownOptions(option, options, optionNames<EncryptionOptions>({ keys: true, current: true }))
+    refuseUnknownOptions(option, options, optionNames<EncryptionOptions>({ keys: true, current: true, requireSealed: true }))
+    if (options.requireSealed !== undefined && typeof options.requireSealed !== 'boolean')
+      throw new ConfigError(`${option}.requireSealed must be true or false; got ${typeof options.requireSealed}`)
     if (typeof options.keys !== 'object' || options.keys === null || Array.isArray(options.keys))
       throw new ConfigError(`${option}.keys must be an object of keys by id, e.g. { k1: <32 bytes as a Buffer or base64> }`)
     const keys = new Map<string, HeldKey>()

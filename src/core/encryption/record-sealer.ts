@@ -5,15 +5,17 @@
  * and errors stay clear, so indexes, leases, listing and retention work on sealed records as on
  * clear ones.
  *
- * Each field is bound to its record kind, key and name (the AES-GCM associated data): a sealed
- * value copied into another record does not open there.
+ * Each field is bound to its scope, its record kind, key and clear chat id, and its name (the
+ * AES-GCM associated data, format 2): a sealed value copied into another record or scope, or a
+ * record whose chat id was edited, does not open. Format 1 (kind, key and field) is still read.
  */
 import type { Json } from '../durability/journal/kv.js'
 import { recordKey, type RecordKind, type RecordOf } from '../durability/journal/records.js'
+import { UnsealedValueError, type UnreadableValueError } from '../encryption-errors.js'
 import { EncryptionKeyMissingError } from '../errors.js'
 import type { KeyRing } from './key-ring.js'
 import { ENCRYPTION_LIMITS } from './limits.js'
-import { isSealed, openText, sealedKeyOf, sealText, unreadableBy } from './sealed-text.js'
+import { isSealed, openText, SEALED_FORMAT, sealedFormatOf, sealedKeyOf, sealText, unreadableBy, type SealedPlace } from './sealed-text.js'
 
 /** The sealed fields of each record kind; the other kinds (heartbeats, turns, sessions) hold no content. */
 export const SEALED_FIELDS: Readonly<Partial<Record<RecordKind, readonly string[]>>> = {
@@ -24,18 +26,27 @@ export const SEALED_FIELDS: Readonly<Partial<Record<RecordKind, readonly string[
 /** A record with what could be opened opened, and why the rest could not (left sealed). */
 export interface OpenedRecord<R> {
   record: R
-  unreadable?: EncryptionKeyMissingError
+  unreadable?: UnreadableValueError
+}
+
+/** How a sealer treats content in clear. */
+export interface RecordSealerOptions {
+  /** Content in clear is not opened but refused (`UnsealedValueError`), as a record the ring cannot open is. @default false */
+  requireSealed?: boolean
 }
 
 /** Seals and opens records with one key ring, remembering recent pairs so a record rewritten unchanged is not sealed again. */
 export class RecordSealer {
-  /** `<kind>\0<key>\0<field>` → the clear value and its sealed form (under the current key), oldest first. */
+  /** A field's place (format 2) → the clear value and its sealed form (under the current key, in the current format), oldest first. */
   readonly #recent = new Map<string, { plain: unknown; sealed: string }>()
 
-  constructor(readonly ring: KeyRing) {}
+  constructor(
+    readonly ring: KeyRing,
+    private readonly options: RecordSealerOptions = {},
+  ) {}
 
-  /** The record as stored: each content field sealed under the current key; fields already sealed are kept as they are. */
-  seal<K extends RecordKind>(kind: K, record: RecordOf[K]): RecordOf[K] {
+  /** The record as stored in `scope`: each content field sealed under the current key; fields already sealed are kept as they are. */
+  seal<K extends RecordKind>(scope: string, kind: K, record: RecordOf[K]): RecordOf[K] {
     const fields = SEALED_FIELDS[kind]
     if (!fields || this.ring.current === undefined) return record
     const key = recordKey(kind, record)
@@ -44,22 +55,30 @@ export class RecordSealer {
       const value = (record as unknown as Record<string, unknown>)[field]
       if (value === null || value === undefined || isSealed(value)) continue
       sealed ??= { ...record }
-      sealed[field] = this.#sealField(kind, key, field, value)
+      sealed[field] = this.#sealField(fieldPlace(scope, kind, key, record, field), value)
     }
     return (sealed ?? record) as RecordOf[K]
   }
 
-  /** The record with its content opened; a field the ring cannot open stays sealed and is named in `unreadable`. */
-  open<K extends RecordKind>(kind: K, record: RecordOf[K]): OpenedRecord<RecordOf[K]> {
+  /**
+   * The record of `scope` with its content opened; a field the ring cannot open stays sealed, and
+   * (under `requireSealed`) a field in clear stays as it is, and either is named in `unreadable`.
+   */
+  open<K extends RecordKind>(scope: string, kind: K, record: RecordOf[K]): OpenedRecord<RecordOf[K]> {
     const fields = SEALED_FIELDS[kind]
     if (!fields) return { record }
     let opened: Record<string, unknown> | undefined
-    let unreadable: EncryptionKeyMissingError | undefined
+    let unreadable: UnreadableValueError | undefined
     for (const field of fields) {
       const value = (record as unknown as Record<string, unknown>)[field]
-      if (!isSealed(value)) continue
+      if (!isSealed(value)) {
+        if (value !== null && value !== undefined && this.options.requireSealed)
+          unreadable ??= new UnsealedValueError(`the ${field} of ${describe(kind, recordKey(kind, record))}`)
+        continue
+      }
       try {
-        const plain = this.#openField(kind, recordKey(kind, record), field, value)
+        const key = recordKey(kind, record)
+        const plain = this.#openField(fieldPlace(scope, kind, key, record, field), value, describe(kind, key))
         opened ??= { ...record }
         opened[field] = plain
       } catch (error) {
@@ -80,30 +99,33 @@ export class RecordSealer {
     return undefined
   }
 
-  /** Whether any content field of the record is sealed under another key than the current one, or not sealed at all. */
+  /** Whether any content field of the record is in clear, or sealed under another key than the current one or in an older format. */
   needsRekey<K extends RecordKind>(kind: K, record: RecordOf[K]): boolean {
     return (SEALED_FIELDS[kind] ?? []).some((field) => {
       const value = (record as unknown as Record<string, unknown>)[field]
-      return value !== null && value !== undefined && sealedKeyOf(value) !== this.ring.current
+      return value !== null && value !== undefined && !this.#current(value)
     })
   }
 
-  #sealField(kind: RecordKind, key: string, field: string, value: unknown): string {
-    const id = `${kind}\0${key}\0${field}`
-    const recent = this.#recent.get(id)
+  /** Whether `value` is sealed under the current key in the current format. */
+  #current(value: unknown): boolean {
+    return sealedKeyOf(value) === this.ring.current && sealedFormatOf(value) === SEALED_FORMAT
+  }
+
+  #sealField(place: SealedPlace, value: unknown): string {
+    const recent = this.#recent.get(place.v2)
     if (recent && recent.plain === value) return recent.sealed
-    const sealed = sealText(this.ring, JSON.stringify(value), id)
-    this.#remember(id, value, sealed)
+    const sealed = sealText(this.ring, JSON.stringify(value), place)
+    this.#remember(place.v2, value, sealed)
     return sealed
   }
 
-  #openField(kind: RecordKind, key: string, field: string, value: string): Json {
-    const id = `${kind}\0${key}\0${field}`
-    const recent = this.#recent.get(id)
+  #openField(place: SealedPlace, value: string, what: string): Json {
+    const recent = this.#recent.get(place.v2)
     if (recent && recent.sealed === value) return recent.plain as Json
-    const plain = JSON.parse(openText(this.ring, value, id, describe(kind, key))) as Json
-    // Only values under the current key are remembered: a record opened under an older key is sealed again under the current one when it is next written.
-    if (sealedKeyOf(value) === this.ring.current) this.#remember(id, plain, value)
+    const plain = JSON.parse(openText(this.ring, value, place, what)) as Json
+    // Only values under the current key and format are remembered: any other is sealed again when its record is next written.
+    if (this.#current(value)) this.#remember(place.v2, plain, value)
     return plain
   }
 
@@ -112,6 +134,12 @@ export class RecordSealer {
     this.#recent.set(id, { plain, sealed })
     if (this.#recent.size > ENCRYPTION_LIMITS.recentSealsMax) this.#recent.delete(this.#recent.keys().next().value!)
   }
+}
+
+/** Where a record's field belongs: format 1 names its kind, key and field; format 2 its scope and clear chat id too. */
+function fieldPlace<K extends RecordKind>(scope: string, kind: K, key: string, record: RecordOf[K], field: string): SealedPlace {
+  const chatId = (record as { chatId?: unknown }).chatId ?? null
+  return { v1: `${kind}\0${key}\0${field}`, v2: JSON.stringify(['journal', scope, kind, key, chatId, field]) }
 }
 
 function describe(kind: RecordKind, key: string): string {

@@ -4,7 +4,7 @@
  * bot without `durability.encryption` never creates one, so it costs nothing then.
  */
 import type { DurabilityBackend, Journal } from '../durability/journal/backend.js'
-import type { EncryptionKeyMissingError } from '../errors.js'
+import type { UnreadableValueError } from '../encryption-errors.js'
 import type { KeyRing } from './key-ring.js'
 import { ENCRYPTION_LIMITS } from './limits.js'
 import { RecordSealer } from './record-sealer.js'
@@ -15,7 +15,9 @@ export interface SealedBackendOptions {
   /** `refuse` for a bot (never given to the engine), `keep` for a tool (given with their content sealed). */
   unreadable: UnreadablePolicy
   /** Told once per record the ring cannot open (a bot emits it as an `'error'`). */
-  onUnreadable?(error: EncryptionKeyMissingError): void
+  onUnreadable?(error: UnreadableValueError): void
+  /** Content in clear is refused as unreadable (`UnsealedValueError`). @default false */
+  requireSealed?: boolean
 }
 
 /** A backend whose records' content is sealed under `ring` before `backend` sees it. */
@@ -38,7 +40,7 @@ export class SealedBackend implements DurabilityBackend {
     this.shared = inner.shared
     this.scoped = inner.scoped
     if (inner.whenHalted) this.whenHalted = () => inner.whenHalted!()
-    this.sealer = new RecordSealer(ring)
+    this.sealer = new RecordSealer(ring, { requireSealed: options.requireSealed ?? false })
   }
 
   start(): Promise<void> {
@@ -65,7 +67,7 @@ export class SealedBackend implements DurabilityBackend {
     })
   }
 
-  #report(scopeId: string, error: EncryptionKeyMissingError): void {
+  #report(scopeId: string, error: UnreadableValueError): void {
     const id = `${scopeId}\0${error.message}`
     if (this.#reported.has(id)) return
     if (this.#reported.size >= ENCRYPTION_LIMITS.unreadableReportedMax) this.#reported.clear()

@@ -3,8 +3,9 @@
  * when it is read back. It sits between the engine (or a tool) and any backend's journal, so every
  * backend stores sealed records without knowing it.
  *
- * A record the key ring cannot open (its key is not configured, or another key sits under its id)
- * is handled by one of two policies:
+ * A record the key ring cannot open (its key is not configured, another key sits under its id, or
+ * the value was altered or moved), or one in clear under `requireSealed`, is handled by one of two
+ * policies:
  * - `refuse` (a bot): the record is never given to the engine, so it is never run, charged or
  *   dead-lettered. A read that names it rejects with `EncryptionKeyMissingError`; `due` and `list`
  *   pass over it and report it once.
@@ -15,7 +16,7 @@
 import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from '../durability/journal/backend.js'
 import type { WriteLabel, WriteName } from '../durability/journal/crash-points.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from '../durability/journal/records.js'
-import type { EncryptionKeyMissingError } from '../errors.js'
+import type { UnreadableValueError } from '../encryption-errors.js'
 import { ENCRYPTION_LIMITS } from './limits.js'
 import type { RecordSealer } from './record-sealer.js'
 
@@ -26,7 +27,7 @@ export type UnreadablePolicy = 'refuse' | 'keep'
 export interface SealedJournalOptions {
   unreadable: UnreadablePolicy
   /** Told of each record passed over (policy `refuse`) or kept back from a purge. */
-  report(error: EncryptionKeyMissingError): void
+  report(error: UnreadableValueError): void
   /** The name of the writes a purge makes (record by record, so nothing unreadable goes). */
   purgeWrite: WriteName
 }
@@ -49,7 +50,9 @@ export class SealedJournal implements Journal {
   write(name: WriteLabel, writes: readonly JournalWrite[]): Promise<JournalWriteResult[]> {
     let sealed: JournalWrite[]
     try {
-      sealed = writes.map((write) => ('delete' in write ? write : { ...write, record: this.sealer.seal(write.kind, write.record) }))
+      sealed = writes.map((write) =>
+        'delete' in write ? write : { ...write, record: this.sealer.seal(this.inner.scopeId, write.kind, write.record) },
+      )
     } catch (error) {
       return Promise.reject(error)
     }
@@ -132,7 +135,7 @@ export class SealedJournal implements Journal {
 
   /** The record as this journal gives it: opened, or (policy `keep`) with what cannot be opened left sealed. */
   #given<K extends RecordKind>(kind: K, found: Versioned<RecordOf[K]>): Versioned<RecordOf[K]> {
-    const opened = this.sealer.open(kind, found.record)
+    const opened = this.sealer.open(this.inner.scopeId, kind, found.record)
     if (opened.unreadable && this.options.unreadable === 'refuse') throw opened.unreadable
     return opened.record === found.record ? found : { record: opened.record, version: found.version }
   }
@@ -141,7 +144,7 @@ export class SealedJournal implements Journal {
   #readable<K extends RecordKind>(kind: K, page: readonly Versioned<RecordOf[K]>[]): Versioned<RecordOf[K]>[] {
     const out: Versioned<RecordOf[K]>[] = []
     for (const found of page) {
-      const opened = this.sealer.open(kind, found.record)
+      const opened = this.sealer.open(this.inner.scopeId, kind, found.record)
       if (opened.unreadable) this.options.report(opened.unreadable)
       else out.push(opened.record === found.record ? found : { record: opened.record, version: found.version })
     }

@@ -5,10 +5,11 @@
  * (ENCRYPTION_ALTERED), and nothing is sent or run. Values sealed in format 1 (before the binding)
  * are still read.
  */
-import { createCipheriv, createHmac, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { EncryptionKeyMissingError, MemoryDurability, MemoryStore, SealedValueAlteredError, TEXT, type Bot } from '../../src/core/index.js'
 import type { InboxRecord, OutboxRecord } from '../../src/core/durability/journal/records.js'
+import { sealedInFormat1 } from '../../test-utils/sealed-format-1.js'
 import { fast, recordId, useBots } from './helpers.js'
 
 const k1 = randomBytes(32)
@@ -37,16 +38,6 @@ function expectAltered(error: unknown, what: string): void {
   expect((error as SealedValueAlteredError).reason).toBe('altered')
   expect((error as Error).message).toContain(what)
   expect((error as Error).message).toContain('moved from another record, chat or scope')
-}
-
-/** A value sealed as botmesh 0.2 sealed it (format 1: bound to `aad` without scope or chat). */
-function sealedInFormat1(key: Buffer, keyId: string, plain: string, aad: string): string {
-  const iv = randomBytes(12)
-  const cipher = createCipheriv('aes-256-gcm', key, iv)
-  cipher.setAAD(Buffer.from(aad, 'utf8'))
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
-  const check = createHmac('sha256', key).update('botmesh key check v1').digest('hex').slice(0, 8)
-  return `$sealed:1:${keyId}:${check}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`
 }
 
 describe('a sealed value bound to its scope and chat', () => {

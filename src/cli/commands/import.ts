@@ -30,11 +30,12 @@ export function registerImport(program: Command, cli: Cli): void {
       const lines = await lineSource(file, cli.stdin)
       await checkExport(lines, { scope: config.scope.scope })
       const progress = cli.out.progress('importing')
-      // Written as exported: sealed content stays sealed (`botmesh rekey` seals clear records).
+      // Written as exported: sealed content stays sealed (`botmesh rekey` seals clear records); moved by --scope, it is sealed again with --keys.
       await withBackend(config, options.dryRun ? 'read' : 'create', async ({ opened: { backend } }) => {
         const summary = await importRecords(backend, lines, {
           ...options,
           scope: config.scope.scope,
+          ...(config.keys && { keys: config.keys }),
           onProgress: (phase, n) => progress.update(n, phase),
         }).finally(() => progress.done())
         cli.out.result(summary, importView)

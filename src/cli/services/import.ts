@@ -7,14 +7,17 @@
 import type { DurabilityBackend, Journal } from '../../core/durability/journal/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, recordKey, type InboxRecord, type OutboxRecord } from '../../core/durability/journal/records.js'
 import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
-import type { ExportLine } from './export.js'
+import type { KeyRing } from '../../core/encryption/key-ring.js'
+import { ImportResealer, type ImportLine } from './import-reseal.js'
 
 /** How to import. */
 export interface ImportOptions {
   /** Replace records that exist (compare-and-set on the version read). @default false: refuse if any exists */
   overwrite?: boolean
-  /** Put every record into this scope instead of the one it was exported from. */
+  /** Put every record into this scope instead of the one it was exported from (sealed content is sealed again under it, with `keys`). */
   scope?: string
+  /** The keys that open sealed content moved to another scope. */
+  keys?: KeyRing
   /** Check only: the first pass, nothing written. */
   dryRun?: boolean
   onProgress?(phase: 'checking' | 'writing', lines: number): void
@@ -71,7 +74,9 @@ export async function importRecords(
   }
   const scopes = new Set<string>()
   const sample: string[] = []
+  const resealer = new ImportResealer(options.keys)
   await inBatches(readLines(), options, async (scope, kind, lines) => {
+    for (const line of lines) resealer.moved(line)
     const found = await backend.journal(scope).read(
       kind,
       lines.map((line) => recordKey(kind, line.record)),
@@ -96,7 +101,8 @@ export async function importRecords(
   if (summary.dryRun) return summary
   let written = 0
   await inBatches(readLines(), options, async (scope, kind, lines) => {
-    const outcome = await writeBatch(backend.journal(scope), kind, lines, options.overwrite ?? false)
+    const moved = lines.map((line) => ({ ...line, record: resealer.moved(line) }))
+    const outcome = await writeBatch(backend.journal(scope), kind, moved, options.overwrite ?? false)
     summary.inserted += outcome.inserted
     summary.overwritten += outcome.overwritten
     summary.conflicts += outcome.conflicts
@@ -109,7 +115,7 @@ export async function importRecords(
 async function writeBatch(
   journal: Journal,
   kind: 'inbox' | 'outbox',
-  lines: ExportLine[],
+  lines: ImportLine[],
   overwrite: boolean,
 ): Promise<{ inserted: number; overwritten: number; conflicts: number }> {
   const keys = lines.map((line) => recordKey(kind, line.record))
@@ -133,9 +139,9 @@ async function writeBatch(
 async function inBatches(
   lines: AsyncIterable<string>,
   options: ImportOptions,
-  onBatch: (scope: string, kind: 'inbox' | 'outbox', lines: ExportLine[]) => Promise<void>,
+  onBatch: (scope: string, kind: 'inbox' | 'outbox', lines: ImportLine[]) => Promise<void>,
 ): Promise<void> {
-  let batch: ExportLine[] = []
+  let batch: ImportLine[] = []
   const flush = async () => {
     if (batch.length === 0) return
     const { scope, kind } = batch[0]!
@@ -170,10 +176,10 @@ function checkHeader(text: string): void {
   if (header.format !== 1) throw invalid(1, `export format ${JSON.stringify(header.format)} is not one this version reads (1)`)
 }
 
-function parseLine(text: string, number: number, scope: string | undefined): ExportLine {
-  let line: Partial<ExportLine>
+function parseLine(text: string, number: number, scope: string | undefined): ImportLine {
+  let line: Partial<ImportLine>
   try {
-    line = JSON.parse(text) as Partial<ExportLine>
+    line = JSON.parse(text) as Partial<ImportLine>
   } catch {
     throw invalid(number, 'is not JSON')
   }
@@ -190,7 +196,8 @@ function parseLine(text: string, number: number, scope: string | undefined): Exp
   for (const field of ['attempts', 'createdAt', 'updatedAt', 'fencingToken'] as const) {
     if (typeof record[field] !== 'number') throw invalid(number, `"${key}" has no number ${field}`)
   }
-  return { scope: scope ?? line.scope, kind: line.kind, version: Number(line.version ?? 0), record: record as InboxRecord | OutboxRecord }
+  const moved = { scope: scope ?? line.scope, from: line.scope, kind: line.kind }
+  return { ...moved, version: Number(line.version ?? 0), record: record as InboxRecord | OutboxRecord }
 }
 
 function invalid(line: number, detail: string): BotmeshError {

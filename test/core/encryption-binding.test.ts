@@ -107,6 +107,17 @@ describe('a sealed value bound to its scope and chat', () => {
     expect([...a.provider.sent, ...b.provider.sent].map((s) => s.chatId)).toEqual(['c1'])
   })
 
+  it('opens an older value put back in its own place: the binding names the place, not the version (a rollback is not detected)', async () => {
+    const inner = Object.assign(new MemoryStore(), { sealable: true })
+    const t = await bots.start({ store: inner, durability: fast({ instanceId: 'i1', encryption: ONLY_K1 }), setup: remember })
+    const scope = t.bot.durability!.scope
+    await t.bot.store.setUser(scope, 'c1', 'plan', 'free')
+    const older = (await inner.getUser(scope, 'c1', 'plan'))!
+    await t.bot.store.setUser(scope, 'c1', 'plan', 'paid')
+    await inner.setUser(scope, 'c1', 'plan', older)
+    expect(await t.bot.store.getUser(scope, 'c1', 'plan')).toBe('free')
+  })
+
   it('still reads values sealed in format 1, and seals new ones in format 2', async () => {
     const inner = Object.assign(new MemoryStore(), { sealable: true })
     const t = await bots.start({ store: inner, durability: fast({ instanceId: 'i1', encryption: ONLY_K1 }), setup: remember })

@@ -76,7 +76,7 @@ export async function importRecords(
   const sample: string[] = []
   const resealer = new ImportResealer(options.keys)
   await inBatches(readLines(), options, async (scope, kind, lines) => {
-    for (const line of lines) resealer.moved(line)
+    for (const line of lines) resealer.moved(line, backend)
     const found = await backend.journal(scope).read(
       kind,
       lines.map((line) => recordKey(kind, line.record)),
@@ -101,7 +101,7 @@ export async function importRecords(
   if (summary.dryRun) return summary
   let written = 0
   await inBatches(readLines(), options, async (scope, kind, lines) => {
-    const moved = lines.map((line) => ({ ...line, record: resealer.moved(line) }))
+    const moved = lines.map((line) => ({ ...line, record: resealer.moved(line, backend) }))
     const outcome = await writeBatch(backend.journal(scope), kind, moved, options.overwrite ?? false)
     summary.inserted += outcome.inserted
     summary.overwritten += outcome.overwritten

@@ -21,6 +21,7 @@ import {
 } from '../../core/durability/journal/records.js'
 import type { KeyRing } from '../../core/encryption/key-ring.js'
 import { RecordSealer, SEALED_FIELDS } from '../../core/encryption/record-sealer.js'
+import { boundScope } from '../../core/encryption/sealed-backend.js'
 import { sealedFormatOf } from '../../core/encryption/sealed-text.js'
 import { sealedUnder } from './sealed.js'
 import type { WorkKind } from './records.js'
@@ -66,7 +67,7 @@ export async function rekeyJournal(
   const run = new RekeyRun(new RecordSealer(ring), options)
   for (const scope of scopes) {
     const journal = backend.journal(scope)
-    run.scope = scope
+    run.scope = boundScope(backend, scope)
     for (const [kind, states] of [
       ['inbox', INBOX_STATES],
       ['outbox', OUTBOX_STATES],

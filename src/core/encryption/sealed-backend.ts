@@ -64,6 +64,7 @@ export class SealedBackend implements DurabilityBackend {
       unreadable: this.options.unreadable,
       report: (error) => this.#report(scopeId, error),
       purgeWrite: this.options.unreadable === 'refuse' ? 'retention.purge' : 'operator.purge',
+      boundScope: boundScope(this.inner, scopeId),
     })
   }
 
@@ -74,6 +75,15 @@ export class SealedBackend implements DurabilityBackend {
     this.#reported.add(id)
     this.options.onUnreadable?.(error)
   }
+}
+
+/**
+ * The scope a journal's content is bound to: its own, or '' on a backend without scopes, whose
+ * records share one space whatever scope a bot or a tool names (so binding one would only make a
+ * renamed bot's records unreadable, and protect nothing).
+ */
+export function boundScope(backend: DurabilityBackend, scopeId: string): string {
+  return backend.scoped ? scopeId : ''
 }
 
 /** Wraps `backend` so its journals are sealed under `ring`. */

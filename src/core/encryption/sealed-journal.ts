@@ -30,6 +30,8 @@ export interface SealedJournalOptions {
   report(error: UnreadableValueError): void
   /** The name of the writes a purge makes (record by record, so nothing unreadable goes). */
   purgeWrite: WriteName
+  /** The scope content is bound to: the journal's, or '' on a backend without scopes (one space, whatever scope a reader names). */
+  boundScope: string
 }
 
 export class SealedJournal implements Journal {
@@ -51,7 +53,7 @@ export class SealedJournal implements Journal {
     let sealed: JournalWrite[]
     try {
       sealed = writes.map((write) =>
-        'delete' in write ? write : { ...write, record: this.sealer.seal(this.inner.scopeId, write.kind, write.record) },
+        'delete' in write ? write : { ...write, record: this.sealer.seal(this.options.boundScope, write.kind, write.record) },
       )
     } catch (error) {
       return Promise.reject(error)
@@ -135,7 +137,7 @@ export class SealedJournal implements Journal {
 
   /** The record as this journal gives it: opened, or (policy `keep`) with what cannot be opened left sealed. */
   #given<K extends RecordKind>(kind: K, found: Versioned<RecordOf[K]>): Versioned<RecordOf[K]> {
-    const opened = this.sealer.open(this.inner.scopeId, kind, found.record)
+    const opened = this.sealer.open(this.options.boundScope, kind, found.record)
     if (opened.unreadable && this.options.unreadable === 'refuse') throw opened.unreadable
     return opened.record === found.record ? found : { record: opened.record, version: found.version }
   }
@@ -144,7 +146,7 @@ export class SealedJournal implements Journal {
   #readable<K extends RecordKind>(kind: K, page: readonly Versioned<RecordOf[K]>[]): Versioned<RecordOf[K]>[] {
     const out: Versioned<RecordOf[K]>[] = []
     for (const found of page) {
-      const opened = this.sealer.open(this.inner.scopeId, kind, found.record)
+      const opened = this.sealer.open(this.options.boundScope, kind, found.record)
       if (opened.unreadable) this.options.report(opened.unreadable)
       else out.push(opened.record === found.record ? found : { record: opened.record, version: found.version })
     }

@@ -13,7 +13,8 @@ export default defineConfig({
     // time keep a 2-core machine busy (vitest's default would be one).
     // --expose-gc: the file-handle guard collects after each file to find handles nobody closed.
     poolOptions: { forks: { maxForks: 3, minForks: 1, execArgv: ['--expose-gc'] } },
-    setupFiles: ['test-utils/file-handle-guard.ts'],
+    // quiet-persistence: the test Redis runs without persistence on purpose (see the file).
+    setupFiles: ['test-utils/file-handle-guard.ts', 'test-utils/quiet-persistence.ts'],
     reporters: ['default'],
     globalSetup: ['test/cli/global-setup.ts'],
   },

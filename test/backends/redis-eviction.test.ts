@@ -98,7 +98,9 @@ describe.runIf(available)('RedisDurability and the server’s maxmemory-policy',
       await durability.stop()
     }
     expect(warnings).toHaveLength(1)
-    expect(warnings[0]).toMatch(/could not read maxmemory-policy.*make sure it is "noeviction"/)
+    expect(warnings[0]).toMatch(
+      /could not read maxmemory-policy, appendonly, appendfsync and save.*make sure maxmemory-policy is "noeviction"/,
+    )
   })
 
   it('starts without a word on a noeviction server', async () => {

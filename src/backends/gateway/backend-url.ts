@@ -38,7 +38,14 @@ export type BackendTarget =
   | (TargetBase & { kind: 'redis'; throwaway: true })
   | (TargetBase & { kind: 'redis'; throwaway: false; redis: RedisConnectionOptions & { prefix: string; prefixGiven: boolean } })
   | (TargetBase & { kind: 'postgres'; throwaway: true })
-  | (TargetBase & { kind: 'postgres'; throwaway: false; connectionString: string; tablePrefix: string | undefined })
+  | (TargetBase & {
+      kind: 'postgres'
+      throwaway: false
+      connectionString: string
+      tablePrefix: string | undefined
+      /** `&requirePersistence=true`: refuse a server with `synchronous_commit` or `fsync` off. */
+      requirePersistence: boolean
+    })
   | (TargetBase & { kind: 'events'; throwaway: boolean; shared: boolean; path?: string })
 
 const REDIS_SCHEMES = new Set(['redis', 'rediss', 'redis+cluster', 'rediss+cluster'])
@@ -141,7 +148,10 @@ function redisTarget(url: string, label: string): RedisConnectionOptions & { pre
   }
 }
 
-function postgresTarget(url: string, label: string): { connectionString: string; tablePrefix: string | undefined } {
+function postgresTarget(
+  url: string,
+  label: string,
+): { connectionString: string; tablePrefix: string | undefined; requirePersistence: boolean } {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -156,6 +166,8 @@ function postgresTarget(url: string, label: string): { connectionString: string;
   if (tablePrefix !== undefined && !TABLE_PREFIX_PATTERN.test(tablePrefix)) {
     throw new BackendUrlError(`${label}: tablePrefix must be letters, digits and underscores, got ${JSON.stringify(tablePrefix)}`)
   }
+  const requirePersistence = parsed.searchParams.get('requirePersistence') === 'true'
   parsed.searchParams.delete('tablePrefix')
-  return { connectionString: parsed.toString(), tablePrefix }
+  parsed.searchParams.delete('requirePersistence')
+  return { connectionString: parsed.toString(), tablePrefix, requirePersistence }
 }

@@ -92,6 +92,7 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
       const backend = new PostgresDurability({
         connectionString: target.connectionString,
         tablePrefix: target.tablePrefix,
+        requirePersistence: target.requirePersistence,
         mustExist: access !== 'create',
         connectTimeoutMs: options.connectTimeoutMs,
         logger: options.logger ?? { error: () => {} },

@@ -23,6 +23,10 @@ import { POSTGRES_TLS_SETTING_NAMES, postgresTlsSettings, type PostgresTls } fro
 export interface PostgresLogger {
   /** Errors no caller can get. @default console.error */
   error(message: string, ...details: unknown[]): void
+  /** Warnings (a server with `synchronous_commit` or `fsync` off). @default console.warn */
+  warn?(message: string): void
+  /** What is worth knowing once. @default console.info */
+  info?(message: string): void
 }
 
 /** How to reach the server: exactly one of `pool` and `connectionString`. */
@@ -45,6 +49,11 @@ export interface PostgresConnectionOptions extends PostgresTimeouts {
   logger?: PostgresLogger
   /** `application_name` of the pool botmesh creates (a `?application_name=` in the URL wins). @default 'botmesh' */
   applicationName?: string
+  /**
+   * Refuse to start (`CONFIG_INVALID`) where `synchronous_commit` or `fsync` is `off` (a crash
+   * loses commits botmesh took as done), instead of warning at each start. @default false
+   */
+  requirePersistence?: boolean
 }
 
 /** A shared, counted handle on a pg pool. */
@@ -55,11 +64,14 @@ export class PostgresConnection {
   readonly logger: PostgresLogger
   /** The server's `statement_timeout` on our pool's connections (undefined for a pool given: its own settings apply). */
   readonly statementTimeoutMs: number | undefined
+  /** Whether a server that may lose commits is refused (see persistence-check.ts). */
+  readonly requirePersistence: boolean
   readonly #options: PostgresConnectionOptions
   readonly #pool: SharedHandle<Pool>
   /** The connection string pg gets (TLS parameters taken out) and the TLS of our pool. */
   readonly #connectionString: string | undefined
   readonly #tls: PostgresTls
+  #session: object = {}
 
   constructor(options: PostgresConnectionOptions) {
     if (options.pool && options.connectionString) throw new ConfigError('pass either pool or connectionString, not both')
@@ -77,6 +89,24 @@ export class PostgresConnection {
     this.#pool = new SharedHandle(options.pool)
     this.target = options.pool ? describePool(options.pool) : describeUrl(options.connectionString!)
     this.statementTimeoutMs = options.pool ? undefined : (options.statementTimeoutMs ?? POSTGRES_LIMITS.statementTimeoutMs)
+    this.requirePersistence = options.requirePersistence === true
+  }
+
+  /** Reports a warning to the logger's `warn`, or to the console: it must never go unseen. */
+  warn(message: string): void {
+    if (this.logger.warn) this.logger.warn(message)
+    else console.warn(message)
+  }
+
+  /** Reports what is worth knowing once to the logger's `info`, or to the console. */
+  info(message: string): void {
+    if (this.logger.info) this.logger.info(message)
+    else console.info(message)
+  }
+
+  /** Stands for the current session (first share taken to last given back): checks made once per start key on it. */
+  get session(): object {
+    return this.#session
   }
 
   /** Whether the pool is ours to create and end. */
@@ -86,6 +116,7 @@ export class PostgresConnection {
 
   /** Takes a share of the connection, creating our own pool on the first share. */
   acquire(): Promise<void> {
+    if (this.#pool.users === 0) this.#session = {}
     return this.#pool.acquire(() => this.#createPool())
   }
 

@@ -27,6 +27,7 @@ export const POSTGRES_OPTION_NAMES = optionNames<PostgresKvOptions>({
   poolMax: true,
   tablePrefix: true,
   mustExist: true,
+  requirePersistence: true,
 })
 
 /** Options other backends take, which a PostgreSQL caller may pass by mistake. */

@@ -13,6 +13,7 @@ import { PostgresConnection, type PostgresConnectionOptions } from './connection
 import { COUNTER_COLLECTION_PREFIX } from './counters.js'
 import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
+import { runCheckingPersistence } from './persistence-check.js'
 import { prepare, type Prepared, type Statements } from './prepared.js'
 import { toEntry, type EntryRow } from './entry-rows.js'
 import { GroupCommit } from './group-commit.js'
@@ -97,13 +98,18 @@ export class PostgresKv implements DurableKv {
     await this.connection.acquire()
     try {
       if (this.#mustExist) {
-        const presence = await this.#unavailableAs(findJournal(this.connection, this.tables, this.tables.legacy.counts))
+        const [presence] = await Promise.all([
+          this.#unavailableAs(findJournal(this.connection, this.tables, this.tables.legacy.counts)),
+          runCheckingPersistence(this.connection, undefined, (text) => this.#query(text)),
+        ])
         if (!presence.durable) throw await this.#unavailableAs(journalMissing(this.connection, this.tables))
         // A reader leaves a journal in place as it is; only one of an older version is brought up
         // to date first, since its counts live elsewhere and would read as zero.
         if (!presence.legacyCounts) return
+        await this.#query(durableSchemaSql(this.tables))
+        return
       }
-      await this.#query(durableSchemaSql(this.tables))
+      await runCheckingPersistence(this.connection, durableSchemaSql(this.tables), (text) => this.#query(text))
     } catch (error) {
       await this.connection.release()
       throw error

@@ -19,6 +19,7 @@ import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from '.
 import * as sql from './store-statements.js'
 import { storeTables, TABLE_PREFIX_DEFAULT, type StoreTables } from './tables.js'
 import { isUnavailable, unavailableMessage } from './failures.js'
+import { runCheckingPersistence } from './persistence-check.js'
 
 /** Options of `PostgresStore`: as `PostgresDurability`'s (one of `pool` and `connectionString`). */
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
@@ -95,7 +96,7 @@ export class PostgresStore implements Store {
   async #open(): Promise<void> {
     await this.connection.acquire()
     try {
-      await this.#query(sql.STORE_SCHEMA(this.tables))
+      await runCheckingPersistence(this.connection, sql.STORE_SCHEMA(this.tables), (text) => this.#query(text))
     } catch (error) {
       await this.connection.release()
       throw error

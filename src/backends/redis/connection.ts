@@ -22,6 +22,7 @@ import type { FailureRole } from '../common/failure-role.js'
 import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
 import { REDIS_TLS_SETTING_NAMES, redisTlsSettings } from './tls.js'
+import { clusterNodes, describeTarget } from './target.js'
 
 /** A standalone client or a Cluster client of ioredis. */
 export type RedisClient = Redis | Cluster
@@ -38,8 +39,10 @@ export interface RedisClusterConfig {
 export interface RedisLogger {
   /** Connection errors. @default console.error */
   error(message: string, error?: unknown): void
-  /** Warnings (an evicting server accepted, a policy that cannot be read). @default console.warn */
+  /** Warnings (an evicting server accepted, a server without persistence, settings that cannot be read). @default console.warn */
   warn?(message: string): void
+  /** What is worth knowing once (AOF with `appendfsync everysec`). @default console.info */
+  info?(message: string): void
 }
 
 /** How to reach Redis: exactly one of `client`, `url` or `cluster`. */
@@ -67,6 +70,12 @@ export interface RedisConnectionOptions extends RedisTimeouts {
    * records), with a warning at each start. @default false: such a server is refused
    */
   acceptEviction?: boolean
+  /**
+   * Refuse to start (`CONFIG_INVALID`) on a server that would lose the journal in a restart or
+   * crash (no AOF: no persistence at all, or snapshots only), instead of warning at each start.
+   * @default false
+   */
+  requirePersistence?: boolean
 }
 
 /** A counted handle on one Redis connection. */
@@ -79,11 +88,14 @@ export class RedisConnection {
   readonly target: string
   /** Whether an evicting server is accepted (see eviction-policy.ts). */
   readonly acceptEviction: boolean
+  /** Whether a server without AOF is refused (see persistence-check.ts). */
+  readonly requirePersistence: boolean
   readonly #options: RedisConnectionOptions
   readonly #client: SharedHandle<RedisClient>
   /** The URL ioredis gets (TLS parameters taken out). */
   readonly #url: string | undefined
   readonly #tls: StoreTlsOptions | undefined
+  #session: object = {}
 
   constructor(options: RedisConnectionOptions) {
     const given = [options.client, options.url, options.cluster].filter((source) => source !== undefined).length
@@ -99,6 +111,7 @@ export class RedisConnection {
     this.commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? REDIS_LIMITS.commandTimeoutMs)
     this.target = describeTarget(options)
     this.acceptEviction = options.acceptEviction === true
+    this.requirePersistence = options.requirePersistence === true
   }
 
   /** Reports a warning to the logger's `warn`, or to the console: it must never go unseen. */
@@ -108,8 +121,21 @@ export class RedisConnection {
     else console.warn(message)
   }
 
+  /** Reports what is worth knowing once to the logger's `info`, or to the console. */
+  info(message: string): void {
+    const logger = this.#options.logger
+    if (logger?.info) logger.info(message)
+    else console.info(message)
+  }
+
+  /** Stands for the current session (first share taken to last given back): checks made once per start key on it. */
+  get session(): object {
+    return this.#session
+  }
+
   /** Opens our own client on the first call (rejects with a retryable error when Redis cannot be reached). */
   acquire(role: FailureRole = 'journal'): Promise<void> {
+    if (this.#client.users === 0) this.#session = {}
     return this.#client.acquire(() => this.#open(role))
   }
 
@@ -258,24 +284,6 @@ interface Ioredis {
 /** Imports ioredis on first use, so `botmesh/core` never loads it. */
 async function loadIoredis(): Promise<Ioredis> {
   return loadDriver({ packageName: 'ioredis', neededBy: 'botmesh/redis-store', load: () => import('ioredis') })
-}
-
-function clusterNodes(cluster: ClusterNode[] | RedisClusterConfig): ClusterNode[] {
-  return Array.isArray(cluster) ? cluster : cluster.nodes
-}
-
-function describeTarget(options: RedisConnectionOptions): string {
-  if (options.cluster !== undefined)
-    return `the Redis Cluster at ${clusterNodes(options.cluster)
-      .map((node) => (typeof node === 'object' ? `${node.host ?? 'localhost'}:${node.port ?? 6379}` : String(node)))
-      .join(',')}`
-  if (options.url === undefined) return 'the given Redis client'
-  try {
-    const url = new URL(options.url)
-    return `Redis at ${url.hostname || 'localhost'}:${url.port || '6379'}, database ${url.pathname.replace(/^\//, '') || '0'}`
-  } catch {
-    return 'the Redis server'
-  }
 }
 
 function positive(name: string, value: number): number {

@@ -20,6 +20,7 @@ export const REDIS_OPTION_NAMES = [
   'prefix',
   'mustExist',
   'acceptEviction',
+  'requirePersistence',
   'connection',
 ] as const
 

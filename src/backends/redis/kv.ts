@@ -10,7 +10,7 @@ import { decodeEnvelope, lexAfter, lexBefore, scoreBound } from './envelope.js'
 import { GroupCommit } from './group-commit.js'
 import { RedisKeys, type CollectionKeys } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
-import { checkEvictionPolicy } from './eviction-policy.js'
+import { checkServer } from './server-checks.js'
 import { assertJournalPresent } from './presence.js'
 import { COUNT, DUE, LIST, PURGE, WRITE, runScript, type RedisScript } from './scripts.js'
 
@@ -90,7 +90,7 @@ export class RedisKv implements DurableKv {
     const connection = this.#shared.connection
     await connection.acquire('journal')
     try {
-      await checkEvictionPolicy(connection, { acceptEviction: connection.acceptEviction, warn: (message) => connection.warn(message) })
+      await checkServer(connection, 'journal')
       if (this.#shared.mustExist) await assertJournalPresent(connection, this.#shared.keys, connection.target)
     } catch (error) {
       await connection.release()

@@ -9,6 +9,7 @@ import { ConfigError } from '../../core/errors.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { REDIS_MISPLACED, REDIS_OPTION_NAMES, RedisDurability } from './durability.js'
 import { RedisKeys } from './keys.js'
+import { checkServer } from './server-checks.js'
 import { REDIS_LIMITS } from './limits.js'
 import { APPEND_LOG, runScript } from './scripts.js'
 
@@ -55,6 +56,12 @@ export class RedisStore implements Store {
   async start(): Promise<void> {
     if (this.#started) return
     await this.#connection.acquire('store')
+    try {
+      await checkServer(this.#connection, 'store')
+    } catch (error) {
+      await this.#connection.release()
+      throw error
+    }
     this.#started = true
   }
 

@@ -3,6 +3,7 @@
  * `--backend`): `redis://[user:password@]host:port[/db]?prefix=P`, `rediss://…` (TLS), and
  * `redis+cluster://[user:password@]h1:p1,h2:p2?prefix=P` (`rediss+cluster://` with TLS);
  * `&acceptEviction=true` runs on a server whose maxmemory-policy may evict keys (eviction-policy.ts);
+ * `&requirePersistence=true` refuses a server without AOF (persistence-check.ts);
  * `&caFile=…&certFile=…&keyFile=…&servername=…` are the TLS settings of a `rediss` URL (tls.ts).
  */
 import { ConfigError } from '../../core/errors.js'
@@ -21,9 +22,13 @@ export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions 
   const [, scheme, cluster, rest, query] = match as unknown as [string, string, string | undefined, string, string | undefined]
   const params = new URLSearchParams(query ?? '')
   const prefix = params.get('prefix') ?? DEFAULT_PREFIX
-  const accepted = params.get('acceptEviction') === 'true' ? { acceptEviction: true } : {}
+  const accepted = {
+    ...(params.get('acceptEviction') === 'true' ? { acceptEviction: true } : {}),
+    ...(params.get('requirePersistence') === 'true' ? { requirePersistence: true } : {}),
+  }
   params.delete('prefix')
   params.delete('acceptEviction')
+  params.delete('requirePersistence')
   if (!cluster) {
     const remaining = params.toString()
     return { url: `${scheme}://${rest}${remaining ? `?${remaining}` : ''}`, prefix, ...accepted }

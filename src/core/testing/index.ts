@@ -38,3 +38,12 @@ export {
   type ProcessCrashResult,
   type KillMoment,
 } from './process-crash/index.js'
+export {
+  shadowReplay,
+  SHADOW_LIMITS,
+  type ShadowReplayOptions,
+  type ShadowReport,
+  type ShadowMessage,
+  type ShadowOutcome,
+  type DefineBot,
+} from './shadow/index.js'

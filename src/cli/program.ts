@@ -27,6 +27,7 @@ import { registerRekey } from './commands/rekey.js'
 import { registerReplay } from './commands/replay.js'
 import { registerRetry } from './commands/retry.js'
 import { registerScopes } from './commands/scopes.js'
+import { registerShadow } from './commands/shadow.js'
 import { registerShow } from './commands/show.js'
 import { registerStats } from './commands/stats.js'
 import { registerVerify } from './commands/verify.js'
@@ -51,6 +52,7 @@ export const COMMANDS: ((program: Command, cli: Cli) => void)[] = [
   registerExport,
   registerImport,
   registerRekey,
+  registerShadow,
   registerConformance,
   registerCrashMatrix,
   registerBench,
@@ -111,7 +113,7 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
     .addHelpText('after', examples(...ROOT_EXAMPLES))
     .addHelpText('after', BACKENDS_HELP)
   program.hook('preAction', (_program, action) => {
-    const flags = action.optsWithGlobals<GlobalFlags>()
+    const flags = withoutOwnedFlags(action, action.optsWithGlobals<GlobalFlags>())
     // A bad -o is reported as a human would read it; a bad backend URL already in the format asked for.
     io.out.configure({ format: flags.json === true ? 'json' : 'table' })
     io.out.configure({ format: outputFormat(flags) })
@@ -120,6 +122,14 @@ export function buildProgram(io: ProgramIo, extra: ((program: Command, cli: Cli)
   })
   for (const register of [...COMMANDS, ...extra]) register(program, cli)
   return program
+}
+
+/**
+ * The global flags with those the command declares for itself left out: `shadow --bot <module>`
+ * names a module, not the scope (commander hands the value to the program wherever it stands).
+ */
+function withoutOwnedFlags(action: Command, flags: GlobalFlags): GlobalFlags {
+  return action.options.some((option) => option.long === '--bot') ? { ...flags, bot: undefined } : flags
 }
 
 /** What an operator reaches for first. */

@@ -45,5 +45,7 @@ export {
   type ShadowReport,
   type ShadowMessage,
   type ShadowOutcome,
+  type ShadowSummary,
+  type ShadowError,
   type DefineBot,
 } from './shadow/index.js'

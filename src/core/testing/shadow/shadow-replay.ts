@@ -54,13 +54,35 @@ export interface ShadowMessage {
   /** The sends the new code made, one line each. */
   shadow: string[]
   /** What the new code threw, when it failed. */
-  error?: { message: string; code?: string; name?: string }
+  error?: ShadowError
+}
+
+/** How many messages ran, and how many of each outcome. */
+export interface ShadowSummary {
+  /** Messages replayed. */
+  messages: number
+  /** Those whose new sends are the recorded ones. */
+  same: number
+  /** Those whose new sends differ. */
+  changed: number
+  /** Those whose new code threw. */
+  failed: number
+}
+
+/** What the new code threw, as the report keeps it. */
+export interface ShadowError {
+  /** The error's message. */
+  message: string
+  /** Its stable code, when it had one. */
+  code?: string
+  /** Its class name. */
+  name?: string
 }
 
 /** What a shadow run found. */
 export interface ShadowReport {
   /** How many messages ran, and how many of each outcome. */
-  summary: { messages: number; same: number; changed: number; failed: number }
+  summary: ShadowSummary
   /** Every message, in the order it ran. */
   messages: ShadowMessage[]
 }
@@ -126,7 +148,7 @@ function reportOf(messages: ShadowMessage[]): ShadowReport {
   return { summary: { messages: messages.length, same: count('same'), changed: count('changed'), failed: count('failed') }, messages }
 }
 
-function errorOf(error: unknown): NonNullable<ShadowMessage['error']> {
+function errorOf(error: unknown): ShadowError {
   if (!(error instanceof Error)) return { message: String(error) }
   const code = error instanceof BotmeshError ? error.code : (error as { code?: unknown }).code
   return { message: error.message, ...(typeof code === 'string' && { code }), name: error.name }

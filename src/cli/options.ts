@@ -21,6 +21,7 @@ export interface FilterFlags {
   error?: string
   errorCode?: string
   errorGroup?: string
+  search?: string
 }
 
 /** Declares --chat, --since and --error. */
@@ -37,6 +38,10 @@ export function filterOptions(command: Command): Command {
 export function listOptions(command: Command, states: boolean): Command {
   if (states) command.option('--state <states>', 'only these states, comma-separated (e.g. dead,failed)')
   return filterOptions(command)
+    .option(
+      '--search <text>',
+      "only records whose content holds this text, ignoring case: a message's text, captions, button labels, a send's content",
+    )
     .option('--limit <n>', `records per page (at most ${LIST_LIMITS.pageMax})`, String(LIST_LIMITS.pageDefault))
     .option('--after <cursor>', 'the page after this cursor (printed as "more:" / "next" by the previous page)')
 }
@@ -59,7 +64,15 @@ export function filtersFrom(flags: FilterFlags, now: number): RecordFilters {
     ...(flags.error !== undefined && { error: flags.error }),
     ...(flags.errorCode !== undefined && { errorCode: flags.errorCode }),
     ...(flags.errorGroup !== undefined && { errorGroup: flags.errorGroup }),
+    ...(flags.search !== undefined && { search: searchFrom(flags.search) }),
   }
+}
+
+/** The --search text: at least one character, at most `LIST_LIMITS.searchLengthMax`. */
+function searchFrom(text: string): string {
+  if (text.trim() === '') throw new UsageError('--search needs a text to look for')
+  if (text.length > LIST_LIMITS.searchLengthMax) throw new UsageError(`--search takes at most ${LIST_LIMITS.searchLengthMax} characters`)
+  return text
 }
 
 /** The --state flag as a list (or undefined for every state). */

@@ -41,3 +41,6 @@ export { BackgroundLoop } from './durability/loop.js'
 export { backoffMs } from './durability/backoff.js'
 export type { ResolvedBackoff } from './durability/config.js'
 export { countByPaging, type IndexPosition } from './durability/journal/count-older.js'
+// The search by content: what text a record holds, and a search's page over a store that cannot search.
+export { recordText, holdsText, hasSealedContent, searchFragments, CONTENT_FIELDS } from './durability/journal/record-text.js'
+export { searchPage, holdingOrSealed, SEARCH_READ_MIN, type SearchPick } from './durability/journal/search-pages.js'

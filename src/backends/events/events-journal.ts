@@ -21,6 +21,7 @@ import {
   type RecordOf,
   countByPaging,
   type IndexPosition,
+  searchPage,
 } from '../../core/spi.js'
 import { inboundEventId, inboundLane, toEventRecord, toInboxRecord } from './inbox-mapping.js'
 import type { LeasedEventJournal, StorageOp, StorageResult } from '../../events/journal.js'
@@ -97,9 +98,16 @@ export class EventsJournal implements Journal {
 
   async list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]> {
     if (kind !== 'inbox') return this.#side.list(kind, query)
+    // The event storage cannot search: the records that hold the text are picked from its pages.
+    if (query.search) return searchPage(kind, query, ({ search: _search, ...page }) => this.list(kind, page))
     // Event ids are the inbox ids behind one prefix per scope, so they sort the same way.
     const after = query.after && { stateTime: query.after.stateTime, key: inboundEventId(this.scopeId, query.after.key) }
-    const found = await this.#events.storage.listState(inboundLane(this.scopeId), { ...query, after })
+    const found = await this.#events.storage.listState(inboundLane(this.scopeId), {
+      state: query.state,
+      limit: query.limit,
+      ...(query.before !== undefined && { before: query.before }),
+      ...(after && { after }),
+    })
     return found.map((event) => versioned(event) as Versioned<RecordOf[K]>)
   }
 

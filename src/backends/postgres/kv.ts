@@ -22,6 +22,7 @@ import { PlannerStatistics } from './planner-statistics.js'
 import { durableTables, TABLE_PREFIX_DEFAULT, type DurableTables } from './tables.js'
 import { isUnavailable, unavailableMessage } from './failures.js'
 import { checkKvOp } from '../common/kv-op-check.js'
+import { likeContaining } from '../common/like-pattern.js'
 
 /** Options of `PostgresKv` (and `PostgresDurability`). */
 export interface PostgresKvOptions extends PostgresConnectionOptions {
@@ -149,6 +150,7 @@ export class PostgresKv implements DurableKv {
   async list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
     if (query.limit <= 0) return []
     const before = query.before ?? Number.POSITIVE_INFINITY
+    if (query.search) return this.#search(collection, query, before)
     const { rows } = query.after
       ? await this.#query<EntryRow>(this.#statements.LIST_AFTER, [
           this.#scope,
@@ -160,6 +162,24 @@ export class PostgresKv implements DurableKv {
           query.limit,
         ])
       : await this.#query<EntryRow>(this.#statements.LIST_FIRST, [this.#scope, collection, query.state, before, query.limit])
+    return rows.map((row) => toEntry(row.key!, row))
+  }
+
+  /** A search's page, filtered in the database by the search's fragments (like-pattern.ts). */
+  async #search(collection: string, query: KvListQuery, before: number): Promise<KvEntry[]> {
+    // No cursor: before every entry (-Infinity is below any state time).
+    const after = query.after ?? { stateTime: Number.NEGATIVE_INFINITY, key: '' }
+    const patterns = (query.search ?? []).map(likeContaining)
+    const { rows } = await this.#query<EntryRow>(this.#statements.LIST_SEARCH, [
+      this.#scope,
+      collection,
+      query.state,
+      after.stateTime,
+      after.key,
+      before,
+      patterns,
+      query.limit,
+    ])
     return rows.map((row) => toEntry(row.key!, row))
   }
 

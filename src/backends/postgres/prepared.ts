@@ -28,6 +28,7 @@ export function prepare(tables: DurableTables): Statements {
     SELECT_DUE: named(sql.SELECT_DUE(tables)),
     LIST_FIRST: named(sql.LIST_FIRST(tables)),
     LIST_AFTER: named(sql.LIST_AFTER(tables)),
+    LIST_SEARCH: named(sql.LIST_SEARCH(tables)),
     COUNT_STATES: named(sql.COUNT_STATES(tables)),
     PURGE_STATE: named(sql.PURGE_STATE(tables)),
     COUNT_OLDER: named(sql.COUNT_OLDER(tables)),

@@ -129,6 +129,21 @@ ORDER BY state_time, key
 LIMIT $7::integer`
 
 /**
+ * A search's page (kv.ts `list` with `search`): entries of a state after the cursor, before a time,
+ * whose lowercased JSON text is LIKE one of the patterns (like-pattern.ts: escaped, bound as a
+ * parameter, never part of the statement). The search runs here, in the database: only the
+ * entries that may match come back.
+ * $1 scope, $2 collection, $3 state, $4 cursor state_time, $5 cursor key, $6 before, $7 patterns, $8 limit.
+ * Returns (key, version, value, state, state_time, due) rows.
+ */
+export const LIST_SEARCH = (t: DurableTables) => `SELECT key, ${ENTRY_COLUMNS} FROM ${t.durable}
+WHERE scope = $1::text AND collection = $2::text AND state = $3::text
+  AND (state_time, key) > ($4::float8, $5::text) AND state_time < $6::float8
+  AND lower(value) LIKE ANY ($7::text[])
+ORDER BY state_time, key
+LIMIT $8::integer`
+
+/**
  * Entries per state, from the counter rows (counters.ts: a few per state, whatever the journal
  * holds), read through the primary key.
  * $1 scope, $2 collection.

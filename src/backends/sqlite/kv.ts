@@ -22,6 +22,7 @@ import { checkpoint, type SQLiteCheckpointReport } from './compact.js'
 import { SQLiteConnection, type SQLiteConnectionOptions } from './connection.js'
 import { sqliteFailure } from './failures.js'
 import type { DurableStatements, EntryRow } from './statements.js'
+import { likeContaining } from '../common/like-pattern.js'
 import { verifyDatabase, type SQLiteVerifyReport } from './verify.js'
 
 /** Options of a `SQLiteKv` that opens its own connection. */
@@ -123,6 +124,7 @@ export class SQLiteKv implements DurableKv {
   async list(collection: string, query: KvListQuery): Promise<KvEntry[]> {
     const before = query.before ?? Number.MAX_VALUE
     return this.#read('listing a state', (statements) => {
+      if (query.search) return this.#entries(searchRows(statements, this.#scope, collection, query, before), collection)
       const rows = query.after
         ? statements.listAfter.all(this.#scope, collection, query.state, query.after.stateTime, query.after.key, before, query.limit)
         : statements.listFirst.all(this.#scope, collection, query.state, before, query.limit)
@@ -218,4 +220,12 @@ function applyOps(statements: DurableStatements, file: string, scope: string, op
   const results: KvWriteResult[] = new Array(ops.length)
   for (let n = 0; n < ops.length; n++) results[n] = applyOp(statements, file, scope, ops[n]!)
   return results
+}
+
+/** A search's page, filtered in the database by the search's fragments (like-pattern.ts). */
+function searchRows(statements: DurableStatements, scope: string, collection: string, query: KvListQuery, before: number): unknown[] {
+  // No cursor: before every entry (a state time below any, an empty key sorts first).
+  const after = query.after ?? { stateTime: -Number.MAX_VALUE, key: '' }
+  const patterns = JSON.stringify((query.search ?? []).map(likeContaining))
+  return statements.listSearch.all(scope, collection, query.state, after.stateTime, after.key, before, patterns, query.limit)
 }

@@ -37,6 +37,15 @@ export const DURABLE_SQL = {
   /** A later page. (scope, collection, state, afterTime, afterKey, before, limit) → EntryRows after the cursor. */
   listAfter: `SELECT ${ENTRY} FROM ${durable} WHERE scope = ? AND collection = ? AND state = ?
     AND (state_time, key) > (?, ?) AND state_time < ? ORDER BY state_time, key LIMIT ?`,
+  /**
+   * A search's page (kv.ts `list` with `search`): the entries of a state, after the cursor, whose
+   * lowercased JSON text is LIKE one of the patterns (a JSON array of like-pattern.ts patterns).
+   * (scope, collection, state, afterTime, afterKey, before, patterns, limit) → EntryRows.
+   */
+  listSearch: `SELECT ${ENTRY} FROM ${durable} AS d WHERE scope = ? AND collection = ? AND state = ?
+    AND (state_time, key) > (?, ?) AND state_time < ?
+    AND EXISTS (SELECT 1 FROM json_each(?) AS p WHERE lower(d.value) LIKE p.value ESCAPE '\\')
+    ORDER BY state_time, key LIMIT ?`,
   /** Counts per state from the trigger-kept table. (scope, collection) → { state, n } rows with n > 0. */
   count: `SELECT state, n FROM ${durableCounts} WHERE scope = ? AND collection = ? AND n > 0`,
   /**

@@ -8,7 +8,7 @@ import { groupDeadLetters } from '../services/error-groups.js'
 import { lanesOf, listRecords } from '../services/records.js'
 import { withJournal } from '../session.js'
 import { errorGroupsView } from '../views/error-groups.js'
-import { printPage } from './journal.js'
+import { printPage, withUnsearched } from './journal.js'
 
 export function registerDlq(program: Command, cli: Cli): void {
   const dlq = program
@@ -27,6 +27,7 @@ export function registerDlq(program: Command, cli: Cli): void {
         'botmesh dlq list --kind outbox --error UNSUPPORTED',
         'botmesh dlq list --unknown   # sends a crash left unsettled: check the channel before a retry',
         'botmesh dlq list --since 1h --json',
+        'botmesh dlq list --search "order 1042"   # by what the message or the send says',
       ),
     )
     .action(async (options: FilterFlags & { kind?: string; limit?: string; after?: string; groupBy?: string; unknown?: boolean }) => {
@@ -34,17 +35,12 @@ export function registerDlq(program: Command, cli: Cli): void {
         throw new UsageError('--unknown lists sends (the outbox) one by one: it takes neither --kind inbox nor --group-by')
       const kinds = options.unknown ? (['outbox'] as const) : kindsFrom(options.kind)
       const grouped = options.groupBy !== undefined && parseChoice(options.groupBy, ['error'] as const, '--group-by') === 'error'
-      await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
+      await withJournal(cli.config(), 'read', async ({ journal, backend, unreadable }) => {
         const now = await backend.now()
-        if (grouped)
-          return cli.out.result(await groupDeadLetters(journal, kinds, filtersFrom(options, now)), errorGroupsView(now, kinds.length > 1))
-        const page = await listRecords(
-          journal,
-          lanesOf(kinds, [options.unknown ? 'unknown' : 'dead']),
-          filtersFrom(options, now),
-          pageFrom(options),
-        )
-        printPage(cli, page, now, kinds.length > 1)
+        const filters = filtersFrom(options, now)
+        if (grouped) return cli.out.result(await groupDeadLetters(journal, kinds, filters), errorGroupsView(now, kinds.length > 1))
+        const page = await listRecords(journal, lanesOf(kinds, [options.unknown ? 'unknown' : 'dead']), filters, pageFrom(options))
+        printPage(cli, withUnsearched(page, filters, unreadable), now, kinds.length > 1)
         if (options.unknown) {
           if (page.records.length > 0) cli.out.info(UNKNOWN_ADVICE, 'yellow')
           return

@@ -11,6 +11,7 @@ export function registerInbox(program: Command, cli: Cli): void {
       'botmesh inbox list --state failed,dead',
       'botmesh inbox list --chat 5511999 --since 2h',
       'botmesh inbox list --error timeout --json',
+      'botmesh inbox list --search "refund" --state dead   # by what the message says',
     ],
     showExamples: ['botmesh inbox show wamid.HBgM', 'botmesh inbox show wamid.HBgM --json'],
   })

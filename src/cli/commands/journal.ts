@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
 import { examples, filtersFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
-import { lanesOf, listRecords, type RecordPage, type WorkKind } from '../services/records.js'
+import { lanesOf, listRecords, type RecordFilters, type RecordPage, type WorkKind } from '../services/records.js'
 import { budgetOf, showRecord } from '../services/show.js'
 import { withJournal } from '../session.js'
 import { pageNotes, recordPageView, shownView } from '../views/records.js'
@@ -24,10 +24,11 @@ export function registerJournal(program: Command, cli: Cli, kind: WorkKind, help
   listOptions(journal.command('list').description(`list ${help.noun}, oldest change first, by state, chat, age or error`), true)
     .addHelpText('after', examples(...help.listExamples))
     .action(async (options: FilterFlags & { state?: string; limit?: string; after?: string }) => {
-      await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
+      await withJournal(cli.config(), 'read', async ({ journal, backend, unreadable }) => {
         const now = await backend.now()
-        const page = await listRecords(journal, lanesOf([kind], statesFrom(options.state)), filtersFrom(options, now), pageFrom(options))
-        printPage(cli, page, now, false)
+        const filters = filtersFrom(options, now)
+        const page = await listRecords(journal, lanesOf([kind], statesFrom(options.state)), filters, pageFrom(options))
+        printPage(cli, withUnsearched(page, filters, unreadable), now, false)
       })
     })
   showCommand(journal.command('show'), cli, [kind], help.idName, help.showExamples)
@@ -37,6 +38,14 @@ export function registerJournal(program: Command, cli: Cli, kind: WorkKind, help
 export function printPage(cli: Cli, page: RecordPage, now: number, withKind: boolean): void {
   cli.out.result(page, recordPageView(now, withKind), (shown) => shown.records)
   if (cli.out.format === 'jsonl') for (const note of pageNotes(page)) cli.out.note(note)
+}
+
+/**
+ * A page of a --search with how many records it could not read: their content is sealed under a
+ * key not given (each reported once by the session's sealed backend).
+ */
+export function withUnsearched(page: RecordPage, filters: RecordFilters, unreadable: readonly unknown[]): RecordPage {
+  return filters.search ? { ...page, unsearched: unreadable.length } : page
 }
 
 /** `show <id>`: the whole record and why it is not running now; shared by `botmesh show`. */

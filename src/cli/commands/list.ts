@@ -5,6 +5,7 @@ import { examples, filtersFrom, kindsFrom, listOptions, pageFrom, statesFrom, ty
 import { lanesOf, listRecords, RETRY_QUEUE_STATES } from '../services/records.js'
 import { withJournal } from '../session.js'
 import { retryQueueView } from '../views/retry-queue.js'
+import { withUnsearched } from './journal.js'
 
 export function registerList(program: Command, cli: Cli): void {
   listOptions(
@@ -22,13 +23,18 @@ export function registerList(program: Command, cli: Cli): void {
         'botmesh list',
         'botmesh list --state failed,pending --kind outbox',
         'botmesh list --state failed --error-code RATE_LIMITED --json',
+        'botmesh list --search "invoice" --kind outbox',
       ),
     )
     .action(async (options: FilterFlags & { state?: string; kind?: string; limit?: string; after?: string }) => {
       const lanes = lanesOf(kindsFrom(options.kind), statesFrom(options.state) ?? RETRY_QUEUE_STATES)
-      await withJournal(cli.config(), 'read', async ({ journal, backend }) => {
+      await withJournal(cli.config(), 'read', async ({ journal, backend, unreadable }) => {
         const now = await backend.now()
-        cli.out.result(await listRecords(journal, lanes, filtersFrom(options, now), pageFrom(options)), retryQueueView(now))
+        const filters = filtersFrom(options, now)
+        cli.out.result(
+          withUnsearched(await listRecords(journal, lanes, filters, pageFrom(options)), filters, unreadable),
+          retryQueueView(now),
+        )
       })
     })
 }

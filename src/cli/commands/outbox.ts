@@ -11,6 +11,7 @@ export function registerOutbox(program: Command, cli: Cli): void {
       'botmesh outbox list --state unknown',
       'botmesh outbox list --state failed --error RATE_LIMITED',
       'botmesh outbox list --limit 100 --after <cursor>',
+      'botmesh outbox list --search "your code is" --keys keys.json   # an encrypted journal',
     ],
     showExamples: ['botmesh outbox show invoice:42', 'botmesh outbox show "wamid.HBgM:1#2"'],
   })

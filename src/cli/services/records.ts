@@ -15,6 +15,7 @@ import {
   type Lease,
   type OutboxRecord,
 } from '../../core/durability/journal/records.js'
+import { holdsText } from '../../core/durability/journal/record-text.js'
 import { UsageError } from '../errors.js'
 import { errorGroupId } from './error-shape.js'
 
@@ -38,6 +39,12 @@ export interface RecordFilters {
   errorCode?: string
   /** Only records in this group of `dlq list --group-by error`. */
   errorGroup?: string
+  /**
+   * Only records whose content holds this text, ignoring case (the message text, captions, button
+   * labels, a send's content: record-text.ts). Searched by the backend: in the database on SQLite
+   * and PostgreSQL.
+   */
+  search?: string
 }
 
 /** Where a page starts: after this position of this lane. */
@@ -75,6 +82,8 @@ export interface RecordPage {
   scanned: number
   /** True when the scan bound was reached before the page filled: more may match after `next`. */
   scanLimited: boolean
+  /** With a search: records it could not read, their content sealed under a key not given. */
+  unsearched?: number
 }
 
 /** Limits of listing, named with units last. */
@@ -87,6 +96,8 @@ export const LIST_LIMITS = {
   readBatch: 500,
   /** Records one page may read while filters skip them, before it stops and hands back a cursor. */
   scanMax: 100_000,
+  /** Characters a --search text may hold. */
+  searchLengthMax: 1_000,
 } as const
 
 /**
@@ -147,7 +158,7 @@ export async function* scan(
   filters: RecordFilters,
   from?: Cursor,
   batch: number = LIST_LIMITS.readBatch,
-): AsyncGenerator<{ summary: RecordSummary | undefined; position: Cursor }> {
+): AsyncGenerator<{ summary: RecordSummary | undefined; position: Cursor; record: InboxRecord | OutboxRecord }> {
   for (let lane = from?.lane ?? 0; lane < lanes.length; lane++) {
     const { kind, state } = lanes[lane]!
     let after: { stateTime: number; key: string } | undefined =
@@ -155,13 +166,13 @@ export async function* scan(
     // The index is in time order: start just before --since instead of reading older records.
     if (!after && filters.since !== undefined) after = { stateTime: filters.since - 1, key: '' }
     for (;;) {
-      const page = await journal.list(kind, { state, after, limit: batch })
+      const page = await journal.list(kind, { state, after, limit: batch, ...(filters.search && { search: filters.search }) })
       for (const found of page) {
         const record = found.record as InboxRecord | OutboxRecord
         const { stateTime } = recordIndex(kind, record)
         const position = { lane, stateTime, key: recordKey(kind, record) }
         after = { stateTime, key: position.key }
-        yield { summary: matches(kind, record, filters) ? summarize(kind, record) : undefined, position }
+        yield { summary: matches(kind, record, filters) ? summarize(kind, record) : undefined, position, record }
       }
       if (page.length < batch) break
     }
@@ -194,7 +205,8 @@ export function isFiltered(filters: RecordFilters): boolean {
     filters.since !== undefined ||
     filters.error !== undefined ||
     filters.errorCode !== undefined ||
-    filters.errorGroup !== undefined
+    filters.errorGroup !== undefined ||
+    Boolean(filters.search)
   )
 }
 
@@ -208,6 +220,7 @@ function matches(kind: WorkKind, record: InboxRecord | OutboxRecord, filters: Re
   }
   if (filters.errorCode !== undefined && record.lastError?.code?.toLowerCase() !== filters.errorCode.toLowerCase()) return false
   if (filters.errorGroup !== undefined && errorGroupId(kind, record.lastError) !== filters.errorGroup.toLowerCase()) return false
+  if (filters.search && !holdsText(kind, record, filters.search)) return false
   return true
 }
 

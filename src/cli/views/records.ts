@@ -45,6 +45,7 @@ export function pageNotes(page: RecordPage): string[] {
   const notes: string[] = []
   if (page.scanLimited) notes.push(`read ${page.scanned} records without filling the page; more may match`)
   if (page.next) notes.push(`more: add --after ${page.next}`)
+  if (page.unsearched) notes.push(unsearchedNote(page.unsearched))
   return notes
 }
 
@@ -97,4 +98,10 @@ export function shownView(now: number) {
         { text: `why: ${why}`, tone: 'bold' as const },
       ]
     })
+}
+
+/** What a search says of the records it could not read. */
+export function unsearchedNote(count: number): string {
+  const records = count === 1 ? '1 sealed record was' : `${count} sealed records were`
+  return `${records} not searched: their content is encrypted under a key not given (--keys <file> or BOTMESH_ENCRYPTION_KEYS)`
 }

@@ -17,6 +17,8 @@ import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versi
 import type { WriteLabel, WriteName } from '../durability/journal/crash-points.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from '../durability/journal/records.js'
 import type { UnreadableValueError } from '../encryption-errors.js'
+import { holdsText } from '../durability/journal/record-text.js'
+import { searchPage } from '../durability/journal/search-pages.js'
 import { ENCRYPTION_LIMITS } from './limits.js'
 import type { RecordSealer } from './record-sealer.js'
 
@@ -83,6 +85,7 @@ export class SealedJournal implements Journal {
   }
 
   async list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]> {
+    if (query.search) return this.#search(kind, query, query.search)
     if (this.options.unreadable === 'keep') return (await this.inner.list(kind, query)).map((found) => this.#given(kind, found))
     const out: Versioned<RecordOf[K]>[] = []
     let after = query.after
@@ -133,6 +136,28 @@ export class SealedJournal implements Journal {
       deletable.map(({ record, version }) => ({ kind, delete: recordKey(kind, record), expectVersion: version })),
     )
     return results.filter((result) => result.ok).length
+  }
+
+  /**
+   * A search: the journal underneath gives the records that hold the text and those whose content
+   * is sealed; those are opened and judged here. A record the ring cannot open is reported (so a
+   * tool says how many it could not search) and left out, whichever the policy.
+   */
+  #search<K extends RecordKind>(kind: K, query: JournalListQuery, text: string): Promise<Versioned<RecordOf[K]>[]> {
+    return searchPage(
+      kind,
+      query,
+      (page) => this.inner.list(kind, page),
+      (found) => {
+        const opened = this.sealer.open(this.options.boundScope, kind, found.record)
+        if (opened.unreadable) {
+          this.options.report(opened.unreadable)
+          return undefined
+        }
+        if (!holdsText(kind, opened.record, text)) return undefined
+        return opened.record === found.record ? found : { record: opened.record, version: found.version }
+      },
+    )
   }
 
   /** The record as this journal gives it: opened, or (policy `keep`) with what cannot be opened left sealed. */

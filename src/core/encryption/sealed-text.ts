@@ -13,6 +13,7 @@
 import { SealedValueAlteredError } from '../encryption-errors.js'
 import { EncryptionKeyMissingError } from '../errors.js'
 import type { KeyRing } from './key-ring.js'
+import { SEALED_MARK } from '../durability/journal/record-text.js'
 
 /** The format values are sealed in. */
 export const SEALED_FORMAT = 2
@@ -34,7 +35,7 @@ export interface SealedPlace {
 
 /** The parts of a sealed string, or undefined when `value` is not one. */
 function parseSealed(value: unknown): { format: SealedFormat; keyId: string; check: string; data: string } | undefined {
-  if (typeof value !== 'string' || !value.startsWith('$sealed:')) return undefined
+  if (typeof value !== 'string' || !value.startsWith(SEALED_MARK)) return undefined
   const match = SEALED_FORM.exec(value)
   return match ? { format: Number(match[1]) as SealedFormat, keyId: match[2]!, check: match[3]!, data: match[4]! } : undefined
 }

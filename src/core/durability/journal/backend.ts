@@ -66,6 +66,12 @@ export interface JournalListQuery {
   before?: number
   /** The most records of the page. */
   limit: number
+  /**
+   * Only records whose content holds this text, ignoring case (record-text.ts says what text a
+   * record holds). Records whose content is sealed are returned too: the sealed journal above
+   * opens them and keeps those that hold it. The page may then end early only at the lane's end.
+   */
+  search?: string
 }
 
 /** One scope's journals: the inbox, the outbox and the instances' heartbeats. */

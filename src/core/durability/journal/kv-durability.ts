@@ -8,6 +8,8 @@ import type { WriteLabel } from './crash-points.js'
 import type { DurableKv, Json, KvEntry, KvOp, KvWriteResult } from './kv.js'
 import { countByPaging } from './count-older.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from './records.js'
+import { searchFragments } from './record-text.js'
+import { searchPage } from './search-pages.js'
 
 /** Options of `KvDurability`. */
 export interface KvDurabilityOptions {
@@ -102,7 +104,13 @@ class KvJournal implements Journal {
   }
 
   async list<K extends RecordKind>(kind: K, query: JournalListQuery): Promise<Versioned<RecordOf[K]>[]> {
-    return (await this.kv.list(kind, query)).map((entry) => toVersioned<K>(entry))
+    const { search, ...rest } = query
+    if (search === undefined || search === '') return (await this.kv.list(kind, rest)).map((entry) => toVersioned<K>(entry))
+    // The store narrows by the hint where it can; the records that hold the text are kept here.
+    const hint = searchFragments(kind, search)
+    return searchPage(kind, query, async ({ search: _search, ...page }) =>
+      (await this.kv.list(kind, { ...page, search: hint })).map((entry) => toVersioned<K>(entry)),
+    )
   }
 
   count(kind: RecordKind): Promise<Record<string, number>> {

@@ -100,6 +100,13 @@ export interface KvListQuery {
   before?: number
   /** The most entries of the page. */
   limit: number
+  /**
+   * A search's hint: only entries whose value's JSON text, lowercase, holds one of these fragments
+   * (plain text, matched literally). A store may return more entries than match (it may ignore the
+   * hint), never fewer: `KvDurability` keeps the records that hold the text. A store with a query
+   * language (SQLite, PostgreSQL) filters in it, so a search does not read every entry.
+   */
+  search?: readonly string[]
 }
 
 /**

@@ -5,6 +5,7 @@ import { JOURNAL_INDEX_CASES } from './journal-index-cases.js'
 import { JOURNAL_WRITE_CASES } from './journal-write-cases.js'
 import { ORDER_CASES } from './order-cases.js'
 import { RETENTION_CASES } from './retention-cases.js'
+import { SEARCH_CASES } from './search-cases.js'
 import type { ConformanceCase } from './case.js'
 
 export type { BackendFactory, ConformanceCase, ConformanceContext } from './case.js'
@@ -14,6 +15,7 @@ export { runCase, runCases, type CaseResult } from './runner.js'
 export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
   ...JOURNAL_WRITE_CASES,
   ...JOURNAL_INDEX_CASES,
+  ...SEARCH_CASES,
   ...BACKEND_LIFECYCLE_CASES,
   ...ENGINE_CASES,
   ...ORDER_CASES,

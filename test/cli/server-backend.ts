@@ -46,6 +46,17 @@ export function describeServerBackend(name: string, server: ServerBackend): void
       expect(jsonOf<{ ok: boolean; report: { records: number } }>(verify)).toMatchObject({ ok: true, report: { records: 18 } })
     })
 
+    it('searches by content (--search): in the database on PostgreSQL, in the process on Redis', async () => {
+      const url = server.url()
+      await seedJournal(url)
+      const ids = async (...args: string[]) =>
+        jsonOf<{ records: { id: string }[] }>(await botmesh([...args, '--json', '--backend', url])).records.map((r) => r.id)
+      expect(await ids('inbox', 'list', '--search', 'TEXT OF IN-DEAD-2')).toEqual(['in-dead-2'])
+      expect(await ids('outbox', 'list', '--search', 'Reply Out-Dead')).toEqual(['out-dead-1', 'out-dead-2'])
+      expect(await ids('dlq', 'list', '--search', 'dead-1')).toEqual(['in-dead-1', 'out-dead-1'])
+      expect(await ids('dlq', 'list', '--search', "_%'")).toEqual([])
+    })
+
     it('replays and retries, one and in bulk', async () => {
       const url = server.url()
       await seedJournal(url)

@@ -168,6 +168,20 @@ describe('keys', () => {
     await dashboard.until((f) => rowIds(f, 'Inbox dead letters').length === 3 && !f.includes('match'), 'the filter cleared')
   })
 
+  it('the filter (/) also matches what a message or a send says, as --search does', async () => {
+    const url = await seededSqlite(tempDir())
+    const dashboard = mountDashboard(url)
+    await dashboard.until((f) => f.includes('in-dead-1'), 'the first refresh')
+    dashboard.press('/', 'TEXT OF IN-DEAD-2', KEYS.enter)
+    let frame = await dashboard.until((f) => f.includes('1 match "TEXT OF IN-DEAD-2" of 3'), 'the inbound filtered by its text')
+    expect(rowIds(frame, 'Inbox dead letters')).toEqual(['in-dead-2'])
+    dashboard.press(KEYS.escape)
+    await dashboard.until((f) => rowIds(f, 'Inbox dead letters').length === 3 && !f.includes('match'), 'the filter cleared')
+    dashboard.press('/', 'reply OUT-DEAD-1', KEYS.enter)
+    frame = await dashboard.until((f) => f.includes('1 match "reply OUT-DEAD-1" of 2'), 'the sends filtered by their content')
+    expect(frame).toContain('0 match "reply OUT-DEAD-1" of 3')
+  })
+
   it('pause (p) freezes the view; resume shows what changed meanwhile', async () => {
     const url = await seededSqlite(tempDir())
     const dashboard = mountDashboard(url)

@@ -2,11 +2,13 @@
  * One page of a dead-letter lane, read with the records service's `scan` (the state-time index in
  * time order, from a cursor). Without a filter a page reads what it shows; with one it reads on
  * until the page is full or `filterScanMax` records were read, and says when it stopped early,
- * so a filter that matches nothing never turns a refresh into a scan of the journal.
+ * so a filter that matches nothing never turns a refresh into a scan of the journal. The filter
+ * matches a record's id, chat and error, and what its content says (`--search`'s text).
  */
 import type { Journal } from '../../core/durability/journal/backend.js'
 import { scan, type Cursor, type RecordSummary, type WorkKind } from '../../cli/services/records.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
+import { recordText } from '../../core/durability/journal/record-text.js'
 import { matchesText } from './text-filter.js'
 
 /** One page of dead letters (or unknown sends). */
@@ -31,8 +33,8 @@ export async function readDeadPage(
   const records: RecordSummary[] = []
   let scanned = 0
   let last: Cursor | undefined
-  for await (const { summary, position } of scan(journal, [lane], {}, from)) {
-    const match = summary !== undefined && matchesRecord(filter, summary)
+  for await (const { summary, position, record } of scan(journal, [lane], {}, from)) {
+    const match = summary !== undefined && matchesRecord(filter, summary, recordText(lane.kind, record))
     // One match past a full page proves there is a next page (the index is read in batches anyway).
     if (match && records.length >= limit) return { records, next: last!, scanned, scanLimited: false }
     scanned++
@@ -45,7 +47,10 @@ export async function readDeadPage(
   return { records, next: null, scanned, scanLimited: false }
 }
 
-/** Whether a record matches the text filter: its id, chat, or last error's code or message. */
-export function matchesRecord(filter: string, record: RecordSummary): boolean {
-  return matchesText(filter, [record.id, record.chatId, record.lastError?.code, record.lastError?.message])
+/**
+ * Whether a record matches the text filter: its id, chat, last error's code or message, or what
+ * its content says (`content`: record-text.ts, the same text `--search` searches).
+ */
+export function matchesRecord(filter: string, record: RecordSummary, content: readonly string[] = []): boolean {
+  return matchesText(filter, [record.id, record.chatId, record.lastError?.code, record.lastError?.message, ...content])
 }

@@ -10,7 +10,7 @@ export const KEY_HELP: readonly (readonly [keys: string, what: string])[] = [
   ['R', 'replay / retry every record of the panel (the matching ones when filtered)'],
   ['x', 'discard the selected send'],
   ['X', 'discard every send of the panel (the matching ones when filtered)'],
-  ['/', 'filter every list by text (id, chat, error, owner); esc clears it'],
+  ['/', 'filter every list by text (id, chat, error, owner, and what a message or send says); esc clears it'],
   ['p or space', 'pause / resume the screen (the bot keeps running)'],
   ['s', 'switch scope'],
   ['e', 'dead letters grouped by error: count, first/last seen, the command for the group'],

@@ -16,6 +16,9 @@ import {
   type OutboxRecord,
 } from '../../core/durability/journal/records.js'
 import { holdsText } from '../../core/durability/journal/record-text.js'
+
+/** What text a record holds (what `--search` and the dashboard's filter look in). */
+export { recordText } from '../../core/durability/journal/record-text.js'
 import { UsageError } from '../errors.js'
 import { errorGroupId } from './error-shape.js'
 

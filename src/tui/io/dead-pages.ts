@@ -6,9 +6,8 @@
  * matches a record's id, chat and error, and what its content says (`--search`'s text).
  */
 import type { Journal } from '../../core/durability/journal/backend.js'
-import { scan, type Cursor, type RecordSummary, type WorkKind } from '../../cli/services/records.js'
+import { recordText, scan, type Cursor, type RecordSummary, type WorkKind } from '../../cli/services/records.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
-import { recordText } from '../../core/durability/journal/record-text.js'
 import { matchesText } from './text-filter.js'
 
 /** One page of dead letters (or unknown sends). */

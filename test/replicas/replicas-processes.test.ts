@@ -114,6 +114,8 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
       // The balancer: round robin over the replicas up now; an unacknowledged delivery goes to the next one.
       let next = 0
       const counts = { deliveries: 0, redeliveries: 0 }
+      /** Every delivery and its outcome, on the host's wall clock: printed for a chat whose order broke. */
+      const deliveryLog: { id: string; to: string; attempt: number; outcome: string; sentAt: number; at: number }[] = []
       const up = () => replicas.filter((r) => !r.gone && !(r === frozen && state.frozen && !state.thawed))
       const deliver = async (event: InboundEvent, prefer?: ReplicaProcess) => {
         for (let attempt = 0; attempt < 50; attempt++) {
@@ -122,7 +124,10 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
           counts.deliveries++
           if (attempt > 0) counts.redeliveries++
           const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), DELIVERY_TIMEOUT_MS).unref())
-          if ((await Promise.race([replica.deliver(event), timeout])) === 'acked') return
+          const sentAt = Date.now()
+          const outcome = await Promise.race([replica.deliver(event), timeout])
+          deliveryLog.push({ id: event.id, to: replica.name, attempt, outcome, sentAt, at: Date.now() })
+          if (outcome === 'acked') return
         }
         throw new Error(`${event.id} was never acknowledged`)
       }
@@ -216,8 +221,22 @@ describe.each(targets)('four coordinated replica processes on $name', (target) =
           .map((id) => [id, Math.max(...starts.filter((s) => s.id === id).map((s) => s.t))] as const)
           .sort((a, b) => a[1] - b[1])
           .map(([id]) => id)
-        if (lastStart.join() !== arrival.join())
+        if (lastStart.join() !== arrival.join()) {
           problems.push(`c${c}: ran ${lastStart.join(' ')} (first starts ${ran.join(' ')}), arrived ${arrival.join(' ')}`)
+          // What it takes to tell why: the burst's records, the chat's deliveries and its oracle lines.
+          const journaled = records.map(({ id, createdAt, seq, after, attempts, fencingToken, updatedAt }) => ({
+            id,
+            createdAt,
+            seq,
+            after,
+            attempts,
+            fencingToken,
+            updatedAt,
+          }))
+          console.log(`c${c} out of order: records ${JSON.stringify(journaled)}`)
+          console.log(`c${c} deliveries ${JSON.stringify(deliveryLog.filter((d) => d.id.startsWith(`c${c}.`)))}`)
+          console.log(`c${c} lines ${JSON.stringify(lines.filter((line) => JSON.stringify(line).includes(`c${c}`)))}`)
+        }
       }
       const stale = Object.fromEntries([...metrics].map(([name, m]) => [name, m?.staleLeases ?? 'killed']))
       console.log(

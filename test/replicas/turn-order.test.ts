@@ -13,6 +13,9 @@
  * - The same stall inside the runtime's admission: the message takes its place anew before its
  *   channel hears it was taken, so it stays behind even when its replica then dies and another's
  *   sweeper claims it back (the replayed message never re-arrives by itself).
+ * - A message whose journal write lands after its place was given up (a transaction committed
+ *   late) and whose replica dies before it looks: the turn record names the place given up, so the
+ *   sweeper's claim of it arrives anew at the end too, after the chat's queue emptied.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -299,6 +302,38 @@ describe.each(targets)('chat turns in arrival order across frozen replicas on $n
       expect(replayTurn?.inboxId).toBe(m1.id)
       expect(await completeInbound(c.engine, replay!)).toBe(true)
       await c.turns.release(replayTurn!)
+      // The journal's arrival order is the order the handlers ran: m2, then m1.
+      const [r1, r2] = await c.engine.journal.read('inbox', [m1.id, m2.id])
+      expect(r1!.record.createdAt).toBeGreaterThan(r2!.record.createdAt)
+    },
+    60_000,
+  )
+
+  it.runIf(target.available)(
+    "a message journaled after its place was given up, its replica dead before it looked: another replica's claim of it arrives anew",
+    async () => {
+      const { clock, replicas } = await setUp(['a', 'b', 'c'])
+      const [a, b, c] = replicas as [Replica, Replica, Replica]
+      // a queues m1 and stalls; b's m2 takes the turn a lease later, giving m1's place up, and runs.
+      const arrival = await a.turns.join(CHAT, recordId('m1', CHAT))
+      const m2 = await admit(b, 'm2')
+      clock.advance(LEASE_MS + 1)
+      await renew(b, m2)
+      const second = await b.turns.take(m2)
+      expect(second?.inboxId).toBe(m2.id)
+      expect(await completeInbound(b.engine, m2)).toBe(true)
+      await b.turns.release(second!)
+      // m1's write lands with the arrival it was given (a commit held back by the stall), and a dies.
+      const m1 = await admit(a, 'm1', arrival)
+      await a.turns.stop()
+      // c's sweeper claims m1 once its lease is over: its turn comes, and it arrives after m2.
+      clock.advance(LEASE_MS + 1)
+      const [found] = await c.engine.journal.read('inbox', [m1.id])
+      const replay = await claimInbound(c.engine, found!)
+      const turn = await c.turns.take(replay!)
+      expect(turn?.inboxId).toBe(m1.id)
+      expect(await completeInbound(c.engine, replay!)).toBe(true)
+      await c.turns.release(turn!)
       // The journal's arrival order is the order the handlers ran: m2, then m1.
       const [r1, r2] = await c.engine.journal.read('inbox', [m1.id, m2.id])
       expect(r1!.record.createdAt).toBeGreaterThan(r2!.record.createdAt)

@@ -74,6 +74,8 @@ export const LIMITS = {
   turnWaitMaxMs: 200,
   /** Messages a chat's turn record keeps queued in arrival order (a full queue still serializes, in claim order). */
   turnQueueMax: 1_000,
+  /** Ids a chat's turn record keeps of the places it gave up as never journaled (TurnRecord.gaveUp). */
+  turnGaveUpMax: 100,
   /** Chats whose turn record a process remembers, to claim a turn without reading it first. */
   turnCacheMax: 10_000,
   /**

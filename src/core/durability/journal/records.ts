@@ -1,7 +1,4 @@
-/**
- * The records botmesh journals, and how each maps onto the two sorted indexes. The engine, the
- * backends, the CLI and the dashboard all read these same shapes.
- */
+/** The records botmesh journals, and how each maps onto the two sorted indexes (read by engine, backends, CLI, dashboard). */
 import { journalKey } from './journal-key.js'
 import type { Json } from './kv.js'
 
@@ -213,6 +210,8 @@ export interface TurnRecord {
     /** When it was admitted, in ms since the epoch. */
     createdAt: number
   }[]
+  /** Places given up as never journaled, newest last, at most LIMITS.turnGaveUpMax (turns/turn-queue.ts isGivenUp). */
+  gaveUp?: string[]
   /** The replica whose handler runs now, if any. */
   holder: TurnHolder | null
   /** The last fencing token issued for this turn. */

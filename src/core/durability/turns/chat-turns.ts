@@ -13,7 +13,7 @@ import type { HeldRecord } from '../leases/held-record.js'
 import { LIMITS } from '../limits.js'
 import { BackgroundLoop } from '../loop.js'
 import type { TurnRecord } from '../journal/records.js'
-import { isGivenUp, WAITING_STATES, withEntry } from './turn-queue.js'
+import { arrivedAgain, isGivenUp, WAITING_STATES, withEntry, withGivenUp } from './turn-queue.js'
 import { TurnWaiters } from './turn-waiters.js'
 import { QueuePlaces } from './queue-places.js'
 import { emptyTurn, TurnRecords, type FoundTurn } from './turn-records.js'
@@ -157,19 +157,23 @@ export class ChatTurns {
     entry: { id: string; createdAt: number },
   ): Promise<{ write?: TurnRecord; taking?: boolean; again?: boolean }> {
     const record: TurnRecord = current?.record ?? emptyTurn(chatId)
+    // Here the message holds its place (it arrived again if the queue had given it up): no longer named as given up.
+    const arrived = arrivedAgain(record, entry.id)
     const queue = withEntry(record.queue, entry)
     const now = this.engine.now()
     const holderLive = record.holder !== null && record.holder.expiresAt > now && !this.engine.isEarlierIncarnation(record.holder)
     if (!holderLive && queue[0]?.id === entry.id) {
       const token = record.fencingToken + 1
       const lease = { ...this.engine.lease('inbox', token), expiresAt: now + this.leaseMs }
-      return { write: { ...record, queue, holder: { ...lease, inboxId: entry.id }, fencingToken: token, updatedAt: now }, taking: true }
+      return { write: { ...arrived, queue, holder: { ...lease, inboxId: entry.id }, fencingToken: token, updatedAt: now }, taking: true }
     }
-    if (!holderLive && queue[0] && (await this.#places.hasLeft(queue[0]))) {
-      // The head's run ended without a release (its replica died after marking it done): drop it.
-      return { write: { ...record, queue: queue.slice(1), holder: null, updatedAt: now }, again: true }
+    const left = !holderLive && queue[0] ? await this.#places.hasLeft(queue[0]) : undefined
+    if (left) {
+      // The head's run ended without a release (its replica died after marking it done), or it was never journaled: drop it.
+      const gaveUp = left === 'never journaled' ? { gaveUp: withGivenUp(arrived, queue[0]!.id) } : {}
+      return { write: { ...arrived, queue: queue.slice(1), ...gaveUp, holder: null, updatedAt: now }, again: true }
     }
-    if (queue !== record.queue) return { write: { ...record, queue, updatedAt: now } }
+    if (queue !== record.queue || arrived !== record) return { write: { ...arrived, queue, updatedAt: now } }
     return {}
   }
 
@@ -193,7 +197,8 @@ export class ChatTurns {
         return false
       }
       const next = { ...change(current.record), updatedAt: this.engine.now() }
-      const remove = name === 'turn.release' && next.queue.length === 0
+      // Kept while it names places given up: a message journaled late must still find its place gone.
+      const remove = name === 'turn.release' && next.queue.length === 0 && !next.gaveUp?.length
       const [result] = await this.engine.journal.write(name, [
         remove
           ? { kind: 'turns', delete: journalKey(turn.chatId), expectVersion: current.version }

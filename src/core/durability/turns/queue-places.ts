@@ -66,29 +66,33 @@ export class QueuePlaces {
   }
 
   /**
-   * Whether a queued message no longer waits for its turn: done, failed (it queues again on its
-   * retry), dead; or never journaled (its replica died between queueing and journaling it) once a
-   * turn lease has passed since it was queued. The clock is read before the record: a message
-   * journaled after that look is one `keep` finds given up or keeps.
+   * Whether a queued message no longer waits for its turn, and why: `'settled'` (done, failed: it
+   * queues again on its retry, dead); or `'never journaled'` (its replica died or stalled between
+   * queueing and journaling it) once a turn lease has passed since it was queued. The clock is read
+   * before the record: a message journaled after that look is one `keep` finds given up or keeps,
+   * and the turn record names it (TurnRecord.gaveUp) for whoever runs it later.
    */
-  async hasLeft(entry: { id: string; createdAt: number }): Promise<boolean> {
+  async hasLeft(entry: { id: string; createdAt: number }): Promise<'settled' | 'never journaled' | undefined> {
     const now = this.engine.now()
     const [found] = await this.engine.journal.read('inbox', [entry.id])
-    if (!found) return entry.createdAt + this.leaseMs <= now
-    return !WAITING_STATES.has(found.record.state)
+    if (!found) return entry.createdAt + this.leaseMs <= now ? 'never journaled' : undefined
+    return WAITING_STATES.has(found.record.state) ? undefined : 'settled'
   }
 
   /**
-   * A message whose place the queue gave up while it waited arrives now, after the last message
-   * queued: the journal's arrival order stays the order the chat's handlers run in. False when its
-   * lease was lost meanwhile.
+   * A message whose place the queue gave up while it waited arrives now: after the last message
+   * queued, or in the place it took anew at its admission (`keep`), so the journal's arrival order
+   * stays the order the chat's handlers run in. False when its lease was lost meanwhile.
    */
   arriveAgain(current: FoundTurn, message: HeldRecord<'inbox'>): Promise<boolean> {
-    return this.#moveArrival(message, this.#atTheEnd(current))
+    const taken = current?.record.queue.find((entry) => entry.id === message.id)
+    return this.#moveArrival(message, taken?.createdAt ?? this.#atTheEnd(current))
   }
 
   /** The record's arrival (createdAt, and its seq with it) moved to `createdAt`. */
   async #moveArrival(message: HeldRecord<'inbox'>, createdAt: number): Promise<boolean> {
+    // Its place taken anew at its admission and its arrival moved with it: nothing to move.
+    if (createdAt === message.record.createdAt) return !message.lost
     const moved = await message.update('turn.requeue', (record) => ({
       ...record,
       createdAt,

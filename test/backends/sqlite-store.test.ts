@@ -225,7 +225,9 @@ describe('SQLiteStore and its durability on one connection', () => {
   })
 
   it('the store statements name only store tables, the journal statements only journal tables', () => {
-    const tables = (sql: string) => new Set([...sql.matchAll(/\b(?:FROM|INTO|(?<!DO\s)UPDATE|JOIN)\s+(\w+)/gi)].map((match) => match[1]!))
+    // A table-valued function (json_each of a search's patterns) is no table.
+    const tables = (sql: string) =>
+      new Set([...sql.matchAll(/\b(?:FROM|INTO|(?<!DO\s)UPDATE|JOIN)\s+(\w+)\b(?!\s*\()/gi)].map((match) => match[1]!))
     for (const sql of Object.values(STORE_SQL)) for (const table of tables(sql)) expect(table, sql).toMatch(/^store_/)
     for (const sql of Object.values(DURABLE_SQL))
       for (const table of tables(sql)) expect(['durable', 'durable_counts'], sql).toContain(table)

@@ -22,7 +22,7 @@ const tempDir = useTempDirs('botmesh-package-')
 describe('package.json', () => {
   it('builds before it packs, and checks npm publish --dry-run', () => {
     expect(PKG.scripts.prepack).toBe('node scripts/prepack.mjs')
-    expect(PKG.scripts.build).toBe('tsup && node scripts/optional-peer-types.mjs')
+    expect(PKG.scripts.build).toBe('node scripts/lua-sources.mjs && tsup && node scripts/optional-peer-types.mjs')
     expect(PKG.scripts['check:package']).toContain('node scripts/check-publish.mjs')
   })
 })

@@ -12,7 +12,7 @@ import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/i
 import { postgresPersistence } from '../../src/backends/postgres/persistence-check.js'
 import { silencePersistenceWarnings } from '../../src/backends/common/persistence.js'
 import { openBackend, parseBackendUrl } from '../../src/backends/gateway/open.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { recordingLogger, refusal } from '../../test-utils/persistence-findings.js'
 import {
   PG_URL,
   adminQuery,
@@ -28,25 +28,6 @@ import {
 silencePersistenceWarnings(undefined)
 
 const available = await postgresAvailable()
-
-/** A logger that keeps what it was told, by level. */
-function recordingLogger() {
-  const said = { warn: [] as string[], info: [] as string[] }
-  return {
-    said,
-    logger: { warn: (message: string) => said.warn.push(message), info: (message: string) => said.info.push(message), error: () => {} },
-  }
-}
-
-async function refusal(start: Promise<unknown>): Promise<ConfigError> {
-  const error = await start.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  )
-  expect(error).toBeInstanceOf(ConfigError)
-  expect((error as ConfigError).code).toBe('CONFIG_INVALID')
-  return error as ConfigError
-}
 
 describe.runIf(available)('PostgreSQL with synchronous_commit = off', () => {
   const role = `bm_persist_${randomBytes(5).toString('hex')}`

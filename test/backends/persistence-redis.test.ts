@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisStore, redisOptionsFromUrl } from '../../src/backends/redis/index.js'
 import { silencePersistenceWarnings } from '../../src/backends/common/persistence.js'
 import { Bot } from '../../src/core/bot.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { recordingLogger, refusal } from '../../test-utils/persistence-findings.js'
 import { MockProvider } from '../../src/core/testing/mock-provider.js'
 import {
   REDIS_URL,
@@ -30,32 +30,12 @@ const available =
   (await redisAvailable('the persistence check on the machine Redis')) &&
   (await redisBinariesAvailable('the persistence check on private redis-servers'))
 
-/** A logger that keeps what it was told, by level. */
-function recordingLogger() {
-  const said = { warn: [] as string[], info: [] as string[] }
-  return {
-    said,
-    logger: { warn: (message: string) => said.warn.push(message), info: (message: string) => said.info.push(message), error: () => {} },
-  }
-}
-
 /** Starts and stops a backend `times` times. */
 async function startStop(backend: { start(): Promise<void>; stop(): Promise<void> }, times: number): Promise<void> {
   for (let n = 0; n < times; n++) {
     await backend.start()
     await backend.stop()
   }
-}
-
-/** What a start threw. */
-async function refusal(start: Promise<unknown>): Promise<ConfigError> {
-  const error = await start.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  )
-  expect(error).toBeInstanceOf(ConfigError)
-  expect((error as ConfigError).code).toBe('CONFIG_INVALID')
-  return error as ConfigError
 }
 
 describe.runIf(available)('the machine Redis, without persistence', () => {

@@ -10,7 +10,8 @@
  */
 import type { InboundEvent } from '../../provider.js'
 import type { Versioned } from '../journal/backend.js'
-import { claimRun, runsSpent, unfinishedRunsError } from '../leases/charged-runs.js'
+import { claimRun, runsSpent } from '../leases/charged-runs.js'
+import { spentRecord } from '../steps/step-rules.js'
 import { SEQ_PER_MS } from '../turns/chat-order.js'
 import type { DurabilityEngine } from '../engine.js'
 import { errorInfo } from '../engine.js'
@@ -109,12 +110,11 @@ export async function takeInbound(
   const { record } = found
   const now = engine.now()
   if (charge && runsSpent(record.attempts, engine.config.inbox.maxAttempts)) {
-    const lastError = record.lastError ?? unfinishedRunsError(record.attempts, 'process', now)
-    const dead: InboxRecord = { ...record, state: 'dead', lease: null, nextAttemptAt: null, lastError, updatedAt: now }
+    const dead = spentRecord(record, now)
     const [result] = await engine.journal.write('inbox.dead', [{ kind: 'inbox', record: dead, expectVersion: found.version }])
     if (!result!.ok) return undefined
     engine.metrics.increment('inboundDead')
-    engine.events.dead({ kind: 'inbox', id: record.id, error: lastError })
+    engine.events.dead({ kind: 'inbox', id: record.id, error: dead.lastError })
     return 'dead'
   }
   const claimed = claimedRecord(engine, record, undefined, charge)

@@ -127,7 +127,8 @@ class KvJournal implements Journal {
   }
 }
 
-function toOp(write: JournalWrite): KvOp {
+/** A journal write as the `DurableKv` op that carries it: the record's key and its index fields. */
+export function toOp(write: JournalWrite): KvOp {
   if ('delete' in write) return { op: 'delete', collection: write.kind, key: write.delete, expectVersion: write.expectVersion }
   const { state, stateTime, due } = recordIndex(write.kind, write.record)
   const key = recordKey(write.kind, write.record)

@@ -4,6 +4,7 @@
  */
 import { ROOT_SCOPE, type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult } from '../journal/kv.js'
 import { KvState } from './kv-state.js'
+import { MemorySteps } from './memory-steps.js'
 
 /** Options of `MemoryKv`. */
 export interface MemoryKvOptions {
@@ -73,6 +74,11 @@ export class MemoryKv implements DurableKv {
 
   async countOlder(collection: string, state: string, olderThan: number, limit: number): Promise<number> {
     return this.#state.countOlder(this.#scope, collection, state, olderThan, limit)
+  }
+
+  /** The steps of one scope (steps/journal-steps.ts), answered at once on this state. */
+  steps(scopeId: string): MemorySteps {
+    return new MemorySteps(this.#state, scopeId)
   }
 
   scope(scopeId: string): MemoryKv {

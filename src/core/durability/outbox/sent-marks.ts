@@ -19,19 +19,11 @@ import type { DurabilityEngine } from '../engine.js'
 import type { HeldRecord, HeldUpdate } from '../leases/held-record.js'
 import type { OutboxRecord } from '../journal/records.js'
 import { settlingRetry, settlingWrite } from '../run/settling-write.js'
+import { sentOutboxRecord } from '../steps/step-rules.js'
 
 /** The record of a send the provider accepted as `messageId`. */
 export function sentRecord(engine: DurabilityEngine, messageId: string): (record: OutboxRecord) => OutboxRecord {
-  return (record) => ({
-    ...record,
-    state: 'sent',
-    attempts: record.attempts + 1,
-    providerMessageId: messageId,
-    lease: null,
-    nextAttemptAt: null,
-    lastError: null,
-    updatedAt: engine.now(),
-  })
+  return (record) => sentOutboxRecord(record, messageId, engine.now())
 }
 
 /** A mark held back: the outbox record and its change to `sent`. */

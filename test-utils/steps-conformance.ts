@@ -209,7 +209,7 @@ export function describeStepsConformance(name: string, open: () => StepsTarget):
       // The operator's replay of the done m1 (as bot.durability.replay writes it).
       const [found] = await journal.read('inbox', [m1.id])
       const replayed = { ...found!.record, state: 'pending' as const, seq: 1_000_010 * 1000, updatedAt: 1_000_010 }
-      await journal.write('inbox.replay', [{ kind: 'inbox', record: replayed, expectVersion: found!.version }])
+      await journal.write('operator.replay', [{ kind: 'inbox', record: replayed, expectVersion: found!.version }])
       const fresh = promised(reopen())
       // A new bot (another run of the owner): m2 was handed over to the dead run, m3 waits behind it, m1 behind both.
       const restarted = claimAt(1_000_020, 'run-2')

@@ -18,7 +18,7 @@ export class MemoryDurability extends KvDurability {
     this.#kv = kv
   }
 
-  /** The steps of one scope's journal (steps/journal-steps.ts): synchronous, with no promise. @internal */
+  /** @internal The steps of one scope's journal (steps/journal-steps.ts): synchronous, with no promise. */
   steps(scopeId: string): JournalSteps {
     return this.#kv.steps(scopeId)
   }

@@ -76,7 +76,7 @@ export class MemoryKv implements DurableKv {
     return this.#state.countOlder(this.#scope, collection, state, olderThan, limit)
   }
 
-  /** The steps of one scope (steps/journal-steps.ts), answered at once on this state. */
+  /** @internal The steps of one scope (steps/journal-steps.ts), answered at once on this state. */
   steps(scopeId: string): MemorySteps {
     return new MemorySteps(this.#state, scopeId)
   }

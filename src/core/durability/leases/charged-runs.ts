@@ -3,15 +3,14 @@
  * an app keeps (src/events): a claim charges one run and takes the next fencing token, so the former
  * holder's writes are refused from then on, and the new lease is held under that token. A record that
  * has had its runs charged is dead-lettered instead of being run again, whether its last run failed or
- * never completed. A leaf module: both import it, and it imports neither.
+ * never completed. A leaf module: both import it, and it imports only the fencing rule.
  */
+import { nextToken, type Fenced } from './fencing.js'
 
 /** What a claim reads of a record. */
-export interface Claimable {
+export interface Claimable extends Fenced {
   /** Runs charged so far. */
   attempts: number
-  /** The token of the latest claim (0 before the first). */
-  fencingToken: number
 }
 
 /** A record claimed: processing, one more run charged, the next fencing token and a lease under it. */
@@ -19,7 +18,7 @@ export function claimRun<R extends Claimable, L>(
   record: R,
   leaseUnder: (token: number) => L,
 ): R & { state: 'processing'; attempts: number; fencingToken: number; lease: L } {
-  const token = record.fencingToken + 1
+  const token = nextToken(record)
   return { ...record, state: 'processing', attempts: record.attempts + 1, fencingToken: token, lease: leaseUnder(token) }
 }
 

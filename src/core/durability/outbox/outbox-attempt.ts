@@ -11,6 +11,7 @@ import { settlingRetry, settlingWrite } from '../run/settling-write.js'
 import { decodePayload } from './payload.js'
 import type { ErrorInfo, OutboxRecord } from '../journal/records.js'
 import { sentRecord, type SentMarks } from './sent-marks.js'
+import { nextToken } from '../leases/fencing.js'
 
 /** The outbox's way to the provider, made by the engine from the bot's transport. */
 export interface Delivery {
@@ -138,7 +139,7 @@ export async function claimOutbound(
   engine: DurabilityEngine,
   found: { record: OutboxRecord; version: number },
 ): Promise<HeldRecord<'outbox'> | undefined> {
-  const token = found.record.fencingToken + 1
+  const token = nextToken(found.record)
   const claimed: OutboxRecord = {
     ...found.record,
     state: 'sending',

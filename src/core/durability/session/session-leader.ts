@@ -5,6 +5,7 @@
  * transport; when it dies or freezes, another replica takes the session once the lease is over, and
  * only then starts its own. A holder that finds the session taken stops its transport.
  */
+import { nextToken } from '../leases/fencing.js'
 import type { Versioned } from '../journal/backend.js'
 import type { DurabilityEngine } from '../engine.js'
 import { LIMITS } from '../limits.js'
@@ -68,7 +69,7 @@ export class SessionLeader {
     const holder = found?.record.holder
     const now = this.engine.now()
     if (holder && holder.expiresAt > now && !this.engine.isEarlierIncarnation(holder)) return
-    const token = (found?.record.fencingToken ?? 0) + 1
+    const token = nextToken(found?.record)
     const record: SessionRecord = {
       name: TRANSPORT_SESSION,
       holder: { ...this.engine.lease('outbox', token), expiresAt: now + this.leaseMs },

@@ -7,6 +7,7 @@
  * holder's turn passes on once its lease is over; its late writes fail their compare-and-set and are
  * counted in `staleLeases`.
  */
+import { nextToken } from '../leases/fencing.js'
 import { journalKey } from '../journal/journal-key.js'
 import type { DurabilityEngine } from '../engine.js'
 import type { HeldRecord } from '../leases/held-record.js'
@@ -163,7 +164,7 @@ export class ChatTurns {
     const now = this.engine.now()
     const holderLive = record.holder !== null && record.holder.expiresAt > now && !this.engine.isEarlierIncarnation(record.holder)
     if (!holderLive && queue[0]?.id === entry.id) {
-      const token = record.fencingToken + 1
+      const token = nextToken(record)
       const lease = { ...this.engine.lease('inbox', token), expiresAt: now + this.leaseMs }
       return { write: { ...arrived, queue, holder: { ...lease, inboxId: entry.id }, fencingToken: token, updatedAt: now }, taking: true }
     }

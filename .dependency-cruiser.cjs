@@ -18,19 +18,27 @@ module.exports = {
         'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the CLI or the dashboard.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: ['^src/(backends|events|providers|cli|tui|demo|prometheus|telemetry)/', '^src/index\\.ts$'] },
+      to: { path: ['^src/(backends|events|crash-safe-file|providers|cli|tui|demo|prometheus|telemetry)/', '^src/index\\.ts$'] },
+    },
+    {
+      name: 'crash-safe-file-is-a-library',
+      comment:
+        'src/crash-safe-file is the crash-safe file machinery (append log, snapshots, locks, recovery) the file backend and the events library both build on: of the rest it sees only the errors and the key-value contract of the core.',
+      severity: 'error',
+      from: { path: '^src/crash-safe-file/' },
+      to: { path: '^src/', pathNot: ['^src/crash-safe-file/', '^src/core/(errors|spi)\\.ts$'] },
     },
     {
       name: 'events-library-imports-no-bot',
       comment:
-        'src/events is the event-journal library an app uses without a bot: it shares the file machinery (src/backends/crash-safe-file) and leaf helpers of the core (errors, option checks, the key-value contract and state, backoff, background loops, the rule of charged runs), never the engine, the runtime, a backend or a provider. src/backends/events adapts it to the bot.',
+        'src/events is the event-journal library an app uses without a bot: it shares the file machinery (src/crash-safe-file) and leaf helpers of the core (errors, option checks, the key-value contract and state, backoff, background loops, the rule of charged runs), never the engine, the runtime, a backend or a provider. src/backends/events adapts it to the bot.',
       severity: 'error',
       from: { path: '^src/events/' },
       to: {
         path: '^src/',
         pathNot: [
           '^src/events/',
-          '^src/backends/crash-safe-file/',
+          '^src/crash-safe-file/',
           '^src/core/(errors|options)\\.ts$',
           '^src/core/durability/(journal/kv|backoff|loop|leases/charged-runs|memory/kv-state)\\.ts$',
         ],
@@ -66,10 +74,10 @@ module.exports = {
     {
       name: 'backend-imports-no-other-backend',
       comment:
-        'Backends share machinery through src/backends/crash-safe-file (append log, snapshots, locks) and src/backends/common only, never each other; src/backends/gateway opens them all and none of them imports it.',
+        'Backends share machinery through src/crash-safe-file (append log, snapshots, locks) and src/backends/common only, never each other; src/backends/gateway opens them all and none of them imports it.',
       severity: 'error',
       from: { path: '^src/backends/([^/]+)/', pathNot: '^src/backends/gateway/' },
-      to: { path: '^src/backends/[^/]+/', pathNot: ['^src/backends/$1/', '^src/backends/(crash-safe-file|common)/'] },
+      to: { path: '^src/backends/[^/]+/', pathNot: ['^src/backends/$1/', '^src/backends/common/'] },
     },
     {
       name: 'provider-imports-contract-only',

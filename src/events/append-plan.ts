@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { ConfigError } from '../core/errors.js'
-import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { assertApplied, findEntry, type Plan } from './core.js'
 import type { AppendInput, AppendResult } from './journal.js'
 import { recordOf, type EventRecord } from './record.js'

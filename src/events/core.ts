@@ -8,7 +8,7 @@
  */
 import type { KvEntry, KvWriteResult } from '../core/durability/journal/kv.js'
 import type { KvState } from '../core/durability/memory/kv-state.js'
-import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { EVENTS_COLLECTION, laneKey, laneOfKey, recordOf, type EventLane, type EventRecord } from './record.js'
 
 /** The ops a plan wants applied, and how to turn their results into the caller's answer. */

@@ -2,14 +2,14 @@
  * `FileEventJournal`: an events journal in one file, for one process. Every write rewrites the
  * whole file atomically (temp file, fsync when asked, rename); writes made while a rewrite is in
  * flight share the next one, and lease heartbeats are written only with the next change. It runs
- * on the state, commits and lock FileDurability uses (src/backends/crash-safe-file, its
+ * on the state, commits and lock FileDurability uses (src/crash-safe-file, its
  * INVARIANTS.md), in snapshot mode under its own format name.
  */
 import { dirname } from 'node:path'
 import type { KvState } from '../core/durability/memory/kv-state.js'
 import { BotmeshError, JournalUnavailableError } from '../core/errors.js'
-import { DurableState } from '../backends/crash-safe-file/durable-state.js'
-import { DIRECTORY_MODE } from '../backends/crash-safe-file/fs.js'
+import { DurableState } from '../crash-safe-file/durable-state.js'
+import { DIRECTORY_MODE } from '../crash-safe-file/fs.js'
 import { CoreJournal } from './base-journal.js'
 import type { JournalCore, Plan } from './core.js'
 import { withMutex } from './mutex-file.js'

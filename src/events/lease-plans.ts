@@ -4,7 +4,7 @@
  * changes nothing and is refused.
  */
 import { ConfigError, LeaseLostError } from '../core/errors.js'
-import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { answeredStep, assertApplied, findEntry, type Plan } from './core.js'
 import { claimRun, runsSpent, unfinishedRunsError } from '../core/durability/leases/charged-runs.js'
 import { EVENTS_LIMITS } from './limits.js'

@@ -3,7 +3,7 @@
  */
 import { ConfigError } from '../core/errors.js'
 import { optionNames, refuseUnknownOptions } from '../core/options.js'
-import type { FileSystem } from '../backends/crash-safe-file/fs.js'
+import type { FileSystem } from '../crash-safe-file/fs.js'
 import {
   APPEND_LOG_MISPLACED,
   APPEND_LOG_OPTION_NAMES,
@@ -11,7 +11,7 @@ import {
   resolveFileOptions,
   type AppendLogOptions,
   type ResolvedFileOptions,
-} from '../backends/crash-safe-file/options.js'
+} from '../crash-safe-file/options.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { MutexBreak, MutexOptions } from './mutex-file.js'
 import { EVENTS_SNAPSHOT_FORMAT } from './record.js'

@@ -5,7 +5,7 @@
  */
 import type { KvWriteResult } from '../core/durability/journal/kv.js'
 import type { KvState } from '../core/durability/memory/kv-state.js'
-import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { answeredStep, findEntry, laneMatches, lanesIn, type Plan } from './core.js'
 import { EVENTS_LIMITS } from './limits.js'
 import type { EventListQuery, EventPurgeQuery, ReplayQuery } from './journal.js'

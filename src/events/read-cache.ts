@@ -6,11 +6,11 @@
  */
 import type { KvState } from '../core/durability/memory/kv-state.js'
 import { AppendLogCorruptError } from '../core/errors.js'
-import { logPathOf, scanAppendLog } from '../backends/crash-safe-file/append-log.js'
-import { readJournalFile } from '../backends/crash-safe-file/atomic-snapshot.js'
-import { applyChanges, decodeChanges } from '../backends/crash-safe-file/changes.js'
-import type { FileStat, FileSystem } from '../backends/crash-safe-file/fs.js'
-import { loadJournal } from '../backends/crash-safe-file/recovery.js'
+import { logPathOf, scanAppendLog } from '../crash-safe-file/append-log.js'
+import { readJournalFile } from '../crash-safe-file/atomic-snapshot.js'
+import { applyChanges, decodeChanges } from '../crash-safe-file/changes.js'
+import type { FileStat, FileSystem } from '../crash-safe-file/fs.js'
+import { loadJournal } from '../crash-safe-file/recovery.js'
 
 /** The journal as this process read it last, and which version of the files that was. */
 export interface ReadCache {

@@ -4,7 +4,7 @@
  * writes records exactly as the journal's own plans do.
  */
 import type { KvState } from '../core/durability/memory/kv-state.js'
-import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { dueOf, EVENTS_COLLECTION, laneKey, META, valueOf, type EventRecord } from './record.js'
 
 /** The op that stores `record` (its version aside) in its lane, if it is still at `expectVersion`. */

@@ -8,17 +8,17 @@
 import type { KvWriteResult } from '../core/durability/journal/kv.js'
 import type { KvState } from '../core/durability/memory/kv-state.js'
 import { JournalClosedError, JournalLockedError, JournalUnavailableError } from '../core/errors.js'
-import { AppendLog, logPathOf } from '../backends/crash-safe-file/append-log.js'
-import { AfterRenameError, removeStrayTemps, writeFileAtomic } from '../backends/crash-safe-file/atomic-snapshot.js'
-import { encodeChanges } from '../backends/crash-safe-file/changes.js'
-import { foldLog } from '../backends/crash-safe-file/compaction.js'
-import { unlinkIfThere } from '../backends/crash-safe-file/fs.js'
-import { GroupCommit } from '../backends/crash-safe-file/group-commit.js'
-import type { HostClock } from '../backends/crash-safe-file/host-clock.js'
-import { lockHolderOf, lockPathOf } from '../backends/crash-safe-file/lock-file.js'
-import type { ResolvedFileOptions } from '../backends/crash-safe-file/options.js'
-import { applyPlacedWrite, type PendingWrite } from '../backends/crash-safe-file/pending-writes.js'
-import { encodeSnapshot, type SnapshotEncodingCache } from '../backends/crash-safe-file/snapshot-format.js'
+import { AppendLog, logPathOf } from '../crash-safe-file/append-log.js'
+import { AfterRenameError, removeStrayTemps, writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
+import { encodeChanges } from '../crash-safe-file/changes.js'
+import { foldLog } from '../crash-safe-file/compaction.js'
+import { unlinkIfThere } from '../crash-safe-file/fs.js'
+import { GroupCommit } from '../crash-safe-file/group-commit.js'
+import type { HostClock } from '../crash-safe-file/host-clock.js'
+import { lockHolderOf, lockPathOf } from '../crash-safe-file/lock-file.js'
+import type { ResolvedFileOptions } from '../crash-safe-file/options.js'
+import { applyPlacedWrite, type PendingWrite } from '../crash-safe-file/pending-writes.js'
+import { encodeSnapshot, type SnapshotEncodingCache } from '../crash-safe-file/snapshot-format.js'
 import type { JournalCore, Plan, PlanStep } from './core.js'
 import { acquireMutex, type HeldMutex, type MutexOptions } from './mutex-file.js'
 import { fileIdentity, readLogGrowth, readWhole, type ReadCache } from './read-cache.js'
@@ -192,7 +192,7 @@ export class SharedCore implements JournalCore {
     const cache = this.#cache!
     const snapshot = encodeSnapshot(state, cache.lastSeq, undefined, this.#encoded, format)
     const hasLog = cache.logFileBytes > 0
-    // The log is removed only once the snapshot holding its records is durable (I11 of src/backends/crash-safe-file/INVARIANTS.md).
+    // The log is removed only once the snapshot holding its records is durable (I11 of src/crash-safe-file/INVARIANTS.md).
     await writeFileAtomic(fs, this.path, snapshot.chunks, { fsync: fsync || hasLog })
     if (hasLog) await unlinkIfThere(fs, logPathOf(this.path))
     this.#cache = { ...cache, snapshot: fileIdentity(await fs.stat(this.path)), logRecords: 0, logValidBytes: 0, logFileBytes: 0 }

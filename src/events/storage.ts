@@ -4,7 +4,7 @@
  * inbox here as records and its outbox as side entries, in the same file and the same commits.
  */
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../core/durability/journal/kv.js'
-import type { PlacedOp } from '../backends/crash-safe-file/pending-writes.js'
+import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { findEntry, lanesIn, type JournalCore } from './core.js'
 import type { EventStorage, StorageOp, StorageResult } from './journal.js'
 import { putRecordOp, takeSeqs } from './record-ops.js'

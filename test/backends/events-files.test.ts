@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { afterAll, describe, it } from 'vitest'
 import { FileEventJournal, SharedFileEventJournal, type MutexBreak } from '../../src/events/index.js'
 import { mutexPathOf } from '../../src/events/mutex-file.js'
-import { nodeFileSystem, type FileSystem } from '../../src/backends/crash-safe-file/fs.js'
+import { nodeFileSystem, type FileSystem } from '../../src/crash-safe-file/fs.js'
 import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../src/core/errors.js'
 import { removeDirs, tempDir } from './events-kit.js'
 

@@ -7,20 +7,13 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { AppendLog, readAppendLog, scanAppendLog } from '../../src/backends/crash-safe-file/append-log.js'
-import { writeFileAtomic } from '../../src/backends/crash-safe-file/atomic-snapshot.js'
-import {
-  crc32,
-  decodeRecord,
-  encodeRecords,
-  FRAME_OVERHEAD_MAX,
-  frameInto,
-  preparePayload,
-} from '../../src/backends/crash-safe-file/framing.js'
+import { AppendLog, readAppendLog, scanAppendLog } from '../../src/crash-safe-file/append-log.js'
+import { writeFileAtomic } from '../../src/crash-safe-file/atomic-snapshot.js'
+import { crc32, decodeRecord, encodeRecords, FRAME_OVERHEAD_MAX, frameInto, preparePayload } from '../../src/crash-safe-file/framing.js'
 
-import { encodePlacedEntry } from '../../src/backends/crash-safe-file/changes.js'
-import { nodeFileSystem } from '../../src/backends/crash-safe-file/fs.js'
-import { GroupCommit } from '../../src/backends/crash-safe-file/group-commit.js'
+import { encodePlacedEntry } from '../../src/crash-safe-file/changes.js'
+import { nodeFileSystem } from '../../src/crash-safe-file/fs.js'
+import { GroupCommit } from '../../src/crash-safe-file/group-commit.js'
 import {
   decodeSnapshot,
   encodeSnapshot,
@@ -28,7 +21,7 @@ import {
   SNAPSHOT_VERSION,
   snapshotEntries,
   type SnapshotEncodingCache,
-} from '../../src/backends/crash-safe-file/snapshot-format.js'
+} from '../../src/crash-safe-file/snapshot-format.js'
 import { KvState } from '../../src/core/spi.js'
 import { AppendLogCorruptError } from '../../src/core/errors.js'
 import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'

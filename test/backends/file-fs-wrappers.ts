@@ -2,7 +2,7 @@
  * File-system wrappers for the file backend's tests: the real file system underneath, with
  * operations counted (`CountingFs`) or failed on demand (`FailingFs`). Faults by wrappers, never flags.
  */
-import type { FileHandle, FileStat, FileSystem, OpenHow } from '../../src/backends/crash-safe-file/fs.js'
+import type { FileHandle, FileStat, FileSystem, OpenHow } from '../../src/crash-safe-file/fs.js'
 
 /** Passes every call to `inner`; subclasses hook `before`/`after`. */
 class WrappingFs implements FileSystem {

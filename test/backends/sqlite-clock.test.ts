@@ -9,7 +9,7 @@
  * one host (a shared monotonic clock and boot id), all injected: no real time is read.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { HostClockSources } from '../../src/backends/crash-safe-file/host-clock.js'
+import type { HostClockSources } from '../../src/crash-safe-file/host-clock.js'
 import { SQLiteDurability, SQLiteKv } from '../../src/backends/sqlite/index.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
 

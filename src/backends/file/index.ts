@@ -1,15 +1,15 @@
 /**
  * `FileDurability`: journals in one file on this host, that survive a crash. Single process: a
  * lock file refuses a second live process, and a second open in the same process until `close()`.
- * The rules it keeps are in src/backends/crash-safe-file/INVARIANTS.md.
+ * The rules it keeps are in src/crash-safe-file/INVARIANTS.md.
  */
 import { KvDurability } from '../../core/spi.js'
 import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
-import { DurableState } from '../crash-safe-file/durable-state.js'
-import type { FileJournalStats } from '../crash-safe-file/journal-stats.js'
-import type { CompactionReport } from '../crash-safe-file/compaction.js'
+import { DurableState } from '../../crash-safe-file/durable-state.js'
+import type { FileJournalStats } from '../../crash-safe-file/journal-stats.js'
+import type { CompactionReport } from '../../crash-safe-file/compaction.js'
 import { FileKv } from './kv.js'
-import { refuseUnknownFileOptions, resolveFileOptions, type FileDurabilityOptions } from '../crash-safe-file/options.js'
+import { refuseUnknownFileOptions, resolveFileOptions, type FileDurabilityOptions } from '../../crash-safe-file/options.js'
 
 /**
  * Journals kept in a file: `FileDurability.open(path, options)`.
@@ -82,10 +82,10 @@ export class FileDurability extends KvDurability {
 }
 
 export { FileKv } from './kv.js'
-export type { FileDurabilityOptions, AppendLogOptions } from '../crash-safe-file/options.js'
-export { FILE_LIMITS } from '../crash-safe-file/options.js'
-export type { CompactionReport } from '../crash-safe-file/compaction.js'
-export type { FileJournalStats } from '../crash-safe-file/journal-stats.js'
+export type { FileDurabilityOptions, AppendLogOptions } from '../../crash-safe-file/options.js'
+export { FILE_LIMITS } from '../../crash-safe-file/options.js'
+export type { CompactionReport } from '../../crash-safe-file/compaction.js'
+export type { FileJournalStats } from '../../crash-safe-file/journal-stats.js'
 export { verifyJournal, type VerifyReport, type FileReport, type DamageCode, DAMAGE_CODES } from './verify.js'
 export { salvageJournal, type SalvageReport } from './salvage.js'
-export { nodeFileSystem, type FileSystem, type FileHandle, type FileStat, type OpenHow } from '../crash-safe-file/fs.js'
+export { nodeFileSystem, type FileSystem, type FileHandle, type FileStat, type OpenHow } from '../../crash-safe-file/fs.js'

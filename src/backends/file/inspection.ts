@@ -2,10 +2,10 @@
  * Reading a journal's files as far as they are sound, without refusing and without writing: what
  * `verifyJournal` reports and `salvageJournal` rescues. `open()` uses the strict readers instead.
  */
-import { logPathOf, scanAppendLogPartial, type LogRecord } from '../crash-safe-file/append-log.js'
-import { decodeChanges, type Change, type PlacedEntry } from '../crash-safe-file/changes.js'
-import type { FileSystem } from '../crash-safe-file/fs.js'
-import { scanSnapshot, type Damage, type SnapshotHeader } from '../crash-safe-file/snapshot-format.js'
+import { logPathOf, scanAppendLogPartial, type LogRecord } from '../../crash-safe-file/append-log.js'
+import { decodeChanges, type Change, type PlacedEntry } from '../../crash-safe-file/changes.js'
+import type { FileSystem } from '../../crash-safe-file/fs.js'
+import { scanSnapshot, type Damage, type SnapshotHeader } from '../../crash-safe-file/snapshot-format.js'
 
 /** What one file holds, as far as it could be read. */
 export interface FileInspection {

@@ -1,14 +1,14 @@
 /**
  * `FileKv`: the `DurableKv` of FileDurability. Entries live in memory (a `KvState`) and every
  * committed write is made durable in the journal file before it is acknowledged (I3 of
- * src/backends/crash-safe-file/INVARIANTS.md). Scope views
+ * src/crash-safe-file/INVARIANTS.md). Scope views
  * share the one open journal.
  */
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
 import { JournalClosedError } from '../../core/errors.js'
-import type { DurableState } from '../crash-safe-file/durable-state.js'
-import type { FileJournalStats } from '../crash-safe-file/journal-stats.js'
-import type { CompactionReport } from '../crash-safe-file/compaction.js'
+import type { DurableState } from '../../crash-safe-file/durable-state.js'
+import type { FileJournalStats } from '../../crash-safe-file/journal-stats.js'
+import type { CompactionReport } from '../../crash-safe-file/compaction.js'
 
 /** A scope's view of an open journal file. */
 export class FileKv implements DurableKv {

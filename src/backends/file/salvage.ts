@@ -5,11 +5,11 @@
  */
 import { ConfigError } from '../../core/errors.js'
 import { KvState } from '../../core/spi.js'
-import { writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
-import { applyChanges } from '../crash-safe-file/changes.js'
-import { nodeFileSystem, type FileSystem } from '../crash-safe-file/fs.js'
+import { writeFileAtomic } from '../../crash-safe-file/atomic-snapshot.js'
+import { applyChanges } from '../../crash-safe-file/changes.js'
+import { nodeFileSystem, type FileSystem } from '../../crash-safe-file/fs.js'
 import { inspectJournal } from './inspection.js'
-import { encodeSnapshot } from '../crash-safe-file/snapshot-format.js'
+import { encodeSnapshot } from '../../crash-safe-file/snapshot-format.js'
 
 /** What a salvage kept and lost. */
 export interface SalvageReport {

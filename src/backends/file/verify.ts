@@ -3,10 +3,10 @@
  * line, byte offset) and a torn tail, and changes nothing: safe on a journal a live process holds.
  */
 import { ERROR_CODES } from '../../core/errors.js'
-import { logPathOf } from '../crash-safe-file/append-log.js'
-import { nodeFileSystem, type FileSystem } from '../crash-safe-file/fs.js'
+import { logPathOf } from '../../crash-safe-file/append-log.js'
+import { nodeFileSystem, type FileSystem } from '../../crash-safe-file/fs.js'
 import { inspectJournal } from './inspection.js'
-import { lockHolderOf } from '../crash-safe-file/lock-file.js'
+import { lockHolderOf } from '../../crash-safe-file/lock-file.js'
 
 /** One file of a journal, as verified. */
 export interface FileReport {

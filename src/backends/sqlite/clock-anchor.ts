@@ -4,7 +4,7 @@
  * The table is created on first use, so a file from before it needs no schema change.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { HOST_CLOCK_LIMITS, type ClockAnchor, type ClockAnchorStore } from '../crash-safe-file/host-clock.js'
+import { HOST_CLOCK_LIMITS, type ClockAnchor, type ClockAnchorStore } from '../../crash-safe-file/host-clock.js'
 import { TABLES, tableExists } from './schema.js'
 
 const { clock } = TABLES

@@ -15,7 +15,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
-import { HOST_SOURCES, HostClock, type HostClockSources } from '../crash-safe-file/host-clock.js'
+import { HOST_SOURCES, HostClock, type HostClockSources } from '../../crash-safe-file/host-clock.js'
 import { sqliteAnchorStore } from './clock-anchor.js'
 import { applyOp, decodeEntry, encodeOp, type EncodedOp } from './compare-and-set.js'
 import { checkpoint, type SQLiteCheckpointReport } from './compact.js'

@@ -6,7 +6,7 @@
  *
  * better-sqlite3 is synchronous, so a commit never overlaps another in this process; what the
  * queue buys is fewer fsyncs when many messages are in flight. (The file journals' group commit,
-src/backends/crash-safe-file/group-commit.ts, is a different thing: an async queue of commits.)
+src/crash-safe-file/group-commit.ts, is a different thing: an async queue of commits.)
  */
 
 /** What became of one call of a committed batch: its output, or the error that rolled back that call alone. */

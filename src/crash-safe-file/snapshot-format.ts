@@ -2,8 +2,8 @@
  * FileDurability's snapshot: a header line, then one framed line per entry (I7). It is read whole
  * and strictly (I9): a short, junk or misshapen file is refused, never read as empty or in part.
  */
-import { JournalCorruptError } from '../../core/errors.js'
-import type { KvEntry, KvState } from '../../core/spi.js'
+import { JournalCorruptError } from '../core/errors.js'
+import type { KvEntry, KvState } from '../core/spi.js'
 import { decodePlacedEntry, encodePlacedEntry, type PlacedEntry } from './changes.js'
 import { decodeRecord, FRAME_OVERHEAD_MAX, frameInto, preparePayload, splitLines, type FramedPayload } from './framing.js'
 

@@ -1,8 +1,9 @@
 /**
  * The connection a `RedisDurability` (and a `RedisStore`, and the durability it hands out) works
- * through. A client the caller injects is the caller's: used as it is, never closed here. A `url`
- * or `cluster` makes a client of our own: opened by the first `acquire()`, closed by the last
- * `release()`, so a store and its durability share one connection in any start/stop order.
+ * through. A client the caller injects is the caller's: used as it is, never closed here. A `url`,
+ * `cluster` or `sentinel` makes a client of our own (client.ts): opened by the first `acquire()`,
+ * closed by the last `release()`, so a store and its durability share one connection in any
+ * start/stop order.
  *
  * Our own clients fail fast instead of hanging (the CLI and a fail-closed bot need that): a
  * connect gives up after `connectTimeoutMs`; a command gives up after `commandTimeoutMs`; a command
@@ -10,22 +11,24 @@
  * `REDIS_LIMITS.reconnectMaxMs` apart) instead of waiting in a queue; and a command in flight when
  * the connection drops is rejected, never silently sent again (its outcome is unknown, which the
  * engine treats like any failed write). The client keeps reconnecting, so the same instance
- * works again once the server is back.
+ * works again once the server is back, or once Sentinel has promoted a new primary (sentinel.ts,
+ * primary-watch.ts).
  */
 import { SharedHandle } from '../common/shared-handle.js'
 import { certificateRefusal, resolveTls, type StoreTlsOptions } from '../common/tls.js'
-import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
-import type { ConnectionOptions } from 'node:tls'
-import { loadDriver } from '../../core/driver.js'
+import type { ClusterNode, ClusterOptions, Redis } from 'ioredis'
 import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
 import type { FailureRole } from '../common/failure-role.js'
+import { createRedisClient, type RedisClient } from './client.js'
 import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
+import { PrimaryWatch } from './primary-watch.js'
+import { checkSentinelConfig, resolveSentinelTls, type RedisSentinelConfig } from './sentinel.js'
 import { REDIS_TLS_SETTING_NAMES, redisTlsSettings } from './tls.js'
 import { clusterNodes, describeTarget } from './target.js'
+import { redisOptionsFromUrl } from './url.js'
 
-/** A standalone client or a Cluster client of ioredis. */
-export type RedisClient = Redis | Cluster
+export type { RedisClient } from './client.js'
 
 /** Startup nodes of a Redis Cluster, with ioredis Cluster options. */
 export interface RedisClusterConfig {
@@ -45,20 +48,24 @@ export interface RedisLogger {
   info?(message: string): void
 }
 
-/** How to reach Redis: exactly one of `client`, `url` or `cluster`. */
+/** How to reach Redis: exactly one of `client`, `url`, `cluster` or `sentinel`. */
 export interface RedisConnectionOptions extends RedisTimeouts {
   /** Your ioredis client (`Redis` or `Cluster`): used as it is and never closed by botmesh. */
   client?: RedisClient
   /**
    * `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS): botmesh opens its own client on
    * start and closes it on stop. A `rediss://` URL may carry `caFile`, `certFile`, `keyFile` and
-   * `servername` parameters, as the `tls` option would.
+   * `servername` parameters, as the `tls` option would. A
+   * `redis+sentinel://[user:password@]host:port[,host:port…]/<master name>[/db]` URL (or
+   * `rediss+sentinel://`) is read into the `sentinel` option.
    */
   url?: string
   /** A Redis Cluster's startup nodes (or nodes and ioredis Cluster options): botmesh's own Cluster client. */
   cluster?: ClusterNode[] | RedisClusterConfig
+  /** The sentinels and the master name: botmesh's own client on the primary they name, following it across failovers. */
+  sentinel?: RedisSentinelConfig
   /**
-   * TLS settings of botmesh's own client (with a `rediss://` URL, or for every node of a `cluster`):
+   * TLS settings of botmesh's own client (with a `rediss://` URL, for every node of a `cluster`, or to a `sentinel`'s primary):
    * the CA to trust, a client certificate, the name the server's certificate carries. Files are
    * read on start. @default none: a `rediss://` URL trusts Node's CAs, and `redis://` is clear text
    */
@@ -96,12 +103,16 @@ export class RedisConnection {
   readonly #url: string | undefined
   readonly #tls: StoreTlsOptions | undefined
   #session: object = {}
+  /** Behind Sentinel: which primary the client is on, and whether its checks refused it. */
+  #primary: PrimaryWatch | undefined
 
-  constructor(options: RedisConnectionOptions) {
-    const given = [options.client, options.url, options.cluster].filter((source) => source !== undefined).length
-    if (given !== 1) throw new ConfigError(`Redis needs exactly one of client, url or cluster; got ${given}`)
+  constructor(given: RedisConnectionOptions) {
+    const options = withSentinelUrl(given)
+    const sources = [options.client, options.url, options.cluster, options.sentinel].filter((source) => source !== undefined).length
+    if (sources !== 1) throw new ConfigError(`Redis needs exactly one of client, url, cluster or sentinel; got ${sources}`)
     if (options.cluster !== undefined && clusterNodes(options.cluster).length === 0)
       throw new ConfigError('the Redis cluster option names no nodes')
+    if (options.sentinel !== undefined) checkSentinelConfig(options.sentinel)
     this.#options = options
     const { url, tls } = redisTlsSettings(options)
     this.#url = url
@@ -177,6 +188,7 @@ export class RedisConnection {
    */
   async run<T>(what: string, role: FailureRole, call: (client: RedisClient) => Promise<T>): Promise<T> {
     const client = this.client(role)
+    this.#primary?.assertAccepted(role)
     try {
       return await withDeadline(what, this.commandTimeoutMs, call(client), role)
     } catch (error) {
@@ -185,8 +197,14 @@ export class RedisConnection {
   }
 
   async #open(role: FailureRole): Promise<RedisClient> {
-    const ioredis = await loadIoredis()
-    const client = this.#create(ioredis, this.#tls && (await resolveTls('tls', this.#tls)))
+    const { sentinel, cluster } = this.#options
+    const tls = sentinel
+      ? await resolveSentinelTls(sentinel, this.#tls)
+      : { primary: this.#tls && (await resolveTls('tls', this.#tls)), sentinels: undefined }
+    const client = await createRedisClient(
+      { url: this.#url, cluster, sentinel },
+      { connectTimeoutMs: this.connectTimeoutMs, tls: tls.primary, sentinelTls: tls.sentinels },
+    )
     let reported = false
     // ioredis rejects a failed connect with "Connection is closed"; why it closed comes as an event.
     let firstError: unknown
@@ -209,6 +227,7 @@ export class RedisConnection {
       throw certificateRefusal(firstError, this.target, REDIS_TLS_SETTING_NAMES) ?? redisFailure('connect', error, role)
     }
     await this.#checkDatabase(client, role)
+    this.#primary = sentinel ? new PrimaryWatch(this, client as Redis) : undefined
     return client
   }
 
@@ -233,31 +252,6 @@ export class RedisConnection {
     }
   }
 
-  #create(ioredis: Ioredis, tls: ConnectionOptions | undefined): RedisClient {
-    const reconnect = (attempt: number) => Math.min(attempt * 100, REDIS_LIMITS.reconnectMaxMs)
-    const redisOptions: RedisOptions = {
-      lazyConnect: true,
-      connectTimeout: this.connectTimeoutMs,
-      // Reject queued commands at the first failed reconnection instead of after 20 of them.
-      maxRetriesPerRequest: 0,
-      // A command in flight when the connection dropped may have run: report it, never resend it.
-      autoResendUnfulfilledCommands: false,
-    }
-    if (tls) redisOptions.tls = tls
-    if (this.#url !== undefined) {
-      return new ioredis.Redis(this.#url, { ...redisOptions, retryStrategy: reconnect })
-    }
-    const cluster = this.#options.cluster!
-    const given = Array.isArray(cluster) ? {} : (cluster.options ?? {})
-    return new ioredis.Cluster(clusterNodes(cluster), {
-      clusterRetryStrategy: reconnect,
-      slotsRefreshTimeout: this.connectTimeoutMs,
-      ...given,
-      lazyConnect: true,
-      redisOptions: { ...redisOptions, ...given.redisOptions },
-    })
-  }
-
   /** Quits and waits for the socket(s) to close, so a stopped backend leaves nothing open. */
   async #close(client: RedisClient): Promise<void> {
     if (client.status !== 'ready') {
@@ -272,21 +266,29 @@ export class RedisConnection {
       // The server is gone or slow: drop the socket instead; there is nothing left to flush.
       client.disconnect()
     }
+    // Behind Sentinel, QUIT leaves the failover detector's connections to the sentinels open; this ends them.
+    if (this.#options.sentinel) client.disconnect()
   }
-}
-
-/** The part of the ioredis module botmesh uses. */
-interface Ioredis {
-  Redis: typeof Redis
-  Cluster: typeof Cluster
-}
-
-/** Imports ioredis on first use, so `botmesh/core` never loads it. */
-async function loadIoredis(): Promise<Ioredis> {
-  return loadDriver({ packageName: 'ioredis', neededBy: 'botmesh/redis-store', load: () => import('ioredis') })
 }
 
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number of milliseconds, got ${value}`)
   return value
+}
+
+/** A `redis+sentinel://` URL given as `url`, read into the `sentinel` option (url.ts); any other options as given. */
+function withSentinelUrl(options: RedisConnectionOptions): RedisConnectionOptions {
+  if (options.url === undefined || !/^rediss?\+sentinel:/i.test(options.url)) return options
+  if (/[?&]prefix=/.test(options.url)) throw new ConfigError('give the key prefix as the prefix option, not in the url option')
+  const { prefix: _prefix, tls, ...fromUrl } = redisOptionsFromUrl(options.url)
+  if (tls && Object.keys(tls).length > 0 && options.tls)
+    throw new ConfigError('give the Redis TLS settings in the URL (?caFile=…) or in the tls option, not both')
+  return {
+    ...options,
+    url: undefined,
+    ...fromUrl,
+    ...(tls || options.tls ? { tls: options.tls ?? tls } : {}),
+    acceptEviction: options.acceptEviction ?? fromUrl.acceptEviction,
+    requirePersistence: options.requirePersistence ?? fromUrl.requirePersistence,
+  }
 }

@@ -13,6 +13,7 @@ export const REDIS_OPTION_NAMES = [
   'client',
   'url',
   'cluster',
+  'sentinel',
   'tls',
   'logger',
   'connectTimeoutMs',
@@ -33,11 +34,13 @@ export const REDIS_MISPLACED: Readonly<Record<string, string>> = {
   db: 'put the database in the url: "redis://host:port/<db>"',
   connectionString: 'Redis takes url',
   ssl: 'Redis takes tls (and a rediss:// url)',
+  sentinels: 'give sentinel: { sentinels: [{ host, port }], name } (or a redis+sentinel:// url)',
+  name: 'the master name goes in sentinel: { sentinels, name }',
 }
 
 /**
- * Options of `RedisDurability`: exactly one of `client` (yours, never closed by botmesh), `url` or
- * `cluster` (botmesh's own connection, opened on start and closed on stop), and the key prefix
+ * Options of `RedisDurability`: exactly one of `client` (yours, never closed by botmesh), `url`,
+ * `cluster` or `sentinel` (botmesh's own connection, opened on start and closed on stop), and the key prefix
  * (`@default 'botmesh'`); optionally `connectTimeoutMs` / `commandTimeoutMs` (5000 each) and a
  * `logger` for connection errors and warnings, and `acceptEviction` (a server that may evict keys
  * is refused without it).

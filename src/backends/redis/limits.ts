@@ -11,6 +11,11 @@ export const REDIS_LIMITS = {
   /** The longest pause between two reconnection attempts. */
   reconnectMaxMs: 1_000,
   /**
+   * Behind Sentinel, how often the settings of a primary its checks refused after a failover are
+   * read again (primary-watch.ts), at most: its calls fail until a read finds them fixed.
+   */
+  refusedPrimaryRecheckMs: 5_000,
+  /**
    * Compare-and-set ops applied by one script call (group commit: the ops of concurrent writes
    * together); more wait for the next call.
    */

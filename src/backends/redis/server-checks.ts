@@ -2,14 +2,16 @@
  * What a start checks on the server, once per session of a connection (its first share taken to
  * its last given back), whichever of a `RedisStore` and its durability starts first: the
  * eviction policy (eviction-policy.ts) and the persistence settings (persistence-check.ts), read
- * together in one round trip per master (server-settings.ts).
+ * together in one round trip per master (server-settings.ts). Behind Sentinel they run again on
+ * each primary a failover moves the client to (`recheckServer`, primary-watch.ts).
  */
 import { reportPersistence, type PersistenceFinding } from '../common/persistence.js'
 import type { FailureRole } from '../common/failure-role.js'
 import type { RedisConnection } from './connection.js'
 import { checkEvictionPolicy, SAFE_EVICTION_POLICY } from './eviction-policy.js'
 import { redisPersistence } from './persistence-check.js'
-import { readServerSettings } from './server-settings.js'
+import { redisFailure, withDeadline } from './failures.js'
+import { readServerSettings, type NodeSettings } from './server-settings.js'
 
 /** Sessions checked (or being checked): a concurrent start waits for the same check. */
 const checked = new WeakMap<object, Promise<void>>()
@@ -37,8 +39,26 @@ const UNREADABLE: PersistenceFinding = {
     'with appendonly yes and appendfsync always (or a restart may lose journal records)',
 }
 
+/**
+ * The same checks on the server the connection is on now, whatever an earlier check found: its
+ * read skips `run()`, which a refused primary would fail. Throws as a start would.
+ */
+export async function recheckServer(connection: RedisConnection): Promise<void> {
+  const read = async (): Promise<NodeSettings[]> => {
+    try {
+      return await withDeadline('read the server settings', connection.commandTimeoutMs, readServerSettings(connection.client()))
+    } catch (error) {
+      throw redisFailure('read the server settings', error)
+    }
+  }
+  await judge(connection, await read())
+}
+
 async function runChecks(connection: RedisConnection, role: FailureRole): Promise<void> {
-  const nodes = await connection.run('read the server settings', role, (client) => readServerSettings(client))
+  await judge(connection, await connection.run('read the server settings', role, (client) => readServerSettings(client)))
+}
+
+async function judge(connection: RedisConnection, nodes: NodeSettings[]): Promise<void> {
   const report = {
     target: connection.target,
     requirePersistence: connection.requirePersistence,

@@ -1,0 +1,80 @@
+/**
+ * The channel of a failover test: it streams messages into whichever bot process is up now
+ * (test/fixtures/replicas/replica.ts, through the Redis backend fixture) and delivers each again
+ * until a bot acknowledges it, as a webhook is retried on an error or a dead connection. A bot that
+ * is killed, or not started yet, is waited for. Every limit is a count or a deadline.
+ */
+import type { InboundEvent } from '../../src/core/provider.js'
+import type { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
+
+/** A delivery not acknowledged in this time is given up and tried again (a frozen or dead bot). */
+const DELIVERY_TIMEOUT_MS = 15_000
+/** The pause before a delivery is tried again, so a refusing bot is not hammered. */
+const REDELIVERY_PAUSE_MS = 100
+/** How long one message may take to be acknowledged, redeliveries included. */
+const MESSAGE_DEADLINE_MS = 180_000
+
+/** What the channel did. */
+export interface ChannelCounts {
+  deliveries: number
+  /** Deliveries after the first of a message: refusals (fail-closed) and deliveries to a dead bot. */
+  redeliveries: number
+  /** Refusals by a live bot (its journal write failed as retryable). */
+  refused: number
+}
+
+export class Channel {
+  /** The bot deliveries go to; undefined while there is none. */
+  bot: ReplicaProcess | undefined
+  readonly counts: ChannelCounts = { deliveries: 0, redeliveries: 0, refused: 0 }
+  readonly #acked: string[] = []
+  readonly #onAck: ((acked: number) => void)[] = []
+
+  /** How many messages have been acknowledged. */
+  get acked(): number {
+    return this.#acked.length
+  }
+
+  /** Calls `listener` with the count after each acknowledgement. */
+  onAck(listener: (acked: number) => void): void {
+    this.#onAck.push(listener)
+  }
+
+  /** Streams `events` in order, `concurrency` at a time; resolves once every one was acknowledged. */
+  async stream(events: readonly InboundEvent[], concurrency: number): Promise<void> {
+    let next = 0
+    const sender = async () => {
+      while (next < events.length) await this.#deliver(events[next++]!)
+    }
+    await Promise.all(Array.from({ length: concurrency }, sender))
+  }
+
+  async #deliver(event: InboundEvent): Promise<void> {
+    const deadline = Date.now() + MESSAGE_DEADLINE_MS
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      const bot = this.bot
+      if (bot === undefined || bot.gone) {
+        await pause(REDELIVERY_PAUSE_MS)
+        continue
+      }
+      this.counts.deliveries++
+      if (attempt > 0) this.counts.redeliveries++
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), DELIVERY_TIMEOUT_MS)))
+      const outcome = await Promise.race([bot.deliver(event), timeout])
+      clearTimeout(timer)
+      if (outcome === 'acked') {
+        this.#acked.push(event.id)
+        for (const listener of this.#onAck) listener(this.#acked.length)
+        return
+      }
+      if (outcome === 'nacked') this.counts.refused++
+      await pause(REDELIVERY_PAUSE_MS)
+    }
+    throw new Error(`${event.id} was not acknowledged within ${MESSAGE_DEADLINE_MS} ms`)
+  }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

@@ -147,6 +147,7 @@ const BACKENDS_HELP = `${helpList('Backend URLs', [
   ['file:./data/durable.json', 'FileDurability (and its .log); read-only while a bot holds it'],
   ['redis://[:pw@]host:port[/db]?prefix=P', 'RedisDurability; rediss:// for TLS'],
   ['redis+cluster://h1:p1,h2:p2?prefix=P', 'RedisDurability on a Redis Cluster'],
+  ['redis+sentinel://s1:p1,s2:p2/<master>[/db]?prefix=P', 'RedisDurability on the primary Sentinel names'],
   ['postgres://user@host:port/db?tablePrefix=T', 'PostgresDurability (postgresql:// too)'],
   ['events:./data/events.json', 'eventsDurability over a locked FileEventJournal (read through a view while a bot holds it)'],
   ['events+shared:./data/events.json', 'eventsDurability over a SharedFileEventJournal'],

@@ -53,6 +53,53 @@ describe('Redis backend URLs', () => {
     expect(takeTlsParams('rediss://h:6380')).toEqual({ url: 'rediss://h:6380', tls: undefined })
   })
 
+  it('reads a Sentinel URL into the sentinel option: the sentinels, the master name, the database, both logins', () => {
+    expect(
+      redisOptionsFromUrl(
+        'redis+sentinel://bot:p%40ss:w@s1:26380,s2,[::1]:26381/my%20primary/3?prefix=P&sentinelPassword=sp&requirePersistence=true',
+      ),
+    ).toEqual({
+      sentinel: {
+        sentinels: [
+          { host: 's1', port: 26380 },
+          { host: 's2', port: 26379 },
+          { host: '::1', port: 26381 },
+        ],
+        name: 'my primary',
+        db: 3,
+        username: 'bot',
+        password: 'p@ss:w',
+        sentinelPassword: 'sp',
+      },
+      prefix: 'P',
+      requirePersistence: true,
+    })
+    expect(redisOptionsFromUrl('rediss+sentinel://s1:26379/primary?caFile=/etc/ca.pem&sentinelUsername=watch')).toEqual({
+      sentinel: { sentinels: [{ host: 's1', port: 26379 }], name: 'primary', sentinelUsername: 'watch' },
+      prefix: 'botmesh',
+      tls: { caFile: '/etc/ca.pem' },
+    })
+  })
+
+  it.each([
+    ['redis+sentinel://s1:26379', /names no master/],
+    ['redis+sentinel://s1:26379/', /names no master/],
+    ['redis+sentinel:///primary', /names no sentinel/],
+    ['redis+sentinel://s1:0/primary', /bad sentinel "s1:0"/],
+    ['redis+sentinel://s1/primary/db1', /only a database number may follow .*"\/db1"/],
+    ['redis+sentinel://s1/primary/1/x', /only a database number may follow/],
+    ['redis+sentinel://s1/primary?servername=x', /TLS settings need rediss\+sentinel/],
+    ['redis+sentinel://s1/primary?family=4', /unknown parameter "family" \(a Sentinel URL takes prefix, /],
+  ])('refuses %s with CONFIG_INVALID', (url, message) => {
+    expect(() => redisOptionsFromUrl(url)).toThrow(message)
+    expect(() => redisOptionsFromUrl(url)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }))
+  })
+
+  it('never shows a sentinel password in a message', () => {
+    expect(() => redisOptionsFromUrl('redis+sentinel://:hunter2@s1/primary?sentinelPassword=hunter3&x=1')).toThrow(/unknown parameter/)
+    expect(() => redisOptionsFromUrl('redis+sentinel://:hunter2@s1/primary?sentinelPassword=hunter3&x=1')).not.toThrow(/hunter/)
+  })
+
   it('refuses what it cannot read, without the password in the message', () => {
     expect(() => redisOptionsFromUrl('postgres://x')).toThrow(ConfigError)
     expect(() => redisOptionsFromUrl('redis+cluster://:hunter2@h1:notaport')).toThrow(/h1:notaport/)

@@ -19,6 +19,7 @@ describe('an unknown backend scheme', () => {
       'rediss://',
       'redis+cluster://',
       'rediss+cluster://',
+      'redis+sentinel://',
       'postgres://',
       'postgresql://',
     ])

@@ -11,6 +11,10 @@ describe('backend URL redaction', () => {
     ['redis://bot:S3cr@tPass@cache:6379/0?prefix=p', 'redis://bot:***@cache:6379/0?prefix=p'],
     ['rediss://:S3cr@tPass@cache:6379', 'rediss://:***@cache:6379'],
     ['redis+cluster://bot:S3cr@t@Pass@h1:1,h2:2?prefix=p', 'redis+cluster://bot:***@h1:1,h2:2?prefix=p'],
+    [
+      'redis+sentinel://bot:S3cr@tPass@s1:26379,s2:26380/primary?sentinelPassword=Sent1nel&prefix=p',
+      'redis+sentinel://bot:***@s1:26379,s2:26380/primary?sentinelPassword=***&prefix=p',
+    ],
     ['postgres://bot:S3cr@tPass@db.internal:5432/bots?tablePrefix=bm_', 'postgres://bot:***@db.internal:5432/bots?tablePrefix=bm_'],
     ['postgresql://bot:a:b@c@db/bots', 'postgresql://bot:***@db/bots'],
     ['postgres://bot:plain@db/bots', 'postgres://bot:***@db/bots'],

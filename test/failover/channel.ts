@@ -40,13 +40,20 @@ export class Channel {
     this.#onAck.push(listener)
   }
 
-  /** Streams `events` in order, `concurrency` at a time; resolves once every one was acknowledged. */
-  async stream(events: readonly InboundEvent[], concurrency: number): Promise<void> {
-    let next = 0
+  /**
+   * Streams `next(0)`, `next(1)`, … in order, `concurrency` at a time, until `next` returns
+   * undefined; each sender pauses `pauseMs` after each acknowledgement (a steady flow rather than a
+   * burst). Resolves once every message given was acknowledged.
+   */
+  async stream(next: (n: number) => InboundEvent | undefined, options: { concurrency: number; pauseMs?: number }): Promise<void> {
+    let n = 0
     const sender = async () => {
-      while (next < events.length) await this.#deliver(events[next++]!)
+      for (let event = next(n++); event !== undefined; event = next(n++)) {
+        await this.#deliver(event)
+        if (options.pauseMs) await pause(options.pauseMs)
+      }
     }
-    await Promise.all(Array.from({ length: concurrency }, sender))
+    await Promise.all(Array.from({ length: options.concurrency }, sender))
   }
 
   async #deliver(event: InboundEvent): Promise<void> {

@@ -75,7 +75,7 @@ async function primaryKilled(guard: (typeof GUARDS)[number]): Promise<FailoverTa
     const events = messages(MESSAGES, CHATS, 'slow')
     const channel = new Channel()
     bots.push((channel.bot = await startBot(setup, 'first')))
-    const streaming = channel.stream(events, CONCURRENCY)
+    const streaming = channel.stream((n) => events[n], { concurrency: CONCURRENCY })
     streaming.catch(() => undefined)
 
     await waitFor(() => channel.acked >= BEFORE_FREEZE, { timeoutMs: ACK_TIMEOUT_MS, message: `${BEFORE_FREEZE} acknowledged` })

@@ -48,10 +48,10 @@ export type BackendTarget =
     })
   | (TargetBase & { kind: 'events'; throwaway: boolean; shared: boolean; path?: string })
 
-const REDIS_SCHEMES = new Set(['redis', 'rediss', 'redis+cluster', 'rediss+cluster'])
+const REDIS_SCHEMES = new Set(['redis', 'rediss', 'redis+cluster', 'rediss+cluster', 'redis+sentinel', 'rediss+sentinel'])
 const POSTGRES_SCHEMES = new Set(['postgres', 'postgresql'])
 const EXPECTED =
-  'sqlite:<file>, <file>.db, file:<file>, events:<file>, events+shared:<file>, redis://host:port, rediss://host:port (TLS), redis+cluster://h1:p1,h2:p2, rediss+cluster://h1:p1,h2:p2, postgres://user@host/db, postgresql://user@host/db, or a bare name (memory, file, sqlite, redis, postgres)'
+  'sqlite:<file>, <file>.db, file:<file>, events:<file>, events+shared:<file>, redis://host:port, rediss://host:port (TLS), redis+cluster://h1:p1,h2:p2, rediss+cluster://h1:p1,h2:p2, redis+sentinel://s1:p1,s2:p2/<master name>, postgres://user@host/db, postgresql://user@host/db, or a bare name (memory, file, sqlite, redis, postgres)'
 
 /** Parses a backend URL; throws `BackendUrlError` (its message never shows a password). */
 export function parseBackendUrl(input: string): BackendTarget {
@@ -88,7 +88,7 @@ const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@:]*:)([^/?#]*)@/i
 
 /** The URL with the password of its user-info (and any `password=` parameter) replaced by `***`. */
 export function redactBackendUrl(url: string): string {
-  return url.replace(USER_INFO, '$1$2***@').replace(/([?&](?:password|pass|pwd)=)[^&#]*/gi, '$1***')
+  return url.replace(USER_INFO, '$1$2***@').replace(/([?&](?:sentinelPassword|password|pass|pwd)=)[^&#]*/gi, '$1***')
 }
 
 /** Every password a URL holds, raw, percent-decoded and as the URL parser writes it, longest first (so a longer one is scrubbed whole). */
@@ -96,7 +96,7 @@ export function secretsOf(url: string): string[] {
   const found = new Set<string>()
   const password = USER_INFO.exec(url)?.[3]
   if (password !== undefined) found.add(password)
-  for (const match of url.matchAll(/[?&](?:password|pass|pwd)=([^&#]*)/gi)) found.add(match[1]!)
+  for (const match of url.matchAll(/[?&](?:sentinelPassword|password|pass|pwd)=([^&#]*)/gi)) found.add(match[1]!)
   for (const secret of [...found]) {
     // The parser writes a raw `@` as %40 (a driver's error may echo that form), and a percent-escape decoded.
     found.add(secret.replaceAll('@', '%40'))
@@ -127,8 +127,9 @@ function pathOf(url: string, scheme: string, label: string): string {
 }
 
 function redisTarget(url: string, label: string): RedisConnectionOptions & { prefix: string; prefixGiven: boolean } {
-  const cluster = url.toLowerCase().includes('+cluster://')
-  if (!cluster) {
+  // A Cluster's or Sentinel's URL names several hosts, which the URL parser refuses: url.ts reads those.
+  const severalHosts = /\+(cluster|sentinel):\/\//i.test(url)
+  if (!severalHosts) {
     let parsed: URL
     try {
       parsed = new URL(url)

@@ -86,10 +86,11 @@ async function primaryKilled(guard: (typeof GUARDS)[number]): Promise<FailoverTa
       timeoutMs: ACK_TIMEOUT_MS,
       message: `${IN_WINDOW} acknowledged in the window`,
     })
-    mark(setup, 'killed')
     bots[0]!.signal('SIGKILL')
     await group.primary.kill()
     await bots[0]!.exited
+    // After the kill: every line of the first bot (an acknowledgement just before it included) is in the window.
+    mark(setup, 'killed')
     group.thaw(group.replica)
     await group.waitForPrimary(group.replica)
     bots.push((channel.bot = await startBot(setup, 'second')))

@@ -16,74 +16,21 @@
  */
 import { SharedHandle } from '../common/shared-handle.js'
 import { certificateRefusal, resolveTls, type StoreTlsOptions } from '../common/tls.js'
-import type { ClusterNode, ClusterOptions, Redis } from 'ioredis'
+import type { RedisConnectionOptions } from './connection-options.js'
+import type { Redis } from 'ioredis'
 import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
 import type { FailureRole } from '../common/failure-role.js'
 import { createRedisClient, type RedisClient } from './client.js'
 import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
 import { PrimaryWatch } from './primary-watch.js'
-import { checkSentinelConfig, resolveSentinelTls, type RedisSentinelConfig } from './sentinel.js'
+import { checkSentinelConfig, resolveSentinelTls } from './sentinel.js'
 import { REDIS_TLS_SETTING_NAMES, redisTlsSettings } from './tls.js'
 import { clusterNodes, describeTarget } from './target.js'
 import { redisOptionsFromUrl } from './url.js'
 
 export type { RedisClient } from './client.js'
-
-/** Startup nodes of a Redis Cluster, with ioredis Cluster options. */
-export interface RedisClusterConfig {
-  /** The nodes the client first connects to; it learns the others from them. */
-  nodes: ClusterNode[]
-  /** Merged over botmesh's defaults (its timeouts and retry policy); `redisOptions` too. */
-  options?: ClusterOptions
-}
-
-/** Where botmesh's own client reports connection errors, and the backend its warnings. */
-export interface RedisLogger {
-  /** Connection errors. @default console.error */
-  error(message: string, error?: unknown): void
-  /** Warnings (an evicting server accepted, a server without persistence, settings that cannot be read). @default console.warn */
-  warn?(message: string): void
-  /** What is worth knowing once (AOF with `appendfsync everysec`). @default console.info */
-  info?(message: string): void
-}
-
-/** How to reach Redis: exactly one of `client`, `url`, `cluster` or `sentinel`. */
-export interface RedisConnectionOptions extends RedisTimeouts {
-  /** Your ioredis client (`Redis` or `Cluster`): used as it is and never closed by botmesh. */
-  client?: RedisClient
-  /**
-   * `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS): botmesh opens its own client on
-   * start and closes it on stop. A `rediss://` URL may carry `caFile`, `certFile`, `keyFile` and
-   * `servername` parameters, as the `tls` option would. A
-   * `redis+sentinel://[user:password@]host:port[,host:port…]/<master name>[/db]` URL (or
-   * `rediss+sentinel://`) is read into the `sentinel` option.
-   */
-  url?: string
-  /** A Redis Cluster's startup nodes (or nodes and ioredis Cluster options): botmesh's own Cluster client. */
-  cluster?: ClusterNode[] | RedisClusterConfig
-  /** The sentinels and the master name: botmesh's own client on the primary they name, following it across failovers. */
-  sentinel?: RedisSentinelConfig
-  /**
-   * TLS settings of botmesh's own client (with a `rediss://` URL, for every node of a `cluster`, or to a `sentinel`'s primary):
-   * the CA to trust, a client certificate, the name the server's certificate carries. Files are
-   * read on start. @default none: a `rediss://` URL trusts Node's CAs, and `redis://` is clear text
-   */
-  tls?: StoreTlsOptions
-  /** Receives connection errors of botmesh's own client, once per outage. @default none (failed calls reject anyway) */
-  logger?: RedisLogger
-  /**
-   * Start even though the server's `maxmemory-policy` is not `noeviction` (it may evict journal
-   * records), with a warning at each start. @default false: such a server is refused
-   */
-  acceptEviction?: boolean
-  /**
-   * Refuse to start (`CONFIG_INVALID`) on a server that would lose the journal in a restart or
-   * crash (no AOF: no persistence at all, or snapshots only), instead of warning at each start.
-   * @default false
-   */
-  requirePersistence?: boolean
-}
+export type { RedisClusterConfig, RedisConnectionOptions, RedisLogger } from './connection-options.js'
 
 /** A counted handle on one Redis connection. */
 export class RedisConnection {
@@ -105,6 +52,8 @@ export class RedisConnection {
   #session: object = {}
   /** Behind Sentinel: which primary the client is on, and whether its checks refused it. */
   #primary: PrimaryWatch | undefined
+  /** What a new primary is checked with (server-checks.ts registers the start's checks). */
+  #primaryCheck: () => Promise<void> = async () => {}
 
   constructor(given: RedisConnectionOptions) {
     const options = withSentinelUrl(given)
@@ -142,6 +91,11 @@ export class RedisConnection {
   /** Stands for the current session (first share taken to last given back): checks made once per start key on it. */
   get session(): object {
     return this.#session
+  }
+
+  /** Behind Sentinel, runs `check` on each primary a failover moves the client to (primary-watch.ts). */
+  checkEachPrimary(check: () => Promise<void>): void {
+    this.#primaryCheck = check
   }
 
   /** Opens our own client on the first call (rejects with a retryable error when Redis cannot be reached). */
@@ -227,7 +181,9 @@ export class RedisConnection {
       throw certificateRefusal(firstError, this.target, REDIS_TLS_SETTING_NAMES) ?? redisFailure('connect', error, role)
     }
     await this.#checkDatabase(client, role)
-    this.#primary = sentinel ? new PrimaryWatch(this, client as Redis) : undefined
+    this.#primary = sentinel
+      ? new PrimaryWatch(client as Redis, { target: this.target, info: (message) => this.info(message), check: () => this.#primaryCheck() })
+      : undefined
     return client
   }
 

@@ -1,6 +1,6 @@
 /** Removing a key pattern from a single node or a cluster: how a throwaway Redis backend is cleaned up. */
 import type { Redis } from 'ioredis'
-import type { RedisClient } from './connection.js'
+import type { RedisClient } from './client.js'
 
 /** Deletes every key matching `pattern` on every master (one key per DEL: no cross-slot calls). */
 export async function deleteKeys(client: RedisClient, pattern: string): Promise<number> {

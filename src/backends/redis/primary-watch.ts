@@ -11,9 +11,16 @@
 import type { Redis } from 'ioredis'
 import { ConfigError } from '../../core/errors.js'
 import { unavailableError, type FailureRole } from '../common/failure-role.js'
-import type { RedisConnection } from './connection.js'
 import { REDIS_LIMITS } from './limits.js'
-import { recheckServer } from './server-checks.js'
+
+/** What the watch needs of its connection. */
+export interface PrimaryWatchOptions {
+  /** The connection's target, for messages. */
+  target: string
+  info(message: string): void
+  /** The start's checks, on the server the client is on now (server-checks.ts); throws a ConfigError to refuse it. */
+  check(): Promise<void>
+}
 
 /** Which primary one client is on, and whether the checks refused it. */
 export class PrimaryWatch {
@@ -24,8 +31,8 @@ export class PrimaryWatch {
 
   /** Starts watching a client that is ready on the primary a start checked. */
   constructor(
-    private readonly connection: RedisConnection,
     private readonly client: Redis,
+    private readonly options: PrimaryWatchOptions,
   ) {
     this.#address = addressOf(client)
     client.on('ready', () => this.#onReady())
@@ -49,15 +56,14 @@ export class PrimaryWatch {
     if (address === this.#address) return
     const from = this.#address
     this.#address = address
-    this.connection.info(
-      `botmesh: ${this.connection.target}: the primary moved from ${from} to ${address} (a failover); checking its settings`,
-    )
+    this.options.info(`botmesh: ${this.options.target}: the primary moved from ${from} to ${address} (a failover); checking its settings`)
     void this.#check()
   }
 
   /** One check at a time; a server that cannot be read keeps what the last check found. */
   #check(): Promise<void> {
-    this.#checking ??= recheckServer(this.connection)
+    this.#checking ??= this.options
+      .check()
       .then(
         () => void (this.#refusal = undefined),
         (error: unknown) => {

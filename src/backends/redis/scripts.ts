@@ -9,7 +9,7 @@
  * call on a server, after a restart or a failover): one round trip, two on that first call.
  */
 import { createHash } from 'node:crypto'
-import type { RedisClient } from './connection.js'
+import type { RedisClient } from './client.js'
 import { TIME_HEX_LENGTH } from './envelope.js'
 import { STATE_KEY_INFIX } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'

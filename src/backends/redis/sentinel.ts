@@ -27,6 +27,7 @@ export const SENTINEL_DEFAULT_PORT = 26379
 
 /** One sentinel's address. */
 export interface RedisSentinelAddress {
+  /** Its host name or IP address. */
   host: string
   /** @default 26379 */
   port?: number

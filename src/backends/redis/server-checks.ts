@@ -18,6 +18,7 @@ const checked = new WeakMap<object, Promise<void>>()
 
 /** The server checks of this session of `connection`: refuses (ConfigError) or warns; see the file's comment. */
 export function checkServer(connection: RedisConnection, role: FailureRole): Promise<void> {
+  connection.checkEachPrimary(() => recheckServer(connection))
   const session = connection.session
   let check = checked.get(session)
   if (!check) {

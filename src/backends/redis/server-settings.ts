@@ -4,7 +4,7 @@
  * `CONFIG GET` needs Redis 7), and the masters of a Cluster are asked at once.
  */
 import type { Cluster, Redis } from 'ioredis'
-import type { RedisClient } from './connection.js'
+import type { RedisClient } from './client.js'
 
 /** The settings read, by name. */
 export const SERVER_SETTING_NAMES = ['maxmemory-policy', 'appendonly', 'appendfsync', 'save'] as const

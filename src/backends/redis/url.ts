@@ -9,7 +9,7 @@
  * `&caFile=…&certFile=…&keyFile=…&servername=…` are the TLS settings of a `rediss` URL (tls.ts).
  */
 import { ConfigError } from '../../core/errors.js'
-import type { RedisConnectionOptions } from './connection.js'
+import type { RedisConnectionOptions } from './connection-options.js'
 import { DEFAULT_PREFIX } from './keys.js'
 import { REDIS_TLS_PARAMS } from './tls.js'
 import { SENTINEL_DEFAULT_PORT, type RedisSentinelConfig } from './sentinel.js'

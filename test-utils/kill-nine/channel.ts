@@ -63,6 +63,7 @@ export class ChannelDouble {
   /** Resolves once every message was acknowledged and answered. */
   readonly settled = deferred()
   #tick = 0
+  #heardAt = Date.now()
   #live: LiveProcess | undefined
   #nextBurst = 0
   readonly #lastBurst = new Map<string, Burst>()
@@ -81,6 +82,7 @@ export class ChannelDouble {
   /** Delivers to `process` from now on (once it says it is ready); `decide` may kill it at each moment. */
   attach(process: KillNineProcess, incarnation: number, decide: KillDecision): void {
     this.#live = { process, incarnation, decide }
+    this.#heardAt = Date.now()
     process.onMessage((message) => this.#hear(process, incarnation, message))
   }
 
@@ -99,8 +101,21 @@ export class ChannelDouble {
     return this.#byReply.get(`${send.chatId}\n${send.text}`)
   }
 
+  /** How long the live process has been silent, in ms (since the last message it sent, or its attachment). */
+  get quietMs(): number {
+    return Date.now() - this.#heardAt
+  }
+
+  /** Delivered messages the channel has seen no reply to, by event id. */
+  unanswered(): string[] {
+    return this.histories.flatMap((history, index) =>
+      history.deliveries.length > 0 && !this.#replied.has(index) ? [this.workload.messages[index]!.event.id] : [],
+    )
+  }
+
   #hear(process: KillNineProcess, incarnation: number, message: FromBot): void {
     const live = this.#live?.process === process ? this.#live : undefined
+    if (live) this.#heardAt = Date.now()
     if ('ready' in message && live) {
       // Webhook semantics: what was delivered and never acknowledged comes again.
       this.histories.forEach((history, index) => history.deliveries.length > 0 && history.ackTick === undefined && this.#deliver(index))
@@ -168,7 +183,7 @@ export class ChannelDouble {
   }
 
   #waitingForReply(): number {
-    return this.histories.filter((history, index) => history.deliveries.length > 0 && !this.#replied.has(index)).length
+    return this.unanswered().length
   }
 
   #deliver(index: number): void {

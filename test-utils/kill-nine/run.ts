@@ -16,10 +16,16 @@ import { killNineVerdict, type KillNineVerdict } from './verdict.js'
 import { killNineWorkload } from './workload.js'
 import { failureReport } from './report.js'
 
-/** Hang detectors, far above what each takes at load 20: a process loading its modules, a run until its kill, the drain. */
+/** A process loading its modules longer than this fails the run (a hang detector, far above what it takes at load 20). */
 const WARM_TIMEOUT_MS = 60_000
-const RUN_TIMEOUT_MS = 60_000
-const DRAIN_TIMEOUT_MS = 120_000
+/**
+ * A live bot silent this long, with work the channel waits for, has stopped: a reply it will never
+ * send (a loss), or a hang. The run stops there and the verdict says what is missing. A healthy bot
+ * is never silent this long with work in flight, at any load that lets the test run at all.
+ */
+const STALL_MS = 20_000
+/** The last process's graceful stop, at most (a hang detector). */
+const STOP_TIMEOUT_MS = 120_000
 
 export interface KillNineResult extends KillNineVerdict {
   seed: number
@@ -38,6 +44,9 @@ export interface LandedKill {
   replies: number
 }
 
+/** How a bot process's run ended, as the runner saw it. */
+type RunEnd = 'killed' | 'settled' | { stalled: string } | { exited: string }
+
 export async function runKillNine(storage: SharedStorage, options: { seed: number; kills: number }): Promise<KillNineResult> {
   const workload = killNineWorkload(options.seed)
   const plan = killPlan(options.seed, options.kills, workload.messages.length)
@@ -46,24 +55,30 @@ export async function runKillNine(storage: SharedStorage, options: { seed: numbe
   const landed: LandedKill[] = []
   const processes: KillNineProcess[] = []
   const spawned = () => processes[processes.push(new KillNineProcess()) - 1]!
-  const state = () => `(${landed.length} kills, ${channel.acknowledged} acknowledged, ${channel.replied} answered)`
+  /** Why the run ended before its last kill, or its drain failed: a problem of the verdict. */
+  let cut: string | undefined
   try {
     let next = spawned()
-    for (let incarnation = 0; incarnation <= options.kills; incarnation++) {
+    for (let incarnation = 0; ; incarnation++) {
       const current = next
-      await settles(`bot process ${incarnation} loading ${state()}`, current.warm, WARM_TIMEOUT_MS)
-      if (incarnation < options.kills) next = spawned()
+      await settles(`bot process ${incarnation} loading`, current.warm, WARM_TIMEOUT_MS)
       const planned = plan[incarnation]
+      if (planned) next = spawned()
       channel.attach(current, incarnation, planned ? killAt(planned, channel, landed, incarnation) : () => undefined)
       current.start(config)
-      if (planned) await untilKilled(current, channel, `bot process ${incarnation}, to be killed ${JSON.stringify(planned)} ${state()}`)
-      else await drain(current, channel, `the drain after the last restart ${state()}`)
+      const end = await runEnd(current, channel)
+      if (end === 'killed') continue
+      if (planned) cut = `bot process ${incarnation} was to be killed (${JSON.stringify(planned)}), and ${said(end, channel)}`
+      else if (end !== 'settled') cut = `after the last restart, ${said(end, channel)}`
+      else cut = await stop(current)
+      break
     }
   } finally {
     for (const process of processes) process.kill()
     await Promise.all(processes.map((process) => settles('a bot process to exit', process.gone).catch(() => undefined)))
   }
   const verdict = killNineVerdict(channel)
+  if (cut) verdict.problems.unshift(`the run ended early: ${cut}`)
   const phases = Object.fromEntries(KILL_PHASES.map((phase) => [phase, landed.filter((kill) => kill.phase === phase).length]))
   const report = verdict.problems.length > 0 ? await failureReport({ storage, channel, verdict, landed, seed: options.seed }) : ''
   return { ...verdict, seed: options.seed, kills: landed.length, phases: phases as Record<KillPhase, number>, report }
@@ -81,19 +96,35 @@ function killAt(planned: PlannedKill, channel: ChannelDouble, landed: LandedKill
   }
 }
 
-async function untilKilled(process: KillNineProcess, channel: ChannelDouble, what: string): Promise<void> {
-  const ended = await settles(what, Promise.race([process.gone, channel.settled.promise.then(() => 'drained')]), RUN_TIMEOUT_MS)
-  if (ended === 'drained') throw new Error(`${what}: every message was answered before the kill could land; the workload is too short`)
-  if (!process.killed) throw new Error(`${what}: it ended by itself (${ended}): ${process.stderr}`)
-  await process.gone
+/** Waits until the process is gone (killed by the channel, or by itself), everything is answered, or the bot went silent. */
+async function runEnd(process: KillNineProcess, channel: ChannelDouble): Promise<RunEnd> {
+  let over = false
+  const gone = process.gone.then((how): RunEnd => (process.killed ? 'killed' : { exited: `${how}: ${process.stderr}` }))
+  const settled = channel.settled.promise.then((): RunEnd => 'settled')
+  const stalled = (async (): Promise<RunEnd> => {
+    while (!over && channel.quietMs < STALL_MS) await new Promise((resolve) => setTimeout(resolve, 50))
+    return { stalled: `it was silent for ${STALL_MS} ms` }
+  })()
+  try {
+    return await Promise.race([gone, settled, stalled])
+  } finally {
+    over = true
+  }
 }
 
-async function drain(process: KillNineProcess, channel: ChannelDouble, what: string): Promise<void> {
-  const ended = await settles(what, Promise.race([channel.settled.promise.then(() => 'settled'), process.gone]), DRAIN_TIMEOUT_MS)
-  if (ended !== 'settled') throw new Error(`${what}: the last bot process exited (${ended}): ${process.stderr}`)
+/** Says how a run ended that was not the one planned. */
+function said(end: Exclude<RunEnd, 'killed'>, channel: ChannelDouble): string {
+  const where = `${channel.acknowledged} acknowledged, ${channel.replied} answered, waiting for replies to ${channel.unanswered().join(' ') || 'none'}`
+  if (end === 'settled') return `every message was answered before the kill could land (the workload is too short; ${where})`
+  if ('stalled' in end) return `${end.stalled} (${where})`
+  return `it exited by itself (${end.exited}; ${where})`
+}
+
+/** The last process finishes its work and stops; a sentence when it does not stop cleanly. */
+async function stop(process: KillNineProcess): Promise<string | undefined> {
   process.send({ drain: true })
-  const how = await settles(`${what}: the bot's stop`, process.gone, DRAIN_TIMEOUT_MS)
-  if (how !== '0') throw new Error(`${what}: the last bot process did not stop cleanly (${how}): ${process.stderr}`)
+  const how = await settles("the last bot process's stop", process.gone, STOP_TIMEOUT_MS)
+  return how === '0' ? undefined : `the last bot process did not stop cleanly (${how}): ${process.stderr}`
 }
 
 /** The one summary line of a backend's run. */

@@ -7,7 +7,7 @@
  */
 import type { SharedStorage } from '../../test/backends/shared-targets.js'
 import { KILL_NINE_BOT_ID } from '../../test/fixtures/kill-nine/protocol.js'
-import type { ChannelDouble } from './channel.js'
+import type { ChannelLog } from './channel-log.js'
 import type { LandedKill } from './run.js'
 import type { KillNineVerdict } from './verdict.js'
 
@@ -17,7 +17,7 @@ const SUSPECTS_REPORTED_MAX = 8
 
 export async function failureReport(run: {
   storage: SharedStorage
-  channel: ChannelDouble
+  channel: ChannelLog
   verdict: KillNineVerdict
   landed: LandedKill[]
   seed: number
@@ -41,7 +41,12 @@ export async function failureReport(run: {
     lines.push(
       `${message.event.id} (key ${message.key}): delivered ${history.deliveries.map((d) => `#${d.incarnation}@${d.tick} ${d.outcome ?? '-'}`).join(', ')}; ` +
         `acknowledged @${history.ackTick ?? 'never'}; reply copies ${copies.map((send) => `#${send.incarnation}@${send.tick}`).join(', ') || 'none'}; ` +
-        `reported ambiguous ${channel.ambiguous.get(message.key) ?? 0} time(s)${channel.ambiguousAt.has(message.key) ? ` (first @${channel.ambiguousAt.get(message.key)})` : ''}`,
+        `taken back (reported ambiguous) ${
+          channel.takenBack
+            .filter((report) => report.key === message.key)
+            .map((report) => `@${report.tick}`)
+            .join(', ') || 'never'
+        }`,
       `  its chat's sends: ${channel.sends
         .filter((send) => send.chatId === message.event.chatId)
         .map((send) => `#${send.incarnation}@${send.tick} ${send.text}`)
@@ -83,6 +88,6 @@ async function journalRecords(
 function compact(found: { record: object; version: unknown } | undefined): string {
   if (!found) return '(none)'
   const { payload, event, fingerprint, ...rest } = found.record as Record<string, unknown>
-  void payload, event, fingerprint
+  ;(void payload, event, fingerprint)
   return JSON.stringify({ ...rest, version: found.version })
 }

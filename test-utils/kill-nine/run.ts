@@ -23,7 +23,7 @@ const WARM_TIMEOUT_MS = 60_000
  * send (a loss), or a hang. The run stops there and the verdict says what is missing. A healthy bot
  * is never silent this long with work in flight, at any load that lets the test run at all.
  */
-const STALL_MS = 20_000
+const STALL_MS = 30_000
 /** The last process's graceful stop, at most (a hang detector). */
 const STOP_TIMEOUT_MS = 120_000
 
@@ -48,8 +48,8 @@ export interface LandedKill {
 type RunEnd = 'killed' | 'settled' | { stalled: string } | { exited: string }
 
 export async function runKillNine(storage: SharedStorage, options: { seed: number; kills: number }): Promise<KillNineResult> {
-  const workload = killNineWorkload(options.seed)
-  const plan = killPlan(options.seed, options.kills, workload.messages.length)
+  const workload = killNineWorkload(options.seed, options.kills)
+  const plan = killPlan(options.seed, options.kills)
   const channel = new ChannelDouble(workload)
   const config: KillNineBotConfig = { backendModule: storage.module, backendArg: storage.arg, instanceId: 'kill-nine-1' }
   const landed: LandedKill[] = []
@@ -84,15 +84,15 @@ export async function runKillNine(storage: SharedStorage, options: { seed: numbe
   return { ...verdict, seed: options.seed, kills: landed.length, phases: phases as Record<KillPhase, number>, report }
 }
 
-/** The decision of one process's moments: the planned kill, at its occurrence of its phase once enough replies are in. */
+/** The decision of one process's moments: the planned kill, at its occurrence of its phase. */
 function killAt(planned: PlannedKill, channel: ChannelDouble, landed: LandedKill[], incarnation: number): KillDecision {
   let seen = 0
   let fired = false
   return (phase) => {
-    if (fired || phase !== planned.phase || channel.replied < planned.afterReplies || ++seen < planned.occurrence) return undefined
+    if (fired || phase !== planned.phase || ++seen < planned.occurrence) return undefined
     fired = true
     landed.push({ incarnation, phase, replies: channel.replied })
-    return { delayMs: phase === 'after' ? planned.delayMs : 0 }
+    return { delayMs: phase === 'after-call' ? planned.delayMs : 0 }
   }
 }
 
@@ -100,7 +100,7 @@ function killAt(planned: PlannedKill, channel: ChannelDouble, landed: LandedKill
 async function runEnd(process: KillNineProcess, channel: ChannelDouble): Promise<RunEnd> {
   let over = false
   const gone = process.gone.then((how): RunEnd => (process.killed ? 'killed' : { exited: `${how}: ${process.stderr}` }))
-  const settled = channel.settled.promise.then((): RunEnd => 'settled')
+  const settled = channel.allAnswered.promise.then((): RunEnd => 'settled')
   const stalled = (async (): Promise<RunEnd> => {
     while (!over && channel.quietMs < STALL_MS) await new Promise((resolve) => setTimeout(resolve, 50))
     return { stalled: `it was silent for ${STALL_MS} ms` }
@@ -133,7 +133,7 @@ export function summaryLine(backend: string, result: KillNineResult): string {
   return (
     `kill -9, ${backend} (seed ${result.seed}): ${result.kills} kills (${phases}), ${result.messages} messages, ` +
     `${result.acknowledged} acknowledged, ${result.replies} replies (${result.calls} provider calls), ` +
-    `duplicates ${result.duplicates} (ambiguous: ${result.ambiguous} sends taken back, ${result.ambiguousAfterCall} after the provider was called), ` +
-    `lost ${result.lost}, order violations ${result.orderViolations.length}`
+    `duplicates ${result.duplicates} (ambiguous window: ${result.takenBack} sends taken back after a kill, ${result.takenBackAfterCall} of them after the provider was called), ` +
+    `lost ${result.lost}, order violations ${result.orderViolations.length} (of ${result.orderedPairs} ordered pairs)`
   )
 }

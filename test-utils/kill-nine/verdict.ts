@@ -3,9 +3,11 @@
  *
  * - every message acknowledged in the end (the channel redelivers until it is);
  * - 0 lost: every message got its reply (onAmbiguous 'resend': not even an ambiguous one may be lost);
- * - 0 duplicates but in the ambiguous window: a reply went out more than once only as often as its
- *   key was reported ambiguous (taken back after a crash and sent again), counted per key as the
- *   crash matrix does (checker.ts), and never twice from one process;
+ * - 0 duplicates but in the ambiguous window: a copy of a reply after its first is allowed only when
+ *   a later process than the one that sent the copy before reported its key ambiguous (took the
+ *   send back, to send it again) after that copy reached the channel: the provider was called and
+ *   the process died before the outcome was journaled. The crash matrix's per-key count
+ *   (checker.ts) holds too;
  * - 0 order violations: within a chat a reply never goes out before the reply of a message that
  *   surely arrived first, ambiguous ones exempt. From outside, `a` arrived before `b` when `a` was
  *   acknowledged before `b` was first delivered, or when one process was first handed both, `a`
@@ -13,7 +15,7 @@
  *   kill have no order the channel can know (either may have been journaled first).
  */
 import { tally, violations } from '../../src/core/testing/crash-matrix/checker.js'
-import type { ChannelDouble, MessageHistory } from './channel.js'
+import type { ChannelLog, MessageHistory } from './channel-log.js'
 
 export interface KillNineVerdict {
   messages: number
@@ -24,11 +26,13 @@ export interface KillNineVerdict {
   calls: number
   /** Copies of a reply beyond its first. */
   duplicates: number
-  /** Sends reported ambiguous (taken back after a crash and sent again). */
-  ambiguous: number
-  /** Of those, sends the channel had already received before the report: the ambiguous window proper. */
-  ambiguousAfterCall: number
+  /** Sends taken back after a crash ('durability:ambiguous' reports). */
+  takenBack: number
+  /** Of those, sends the channel had received since the key's previous report: the ambiguous window proper. */
+  takenBackAfterCall: number
   lost: number
+  /** Pairs of messages of one chat whose order the channel knows and checked (neither ambiguous). */
+  orderedPairs: number
   orderViolations: string[]
   /** Everything that breaks the guarantee, one sentence each (the order violations included). */
   problems: string[]
@@ -36,7 +40,7 @@ export interface KillNineVerdict {
   suspects: number[]
 }
 
-export function killNineVerdict(channel: ChannelDouble): KillNineVerdict {
+export function killNineVerdict(channel: ChannelLog): KillNineVerdict {
   const { messages } = channel.workload
   const expected = messages.map((message) => ({ chatId: message.event.chatId, text: message.reply, key: message.key }))
   const counts = tally(expected, channel.sends, channel.ambiguous)
@@ -49,49 +53,70 @@ export function killNineVerdict(channel: ChannelDouble): KillNineVerdict {
     problems.push(`${messages[index]!.event.id} was never acknowledged`)
     suspects.add(index)
   })
-  for (const index of sentTwiceByOneProcess(channel)) {
-    problems.push(`"${messages[index]!.reply}" went out twice from one process (no crash in between)`)
+  const copies = copiesAndReports(channel)
+  for (const [index, unexplained] of copies.unexplained) {
+    problems.push(`"${messages[index]!.reply}" went out again ${unexplained} time(s) with no take-back of its send since the copy before`)
     suspects.add(index)
   }
   const order = orderViolations(channel)
-  for (const { text, indexes } of order) {
+  for (const { text, indexes } of order.found) {
     problems.push(`out of its chat's order: ${text}`)
     for (const index of indexes) suspects.add(index)
   }
-  const ambiguousAfterCall = [...channel.ambiguousAt].filter(([key, at]) =>
-    channel.sends.some((send) => send.tick < at && messages[channel.answered(send) ?? -1]?.key === key),
-  ).length
   return {
     messages: messages.length,
     acknowledged: channel.acknowledged,
     replies: channel.replied,
     calls: channel.sends.length,
     duplicates: counts.duplicated,
-    ambiguous: channel.ambiguous.size,
-    ambiguousAfterCall,
+    takenBack: channel.takenBack.length,
+    takenBackAfterCall: copies.takenBackAfterCall,
     lost: counts.lost,
-    orderViolations: order.map((violation) => violation.text),
+    orderedPairs: order.pairs,
+    orderViolations: order.found.map((violation) => violation.text),
     problems,
     suspects: [...suspects].filter((index) => index >= 0).sort((a, b) => a - b),
   }
 }
 
-/** Messages whose reply reached the channel twice from the same process. */
-function sentTwiceByOneProcess(channel: ChannelDouble): number[] {
-  const seen = new Set<string>()
-  const twice = new Set<number>()
-  for (const send of channel.sends) {
-    const index = channel.answered(send)
-    if (index === undefined) continue
-    const copy = `${index}@${send.incarnation}`
-    if (seen.has(copy)) twice.add(index)
-    seen.add(copy)
+/**
+ * Each message's copies and take-backs in the channel's order: copies after the first with no
+ * take-back since the copy before by a later process (by message), and take-backs that followed a
+ * copy since the key's previous take-back (the provider had been called).
+ */
+function copiesAndReports(channel: ChannelLog): { unexplained: Map<number, number>; takenBackAfterCall: number } {
+  const { messages } = channel.workload
+  const byKey = new Map(messages.map((message) => [message.key, message.index]))
+  const events = [
+    ...channel.sends.flatMap((send) => {
+      const index = channel.answered(send)
+      return index === undefined ? [] : [{ tick: send.tick, incarnation: send.incarnation, index, copy: true }]
+    }),
+    ...channel.takenBack.flatMap((report) => {
+      const index = byKey.get(report.key)
+      return index === undefined ? [] : [{ tick: report.tick, incarnation: report.incarnation, index, copy: false }]
+    }),
+  ].sort((a, b) => a.tick - b.tick)
+  /** By message: the process of its last copy (-1: none yet), whether a report followed it, and whether one came from a later process. */
+  const state = messages.map(() => ({ copiedBy: -1, reportedSinceCopy: false, takenBackSinceCopy: false }))
+  const unexplained = new Map<number, number>()
+  let takenBackAfterCall = 0
+  for (const { index, copy, incarnation } of events) {
+    const message = state[index]!
+    if (!copy) {
+      if (message.copiedBy >= 0 && !message.reportedSinceCopy) takenBackAfterCall++
+      message.reportedSinceCopy = true
+      if (incarnation > message.copiedBy) message.takenBackSinceCopy = true
+      continue
+    }
+    if (message.copiedBy >= 0 && !message.takenBackSinceCopy) unexplained.set(index, (unexplained.get(index) ?? 0) + 1)
+    Object.assign(message, { copiedBy: incarnation, reportedSinceCopy: false, takenBackSinceCopy: false })
   }
-  return [...twice]
+  return { unexplained, takenBackAfterCall }
 }
 
 /** Pairs of a chat whose replies' first copies went out against the order in which the messages surely arrived. */
-function orderViolations(channel: ChannelDouble): { text: string; indexes: [number, number] }[] {
+function orderViolations(channel: ChannelLog): { pairs: number; found: { text: string; indexes: [number, number] }[] } {
   const { messages } = channel.workload
   const firstCopy = new Map<number, number>()
   for (const send of channel.sends) {
@@ -100,14 +125,16 @@ function orderViolations(channel: ChannelDouble): { text: string; indexes: [numb
   }
   const checked = (index: number) => firstCopy.has(index) && !channel.ambiguous.has(messages[index]!.key)
   const found: { text: string; indexes: [number, number] }[] = []
+  let pairs = 0
   for (const a of messages)
     for (const b of messages) {
       if (a.event.chatId !== b.event.chatId || a === b || !checked(a.index) || !checked(b.index)) continue
       if (!arrivedBefore(channel.histories[a.index]!, channel.histories[b.index]!)) continue
+      pairs++
       if (firstCopy.get(b.index)! < firstCopy.get(a.index)!)
         found.push({ text: `"${b.reply}" went out before "${a.reply}", which arrived first`, indexes: [a.index, b.index] })
     }
-  return found
+  return { pairs, found }
 }
 
 /** Whether, seen from the channel, message `a` surely reached the bot's journal before `b`. */

@@ -2,7 +2,7 @@
  * kill -9 on each shared backend (test-utils/kill-nine): a durable bot in a child process is
  * SIGKILLed 20 times at seeded moments, in admission, in its handler, between the journaled send and
  * the provider call, in the provider call and after it, and started again each time, while a channel
- * double streams 80 messages over 16 chats (bursts in some) and redelivers what it saw no
+ * double streams 108 messages over 18 chats (bursts in some) and redelivers what it saw no
  * acknowledgement for. The channel's log is the witness: every message acknowledged and answered,
  * no reply twice but in the ambiguous window, each chat's replies in arrival order.
  *

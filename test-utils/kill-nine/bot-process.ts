@@ -20,8 +20,9 @@ export class KillNineProcess {
   #stderr = ''
   #killed = false
 
-  constructor() {
-    this.#child = spawn(process.execPath, ['--import', LOADER, SCRIPT], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+  /** `backendModule`: what the process loads while warm to open the backend and the store. */
+  constructor(backendModule: string) {
+    this.#child = spawn(process.execPath, ['--import', LOADER, SCRIPT, backendModule], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
     this.#child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-8_000)
     })

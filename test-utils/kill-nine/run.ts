@@ -51,10 +51,10 @@ export async function runKillNine(storage: SharedStorage, options: { seed: numbe
   const workload = killNineWorkload(options.seed, options.kills)
   const plan = killPlan(options.seed, options.kills)
   const channel = new ChannelDouble(workload)
-  const config: KillNineBotConfig = { backendModule: storage.module, backendArg: storage.arg, instanceId: 'kill-nine-1' }
+  const config: KillNineBotConfig = { backendArg: storage.arg, instanceId: 'kill-nine-1' }
   const landed: LandedKill[] = []
   const processes: KillNineProcess[] = []
-  const spawned = () => processes[processes.push(new KillNineProcess()) - 1]!
+  const spawned = () => processes[processes.push(new KillNineProcess(storage.module)) - 1]!
   /** Why the run ended before its last kill, or its drain failed: a problem of the verdict. */
   let cut: string | undefined
   try {

@@ -7,17 +7,18 @@
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
-import { describeError } from '../shared/redact.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
+import { requireStrings } from '../shared/required-options.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
 import { gupshupMediaRefCodec, type GupshupMediaRefOptions } from './media-ref.js'
 import { sendGupshup, type GupshupTarget } from './send.js'
-import { gupshupWebhookHead, handleGupshupWebhook } from './webhook.js'
+import { gupshupWebhook } from './webhook.js'
 
 /** Options of `GupshupProvider`. */
 export interface GupshupProviderOptions extends GupshupMediaRefOptions {
@@ -57,14 +58,13 @@ export class GupshupProvider implements IProvider {
   readonly #target: GupshupTarget
   readonly #codec
   readonly #downloadPolicy: DownloadPolicy
-  #server: RunningHttpServer | undefined
+  readonly #webhook: WebhookServer
 
   constructor(options: GupshupProviderOptions) {
-    for (const key of ['apiKey', 'app', 'source'] as const) {
-      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('gupshup', `${key} is required`)
-    }
+    requireStrings('gupshup', options, ['apiKey', 'app', 'source'])
     checkWebhookSecret('gupshup', 'webhook.secret', options.webhook?.secret)
     this.#options = options
+    this.#webhook = new WebhookServer(errorReporter('gupshup', options, [options.apiKey, options.webhook.secret]))
     this.#codec = gupshupMediaRefCodec(options)
     this.#downloadPolicy = hostedDownloadPolicy('gupshup', options, GUPSHUP_LIMITS.downloadBytesMax)
     const api = new HttpApi({
@@ -80,27 +80,16 @@ export class GupshupProvider implements IProvider {
 
   /** The callback server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
     const { webhook, app } = this.#options
-    const path = webhook.path ?? '/gupshup'
-    const deps = { path, secret: webhook.secret, app, sink }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        head: (head) => gupshupWebhookHead(head, deps),
-      },
-      (request) => handleGupshupWebhook(request, deps),
-      (error) => this.#reportError(error),
-    )
+    await this.#webhook.start(webhook, gupshupWebhook({ path: webhook.path ?? '/gupshup', secret: webhook.secret, app, sink }))
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -119,10 +108,5 @@ export class GupshupProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`gupshup: ${describeError(error, [this.#options.apiKey, this.#options.webhook.secret])}`)
   }
 }

@@ -5,11 +5,11 @@
  * Gupshup's retry.
  */
 import type { InboundEvent } from '../../core/provider.js'
-import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
-import { sameSecret } from '../shared/secret.js'
+import { jsonOf, postTo, urlSecret } from '../shared/webhook-checks.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
 import { inboundOf, type GupshupCallback } from './messages.js'
 
-/** What the callback handler needs from its provider. */
+/** What the callback route needs from its provider. */
 export interface GupshupWebhookDeps {
   path: string
   secret: string
@@ -17,26 +17,15 @@ export interface GupshupWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
-/** The answer from the request line alone: a wrong path, method or URL secret; undefined reads the body. */
-export function gupshupWebhookHead(head: WebhookHead, deps: Pick<GupshupWebhookDeps, 'path' | 'secret'>): WebhookResponse | undefined {
-  if (head.url.pathname !== deps.path) return { status: 404 }
-  if (head.method !== 'POST') return { status: 405 }
-  if (!sameSecret(head.url.searchParams.get('token'), deps.secret)) return { status: 401, body: 'invalid token' }
-  return undefined
-}
-
-/** Handles one callback request. */
-export async function handleGupshupWebhook(request: WebhookRequest, deps: GupshupWebhookDeps): Promise<WebhookResponse> {
-  const early = gupshupWebhookHead(request, deps)
-  if (early) return early
-  let callback: GupshupCallback
-  try {
-    callback = JSON.parse(request.body.toString('utf8')) as GupshupCallback
-  } catch {
-    return { status: 400, body: 'the body is not JSON' }
+/** The callback route: a wrong path, method or URL secret is refused before the body is read. */
+export function gupshupWebhook(deps: GupshupWebhookDeps): WebhookRoute {
+  return {
+    head: (head) => postTo(head, deps.path) ?? urlSecret(head, deps.secret),
+    async handle(request) {
+      const event = inboundOf(jsonOf<GupshupCallback>(request.body), deps.app)
+      // A rejected sink (the journal is down) throws: the server answers 500.
+      if (event) await deps.sink(event)
+      return { status: 200 }
+    },
   }
-  const event = inboundOf(callback, deps.app)
-  // A rejected sink (the journal is down) throws: the server answers 500.
-  if (event) await deps.sink(event)
-  return { status: 200 }
 }

@@ -6,16 +6,18 @@
  * an error.
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
-import { describeError } from '../shared/redact.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
+import { requireStrings } from '../shared/required-options.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { wppconnectFailure } from './errors.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
 import { sendWppconnect, type WppconnectTarget } from './send.js'
-import { handleWppconnectWebhook, wppconnectWebhookHead } from './webhook.js'
+import { wppconnectWebhook } from './webhook.js'
 
 /** Options of `WppconnectProvider`. */
 export interface WppconnectProviderOptions {
@@ -52,15 +54,14 @@ export class WppconnectProvider implements IProvider {
   readonly #options: WppconnectProviderOptions
   readonly #target: WppconnectTarget
   readonly #codec = wppconnectMediaRefCodec()
-  #server: RunningHttpServer | undefined
+  readonly #webhook: WebhookServer
 
   constructor(options: WppconnectProviderOptions) {
-    for (const key of ['serverUrl', 'session', 'token'] as const) {
-      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('wppconnect', `${key} is required`)
-    }
+    requireStrings('wppconnect', options, ['serverUrl', 'session', 'token'])
     checkWebhookSecret('wppconnect', 'webhook.secret', options.webhook?.secret)
     if (!/^https?:\/\//.test(options.serverUrl)) throw new ProviderConfigError('wppconnect', 'serverUrl must be an http(s) URL')
     this.#options = options
+    this.#webhook = new WebhookServer(errorReporter('wppconnect', options, [options.token, options.webhook.secret]))
     const api = new HttpApi({
       channel: 'wppconnect',
       timeoutMs: options.requestTimeoutMs ?? WPPCONNECT_LIMITS.requestTimeoutMs,
@@ -73,28 +74,16 @@ export class WppconnectProvider implements IProvider {
 
   /** The webhook server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
     const { webhook, session } = this.#options
-    const path = webhook.path ?? '/wppconnect'
-    const deps = { path, secret: webhook.secret, session, sink }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        bodyBytesMax: WPPCONNECT_LIMITS.webhookBodyBytesMax,
-        head: (head) => wppconnectWebhookHead(head, deps),
-      },
-      (request) => handleWppconnectWebhook(request, deps),
-      (error) => this.#reportError(error),
-    )
+    await this.#webhook.start(webhook, wppconnectWebhook({ path: webhook.path ?? '/wppconnect', secret: webhook.secret, session, sink }))
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -121,10 +110,5 @@ export class WppconnectProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`wppconnect: ${describeError(error, [this.#options.token, this.#options.webhook.secret])}`)
   }
 }

@@ -6,11 +6,12 @@
  * posts the messages left unread again when it starts.
  */
 import type { InboundEvent } from '../../core/provider.js'
-import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
-import { sameSecret } from '../shared/secret.js'
+import { jsonOf, postTo, urlSecret } from '../shared/webhook-checks.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WPPCONNECT_LIMITS } from './limits.js'
 import { inboundOf, type WppconnectWebhook } from './messages.js'
 
-/** What the webhook handler needs from its provider. */
+/** What the webhook route needs from its provider. */
 export interface WppconnectWebhookDeps {
   path: string
   secret: string
@@ -18,30 +19,18 @@ export interface WppconnectWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
-/** The answer from the request line alone: a wrong path, method or URL secret; undefined reads the body. */
-export function wppconnectWebhookHead(
-  head: WebhookHead,
-  deps: Pick<WppconnectWebhookDeps, 'path' | 'secret'>,
-): WebhookResponse | undefined {
-  if (head.url.pathname !== deps.path) return { status: 404 }
-  if (head.method !== 'POST') return { status: 405 }
-  if (!sameSecret(head.url.searchParams.get('token'), deps.secret)) return { status: 401, body: 'invalid token' }
-  return undefined
-}
-
-/** Handles one webhook request. */
-export async function handleWppconnectWebhook(request: WebhookRequest, deps: WppconnectWebhookDeps): Promise<WebhookResponse> {
-  const early = wppconnectWebhookHead(request, deps)
-  if (early) return early
-  let payload: WppconnectWebhook
-  try {
-    payload = JSON.parse(request.body.toString('utf8')) as WppconnectWebhook
-  } catch {
-    return { status: 400, body: 'the body is not JSON' }
+/** The webhook route: a wrong path, method or URL secret is refused before the body is read. */
+export function wppconnectWebhook(deps: WppconnectWebhookDeps): WebhookRoute {
+  return {
+    bodyBytesMax: WPPCONNECT_LIMITS.webhookBodyBytesMax,
+    head: (head) => postTo(head, deps.path) ?? urlSecret(head, deps.secret),
+    async handle(request) {
+      const payload = jsonOf<WppconnectWebhook>(request.body)
+      // One webhook URL may serve several sessions; this provider handles its own.
+      const event = payload?.session === deps.session ? inboundOf(payload) : undefined
+      // A rejected sink (the journal is down) throws: the server answers 500 and the message stays unread.
+      if (event) await deps.sink(event)
+      return { status: 200 }
+    },
   }
-  // One webhook URL may serve several sessions; this provider handles its own.
-  const event = payload?.session === deps.session ? inboundOf(payload) : undefined
-  // A rejected sink (the journal is down) throws: the server answers 500 and the message stays unread.
-  if (event) await deps.sink(event)
-  return { status: 200 }
 }

@@ -6,18 +6,20 @@
  * webhook key are never logged, journaled or put in an error.
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { ReplayCache } from '../shared/replay.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
-import { describeError } from '../shared/redact.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
+import { requireStrings } from '../shared/required-options.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { evolutionFailure } from './errors.js'
 import { EVOLUTION_LIMITS } from './limits.js'
 import { evolutionMediaRefCodec } from './media-ref.js'
 import type { EvolutionLiveMediaToken } from './messages.js'
 import { sendEvolution, type EvolutionTarget } from './send.js'
-import { handleEvolutionWebhook, evolutionWebhookHead } from './webhook.js'
+import { evolutionWebhook } from './webhook.js'
 
 /** Options of `EvolutionProvider`. */
 export interface EvolutionProviderOptions {
@@ -58,15 +60,14 @@ export class EvolutionProvider implements IProvider {
   readonly #options: EvolutionProviderOptions
   readonly #target: EvolutionTarget
   readonly #codec = evolutionMediaRefCodec()
-  #server: RunningHttpServer | undefined
+  readonly #webhook: WebhookServer
 
   constructor(options: EvolutionProviderOptions) {
-    for (const key of ['apiUrl', 'instance', 'apiKey'] as const) {
-      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('evolution', `${key} is required`)
-    }
+    requireStrings('evolution', options, ['apiUrl', 'instance', 'apiKey'])
     checkWebhookSecret('evolution', 'webhook.jwtKey', options.webhook?.jwtKey, { lengthMax: 1024, anyCharacters: true })
     if (!/^https?:\/\//.test(options.apiUrl)) throw new ProviderConfigError('evolution', 'apiUrl must be an http(s) URL')
     this.#options = options
+    this.#webhook = new WebhookServer(errorReporter('evolution', options, [options.apiKey, options.webhook.jwtKey]))
     const api = new HttpApi({
       channel: 'evolution',
       timeoutMs: options.requestTimeoutMs ?? EVOLUTION_LIMITS.requestTimeoutMs,
@@ -79,29 +80,21 @@ export class EvolutionProvider implements IProvider {
 
   /** The webhook server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
     const { webhook, instance } = this.#options
-    const path = webhook.path ?? '/evolution'
     const replays = new ReplayCache(webhook.replayEntriesMax)
-    const deps = { path, jwtKey: webhook.jwtKey, instance, now: webhook.clock ?? Date.now, replays, sink }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        bodyBytesMax: EVOLUTION_LIMITS.webhookBodyBytesMax,
-        head: (head) => evolutionWebhookHead(head, deps),
-      },
-      (request) => handleEvolutionWebhook(request, deps),
-      (error) => this.#reportError(error),
+    const path = webhook.path ?? '/evolution'
+    await this.#webhook.start(
+      webhook,
+      evolutionWebhook({ path, jwtKey: webhook.jwtKey, instance, now: webhook.clock ?? Date.now, replays, sink }),
     )
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -137,10 +130,5 @@ export class EvolutionProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`evolution: ${describeError(error, [this.#options.apiKey, this.#options.webhook.jwtKey])}`)
   }
 }

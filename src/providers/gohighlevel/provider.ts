@@ -9,17 +9,20 @@ import type { KeyObject } from 'node:crypto'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
 import { ReplayCache } from '../shared/replay.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
+import { requireStrings } from '../shared/required-options.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
 import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions } from './media-ref.js'
 import { sendGoHighLevel, type GoHighLevelTarget } from './send.js'
 import { webhookKeyOf } from './signature.js'
-import { handleGoHighLevelWebhook, gohighlevelWebhookHead } from './webhook.js'
+import { gohighlevelWebhook } from './webhook.js'
 
 /** Options of `GoHighLevelProvider`. */
 export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
@@ -64,18 +67,17 @@ export class GoHighLevelProvider implements IProvider {
   readonly #publicKey: KeyObject
   readonly #codec
   readonly #downloadPolicy: DownloadPolicy
-  #server: RunningHttpServer | undefined
+  readonly #webhook: WebhookServer
 
   constructor(options: GoHighLevelProviderOptions) {
-    for (const key of ['token', 'locationId'] as const) {
-      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('gohighlevel', `${key} is required`)
-    }
+    requireStrings('gohighlevel', options, ['token', 'locationId'])
     try {
       this.#publicKey = webhookKeyOf(options.webhook?.publicKey)
     } catch (error) {
       throw new ProviderConfigError('gohighlevel', `webhook.publicKey must be HighLevel's PEM public key: ${describeError(error, [])}`)
     }
     this.#options = options
+    this.#webhook = new WebhookServer(errorReporter('gohighlevel', options, [options.token]))
     this.#codec = gohighlevelMediaRefCodec(options)
     this.#downloadPolicy = hostedDownloadPolicy('gohighlevel', options, GOHIGHLEVEL_LIMITS.downloadBytesMax)
     const api = new HttpApi({
@@ -91,7 +93,7 @@ export class GoHighLevelProvider implements IProvider {
 
   /** The webhook server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -100,20 +102,11 @@ export class GoHighLevelProvider implements IProvider {
     const messageType = this.#target.messageType
     const replays = new ReplayCache(webhook.replayEntriesMax)
     const deps = { path, publicKey: this.#publicKey, locationId, messageType, now: webhook.clock ?? Date.now, replays, sink }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        head: (head) => gohighlevelWebhookHead(head, deps),
-      },
-      (request) => handleGoHighLevelWebhook(request, deps),
-      (error) => this.#reportError(error),
-    )
+    await this.#webhook.start(webhook, gohighlevelWebhook(deps))
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -132,10 +125,5 @@ export class GoHighLevelProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`gohighlevel: ${describeError(error, [this.#options.token])}`)
   }
 }

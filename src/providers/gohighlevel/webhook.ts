@@ -8,12 +8,13 @@
  */
 import type { KeyObject } from 'node:crypto'
 import type { InboundEvent } from '../../core/provider.js'
-import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
-import { inboundOf, type GoHighLevelWebhook } from './messages.js'
 import type { ReplayCache } from '../shared/replay.js'
+import { jsonOf, postTo, signatureHeader } from '../shared/webhook-checks.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { inboundOf, type GoHighLevelWebhook } from './messages.js'
 import { freshWebhook, replayKeyOf, signatureHeaderOf, validSignature } from './signature.js'
 
-/** What the webhook handler needs from its provider. */
+/** What the webhook route needs from its provider. */
 export interface GoHighLevelWebhookDeps {
   path: string
   publicKey: KeyObject
@@ -27,40 +28,28 @@ export interface GoHighLevelWebhookDeps {
 }
 
 /**
- * The answer from the request line and headers alone: a wrong path or method, or no signature
- * header (the signature covers the body, so it is checked once the body is read).
+ * The webhook route. Its head refuses a wrong path or method, or no signature header (the
+ * signature covers the body, so it is checked once the body is read).
  */
-export function gohighlevelWebhookHead(
-  head: WebhookHead,
-  deps: Pick<GoHighLevelWebhookDeps, 'path' | 'publicKey'>,
-): WebhookResponse | undefined {
-  if (head.url.pathname !== deps.path) return { status: 404 }
-  if (head.method !== 'POST') return { status: 405 }
-  if (typeof head.headers[signatureHeaderOf(deps.publicKey)] !== 'string') return { status: 401, body: 'invalid signature' }
-  return undefined
-}
-
-/** Handles one webhook request. */
-export async function handleGoHighLevelWebhook(request: WebhookRequest, deps: GoHighLevelWebhookDeps): Promise<WebhookResponse> {
-  const early = gohighlevelWebhookHead(request, deps)
-  if (early) return early
-  const signature = request.headers[signatureHeaderOf(deps.publicKey)] as string
-  if (!validSignature(signature, request.body, deps.publicKey)) return { status: 401, body: 'invalid signature' }
-  let webhook: GoHighLevelWebhook
-  try {
-    webhook = JSON.parse(request.body.toString('utf8')) as GoHighLevelWebhook
-  } catch {
-    return { status: 400, body: 'the body is not JSON' }
+export function gohighlevelWebhook(deps: GoHighLevelWebhookDeps): WebhookRoute {
+  const header = signatureHeaderOf(deps.publicKey)
+  return {
+    head: (head) => postTo(head, deps.path) ?? signatureHeader(head, header),
+    handle: async (request) => {
+      const signature = request.headers[header] as string
+      if (!validSignature(signature, request.body, deps.publicKey)) return { status: 401, body: 'invalid signature' }
+      const webhook = jsonOf<GoHighLevelWebhook>(request.body)
+      if (typeof webhook !== 'object' || webhook === null) return { status: 400, body: 'the body is not a JSON object' }
+      if (!freshWebhook(webhook, signature, deps.replays, deps.now())) return { status: 401, body: 'stale or replayed webhook' }
+      const event = inboundOf(webhook, deps.locationId, deps.messageType)
+      // A rejected sink (the journal is down) throws: the server answers 500 and HighLevel retries, with
+      // the same webhookId, so it is forgotten.
+      if (event)
+        await deps.sink(event).catch((error: unknown) => {
+          deps.replays.forget(replayKeyOf(webhook, signature))
+          throw error
+        })
+      return { status: 200 }
+    },
   }
-  if (typeof webhook !== 'object' || webhook === null) return { status: 400, body: 'the body is not a JSON object' }
-  if (!freshWebhook(webhook, signature, deps.replays, deps.now())) return { status: 401, body: 'stale or replayed webhook' }
-  const event = inboundOf(webhook, deps.locationId, deps.messageType)
-  // A rejected sink (the journal is down) throws: the server answers 500 and HighLevel retries, with
-  // the same webhookId, so it is forgotten.
-  if (event)
-    await deps.sink(event).catch((error: unknown) => {
-      deps.replays.forget(replayKeyOf(webhook, signature))
-      throw error
-    })
-  return { status: 200 }
 }

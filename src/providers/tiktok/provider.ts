@@ -6,16 +6,18 @@
  * an error.
  */
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
-import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { MediaDownloadError } from '../shared/errors.js'
 import { configuredOrigins, type DownloadPolicy, type MediaTestOriginsOption } from '../shared/download.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia, type HttpCaller } from '../shared/http.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
-import { describeError } from '../shared/redact.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
+import { requireStrings } from '../shared/required-options.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { TikTokApi } from './api.js'
 import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
 import { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
 import { sendTikTok } from './send.js'
-import { handleTikTokWebhook, tiktokWebhookHead } from './webhook.js'
+import { tiktokWebhook } from './webhook.js'
 
 /** Options of `TikTokProvider`. */
 export interface TikTokProviderOptions extends MediaTestOriginsOption {
@@ -56,13 +58,12 @@ export class TikTokProvider implements IProvider {
   readonly #caller: HttpCaller
   readonly #codec
   readonly #downloadPolicy: DownloadPolicy
-  #server: RunningHttpServer | undefined
+  readonly #webhook: WebhookServer
 
   constructor(options: TikTokProviderOptions) {
-    for (const key of ['accessToken', 'businessId', 'clientSecret'] as const) {
-      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('tiktok', `${key} is required`)
-    }
+    requireStrings('tiktok', options, ['accessToken', 'businessId', 'clientSecret'])
     this.#options = options
+    this.#webhook = new WebhookServer(errorReporter('tiktok', options, [options.accessToken, options.clientSecret]))
     const timeoutMs = options.requestTimeoutMs ?? TIKTOK_LIMITS.requestTimeoutMs
     this.#api = new TikTokApi({
       apiRoot: (options.apiRoot ?? TIKTOK_API_DEFAULT).replace(/\/+$/, ''),
@@ -81,35 +82,18 @@ export class TikTokProvider implements IProvider {
 
   /** The webhook server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
     const { webhook, clientSecret, businessId } = this.#options
     const path = webhook.path ?? '/tiktok'
-    const deps = {
-      path,
-      clientSecret,
-      businessId,
-      toleranceMs: TIKTOK_LIMITS.signatureToleranceMs,
-      now: Date.now,
-      sink,
-    }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        bodyBytesMax: TIKTOK_LIMITS.webhookBodyBytesMax,
-        head: (head) => tiktokWebhookHead(head, deps),
-      },
-      (request) => handleTikTokWebhook(request, deps),
-      (error) => this.#reportError(error),
-    )
+    const deps = { path, clientSecret, businessId, toleranceMs: TIKTOK_LIMITS.signatureToleranceMs, now: Date.now, sink }
+    await this.#webhook.start(webhook, tiktokWebhook(deps))
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -146,10 +130,5 @@ export class TikTokProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`tiktok: ${describeError(error, [this.#options.accessToken, this.#options.clientSecret])}`)
   }
 }

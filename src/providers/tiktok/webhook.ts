@@ -9,8 +9,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { InboundEvent, MediaRef } from '../../core/provider.js'
-import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { isFresh } from '../shared/replay.js'
+import { jsonOf, postTo, signatureHeader } from '../shared/webhook-checks.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { TIKTOK_LIMITS } from './limits.js'
 
 /** A webhook envelope. */
 export interface TikTokWebhookEvent {
@@ -48,7 +50,7 @@ export function validTikTokSignature(header: unknown, body: Buffer, clientSecret
   return timingSafeEqual(Buffer.from(tiktokSignatureOf(body, clientSecret, seconds)), Buffer.from(`t=${seconds},s=${parts.s}`))
 }
 
-/** What the webhook handler needs from its provider. */
+/** What the webhook route needs from its provider. */
 export interface TikTokWebhookDeps {
   path: string
   clientSecret: string
@@ -59,34 +61,26 @@ export interface TikTokWebhookDeps {
 }
 
 /**
- * The answer from the request line and headers alone: a wrong path or method, or no signature
- * header (the signature covers the body, so it is checked once the body is read).
+ * The webhook route. Its head refuses a wrong path or method, or no signature header (the
+ * signature covers the body, so it is checked once the body is read).
  */
-export function tiktokWebhookHead(head: WebhookHead, deps: Pick<TikTokWebhookDeps, 'path'>): WebhookResponse | undefined {
-  if (head.url.pathname !== deps.path) return { status: 404 }
-  if (head.method !== 'POST') return { status: 405 }
-  if (typeof head.headers['tiktok-signature'] !== 'string') return { status: 401, body: 'invalid signature' }
-  return undefined
-}
-
-/** Handles one webhook request. */
-export async function handleTikTokWebhook(request: WebhookRequest, deps: TikTokWebhookDeps): Promise<WebhookResponse> {
-  const early = tiktokWebhookHead(request, deps)
-  if (early) return early
-  if (!validTikTokSignature(request.headers['tiktok-signature'], request.body, deps.clientSecret, deps.now(), deps.toleranceMs))
-    return { status: 401, body: 'invalid signature' }
-  let envelope: TikTokWebhookEvent
-  let content: TikTokMessageContent
-  try {
-    envelope = JSON.parse(request.body.toString('utf8')) as TikTokWebhookEvent
-    content = envelope.event === 'im_receive_msg' ? (JSON.parse(envelope.content ?? '{}') as TikTokMessageContent) : {}
-  } catch {
-    return { status: 400, body: 'the body is not JSON' }
+export function tiktokWebhook(deps: TikTokWebhookDeps): WebhookRoute {
+  return {
+    bodyBytesMax: TIKTOK_LIMITS.webhookBodyBytesMax,
+    head: (head) => postTo(head, deps.path) ?? signatureHeader(head, 'tiktok-signature'),
+    handle: async (request) => {
+      if (!validTikTokSignature(request.headers['tiktok-signature'], request.body, deps.clientSecret, deps.now(), deps.toleranceMs))
+        return { status: 401, body: 'invalid signature' }
+      const envelope = jsonOf<TikTokWebhookEvent | null>(request.body)
+      // A JSON `null` carries no envelope to read; it is refused as a body that is not one.
+      if (envelope === null) return { status: 400, body: 'the body is not JSON' }
+      const content = envelope.event === 'im_receive_msg' ? jsonOf<TikTokMessageContent>(envelope.content ?? '{}') : {}
+      const event = envelope.user_openid === deps.businessId ? inboundOf(content, deps.businessId) : undefined
+      // A rejected sink (the journal is down) throws: the server answers 500 and TikTok retries.
+      if (event) await deps.sink(event)
+      return { status: 200 }
+    },
   }
-  const event = envelope.user_openid === deps.businessId ? inboundOf(content, deps.businessId) : undefined
-  // A rejected sink (the journal is down) throws: the server answers 500 and TikTok retries.
-  if (event) await deps.sink(event)
-  return { status: 200 }
 }
 
 function inboundOf(content: TikTokMessageContent, businessId: string): InboundEvent | undefined {

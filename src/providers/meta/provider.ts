@@ -14,15 +14,17 @@ import type {
   ProviderSendResult,
   StoredMediaRef,
 } from '../../core/provider.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
-import { describeError } from '../shared/redact.js'
+import { requireStrings } from '../shared/required-options.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { metaError, MetaApiError } from './errors.js'
 import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
 import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
 import { sendMessage } from './send.js'
-import { handleMetaWebhook, metaWebhookHead } from './webhook.js'
+import { metaWebhook } from './webhook.js'
 
 /** Options of `MetaCloudProvider`. */
 export interface MetaCloudProviderOptions {
@@ -72,15 +74,14 @@ export class MetaCloudProvider implements IProvider {
   readonly #options: MetaCloudProviderOptions
   readonly #graph: GraphClient
   readonly #codec = metaMediaRefCodec()
-  #server: RunningHttpServer | undefined
+  readonly #webhook: WebhookServer
 
   constructor(options: MetaCloudProviderOptions) {
-    for (const key of ['accessToken', 'phoneNumberId', 'appSecret', 'verifyToken'] as const) {
-      if (typeof options[key] !== 'string' || options[key].length === 0) throw new ProviderConfigError('meta', `${key} is required`)
-    }
+    requireStrings('meta', options, ['accessToken', 'phoneNumberId', 'appSecret', 'verifyToken'])
     if (!/^\d+$/.test(options.phoneNumberId))
       throw new ProviderConfigError('meta', 'phoneNumberId is the numeric id of the phone number, not the number itself')
     this.#options = options
+    this.#webhook = new WebhookServer(errorReporter('meta', options, [options.accessToken, options.appSecret, options.verifyToken]))
     this.#graph = new GraphClient({
       channel: 'meta',
       apiRoot: (options.graphApiRoot ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
@@ -97,28 +98,17 @@ export class MetaCloudProvider implements IProvider {
 
   /** The webhook server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
     const { webhook, verifyToken, appSecret, phoneNumberId } = this.#options
     const path = webhook.path ?? '/webhook'
-    const deps = { path, verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        bodyBytesMax: META_LIMITS.webhookBodyBytesMax,
-        head: (head) => metaWebhookHead(head, deps),
-      },
-      (request) => handleMetaWebhook(request, deps),
-      (error) => this.#reportError(error),
-    )
+    await this.#webhook.start(webhook, metaWebhook({ path, verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered }))
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent, options: ProviderSendOptions = {}): Promise<ProviderSendResult> {
@@ -162,10 +152,5 @@ export class MetaCloudProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`meta: ${describeError(error, [this.#options.accessToken, this.#options.appSecret, this.#options.verifyToken])}`)
   }
 }

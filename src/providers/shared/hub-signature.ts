@@ -5,7 +5,50 @@
  * subscription check: `hub.mode=subscribe` with your verify token, answered with `hub.challenge`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { WebhookResponse } from './http-server.js'
+import type { WebhookHead, WebhookResponse } from './http-server.js'
+import { jsonOf, signatureHeader } from './webhook-checks.js'
+import type { WebhookRoute } from './webhook-server.js'
+
+/** What a channel on Meta's platforms gives its webhook route. */
+export interface HubWebhookOptions<Payload> {
+  path: string
+  verifyToken: string
+  appSecret: string
+  /** The largest body the channel takes. @default WEBHOOK_SERVER_LIMITS.bodyBytesMax (1 MiB) */
+  bodyBytesMax?: number
+  /**
+   * Hands a verified payload's events to the sink, in order, so a chat's messages are journaled
+   * as Meta sent them. A sink that rejects (the journal is down) throws: the server answers 500
+   * and Meta delivers the payload again; what was already journaled is recognised by its id.
+   */
+  take(payload: Payload): Promise<void>
+}
+
+/**
+ * The webhook route of a channel on Meta's platforms. Its head answers the subscription check (a
+ * GET), and refuses a wrong path or method or a POST without a signature header; the signature
+ * is verified once the body is read, before it is parsed, and the answer is 200 only once `take`
+ * resolved.
+ */
+export function hubWebhook<Payload>(options: HubWebhookOptions<Payload>): WebhookRoute {
+  return {
+    bodyBytesMax: options.bodyBytesMax,
+    head: (head) => hubHead(head, options),
+    handle: async (request) => {
+      if (!validSignature(request.headers['x-hub-signature-256'], request.body, options.appSecret))
+        return { status: 401, body: 'invalid signature' }
+      await options.take(jsonOf<Payload>(request.body))
+      return { status: 200, body: 'EVENT_RECEIVED' }
+    },
+  }
+}
+
+function hubHead(head: WebhookHead, options: Pick<HubWebhookOptions<unknown>, 'path' | 'verifyToken'>): WebhookResponse | undefined {
+  if (head.url.pathname !== options.path) return { status: 404 }
+  if (head.method === 'GET') return verifySubscription(head.url.searchParams, options.verifyToken)
+  if (head.method !== 'POST') return { status: 405 }
+  return signatureHeader(head, 'x-hub-signature-256')
+}
 
 /** The header value for `body` under `appSecret` (what Meta sends; tests sign with it too). */
 export function signatureOf(body: Buffer | string, appSecret: string): string {

@@ -11,11 +11,13 @@ import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../download.js'
 import { downloadMedia } from '../http.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../http-server.js'
-import { describeError } from '../redact.js'
+import { errorReporter } from '../error-reporter.js'
+import type { WebhookServerLimits } from '../http-server.js'
+import { requireStrings } from '../required-options.js'
+import { WebhookServer } from '../webhook-server.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
-import { handleMessagingWebhook, messagingWebhookHead } from './webhook.js'
+import { messagingWebhook } from './webhook.js'
 
 /** Options every Messenger Platform channel takes. */
 export interface MessagingProviderOptions extends MediaTestOriginsOption {
@@ -68,18 +70,18 @@ export abstract class MessagingPlatformProvider implements IProvider {
   readonly #options: MessagingProviderOptions
   readonly #channel: MessagingChannel
   readonly #graph: GraphClient
-  #server: RunningHttpServer | undefined
+  readonly #webhook: WebhookServer
 
   protected constructor(options: MessagingProviderOptions, channel: MessagingChannel) {
-    for (const key of ['accessToken', 'appSecret', 'verifyToken'] as const) {
-      if (typeof options[key] !== 'string' || options[key].length === 0)
-        throw new ProviderConfigError(channel.channel, `${key} is required`)
-    }
+    requireStrings(channel.channel, options, ['accessToken', 'appSecret', 'verifyToken'])
     if (!/^\d+$/.test(channel.accountId))
       throw new ProviderConfigError(channel.channel, 'the account id is the numeric id of the page or account')
     this.textLimit = channel.textLimit
     this.#options = options
     this.#channel = channel
+    this.#webhook = new WebhookServer(
+      errorReporter(channel.channel, options, [options.accessToken, options.appSecret, options.verifyToken]),
+    )
     const secrets = [options.accessToken]
     this.#graph = new GraphClient({
       channel: channel.channel,
@@ -97,28 +99,18 @@ export abstract class MessagingPlatformProvider implements IProvider {
 
   /** The webhook server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
     const { webhook, verifyToken, appSecret } = this.#options
     const { object, accountId } = this.#channel
     const path = webhook.path ?? '/webhook'
-    const deps = { path, verifyToken, appSecret, object, accountId, sink }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        head: (head) => messagingWebhookHead(head, deps),
-      },
-      (request) => handleMessagingWebhook(request, deps),
-      (error) => this.#reportError(error),
-    )
+    await this.#webhook.start(webhook, messagingWebhook({ path, verifyToken, appSecret, object, accountId, sink }))
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -150,11 +142,5 @@ export abstract class MessagingPlatformProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#channel.codec.rehydrate(stored, media)
-  }
-
-  #reportError(error: unknown): void {
-    const { onError, accessToken, appSecret, verifyToken } = this.#options
-    if (onError) onError(error)
-    else console.error(`${this.#channel.channel}: ${describeError(error, [accessToken, appSecret, verifyToken])}`)
   }
 }

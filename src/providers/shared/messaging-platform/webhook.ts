@@ -7,11 +7,11 @@
  * recognised by their `mid`.
  */
 import type { InboundEvent } from '../../../core/provider.js'
-import type { WebhookHead, WebhookRequest, WebhookResponse } from '../http-server.js'
-import { validSignature, verifySubscription } from '../hub-signature.js'
+import { hubWebhook } from '../hub-signature.js'
+import type { WebhookRoute } from '../webhook-server.js'
 import { inboundEventsOf, type MessagingWebhookPayload } from './events.js'
 
-/** What the webhook handler needs from its provider. */
+/** What the webhook route needs from its provider. */
 export interface MessagingWebhookDeps {
   path: string
   verifyToken: string
@@ -23,36 +23,12 @@ export interface MessagingWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
-/**
- * The answer from the request line and headers alone: a wrong path or method, the subscription
- * check (a GET), or no signature header (the signature covers the body, so it is checked once the
- * body is read).
- */
-export function messagingWebhookHead(
-  head: WebhookHead,
-  deps: Pick<MessagingWebhookDeps, 'path' | 'verifyToken'>,
-): WebhookResponse | undefined {
-  if (head.url.pathname !== deps.path) return { status: 404 }
-  if (head.method === 'GET') return verifySubscription(head.url.searchParams, deps.verifyToken)
-  if (head.method !== 'POST') return { status: 405 }
-  if (typeof head.headers['x-hub-signature-256'] !== 'string') return { status: 401, body: 'invalid signature' }
-  return undefined
-}
-
-/** Handles one webhook request. */
-export async function handleMessagingWebhook(request: WebhookRequest, deps: MessagingWebhookDeps): Promise<WebhookResponse> {
-  const early = messagingWebhookHead(request, deps)
-  if (early) return early
-  if (!validSignature(request.headers['x-hub-signature-256'], request.body, deps.appSecret))
-    return { status: 401, body: 'invalid signature' }
-  let payload: MessagingWebhookPayload
-  try {
-    payload = JSON.parse(request.body.toString('utf8')) as MessagingWebhookPayload
-  } catch {
-    return { status: 400, body: 'the body is not JSON' }
-  }
-  // In order, so a chat's messages are journaled as Meta sent them. A sink that rejects (the
-  // journal is down) throws: the server answers 500 and Meta retries.
-  for (const event of inboundEventsOf(payload, deps.object, deps.accountId)) await deps.sink(event)
-  return { status: 200, body: 'EVENT_RECEIVED' }
+/** The webhook route: the messages of the channel's `object` addressed to its account, to the sink. */
+export function messagingWebhook(deps: MessagingWebhookDeps): WebhookRoute {
+  return hubWebhook<MessagingWebhookPayload>({
+    ...deps,
+    take: async (payload) => {
+      for (const event of inboundEventsOf(payload, deps.object, deps.accountId)) await deps.sink(event)
+    },
+  })
 }

@@ -14,18 +14,21 @@ import type {
   ProviderSendResult,
   StoredMediaRef,
 } from '../../core/provider.js'
+import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia } from '../shared/http.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
-import { describeError } from '../shared/redact.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
+import { loadedOnce } from '../shared/once.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { hostMatches } from '../shared/url.js'
 import { loadTwilio, type TwilioClient } from './client.js'
 import { twilioError } from './errors.js'
 import { TWILIO_API_ORIGIN_DEFAULT, TWILIO_LIMITS } from './limits.js'
 import { twilioMediaRefCodec, type TwilioMediaToken } from './media-ref.js'
 import { messageParams, type TwilioSender } from './send.js'
-import { handleTwilioWebhook, twilioWebhookHead, statusCallbackUrl } from './webhook.js'
+import { statusCallbackUrl, twilioWebhook } from './webhook.js'
 
 /**
  * The hosts a media download may reach: Twilio answers a media URL with a redirect to its CDN
@@ -75,8 +78,8 @@ export class TwilioProvider implements IProvider {
   readonly #apiOrigin: string
   readonly #sender: TwilioSender
   readonly #codec
-  #client: Promise<TwilioClient> | undefined
-  #server: RunningHttpServer | undefined
+  readonly #client: () => Promise<TwilioClient>
+  readonly #webhook: WebhookServer
 
   constructor(options: TwilioProviderOptions) {
     if (!/^AC[0-9a-fA-F]{32}$/.test(options.accountSid ?? ''))
@@ -90,52 +93,43 @@ export class TwilioProvider implements IProvider {
     this.#apiOrigin = new URL(options.apiOrigin ?? TWILIO_API_ORIGIN_DEFAULT).origin
     this.#sender = options.from ? { from: options.from } : { messagingServiceSid: options.messagingServiceSid! }
     this.#codec = twilioMediaRefCodec({ apiOrigin: this.#apiOrigin })
+    this.#webhook = new WebhookServer(errorReporter('twilio', options, [options.authToken]))
+    this.#client = loadedOnce(() =>
+      loadTwilio({
+        accountSid: options.accountSid,
+        authToken: options.authToken,
+        apiOrigin: this.#apiOrigin,
+        timeoutMs: options.requestTimeoutMs ?? TWILIO_LIMITS.requestTimeoutMs,
+      }),
+    )
   }
 
   /** The webhook server's origin once started (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
-    const client = await this.#clientOnce()
+    const { validSignature } = await this.#client()
     const { webhook, accountSid } = this.#options
     const path = webhook.path ?? '/twilio'
-    const deps = {
-      path,
-      publicUrl: this.#publicUrl(),
-      accountSid,
-      validSignature: client.validSignature,
-      sink,
-      delivered: sink.delivered,
-    }
-    this.#server = await startHttpServer(
-      {
-        ...listenOn(webhook),
-        bodyBytesMax: TWILIO_LIMITS.webhookBodyBytesMax,
-        head: (head) => twilioWebhookHead(head, deps),
-      },
-      (request) => handleTwilioWebhook(request, deps),
-      (error) => this.#reportError(error),
-    )
+    const deps = { path, publicUrl: this.#publicUrl(), accountSid, validSignature, sink, delivered: sink.delivered }
+    await this.#webhook.start(webhook, twilioWebhook(deps))
   }
 
   async stop(): Promise<void> {
-    const server = this.#server
-    this.#server = undefined
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent, options: ProviderSendOptions = {}): Promise<ProviderSendResult> {
     const params = messageParams(this.#sender, chatId, content)
     if (options.outboxKey) params.statusCallback = statusCallbackUrl(this.#publicUrl(), options.outboxKey)
-    const client = await this.#clientOnce()
-    try {
-      const message = await client.createMessage(params)
-      return { messageId: message.sid }
-    } catch (error) {
-      throw twilioError(error, this.#options.authToken)
-    }
+    const client = await this.#client()
+    const message = await channelCall(
+      () => client.createMessage(params),
+      (error) => twilioError(error, this.#options.authToken),
+    )
+    return { messageId: message.sid }
   }
 
   /** Downloads a message's media under the download policy; the credentials go only to the API origin or a `twilio.com` host. */
@@ -172,23 +166,5 @@ export class TwilioProvider implements IProvider {
 
   #publicUrl(): string {
     return this.#options.webhook.publicUrl.replace(/\/+$/, '')
-  }
-
-  #clientOnce(): Promise<TwilioClient> {
-    this.#client ??= loadTwilio({
-      accountSid: this.#options.accountSid,
-      authToken: this.#options.authToken,
-      apiOrigin: this.#apiOrigin,
-      timeoutMs: this.#options.requestTimeoutMs ?? TWILIO_LIMITS.requestTimeoutMs,
-    }).catch((error: unknown) => {
-      this.#client = undefined
-      throw error
-    })
-    return this.#client
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`twilio: ${describeError(error, [this.#options.authToken])}`)
   }
 }

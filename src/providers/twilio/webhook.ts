@@ -9,10 +9,13 @@
  * its outbox key (`botmesh_key`), so a send a crash left ambiguous is settled from Twilio's word.
  */
 import type { DeliveryReport, InboundEvent } from '../../core/provider.js'
-import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import { signatureHeader } from '../shared/webhook-checks.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { TWILIO_LIMITS } from './limits.js'
 import { inboundOf, param, paramsOf } from './messages.js'
 
-/** What the webhook handler needs from its provider. */
+/** What the webhook route needs from its provider. */
 export interface TwilioWebhookDeps {
   /** The local path Twilio's requests arrive on. */
   path: string
@@ -42,31 +45,32 @@ function suffixOf(url: URL, path: string): '' | '/status' | undefined {
 }
 
 /**
- * The answer from the request line and headers alone: a wrong path or method, or no signature
- * header (the signature covers the form parameters, so it is checked once the body is read).
+ * The webhook route, at `path` (messages) and `path/status` (the status callbacks of our sends).
+ * Its head refuses a wrong path or method, or no signature header (the signature covers the form
+ * parameters, so it is checked once the body is read).
  */
-export function twilioWebhookHead(head: WebhookHead, deps: Pick<TwilioWebhookDeps, 'path'>): WebhookResponse | undefined {
-  if (suffixOf(head.url, deps.path) === undefined) return { status: 404 }
-  if (head.method !== 'POST') return { status: 405 }
-  if (typeof head.headers['x-twilio-signature'] !== 'string') return { status: 401, body: 'invalid signature' }
-  return undefined
-}
-
-/** Handles one webhook request. */
-export async function handleTwilioWebhook(request: WebhookRequest, deps: TwilioWebhookDeps): Promise<WebhookResponse> {
-  const early = twilioWebhookHead(request, deps)
-  if (early) return early
-  const suffix = suffixOf(request.url, deps.path)!
-  const params = paramsOf(request.body)
-  const signature = request.headers['x-twilio-signature']
-  if (typeof signature !== 'string' || !deps.validSignature(signature, `${deps.publicUrl}${suffix}${request.url.search}`, params))
-    return { status: 401, body: 'invalid signature' }
-  if (suffix === '/status') return status(request, params, deps)
-  // Another account's message (a shared URL) is not this provider's.
-  const event = param(params, 'AccountSid') === deps.accountSid ? inboundOf(params) : undefined
-  // A rejected sink (the journal is down) throws: the server answers 500.
-  if (event) await deps.sink(event)
-  return { status: 200, body: EMPTY_TWIML, contentType: 'text/xml' }
+export function twilioWebhook(deps: TwilioWebhookDeps): WebhookRoute {
+  return {
+    bodyBytesMax: TWILIO_LIMITS.webhookBodyBytesMax,
+    head: (head) => {
+      if (suffixOf(head.url, deps.path) === undefined) return { status: 404 }
+      if (head.method !== 'POST') return { status: 405 }
+      return signatureHeader(head, 'x-twilio-signature')
+    },
+    handle: async (request) => {
+      const suffix = suffixOf(request.url, deps.path)!
+      const params = paramsOf(request.body)
+      const signature = request.headers['x-twilio-signature'] as string
+      if (!deps.validSignature(signature, `${deps.publicUrl}${suffix}${request.url.search}`, params))
+        return { status: 401, body: 'invalid signature' }
+      if (suffix === '/status') return status(request, params, deps)
+      // Another account's message (a shared URL) is not this provider's.
+      const event = param(params, 'AccountSid') === deps.accountSid ? inboundOf(params) : undefined
+      // A rejected sink (the journal is down) throws: the server answers 500.
+      if (event) await deps.sink(event)
+      return { status: 200, body: EMPTY_TWIML, contentType: 'text/xml' }
+    },
+  }
 }
 
 /** A status callback: the send its URL names is reported delivered to the channel, once taken. */

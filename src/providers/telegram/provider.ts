@@ -13,10 +13,13 @@ import type {
   ProviderSendResult,
   StoredMediaRef,
 } from '../../core/provider.js'
+import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
+import { loadedOnce } from '../shared/once.js'
 import { redact } from '../shared/redact.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { apiSignal, loadGrammy, type Grammy } from './client.js'
 import { downloadFile } from './download.js'
 import { telegramError } from './errors.js'
@@ -25,7 +28,7 @@ import { telegramMediaRefCodec, type TelegramMediaToken } from './media-ref.js'
 import { TelegramPoller } from './polling.js'
 import { sendContent } from './send.js'
 import type { TelegramUpdate } from './updates.js'
-import { handleTelegramWebhook, telegramWebhookHead } from './webhook.js'
+import { telegramWebhook } from './webhook.js'
 
 /** Options of `TelegramProvider`. */
 export interface TelegramProviderOptions {
@@ -67,9 +70,9 @@ export class TelegramProvider implements IProvider {
   readonly #options: TelegramProviderOptions
   readonly #apiRoot: string
   readonly #codec = telegramMediaRefCodec()
-  #grammy: Promise<Grammy> | undefined
+  readonly #client: () => Promise<Grammy>
+  readonly #webhook = new WebhookServer((error) => this.#reportError(error))
   #poller: TelegramPoller | undefined
-  #server: RunningHttpServer | undefined
 
   constructor(options: TelegramProviderOptions) {
     if (!/^\d+:[\w-]+$/.test(options.token ?? ''))
@@ -77,11 +80,13 @@ export class TelegramProvider implements IProvider {
     if (options.webhook) checkWebhookSecret('telegram', 'webhook.secretToken', options.webhook.secretToken)
     this.#options = options
     this.#apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '')
+    const pollTimeoutMs = ((options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds) + 10) * 1000
+    this.#client = loadedOnce(() => loadGrammy(options.token, this.#apiRoot, Math.max(this.#timeoutMs(), pollTimeoutMs)))
   }
 
   /** The webhook server's origin once started in webhook mode (`http://host:port`). */
   get webhookOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#webhook.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -92,17 +97,11 @@ export class TelegramProvider implements IProvider {
       if (update.callback_query) void api.answerCallbackQuery(update.callback_query.id).catch(() => undefined)
     }
     const webhook = this.#options.webhook
-    try {
+    await this.#call(async () => {
       if (webhook) {
-        const path = webhook.path ?? '/telegram'
-        const deps = { path, secretToken: webhook.secretToken, sink: deliver }
-        this.#server = await startHttpServer(
-          {
-            ...listenOn(webhook),
-            head: (head) => telegramWebhookHead(head, deps),
-          },
-          (request) => handleTelegramWebhook(request, deps),
-          (error) => this.#reportError(error),
+        await this.#webhook.start(
+          webhook,
+          telegramWebhook({ path: webhook.path ?? '/telegram', secretToken: webhook.secretToken, sink: deliver }),
         )
         if (webhook.url) await api.setWebhook(webhook.url, { secret_token: webhook.secretToken })
       } else {
@@ -116,42 +115,30 @@ export class TelegramProvider implements IProvider {
         })
         this.#poller.start()
       }
-    } catch (error) {
-      throw telegramError(error, this.#options.token)
-    }
+    })
   }
 
   async stop(): Promise<void> {
     const poller = this.#poller
-    const server = this.#server
     this.#poller = undefined
-    this.#server = undefined
     await poller?.stop()
-    await server?.close()
+    await this.#webhook.stop()
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
     const grammy = await this.#client()
-    try {
-      return { messageId: await sendContent(grammy, chatId, content, AbortSignal.timeout(this.#timeoutMs())) }
-    } catch (error) {
-      throw telegramError(error, this.#options.token)
-    }
+    return { messageId: await this.#call(() => sendContent(grammy, chatId, content, AbortSignal.timeout(this.#timeoutMs()))) }
   }
 
   async edit(chatId: string, messageId: string, content: OutboundContent): Promise<void> {
     const { api } = await this.#client()
     const text = typeof content === 'string' ? content : (content.text ?? content.caption ?? '')
-    await api.editMessageText(chatId, Number(messageId), text).catch((error: unknown) => {
-      throw telegramError(error, this.#options.token)
-    })
+    await this.#call(() => api.editMessageText(chatId, Number(messageId), text))
   }
 
   async typing(chatId: string): Promise<void> {
     const { api } = await this.#client()
-    await api.sendChatAction(chatId, 'typing').catch((error: unknown) => {
-      throw telegramError(error, this.#options.token)
-    })
+    await this.#call(() => api.sendChatAction(chatId, 'typing'))
   }
 
   /** Downloads a file by its `file_id` (a live update's file object or a rebuilt reference): `getFile`, then the file URL. */
@@ -160,12 +147,7 @@ export class TelegramProvider implements IProvider {
     if (typeof fileId !== 'string') throw new MediaDownloadError('telegram', 'the media has no file_id')
     const { api } = await this.#client()
     const signal = AbortSignal.timeout(this.#timeoutMs())
-    let file: { file_path?: string; file_size?: number }
-    try {
-      file = await api.getFile(fileId, apiSignal(signal))
-    } catch (error) {
-      throw telegramError(error, this.#options.token)
-    }
+    const file: { file_path?: string; file_size?: number } = await this.#call(() => api.getFile(fileId, apiSignal(signal)))
     if (!file.file_path) throw new MediaDownloadError('telegram', 'getFile returned no file_path (the file is too big for the Bot API)')
     return downloadFile(`${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`, {
       apiRoot: this.#apiRoot,
@@ -183,15 +165,9 @@ export class TelegramProvider implements IProvider {
     return this.#codec.rehydrate(stored, media)
   }
 
-  #client(): Promise<Grammy> {
-    this.#grammy ??= loadGrammy(
-      this.#options.token,
-      this.#apiRoot,
-      Math.max(this.#timeoutMs(), ((this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds) + 10) * 1000),
-    )
-    // A failed load is not kept, so installing the package and retrying works.
-    this.#grammy.catch(() => (this.#grammy = undefined))
-    return this.#grammy
+  /** A Bot API call, its failure as the outbox's error classes (the token cut). */
+  #call<T>(call: () => Promise<T>): Promise<T> {
+    return channelCall(call, (error) => telegramError(error, this.#options.token))
   }
 
   #timeoutMs(): number {

@@ -13,7 +13,10 @@ import type { InboundEvent } from '../../core/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
 import { isFresh, REPLAY_LIMITS, type ReplayCache } from '../shared/replay.js'
 import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'
+import { jsonOf, postTo } from '../shared/webhook-checks.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
 import { INTERACTION_TYPES, interactionEventOf, type DiscordInteraction } from './events.js'
+import { DISCORD_LIMITS } from './limits.js'
 
 /** The DER prefix of an Ed25519 public key (SPKI), before its 32 raw bytes. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
@@ -36,9 +39,9 @@ export function validInteractionSignature(request: WebhookRequest, key: KeyObjec
  * The answer from the request line and headers alone: a wrong path or method, or no signature and
  * timestamp headers (the signature covers the body, so it is checked once the body is read).
  */
-export function interactionsHead(head: WebhookHead, deps: { path: string }): WebhookResponse | undefined {
-  if (head.url.pathname !== deps.path) return { status: 404 }
-  if (head.method !== 'POST') return { status: 405 }
+function interactionsHead(head: WebhookHead, deps: { path: string }): WebhookResponse | undefined {
+  const early = postTo(head, deps.path)
+  if (early) return early
   const { 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp } = head.headers
   if (typeof signature !== 'string' || typeof timestamp !== 'string') return { status: 401, body: 'invalid request signature' }
   return undefined
@@ -68,24 +71,23 @@ export function freshInteraction(request: WebhookRequest, deps: Pick<Interaction
   return deps.replays.firstSight(signature, signedAt + REPLAY_LIMITS.freshnessMs, now)
 }
 
-/** Handles one request to the interactions endpoint. */
-export async function handleInteractions(request: WebhookRequest, deps: InteractionsDeps): Promise<WebhookResponse> {
-  const early = interactionsHead(request, deps)
-  if (early) return early
-  if (!validInteractionSignature(request, deps.key)) return { status: 401, body: 'invalid request signature' }
-  if (!freshInteraction(request, deps)) return { status: 401, body: 'stale or replayed request' }
-  let interaction: DiscordInteraction
-  try {
-    interaction = JSON.parse(request.body.toString('utf8')) as DiscordInteraction
-  } catch {
-    return { status: 400, body: 'the body is not JSON' }
+/** The interactions endpoint's route. */
+export function interactionsRoute(deps: InteractionsDeps): WebhookRoute {
+  return {
+    bodyBytesMax: DISCORD_LIMITS.webhookBodyBytesMax,
+    head: (head) => interactionsHead(head, deps),
+    handle: async (request) => {
+      if (!validInteractionSignature(request, deps.key)) return { status: 401, body: 'invalid request signature' }
+      if (!freshInteraction(request, deps)) return { status: 401, body: 'stale or replayed request' }
+      const interaction = jsonOf<DiscordInteraction>(request.body)
+      if (interaction.type === INTERACTION_TYPES.ping) return json({ type: 1 })
+      const event = interactionEventOf(interaction)
+      // A rejected sink (the journal is down) throws: the server answers 500, and the press fails.
+      if (event) await deps.sink(event)
+      // 6: DEFERRED_UPDATE_MESSAGE, the press is taken and the message stays as it is.
+      return json({ type: 6 })
+    },
   }
-  if (interaction.type === INTERACTION_TYPES.ping) return json({ type: 1 })
-  const event = interactionEventOf(interaction)
-  // A rejected sink (the journal is down) throws: the server answers 500, and the press fails.
-  if (event) await deps.sink(event)
-  // 6: DEFERRED_UPDATE_MESSAGE, the press is taken and the message stays as it is.
-  return json({ type: 6 })
 }
 
 const json = (body: object): WebhookResponse => ({ status: 200, body: JSON.stringify(body), contentType: 'application/json' })

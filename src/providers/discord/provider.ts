@@ -8,16 +8,19 @@
 import type { REST } from '@discordjs/rest'
 import type { WebSocketManager } from '@discordjs/ws'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia } from '../shared/http.js'
-import { listenOn, startHttpServer, type RunningHttpServer, type WebhookServerLimits } from '../shared/http-server.js'
-import { describeError } from '../shared/redact.js'
+import type { WebhookServerLimits } from '../shared/http-server.js'
+import { loadedOnce } from '../shared/once.js'
 import { ReplayCache } from '../shared/replay.js'
+import { WebhookServer } from '../shared/webhook-server.js'
 import { loadGateway, loadRest } from './client.js'
 import { discordError } from './errors.js'
 import { receiveFromGateway } from './gateway.js'
-import { handleInteractions, interactionsHead, interactionsKey } from './interactions.js'
+import { interactionsKey, interactionsRoute } from './interactions.js'
 import { DISCORD_API_DEFAULT, DISCORD_INTENTS_DEFAULT, DISCORD_LIMITS } from './limits.js'
 import { DISCORD_MEDIA_HOSTS, discordMediaRefCodec } from './media-ref.js'
 import { messageRequest } from './send.js'
@@ -64,38 +67,34 @@ export class DiscordProvider implements IProvider {
   readonly session = 'any' as const
   readonly #options: DiscordProviderOptions
   readonly #codec
-  #rest: Promise<REST> | undefined
+  readonly #rest: () => Promise<REST>
+  readonly #reportError: (error: unknown) => void
+  readonly #interactions: WebhookServer
   #gateway: WebSocketManager | undefined
-  #server: RunningHttpServer | undefined
 
   constructor(options: DiscordProviderOptions) {
     if (!options.token) throw new ProviderConfigError('discord', 'token is required')
     if (options.interactions) interactionsKey(options.interactions.publicKey)
     this.#options = options
     this.#codec = discordMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
+    this.#reportError = errorReporter('discord', options, [options.token])
+    this.#interactions = new WebhookServer(this.#reportError)
+    this.#rest = loadedOnce(() => loadRest({ token: options.token, api: this.#api(), timeoutMs: this.#timeoutMs() }))
   }
 
   /** The interactions endpoint's origin once started (`http://host:port`). */
   get interactionsOrigin(): string | undefined {
-    return this.#server?.origin
+    return this.#interactions.origin
   }
 
   async start(sink: InboundSink): Promise<void> {
-    const rest = await this.#restOnce()
+    const rest = await this.#rest()
     const { interactions } = this.#options
     if (interactions) {
       const key = interactionsKey(interactions.publicKey)
       const path = interactions.path ?? '/interactions'
       const deps = { path, key, sink, now: interactions.clock ?? Date.now, replays: new ReplayCache(interactions.replayEntriesMax) }
-      this.#server = await startHttpServer(
-        {
-          ...listenOn(interactions),
-          bodyBytesMax: DISCORD_LIMITS.webhookBodyBytesMax,
-          head: (head) => interactionsHead(head, deps),
-        },
-        (request) => handleInteractions(request, deps),
-        (error) => this.#reportError(error),
-      )
+      await this.#interactions.start(interactions, interactionsRoute(deps))
     }
     if (this.#options.gateway === false) return
     this.#gateway = await loadGateway({
@@ -104,25 +103,23 @@ export class DiscordProvider implements IProvider {
       api: this.#api(),
       timeoutMs: this.#timeoutMs(),
     })
-    await receiveFromGateway({ manager: this.#gateway, rest, sink, onError: (error) => this.#reportError(error) })
+    await receiveFromGateway({ manager: this.#gateway, rest, sink, onError: this.#reportError })
   }
 
   async stop(): Promise<void> {
-    const [gateway, server] = [this.#gateway, this.#server]
+    const gateway = this.#gateway
     this.#gateway = undefined
-    this.#server = undefined
-    await Promise.all([gateway?.destroy(), server?.close()])
+    await Promise.all([gateway?.destroy(), this.#interactions.stop()])
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
     const request = await messageRequest(content)
-    const rest = await this.#restOnce()
-    try {
-      const message = (await rest.post(`/channels/${chatId}/messages`, request)) as { id: string }
-      return { messageId: message.id }
-    } catch (error) {
-      throw discordError(error, this.#options.token)
-    }
+    const rest = await this.#rest()
+    const message = (await channelCall(
+      () => rest.post(`/channels/${chatId}/messages`, request),
+      (error) => discordError(error, this.#options.token),
+    )) as { id: string }
+    return { messageId: message.id }
   }
 
   /** Downloads an attachment from its CDN URL (signed by Discord: no token is sent), under the download policy. */
@@ -153,18 +150,5 @@ export class DiscordProvider implements IProvider {
 
   #timeoutMs(): number {
     return this.#options.requestTimeoutMs ?? DISCORD_LIMITS.requestTimeoutMs
-  }
-
-  #restOnce(): Promise<REST> {
-    this.#rest ??= loadRest({ token: this.#options.token, api: this.#api(), timeoutMs: this.#timeoutMs() }).catch((error: unknown) => {
-      this.#rest = undefined
-      throw error
-    })
-    return this.#rest
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`discord: ${describeError(error, [this.#options.token])}`)
   }
 }

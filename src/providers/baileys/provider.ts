@@ -10,8 +10,10 @@ import type { AuthenticationState, SocketConfig, WAMessage } from 'baileys'
 import { ERROR_CODES } from '../../core/errors.js'
 import { ProviderNotLeaderError } from '../../core/provider-errors.js'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { channelCall } from '../shared/channel-call.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { ChannelApiError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import { describeError } from '../shared/redact.js'
+import { loadedOnce } from '../shared/once.js'
 import { loadBaileys, silentLogger, type BaileysModule, type BaileysSocketFactory } from './client.js'
 import { BaileysConnection } from './connection.js'
 import { downloadMedia } from './download.js'
@@ -60,7 +62,8 @@ export class BaileysProvider implements IProvider {
   readonly session = 'leader' as const
   readonly #options: BaileysProviderOptions
   readonly #codec
-  #baileys: Promise<BaileysModule> | undefined
+  readonly #load: () => Promise<BaileysModule> = loadedOnce(loadBaileys)
+  readonly #reportError: (error: unknown) => void
   #connection: BaileysConnection | undefined
   #receiver: InboundReceiver | undefined
 
@@ -69,12 +72,13 @@ export class BaileysProvider implements IProvider {
       throw new ProviderConfigError('baileys', 'auth is required (an AuthenticationState: { creds, keys })')
     this.#options = options
     this.#codec = baileysMediaRefCodec(options.durableMedia ? { durableMedia: options.durableMedia } : {})
+    this.#reportError = errorReporter('baileys', options, [])
   }
 
   /** Connects; resolves once the connection opened, a QR code waits to be scanned, or `startWaitMs` passed. */
   async start(sink: InboundSink): Promise<void> {
     const baileys = await this.#load()
-    const onError = (error: unknown) => this.#reportError(error)
+    const onError = this.#reportError
     const receiver = new InboundReceiver({
       sink,
       normalize: baileys.normalizeMessageContent,
@@ -115,12 +119,10 @@ export class BaileysProvider implements IProvider {
     // Not charged to the send: it waits for the connection, here or on the replica that leads.
     if (!socket) throw new ProviderNotLeaderError('baileys: this replica holds no open WhatsApp Web connection')
     const rateLimitMs = this.#options.rateLimitRetryAfterMs ?? BAILEYS_LIMITS.rateLimitRetryAfterMs
-    let sent: WAMessage | undefined
-    try {
-      sent = await socket.sendMessage(jid, message)
-    } catch (error) {
-      throw baileysError(error, rateLimitMs)
-    }
+    const sent: WAMessage | undefined = await channelCall(
+      () => socket.sendMessage(jid, message),
+      (error) => baileysError(error, rateLimitMs),
+    )
     const id = sent?.key.id
     if (!id) throw new ChannelApiError('baileys', ERROR_CODES.CHANNEL_SERVER_ERROR, 'baileys: sendMessage answered no message key')
     return { messageId: id }
@@ -146,18 +148,5 @@ export class BaileysProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #load(): Promise<BaileysModule> {
-    this.#baileys ??= loadBaileys().catch((error: unknown) => {
-      this.#baileys = undefined
-      throw error
-    })
-    return this.#baileys
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`baileys: ${describeError(error, [])}`)
   }
 }

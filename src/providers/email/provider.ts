@@ -6,7 +6,10 @@
  */
 import type { Transporter } from 'nodemailer'
 import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { channelCall } from '../shared/channel-call.js'
+import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { loadedOnce } from '../shared/once.js'
 import { describeError } from '../shared/redact.js'
 import { fetchAttachment } from './attachment.js'
 import { loadEmailDrivers, type EmailDrivers } from './client.js'
@@ -82,7 +85,8 @@ export class EmailProvider implements IProvider {
   readonly #options: EmailProviderOptions
   readonly #codec = emailMediaRefCodec()
   readonly #secrets: string[]
-  #drivers: Promise<EmailDrivers> | undefined
+  readonly #load: () => Promise<EmailDrivers> = loadedOnce(loadEmailDrivers)
+  readonly #reportError: (error: unknown) => void
   #transport: Transporter | undefined
   #poller: MailboxPoller | undefined
 
@@ -99,6 +103,7 @@ export class EmailProvider implements IProvider {
       throw new ProviderConfigError('email', 'authenticationResults.authservId must be a host name (the authserv-id)')
     this.#options = options
     this.#secrets = [options.smtp.auth.pass, options.imap.auth.pass]
+    this.#reportError = errorReporter('email', options, this.#secrets)
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -112,7 +117,7 @@ export class EmailProvider implements IProvider {
       messageBytesMax: this.#options.messageBytesMax ?? EMAIL_LIMITS.messageBytesMax,
       authenticationResults: this.#options.authenticationResults,
       sink,
-      onError: (error) => this.#reportError(error),
+      onError: this.#reportError,
     })
     this.#poller.start()
   }
@@ -129,14 +134,13 @@ export class EmailProvider implements IProvider {
     const { createTransport } = await this.#load()
     this.#transport ??= createTransport({ ...this.#options.smtp })
     const message = { from: this.#options.address, to: chatId, subject: this.#options.subject ?? 'Re: your message' }
-    try {
-      return { messageId: await sendEmail(this.#transport, message, content) }
-    } catch (error) {
-      throw smtpError(error, {
-        secrets: this.#secrets,
-        rateLimitRetryAfterMs: this.#options.rateLimitRetryAfterMs ?? EMAIL_LIMITS.rateLimitRetryAfterMs,
-      })
-    }
+    const transport = this.#transport
+    const rateLimitRetryAfterMs = this.#options.rateLimitRetryAfterMs ?? EMAIL_LIMITS.rateLimitRetryAfterMs
+    const messageId = await channelCall(
+      () => sendEmail(transport, message, content),
+      (error) => smtpError(error, { secrets: this.#secrets, rateLimitRetryAfterMs }),
+    )
+    return { messageId }
   }
 
   /** A live message's attachment as it was parsed; a rebuilt reference's from the mailbox, checked against its digest. */
@@ -161,17 +165,5 @@ export class EmailProvider implements IProvider {
 
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
-  }
-
-  #load(): Promise<EmailDrivers> {
-    this.#drivers ??= loadEmailDrivers()
-    // A failed load is not kept, so installing the package and retrying works.
-    this.#drivers.catch(() => (this.#drivers = undefined))
-    return this.#drivers
-  }
-
-  #reportError(error: unknown): void {
-    if (this.#options.onError) this.#options.onError(error)
-    else console.error(`email: ${describeError(error, this.#secrets)}`)
   }
 }

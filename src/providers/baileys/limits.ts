@@ -1,11 +1,8 @@
+import { WHATSAPP_LIMITS } from '../shared/whatsapp.js'
+
 /** WhatsApp Web limits and the transport's defaults, named once. */
 export const BAILEYS_LIMITS = {
-  /** The longest text sent as one message (longer texts are split by the bot), as on the other WhatsApp transports. @default 4096 */
-  textLimit: 4096,
-  /** The longest media caption. @default 1024 */
-  captionLimit: 1024,
-  /** The largest media a download accepts (WhatsApp's document limit). @default 100 MiB */
-  downloadBytesMax: 100 * 1024 * 1024,
+  ...WHATSAPP_LIMITS,
   /** The longest a media download (re-upload request included) may take. @default 60 s */
   downloadTimeoutMs: 60_000,
   /** How long a send refused with `rate-overlimit` waits (WhatsApp names no time). @default 30 s */

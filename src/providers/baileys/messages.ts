@@ -8,17 +8,10 @@
  */
 import type { WAMessage, WAMessageContent } from 'baileys'
 import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import { WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
 
 /** Unwraps ephemeral, view-once and captioned-document wrappers (the library's `normalizeMessageContent`). */
 export type NormalizeContent = (content: WAMessageContent | null | undefined) => WAMessageContent | undefined
-
-const MEDIA = {
-  imageMessage: 'image',
-  videoMessage: 'video',
-  audioMessage: 'audio',
-  documentMessage: 'document',
-  stickerMessage: 'sticker',
-} as const satisfies Record<string, MediaType>
 
 /** The status broadcast, whose updates are not messages to the bot. */
 const STATUS_BROADCAST = 'status@broadcast'
@@ -39,7 +32,7 @@ export function inboundOf(message: WAMessage, normalize: NormalizeContent): Inbo
   if (pressed) return { ...event, kind: 'interaction', interaction: { id: pressed } }
   const text = content.conversation ?? content.extendedTextMessage?.text
   if (text) event.text = text
-  for (const [field, type] of Object.entries(MEDIA) as [keyof typeof MEDIA, MediaType][]) {
+  for (const [field, type] of Object.entries(WHATSAPP_MEDIA_MESSAGES) as [keyof typeof WHATSAPP_MEDIA_MESSAGES, MediaType][]) {
     const media = content[field]
     if (!media) continue
     const ref: MediaRef = { type, token: message }

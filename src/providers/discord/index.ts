@@ -12,14 +12,5 @@ export { DISCORD_LIMITS, DISCORD_INTENTS_DEFAULT, DISCORD_API_DEFAULT } from './
 export { validInteractionSignature, interactionsKey } from './interactions.js'
 export type { WebhookRequest } from '../shared/http-server.js'
 export { DISCORD_MEDIA_HOSTS, discordMediaRefCodec, type DiscordMediaToken, type DiscordMediaRefOptions } from './media-ref.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-  WeakWebhookSecretError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode, WeakWebhookSecretError } from '../shared/errors.js'

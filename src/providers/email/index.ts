@@ -10,13 +10,5 @@ export { EmailProvider, type EmailProviderOptions, type MailServerOptions } from
 export { EMAIL_LIMITS } from './limits.js'
 export { EmailTooLargeError, EmailNotAuthenticatedError, type AuthenticationResultsOption } from './inbound-checks.js'
 export { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode } from '../shared/errors.js'

@@ -11,14 +11,5 @@ export { EVOLUTION_LIMITS } from './limits.js'
 export { validWebhookToken, webhookTokenOf } from './webhook-token.js'
 export { evolutionMediaRefCodec, type EvolutionMessageKey, type EvolutionMediaToken } from './media-ref.js'
 export type { EvolutionWebhook, EvolutionMessage, EvolutionContent, EvolutionMedia } from './messages.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-  WeakWebhookSecretError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode, WeakWebhookSecretError } from '../shared/errors.js'

@@ -1,13 +1,10 @@
+import { WHATSAPP_LIMITS } from '../shared/whatsapp.js'
+
 /** Evolution API limits and the transport's defaults, named once. */
 export const EVOLUTION_LIMITS = {
-  /** The longest text sent as one WhatsApp message (longer texts are split by the bot). @default 4096 */
-  textLimit: 4096,
-  /** The longest media caption. @default 1024 */
-  captionLimit: 1024,
+  ...WHATSAPP_LIMITS,
   /** Reply buttons in one message (WhatsApp's limit). @default 3 */
   buttonsMax: 3,
-  /** The largest media a download accepts (WhatsApp's document limit). @default 100 MiB */
-  downloadBytesMax: 100 * 1024 * 1024,
   /** The longest an API call or a download may take. @default 30 s */
   requestTimeoutMs: 30_000,
   /** How long a rate-limited send waits when no `Retry-After` names a time. @default 10 s */

@@ -6,6 +6,7 @@
  */
 import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
 import type { EvolutionMessageKey } from './media-ref.js'
+import { WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
 
 /** A webhook POST body (the names Evolution API sends; only what the transport reads). */
 export interface EvolutionWebhook {
@@ -94,14 +95,6 @@ export interface EvolutionLiveMediaToken {
   base64?: string
 }
 
-const MEDIA = {
-  imageMessage: 'image',
-  videoMessage: 'video',
-  audioMessage: 'audio',
-  documentMessage: 'document',
-  stickerMessage: 'sticker',
-} as const
-
 /** Whether `event` names a new message (`messages.upsert`, or `MESSAGES_UPSERT` from a global webhook). */
 export function isMessagesUpsert(event: unknown): boolean {
   return typeof event === 'string' && event.replace(/[._-]/g, '').toLowerCase() === 'messagesupsert'
@@ -131,7 +124,7 @@ export function inboundOf(message: EvolutionMessage): InboundEvent | undefined {
 }
 
 function mediaOf(content: EvolutionContent, key: EvolutionMessageKey, base64: string | undefined) {
-  for (const [field, type] of Object.entries(MEDIA) as [keyof typeof MEDIA, MediaType][]) {
+  for (const [field, type] of Object.entries(WHATSAPP_MEDIA_MESSAGES) as [keyof typeof WHATSAPP_MEDIA_MESSAGES, MediaType][]) {
     const media = content[field]
     if (!media) continue
     const token: EvolutionLiveMediaToken = { key: { ...key }, ...(base64 ? { base64 } : {}) }

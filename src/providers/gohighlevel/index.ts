@@ -11,14 +11,5 @@ export { GOHIGHLEVEL_LIMITS, GOHIGHLEVEL_API_VERSION } from './limits.js'
 export { validSignature, signatureHeaderOf } from './signature.js'
 export { gohighlevelMediaRefCodec, type GoHighLevelMediaToken, type GoHighLevelMediaRefOptions } from './media-ref.js'
 export type { GoHighLevelWebhook } from './messages.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-  WeakWebhookSecretError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode, WeakWebhookSecretError } from '../shared/errors.js'

@@ -9,14 +9,5 @@ export { GupshupProvider, type GupshupProviderOptions } from './provider.js'
 export { GUPSHUP_LIMITS } from './limits.js'
 export { gupshupMediaRefCodec, type GupshupMediaToken, type GupshupMediaRefOptions } from './media-ref.js'
 export type { GupshupCallback, GupshupMessage } from './messages.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-  WeakWebhookSecretError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode, WeakWebhookSecretError } from '../shared/errors.js'

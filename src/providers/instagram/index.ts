@@ -9,13 +9,5 @@ export { InstagramProvider, type InstagramProviderOptions } from './provider.js'
 export { INSTAGRAM_LIMITS } from './limits.js'
 export { INSTAGRAM_MEDIA_HOSTS, instagramMediaRefCodec, type InstagramMediaToken, type InstagramMediaRefOptions } from './media-ref.js'
 export { signatureOf, validSignature } from '../shared/hub-signature.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode } from '../shared/errors.js'

@@ -9,13 +9,5 @@ export { MessengerProvider, type MessengerProviderOptions } from './provider.js'
 export { MESSENGER_LIMITS } from './limits.js'
 export { MESSENGER_MEDIA_HOSTS, messengerMediaRefCodec, type MessengerMediaToken, type MessengerMediaRefOptions } from './media-ref.js'
 export { signatureOf, validSignature } from '../shared/hub-signature.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode } from '../shared/errors.js'

@@ -1,15 +1,12 @@
+import { WHATSAPP_LIMITS } from '../shared/whatsapp.js'
+
 /** WhatsApp Cloud API limits and the transport's defaults, named once. */
 export const META_LIMITS = {
-  /** The longest text message body. @default 4096 */
-  textLimit: 4096,
-  /** The longest media caption. @default 1024 */
-  captionLimit: 1024,
+  ...WHATSAPP_LIMITS,
   /** Reply buttons in one interactive message. @default 3 */
   buttonsMax: 3,
   /** The longest reply button title. @default 20 */
   buttonTitleMax: 20,
-  /** The largest media a download accepts (WhatsApp's document limit). @default 100 MiB */
-  downloadBytesMax: 100 * 1024 * 1024,
   /** The longest a Graph API call or a media download may take. @default 30 s */
   requestTimeoutMs: 30_000,
   /** How long a rate-limited send waits when the Graph API names no time. @default 60 s */

@@ -1,9 +1,30 @@
 /**
- * WhatsApp identifiers shared by the channels that speak WhatsApp Web (Baileys, Evolution): a JID
- * on one of WhatsApp's own domains, and a message key.
+ * What WhatsApp itself decides, the same on every transport that speaks it: its limits (Baileys,
+ * Evolution, WPPConnect, Gupshup, the Cloud API), and for the channels on WhatsApp Web (Baileys,
+ * Evolution) the message fields that carry media, a JID on one of WhatsApp's own domains, and a
+ * message key.
  */
-import type { Json } from '../../core/provider.js'
+import type { Json, MediaType } from '../../core/provider.js'
 import { booleanField, objectField, prop, stringField, type FieldCheck } from './shape.js'
+
+/** WhatsApp's own limits; each transport's limits start from them. */
+export const WHATSAPP_LIMITS = {
+  /** The longest text sent as one WhatsApp message (longer texts are split by the bot). @default 4096 */
+  textLimit: 4096,
+  /** The longest media caption. @default 1024 */
+  captionLimit: 1024,
+  /** The largest media a download accepts (WhatsApp's document limit). @default 100 MiB */
+  downloadBytesMax: 100 * 1024 * 1024,
+} as const
+
+/** The fields of a WhatsApp Web message that carry media, and the media type of each. */
+export const WHATSAPP_MEDIA_MESSAGES = {
+  imageMessage: 'image',
+  videoMessage: 'video',
+  audioMessage: 'audio',
+  documentMessage: 'document',
+  stickerMessage: 'sticker',
+} as const satisfies Record<string, MediaType>
 
 /** A JID: a user, group, LID, broadcast or newsletter address on WhatsApp's own domains. */
 export const WHATSAPP_JID: FieldCheck = stringField(/^[\w.:+-]+@(s\.whatsapp\.net|c\.us|g\.us|lid|broadcast|newsletter)$/, 128)

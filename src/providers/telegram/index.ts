@@ -9,12 +9,5 @@ export { TelegramApiError } from './errors.js'
 export { TELEGRAM_LIMITS } from './limits.js'
 export { telegramMediaRefCodec, type TelegramMediaToken } from './media-ref.js'
 export type { TelegramUpdate, TelegramMessage, TelegramFile } from './updates.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-  WeakWebhookSecretError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { WeakWebhookSecretError } from '../shared/errors.js'

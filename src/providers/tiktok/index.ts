@@ -10,13 +10,5 @@ export { tiktokError, type TikTokAnswer } from './api.js'
 export { tiktokSignatureOf, validTikTokSignature } from './webhook.js'
 export { TIKTOK_LIMITS, TIKTOK_API_DEFAULT } from './limits.js'
 export { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken, type TikTokMediaRefOptions } from './media-ref.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode } from '../shared/errors.js'

@@ -9,13 +9,5 @@ export { TwilioProvider, type TwilioProviderOptions } from './provider.js'
 export { twilioError } from './errors.js'
 export { TWILIO_LIMITS, TWILIO_API_ORIGIN_DEFAULT } from './limits.js'
 export { twilioMediaRefCodec, type TwilioMediaToken, type TwilioMediaRefOptions } from './media-ref.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode } from '../shared/errors.js'

@@ -9,14 +9,5 @@ export { WppconnectProvider, type WppconnectProviderOptions } from './provider.j
 export { WPPCONNECT_LIMITS } from './limits.js'
 export { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
 export type { WppconnectWebhook, WppconnectId } from './messages.js'
-export type { MediaRefCodec } from '../shared/codec.js'
-export {
-  ChannelApiError,
-  type ChannelApiCode,
-  MediaRefInvalidError,
-  MediaDownloadError,
-  MediaRefusedError,
-  type MediaRefusal,
-  ProviderConfigError,
-  WeakWebhookSecretError,
-} from '../shared/errors.js'
+export * from '../shared/channel-exports.js'
+export { ChannelApiError, type ChannelApiCode, WeakWebhookSecretError } from '../shared/errors.js'

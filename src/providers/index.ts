@@ -33,6 +33,6 @@ export {
 } from './shared/errors.js'
 export { fetchMedia, DOWNLOAD_LIMITS, type DownloadPolicy, type DownloadCaller, type MediaTestOriginsOption } from './shared/download.js'
 export { addressProblem } from './shared/address.js'
-export { WEBHOOK_SERVER_LIMITS, type WebhookServerLimits } from './shared/http-server.js'
+export { WEBHOOK_SERVER_LIMITS, type WebhookServerLimits, type WebhookEndpoint } from './shared/http-server.js'
 export { MEDIA_REF_LIMITS } from './shared/limits.js'
 export { PROVIDER_CHANNELS, type ProviderChannel } from './channels.js'

@@ -13,7 +13,7 @@ import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia } from '../shared/http.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { loadedOnce } from '../shared/once.js'
 import { ReplayCache } from '../shared/replay.js'
 import { WebhookServer } from '../shared/webhook-server.js'
@@ -34,17 +34,11 @@ export interface DiscordProviderOptions extends MediaTestOriginsOption {
   /** Gateway intents. @default DISCORD_INTENTS_DEFAULT (guild and direct messages, message content) */
   intents?: number
   /** Take button presses over HTTP instead (the application's interactions endpoint URL). */
-  interactions?: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  interactions?: WebhookEndpoint & {
     /** The path it answers on. @default '/interactions' */
     path?: string
     /** The application's public key (hex, Ed25519): Discord signs each interaction with it. */
     publicKey: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
     /** The clock a signed timestamp is checked against (ms since the epoch; tests set it). @default Date.now */
     clock?: () => number
     /** The most signatures remembered to refuse a replay. @default REPLAY_LIMITS.entriesMax (10 000) */

@@ -11,7 +11,7 @@ import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { ReplayCache } from '../shared/replay.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import { WebhookServer } from '../shared/webhook-server.js'
 import { evolutionFailure } from './errors.js'
@@ -30,17 +30,11 @@ export interface EvolutionProviderOptions {
   /** The instance's API key (sent as the `apikey` header). Never logged nor journaled. */
   apiKey: string
   /** The webhook server; set the same `jwtKey` as `headers.jwt_key` of the instance's webhook. */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/evolution' */
     path?: string
     /** The webhook's `jwt_key`: Evolution signs each call's token with it. Never logged. */
     jwtKey: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
     /** The clock a token's `iat` and `exp` are checked against (ms since the epoch; tests set it). @default Date.now */
     clock?: () => number
     /** The most tokens remembered to refuse a replay. @default REPLAY_LIMITS.entriesMax (10 000) */

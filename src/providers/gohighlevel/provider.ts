@@ -13,7 +13,7 @@ import { errorReporter } from '../shared/error-reporter.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
 import { ReplayCache } from '../shared/replay.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { requireStrings } from '../shared/required-options.js'
 import { WebhookServer } from '../shared/webhook-server.js'
@@ -33,17 +33,11 @@ export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
   /** The message type replies go out on, and inbound messages are taken from. @default 'SMS' */
   messageType?: string
   /** The webhook server; `publicKey` is HighLevel's published webhook key (PEM, Ed25519 or the legacy RSA). */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/gohighlevel' */
     path?: string
     /** HighLevel's published webhook key (PEM, Ed25519 or the legacy RSA). */
     publicKey: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
     /** The clock a webhook's `timestamp` is checked against (ms since the epoch; tests set it). @default Date.now */
     clock?: () => number
     /** The most webhook ids remembered to refuse a replay. @default REPLAY_LIMITS.entriesMax (10 000) */

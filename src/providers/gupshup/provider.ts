@@ -11,7 +11,7 @@ import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js
 import { errorReporter } from '../shared/error-reporter.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
 import { HttpApi } from '../shared/http-api.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import { WebhookServer } from '../shared/webhook-server.js'
 import { gupshupFailure } from './errors.js'
@@ -29,17 +29,11 @@ export interface GupshupProviderOptions extends GupshupMediaRefOptions {
   /** The app's WhatsApp number, digits with the country code (`917834811114`). */
   source: string
   /** The callback server; set the app's callback URL to `https://<host><path>?token=<secret>`. */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/gupshup' */
     path?: string
     /** The secret in the callback URL's `token` parameter: a call without it gets 401 before its body is read. Never logged. */
     secret: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
   }
   /** The API root (a test double, a proxy). @default 'https://api.gupshup.io' */
   apiRoot?: string

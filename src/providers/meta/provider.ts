@@ -16,7 +16,7 @@ import type {
 } from '../../core/provider.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
 import { requireStrings } from '../shared/required-options.js'
 import { WebhookServer } from '../shared/webhook-server.js'
@@ -37,15 +37,9 @@ export interface MetaCloudProviderOptions {
   /** The verify token you set in the app's webhook configuration. */
   verifyToken: string
   /** The webhook server. */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/webhook' */
     path?: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
   }
   /** The Graph API root (a test double, a proxy). @default 'https://graph.facebook.com' */
   graphApiRoot?: string

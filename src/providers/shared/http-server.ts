@@ -72,13 +72,16 @@ export interface HttpServerOptions extends WebhookServerLimits {
   head?: (head: WebhookHead) => WebhookResponse | undefined
 }
 
-/** Where a provider's webhook listens, as its options say it: a port, an optional host and limits. */
+/**
+ * Where a provider's webhook listens: the part of its `webhook` options every webhook channel
+ * shares (each adds its path and its secret or key).
+ */
 export interface WebhookEndpoint {
-  /** The port; 0 picks a free one. */
+  /** The port it listens on; 0 picks a free one. */
   port: number
-  /** The interface to listen on. @default '0.0.0.0' */
+  /** The address it listens on. @default '0.0.0.0' */
   host?: string | undefined
-  /** The server's limits over WEBHOOK_SERVER_LIMITS. */
+  /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
   limits?: WebhookServerLimits | undefined
 }
 

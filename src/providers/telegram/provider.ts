@@ -16,7 +16,7 @@ import type {
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { loadedOnce } from '../shared/once.js'
 import { redact } from '../shared/redact.js'
 import { WebhookServer } from '../shared/webhook-server.js'
@@ -47,19 +47,13 @@ export interface TelegramProviderOptions {
 }
 
 /** Options of webhook mode. */
-export interface TelegramWebhookOptions {
-  /** The port the webhook server listens on (0: any free port). */
-  port: number
-  /** @default '0.0.0.0' */
-  host?: string
+export interface TelegramWebhookOptions extends WebhookEndpoint {
   /** The path updates are POSTed to. @default '/telegram' */
   path?: string
   /** The secret Telegram sends in `X-Telegram-Bot-Api-Secret-Token` (16-256 of A-Z a-z 0-9 _ -; shorter is `WeakWebhookSecretError`). */
   secretToken: string
   /** The public HTTPS URL to register with `setWebhook` on start; without it, register it yourself. */
   url?: string
-  /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-  limits?: WebhookServerLimits
 }
 
 /** A Telegram bot, as a botmesh provider. */

@@ -10,7 +10,7 @@ import { MediaDownloadError } from '../shared/errors.js'
 import { configuredOrigins, type DownloadPolicy, type MediaTestOriginsOption } from '../shared/download.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia, type HttpCaller } from '../shared/http.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import { WebhookServer } from '../shared/webhook-server.js'
 import { TikTokApi } from './api.js'
@@ -28,15 +28,9 @@ export interface TikTokProviderOptions extends MediaTestOriginsOption {
   /** The app's client secret, which signs webhooks (`TikTok-Signature`). */
   clientSecret: string
   /** The webhook server. */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/tiktok' */
     path?: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
   }
   /** The Business API root (a proxy, a test double). @default 'https://business-api.tiktok.com' */
   apiRoot?: string

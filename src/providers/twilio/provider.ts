@@ -19,7 +19,7 @@ import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia } from '../shared/http.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { loadedOnce } from '../shared/once.js'
 import { WebhookServer } from '../shared/webhook-server.js'
 import { hostMatches } from '../shared/url.js'
@@ -47,17 +47,11 @@ export interface TwilioProviderOptions extends MediaTestOriginsOption {
   /** Or a Messaging Service that picks the sender (`MG…`). */
   messagingServiceSid?: string
   /** The webhook server for incoming messages. */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/twilio' */
     path?: string
     /** The public URL you configure in Twilio for this path (`https://bot.example.com/twilio`): Twilio signs it. */
     publicUrl: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
   }
   /** The REST API origin (a regional edge, a proxy, a test double). @default 'https://api.twilio.com' */
   apiOrigin?: string

@@ -10,7 +10,7 @@ import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { HttpApi } from '../shared/http-api.js'
-import type { WebhookServerLimits } from '../shared/http-server.js'
+import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import { WebhookServer } from '../shared/webhook-server.js'
 import { wppconnectFailure } from './errors.js'
@@ -28,17 +28,11 @@ export interface WppconnectProviderOptions {
   /** The session's bearer token (from `generate-token`). Never logged nor journaled. */
   token: string
   /** The webhook server; give `start-session` the URL `https://<host><path>?token=<secret>`. */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/wppconnect' */
     path?: string
     /** The secret in the webhook URL's `token` parameter (16-256 of A-Z, a-z, 0-9, _ and -): a call without it gets 401. Never logged. */
     secret: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
   }
   /** The longest an API call may take. @default WPPCONNECT_LIMITS.requestTimeoutMs (30 s) */
   requestTimeoutMs?: number

@@ -12,7 +12,7 @@ import { GraphClient } from '../graph.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../download.js'
 import { downloadMedia } from '../http.js'
 import { errorReporter } from '../error-reporter.js'
-import type { WebhookServerLimits } from '../http-server.js'
+import type { WebhookEndpoint } from '../http-server.js'
 import { requireStrings } from '../required-options.js'
 import { WebhookServer } from '../webhook-server.js'
 import { messagingError } from './errors.js'
@@ -28,15 +28,9 @@ export interface MessagingProviderOptions extends MediaTestOriginsOption {
   /** The verify token you set in the app's webhook configuration. */
   verifyToken: string
   /** The webhook server. */
-  webhook: {
-    /** The port it listens on. */
-    port: number
-    /** The address it listens on. @default '0.0.0.0' */
-    host?: string
+  webhook: WebhookEndpoint & {
     /** The path it answers on. @default '/webhook' */
     path?: string
-    /** The server's timeouts and connection cap. @default WEBHOOK_SERVER_LIMITS */
-    limits?: WebhookServerLimits
   }
   /** The Graph API version. @default 'v21.0' */
   graphApiVersion?: string

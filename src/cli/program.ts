@@ -15,6 +15,7 @@ import { registerDashboard } from './commands/dashboard.js'
 import { registerDemo } from './commands/demo.js'
 import { registerDiscard } from './commands/discard.js'
 import { registerDlq } from './commands/dlq.js'
+import { registerDoctor } from './commands/doctor.js'
 import { registerExport } from './commands/export.js'
 import { registerImport } from './commands/import.js'
 import { registerInbox } from './commands/inbox.js'
@@ -48,6 +49,7 @@ export const COMMANDS: ((program: Command, cli: Cli) => void)[] = [
   registerLeases,
   registerInstances,
   registerVerify,
+  registerDoctor,
   registerCompact,
   registerExport,
   registerImport,

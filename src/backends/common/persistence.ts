@@ -66,7 +66,7 @@ export interface PersistenceReport {
 }
 
 /** How the option is spelled, in code and in a backend URL, for the messages. */
-const OPTION = 'requirePersistence: true (&requirePersistence=true in a backend URL)'
+export const REQUIRE_PERSISTENCE_OPTION = 'requirePersistence: true (&requirePersistence=true in a backend URL)'
 
 /** Connections already told about a `window` or an `unreadable` finding. */
 const toldOnce = new WeakMap<object, Set<string>>()
@@ -74,17 +74,31 @@ const toldOnce = new WeakMap<object, Set<string>>()
 /** Findings a test suite silenced (see `silencePersistenceWarnings`). */
 let silenced: ((id: string) => boolean) | undefined
 
+/** What a start does about a finding: nothing, a line said once, a warning, or a refusal. */
+export type PersistenceAction = 'none' | 'info' | 'warn' | 'refuse'
+
+/**
+ * The rule of the file's comment, alone: what a start does about `finding`. `botmesh doctor`
+ * grades its persistence line by it too, so the two never disagree.
+ */
+export function persistenceAction(finding: PersistenceFinding, requirePersistence: boolean): PersistenceAction {
+  if (finding.level === 'durable') return 'none'
+  if (finding.level === 'volatile') return requirePersistence ? 'refuse' : 'warn'
+  return finding.level === 'window' ? 'info' : 'warn'
+}
+
 /**
  * Acts on a finding (see the file's comment): throws the `ConfigError` of a refusal, otherwise
  * warns or informs through `report.log`.
  */
 export function reportPersistence(finding: PersistenceFinding, report: PersistenceReport): void {
+  const action = persistenceAction(finding, report.requirePersistence)
   if (finding.level === 'durable') return
   if (finding.level === 'volatile') {
     const found = `${report.target}: ${finding.settings}: ${finding.loses}`
-    if (report.requirePersistence) throw new ConfigError(`${found}, and requirePersistence is set. ${finding.fix}`)
+    if (action === 'refuse') throw new ConfigError(`${found}, and requirePersistence is set. ${finding.fix}`)
     if (silenced?.(finding.id)) return
-    report.log.warn(`botmesh: ${found}. ${finding.fix}; ${OPTION} refuses to start on such a server`)
+    report.log.warn(`botmesh: ${found}. ${finding.fix}; ${REQUIRE_PERSISTENCE_OPTION} refuses to start on such a server`)
     return
   }
   const key = finding.level === 'window' ? finding.id : 'unreadable'

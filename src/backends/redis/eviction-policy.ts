@@ -14,6 +14,12 @@ import { ConfigError } from '../../core/errors.js'
 /** The only policy under which Redis never drops a journal key. */
 export const SAFE_EVICTION_POLICY = 'noeviction'
 
+/** What to set instead, in the refusal and in `botmesh doctor`. */
+export const EVICTION_FIX = `Set it to "${SAFE_EVICTION_POLICY}" (CONFIG SET maxmemory-policy ${SAFE_EVICTION_POLICY}, and in redis.conf)`
+
+/** What evicting loses, in the refusal and in `botmesh doctor`. */
+export const EVICTION_LOSES = 'Redis may evict journal records under memory pressure, losing messages and replaying sent replies'
+
 /** What the check needs to know and where it says what it found. */
 export interface EvictionCheck {
   /** The server, without credentials, for messages. */
@@ -23,15 +29,24 @@ export interface EvictionCheck {
   warn(message: string): void
 }
 
+/** The policies among `policies` that may evict keys (each once), and what a start does about them. */
+export function evictionAction(
+  policies: readonly string[],
+  acceptEviction: boolean,
+): { evicting: string[]; action: 'none' | 'warn' | 'refuse' } {
+  const evicting = [...new Set(policies)].filter((policy) => policy !== SAFE_EVICTION_POLICY)
+  return { evicting, action: evicting.length === 0 ? 'none' : acceptEviction ? 'warn' : 'refuse' }
+}
+
 /** Refuses (or, accepted, warns about) masters whose policy may evict keys; see the file's comment. */
 export function checkEvictionPolicy(policies: readonly string[], check: EvictionCheck): void {
-  const evicting = [...new Set(policies)].filter((policy) => policy !== SAFE_EVICTION_POLICY)
-  if (evicting.length === 0) return
+  const { evicting, action } = evictionAction(policies, check.acceptEviction)
+  if (action === 'none') return
   const found = `maxmemory-policy is "${evicting.join('", "')}" on ${check.target}`
-  if (!check.acceptEviction) {
+  if (action === 'refuse') {
     throw new ConfigError(
-      `${found}: Redis may evict journal records under memory pressure, losing messages and replaying sent replies. ` +
-        `Set it to "${SAFE_EVICTION_POLICY}" (CONFIG SET maxmemory-policy ${SAFE_EVICTION_POLICY}, and in redis.conf), ` +
+      `${found}: ${EVICTION_LOSES}. ` +
+        `${EVICTION_FIX}, ` +
         `or pass acceptEviction: true (?acceptEviction=true in a backend URL) to run anyway`,
     )
   }

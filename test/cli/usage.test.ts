@@ -28,6 +28,7 @@ const COMMANDS = [
   ['leases'],
   ['instances'],
   ['verify'],
+  ['doctor'],
   ['compact'],
   ['export'],
   ['import'],

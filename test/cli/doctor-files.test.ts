@@ -1,0 +1,93 @@
+/**
+ * `botmesh doctor` on journals kept in files (file, SQLite, events), the built binary: the folder's
+ * checks, SQLite's settings as the store opens a file, nothing of the operator's opened or left
+ * behind; tmpfs (/dev/shm) named as a file system that keeps nothing across a power loss, and a
+ * folder where nothing can be written a fail.
+ */
+import { existsSync, readdirSync, statfsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { botmesh, jsonOf, useTempDirs } from './helpers.js'
+
+interface Check {
+  name: string
+  status: 'ok' | 'warn' | 'fail'
+  found: string
+  fix?: string
+}
+interface Report {
+  backend: string
+  kind: string
+  ok: boolean
+  counts: { ok: number; warn: number; fail: number }
+  checks: Check[]
+}
+
+const FOLDER_CHECKS = ['directory', 'file system', 'fsync', 'free space']
+
+const doctor = async (url: string) => {
+  const run = await botmesh(['doctor', '--backend', url, '--json'])
+  const report = jsonOf<Report>(run)
+  return { run, report, line: (name: string) => report.checks.find((check) => check.name === name)! }
+}
+
+/** tmpfs's statfs type on Linux. */
+const TMPFS = 0x01021994
+const shmIsTmpfs = (() => {
+  try {
+    return statfsSync('/dev/shm').type === TMPFS
+  } catch {
+    return false
+  }
+})()
+if (!shmIsTmpfs && process.env.CI !== 'true') console.warn('\n!!!!!!!! SKIPPED doctor on tmpfs: /dev/shm is not a tmpfs here !!!!!!!!\n')
+
+describe('botmesh doctor on journals kept in files', () => {
+  const tempDir = useTempDirs()
+
+  it('SQLite: the folder, then journal_mode wal and synchronous FULL as the store opens a file; the folder left as it was', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'keep.txt'), 'the operator’s')
+    const { run, report, line } = await doctor(`sqlite:${join(dir, 'bot.db')}`)
+    expect(report.checks.map((check) => check.name)).toEqual([...FOLDER_CHECKS, 'journal_mode', 'synchronous'])
+    expect(line('directory')).toMatchObject({ status: 'ok', found: dir })
+    expect(line('fsync').status).toBe('ok')
+    expect(line('journal_mode')).toMatchObject({ status: 'ok', found: expect.stringMatching(/^wal/) })
+    expect(line('synchronous')).toMatchObject({ status: 'ok', found: expect.stringMatching(/^FULL/) })
+    expect(run.code).toBe(report.counts.fail > 0 ? 1 : 0)
+    // The journal file was not created, and the probes are gone.
+    expect(readdirSync(dir)).toEqual(['keep.txt'])
+  })
+
+  it('a file journal whose folder does not exist yet: checked in the nearest folder that does, nothing created', async () => {
+    const dir = tempDir()
+    const { report, line } = await doctor(`file:${join(dir, 'a', 'b', 'durable.json')}`)
+    expect(report.checks.map((check) => check.name)).toEqual(FOLDER_CHECKS)
+    expect(line('directory')).toMatchObject({ status: 'ok', found: expect.stringContaining(`does not exist yet`) })
+    expect(line('directory').found).toContain(`ran in ${dir},`)
+    expect(line('fsync').status).toBe('ok')
+    expect(existsSync(join(dir, 'a'))).toBe(false)
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it.runIf(shmIsTmpfs)('an events journal on tmpfs: the file system line warns, naming tmpfs', async () => {
+    const { run, line } = await doctor(`events:/dev/shm/botmesh-doctor-${process.pid}/events.json`)
+    expect(line('file system')).toMatchObject({ status: 'warn', found: expect.stringMatching(/^tmpfs: .*power loss/) })
+    expect(line('file system').fix).toContain('local disk')
+    expect(run.code).toBe(0)
+  })
+
+  it('a folder where nothing can be written (/proc): fsync fails, exit 1', async () => {
+    const { run, line } = await doctor('file:/proc/botmesh-doctor/durable.json')
+    expect(line('fsync')).toMatchObject({ status: 'fail', found: expect.stringContaining('a bot could not make a journal write durable') })
+    expect(line('file system').status).toBe('warn')
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('(CHECK_FAILED)')
+  })
+
+  it('memory: one line, the journal does not outlive the process', async () => {
+    const { run, report } = await doctor('memory')
+    expect(report.checks).toEqual([expect.objectContaining({ name: 'persistence', status: 'warn' })])
+    expect(run.code).toBe(0)
+  })
+})

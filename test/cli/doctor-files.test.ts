@@ -49,7 +49,10 @@ describe('botmesh doctor on journals kept in files', () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'keep.txt'), 'the operator’s')
     const { run, report, line } = await doctor(`sqlite:${join(dir, 'bot.db')}`)
-    expect(report.checks.map((check) => check.name)).toEqual([...FOLDER_CHECKS, 'journal_mode', 'synchronous'])
+    expect(
+      report.checks.map((check) => check.name),
+      JSON.stringify(report.checks),
+    ).toEqual([...FOLDER_CHECKS, 'journal_mode', 'synchronous'])
     expect(line('directory')).toMatchObject({ status: 'ok', found: dir })
     expect(line('fsync').status).toBe('ok')
     expect(line('journal_mode')).toMatchObject({ status: 'ok', found: expect.stringMatching(/^wal/) })

@@ -117,7 +117,7 @@ export function waitReplicasCheck(configured: number | undefined, replicasPerMas
       'waitReplicas',
       'warn',
       'not set: Redis replicates asynchronously, so a write is acknowledged before a replica has it, and a failover to that replica loses the journal writes it had not received',
-      'waitReplicas makes a journal write count as done only once that many replicas have it; this version of botmesh does not have it yet (docs/operating.md, "Before trusting a backend")',
+      'waitReplicas (a journal write counts as done only once that many replicas have it) is not in this version of botmesh yet; until it is, a failover can lose acknowledged messages',
     )
   }
   if (fewest < configured)

@@ -7,29 +7,10 @@
 import { existsSync, readdirSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { botmesh, jsonOf, useTempDirs } from './helpers.js'
-
-interface Check {
-  name: string
-  status: 'ok' | 'warn' | 'fail'
-  found: string
-  fix?: string
-}
-interface Report {
-  backend: string
-  kind: string
-  ok: boolean
-  counts: { ok: number; warn: number; fail: number }
-  checks: Check[]
-}
+import { doctorJson } from './doctor-run.js'
+import { useTempDirs } from './helpers.js'
 
 const FOLDER_CHECKS = ['directory', 'file system', 'fsync', 'free space']
-
-const doctor = async (url: string) => {
-  const run = await botmesh(['doctor', '--backend', url, '--json'])
-  const report = jsonOf<Report>(run)
-  return { run, report, line: (name: string) => report.checks.find((check) => check.name === name)! }
-}
 
 /** tmpfs's statfs type on Linux. */
 const TMPFS = 0x01021994
@@ -48,7 +29,7 @@ describe('botmesh doctor on journals kept in files', () => {
   it('SQLite: the folder, then journal_mode wal and synchronous FULL as the store opens a file; the folder left as it was', async () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'keep.txt'), 'the operator’s')
-    const { run, report, line } = await doctor(`sqlite:${join(dir, 'bot.db')}`)
+    const { run, report, line } = await doctorJson(`sqlite:${join(dir, 'bot.db')}`)
     expect(
       report.checks.map((check) => check.name),
       JSON.stringify(report.checks),
@@ -64,7 +45,7 @@ describe('botmesh doctor on journals kept in files', () => {
 
   it('a file journal whose folder does not exist yet: checked in the nearest folder that does, nothing created', async () => {
     const dir = tempDir()
-    const { report, line } = await doctor(`file:${join(dir, 'a', 'b', 'durable.json')}`)
+    const { report, line } = await doctorJson(`file:${join(dir, 'a', 'b', 'durable.json')}`)
     expect(report.checks.map((check) => check.name)).toEqual(FOLDER_CHECKS)
     expect(line('directory')).toMatchObject({ status: 'ok', found: expect.stringContaining(`does not exist yet`) })
     expect(line('directory').found).toContain(`ran in ${dir},`)
@@ -74,14 +55,14 @@ describe('botmesh doctor on journals kept in files', () => {
   })
 
   it.runIf(shmIsTmpfs)('an events journal on tmpfs: the file system line warns, naming tmpfs', async () => {
-    const { run, line } = await doctor(`events:/dev/shm/botmesh-doctor-${process.pid}/events.json`)
+    const { run, line } = await doctorJson(`events:/dev/shm/botmesh-doctor-${process.pid}/events.json`)
     expect(line('file system')).toMatchObject({ status: 'warn', found: expect.stringMatching(/^tmpfs: .*power loss/) })
     expect(line('file system').fix).toContain('local disk')
     expect(run.code).toBe(0)
   })
 
   it('a folder where nothing can be written (/proc): fsync fails, exit 1', async () => {
-    const { run, line } = await doctor('file:/proc/botmesh-doctor/durable.json')
+    const { run, line } = await doctorJson('file:/proc/botmesh-doctor/durable.json')
     expect(line('fsync')).toMatchObject({ status: 'fail', found: expect.stringContaining('a bot could not make a journal write durable') })
     expect(line('file system').status).toBe('warn')
     expect(run.code).toBe(1)
@@ -89,7 +70,7 @@ describe('botmesh doctor on journals kept in files', () => {
   })
 
   it('memory: one line, the journal does not outlive the process', async () => {
-    const { run, report } = await doctor('memory')
+    const { run, report } = await doctorJson('memory')
     expect(report.checks).toEqual([expect.objectContaining({ name: 'persistence', status: 'warn' })])
     expect(run.code).toBe(0)
   })

@@ -5,29 +5,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { adminQuery, PG_URL, pgUrlWith, postgresAvailable } from '../../test-utils/postgres.js'
-import { botmesh, jsonOf } from './helpers.js'
-
-interface Check {
-  name: string
-  status: 'ok' | 'warn' | 'fail'
-  found: string
-  fix?: string
-}
-interface Report {
-  backend: string
-  kind: string
-  ok: boolean
-  counts: { ok: number; warn: number; fail: number }
-  checks: Check[]
-}
+import { doctorJson } from './doctor-run.js'
+import { botmesh } from './helpers.js'
 
 const POSTGRES_CHECKS = ['connection', 'synchronous_commit', 'fsync', 'full_page_writes', 'replication', 'version', 'clock', 'tls']
-
-const doctor = async (url: string) => {
-  const run = await botmesh(['doctor', '--backend', url, '--json'])
-  const report = jsonOf<Report>(run)
-  return { run, report, line: (name: string) => report.checks.find((check) => check.name === name)! }
-}
 
 const available = await postgresAvailable()
 
@@ -38,7 +19,7 @@ describe.runIf(available)('botmesh doctor on the machine PostgreSQL', () => {
     } = await adminQuery<{ synchronous_commit: string; fsync: string; version: string }>(
       `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync, current_setting('server_version') AS version`,
     )
-    const { run, report, line } = await doctor(PG_URL)
+    const { run, report, line } = await doctorJson(PG_URL)
     expect(report.checks.map((check) => check.name)).toEqual(POSTGRES_CHECKS)
     expect(report.kind).toBe('postgres')
     expect(line('connection').status).toBe('ok')
@@ -50,11 +31,11 @@ describe.runIf(available)('botmesh doctor on the machine PostgreSQL', () => {
 
   it('synchronous_commit off: a warn naming it, a fail with exit 1 under requirePersistence', async () => {
     const off = pgUrlWith({ options: '-c synchronous_commit=off' })
-    const { run, line } = await doctor(off)
+    const { run, line } = await doctorJson(off)
     expect(line('synchronous_commit')).toMatchObject({ status: 'warn', found: expect.stringContaining('synchronous_commit is "off"') })
     expect(line('synchronous_commit').fix).toContain('synchronous_commit = on')
     expect(run.code).toBe(0)
-    const strict = await doctor(pgUrlWith({ options: '-c synchronous_commit=off', requirePersistence: 'true' }))
+    const strict = await doctorJson(pgUrlWith({ options: '-c synchronous_commit=off', requirePersistence: 'true' }))
     expect(strict.line('synchronous_commit').status).toBe('fail')
     expect(strict.line('fsync').status).toBe('ok')
     expect(strict.run.code).toBe(1)
@@ -66,7 +47,7 @@ describe.runIf(available)('botmesh doctor on the machine PostgreSQL', () => {
   it('a server that refuses the connection: one connection line, a fail, exit 1', async () => {
     const url = new URL(PG_URL)
     url.port = '1'
-    const { run, report } = await doctor(url.toString())
+    const { run, report } = await doctorJson(url.toString())
     expect(report.checks).toEqual([expect.objectContaining({ name: 'connection', status: 'fail' })])
     expect(run.code).toBe(1)
   })

@@ -22,7 +22,8 @@ export interface Column<T> extends FitColumn {
 /** What a human sees of a result: blocks printed in order. */
 export type Block =
   | { table: { columns: Column<never>[]; rows: unknown[]; empty?: string } }
-  | { text: string; tone?: Tone }
+  /** `hang`: on a terminal, the lines a wrap adds start under column `hang` (the first `hang` characters are a label). */
+  | { text: string; tone?: Tone; hang?: number }
   /** A command to copy: never wrapped; indented when it fits whole with its indent, else on a line of its own from column 0. */
   | { command: string; indent?: number; tone?: Tone }
   | { fields: [label: string, value: string | number | null | undefined][] }
@@ -47,7 +48,7 @@ export function renderBlock(block: Block, canvas: Canvas): string {
     // A line of prose wraps at the terminal's width between words, never inside one: a path, an id
     // or a URL wider than the terminal goes on a line of its own, whole, so it can be copied.
     const text = shown(block.text, canvas)
-    return `${canvas.paint(canvas.terminal ? wrapAnsi(text, canvas.width, { hard: false, trim: false }).replace(/ +$/gm, '') : text, block.tone)}\n`
+    return `${canvas.paint(canvas.terminal ? wrapText(text, canvas.width, block.hang ?? 0) : text, block.tone)}\n`
   }
   if ('command' in block) {
     const text = shown(block.command, canvas)
@@ -59,6 +60,14 @@ export function renderBlock(block: Block, canvas: Canvas): string {
   const { columns, rows, empty } = block.table
   if (rows.length === 0) return `${canvas.paint(empty ?? '(none)', 'dim')}\n`
   return canvas.terminal ? terminalTable(columns, rows, canvas) : plainTable(columns, rows, canvas)
+}
+
+/** A line of prose wrapped at `width`, the lines after the first indented by `hang` when that leaves room for words. */
+function wrapText(text: string, width: number, hang: number): string {
+  const wrap = (line: string, columns: number) => wrapAnsi(line, columns, { hard: false, trim: false }).replace(/ +$/gm, '')
+  if (hang <= 0 || width - hang < TABLE_LIMITS.columnWidthMin * 4) return wrap(text, width)
+  const [first, ...rest] = wrap(text.slice(hang), width - hang).split('\n')
+  return [text.slice(0, hang) + first, ...rest.map((line) => ' '.repeat(hang) + line.trimStart())].join('\n')
 }
 
 function renderFields(fields: [string, string | number | null | undefined][], canvas: Canvas): string {

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { doctorJson } from './doctor-run.js'
-import { useTempDirs } from './helpers.js'
+import { botmeshOnTerminal, COLOUR, useTempDirs } from './helpers.js'
 
 const FOLDER_CHECKS = ['directory', 'file system', 'fsync', 'free space']
 
@@ -67,6 +67,18 @@ describe('botmesh doctor on journals kept in files', () => {
     expect(line('file system').status).toBe('warn')
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('(CHECK_FAILED)')
+  })
+
+  it('on a narrow terminal each line wraps under what was found, never past the width', async () => {
+    const dir = tempDir()
+    const run = await botmeshOnTerminal(['doctor', '--backend', 'file:a/durable.json'], { columns: 60, cwd: dir })
+    const lines = run.stdout.replace(new RegExp(COLOUR.source, 'g'), '').split('\r\n').filter(Boolean)
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60)
+    // A line is the header, a check, the summary, or a wrap under what was found ("ok    file system  " is 19 columns).
+    expect(lines[0]).toMatch(/^botmesh doctor: /)
+    expect(lines.at(-1)).toMatch(/^\d+ ok, \d+ warn, \d+ fail: /)
+    for (const line of lines.slice(1, -1)) expect(line, line).toMatch(/^(ok|WARN|FAIL) +\S|^ {19}\S/)
+    expect(lines.filter((line) => /^ {19}\S/.test(line)).length).toBeGreaterThan(1)
   })
 
   it('memory: one line, the journal does not outlive the process', async () => {

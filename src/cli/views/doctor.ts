@@ -8,11 +8,13 @@ const TONE: Record<DoctorStatus, Tone | undefined> = { ok: undefined, warn: 'yel
 
 export function doctorView(report: DoctorReport): Block[] {
   const width = Math.max(...report.checks.map((check) => check.name.length))
-  const indent = ' '.repeat(4 + 2 + width + 2)
+  // Status, name, then what was found: wrapped lines start under it.
+  const hang = 4 + 2 + width + 2
+  const indent = ' '.repeat(hang)
   const blocks: Block[] = [{ text: `botmesh doctor: ${report.backend}`, tone: 'bold' }]
   for (const check of report.checks) {
-    blocks.push({ text: `${MARK[check.status].padEnd(4)}  ${check.name.padEnd(width)}  ${check.found}`, tone: TONE[check.status] })
-    if (check.fix) blocks.push({ text: `${indent}fix: ${check.fix}` })
+    blocks.push({ text: `${MARK[check.status].padEnd(4)}  ${check.name.padEnd(width)}  ${check.found}`, tone: TONE[check.status], hang })
+    if (check.fix) blocks.push({ text: `${indent}fix: ${check.fix}`, hang })
   }
   const { ok, warn, fail } = report.counts
   const verdict = fail > 0 ? 'a check failed (exit 1)' : warn > 0 ? 'no check failed; read the warnings' : 'all good'

@@ -1,11 +1,14 @@
 /**
  * A private PostgreSQL for tests that need a server configured their way (SSL on, a pg_hba.conf of
- * their own): `initdb` in a temp dir and `postgres` on a spare port, stopped by pid. The machine's
+ * their own, a streaming standby): `initdb` in a temp dir (or `pg_basebackup -R` from another
+ * private server, for a standby) and `postgres` on a spare port, stopped by pid. The machine's
  * PostgreSQL is never touched. PostgreSQL refuses to run as root, so under root the cluster belongs
- * to the `postgres` user and its processes run as that user.
+ * to the `postgres` user and its processes run as that user. `kill()` takes the postmaster and
+ * every process it started at once, as a machine's death would (each of them leads a session of its
+ * own, so no group signal reaches them all: they are found by their parent).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,10 +27,14 @@ function binDir(): string | undefined {
   return versions.length > 0 ? join(root, versions[0]!, 'bin') : undefined
 }
 
-/** Whether initdb and postgres are installed; off CI a missing one is a loud line and `false`, under CI=true it throws. */
-export function postgresBinariesAvailable(what: string): boolean {
-  if (binDir()) return true
-  const reason = 'initdb / postgres are not installed under /usr/lib/postgresql/*/bin'
+/**
+ * Whether `tools` (by default initdb and postgres) are installed; off CI a missing one is a loud
+ * line and `false`, under CI=true it throws.
+ */
+export function postgresBinariesAvailable(what: string, tools: readonly string[] = ['initdb', 'postgres']): boolean {
+  const bin = binDir()
+  if (bin && tools.every((tool) => existsSync(join(bin, tool)))) return true
+  const reason = `${tools.join(' / ')} are not installed under /usr/lib/postgresql/*/bin`
   if (process.env.CI === 'true') throw new Error(`${what}: ${reason}; CI=true, so this fails instead of skipping`)
   console.warn(`\n!!!!!!!! SKIPPED ${what}: ${reason}. Under CI=true this fails. !!!!!!!!\n`)
   return false
@@ -36,8 +43,13 @@ export function postgresBinariesAvailable(what: string): boolean {
 /** A running private server. */
 export interface PostgresServer {
   port: number
+  /** Its temp dir: the data dir is `data` in it, and its Unix socket is there. */
   dir: string
-  /** Stops it (fast shutdown, SIGKILL if it lingers) and removes its dir. */
+  /** The postmaster's pid. */
+  pid: number
+  /** SIGKILL to the postmaster and every process of the server at once; resolves once the postmaster is gone. */
+  kill(): Promise<void>
+  /** Stops it (fast shutdown, SIGKILL if it lingers; a frozen process is thawed first) and removes its dir. */
   stop(): Promise<void>
 }
 
@@ -45,10 +57,15 @@ export interface PostgresServer {
 export interface PostgresServerOptions {
   /** `-c name=value` settings (`ssl: 'on'`, …); `listen_addresses` defaults to 127.0.0.1. */
   settings?: Record<string, string>
-  /** The lines of pg_hba.conf. */
-  hba: string[]
+  /** The lines of pg_hba.conf (a standby takes its primary's). */
+  hba?: string[]
   /** Files copied into the data dir (readable by the server only), by the name settings give them. */
   files?: Record<string, string>
+  /**
+   * A streaming standby of this server instead of a fresh cluster: `pg_basebackup -R` copies it
+   * (the primary's pg_hba.conf must let `replication` in over TCP from 127.0.0.1).
+   */
+  standbyOf?: PostgresServer
 }
 
 /** Starts a fresh cluster on a spare port. */
@@ -61,8 +78,9 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
   own(dir)
   const data = join(dir, 'data')
   try {
-    await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync'], { ...as, timeout: 120_000 })
-    writeFileSync(join(data, 'pg_hba.conf'), `${options.hba.join('\n')}\n`)
+    if (options.standbyOf) await copyForStandby(bin, options.standbyOf, data, as)
+    else await run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync'], { ...as, timeout: 120_000 })
+    if (options.hba) writeFileSync(join(data, 'pg_hba.conf'), `${options.hba.join('\n')}\n`)
     for (const [name, source] of Object.entries(options.files ?? {})) {
       copyFileSync(source, join(data, name))
       chmodSync(join(data, name), 0o600)
@@ -92,14 +110,75 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     await stop()
     throw error
   }
-  return { port, dir, stop }
+  const kill = async () => {
+    const exited = new Promise<void>((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+    )
+    signalServer(child, 'SIGKILL')
+    await exited
+  }
+  return { port, dir, pid: child.pid!, kill, stop }
+}
+
+/** Copies a running server into `data` as its streaming standby (standby.signal and primary_conninfo written by -R). */
+async function copyForStandby(bin: string, primary: PostgresServer, data: string, as: { uid?: number; gid?: number }): Promise<void> {
+  const args = [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+    '-D',
+    data,
+    '-R',
+    '-X',
+    'stream',
+    '--checkpoint=fast',
+    '--no-sync',
+  ]
+  await run(join(bin, 'pg_basebackup'), args, { ...as, timeout: 120_000 })
 }
 
 const live = new Set<ChildProcess>()
 // A test that dies before its afterAll must not leave servers behind.
 process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL')
+  for (const child of live) signalServer(child, 'SIGKILL')
 })
+
+/**
+ * Signals the postmaster and every process it started. For SIGKILL the postmaster is stopped first,
+ * so it forks nothing between the listing of its children and the kill. A process already gone is
+ * no error.
+ */
+function signalServer(child: ChildProcess, signal: NodeJS.Signals): void {
+  const postmaster = child.pid!
+  const send = (pid: number, what: NodeJS.Signals) => {
+    try {
+      process.kill(pid, what)
+    } catch {
+      // ESRCH: it is gone already.
+    }
+  }
+  if (signal === 'SIGKILL') send(postmaster, 'SIGSTOP')
+  for (const pid of childrenOf(postmaster)) send(pid, signal)
+  send(postmaster, signal)
+}
+
+/** The pids whose parent is `parent` (Linux's /proc; none elsewhere). */
+function childrenOf(parent: number): number[] {
+  if (!existsSync('/proc')) return []
+  return readdirSync('/proc').flatMap((name) => {
+    if (!/^\d+$/.test(name)) return []
+    try {
+      // The parent is the 2nd field after the command, which sits in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent ? [Number(name)] : []
+    } catch {
+      return []
+    }
+  })
+}
 
 async function userIds(name: string): Promise<{ uid: number; gid: number }> {
   const { stdout: uid } = await run('id', ['-u', name])
@@ -127,10 +206,12 @@ async function waitReady(child: ChildProcess, port: number, output: () => string
 
 async function terminate(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
+  // A process a test froze would hold the shutdown up.
+  signalServer(child, 'SIGCONT')
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   // SIGINT is PostgreSQL's fast shutdown.
   child.kill('SIGINT')
-  const lingering = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  const lingering = setTimeout(() => signalServer(child, 'SIGKILL'), 15_000)
   await exited
   clearTimeout(lingering)
 }

@@ -105,7 +105,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     rmSync(dir, { recursive: true, force: true })
   }
   try {
-    await waitReady(child, port, () => output)
+    await waitReady(child, dir, port, () => output)
   } catch (error) {
     await stop()
     throw error
@@ -186,22 +186,29 @@ async function userIds(name: string): Promise<{ uid: number; gid: number }> {
   return { uid: Number(uid.trim()), gid: Number(gid.trim()) }
 }
 
-/** Waits until the server accepts a connection over its Unix socket (whatever pg_hba says of TCP). */
-async function waitReady(child: ChildProcess, port: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000
+/** A server (a standby replaying its base backup included) that does not accept connections within this time fails the test. */
+const READY_TIMEOUT_MS = 120_000
+
+/**
+ * Waits until the server accepts a connection over its Unix socket in `dir` (whatever pg_hba says
+ * of TCP, and without TLS: over TCP, a client asking for TLS hears a refusal before the server is
+ * ready). A refusal that says the server is not ready yet is waited out; any other answer means it is.
+ */
+async function waitReady(child: ChildProcess, dir: string, port: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`postgres on port ${port} exited at start:\n${output()}`)
-    const probe = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', ssl: { rejectUnauthorized: false } })
+    const probe = new pg.Client({ host: dir, port, user: 'postgres', database: 'postgres' })
     probe.on('error', () => {})
     const ready = await probe.connect().then(
       () => true,
-      (error: Error) => !/ECONNREFUSED|starting up|terminat/i.test(error.message),
+      (error: Error) => !/ECONNREFUSED|ENOENT|starting up|not yet accepting|shutting down|terminat/i.test(error.message),
     )
     await probe.end().catch(() => {})
     if (ready) return
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  throw new Error(`postgres on port ${port} did not accept connections within 60 s:\n${output()}`)
+  throw new Error(`postgres on port ${port} did not accept connections within ${READY_TIMEOUT_MS} ms:\n${output()}`)
 }
 
 async function terminate(child: ChildProcess): Promise<void> {

@@ -66,10 +66,13 @@ module.exports = {
     {
       name: 'backend-imports-spi-only',
       comment:
-        'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts), the shared errors and the driver loader only.',
+        'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts), the shared errors and the driver loader only; a first-party store that speaks the steps natively also reaches their contract and rules (src/core/durability/steps/, and the rule of charged runs they cite), which stay off the public SPI.',
       severity: 'error',
       from: { path: '^src/backends/[^/]+/', pathNot: '^src/backends/gateway/' },
-      to: { path: '^src/core/', pathNot: '^src/core/(spi|errors|driver)\\.ts$' },
+      to: {
+        path: '^src/core/',
+        pathNot: ['^src/core/(spi|errors|driver)\\.ts$', '^src/core/durability/steps/', '^src/core/durability/leases/charged-runs\\.ts$'],
+      },
     },
     {
       name: 'backend-imports-no-other-backend',

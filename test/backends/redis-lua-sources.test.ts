@@ -15,9 +15,9 @@ describe('the Redis scripts as Lua files', () => {
     expect(readFileSync(GENERATED as string, 'utf8')).toBe((luaSourcesModule as () => string)())
   })
 
-  it('every script is a .lua file headed by its KEYS and ARGV, and every .lua file is a script or the helpers', () => {
+  it("every script is a .lua file headed by its KEYS and ARGV, and every .lua file is a script or helpers (every script, or the steps' scripts)", () => {
     const files = readdirSync(LUA_DIR as string).filter((file) => file.endsWith('.lua'))
-    expect(files.sort()).toEqual([...SCRIPTS.map((script) => `${script.name}.lua`), 'helpers.lua'].sort())
+    expect(files.sort()).toEqual([...SCRIPTS.map((script) => `${script.name}.lua`), 'helpers.lua', 'step-helpers.lua'].sort())
     for (const script of SCRIPTS) {
       const header = readFileSync(join(LUA_DIR as string, `${script.name}.lua`), 'utf8').split('\n\n')[0]!
       expect(header, script.name).toMatch(/^-- .*KEYS/s)

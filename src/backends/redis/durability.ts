@@ -6,7 +6,10 @@
  * `everysec`).
  */
 import { KvDurability, refuseUnknownOptions } from '../../core/spi.js'
+import type { JournalSteps } from '../../core/durability/steps/journal-steps.js'
+import { RedisKeys } from './keys.js'
 import { RedisKv, type RedisKvOptions } from './kv.js'
+import { RedisSteps } from './steps.js'
 
 /** The names `new RedisDurability(…)` takes (`connection` is a store's own, from `store.durability()`). */
 export const REDIS_OPTION_NAMES = [
@@ -59,5 +62,10 @@ export class RedisDurability extends KvDurability {
   /** The key prefix. */
   get prefix(): string {
     return this.kv.prefix
+  }
+
+  /** @internal The steps of one scope's journal (steps/journal-steps.ts): one script call each (steps.ts). */
+  steps(scopeId: string): JournalSteps {
+    return new RedisSteps(this.kv.scope(scopeId), new RedisKeys(this.prefix).steps(scopeId))
   }
 }

@@ -9,6 +9,7 @@
  *   <prefix>:{durable:<collection>:<scope>}:due           zset   entry key, score = due
  *   <prefix>:{durable:<collection>:<scope>}:states        set    the state names ever written
  *   <prefix>:{durable:<collection>:<scope>}:state:<state> zset   time-ordered members (envelope.ts), score 0
+ *   <prefix>:{durable:inbox:<scope>}:chats                hash   chat (its JSON) -> its unfinished messages (steps.ts)
  *   <prefix>:{durable:scopes}                             set    JSON [scope, collection] pairs written
  *
  * Store keys (`RedisStore`), which the durability never touches, one key per operation:
@@ -18,6 +19,7 @@
  *   <prefix>:store:<scope>:log:<chatId>                   list   JSON message log entries
  */
 import { ConfigError } from '../../core/errors.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../core/spi.js'
 
 /** The default key prefix. */
 export const DEFAULT_PREFIX = 'botmesh'
@@ -35,6 +37,14 @@ export interface CollectionKeys {
   states: string
   /** The state-time index of one state. */
   state(state: string): string
+}
+
+/** The KEYS of the steps' scripts for one scope (`RedisKeys.steps`). */
+export interface StepKeys {
+  /** Entries, due, states, the state index of each of INBOX_STATES, the chats hash. */
+  inbox: readonly string[]
+  /** Entries, due, states, the state index of each of OUTBOX_STATES. */
+  outbox: readonly string[]
 }
 
 /** Builds the keys of one prefix. */
@@ -57,6 +67,20 @@ export class RedisKeys {
       due: `${entries}:due`,
       states: `${entries}:states`,
       state: (state: string) => `${entries}${STATE_KEY_INFIX}${state}`,
+    }
+  }
+
+  /**
+   * The keys the steps' scripts take (steps.ts): the inbox group with a state index per inbox
+   * state and the chats hash, all under the inbox's hash tag; the outbox group with one per outbox
+   * state. Every key a script touches is in its KEYS, so each list is one Cluster slot.
+   */
+  steps(scope: string): StepKeys {
+    const inbox = this.collection(scope, 'inbox')
+    const outbox = this.collection(scope, 'outbox')
+    return {
+      inbox: [inbox.entries, inbox.due, inbox.states, ...INBOX_STATES.map(inbox.state), `${inbox.entries}:chats`],
+      outbox: [outbox.entries, outbox.due, outbox.states, ...OUTBOX_STATES.map(outbox.state)],
     }
   }
 

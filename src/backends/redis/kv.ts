@@ -118,10 +118,18 @@ export class RedisKv implements DurableKv {
   }
 
   async write(ops: readonly KvOp[]): Promise<KvWriteResult[]> {
-    const collections = new Set(ops.map((op) => op.collection))
-    const unrecorded = [...collections].filter((collection) => !this.#shared.recorded.has(this.#member(collection)))
-    if (unrecorded.length > 0) await Promise.all(unrecorded.map((collection) => this.#register(collection)))
+    await this.recorded(new Set(ops.map((op) => op.collection)))
     return this.#shared.commits.write(ops, (collection) => this.#keys(collection))
+  }
+
+  /**
+   * @internal Resolves once `collections` of this scope are in the scopes set (the steps write
+   * them too); `undefined` when they already are, so a step then waits for nothing.
+   */
+  recorded(collections: Iterable<string>): Promise<void> | undefined {
+    const unrecorded = [...collections].filter((collection) => !this.#shared.recorded.has(this.#member(collection)))
+    if (unrecorded.length === 0) return undefined
+    return Promise.all(unrecorded.map((collection) => this.#register(collection))).then(() => undefined)
   }
 
   async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {

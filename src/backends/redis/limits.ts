@@ -38,6 +38,13 @@ export const REDIS_LIMITS = {
   journalSearchScanCount: 1_000,
   /** SCAN steps per node that search, at most: a bound on the time a missing journal takes to report. */
   journalSearchScansMax: 200,
+  /**
+   * Chats one take-back (the steps' sweep, steps.ts) looks at, at most: a bound on the time its
+   * script holds the server. The next pass goes on from where this one stopped.
+   */
+  takeBackChatsMax: 1_000,
+  /** Chats one HSCAN step of a take-back returns (its COUNT). */
+  takeBackScanCount: 100,
   /** Entries kept in one chat's message log of a `RedisStore`; older ones are trimmed. */
   messageLogMax: 1_000,
 } as const

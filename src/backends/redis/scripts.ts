@@ -14,6 +14,8 @@ import { TIME_HEX_LENGTH } from './envelope.js'
 import { STATE_KEY_INFIX } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
 import { LUA_SOURCES } from './lua/sources.generated.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../core/spi.js'
+import { UNFINISHED_STATES } from '../../core/durability/steps/step-rules.js'
 
 /** A script and its SHA-1, as EVALSHA names it. */
 export interface RedisScript {
@@ -37,8 +39,22 @@ export const PURGE = script('purge')
 /** RedisStore's message log. */
 export const APPEND_LOG = script('append-log')
 
+/** The states the steps' scripts know, from the records' and the rules' own lists (step-helpers.lua). */
+const STEP_PRELUDE = [
+  `local INBOX_STATES = ${luaList(INBOX_STATES)}`,
+  `local OUTBOX_STATES = ${luaList(OUTBOX_STATES)}`,
+  `local UNFINISHED = {}`,
+  `for _, state in ipairs(${luaList([...UNFINISHED_STATES])}) do UNFINISHED[state] = true end`,
+].join('\n')
+
+/** The steps (steps.ts): one script each. */
+export const ADMIT = script('admit', STEP_PRELUDE)
+export const JOURNAL_SEND = script('journal-send', STEP_PRELUDE)
+export const SETTLE = script('settle', STEP_PRELUDE)
+export const TAKE_BACK = script('take-back', STEP_PRELUDE)
+
 /** Every script, for tools that preload them. */
-export const SCRIPTS: readonly RedisScript[] = [WRITE, DUE, LIST, COUNT, PURGE, APPEND_LOG]
+export const SCRIPTS: readonly RedisScript[] = [WRITE, DUE, LIST, COUNT, PURGE, APPEND_LOG, ADMIT, JOURNAL_SEND, SETTLE, TAKE_BACK]
 
 /** Runs a script in one round trip: EVALSHA, or EVAL when the server has not seen it yet. */
 export async function runScript(
@@ -55,7 +71,14 @@ export async function runScript(
   }
 }
 
-function script(name: Exclude<keyof typeof LUA_SOURCES, 'helpers'>): RedisScript {
-  const lua = `-- botmesh ${name}\n${PRELUDE}\n${LUA_SOURCES.helpers}\n${LUA_SOURCES[name]}`
+/** A script: the prelude and helpers.lua, then (for a step) its prelude and step-helpers.lua, then its own Lua. */
+function script(name: Exclude<keyof typeof LUA_SOURCES, 'helpers' | 'step-helpers'>, stepPrelude?: string): RedisScript {
+  const step = stepPrelude === undefined ? '' : `${stepPrelude}\n${LUA_SOURCES['step-helpers']}\n`
+  const lua = `-- botmesh ${name}\n${PRELUDE}\n${LUA_SOURCES.helpers}\n${step}${LUA_SOURCES[name]}`
   return { name, lua, sha: createHash('sha1').update(lua).digest('hex') }
+}
+
+/** A Lua table literal of plain strings. */
+function luaList(items: readonly string[]): string {
+  return `{${items.map((item) => JSON.stringify(item)).join(', ')}}`
 }

@@ -1,0 +1,208 @@
+-- Helpers of the steps' scripts (admit, journal-send, settle, take-back), after helpers.lua. The
+-- prelude (scripts.ts) defines, from the TypeScript constants: INBOX_STATES and OUTBOX_STATES
+-- (records.ts; a group's KEYS hold one state index per state, in that order) and UNFINISHED
+-- (step-rules.ts: the states that hold a chat's later messages behind them).
+--
+-- A record is rewritten field by field: its top-level fields are kept as the JSON text they were
+-- written as, and only the fields a rule changes are replaced, by text the TypeScript side made
+-- (JSON.stringify) or an integer. Re-encoding with cjson would change a record: it writes numbers
+-- with 14 significant digits (a seq has 16) and an empty array as {} (inside a provider's event).
+
+local function int(n)
+  return string.format('%d', n)
+end
+
+-- The index of the last character of the JSON value that starts at i (compact, as JSON.stringify writes).
+local function value_end(text, i)
+  local first = string.byte(text, i)
+  if first == 34 then
+    local j = i + 1
+    while true do
+      local q = string.find(text, '["\\]', j)
+      if string.byte(text, q) == 34 then return q end
+      j = q + 2
+    end
+  elseif first == 123 or first == 91 then
+    local depth, j = 0, i
+    while true do
+      local q = string.find(text, '[%[%]{}"]', j)
+      local c = string.byte(text, q)
+      if c == 34 then
+        j = value_end(text, q) + 1
+      else
+        if c == 123 or c == 91 then depth = depth + 1 else depth = depth - 1 end
+        if depth == 0 then return q end
+        j = q + 1
+      end
+    end
+  end
+  return string.find(text, '[,}%]]', i) - 1
+end
+
+-- A record's top-level fields: their names in order, and each one's JSON text.
+local function record_of(json)
+  local record = { names = {}, raw = {} }
+  if string.byte(json, 2) == 125 then return record end
+  local i = 2
+  while true do
+    local name_end = value_end(json, i)
+    local last = value_end(json, name_end + 2)
+    local name = string.sub(json, i + 1, name_end - 1)
+    record.names[#record.names + 1] = name
+    record.raw[name] = string.sub(json, name_end + 2, last)
+    if string.byte(json, last + 1) == 125 then return record end
+    i = last + 2
+  end
+end
+
+-- Sets a field to a JSON text; a field the record lacks goes last, as a spread in TypeScript puts it.
+local function set(record, name, json)
+  if record.raw[name] == nil then record.names[#record.names + 1] = name end
+  record.raw[name] = json
+end
+
+local function json_of(record)
+  local parts = {}
+  for n, name in ipairs(record.names) do parts[n] = '"' .. name .. '":' .. record.raw[name] end
+  return '{' .. table.concat(parts, ',') .. '}'
+end
+
+-- A number field (nil when absent or null).
+local function number_of(record, name)
+  local raw = record.raw[name]
+  if raw == nil or raw == 'null' then return nil end
+  return tonumber(raw)
+end
+
+-- An object field decoded (nil when absent or null); only small ones (a lease) are decoded.
+local function object_of(record, name)
+  local raw = record.raw[name]
+  if raw == nil or raw == 'null' then return nil end
+  return cjson.decode(raw)
+end
+
+-- The keys of one (scope, collection) group from KEYS[offset + 1]: entries, due, states, then one state index per state.
+local function group_at(offset, states)
+  local group = { entries = KEYS[offset + 1], due = KEYS[offset + 2], states = KEYS[offset + 3], state = {} }
+  for n, state in ipairs(states) do group.state[state] = KEYS[offset + 3 + n] end
+  return group
+end
+
+local function state_key(group, state)
+  return group.state[state] or error('botmesh: no state index in KEYS for the state ' .. state)
+end
+
+-- An envelope's header (decoded) and its value (the record's JSON text).
+local function opened(envelope)
+  local newline = string.find(envelope, '\n', 1, true)
+  return cjson.decode(string.sub(envelope, 1, newline - 1)), string.sub(envelope, newline + 1)
+end
+
+-- Writes a new key as write.lua does: the envelope, the state index, the states set, the due index.
+local function put_new(group, key, envelope, state, member, due)
+  redis.call('HSET', group.entries, key, envelope)
+  redis.call('ZADD', state_key(group, state), 0, member)
+  redis.call('SADD', group.states, state)
+  if due ~= '' then redis.call('ZADD', group.due, due, key) end
+end
+
+-- Rewrites a key's record as write.lua does, one version up from the header `old`; the state time
+-- is `at` (now: every record a step rewrites is updated now). due: a score's text, or nil.
+local function put_over(group, key, old, state, value, due, at)
+  if old[4] ~= cjson.null then redis.call('ZREM', group.due, key) end
+  redis.call('ZREM', state_key(group, old[2]), old[5] .. key)
+  local header = '[' .. int(old[1] + 1) .. ',"' .. state .. '",' .. at.json .. ',' .. (due or 'null') .. ',"' .. at.hex .. '"]'
+  redis.call('HSET', group.entries, key, header .. '\n' .. value)
+  redis.call('ZADD', state_key(group, state), 0, at.hex .. key)
+  redis.call('SADD', group.states, state)
+  if due then redis.call('ZADD', group.due, due, key) end
+end
+
+-- A claim as the TypeScript side sends it, from ARGV[i]: now (JSON), timeHex(now), the lease's JSON
+-- before and after its token, its expiry (JSON), the owner, the incarnation.
+local function claim_at(i)
+  return {
+    json = ARGV[i], hex = ARGV[i + 1], now = tonumber(ARGV[i]), lease_before = ARGV[i + 2], lease_after = ARGV[i + 3],
+    expires = ARGV[i + 4], owner = ARGV[i + 5], incarnation = ARGV[i + 6],
+  }
+end
+
+-- The rules of step-rules.ts, on a record from record_of and its header's state.
+
+-- isFenced: a run under `token` may no longer write for the message.
+local function is_fenced(state, record, token)
+  if state ~= 'processing' or number_of(record, 'fencingToken') ~= token then return true end
+  local lease = object_of(record, 'lease')
+  return lease == nil or lease.token ~= token
+end
+
+-- isFree: a chat's head may be claimed now.
+local function is_free(state, record, claim)
+  if state == 'pending' then return true end
+  if state == 'failed' then return (number_of(record, 'nextAttemptAt') or 0) <= claim.now end
+  if state ~= 'processing' then return false end
+  local lease = object_of(record, 'lease')
+  if lease == nil or lease.expiresAt <= claim.now then return true end
+  return lease.owner == claim.owner and lease.incarnation ~= nil and lease.incarnation ~= claim.incarnation
+end
+
+-- claimedRecord: processing, one more run charged, the next fencing token and a lease under it.
+local function claim_record(group, key, old, record, claim)
+  local token = (number_of(record, 'fencingToken') or 0) + 1
+  set(record, 'state', '"processing"')
+  set(record, 'attempts', int((number_of(record, 'attempts') or 0) + 1))
+  set(record, 'fencingToken', int(token))
+  set(record, 'lease', claim.lease_before .. int(token) .. claim.lease_after)
+  set(record, 'nextAttemptAt', 'null')
+  set(record, 'updatedAt', claim.json)
+  local value = json_of(record)
+  put_over(group, key, old, 'processing', value, claim.expires, claim)
+  return value
+end
+
+-- spentRecord: dead, with its last error or that its runs never completed (`spent`: that text's
+-- JSON before and after the number of runs, as unfinishedRunsError writes it).
+local function spend_record(group, key, old, record, at, spent)
+  if record.raw.lastError == nil or record.raw.lastError == 'null' then
+    set(record, 'lastError', spent.before .. int(number_of(record, 'attempts') or 0) .. spent.after)
+  end
+  set(record, 'state', '"dead"')
+  set(record, 'lease', 'null')
+  set(record, 'nextAttemptAt', 'null')
+  set(record, 'updatedAt', at.json)
+  local value = json_of(record)
+  put_over(group, key, old, 'dead', value, nil, at)
+  return value
+end
+
+-- A chat's unfinished messages, head first: each id followed by a NUL (a journal key never holds one).
+local function chat_list(chats, chat)
+  return redis.call('HGET', chats, chat) or ''
+end
+
+local function save_chat(chats, chat, list)
+  if list == '' then redis.call('HDEL', chats, chat) else redis.call('HSET', chats, chat, list) end
+end
+
+-- The list without its first id.
+local function rest_of(list)
+  return string.sub(list, string.find(list, '\0', 1, true) + 1)
+end
+
+-- The list with its finished heads (an operator's discard, an end) dropped, its head's id and envelope.
+local function head_of(inbox, list)
+  while list ~= '' do
+    local id = string.sub(list, 1, string.find(list, '\0', 1, true) - 1)
+    local envelope = redis.call('HGET', inbox.entries, id)
+    if envelope and UNFINISHED[header(envelope)[2]] then return list, id, envelope end
+    list = rest_of(list)
+  end
+  return list
+end
+
+-- The list without `id` (unchanged when it does not hold it).
+local function without(list, id)
+  local at = string.find('\0' .. list, '\0' .. id .. '\0', 1, true)
+  if not at then return list end
+  return string.sub(list, 1, at - 1) .. string.sub(list, at + #id + 1)
+end

@@ -23,7 +23,7 @@ if marks > 0 then
       if head[2] ~= 'sent' then
         local record = record_of(value)
         set(record, 'state', '"sent"')
-        set(record, 'attempts', int((number_of(record, 'attempts') or 0) + 1))
+        set(record, 'attempts', int((field_of(record, 'attempts') or 0) + 1))
         set(record, 'providerMessageId', ARGV[i + 1])
         set(record, 'lease', 'null')
         set(record, 'nextAttemptAt', 'null')
@@ -63,7 +63,7 @@ end
 put_over(inbox, id, head, ended, json_of(record), due, claim)
 if ended == 'failed' then return { 'settled' } end
 
-local chat = record.raw.chatId
+local chat = raw_of(record, 'chatId')
 local list, next_id, next_envelope = head_of(inbox, without(chat_list(chats, chat), id))
 local next_value = nil
 if next_id then

@@ -16,12 +16,15 @@ end
 local function value_end(text, i)
   local first = string.byte(text, i)
   if first == 34 then
-    local j = i + 1
-    while true do
-      local q = string.find(text, '["\\]', j)
-      if string.byte(text, q) == 34 then return q end
-      j = q + 2
+    -- The next quote not escaped: one with an even run of backslashes before it (a plain find is memchr).
+    local q = string.find(text, '"', i + 1, true)
+    while string.byte(text, q - 1) == 92 do
+      local p = q - 1
+      while string.byte(text, p - 1) == 92 do p = p - 1 end
+      if (q - p) % 2 == 0 then return q end
+      q = string.find(text, '"', q + 1, true)
     end
+    return q
   elseif first == 123 or first == 91 then
     local depth, j = 0, i
     while true do
@@ -39,46 +42,91 @@ local function value_end(text, i)
   return string.find(text, '[,}%]]', i) - 1
 end
 
--- A record's top-level fields: their names in order, and each one's JSON text.
-local function record_of(json)
-  local record = { names = {}, raw = {} }
-  if string.byte(json, 2) == 125 then return record end
+-- A record's top-level fields by scanning it: their names in order, and each one's JSON text.
+local function fields_of(json)
+  local fields = { names = {}, raw = {} }
+  if string.byte(json, 2) == 125 then return fields end
   local i = 2
   while true do
     local name_end = value_end(json, i)
     local last = value_end(json, name_end + 2)
     local name = string.sub(json, i + 1, name_end - 1)
-    record.names[#record.names + 1] = name
-    record.raw[name] = string.sub(json, name_end + 2, last)
-    if string.byte(json, last + 1) == 125 then return record end
+    fields.names[#fields.names + 1] = name
+    fields.raw[name] = string.sub(json, name_end + 2, last)
+    if string.byte(json, last + 1) == 125 then return fields end
     i = last + 2
   end
 end
 
--- Sets a field to a JSON text; a field the record lacks goes last, as a spread in TypeScript puts it.
+-- A record to read (decoded: cjson reads numbers and empty arrays right, it only writes them wrong)
+-- and to rewrite (its text, and the fields to change, in the order they were set).
+local function record_of(json)
+  return { json = json, view = cjson.decode(json), changes = {} }
+end
+
+-- Sets a field to a JSON text.
 local function set(record, name, json)
-  if record.raw[name] == nil then record.names[#record.names + 1] = name end
-  record.raw[name] = json
+  for _, change in ipairs(record.changes) do
+    if change[1] == name then
+      change[2] = json
+      return
+    end
+  end
+  record.changes[#record.changes + 1] = { name, json }
 end
 
+-- Where a top-level field's value is in the text, found by its `"name":` (a plain find, never inside
+-- a string, where a quote is escaped): only when the record has the field at its top level and the
+-- text holds that name once, so the one found is the top-level one. Else nil: the caller scans.
+local function span_of(record, name)
+  if record.view[name] == nil then return nil end
+  local needle = '"' .. name .. '":'
+  local at = string.find(record.json, needle, 1, true)
+  if not at or string.find(record.json, needle, at + #needle, true) then return nil end
+  return at + #needle, value_end(record.json, at + #needle)
+end
+
+-- The record's text with its changes: spliced in where each field is, else (a field it lacks, or a
+-- name a nested object repeats) rebuilt from its scanned fields, a new one last as a spread puts it.
 local function json_of(record)
-  local parts = {}
-  for n, name in ipairs(record.names) do parts[n] = '"' .. name .. '":' .. record.raw[name] end
-  return '{' .. table.concat(parts, ',') .. '}'
+  local spans = {}
+  for n, change in ipairs(record.changes) do
+    local first, last = span_of(record, change[1])
+    if not first then
+      local fields = fields_of(record.json)
+      for _, c in ipairs(record.changes) do
+        if fields.raw[c[1]] == nil then fields.names[#fields.names + 1] = c[1] end
+        fields.raw[c[1]] = c[2]
+      end
+      local parts = {}
+      for k, name in ipairs(fields.names) do parts[k] = '"' .. name .. '":' .. fields.raw[name] end
+      return '{' .. table.concat(parts, ',') .. '}'
+    end
+    spans[n] = { first, last, change[2] }
+  end
+  table.sort(spans, function(a, b) return a[1] < b[1] end)
+  local parts, at = {}, 1
+  for _, span in ipairs(spans) do
+    parts[#parts + 1] = string.sub(record.json, at, span[1] - 1)
+    parts[#parts + 1] = span[3]
+    at = span[2] + 1
+  end
+  parts[#parts + 1] = string.sub(record.json, at)
+  return table.concat(parts)
 end
 
--- A number field (nil when absent or null).
-local function number_of(record, name)
-  local raw = record.raw[name]
-  if raw == nil or raw == 'null' then return nil end
-  return tonumber(raw)
+-- A field's JSON text as it was written (the chats hash is keyed by the chat's).
+local function raw_of(record, name)
+  local first, last = span_of(record, name)
+  if first then return string.sub(record.json, first, last) end
+  return fields_of(record.json).raw[name]
 end
 
--- An object field decoded (nil when absent or null); only small ones (a lease) are decoded.
-local function object_of(record, name)
-  local raw = record.raw[name]
-  if raw == nil or raw == 'null' then return nil end
-  return cjson.decode(raw)
+-- A field decoded (nil when absent or null).
+local function field_of(record, name)
+  local value = record.view[name]
+  if value == cjson.null then return nil end
+  return value
 end
 
 -- The keys of one (scope, collection) group from KEYS[offset + 1]: entries, due, states, then one state index per state.
@@ -131,26 +179,26 @@ end
 
 -- isFenced: a run under `token` may no longer write for the message.
 local function is_fenced(state, record, token)
-  if state ~= 'processing' or number_of(record, 'fencingToken') ~= token then return true end
-  local lease = object_of(record, 'lease')
+  if state ~= 'processing' or field_of(record, 'fencingToken') ~= token then return true end
+  local lease = field_of(record, 'lease')
   return lease == nil or lease.token ~= token
 end
 
 -- isFree: a chat's head may be claimed now.
 local function is_free(state, record, claim)
   if state == 'pending' then return true end
-  if state == 'failed' then return (number_of(record, 'nextAttemptAt') or 0) <= claim.now end
+  if state == 'failed' then return (field_of(record, 'nextAttemptAt') or 0) <= claim.now end
   if state ~= 'processing' then return false end
-  local lease = object_of(record, 'lease')
+  local lease = field_of(record, 'lease')
   if lease == nil or lease.expiresAt <= claim.now then return true end
   return lease.owner == claim.owner and lease.incarnation ~= nil and lease.incarnation ~= claim.incarnation
 end
 
 -- claimedRecord: processing, one more run charged, the next fencing token and a lease under it.
 local function claim_record(group, key, old, record, claim)
-  local token = (number_of(record, 'fencingToken') or 0) + 1
+  local token = (field_of(record, 'fencingToken') or 0) + 1
   set(record, 'state', '"processing"')
-  set(record, 'attempts', int((number_of(record, 'attempts') or 0) + 1))
+  set(record, 'attempts', int((field_of(record, 'attempts') or 0) + 1))
   set(record, 'fencingToken', int(token))
   set(record, 'lease', claim.lease_before .. int(token) .. claim.lease_after)
   set(record, 'nextAttemptAt', 'null')
@@ -163,8 +211,8 @@ end
 -- spentRecord: dead, with its last error or that its runs never completed (`spent`: that text's
 -- JSON before and after the number of runs, as unfinishedRunsError writes it).
 local function spend_record(group, key, old, record, at, spent)
-  if record.raw.lastError == nil or record.raw.lastError == 'null' then
-    set(record, 'lastError', spent.before .. int(number_of(record, 'attempts') or 0) .. spent.after)
+  if field_of(record, 'lastError') == nil then
+    set(record, 'lastError', spent.before .. int(field_of(record, 'attempts') or 0) .. spent.after)
   end
   set(record, 'state', '"dead"')
   set(record, 'lease', 'null')

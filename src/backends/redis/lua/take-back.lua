@@ -26,7 +26,7 @@ local function take_chat(chat, list)
     local record = record_of(value)
     if not is_free(head[2], record, claim) then break end
     taken = taken + 1
-    if (number_of(record, 'attempts') or 0) < max_attempts then
+    if (field_of(record, 'attempts') or 0) < max_attempts then
       out[#out + 1] = 0
       out[#out + 1] = claim_record(inbox, id, head, record, claim)
       break
@@ -55,7 +55,7 @@ if taken < limit then
     local envelope = redis.call('HGET', inbox.entries, id)
     if envelope then
       local _, value = opened(envelope)
-      local chat = record_of(value).raw.chatId
+      local chat = raw_of(record_of(value), 'chatId')
       local list = chat_list(chats, chat)
       if not string.find('\0' .. list, '\0' .. id .. '\0', 1, true) then save_chat(chats, chat, list .. id .. '\0') end
     end

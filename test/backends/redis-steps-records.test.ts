@@ -27,12 +27,17 @@ const NOW = 1_733_000_000_000
 const LEASE_MS = 30_000
 const claimAt = (now: number, incarnation = 'run-1'): StepClaim => ({ owner: 'bot/"a"', incarnation, leaseMs: LEASE_MS, now })
 
-/** An event no cjson round trip survives: empty arrays and objects, 16-digit integers, fractions, escapes, brackets in strings. */
+/**
+ * An event no cjson round trip survives (empty arrays and objects, 16-digit integers, fractions,
+ * escapes, brackets in strings), holding names a rule changes (so the inbox records are rebuilt
+ * from their scanned fields; the outbox ones, whose payload holds none, are spliced).
+ */
 const EVENT = {
   id: '1',
   chatId: 'c/1"é',
   text: 'a\\"b\n]}"{[ ☃ \u0001',
   entities: [],
+  meta: { state: 'x', updatedAt: 1, lease: { token: 9 } },
   nested: { empty: {}, lists: [[], [1.5, -0.1, 1e21, 5e-324, 9007199254740991]], big: 1_733_000_000_000_123 },
 }
 

@@ -1,5 +1,6 @@
 /**
- * The crash matrix with `durability.encryption` on, on every kind of backend: each crash point
+ * The crash matrix with `durability.encryption` on, on every kind of backend (the servers' in
+ * encrypted-crash-servers.test.ts, so both halves run at once): each crash point
  * before and after (policy 'skip') plus a seeded random case, every generation sealing its journal
  * under the same key. Besides the matrix's own verdict (nothing lost, nothing sent twice, the
  * journal settled), each case checks that no record's content reached the backend in clear. The
@@ -10,20 +11,20 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Redis } from 'ioredis'
-import { afterAll, describe } from 'vitest'
-import { durableTables, PostgresDurability } from '../../src/backends/postgres/index.js'
-import { RedisDurability } from '../../src/backends/redis/index.js'
+import { afterAll } from 'vitest'
 import { SQLiteDurability } from '../../src/backends/sqlite/index.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { describeCrashMatrix, type CrashMatrixSelection } from '../../test-utils/durability-crash.js'
-import { dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
-import { deletePrefix, randomPrefix, REDIS_URL, redisAvailable } from '../../test-utils/redis.js'
 import { eventsCrashFactory, openLocked, removeDirs } from './events-kit.js'
 import { fileCrashFactory } from './file-crash-factory.js'
 
-const SEALED: CrashMatrixSelection = { encryption: { keys: { k1: randomBytes(32) }, current: 'k1' }, policies: ['skip'], random: 1 }
-const [redisUp, postgresUp] = await Promise.all([redisAvailable('the encrypted crash matrix on the machine Redis'), postgresAvailable()])
+// These backends' clock is this process's: their cases run on simulated time (test-utils/durability-crash.ts).
+const SEALED: CrashMatrixSelection = {
+  encryption: { keys: { k1: randomBytes(32) }, current: 'k1' },
+  policies: ['skip'],
+  random: 1,
+  simulatedTime: true,
+}
 
 afterAll(removeDirs)
 
@@ -60,47 +61,3 @@ describeCrashMatrix(
   },
   SEALED,
 )
-
-describe.runIf(redisUp)('RedisDurability, encrypted', () => {
-  let admin: Redis | undefined
-  afterAll(async () => {
-    await admin?.quit()
-  })
-  describeCrashMatrix(
-    'RedisDurability, encrypted',
-    {
-      create: async () => new RedisDurability({ url: REDIS_URL, prefix: randomPrefix() }),
-      // The crashed generation never stops its bot, so its connection is closed here.
-      restart: async (crashed) => {
-        const { prefix, kv } = crashed as RedisDurability
-        await kv.stop()
-        return new RedisDurability({ url: REDIS_URL, prefix })
-      },
-      cleanup: async (backend) => {
-        await (backend as RedisDurability).kv.stop()
-        await deletePrefix((admin ??= new Redis(REDIS_URL)), (backend as RedisDurability).prefix)
-      },
-    },
-    SEALED,
-  )
-})
-
-describe.runIf(postgresUp)('PostgresDurability, encrypted', () => {
-  const pool = testPool({ max: 4 })
-  const tablePrefix = randomTablePrefix()
-  afterAll(async () => {
-    await pool.end()
-    await dropTablePrefix(tablePrefix)
-  }, 60_000)
-  describeCrashMatrix(
-    'PostgresDurability, encrypted',
-    {
-      create: async () => new PostgresDurability({ pool, tablePrefix }),
-      restart: async () => new PostgresDurability({ pool, tablePrefix }),
-      cleanup: async () => {
-        await pool.query(`DELETE FROM ${durableTables(tablePrefix).durable}`)
-      },
-    },
-    SEALED,
-  )
-})

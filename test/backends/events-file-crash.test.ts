@@ -8,4 +8,5 @@ import { eventsCrashFactory, openLocked, removeDirs } from './events-kit.js'
 
 afterAll(removeDirs)
 
-describeCrashMatrix('eventsDurability over a locked FileEventJournal', eventsCrashFactory(openLocked))
+// On simulated time: the journal's clock is this process's (see test-utils/durability-crash.ts).
+describeCrashMatrix('eventsDurability over a locked FileEventJournal', eventsCrashFactory(openLocked), { simulatedTime: true })

@@ -9,4 +9,7 @@ import { eventsCrashFactory, openSharedAppendLog, removeDirs } from './events-ki
 
 afterAll(removeDirs)
 
-describeCrashMatrix('eventsDurability over a SharedFileEventJournal (appendLog)', eventsCrashFactory(openSharedAppendLog))
+// On simulated time: the journal's clock is this process's (see test-utils/durability-crash.ts).
+describeCrashMatrix('eventsDurability over a SharedFileEventJournal (appendLog)', eventsCrashFactory(openSharedAppendLog), {
+  simulatedTime: true,
+})

@@ -7,19 +7,18 @@
  * Both modes run without fsync here: a SIGKILL cannot tell a missing fsync (the OS still writes what
  * the process wrote), so this is the configuration a kill must not hurt either. fsync on is what
  * the power-loss matrix (file-crash-power-loss.test.ts) checks, against a stronger fault.
+ *
+ * Snapshot mode here, appendLog mode in file-crash-append-log.test.ts: the two run at once.
  */
 import { afterAll } from 'vitest'
 import { describeCrashMatrix } from '../../test-utils/durability-crash.js'
 import { fileCrashFactory } from './file-crash-factory.js'
 
 const snapshot = fileCrashFactory({}, 'kill')
-// Compacting every 16 records: each run of the workload folds the log into the snapshot several times.
-const appendLog = fileCrashFactory({ appendLog: { compactEvery: 16, fsync: false } }, 'kill')
 
-describeCrashMatrix('FileDurability (snapshot mode, killed)', snapshot.factory)
-describeCrashMatrix('FileDurability (appendLog mode, killed)', appendLog.factory)
+// On simulated time: the journal's clock is this process's (see test-utils/durability-crash.ts).
+describeCrashMatrix('FileDurability (snapshot mode, killed)', snapshot.factory, { simulatedTime: true })
 
 afterAll(() => {
   console.log(`FileDurability killed, snapshot mode: ${JSON.stringify(snapshot.figures)}`)
-  console.log(`FileDurability killed, appendLog mode: ${JSON.stringify(appendLog.figures)}`)
 })

@@ -4,4 +4,5 @@ import { describeConformance } from '../../test-utils/durability-conformance.js'
 describeConformance('MemoryDurability', { create: async () => new MemoryDurability() })
 import { describeCrashMatrix } from '../../test-utils/durability-crash.js'
 
-describeCrashMatrix('MemoryDurability', { create: async () => new MemoryDurability() })
+// On simulated time: the journal's clock is this process's (see test-utils/durability-crash.ts).
+describeCrashMatrix('MemoryDurability', { create: async () => new MemoryDurability() }, { simulatedTime: true })

@@ -12,6 +12,7 @@ import { BaseSequencer } from 'vitest/node'
 export const SLOW_TESTS: readonly string[] = [
   'test/cli/**/*.test.{ts,tsx}',
   'test/replicas/**/*.test.ts',
+  'test/failover/**/*.test.ts',
   'test/scripts/**/*.test.ts',
   'test/readme/snippets.test.ts',
   'test/tui/terminal.test.ts',

@@ -71,7 +71,7 @@ export class RedisKeys {
   }
 
   /**
-   * The keys the steps' scripts take (steps.ts): the inbox group with a state index per inbox
+   * @internal The keys the steps' scripts take (steps.ts): the inbox group with a state index per inbox
    * state and the chats hash, all under the inbox's hash tag; the outbox group with one per outbox
    * state. Every key a script touches is in its KEYS, so each list is one Cluster slot.
    */

@@ -6,23 +6,17 @@
  * settled; and the report of the counts (a console line and a JSON file under `.tmp/failover/`, or
  * `FAILOVER_REPORT_DIR`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PostgresDurability } from '../../src/backends/postgres/index.js'
 import { appendReplicaLine } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
-import { waitFor } from '../../test-utils/wait.js'
+import { BOT_ID, journalSettled as settled, writeRuns } from './run-report.js'
 import type { FailoverTally } from './tally.js'
 
 const BACKEND_MODULE = fileURLToPath(new URL('../fixtures/process-crash/postgres-backend.ts', import.meta.url))
-const BOT_ID = 'failover'
-const SCOPE = `default/default/${BOT_ID}/default`
 const TABLE_PREFIX = 'failover_'
 /** inbox and outbox leases: a killed bot's unfinished work passes to its successor after this. */
 const LEASE_MS = 3_000
-/** How long the journal may take to settle after the last acknowledgement. */
-const SETTLE_TIMEOUT_MS = 120_000
 
 /** What one test's bots write the facts to. */
 export interface BotSetup {
@@ -50,24 +44,10 @@ export function mark(setup: BotSetup, name: string): void {
   appendReplicaLine(setup.oracleFile, { mark: name })
 }
 
-/** Resolves once the journal at `url` has settled: no message waiting or running, no send waiting or in flight. */
-export async function journalSettled(url: string): Promise<void> {
+/** Resolves once the journal at `url` has settled. */
+export function journalSettled(url: string): Promise<void> {
   const quiet = { error: () => {}, warn: () => {}, info: () => {} }
-  const probe = new PostgresDurability({ connectionString: url, tablePrefix: TABLE_PREFIX, logger: quiet })
-  try {
-    await waitFor(
-      async () => {
-        await probe.start()
-        const journal = probe.journal(SCOPE)
-        const [inbox, outbox] = await Promise.all([journal.count('inbox'), journal.count('outbox')])
-        const busy = ['pending', 'processing', 'failed'].some((state) => (inbox[state] ?? 0) > 0)
-        return !busy && !['pending', 'sending', 'failed'].some((state) => (outbox[state] ?? 0) > 0)
-      },
-      { timeoutMs: SETTLE_TIMEOUT_MS, intervalMs: 200, message: 'no message or send left waiting or running' },
-    )
-  } finally {
-    await probe.stop()
-  }
+  return settled(new PostgresDurability({ connectionString: url, tablePrefix: TABLE_PREFIX, logger: quiet }))
 }
 
 /** One run's counts, with what the standby lacked when the primary died. */
@@ -84,7 +64,5 @@ export function report(name: string, runs: readonly PostgresFailoverRun[]): void
       `duplicated ${run.duplicated.length}, ambiguous ${run.ambiguous.length}, standby behind by ${run.lagBytes} B`,
   )
   console.log(`${name}: ${runs.length} run(s)\n${each.map((line, n) => `  run ${n + 1}: ${line}`).join('\n')}`)
-  const dir = process.env.FAILOVER_REPORT_DIR ?? fileURLToPath(new URL('../../.tmp/failover/', import.meta.url))
-  mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`), `${JSON.stringify({ name, runs }, null, 2)}\n`)
+  writeRuns(name, runs)
 }

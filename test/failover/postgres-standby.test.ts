@@ -136,11 +136,19 @@ async function messagesInTheWindow(replication: Replication, pair: PostgresPair,
       timeoutMs: ACK_TIMEOUT_MS,
       message: `${IN_WINDOW} acknowledged in the window`,
     })
-    return
+  } else {
+    await waitFor(async () => (await commitsWaitingForStandby(pair)) > 0, {
+      timeoutMs: ACK_TIMEOUT_MS,
+      intervalMs: 50,
+      message: 'commits waiting for the frozen standby',
+    })
   }
-  await waitFor(async () => (await commitsWaitingForStandby(pair)) > 0, {
+  // WAL the walsender had written before its freeze still reaches the standby from the socket's
+  // buffer (a synchronous commit then waits for the frozen walsender, not for the WAL): the window
+  // is open once the primary holds WAL the standby never received.
+  await waitFor(async () => (await standbyLagBytes(pair)) > 0, {
     timeoutMs: ACK_TIMEOUT_MS,
     intervalMs: 50,
-    message: 'commits waiting for the frozen standby',
+    message: 'WAL on the primary that the frozen standby never received',
   })
 }

@@ -55,12 +55,12 @@ module.exports = {
     {
       name: 'runtime-reaches-engine-through-its-port',
       comment:
-        'The runtime (src/core/pipeline) talks to the engine through one port (durability/port.ts, made by message-engine.ts); of the rest it uses only leaf helpers shared with the plain pipeline.',
+        'The runtime (src/core/pipeline) talks to the engine through one port (durability/port.ts, made by engine-choice.ts: message-engine.ts or the steps engine); of the rest it uses only leaf helpers shared with the plain pipeline.',
       severity: 'error',
       from: { path: '^src/core/pipeline/' },
       to: {
         path: '^src/core/durability/',
-        pathNot: '^src/core/durability/(port|message-engine|limits|outbox/split|journal/kv|turns/chat-queue|admission/in-flight)\\.ts$',
+        pathNot: '^src/core/durability/(port|engine-choice|limits|outbox/split|journal/kv|turns/chat-queue|admission/in-flight)\\.ts$',
       },
     },
     {

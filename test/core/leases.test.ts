@@ -326,7 +326,8 @@ describe('instanceId', () => {
     const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
     const first = await bots.start({
       provider: new CrashableProvider(a),
-      durability: fast({ backend: a, instanceId: 'host/bot/default/aaaa', inbox: { leaseMs: 300 } }),
+      // A lease long enough that a loaded machine still sees it held at the second bot's first sweep.
+      durability: fast({ backend: a, instanceId: 'host/bot/default/aaaa', inbox: { leaseMs: '3s' } }),
       setup,
     })
     void first.provider.receive({ id: 'm1', chatId: 'c1', text: 'hi' })
@@ -343,7 +344,7 @@ describe('instanceId', () => {
       lease: { owner: 'host/bot/default/aaaa' },
     })
     // Once the lease expired, it is claimed under a new token and replayed.
-    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))!.state === 'done')
+    await waitFor(async () => (await second.bot.durability!.inbox.get(recordId('m1')))!.state === 'done', { timeoutMs: 30_000 })
     expect(await second.bot.durability!.inbox.get(recordId('m1'))).toMatchObject({ fencingToken: 2 })
     expect(second.provider.texts()).toEqual(['echo hi'])
   })

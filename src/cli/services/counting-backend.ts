@@ -8,12 +8,13 @@
  */
 import type { DurabilityBackend, Journal } from '../../core/durability/journal/backend.js'
 import type { WriteLabel } from '../../core/durability/journal/crash-points.js'
+import type { JournalSteps } from '../../core/durability/steps/journal-steps.js'
 
 /** Writes of the background loops, not of a message. */
 const BACKGROUND_WRITES: readonly WriteLabel[] = ['instances.beat']
 
 /** Calls per verb. */
-export type CallCounts = Record<'read' | 'write' | 'due' | 'list' | 'count' | 'purge' | 'now', number>
+export type CallCounts = Record<'read' | 'write' | 'due' | 'list' | 'count' | 'purge' | 'now' | 'step', number>
 
 /** The counts at one moment, apart from the counting that goes on. */
 export interface CallTally {
@@ -27,7 +28,9 @@ export class CountingBackend implements DurabilityBackend {
   readonly kind: string
   readonly shared: boolean
   readonly scoped: boolean
-  readonly calls: CallCounts = { read: 0, write: 0, due: 0, list: 0, count: 0, purge: 0, now: 0 }
+  readonly calls: CallCounts = { read: 0, write: 0, due: 0, list: 0, count: 0, purge: 0, now: 0, step: 0 }
+  /** The steps of a scope, each step one call, when the backend speaks them (the steps engine's path). */
+  readonly steps?: (scopeId: string) => JournalSteps
   /** Records written (puts and deletes) by every write call since the last reset. */
   recordsWritten = 0
   /** Calls of the background loops since the last reset (in `calls` too). */
@@ -39,6 +42,18 @@ export class CountingBackend implements DurabilityBackend {
     this.kind = inner.kind
     this.shared = inner.shared
     this.scoped = inner.scoped
+    const speaking = inner as DurabilityBackend & { steps?: (scopeId: string) => JournalSteps }
+    if (typeof speaking.steps === 'function') this.steps = (scopeId) => this.#countedSteps(speaking.steps!(scopeId))
+  }
+
+  #countedSteps(inner: JournalSteps): JournalSteps {
+    const calls = this.calls
+    return {
+      admit: (record, claim, done) => (calls.step++, (this.recordsWritten += 1), inner.admit(record, claim, done)),
+      journal: (inbound, records, done) => (calls.step++, (this.recordsWritten += records.length), inner.journal(inbound, records, done)),
+      settle: (settle, claim, done) => (calls.step++, (this.recordsWritten += settle.marks.length + 1), inner.settle(settle, claim, done)),
+      takeBack: (claim, maxAttempts, limit, done) => (calls.step++, this.background++, inner.takeBack(claim, maxAttempts, limit, done)),
+    }
   }
 
   /** Every call since the last reset. */

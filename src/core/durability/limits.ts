@@ -85,4 +85,6 @@ export const LIMITS = {
   idBytesMax: 512,
   /** Lease renewals happen this many times per lease period. */
   heartbeatsPerLease: 3,
+  /** Tries of a message's settle (steps engine) while the store is unavailable, backing off, before the message is left to its lease. */
+  settleTriesMax: 3,
 } as const

@@ -283,7 +283,7 @@ function settledLater(completing: Completing | undefined): Promise<void> | undef
  * settle), its reason as a rejection, or a resolution with `'resolve'`: a crashed bot's start() and
  * stop() end and its idle() fails with the crash, where they would wait on the dead backend forever.
  */
-function untilHalted(backend: DurabilityBackend, work: Promise<void>, onHalt: 'reject' | 'resolve'): Promise<void> {
+export function untilHalted(backend: DurabilityBackend, work: Promise<void>, onHalt: 'reject' | 'resolve'): Promise<void> {
   const halted = backend.whenHalted?.()
   if (!halted) return work
   return Promise.race([

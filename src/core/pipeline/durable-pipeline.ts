@@ -8,11 +8,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { journalEvent, replayedEvent } from '../media.js'
 import type { InboundEvent } from '../provider.js'
-import { MessageEngine } from '../durability/message-engine.js'
+import { createEngine } from '../durability/engine-choice.js'
 import type {
   Durability,
   DurabilityOptions,
   EngineEvents,
+  EnginePort,
   Handled,
   JournaledMessage,
   MessageRunner,
@@ -32,7 +33,7 @@ export interface DurablePipelineDeps {
 }
 
 export class DurablePipeline implements MessagePipeline {
-  readonly engine: MessageEngine
+  readonly engine: EnginePort
   /** `bot.durability`. */
   readonly durability: Durability
   readonly sender: Sender
@@ -48,7 +49,7 @@ export class DurablePipeline implements MessagePipeline {
       send: (chatId, content, { idempotencyKey }, origin) => this.engine.send({ chatId, content, idempotencyKey, origin }),
       enqueue: (chatId, content, { idempotencyKey }, origin) => this.engine.enqueue({ chatId, content, idempotencyKey, origin }),
     }
-    const engine = (this.engine = new MessageEngine({
+    const engine = (this.engine = createEngine({
       options,
       namespace,
       scope: parts.scope,

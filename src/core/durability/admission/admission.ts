@@ -9,7 +9,7 @@ import type { DurabilityEngine } from '../engine.js'
 import type { HeldRecord } from '../leases/held-record.js'
 import { admitInbound } from './inbox.js'
 import { inboxRecordId } from '../outbox/keys.js'
-import { LIMITS } from '../limits.js'
+import { RecentIds } from './recent-ids.js'
 import type { Transport } from '../port.js'
 import { NO_TRACING, type MessageTracing } from '../tracing.js'
 import { EventNotJournalableError, JournalUnavailableError } from '../../errors.js'
@@ -33,10 +33,7 @@ const DONE: Promise<void> = Promise.resolve()
 
 export class Admission {
   /** Record ids admitted lately by this process: a redelivery is recognised without a round trip. */
-  readonly #recent = new Set<string>()
-  /** The same ids in the order they were admitted, a ring of LIMITS.dedupeCacheMax slots. */
-  readonly #order: (string | undefined)[] = []
-  #next = 0
+  readonly #recent = new RecentIds()
   /** Admissions in flight, by record id: a redelivery meanwhile is answered as the first one is. */
   readonly #admitting = new Map<string, Promise<void>>()
 
@@ -70,7 +67,7 @@ export class Admission {
 
   #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
     const { engine, transport, turns } = this.deps
-    this.#remember(id)
+    this.#recent.remember(id)
     let admitting: Promise<Admitted>
     try {
       const journaled = transport.journalEvent(event, engine.config.inbox.mediaRefs)
@@ -116,32 +113,29 @@ export class Admission {
 
   /** The journal could not take the event: refused (fail-closed), or run unjournaled with failOpen. */
   #refused(id: string, event: InboundEvent, cause: unknown): void {
-    const { engine } = this.deps
-    // An event the journal can never hold fails for good, with its own code; anything else may pass.
-    const error =
-      cause instanceof EventNotJournalableError
-        ? cause
-        : new JournalUnavailableError(
-            `the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`,
-            cause,
-          )
-    engine.events.error(error)
+    const error = refusal(this.deps.engine, id, cause)
     // Fail-closed: forgotten, so the channel's redelivery is processed. With failOpen it runs now,
     // and a redelivery in this process is a duplicate (the journal may hold none of its effects).
-    if (!engine.config.failOpen) {
-      this.#recent.delete(id)
+    if (!this.deps.engine.config.failOpen) {
+      this.#recent.forget(id)
       throw error
     }
     this.deps.runUnjournaled(event, id)
   }
+}
 
-  #remember(id: string): void {
-    this.#recent.add(id)
-    // The oldest id is found in a ring, not by a Set iterator (two objects per message). An id that
-    // was forgotten and admitted again holds two slots, and may leave early: a round trip, no more.
-    const oldest = this.#order[this.#next]
-    if (oldest !== undefined && oldest !== id) this.#recent.delete(oldest)
-    this.#order[this.#next] = id
-    this.#next = (this.#next + 1) % LIMITS.dedupeCacheMax
-  }
+/**
+ * The error an event the journal could not take is refused with, reported: an event the journal can
+ * never hold fails for good with its own code; anything else may pass on a redelivery.
+ */
+export function refusal(engine: DurabilityEngine, id: string, cause: unknown): Error {
+  const error =
+    cause instanceof EventNotJournalableError
+      ? cause
+      : new JournalUnavailableError(
+          `the inbox could not journal event "${id}": ${cause instanceof Error ? cause.message : String(cause)}`,
+          cause,
+        )
+  engine.events.error(error)
+  return error
 }

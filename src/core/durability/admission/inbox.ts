@@ -54,7 +54,7 @@ export function admitInbound(
   )
 }
 
-/** A new inbound record: processing, leased to this instance, one run charged. */
+/** A new inbound record of this process's lane: it joins the end of its chat's lane (chat-tails.ts). */
 function inboxRecord(
   engine: DurabilityEngine,
   event: InboundEvent,
@@ -62,9 +62,23 @@ function inboxRecord(
   provider: string,
   arrivedAt: number | undefined,
 ): InboxRecord {
+  const record = admittedRecord(engine, inboxRecordId(provider, event.chatId, event.id), event, journaledEvent, provider, arrivedAt)
+  // It joins the end of its chat's lane before the write, so a message admitted meanwhile queues behind it.
+  record.after = engine.tails.enter(event.chatId, record.id)
+  return record
+}
+
+/** A new inbound record `id`: processing, leased to this instance, one run charged. */
+export function admittedRecord(
+  engine: DurabilityEngine,
+  id: string,
+  event: InboundEvent,
+  journaledEvent: Json,
+  provider: string,
+  arrivedAt?: number,
+): InboxRecord {
   const now = engine.now()
-  const id = inboxRecordId(provider, event.chatId, event.id)
-  const record: InboxRecord = {
+  return {
     id,
     kind: event.kind ?? (event.interaction ? 'interaction' : 'message'),
     state: 'processing',
@@ -79,11 +93,8 @@ function inboxRecord(
     createdAt: arrivedAt ?? now,
     // With coordination the chat's turn queue decided its arrival (strictly later than the chat's last).
     seq: arrivedAt === undefined ? engine.sequence.next(now) : engine.sequence.observe(arrivedAt * SEQ_PER_MS),
-    // It joins the end of its chat's lane before the write, so a message admitted meanwhile queues behind it.
-    after: engine.tails.enter(event.chatId, id),
     updatedAt: now,
   }
-  return record
 }
 
 /**

@@ -33,9 +33,10 @@ export class DurableSender {
 
   constructor(private readonly deps: DurableSenderDeps) {}
 
-  send(request: SendRequest): Promise<SendResult> {
+  /** `hooked`: the content already through the before('send') hooks (the steps engine's send that came here after them). */
+  send(request: SendRequest, hooked?: OutboundContent): Promise<SendResult> {
     const { chatId, origin } = request
-    const send = this.#outboxSend(request)
+    const send = this.#outboxSend(request, hooked)
     const traced = { key: send.key.key, chatId, inboundId: origin?.inboundId ?? null }
     let result = this.#recordingFailure(origin, () =>
       this.#queue.run(chatId, () => this.deps.tracing.send(traced, () => this.deps.outbox.send(send))),
@@ -112,20 +113,20 @@ export class DurableSender {
       .finally(() => this.#failOpen.delete(key))
   }
 
-  #outboxSend({ chatId, content, idempotencyKey, origin }: SendRequest): OutboxSend {
+  #outboxSend({ chatId, content, idempotencyKey, origin }: SendRequest, alreadyHooked?: OutboundContent): OutboxSend {
     const { transport, engine } = this.deps
     const ordinal = origin ? ++origin.sends : 0
     const key = sendKey(idempotencyKey, origin ? { inboundId: origin.inboundId, ordinal } : undefined)
     const hooks = (c: OutboundContent) => transport.beforeSend(chatId, c, key.key)
     // The hooks run once per send: a fail-open send that falls back to its bypass reuses their result.
-    let hooked: ReturnType<typeof hooks> | undefined
+    let hooked: ReturnType<typeof hooks> | undefined = alreadyHooked
     return {
       chatId,
       content,
       key,
       replay: origin?.replay ?? false,
       marks: origin?.marks,
-      beforeSend: origin?.failOpen ? (c: OutboundContent) => (hooked ??= hooks(c)) : hooks,
+      beforeSend: origin?.failOpen || alreadyHooked !== undefined ? (c: OutboundContent) => (hooked ??= hooks(c)) : hooks,
       bypass: async (c: OutboundContent, reason: string): Promise<SendResult> => {
         engine.metrics.increment('outboxBypassed')
         engine.events.warn(`durability: the send "${key.key}" bypasses the outbox (${reason}); it is not journaled`)

@@ -77,7 +77,8 @@ export async function attemptDelivery(
   }
 }
 
-async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'>, error: unknown): Promise<AttemptOutcome> {
+/** Journals a failed provider call of a held send: failed with its retry time, or dead (a final error, its retries used up). */
+export async function recordFailure(engine: DurabilityEngine, held: HeldRecord<'outbox'>, error: unknown): Promise<AttemptOutcome> {
   const now = engine.now()
   // A standby's refused attempt is not the provider failing: it does not use up a retry.
   const charged = error instanceof ProviderNotLeaderError ? 0 : 1

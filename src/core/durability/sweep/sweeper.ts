@@ -30,6 +30,8 @@ export class Sweeper {
     private readonly engine: DurabilityEngine,
     private readonly outbox: Outbox,
     private readonly delivery: Delivery,
+    /** Whether it takes back inbound records too: the steps engine takes them back in their chats' order itself (steps-sweep.ts). */
+    private readonly inbox = true,
   ) {}
 
   /**
@@ -41,10 +43,7 @@ export class Sweeper {
     const engine = this.engine
     await engine.clock.sync()
     const now = engine.now()
-    const [outboxDue, inboxDue] = await Promise.all([
-      engine.journal.due('outbox', now, LIMITS.sweepBatchMax),
-      engine.journal.due('inbox', now, LIMITS.sweepBatchMax),
-    ])
+    const [outboxDue, inboxDue] = await this.#due(now)
     // A restarted instance takes back at once what its dead earlier run left leased.
     const reclaimed = this.#reclaiming ? await this.#ownAbandoned(outboxDue, inboxDue) : { outbox: [], inbox: [] }
     const foundAbandoned = reclaimed.outbox.length + reclaimed.inbox.length > 0
@@ -81,11 +80,16 @@ export class Sweeper {
     if (this.#reclaiming) return true
     const engine = this.engine
     const now = engine.now()
-    const [outboxDue, inboxDue] = await Promise.all([
-      engine.journal.due('outbox', now, LIMITS.sweepBatchMax),
-      engine.journal.due('inbox', now, LIMITS.sweepBatchMax),
-    ])
+    const [outboxDue, inboxDue] = await this.#due(now)
     return outboxDue.some(({ record }) => canWorkOnSend(engine, this.outbox, record)) || (await canTakeOverAny(engine, inboxDue))
+  }
+
+  #due(now: number): Promise<[Versioned<OutboxRecord>[], Versioned<InboxRecord>[]]> {
+    const journal = this.engine.journal
+    return Promise.all([
+      journal.due('outbox', now, LIMITS.sweepBatchMax),
+      this.inbox ? journal.due('inbox', now, LIMITS.sweepBatchMax) : [],
+    ])
   }
 
   /** Sends of different chats go out in parallel; within a chat, in the chat's order (chat-order.ts). */
@@ -115,6 +119,7 @@ export class Sweeper {
     const outbox = (await listAll(engine, 'outbox', 'sending')).filter(
       (f) => mine(f.record.lease) && !seen.has(`o:${f.record.key}`) && !engine.keeper.holds('outbox', f.record.key),
     )
+    if (!this.inbox) return { outbox, inbox: [] }
     const inbox = (await listAll(engine, 'inbox', 'processing')).filter(
       (f) => mine(f.record.lease) && !seen.has(`i:${f.record.id}`) && !engine.keeper.holds('inbox', f.record.id),
     )

@@ -1,0 +1,83 @@
+/**
+ * Admission on the steps engine: an inbound event is one `admit` step, which dedupes it, journals
+ * it and either claims it (it runs now) or queues it behind its chat's unfinished message. A
+ * redelivery is recognised from memory when it was admitted lately, and one arriving while the
+ * first is still being journaled is answered as that one is. Fail-closed: an event the store could
+ * not take is refused (the channel delivers it again), unless `failOpen` lets it run unjournaled.
+ */
+import { refusal } from '../admission/admission.js'
+import { admittedRecord } from '../admission/inbox.js'
+import { RecentIds } from '../admission/recent-ids.js'
+import type { DurabilityEngine } from '../engine.js'
+import type { InboxRecord } from '../journal/records.js'
+import { inboxRecordId } from '../outbox/keys.js'
+import type { Transport } from '../port.js'
+import type { InboundEvent } from '../../provider.js'
+import type { AdmitOutcome, JournalSteps, StepClaim } from './journal-steps.js'
+
+export interface StepsAdmissionDeps {
+  engine: DurabilityEngine
+  steps: JournalSteps
+  transport: Transport
+  claim(): StepClaim
+  /** Runs a message its admission claimed, with its live event. */
+  run(record: InboxRecord, event: InboundEvent): void
+  /** A message queued behind its chat's unfinished one: its live event, kept for its run. */
+  queued(id: string, event: InboundEvent): void
+  /** Runs an event the store could not take under the record id it would have had (failOpen). */
+  runUnjournaled(event: InboundEvent, id: string): void
+}
+
+export class StepsAdmission {
+  readonly #recent = new RecentIds()
+  /** Admissions the store has not answered yet, by id: a redelivery meanwhile is answered as the first one is. */
+  readonly #admitting = new Map<string, Promise<void>>()
+
+  constructor(private readonly deps: StepsAdmissionDeps) {}
+
+  /** Resolves once the event is journaled (or known); rejects when it is refused. */
+  admit(event: InboundEvent): Promise<void> {
+    const { engine, transport } = this.deps
+    const metrics = engine.metrics
+    const id = inboxRecordId(transport.name, event.chatId, event.id)
+    const admitting = this.#admitting.get(id)
+    if (admitting) return admitting.then(() => metrics.increment('inboundDuplicates'))
+    if (this.#recent.has(id)) {
+      metrics.increment('inboundDuplicates')
+      return Promise.resolve()
+    }
+    let answered = false
+    const admission = new Promise<void>((resolve, reject) => {
+      const done = (outcome: AdmitOutcome): void => {
+        answered = true
+        this.#admitting.delete(id)
+        if (outcome.type === 'unavailable') return this.#refused(id, event, outcome.error, resolve, reject)
+        this.#recent.remember(id)
+        metrics.increment(outcome.type === 'duplicate' ? 'inboundDuplicates' : 'inboundJournaled')
+        resolve()
+        if (outcome.type === 'run') this.deps.run(outcome.record, event)
+        else if (outcome.type === 'queued') this.deps.queued(id, event)
+      }
+      let record: InboxRecord
+      try {
+        record = admittedRecord(engine, id, event, transport.journalEvent(event, engine.config.inbox.mediaRefs), transport.name)
+      } catch (error) {
+        return done({ type: 'unavailable', error })
+      }
+      this.deps.steps.admit(record, this.deps.claim(), done)
+    })
+    // A store that answered at once (memory) left nothing in flight to join.
+    if (!answered) this.#admitting.set(id, admission)
+    return admission
+  }
+
+  /** The store could not take the event: refused (fail-closed), or run unjournaled with failOpen. */
+  #refused(id: string, event: InboundEvent, cause: unknown, resolve: () => void, reject: (error: unknown) => void): void {
+    const error = refusal(this.deps.engine, id, cause)
+    if (!this.deps.engine.config.failOpen) return reject(error)
+    // A redelivery in this process is a duplicate: the journal may hold none of its effects.
+    this.#recent.remember(id)
+    resolve()
+    this.deps.runUnjournaled(event, id)
+  }
+}

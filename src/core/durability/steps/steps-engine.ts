@@ -1,0 +1,272 @@
+/**
+ * The steps engine (issue 40): the port's engine (port.ts) over a store's steps (journal-steps.ts).
+ * A message is admitted by one `admit` (claimed, or queued behind its chat's unfinished message),
+ * its handler's sends are journaled by `journal` (steps-sender.ts), and its run ends with one
+ * `settle` that hands its chat's next message over (steps-run.ts); the sweep takes back what is
+ * due (steps-sweep.ts). The journal orders a chat: no lane, turn or completion chain of this process.
+ *
+ * It runs beside the engine of message-engine.ts, with the same frame (the backend's start and stop,
+ * the instance heartbeat, retention, the transport session, back-pressure) and the same records, so
+ * every operator verb reads what it wrote. It is chosen by engine-choice.ts.
+ */
+import { Durability } from '../operations/facade.js'
+import { BackPressure } from '../admission/back-pressure.js'
+import { refuseInvalidEvent } from '../admission/event-check.js'
+import { InFlight } from '../admission/in-flight.js'
+import { runFailOpen } from '../admission/fail-open-run.js'
+import { resolveDurabilityConfig, type DurabilityConfig } from '../config.js'
+import { DurabilityEngine } from '../engine.js'
+import { InstanceBeat } from '../instances.js'
+import type { DurabilityBackend } from '../journal/backend.js'
+import type { InboxRecord } from '../journal/records.js'
+import { claimUnscopedBackend, releaseUnscopedBackend } from '../journal/unscoped-sharing.js'
+import { LIMITS } from '../limits.js'
+import { BackgroundLoop } from '../loop.js'
+import { untilHalted, type MessageEngineDeps } from '../message-engine.js'
+import { DurableSender } from '../outbox/durable-sender.js'
+import { Outbox } from '../outbox/outbox.js'
+import type { Delivery } from '../outbox/outbox-attempt.js'
+import { decodePayload } from '../outbox/payload.js'
+import { reportDelivery } from '../outbox/reconcile.js'
+import type { EnginePort, SendRequest, SendResult, Transport } from '../port.js'
+import { Retention } from '../retention/retention.js'
+import { TransportSession } from '../session/transport-session.js'
+import { Sweeper } from '../sweep/sweeper.js'
+import { NO_TRACING } from '../tracing.js'
+import { ChatQueue } from '../turns/chat-queue.js'
+import type { DeliveryReport, InboundEvent } from '../../provider.js'
+import { HeldLeases } from './held-leases.js'
+import type { JournalSteps, StepClaim } from './journal-steps.js'
+import { StepsAdmission } from './steps-admission.js'
+import { runClaimed, type StepsRunDeps } from './steps-run.js'
+import { StepsSender } from './steps-sender.js'
+import { StepsSweep } from './steps-sweep.js'
+
+export class StepsEngine implements EnginePort {
+  readonly backend: DurabilityBackend
+  readonly config: DurabilityConfig
+  readonly state: DurabilityEngine
+  readonly durability: Durability
+  readonly #deps: MessageEngineDeps
+  readonly #steps: JournalSteps
+  readonly #inFlight = new InFlight()
+  readonly #backPressure: BackPressure
+  readonly #admission: StepsAdmission
+  /** The live events of messages queued behind their chat's unfinished one, run with them once handed over. */
+  readonly #queuedLive = new Map<string, InboundEvent>()
+  readonly #leases: HeldLeases
+  readonly #session: TransportSession
+  readonly #sender: StepsSender
+  readonly #outboxPath: DurableSender
+  readonly #delivery: Delivery
+  readonly #sweep: StepsSweep
+  readonly #beat: InstanceBeat
+  readonly #retention: Retention
+  readonly #sweepLoop: BackgroundLoop
+  readonly #beatLoop: BackgroundLoop
+  readonly #leaseLoop: BackgroundLoop
+  readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>()
+  readonly #runDeps: StepsRunDeps
+
+  constructor(deps: MessageEngineDeps, backend: DurabilityBackend, steps: JournalSteps) {
+    const { options, namespace, scope, events, transport, runner } = deps
+    this.#deps = deps
+    this.#steps = steps
+    this.backend = backend
+    this.config = resolveDurabilityConfig(options, namespace, backend)
+    const state = (this.state = new DurabilityEngine(backend, this.config, scope, events))
+    this.#backPressure = new BackPressure(this.#inFlight, events.warn)
+    this.#session = new TransportSession(state, transport)
+    const delivery = deliveryOf(transport, this.#session, (key) => this.#outboxPath.calling(key))
+    this.#delivery = delivery
+    const outbox = new Outbox(state, delivery)
+    const wake = () => this.#sweepLoop.kick()
+    this.#outboxPath = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing: NO_TRACING, wake })
+    this.#sender = new StepsSender({ engine: state, steps, transport, delivery, outboxPath: this.#outboxPath, wake })
+    this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false))
+    this.#leases = new HeldLeases(state)
+    this.#beat = new InstanceBeat(
+      state,
+      namespace.botId,
+      () => this.#sweep.lastSweepAt,
+      () => this.#sweep.takenBack,
+    )
+    this.#retention = new Retention(state, events.error)
+    this.#sweepLoop = new BackgroundLoop(
+      'sweeper',
+      () => this.config.pollMs,
+      () => this.#sweepOnce().then(() => undefined),
+      events.error,
+    )
+    this.#beatLoop = new BackgroundLoop(
+      'instance-heartbeat',
+      () => LIMITS.instanceBeatMs,
+      () => this.#beat.beat(),
+      events.error,
+    )
+    this.#leaseLoop = new BackgroundLoop(
+      'lease-heartbeat',
+      () => this.config.inbox.leaseMs / LIMITS.heartbeatsPerLease,
+      () => this.#leases.renew(),
+      events.error,
+    )
+    this.durability = new Durability(state, wake)
+    this.#admission = new StepsAdmission({
+      engine: state,
+      steps,
+      transport,
+      claim: () => this.#claim(),
+      run: (record, event) => this.#run(record, event),
+      queued: (id, event) => this.#queuedLive.set(id, event),
+      runUnjournaled: (event, id) => {
+        const failOpen = { engine: state, runner, lanes: new ChatQueue(), completions: new ChatQueue() }
+        this.#inFlight.track(runFailOpen(failOpen, event, id)).catch(events.error)
+      },
+    })
+    this.#runDeps = {
+      engine: state,
+      steps,
+      runner,
+      claim: () => this.#claim(),
+      runNext: (record) => this.#run(record),
+      wakeAt: (at) => this.#wakeAt(at),
+    }
+  }
+
+  start(startTransport: () => Promise<void>): Promise<void> {
+    return untilHalted(this.backend, this.#start(startTransport), 'resolve')
+  }
+
+  async #start(startTransport: () => Promise<void>): Promise<void> {
+    claimUnscopedBackend(this.backend, this.state.scopeId)
+    await this.backend.start().catch((error: unknown) => {
+      releaseUnscopedBackend(this.backend, this.state.scopeId)
+      throw error
+    })
+    await this.state.clock.sync()
+    this.#beatLoop.start()
+    // Retention first, then a sweep before any new message: what a dead run left runs first in its chat.
+    await this.#retention.start()
+    await this.#sweepOnce().catch(this.#deps.events.error)
+    if (this.#beat.tookOver || this.#sweep.takenBack.inbox > 0) this.#beatLoop.kick()
+    this.#sweepLoop.start(false)
+    this.#leaseLoop.start(false)
+    await this.#session.start(startTransport)
+  }
+
+  get transportRunning(): boolean {
+    return this.#session.running
+  }
+
+  get busy(): boolean {
+    return this.#inFlight.size > 0
+  }
+
+  admit(event: InboundEvent): Promise<void> {
+    const refused = refuseInvalidEvent(event, this.#deps.events.error)
+    if (refused) return refused
+    return this.#backPressure.acknowledge(this.#admission.admit(event))
+  }
+
+  delivered(report: DeliveryReport): Promise<void> {
+    return reportDelivery(this.state, this.#delivery, report)
+  }
+
+  send(request: SendRequest): Promise<SendResult> {
+    return this.#inFlight.track(this.#sender.send(request))
+  }
+
+  enqueue(request: SendRequest): Promise<{ key: string }> {
+    return this.#outboxPath.enqueue(request)
+  }
+
+  idle(timeoutMs: number): Promise<void> {
+    const dueWork = async () => {
+      await this.#sweepLoop.settled()
+      return (await this.#sweepOnce()) > 0
+    }
+    return untilHalted(
+      this.backend,
+      this.#inFlight.idle(timeoutMs, dueWork, () => this.#sweepLoop.kick()),
+      'reject',
+    )
+  }
+
+  stop(): Promise<void> {
+    return untilHalted(this.backend, this.#stop(), 'resolve')
+  }
+
+  async #stop(): Promise<void> {
+    for (const timer of this.#retryTimers) clearTimeout(timer)
+    await this.#inFlight.settle(LIMITS.stopTimeoutMs)
+    const error = this.#deps.events.error
+    await this.#session.stop().catch(error)
+    await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop(), this.#leaseLoop.stop(), this.#retention.stop()])
+    await this.state.keeper.stop()
+    await this.#beat.remove().catch(error)
+    await this.backend.stop()
+    releaseUnscopedBackend(this.backend, this.state.scopeId)
+  }
+
+  /** A claim of this process now: its instance, this run, the inbox's lease. */
+  #claim(): StepClaim {
+    const state = this.state
+    return { owner: this.config.instanceId, incarnation: state.incarnation, leaseMs: this.config.inbox.leaseMs, now: state.now() }
+  }
+
+  /** One sweep; the messages it takes back run here. Resolves to how many it took. */
+  #sweepOnce(): Promise<number> {
+    return this.#sweep.sweep(
+      this.#claim(),
+      (record) => this.#run(record),
+      () => this.#backPressure.hasRoom,
+    )
+  }
+
+  #wakeAt(at: number): void {
+    const timer = setTimeout(
+      () => {
+        this.#retryTimers.delete(timer)
+        this.#sweepLoop.kick()
+      },
+      Math.max(0, at - this.state.now()),
+    )
+    timer.unref?.()
+    this.#retryTimers.add(timer)
+  }
+
+  /** Runs a message this process claimed: the live event when it was just admitted (or queued with it). */
+  #run(record: InboxRecord, admitted?: InboundEvent): void {
+    const live = admitted ?? this.#queuedLive.get(record.id)
+    this.#queuedLive.delete(record.id)
+    this.#leases.add(record)
+    // A message whose first run was charged at its claim has no earlier sends: its keys need no lookup.
+    const work: Promise<void> = runClaimed(this.#runDeps, record, live, record.attempts > 1).then(
+      () => this.#release(record, work),
+      (error: unknown) => {
+        this.#release(record, work)
+        this.#deps.events.error(error)
+      },
+    )
+    this.#inFlight.add(work)
+  }
+
+  #release(record: InboxRecord, work: Promise<void>): void {
+    this.#leases.delete(record.id)
+    this.#inFlight.forget(work)
+  }
+}
+
+/** The outbox's way to the provider, from the bot's transport; `calling` is told right before each call. */
+function deliveryOf(transport: Transport, session: TransportSession, calling: (outboxKey: string) => void): Delivery {
+  return {
+    textLimit: transport.textLimit,
+    echoesOutboxKey: transport.echoesOutboxKey,
+    send: (chatId, content, outboxKey) => {
+      calling(outboxKey)
+      return transport.send(chatId, content, outboxKey)
+    },
+    isStandby: () => session.isStandby(),
+    afterSend: (record, messageId) => transport.afterSend(record.chatId, decodePayload(record.payload), record.key, messageId),
+  }
+}

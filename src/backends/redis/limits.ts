@@ -45,6 +45,17 @@ export const REDIS_LIMITS = {
   takeBackChatsMax: 1_000,
   /** Chats one HSCAN step of a take-back returns (its COUNT). */
   takeBackScanCount: 100,
+  /**
+   * Steps carried by one call of the steps' script (step-batch.ts: the steps of concurrent
+   * messages together); more wait for the next call.
+   */
+  stepBatchMax: 256,
+  /**
+   * How long a settle waits, at most, for another step to ride with when nothing else is queued
+   * (step-batch.ts): off the critical path, it saves the call of its own. A crash within it leaves
+   * the message's end unwritten, as a crash a moment before the settle would.
+   */
+  stepRideMs: 2,
   /** Entries kept in one chat's message log of a `RedisStore`; older ones are trimmed. */
   messageLogMax: 1_000,
 } as const

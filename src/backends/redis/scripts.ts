@@ -39,6 +39,9 @@ export const PURGE = script('purge')
 /** RedisStore's message log. */
 export const APPEND_LOG = script('append-log')
 
+/** The files that define the steps' functions, in the order steps.lua's prelude takes them. */
+const STEP_FILES = ['step-helpers', 'admit', 'journal-send', 'settle', 'take-back'] as const
+
 /** The states the steps' scripts know, from the records' and the rules' own lists (step-helpers.lua). */
 const STEP_PRELUDE = [
   `local INBOX_STATES = ${luaList(INBOX_STATES)}`,
@@ -47,14 +50,11 @@ const STEP_PRELUDE = [
   `for _, state in ipairs(${luaList([...UNFINISHED_STATES])}) do UNFINISHED[state] = true end`,
 ].join('\n')
 
-/** The steps (steps.ts): one script each. */
-export const ADMIT = script('admit', STEP_PRELUDE)
-export const JOURNAL_SEND = script('journal-send', STEP_PRELUDE)
-export const SETTLE = script('settle', STEP_PRELUDE)
-export const TAKE_BACK = script('take-back', STEP_PRELUDE)
+/** The steps (steps.ts): one script that runs a batch of them, each step a function of its own file. */
+export const STEPS = script('steps', STEP_PRELUDE)
 
 /** Every script, for tools that preload them. */
-export const SCRIPTS: readonly RedisScript[] = [WRITE, DUE, LIST, COUNT, PURGE, APPEND_LOG, ADMIT, JOURNAL_SEND, SETTLE, TAKE_BACK]
+export const SCRIPTS: readonly RedisScript[] = [WRITE, DUE, LIST, COUNT, PURGE, APPEND_LOG, STEPS]
 
 /** Runs a script in one round trip: EVALSHA, or EVAL when the server has not seen it yet. */
 export async function runScript(
@@ -71,9 +71,11 @@ export async function runScript(
   }
 }
 
-/** A script: the prelude and helpers.lua, then (for a step) its prelude and step-helpers.lua, then its own Lua. */
-function script(name: Exclude<keyof typeof LUA_SOURCES, 'helpers' | 'step-helpers'>, stepPrelude?: string): RedisScript {
-  const step = stepPrelude === undefined ? '' : `${stepPrelude}\n${LUA_SOURCES['step-helpers']}\n`
+type ScriptName = Exclude<keyof typeof LUA_SOURCES, 'helpers' | (typeof STEP_FILES)[number]>
+
+/** A script: the prelude and helpers.lua, then (for the steps) their prelude and files, then its own Lua. */
+function script(name: ScriptName, stepPrelude?: string): RedisScript {
+  const step = stepPrelude === undefined ? '' : `${stepPrelude}\n${STEP_FILES.map((file) => LUA_SOURCES[file]).join('\n')}\n`
   const lua = `-- botmesh ${name}\n${PRELUDE}\n${LUA_SOURCES.helpers}\n${step}${LUA_SOURCES[name]}`
   return { name, lua, sha: createHash('sha1').update(lua).digest('hex') }
 }

@@ -1,20 +1,23 @@
 /**
- * `RedisSteps`: the steps (core/durability/steps/journal-steps.ts) on Redis and Redis Cluster, each
- * one EVALSHA of its own script (lua/admit.lua, journal-send.lua, settle.lua, take-back.lua) that
- * applies the rules of step-rules.ts in Lua. The records are the journal's own, written as
- * write.lua writes them (the envelope, the state and due indexes), so `RedisDurability`'s journal
- * reads what the steps wrote. Each chat's unfinished messages, head first, are a field of one hash
- * under the inbox's hash tag (keys.ts), so a step's keys are one Cluster slot, all in its KEYS.
+ * `RedisSteps`: the steps (core/durability/steps/journal-steps.ts) on Redis and Redis Cluster. Each
+ * step is a function of the STEPS script (lua/steps.lua, which runs admit.lua, journal-send.lua,
+ * settle.lua, take-back.lua) that applies the rules of step-rules.ts in Lua, and the steps of
+ * concurrent messages share its calls: one call in flight per lane, carrying every step queued
+ * meanwhile (step-batch.ts). The records are the journal's own, written as write.lua writes them
+ * (the envelope, the state and due indexes), so `RedisDurability`'s journal reads what the steps
+ * wrote. Each chat's unfinished messages, head first, are a field of one hash under the inbox's
+ * hash tag (keys.ts), so every key a step touches is in its call's KEYS.
  *
- * What this side adds to a script's arguments is the text the TypeScript rules make: the records
+ * What this side adds to a step's arguments is the text the TypeScript rules make: the records
  * an admit or a send journals (whole envelopes), the lease of a claim around its token, the error
  * of spent runs around its count. The scripts splice them into the records they rewrite and keep
  * every other field as it was written, so a record is what the TypeScript rules would make of it.
  *
- * In a Cluster a message's inbox and its sends' outbox are two slots (their hash tags differ), so a
- * journal's fence and its records, and a settle's marks and its end, are two calls there; the
- * marks are written whatever the fence says, and a fence checked a moment before the records is
- * what a lease that ends during the provider's call gives anyway.
+ * On one server a scope is one lane, its inbox and outbox in every call. In a Cluster a scope's
+ * inbox and outbox are two slots (their hash tags differ), so two lanes: a journal's fence and its
+ * records, and a settle's marks and its end, are two steps, the second queued once the first is
+ * answered; the marks are written whatever the fence says, and a fence checked a moment before the
+ * records is what a lease that ends during the provider's call gives anyway.
  */
 import { unfinishedRunsError } from '../../core/durability/leases/charged-runs.js'
 import type {
@@ -29,13 +32,15 @@ import type {
   TakenBack,
 } from '../../core/durability/steps/journal-steps.js'
 import { leaseOf, queuedRecord } from '../../core/durability/steps/step-rules.js'
+import { RedisCommandError } from '../../core/errors.js'
 import { recordIndex, type InboxRecord, type Json, type KvPut, type OutboxRecord } from '../../core/spi.js'
 import { checkKvOp } from '../common/kv-op-check.js'
 import { decodeEnvelope, encodeEnvelope, scoreBound, stateMember, timeHex } from './envelope.js'
 import type { StepKeys } from './keys.js'
 import type { RedisKv } from './kv.js'
 import { REDIS_LIMITS } from './limits.js'
-import { ADMIT, JOURNAL_SEND, SETTLE, TAKE_BACK, runScript, type RedisScript } from './scripts.js'
+import { STEPS, runScript } from './scripts.js'
+import { StepBatch, type QueuedStep } from './step-batch.js'
 
 /** The collections the steps write, recorded in the scopes set before their first write. */
 const COLLECTIONS = ['inbox', 'outbox'] as const
@@ -43,24 +48,36 @@ const COLLECTIONS = ['inbox', 'outbox'] as const
 /** A number no token or run count is: where the scripts put theirs in the text a rule made. */
 const MARK = 0.5
 
+type Reply = readonly unknown[]
+
 /** The steps of one scope's journal in Redis. */
 export class RedisSteps implements JournalSteps {
   /** Where the chats hash's HSCAN goes on at the next take-back. */
   #cursor = '0'
+  /** The lane of the steps on the inbox, and of those on the outbox: one lane on one server. */
+  readonly #inbox: StepBatch
+  readonly #outbox: StepBatch
 
   /** `kv`: the scope's view (its connection, its scopes set); `keys`: the scope's step keys. */
   constructor(
     private readonly kv: RedisKv,
-    private readonly keys: StepKeys,
-  ) {}
+    keys: StepKeys,
+  ) {
+    if (kv.connection.clustered) {
+      this.#inbox = new StepBatch(this.#sender(keys.inbox, 0, ''))
+      this.#outbox = new StepBatch(this.#sender(keys.outbox, '', 0))
+    } else {
+      this.#inbox = this.#outbox = new StepBatch(this.#sender([...keys.inbox, ...keys.outbox], 0, keys.inbox.length))
+    }
+  }
 
   admit(record: InboxRecord, claim: StepClaim, done: (outcome: AdmitOutcome) => void): void {
-    this.#answer(done, () => {
+    tried(done, () => {
       const run = putArgs('inbox', record.id, record)
       const queued = queuedRecord(record)
       const asQueued = putArgs('inbox', record.id, queued)
       const args = [record.id, JSON.stringify(record.chatId), run.member, ...run.write, ...asQueued.write]
-      return this.#run('admit', ADMIT, this.keys.inbox, args).then(([type, found]): AdmitOutcome => {
+      this.#step(this.#inbox, 'admit', 'admit', args, false, done, ([type, found]: Reply): AdmitOutcome => {
         if (type === 'run') return { type: 'run', record }
         if (type === 'queued') return { type: 'queued', record: queued }
         return { type: 'duplicate', record: valueOf<InboxRecord>(record.id, found) }
@@ -73,47 +90,58 @@ export class RedisSteps implements JournalSteps {
     records: readonly OutboxRecord[],
     done: (outcome: JournalOutcome) => void,
   ): void {
-    this.#answer(done, () => {
+    tried(done, () => {
       const sends = records.flatMap((record) => {
         const put = putArgs('outbox', record.key, record)
         return [record.key, put.write[0], put.write[1], put.member, put.write[2]]
       })
-      const fence = inbound ? [inbound.id, inbound.token] : ['', 0]
-      const answer = ([type, found]: unknown[]): JournalOutcome => {
+      const answer = ([type, found]: Reply): JournalOutcome => {
         if (type === 'recorded') return { type: 'recorded', record: valueOf<OutboxRecord>(records[0]!.key, found) }
         return type === 'fenced' ? { type: 'fenced' } : { type: 'journaled' }
       }
-      if (!inbound) return this.#run('journal a send', JOURNAL_SEND, this.keys.outbox, ['', 0, ...sends]).then(answer)
-      if (!this.#clustered)
-        return this.#run('journal a send', JOURNAL_SEND, [this.keys.inbox[0]!, ...this.keys.outbox], [...fence, ...sends]).then(answer)
-      return this.#run("check a send's fence", JOURNAL_SEND, [this.keys.inbox[0]!], fence).then((reply) =>
-        reply[0] === 'fenced' ? answer(reply) : this.#run('journal a send', JOURNAL_SEND, this.keys.outbox, ['', 0, ...sends]).then(answer),
+      const journal = (fence: (string | number)[], then: (outcome: JournalOutcome) => void) =>
+        this.#step(this.#outbox, 'journal a send', 'journal', [...fence, ...sends], false, then, answer)
+      if (!inbound) return journal(['', 0], done)
+      const fence = [inbound.id, inbound.token]
+      if (this.#inbox === this.#outbox) return journal(fence, done)
+      this.#step(
+        this.#inbox,
+        "check a send's fence",
+        'journal',
+        fence,
+        false,
+        (outcome) => {
+          if (outcome.type !== 'journaled') return done(outcome)
+          journal(['', 0], done)
+        },
+        answer,
       )
     })
   }
 
   settle(settle: Settle, claim: StepClaim, done: (outcome: SettleOutcome) => void): void {
-    this.#answer(done, () => {
+    tried(done, () => {
       const marks = settle.marks.flatMap((mark) => [mark.key, JSON.stringify(mark.messageId)])
       const end = settle.inbound ? [settle.inbound.id, settle.inbound.token, ...endArgs(settle.inbound.end)] : []
-      const head = [settle.marks.length, ...claimArgs(claim)]
-      const answer = ([type, next]: unknown[]): SettleOutcome =>
+      const answer = ([type, next]: Reply): SettleOutcome =>
         type === 'fenced'
           ? { type: 'fenced' }
           : { type: 'settled', next: next === undefined ? undefined : (JSON.parse(String(next)) as InboxRecord) }
-      const outbox = marks.length > 0 ? this.keys.outbox : []
-      const inbox = end.length > 0 ? this.keys.inbox : []
-      if (outbox.length === 0 && inbox.length === 0) return Promise.resolve(answer(['settled']))
-      if (!this.#clustered || outbox.length === 0 || inbox.length === 0)
-        return this.#run('settle', SETTLE, [...outbox, ...inbox], [...head, ...marks, ...end]).then(answer)
-      return this.#run('write sent marks', SETTLE, outbox, [...head, ...marks]).then(() =>
-        this.#run('settle', SETTLE, inbox, [0, ...claimArgs(claim), ...end]).then(answer),
-      )
+      const write = (lane: StepBatch, what: string, count: number, args: (string | number)[], then: (outcome: SettleOutcome) => void) =>
+        this.#step(lane, what, 'settle', [count, ...claimArgs(claim), ...args], true, then, answer)
+      if (marks.length === 0 && end.length === 0) return done({ type: 'settled', next: undefined })
+      if (end.length === 0) return write(this.#outbox, 'write sent marks', settle.marks.length, marks, done)
+      if (marks.length === 0 || this.#inbox === this.#outbox)
+        return write(this.#inbox, 'settle', settle.marks.length, [...marks, ...end], done)
+      write(this.#outbox, 'write sent marks', settle.marks.length, marks, (outcome) => {
+        if (outcome.type === 'unavailable') return done(outcome)
+        write(this.#inbox, 'settle', 0, end, done)
+      })
     })
   }
 
   takeBack(claim: StepClaim, maxAttempts: number, limit: number, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void {
-    this.#answer(done, () => {
+    tried(done, () => {
       const [spentBefore, spentAfter] = around(JSON.stringify(unfinishedRunsError(MARK, 'process', claim.now)), String(MARK))
       const args = [
         ...claimArgs(claim),
@@ -125,7 +153,7 @@ export class RedisSteps implements JournalSteps {
         spentBefore,
         spentAfter,
       ]
-      return this.#run('take back', TAKE_BACK, this.keys.inbox, args).then((reply) => {
+      this.#step(this.#inbox, 'take back', 'take-back', args, false, done, (reply: Reply): TakenBack[] => {
         this.#cursor = String(reply[0])
         const taken: TakenBack[] = []
         for (let n = 1; n < reply.length; n += 2) {
@@ -136,27 +164,53 @@ export class RedisSteps implements JournalSteps {
     })
   }
 
-  get #clustered(): boolean {
-    return this.kv.connection.clustered
-  }
-
-  /** One script call, once the scope is in the scopes set (at once after its first step). */
-  #run(what: string, script: RedisScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown[]> {
-    const call = () => this.kv.connection.run(what, 'journal', (client) => runScript(client, script, keys, args)) as Promise<unknown[]>
-    const recording = this.kv.recorded(COLLECTIONS)
-    return recording ? recording.then(call) : call()
-  }
-
-  /** Answers `done` once, with the step's outcome or, when it failed anywhere, `unavailable`. */
-  #answer<T>(done: (outcome: T) => void, step: () => Promise<T>): void {
-    let pending: Promise<T>
-    try {
-      pending = step()
-    } catch (error) {
-      done(unavailable(error) as T)
-      return
+  /** Queues one step on `lane`; `outcomeOf` reads its answer, and a failure anywhere answers `unavailable`. */
+  #step<T>(
+    lane: StepBatch,
+    what: string,
+    name: string,
+    args: readonly (string | number)[],
+    rides: boolean,
+    done: (outcome: NoInfer<T> | StepUnavailable) => void,
+    outcomeOf: (reply: Reply) => T,
+  ): void {
+    const answer: QueuedStep['answer'] = (reply) => {
+      let outcome: T | StepUnavailable
+      try {
+        if (!Array.isArray(reply)) outcome = unavailable((reply as { failed: unknown }).failed)
+        else if (reply[0] === 'error') outcome = unavailable(new RedisCommandError(what, String(reply[1])))
+        else outcome = outcomeOf(reply)
+      } catch (error) {
+        // An answer that does not decode fails its step, not the others of its call.
+        outcome = unavailable(error)
+      }
+      done(outcome)
     }
-    pending.then(done, (error: unknown) => done(unavailable(error) as T))
+    lane.add({ args: [name, args.length, ...args], rides, answer })
+  }
+
+  /** One lane's calls: its KEYS, and where its inbox and outbox groups start in them ('' for none). */
+  #sender(keys: readonly string[], inbox: number | '', outbox: number | '') {
+    return (steps: readonly (string | number)[]): Promise<Reply> => {
+      const call = () =>
+        this.kv.connection.run('run the steps', 'journal', async (client) => {
+          const answers = (await runScript(client, STEPS, keys, [inbox, outbox, ...steps])) as Reply
+          // The batch has landed: every step in it is written. Here, before any step is answered,
+          // goes the wait for replicas (waitReplicas, replica-wait.ts), on this client and slot.
+          return answers
+        })
+      const recording = this.kv.recorded(COLLECTIONS)
+      return recording ? recording.then(call) : call()
+    }
+  }
+}
+
+/** Runs `build`, which queues a step; when building its arguments throws, answers `unavailable` at once. */
+function tried<T>(done: (outcome: T | StepUnavailable) => void, build: () => void): void {
+  try {
+    build()
+  } catch (error) {
+    done(unavailable(error))
   }
 }
 

@@ -1,5 +1,5 @@
--- Helpers of the steps' scripts (admit, journal-send, settle, take-back), after helpers.lua. The
--- prelude (scripts.ts) defines, from the TypeScript constants: INBOX_STATES and OUTBOX_STATES
+-- Helpers of the steps (admit, journal-send, settle, take-back, run by steps.lua), after
+-- helpers.lua. The prelude (scripts.ts) defines, from the TypeScript constants: INBOX_STATES and OUTBOX_STATES
 -- (records.ts; a group's KEYS hold one state index per state, in that order) and UNFINISHED
 -- (step-rules.ts: the states that hold a chat's later messages behind them).
 --
@@ -7,6 +7,9 @@
 -- written as, and only the fields a rule changes are replaced, by text the TypeScript side made
 -- (JSON.stringify) or an integer. Re-encoding with cjson would change a record: it writes numbers
 -- with 14 significant digits (a seq has 16) and an empty array as {} (inside a provider's event).
+
+-- The states this call has put in a group's states set already (one SADD a state a batch).
+local STATED = {}
 
 local function int(n)
   return string.format('%d', n)
@@ -146,11 +149,19 @@ local function opened(envelope)
   return cjson.decode(string.sub(envelope, 1, newline - 1)), string.sub(envelope, newline + 1)
 end
 
+-- Records `state` in the group's states set, once a call.
+local function stated(group, state)
+  local member = group.states .. '\0' .. state
+  if STATED[member] then return end
+  STATED[member] = true
+  redis.call('SADD', group.states, state)
+end
+
 -- Writes a new key as write.lua does: the envelope, the state index, the states set, the due index.
 local function put_new(group, key, envelope, state, member, due)
   redis.call('HSET', group.entries, key, envelope)
   redis.call('ZADD', state_key(group, state), 0, member)
-  redis.call('SADD', group.states, state)
+  stated(group, state)
   if due ~= '' then redis.call('ZADD', group.due, due, key) end
 end
 
@@ -162,16 +173,17 @@ local function put_over(group, key, old, state, value, due, at)
   local header = '[' .. int(old[1] + 1) .. ',"' .. state .. '",' .. at.json .. ',' .. (due or 'null') .. ',"' .. at.hex .. '"]'
   redis.call('HSET', group.entries, key, header .. '\n' .. value)
   redis.call('ZADD', state_key(group, state), 0, at.hex .. key)
-  redis.call('SADD', group.states, state)
+  stated(group, state)
   if due then redis.call('ZADD', group.due, due, key) end
 end
 
--- A claim as the TypeScript side sends it, from ARGV[i]: now (JSON), timeHex(now), the lease's JSON
--- before and after its token, its expiry (JSON), the owner, the incarnation.
-local function claim_at(i)
+-- A claim as the TypeScript side sends it, from a step's argument i (`arg`, steps.lua): now (JSON),
+-- timeHex(now), the lease's JSON before and after its token, its expiry (JSON), the owner, the
+-- incarnation.
+local function claim_at(arg, i)
   return {
-    json = ARGV[i], hex = ARGV[i + 1], now = tonumber(ARGV[i]), lease_before = ARGV[i + 2], lease_after = ARGV[i + 3],
-    expires = ARGV[i + 4], owner = ARGV[i + 5], incarnation = ARGV[i + 6],
+    json = arg(i), hex = arg(i + 1), now = tonumber(arg(i)), lease_before = arg(i + 2), lease_after = arg(i + 3),
+    expires = arg(i + 4), owner = arg(i + 5), incarnation = arg(i + 6),
   }
 end
 

@@ -1,64 +1,64 @@
--- take-back: the sweeper's pass. Claims the chats' heads that are free (a lease over or of an
--- earlier run of this owner, a retry due, a pending head), at most `limit`; a head whose runs were
--- spent is dead-lettered and its chat goes on with its next message. Then the due messages no chat
--- list holds (an operator's replay) join the end of their chat.
--- KEYS: the inbox group (entries hash, due index, states set, one state index per INBOX_STATES),
---   then the chats hash.
--- ARGV[1..7] the claim (step-helpers.lua claim_at); ARGV[8] maxAttempts; ARGV[9] limit; ARGV[10]
---   the chats hash's HSCAN cursor to go on from; ARGV[11] chats looked at, at most; ARGV[12] HSCAN's
---   COUNT; ARGV[13], ARGV[14] the JSON of unfinishedRunsError before and after its number of runs.
--- Returns the cursor to go on from next time, then 2 per message taken: 1 if dead-lettered (else
+-- take-back (a step of steps.lua): the sweeper's pass. Claims the chats' heads that are free (a
+-- lease over or of an earlier run of this owner, a retry due, a pending head), at most `limit`; a
+-- head whose runs were spent is dead-lettered and its chat goes on with its next message. Then the
+-- due messages no chat list holds (an operator's replay) join the end of their chat.
+-- Keys: the batch's inbox group and chats hash.
+-- Arguments: 1..7 the claim (step-helpers.lua claim_at); 8 maxAttempts; 9 limit; 10 the chats
+--   hash's HSCAN cursor to go on from; 11 chats looked at, at most; 12 HSCAN's COUNT; 13, 14 the
+--   JSON of unfinishedRunsError before and after its number of runs.
+-- Answers the cursor to go on from next time, then 2 per message taken: 1 if dead-lettered (else
 --   0), and its record (JSON).
 
-local inbox = group_at(0, INBOX_STATES)
-local chats = KEYS[#INBOX_STATES + 4]
-local claim = claim_at(1)
-local max_attempts, limit, looked_max = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[11])
-local spent = { before = ARGV[13], after = ARGV[14] }
-local out = { '0' }
-local taken = 0
+local function take_back(arg, _, groups)
+  local inbox, chats = groups.inbox, groups.chats
+  local claim = claim_at(arg, 1)
+  local max_attempts, limit, looked_max = tonumber(arg(8)), tonumber(arg(9)), tonumber(arg(11))
+  local spent = { before = arg(13), after = arg(14) }
+  local out = { '0' }
+  local taken = 0
 
-local function take_chat(chat, list)
-  local id, envelope
-  list, id, envelope = head_of(inbox, list)
-  while id do
-    local head, value = opened(envelope)
-    local record = record_of(value)
-    if not is_free(head[2], record, claim) then break end
-    taken = taken + 1
-    if (field_of(record, 'attempts') or 0) < max_attempts then
-      out[#out + 1] = 0
-      out[#out + 1] = claim_record(inbox, id, head, record, claim)
-      break
+  local function take_chat(chat, list)
+    local id, envelope
+    list, id, envelope = head_of(inbox, list)
+    while id do
+      local head, value = opened(envelope)
+      local record = record_of(value)
+      if not is_free(head[2], record, claim) then break end
+      taken = taken + 1
+      if (field_of(record, 'attempts') or 0) < max_attempts then
+        out[#out + 1] = 0
+        out[#out + 1] = claim_record(inbox, id, head, record, claim)
+        break
+      end
+      out[#out + 1] = 1
+      out[#out + 1] = spend_record(inbox, id, head, record, claim, spent)
+      list, id, envelope = head_of(inbox, rest_of(list))
     end
-    out[#out + 1] = 1
-    out[#out + 1] = spend_record(inbox, id, head, record, claim, spent)
-    list, id, envelope = head_of(inbox, rest_of(list))
+    save_chat(chats, chat, list)
   end
-  save_chat(chats, chat, list)
-end
 
-local cursor, looked = ARGV[10], 0
-repeat
-  local page = redis.call('HSCAN', chats, cursor, 'COUNT', ARGV[12])
-  cursor = page[1]
-  for n = 1, #page[2], 2 do
-    if taken >= limit then break end
-    take_chat(page[2][n], page[2][n + 1])
-    looked = looked + 1
-  end
-until cursor == '0' or taken >= limit or looked >= looked_max
-out[1] = cursor
+  local cursor, looked = arg(10), 0
+  repeat
+    local page = redis.call('HSCAN', chats, cursor, 'COUNT', arg(12))
+    cursor = page[1]
+    for n = 1, #page[2], 2 do
+      if taken >= limit then break end
+      take_chat(page[2][n], page[2][n + 1])
+      looked = looked + 1
+    end
+  until cursor == '0' or taken >= limit or looked >= looked_max
+  out[1] = cursor
 
-if taken < limit then
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', inbox.due, '-inf', claim.json, 'LIMIT', 0, limit - taken)) do
-    local envelope = redis.call('HGET', inbox.entries, id)
-    if envelope then
-      local _, value = opened(envelope)
-      local chat = raw_of(record_of(value), 'chatId')
-      local list = chat_list(chats, chat)
-      if not string.find('\0' .. list, '\0' .. id .. '\0', 1, true) then save_chat(chats, chat, list .. id .. '\0') end
+  if taken < limit then
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', inbox.due, '-inf', claim.json, 'LIMIT', 0, limit - taken)) do
+      local envelope = redis.call('HGET', inbox.entries, id)
+      if envelope then
+        local _, value = opened(envelope)
+        local chat = raw_of(record_of(value), 'chatId')
+        local list = chat_list(chats, chat)
+        if not string.find('\0' .. list, '\0' .. id .. '\0', 1, true) then save_chat(chats, chat, list .. id .. '\0') end
+      end
     end
   end
+  return out
 end
-return out

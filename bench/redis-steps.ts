@@ -6,7 +6,7 @@
  * critical path, as the engine runs it), and a message counts once its settle landed. Per concurrency it prints
  * msg/s, script calls and Redis commands per message (INFO commandstats: the commands a script
  * runs count there too) and Redis CPU µs per message (INFO CPU, used_cpu_sys + used_cpu_user).
- * Run: node --import ./test-utils/ts-loader.mjs bench/redis-steps.ts [messages=5000] [concurrencies=1,8,50] [--no-bullmq]
+ * Run: node --import ./test-utils/ts-loader.mjs bench/redis-steps.ts [messages=5000] [concurrencies=1,8,50] [--no-bullmq] [--commands]
  */
 import { Redis } from 'ioredis'
 import { RedisDurability } from '../src/backends/redis/index.js'
@@ -104,18 +104,20 @@ function drive(steps: JournalSteps, slots: number, count: number, round: string)
 }
 
 /** The server's counters: script calls, commands (scripts' own included), CPU seconds. */
-async function counters(client: Redis): Promise<{ calls: number; commands: number; cpu: number }> {
+async function counters(client: Redis): Promise<{ calls: number; commands: number; cpu: number; usec: Map<string, number> }> {
   const stats = await client.info('commandstats')
   let calls = 0
   let commands = 0
-  for (const [, name, n] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+  const usec = new Map<string, number>()
+  for (const [, name, n, spent] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
     if (name === 'info') continue
+    usec.set(name!, Number(spent))
     if (name === 'evalsha' || name === 'eval') calls += Number(n)
     else commands += Number(n)
   }
   const cpu = await client.info('cpu')
   const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)![1])
-  return { calls, commands, cpu: field('used_cpu_sys') + field('used_cpu_user') }
+  return { calls, commands, cpu: field('used_cpu_sys') + field('used_cpu_user'), usec }
 }
 
 async function measure(url: string, slots: number) {
@@ -136,6 +138,12 @@ async function measure(url: string, slots: number) {
     callsPerMessage: round((after.calls - before.calls) / MESSAGES),
     commandsPerMessage: round((after.commands - before.commands) / MESSAGES),
     redisCpuUsPerMessage: round(((after.cpu - before.cpu) * 1e6) / MESSAGES),
+    /** Commandstats' µs a message by command (a script's call includes the commands it runs). */
+    usecPerMessage: Object.fromEntries(
+      [...after.usec]
+        .map(([name, spent]) => [name, round((spent - (before.usec.get(name) ?? 0)) / MESSAGES)])
+        .filter(([, spent]) => spent !== 0),
+    ),
   }
 }
 
@@ -148,7 +156,8 @@ try {
   const rows = []
   for (const concurrency of CONCURRENCIES) {
     const steps = await measure(server.url, concurrency)
-    const row: Record<string, unknown> = { ...steps }
+    const { usecPerMessage, ...row }: Record<string, unknown> = steps
+    if (process.argv.includes('--commands')) console.log(`c${concurrency} µs a message by command:`, usecPerMessage)
     if (WITH_BULLMQ) {
       const peer = await measureBullmq({ url: server.url, jobs: MESSAGES, concurrency, timeoutMs: PEER_TIMEOUT_MS })
       row.bullmqJobsPerSecond = peer.jobsPerSecond

@@ -9,7 +9,7 @@
  *   <prefix>:{durable:<collection>:<scope>}:due           zset   entry key, score = due
  *   <prefix>:{durable:<collection>:<scope>}:states        set    the state names ever written
  *   <prefix>:{durable:<collection>:<scope>}:state:<state> zset   time-ordered members (envelope.ts), score 0
- *   <prefix>:{durable:inbox:<scope>}:chats                hash   chat (its JSON) -> its unfinished messages (steps.ts)
+ *   <prefix>:{durable:inbox:<scope>}:chats                hash   chat (its JSON, as cjson writes it) -> its unfinished messages (steps.ts)
  *   <prefix>:{durable:scopes}                             set    JSON [scope, collection] pairs written
  *
  * Store keys (`RedisStore`), which the durability never touches, one key per operation:

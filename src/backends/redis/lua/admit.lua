@@ -8,7 +8,7 @@
 
 local function admit(arg, _, groups)
   local inbox, chats = groups.inbox, groups.chats
-  local id, chat = arg(1), arg(2)
+  local id, chat = arg(1), chat_key(cjson.decode(arg(2)))
   local found = redis.call('HGET', inbox.entries, id)
   if found then return { 'duplicate', found } end
   local list, head = head_of(inbox, chat_list(chats, chat))

@@ -62,7 +62,7 @@ local function settle(arg, count, groups)
   put_over(inbox, id, head, ended, json_of(record), due, claim)
   if ended == 'failed' then return { 'settled' } end
 
-  local chat = raw_of(record, 'chatId')
+  local chat = chat_key(field_of(record, 'chatId'))
   local list, next_id, next_envelope = head_of(inbox, without(chat_list(chats, chat), id))
   local next_value = nil
   if next_id then

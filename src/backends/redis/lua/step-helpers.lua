@@ -61,10 +61,24 @@ local function fields_of(json)
   end
 end
 
--- A record to read (decoded: cjson reads numbers and empty arrays right, it only writes them wrong)
--- and to rewrite (its text, and the fields to change, in the order they were set).
+-- The fields every record a step reads or rewrites holds at its top level (records.ts: required on
+-- InboxRecord and OutboxRecord; providerMessageId on the outbox records a mark rewrites). Only an
+-- optional field's presence needs the whole record decoded.
+local ALWAYS_WRITTEN = {}
+for _, name in ipairs({ 'state', 'chatId', 'attempts', 'nextAttemptAt', 'lease', 'fencingToken', 'lastError', 'updatedAt', 'providerMessageId' }) do
+  ALWAYS_WRITTEN[name] = true
+end
+
+-- A record to read and to rewrite: its text, and the fields to change, in the order they were set.
+-- It is decoded whole (view_of) only when a field cannot be read from its text alone.
 local function record_of(json)
-  return { json = json, view = cjson.decode(json), changes = {} }
+  return { json = json, changes = {} }
+end
+
+-- The record decoded (cjson reads numbers and empty arrays right, it only writes them wrong).
+local function view_of(record)
+  record.view = record.view or cjson.decode(record.json)
+  return record.view
 end
 
 -- Sets a field to a JSON text.
@@ -82,7 +96,7 @@ end
 -- a string, where a quote is escaped): only when the record has the field at its top level and the
 -- text holds that name once, so the one found is the top-level one. Else nil: the caller scans.
 local function span_of(record, name)
-  if record.view[name] == nil then return nil end
+  if not ALWAYS_WRITTEN[name] and view_of(record)[name] == nil then return nil end
   local needle = '"' .. name .. '":'
   local at = string.find(record.json, needle, 1, true)
   if not at or string.find(record.json, needle, at + #needle, true) then return nil end
@@ -118,16 +132,33 @@ local function json_of(record)
   return table.concat(parts)
 end
 
--- A field's JSON text as it was written (the chats hash is keyed by the chat's).
-local function raw_of(record, name)
-  local first, last = span_of(record, name)
-  if first then return string.sub(record.json, first, last) end
-  return fields_of(record.json).raw[name]
+-- A field's JSON text read from the record's text: where every `"name":` in it has the same value,
+-- that is the top-level one's (a nested copy, as an event's chatId, agrees). Else nil.
+local function agreed_raw(record, name)
+  local needle = '"' .. name .. '":'
+  local raw, from = nil, 1
+  while true do
+    local at = string.find(record.json, needle, from, true)
+    if not at then return raw end
+    local first = at + #needle
+    local last = value_end(record.json, first)
+    local text = string.sub(record.json, first, last)
+    if raw and raw ~= text then return nil end
+    raw, from = text, last + 1
+  end
 end
 
--- A field decoded (nil when absent or null).
+-- A field decoded (nil when absent or null): from its own text when it can be, else from the whole record.
 local function field_of(record, name)
-  local value = record.view[name]
+  local raw = ALWAYS_WRITTEN[name] and not record.view and agreed_raw(record, name)
+  local value
+  if raw then
+    local first = string.byte(raw, 1)
+    if first == 110 then return nil end
+    value = (first == 123 or first == 34 or first == 91) and cjson.decode(raw) or tonumber(raw)
+  else
+    value = view_of(record)[name]
+  end
   if value == cjson.null then return nil end
   return value
 end
@@ -233,6 +264,12 @@ local function spend_record(group, key, old, record, at, spent)
   local value = json_of(record)
   put_over(group, key, old, 'dead', value, nil, at)
   return value
+end
+
+-- A chat's field in the chats hash: its id as cjson writes it, from the id the record holds (admit:
+-- from the id's JSON), never the text scanned out of a record (its event repeats the name).
+local function chat_key(chat_id)
+  return cjson.encode(chat_id)
 end
 
 -- A chat's unfinished messages, head first: each id followed by a NUL (a journal key never holds one).

@@ -54,7 +54,7 @@ local function take_back(arg, _, groups)
       local envelope = redis.call('HGET', inbox.entries, id)
       if envelope then
         local _, value = opened(envelope)
-        local chat = raw_of(record_of(value), 'chatId')
+        local chat = chat_key(field_of(record_of(value), 'chatId'))
         local list = chat_list(chats, chat)
         if not string.find('\0' .. list, '\0' .. id .. '\0', 1, true) then save_chat(chats, chat, list .. id .. '\0') end
       end

@@ -5,7 +5,8 @@
  * settle; a slot goes on to its next message once the settle is called (the settle is off the
  * critical path, as the engine runs it), and a message counts once its settle landed. Per concurrency it prints
  * msg/s, script calls and Redis commands per message (INFO commandstats: the commands a script
- * runs count there too) and Redis CPU µs per message (INFO CPU, used_cpu_sys + used_cpu_user).
+ * runs count there too) and Redis CPU µs per message (INFO CPU, used_cpu_sys + used_cpu_user); for
+ * BullMQ, jobs/s and Redis CPU µs a job over its whole run (the jobs added, then drained).
  * Run: node --import ./test-utils/ts-loader.mjs bench/redis-steps.ts [messages=5000] [concurrencies=1,8,50] [--no-bullmq] [--commands]
  */
 import { Redis } from 'ioredis'
@@ -27,6 +28,8 @@ const PEER_TIMEOUT_MS = 300_000
 /** BullMQ's no-op worker (bullmq-peer.js, plain JavaScript, as `npm run bench` runs it). */
 type MeasurePeer = (options: { url: string; jobs: number; concurrency: number; timeoutMs: number }) => Promise<{ jobsPerSecond: number }>
 const PEER_MODULE: string = './bullmq-peer.js'
+/** Warm-up jobs per worker slot in a peer's run (peer-drain.js WARMUP_PER_SLOT). */
+const PEER_WARMUP_PER_SLOT = 3
 const { measureBullmq } = (await import(PEER_MODULE)) as { measureBullmq: MeasurePeer }
 
 const claim = (): StepClaim => ({ owner: 'bench', incarnation: 'run-1', leaseMs: LEASE_MS, now: Date.now() })
@@ -159,8 +162,14 @@ try {
     const { usecPerMessage, ...row }: Record<string, unknown> = steps
     if (process.argv.includes('--commands')) console.log(`c${concurrency} µs a message by command:`, usecPerMessage)
     if (WITH_BULLMQ) {
+      const client = new Redis(server.url)
+      const before = await counters(client)
       const peer = await measureBullmq({ url: server.url, jobs: MESSAGES, concurrency, timeoutMs: PEER_TIMEOUT_MS })
+      const after = await counters(client)
+      await client.quit()
       row.bullmqJobsPerSecond = peer.jobsPerSecond
+      // Its whole run: the jobs added and drained, warm-up included (a job's add is its admission).
+      row.bullmqRedisCpuUsPerJob = round(((after.cpu - before.cpu) * 1e6) / (MESSAGES + concurrency * PEER_WARMUP_PER_SLOT))
       row.ratio = round(steps.msgPerSecond / peer.jobsPerSecond)
     }
     rows.push(row)

@@ -8,16 +8,18 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 // @ts-expect-error: a build script in plain JavaScript, without declarations
 import { GENERATED, LUA_DIR, luaSourcesModule } from '../../scripts/lua-sources.mjs'
-import { SCRIPTS } from '../../src/backends/redis/scripts.js'
+import { SCRIPTS, STEPS, STEP_FILES } from '../../src/backends/redis/scripts.js'
 
 describe('the Redis scripts as Lua files', () => {
   it('the generated module is what the .lua files make (run npm run build after editing one)', () => {
     expect(readFileSync(GENERATED as string, 'utf8')).toBe((luaSourcesModule as () => string)())
   })
 
-  it("every script is a .lua file headed by its KEYS and ARGV, and every .lua file is a script or helpers (every script, or the steps' scripts)", () => {
+  it("every script is a .lua file headed by its KEYS and ARGV, and every .lua file is a script, helpers, or a part of the steps' script", () => {
     const files = readdirSync(LUA_DIR as string).filter((file) => file.endsWith('.lua'))
-    expect(files.sort()).toEqual([...SCRIPTS.map((script) => `${script.name}.lua`), 'helpers.lua', 'step-helpers.lua'].sort())
+    const parts = STEP_FILES.map((name) => `${name}.lua`)
+    expect(files.sort()).toEqual([...SCRIPTS.map((script) => `${script.name}.lua`), 'helpers.lua', ...parts].sort())
+    for (const part of parts) expect(STEPS.lua).toContain(readFileSync(join(LUA_DIR as string, part), 'utf8'))
     for (const script of SCRIPTS) {
       const header = readFileSync(join(LUA_DIR as string, `${script.name}.lua`), 'utf8').split('\n\n')[0]!
       expect(header, script.name).toMatch(/^-- .*KEYS/s)

@@ -40,7 +40,7 @@ export const PURGE = script('purge')
 export const APPEND_LOG = script('append-log')
 
 /** The files that define the steps' functions, in the order steps.lua's prelude takes them. */
-const STEP_FILES = ['step-helpers', 'admit', 'journal-send', 'settle', 'take-back'] as const
+export const STEP_FILES = ['record-text', 'step-helpers', 'admit', 'journal-send', 'settle', 'take-back'] as const
 
 /** The states the steps' scripts know, from the records' and the rules' own lists (step-helpers.lua). */
 const STEP_PRELUDE = [

@@ -64,7 +64,10 @@ export class RedisDurability extends KvDurability {
     return this.kv.prefix
   }
 
-  /** @internal The steps of one scope's journal (steps/journal-steps.ts): one script call each (steps.ts). */
+  /**
+   * @internal The steps of one scope's journal (steps/journal-steps.ts), carried in shared script
+   * calls (steps.ts): open them once per scope, as each opening has calls of its own in flight.
+   */
   steps(scopeId: string): JournalSteps {
     return new RedisSteps(this.kv.scope(scopeId), new RedisKeys(this.prefix).steps(scopeId))
   }

@@ -120,6 +120,7 @@ export class RedisSteps implements JournalSteps {
   }
 
   settle(settle: Settle, claim: StepClaim, done: (outcome: SettleOutcome) => void): void {
+    if (settle.marks.length === 0 && !settle.inbound) return done({ type: 'settled', next: undefined })
     tried(done, () => {
       const marks = settle.marks.flatMap((mark) => [mark.key, JSON.stringify(mark.messageId)])
       const end = settle.inbound ? [settle.inbound.id, settle.inbound.token, ...endArgs(settle.inbound.end)] : []
@@ -129,7 +130,6 @@ export class RedisSteps implements JournalSteps {
           : { type: 'settled', next: next === undefined ? undefined : (JSON.parse(String(next)) as InboxRecord) }
       const write = (lane: StepBatch, what: string, count: number, args: (string | number)[], then: (outcome: SettleOutcome) => void) =>
         this.#step(lane, what, 'settle', [count, ...claimArgs(claim), ...args], true, then, answer)
-      if (marks.length === 0 && end.length === 0) return done({ type: 'settled', next: undefined })
       if (end.length === 0) return write(this.#outbox, 'write sent marks', settle.marks.length, marks, done)
       if (marks.length === 0 || this.#inbox === this.#outbox)
         return write(this.#inbox, 'settle', settle.marks.length, [...marks, ...end], done)
@@ -205,7 +205,7 @@ export class RedisSteps implements JournalSteps {
   }
 }
 
-/** Runs `build`, which queues a step; when building its arguments throws, answers `unavailable` at once. */
+/** Runs `build`, which queues a step (and never answers itself); when building its arguments throws, answers `unavailable` at once. */
 function tried<T>(done: (outcome: T | StepUnavailable) => void, build: () => void): void {
   try {
     build()

@@ -4,7 +4,7 @@
  * runs handlers in memory, in one process, as it always did.
  */
 import { EventEmitter } from 'node:events'
-import type { Context, EnqueueResult, SendOptions } from './context.js'
+import type { Context, EnqueueResult, Message, SendOptions } from './context.js'
 import type { DurabilityOptions } from './durability/config.js'
 import type { Durability } from './durability/operations/facade.js'
 import { encryptedParts } from './encryption/bot-encryption.js'
@@ -12,7 +12,7 @@ import { LIMITS } from './durability/limits.js'
 import type { SendResult } from './durability/outbox/outbox.js'
 import { Flow } from './flow.js'
 import { SendHooks, type AfterSendHook, type BeforeSendHook } from './hooks.js'
-import type { Matcher } from './matchers.js'
+import type { Matcher, NarrowingMatcher } from './matchers.js'
 import { resolveNamespace, scopeIdOf, type NamespaceOptions } from './namespace.js'
 import { optionNames, refuseUnknownOptions } from './options.js'
 import { DurablePipeline } from './pipeline/durable-pipeline.js'
@@ -128,7 +128,12 @@ export class Bot extends EventEmitter {
     }
   }
 
-  /** Handles messages that match; first match wins. A flow starts when its matcher matches. */
+  /**
+   * Handles messages that match; first match wins. A flow starts when its matcher matches. A
+   * narrowing matcher (`TEXT`, `IMAGE`, `text(…)`) narrows `ctx.message`: after `TEXT`, its text is a string.
+   */
+  when<Checked>(matcher: NarrowingMatcher<Checked>, handler: Handler<Message & Checked> | Flow): this
+  when(matcher: Matcher, handler: Handler | Flow): this
   when(matcher: Matcher, handler: Handler | Flow): this {
     if (handler instanceof Flow) this.#flows.set(handler.name, handler)
     this.#registrations.push({ matcher, handler })
@@ -136,15 +141,25 @@ export class Bot extends EventEmitter {
   }
 
   /** Runs `hook` before each send is journaled: it may rewrite the content; it runs once per send, never again on a retry. */
-  before(event: 'send', hook: BeforeSendHook): this {
+  beforeSend(hook: BeforeSendHook): this {
     this.#hooks.before.push(hook)
     return this
   }
 
   /** Runs `hook` after each send the provider accepted. */
-  after(event: 'send', hook: AfterSendHook): this {
+  afterSend(hook: AfterSendHook): this {
     this.#hooks.after.push(hook)
     return this
+  }
+
+  /** The contract's event form of {@link Bot.beforeSend}: `'send'` is its only event. */
+  before(event: 'send', hook: BeforeSendHook): this {
+    return this.beforeSend(hook)
+  }
+
+  /** The contract's event form of {@link Bot.afterSend}: `'send'` is its only event. */
+  after(event: 'send', hook: AfterSendHook): this {
+    return this.afterSend(hook)
   }
 
   /** Opens the store and the durability backend, replays what an earlier run left in flight, and starts the provider. Idempotent. */

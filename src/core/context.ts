@@ -43,8 +43,11 @@ export interface StateAccess {
   set(key: string, value: Json): Promise<void>
 }
 
-/** What a handler gets for one message: the message, its journal reference, replies and sends keyed from it, and per-chat state. */
-export interface Context {
+/**
+ * What a handler gets for one message: the message, its journal reference, replies and sends keyed
+ * from it, and per-chat state. `Received` is the message as the matcher checked it (`TEXT`: its text is a string).
+ */
+export interface Context<Received extends Message = Message> {
   /** `id` is the inbox record id (with durability) or the channel's event id; keys of sends derive from it. */
   ref: {
     /** The inbox record id (with durability), else the channel's event id. */
@@ -55,7 +58,7 @@ export interface Context {
     messageId: string
   }
   /** The inbound message. */
-  message: Message
+  message: Received
   /** The chat the message came from: where `reply` sends. */
   chatId: string
   /** Replies in this chat. */

@@ -7,7 +7,20 @@ export type { Context, Message, SendOptions, StateAccess, EnqueueResult } from '
 export type { Handler } from './pipeline/pipeline.js'
 export { flow, Flow, type AnswerHandler, type FlowStep } from './flow.js'
 export type { OutgoingSend, SentMessage, BeforeSendHook, AfterSendHook } from './hooks.js'
-export { TEXT, IMAGE, VIDEO, AUDIO, DOCUMENT, INTERACTION, ANY, text, type Matcher } from './matchers.js'
+export {
+  TEXT,
+  IMAGE,
+  VIDEO,
+  AUDIO,
+  DOCUMENT,
+  INTERACTION,
+  ANY,
+  text,
+  type Matcher,
+  type NarrowingMatcher,
+  type WithText,
+  type WithMedia,
+} from './matchers.js'
 export { loadMediaOf } from './media.js'
 export type { NamespaceOptions } from './namespace.js'
 export type {

@@ -1,28 +1,48 @@
-/** Matchers for `bot.when`: which inbound messages a handler takes. First match wins. */
-import type { InboundEvent } from './provider.js'
+/**
+ * Matchers for `bot.when`: which inbound messages a handler takes. First match wins. The built-in
+ * ones are type predicates, so the handler's context says what they checked: after `TEXT`,
+ * `ctx.message.text` is a `string`.
+ */
+import type { InboundEvent, MediaRef, MediaType } from './provider.js'
 
 /** Whether a handler takes an inbound event. */
 export type Matcher = (event: InboundEvent) => boolean
 
+/**
+ * A matcher that says what it checked: `bot.when` narrows the handler's `ctx.message` by `Checked`.
+ * Write your own as a type predicate: `(event): event is InboundEvent & { from: string } => event.from !== undefined`.
+ */
+export type NarrowingMatcher<Checked> = (event: InboundEvent) => event is InboundEvent & Checked
+
+/** What a text matcher checked: the message has a text. */
+export type WithText = { text: string }
+/** What a media matcher checked: the message has media of that type. */
+export type WithMedia<Type extends MediaType = MediaType> = { media: MediaRef & { type: Type } }
+
 /** A text message without media or an interaction. */
-export const TEXT: Matcher = (event) => typeof event.text === 'string' && !event.media && !event.interaction
+export const TEXT: NarrowingMatcher<WithText> = (event): event is InboundEvent & WithText =>
+  typeof event.text === 'string' && !event.media && !event.interaction
 /** A message with an image. */
-export const IMAGE: Matcher = (event) => event.media?.type === 'image'
+export const IMAGE: NarrowingMatcher<WithMedia<'image'>> = mediaOf('image')
 /** A message with a video. */
-export const VIDEO: Matcher = (event) => event.media?.type === 'video'
+export const VIDEO: NarrowingMatcher<WithMedia<'video'>> = mediaOf('video')
 /** A message with audio (a voice note too). */
-export const AUDIO: Matcher = (event) => event.media?.type === 'audio'
+export const AUDIO: NarrowingMatcher<WithMedia<'audio'>> = mediaOf('audio')
 /** A message with a document. */
-export const DOCUMENT: Matcher = (event) => event.media?.type === 'document'
+export const DOCUMENT: NarrowingMatcher<WithMedia<'document'>> = mediaOf('document')
 /** A button press or another interaction. */
 export const INTERACTION: Matcher = (event) => event.kind === 'interaction' || event.interaction !== undefined
 /** Any inbound event. */
 export const ANY: Matcher = () => true
 
 /** A text equal to `pattern` (trimmed, case-insensitive) or matching the RegExp. */
-export function text(pattern: string | RegExp): Matcher {
-  return (event) => {
+export function text(pattern: string | RegExp): NarrowingMatcher<WithText> {
+  return (event): event is InboundEvent & WithText => {
     if (typeof event.text !== 'string') return false
     return typeof pattern === 'string' ? event.text.trim().toLowerCase() === pattern.trim().toLowerCase() : pattern.test(event.text)
   }
+}
+
+function mediaOf<Type extends MediaType>(type: Type): NarrowingMatcher<WithMedia<Type>> {
+  return (event): event is InboundEvent & WithMedia<Type> => event.media?.type === type
 }

@@ -4,7 +4,7 @@
  * without the `durability` key) or the durable one (the same steps inside the inbox and outbox
  * journals). docs/architecture.md walks one message through it hop by hop.
  */
-import type { Context, SendOptions } from '../context.js'
+import type { Context, Message, SendOptions } from '../context.js'
 import type { SendResult } from '../durability/port.js'
 import type { Flow } from '../flow.js'
 import { textOf, type SendHooks } from '../hooks.js'
@@ -39,8 +39,8 @@ export interface MessagePipeline {
   stop(): Promise<void>
 }
 
-/** A message handler. */
-export type Handler = (ctx: Context) => unknown | Promise<unknown>
+/** A message handler; `Received` is the message as its matcher checked it. */
+export type Handler<Received extends Message = Message> = (ctx: Context<Received>) => unknown | Promise<unknown>
 
 export interface Registration {
   matcher: Matcher

@@ -4,6 +4,7 @@ import { defineConfig } from 'tsup'
 // One entry per public subpath (package.json "exports"); an entry joins the build once its file exists.
 const entries = [
   'src/index.ts',
+  'src/telegram.ts',
   'src/core/spi.ts',
   'src/core/testing/index.ts',
   'src/backends/sqlite/index.ts',

@@ -13,6 +13,7 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
 export default {
   entryPoints: [
     'src/index.ts',
+    'src/telegram.ts',
     'src/core/spi.ts',
     'src/core/testing/index.ts',
     'src/backends/sqlite/index.ts',

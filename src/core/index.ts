@@ -22,6 +22,7 @@ export {
   type WithMedia,
 } from './matchers.js'
 export { loadMediaOf } from './media.js'
+export { journaledIn, type JournalingStore, type JournaledStore } from './journaled-in.js'
 export type { NamespaceOptions } from './namespace.js'
 export type {
   IProvider,

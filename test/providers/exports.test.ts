@@ -1,7 +1,8 @@
 /**
  * The package's public paths: every `exports` entry of package.json has its tsup entry, a build
  * produces each file it names, and the drivers load only when their provider is used: importing
- * `botmesh/core` (or the Telegram provider's module) never loads grammY.
+ * `botmesh/core` (or the Telegram provider's module) never loads grammY, and `botmesh/telegram` loads
+ * neither grammY nor better-sqlite3 until its bot starts.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -44,7 +45,7 @@ describe('package exports', () => {
     }
   })
 
-  it('a build produces every file the exports name; importing botmesh/core or a provider does not load its client (grammY, twilio, @discordjs)', async () => {
+  it('a build produces every file the exports name; importing botmesh/core, botmesh/telegram or a provider does not load its client (grammY, better-sqlite3, twilio, @discordjs)', async () => {
     const { build } = await import('tsup')
     const config = (await import('../../tsup.config.js')).default as Record<string, unknown>
     // The declarations are the release build's (npm run build); their entries are the same as the code's.
@@ -56,6 +57,9 @@ describe('package exports', () => {
       const loaded = (name = 'grammy') => Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes('/node_modules/' + name + '/'))
       await import(${JSON.stringify(join(out, 'index.js'))})
       const afterCore = loaded()
+      const { Bot, SQLiteStore, TelegramProvider: EntryProvider, journaledIn } = await import(${JSON.stringify(join(out, 'telegram.js'))})
+      new Bot({ provider: new EntryProvider({ token: '1:abc' }), ...journaledIn(new SQLiteStore({ file: ${JSON.stringify(join(out, 'bot.db'))} })) })
+      const afterTelegramEntry = loaded() || loaded('better-sqlite3')
       const { TelegramProvider } = await import(${JSON.stringify(join(out, 'providers/telegram/index.js'))})
       new TelegramProvider({ token: '1:abc' })
       const afterImport = loaded()
@@ -69,12 +73,13 @@ describe('package exports', () => {
       // @discordjs/rest loads as ESM (not in the require cache); its CommonJS dependency shows it.
       const discordAfterImport = loaded('discord-api-types')
       await discord.send('1', 'x').catch(() => {})
-      console.log(JSON.stringify({ afterCore, afterImport, afterSend: loaded(), twilioAfterImport, twilioAfterSend: loaded('twilio'), discordAfterImport, discordAfterSend: loaded('discord-api-types') }))`
+      console.log(JSON.stringify({ afterCore, afterTelegramEntry, afterImport, afterSend: loaded(), twilioAfterImport, twilioAfterSend: loaded('twilio'), discordAfterImport, discordAfterSend: loaded('discord-api-types') }))`
     const result = JSON.parse(
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!,
     )
     expect(result).toEqual({
       afterCore: false,
+      afterTelegramEntry: false,
       afterImport: false,
       afterSend: true,
       twilioAfterImport: false,

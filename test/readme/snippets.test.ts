@@ -1,13 +1,16 @@
 /**
- * Every example in the README and the docs/ pages works as written: each ```ts block type-checks
- * against the sources (with the names it leaves to the reader declared), and the README's "A bot"
- * and the getting-started bot run on a MockProvider.
+ * Every example in the README and the docs/ pages works as written: each ```ts block is a program
+ * that type-checks against the sources as it stands, unless its first line says `// fragment` (a
+ * part of a program: the names it leaves to the reader are declared for it). The README's bots and
+ * the getting-started bot run, on a MockProvider in place of their channel.
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { inspect, promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
+import { SQLiteStore, TABLES } from '../../src/backends/sqlite/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -23,7 +26,7 @@ const PACKAGE_PATHS: Record<string, string> = Object.fromEntries(
   ).map(([path, target]) => [path.replace(/^\./, 'botmesh'), target.import.replace(/^\.\/dist\//, 'src/')]),
 )
 
-/** What a snippet leaves to the reader (a provider, a bot, a chat id…), declared so that it type-checks. */
+/** What a fragment leaves to the reader (a provider, a bot, a chat id…), declared so that it type-checks. */
 const READER_NAMES: Record<string, string> = {
   provider: `declare const provider: import('${source('botmesh/core')}').IProvider`,
   bot: `declare const bot: import('${source('botmesh/core')}').Bot`,
@@ -41,7 +44,7 @@ const READER_NAMES: Record<string, string> = {
   MyKv: `declare const MyKv: new () => import('${source('botmesh/core/spi')}').DurableKv`,
 }
 
-/** The reader's names a snippet uses without declaring them itself. */
+/** The reader's names a fragment uses without declaring them itself. */
 function readerNames(snippet: string): string {
   const declared = (name: string) =>
     new RegExp(`(const|let|function|class|import)\\s+(\\{[^}]*\\b${name}\\b|${name}\\b)|import \\{[^}]*\\b${name}\\b`).test(snippet)
@@ -86,27 +89,30 @@ function snippetsOf(page: string): Snippet[] {
   return [...text.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match, index) => ({ page, index, code: match[1]! }))
 }
 
-/** A snippet as a module of its own: package paths made source paths, a fragment given its context. */
+/** The first line of a block that is a part of a program, not one: `// fragment`, maybe followed by what it is part of. */
+const FRAGMENT = /^\/\/ fragment\b/
+
+/** A snippet as a module of its own: package paths made source paths; a fragment given its context. */
 function asModule(snippet: string): string {
   const imported = snippet
     .replace(/from '(botmesh[^']*)'/g, (_, specifier: string) => `from '${source(specifier)}'`)
     .replace(/from '\.\/test-utils\/([^']*)'/g, (_, path: string) => `from '${relative(DIR, join(ROOT, 'test-utils', path))}.js'`)
+  if (!FRAGMENT.test(snippet)) return `${imported}\nexport {}\n`
   const core = /^import /m.test(snippet) ? '' : `import { IMAGE, loadMediaOf, MediaUnavailableError } from '${source('botmesh/core')}'\n`
   return `${core}${imported}\n${readerNames(snippet)}\nexport {}\n`
 }
 
-/** Imports a snippet's module with a MockProvider as `provider`, and hands back what it names. */
-async function run<T>(name: string, body: string, exported: string): Promise<T> {
+/** Runs a program with a MockProvider for its channel (its `const provider = …` line), and hands back what it names. */
+async function run<T>(name: string, program: string, exported: string): Promise<T> {
   const file = join(DIR, `${name}.ts`)
-  const module = asModule(body).replace(READER_NAMES.provider!, '')
-  const mock = /\bconst provider\b/.test(body)
-    ? ''
-    : `import { MockProvider } from '${source('botmesh/core/testing')}'\nconst provider = new MockProvider()\n`
-  writeFileSync(file, `${mock}${module}\nexport { ${exported} }\n`)
+  const mock = `import { MockProvider as SnippetMockProvider } from '${source('botmesh/core/testing')}'\n`
+  const mocked = program.replace(/^const provider = .*$/m, 'const provider = new SnippetMockProvider()')
+  writeFileSync(file, `${mock}${asModule(mocked)}\nexport { ${exported} }\n`)
   return (await import(file)) as T
 }
 
 type MockProvider = import('../../src/core/testing/index.js').MockProvider
+type Bot = import('../../src/core/bot.js').Bot
 
 describe('the examples of the README and docs/', () => {
   const snippets = pages().flatMap(snippetsOf)
@@ -146,8 +152,44 @@ describe('the examples of the README and docs/', () => {
     expect(problems).toEqual([])
   }, 420_000)
 
-  it('"A bot" of the README runs on a MockProvider: "signup" starts the flow, other text is echoed', async () => {
-    const snippet = snippetsOf('README.md').find((s) => s.code.includes('new Bot('))!.code
+  it("the README's first bot is five lines from one import path, journals in its SQLite file and echoes a text", async () => {
+    const program = snippetsOf('README.md')[0]!.code
+    expect(program.trimEnd().split('\n')).toHaveLength(5)
+    expect(new Set([...program.matchAll(/from '([^']+)'/g)].map((match) => match[1]))).toEqual(new Set(['botmesh/telegram']))
+    expect(program).toMatch(/^const provider = new TelegramProvider\(/m)
+    const file = join(DIR, 'first-bot.db')
+    const { bot, provider } = await run<{ bot: Bot; provider: MockProvider }>(
+      'first-bot',
+      program.replace("'./data/bot.db'", JSON.stringify(file)),
+      'bot, provider',
+    )
+    try {
+      expect(bot.store).toBeInstanceOf(SQLiteStore)
+      await provider.receive({ id: 'm1', chatId: 'ann', text: 'hello' })
+      await waitFor(() => provider.texts('ann').includes('hello'))
+      await bot.idle()
+      expect((await bot.durability!.inbox.list()).map((record) => record.state)).toEqual(['done'])
+      expect((await bot.durability!.outbox.list()).map((record) => record.state)).toEqual(['sent'])
+    } finally {
+      await bot.stop()
+    }
+    // The journals are in the store's own file, not in memory: the inbound record and the send are there after the stop.
+    const db = new Database(file, { readonly: true })
+    try {
+      const journaled = db.prepare(
+        `select collection, state from ${TABLES.durable} where collection in ('inbox', 'outbox') order by collection`,
+      )
+      expect(journaled.all()).toEqual([
+        { collection: 'inbox', state: 'done' },
+        { collection: 'outbox', state: 'sent' },
+      ])
+    } finally {
+      db.close()
+    }
+  }, 60_000)
+
+  it('the README\'s bot with its parts spelled out runs on a MockProvider: "signup" starts the flow, other text is echoed', async () => {
+    const snippet = snippetsOf('README.md').find((s) => s.code.includes("flow('signup')"))!.code
     // The bot up to "… later", on a journal in the temp folder, with a MockProvider for `provider`.
     const body = snippet.slice(0, snippet.indexOf('// … later')).replace("'./data/bot.db'", JSON.stringify(join(DIR, 'bot.db')))
     const { bot, provider } = await run<{ bot: { stop(): Promise<void> }; provider: MockProvider }>('a-bot', body, 'bot, provider')

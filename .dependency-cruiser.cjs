@@ -18,7 +18,7 @@ module.exports = {
         'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the CLI or the dashboard.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: ['^src/(backends|events|crash-safe-file|providers|cli|tui|demo|prometheus|telemetry)/', '^src/index\\.ts$'] },
+      to: { path: ['^src/(backends|events|crash-safe-file|providers|cli|tui|demo|prometheus|telemetry)/', '^src/(index|telegram)\\.ts$'] },
     },
     {
       name: 'crash-safe-file-is-a-library',

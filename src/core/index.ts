@@ -20,6 +20,7 @@ export {
   type NarrowingMatcher,
   type WithText,
   type WithMedia,
+  type MediaOfType,
 } from './matchers.js'
 export { loadMediaOf } from './media.js'
 export { journaledIn, type JournalingStore, type JournaledStore } from './journaled-in.js'

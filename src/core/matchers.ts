@@ -15,9 +15,22 @@ export type Matcher = (event: InboundEvent) => boolean
 export type NarrowingMatcher<Checked> = (event: InboundEvent) => event is InboundEvent & Checked
 
 /** What a text matcher checked: the message has a text. */
-export type WithText = { text: string }
+export interface WithText {
+  /** The message's text (or a media caption, for `text(…)`). */
+  text: string
+}
+
 /** What a media matcher checked: the message has media of that type. */
-export type WithMedia<Type extends MediaType = MediaType> = { media: MediaRef & { type: Type } }
+export interface WithMedia<Type extends MediaType = MediaType> {
+  /** The message's media. */
+  media: MediaOfType<Type>
+}
+
+/** A media reference of one type. */
+export interface MediaOfType<Type extends MediaType> extends MediaRef {
+  /** What kind of media it is. */
+  type: Type
+}
 
 /** A text message without media or an interaction. */
 export const TEXT: NarrowingMatcher<WithText> = (event): event is InboundEvent & WithText =>

@@ -6,8 +6,8 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import type { Context, Message } from '../../src/core/context.js'
-import { AUDIO, DOCUMENT, IMAGE, INTERACTION, TEXT, VIDEO, text, type NarrowingMatcher } from '../../src/core/matchers.js'
-import type { InboundEvent, MediaRef } from '../../src/core/provider.js'
+import { AUDIO, DOCUMENT, IMAGE, INTERACTION, TEXT, VIDEO, text, type MediaOfType, type NarrowingMatcher } from '../../src/core/matchers.js'
+import type { InboundEvent } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
 import { fast, useBots } from './helpers.js'
 
@@ -40,7 +40,8 @@ describe('a matcher narrows the handler’s context', () => {
     const t = await bots.start({
       setup: (bot) => {
         bot.when(IMAGE, (ctx) => {
-          expectTypeOf(ctx.message.media).toEqualTypeOf<MediaRef & { type: 'image' }>()
+          expectTypeOf(ctx.message.media).toMatchTypeOf<MediaOfType<'image'>>()
+          expectTypeOf(ctx.message.media.type).toEqualTypeOf<'image'>()
           seen.push(ctx.message.media.type)
         })
         bot.when(VIDEO, (ctx) => void expectTypeOf(ctx.message.media.type).toEqualTypeOf<'video'>())

@@ -124,6 +124,12 @@ describe('the examples of the README and docs/', () => {
       expect(onPage(page), page).toBeGreaterThan(0)
   })
 
+  it("the README's and the channel pages' bots are programs, not fragments", () => {
+    const programPages = (page: string) => page === 'README.md' || page.startsWith('docs/providers/')
+    const fragments = snippets.filter((snippet) => programPages(snippet.page) && FRAGMENT.test(snippet.code))
+    expect(fragments.map((snippet) => `${snippet.page} #${snippet.index}`)).toEqual([])
+  })
+
   // tsc runs in a child process: checking some forty modules takes a minute on a loaded machine (three
   // beside other work), and the test worker must keep answering vitest meanwhile.
   it('type-check against the sources', async () => {

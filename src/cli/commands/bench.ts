@@ -1,6 +1,6 @@
 /** `botmesh bench --backend X [--messages N] [--concurrency C] [--ceiling N]`, or the soak: `--duration D --rate N` */
 import type { Command } from 'commander'
-import { SOAK_INTERVAL_DEFAULT, SOAK_ONLY_FLAGS, SOAK_RETENTION_DEFAULT, soakAction, type SoakFlags } from './bench-soak.js'
+import { SOAK_INTERVAL_DEFAULT, SOAK_ONLY_FLAGS, SOAK_RETENTION_DEFAULT, soakAction, type SoakFlags } from '../../../bench/soak/main.js'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
 import { UsageError } from '../errors.js'

@@ -18,13 +18,13 @@ import type { EncryptionOptions } from '../../core/durability/config.js'
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import { TEXT } from '../../core/matchers.js'
 import type { ThrowawayFactory } from '../../backends/gateway/open.js'
-import { closedLoop, measureCeiling, percentile, round, type CeilingFigures, type CeilingPlace } from '../../backends/gateway/ceiling.js'
+import { closedLoop, measureCeiling, percentile, round, type CeilingFigures, type CeilingPlace } from '../../../bench/ceilings/measure.js'
 import { BenchProvider } from './bench-provider.js'
 import { CountingBackend, type CallCounts, type CallTally } from './counting-backend.js'
 import { countPromises } from './promise-count.js'
 import { startWorkMeter, type WorkCost } from './work-meter.js'
 
-export { ceilingPlace } from '../../backends/gateway/ceiling.js'
+export { ceilingPlace } from '../../../bench/ceilings/measure.js'
 
 /** How much to send. */
 export interface BenchOptions {

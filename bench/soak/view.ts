@@ -3,9 +3,9 @@
  * wait for a ten-minute run to size its columns, so the columns have fixed widths), then the
  * summary and the verdict on flatness.
  */
-import type { Block } from '../output.js'
-import type { Spread } from '../services/flatness.js'
-import type { SoakOptions, SoakSample, SoakSummary } from '../services/soak.js'
+import type { Block } from '../../src/cli/output.js'
+import type { Spread } from './flatness.js'
+import type { SoakOptions, SoakSample, SoakSummary } from './soak.js'
 
 /** Each column: its header and width; values are right-aligned under it. */
 const COLUMNS = [

@@ -6,8 +6,8 @@
  * sampled, each in its turn).
  */
 import { describe, expect, it } from 'vitest'
-import type { SoakSample, SoakSummary } from '../../src/cli/services/soak.js'
-import { botmesh } from './helpers.js'
+import type { SoakSample, SoakSummary } from '../../bench/soak/soak.js'
+import { botmesh } from '../cli/helpers.js'
 
 /** Six seconds at 40 msg/s with a one-second retention: purging runs several times before the end. */
 const SOAK = ['--duration', '6s', '--rate', '40', '--interval', '1500ms', '--retention', '1s', '--concurrency', '4']

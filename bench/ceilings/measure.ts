@@ -17,17 +17,17 @@
  */
 import { tmpdir } from 'node:os'
 import { dirname } from 'node:path'
-import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
-import type { CeilingFigures } from '../common/closed-loop.js'
-import { appendFsync } from '../file/ceiling.js'
-import { postgresInserts } from '../postgres/ceiling.js'
-import { redisScriptedCalls } from '../redis/ceiling.js'
-import { sqliteFiveWrites } from '../sqlite/ceiling.js'
-import type { BackendTarget } from './backend-url.js'
-import { THROWAWAY_DEFAULTS } from './throwaway.js'
+import { BotmeshError, ERROR_CODES } from '../../src/core/errors.js'
+import type { CeilingFigures } from '../../src/backends/common/closed-loop.js'
+import { appendFsync } from './file.js'
+import { postgresInserts } from './postgres.js'
+import { redisScriptedCalls } from './redis.js'
+import { sqliteFiveWrites } from './sqlite.js'
+import type { BackendTarget } from '../../src/backends/gateway/backend-url.js'
+import { THROWAWAY_DEFAULTS } from '../../src/backends/gateway/throwaway.js'
 
 // What bench measures its runs with, beside the ceilings.
-export { closedLoop, percentile, round, type CeilingFigures } from '../common/closed-loop.js'
+export { closedLoop, percentile, round, type CeilingFigures } from '../../src/backends/common/closed-loop.js'
 
 /** Where a ceiling runs: beside the journal the bench measured. */
 export type CeilingPlace =

@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import { loadDriver } from '../../core/driver.js'
-import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../common/closed-loop.js'
+import { loadDriver } from '../../src/core/driver.js'
+import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../../src/backends/common/closed-loop.js'
 
 /** A message's five writes in one transaction, WAL, synchronous FULL (botmesh's SQLite settings). */
 export function sqliteFiveWrites(parent: string, operations: number, body: string): Promise<CeilingFigures> {

@@ -1,10 +1,10 @@
 /** `botmesh bench --duration D --rate N [--retention D] [--interval D]`: the soak's flags, and its run. */
-import type { Cli } from '../context.js'
-import { parseCount, parseDuration, parseRate } from '../config.js'
-import { UsageError } from '../errors.js'
-import { runSoak } from '../services/soak.js'
-import { soakColumns, soakHeading, soakSampleLine, soakSummaryView } from '../views/soak.js'
-import { suiteFactory } from './suites.js'
+import type { Cli } from '../../src/cli/context.js'
+import { parseCount, parseDuration, parseRate } from '../../src/cli/config.js'
+import { UsageError } from '../../src/cli/errors.js'
+import { runSoak } from './soak.js'
+import { soakColumns, soakHeading, soakSampleLine, soakSummaryView } from './view.js'
+import { suiteFactory } from '../../src/cli/commands/suites.js'
 
 /** The soak's retention unless --retention: short, so purging must keep pace within minutes. */
 export const SOAK_RETENTION_DEFAULT = '1m'

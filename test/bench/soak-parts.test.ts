@@ -3,9 +3,9 @@
  * bound, and the steady-rate driver's bound on messages in flight. No time is asserted.
  */
 import { describe, expect, it } from 'vitest'
-import { FLAT_SPREAD_MAX_PERCENT, flatnessOf, spreadOf } from '../../src/cli/services/flatness.js'
-import { LatencySample } from '../../src/cli/services/latency-sample.js'
-import { SteadyRate } from '../../src/cli/services/steady-rate.js'
+import { FLAT_SPREAD_MAX_PERCENT, flatnessOf, spreadOf } from '../../bench/soak/flatness.js'
+import { LatencySample } from '../../bench/soak/latency-sample.js'
+import { SteadyRate } from '../../bench/soak/steady-rate.js'
 import { waitFor } from '../../test-utils/wait.js'
 
 const sample = (atSeconds: number, journalRecords: number, rssBytes: number) => ({ atSeconds, journalRecords, rssBytes })

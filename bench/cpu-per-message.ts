@@ -7,7 +7,7 @@
  * the median of the rounds, each run alternating.
  * Run: node --import ./test-utils/ts-loader.mjs bench/cpu-per-message.ts [messages=40000] [clients=8] [rounds=3]
  */
-import { closedLoop } from '../src/backends/common/closed-loop.js'
+import { closedLoop } from '../src/cli/services/closed-loop.js'
 import { BenchProvider } from '../src/cli/services/bench-provider.js'
 import { Bot, MemoryDurability, TEXT } from '../src/core/index.js'
 

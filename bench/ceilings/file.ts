@@ -4,7 +4,7 @@
  */
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../../src/backends/common/closed-loop.js'
+import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../../src/cli/services/closed-loop.js'
 
 /** One append + fsync per write, one writer (what a file journal without group commit does). */
 export function appendFsync(parent: string, operations: number, body: string): Promise<CeilingFigures> {

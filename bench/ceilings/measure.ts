@@ -18,7 +18,7 @@
 import { tmpdir } from 'node:os'
 import { dirname } from 'node:path'
 import { BotmeshError, ERROR_CODES } from '../../src/core/errors.js'
-import type { CeilingFigures } from '../../src/backends/common/closed-loop.js'
+import type { CeilingFigures } from '../../src/cli/services/closed-loop.js'
 import { appendFsync } from './file.js'
 import { postgresInserts } from './postgres.js'
 import { redisScriptedCalls } from './redis.js'
@@ -27,7 +27,7 @@ import type { BackendTarget } from '../../src/backends/gateway/backend-url.js'
 import { THROWAWAY_DEFAULTS } from '../../src/backends/gateway/throwaway.js'
 
 // What bench measures its runs with, beside the ceilings.
-export { closedLoop, percentile, round, type CeilingFigures } from '../../src/backends/common/closed-loop.js'
+export { closedLoop, percentile, round, type CeilingFigures } from '../../src/cli/services/closed-loop.js'
 
 /** Where a ceiling runs: beside the journal the bench measured. */
 export type CeilingPlace =

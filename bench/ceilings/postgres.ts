@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Client, ClientConfig } from 'pg'
 import { loadDriver } from '../../src/core/driver.js'
-import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../../src/backends/common/closed-loop.js'
+import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../../src/cli/services/closed-loop.js'
 
 /** Single-INSERT transactions (autocommit), `synchronous_commit = on`, one connection per client. */
 export async function postgresInserts(connectionString: string, options: CeilingRun, body: string): Promise<CeilingFigures> {

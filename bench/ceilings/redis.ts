@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { loadDriver } from '../../src/core/driver.js'
-import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../../src/backends/common/closed-loop.js'
+import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../../src/cli/services/closed-loop.js'
 
 /** One HSET per call: the smallest scripted write, as botmesh's Redis journal sends its writes as scripts. */
 const REDIS_SCRIPT = "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1"

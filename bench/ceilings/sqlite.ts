@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
 import { loadDriver } from '../../src/core/driver.js'
-import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../../src/backends/common/closed-loop.js'
+import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../../src/cli/services/closed-loop.js'
 
 /** A message's five writes in one transaction, WAL, synchronous FULL (botmesh's SQLite settings). */
 export function sqliteFiveWrites(parent: string, operations: number, body: string): Promise<CeilingFigures> {

@@ -101,10 +101,17 @@ module.exports = {
     },
     {
       name: 'cli-opens-backends-through-the-gateway',
-      comment: 'The CLI has one way into a backend: src/backends/gateway/ (open.ts, and ceiling.ts for bench).',
+      comment: 'The CLI has one way into a backend: src/backends/gateway/.',
       severity: 'error',
       from: { path: '^src/cli/' },
       to: { path: '^src/backends/', pathNot: '^src/backends/gateway/' },
+    },
+    {
+      name: 'src-never-imports-bench',
+      comment: 'The package does not ship bench/ (peers, raw ceilings, the soak): nothing in src/ may need it.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^bench/' },
     },
     ...Object.entries({ postgres: 'pg', redis: 'ioredis', sqlite: 'better-sqlite3' }).map(([store, driver]) => ({
       name: `${driver}-inside-src-backends-${store}`,

@@ -61,7 +61,7 @@ Examples:
 
 /** A bad option or a failed run; `code` is stable. */
 export class BenchError extends Error {
-  /** BENCH_USAGE, BENCH_NOT_BUILT, BENCH_RUN_FAILED, BENCH_PEER_FAILED */
+  /** BENCH_USAGE, BENCH_NOT_BUILT, BENCH_RUN_FAILED, BENCH_CEILING_FAILED, BENCH_PEER_FAILED */
   code
 
   constructor(code, message, options) {

@@ -49,8 +49,8 @@ export function runOf(backend, concurrency, report) {
     noDurabilityGcMicrosPerMessage: report.baseline.gcMicrosPerMessage,
     promisesPerMessage: report.durable.promisesPerMessage,
     noDurabilityPromisesPerMessage: report.baseline.promisesPerMessage,
-    ceiling: report.ceiling,
-    ceilingRatio: report.ceilingRatio,
+    ceiling: null,
+    ceilingRatio: null,
     ...Object.fromEntries(
       PEER_KEYS.flatMap((key) => [
         [key, null],
@@ -115,6 +115,13 @@ function medianOf(values) {
   if (numbers.length === 0) return null
   const middle = numbers.length / 2
   return round(numbers.length % 2 ? numbers[Math.floor(middle)] : (numbers[middle - 1] + numbers[middle]) / 2, 3)
+}
+
+/** Puts the raw store's ceiling beside a row (none: not measured; `error`: it failed, and the row says so). */
+export function withCeiling(run, ceiling) {
+  if (run.error || !ceiling) return run
+  if (ceiling.error) return { ...run, ceilingError: ceiling.error }
+  return { ...run, ceiling, ceilingRatio: round(run.messagesPerSecond / ceiling.perSecond, 3) }
 }
 
 /** Puts a peer's figures (`key`: its name on a row) beside the row of the same backend and concurrency. */

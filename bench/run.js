@@ -3,10 +3,10 @@
  * `npm run bench` (plain ESM JS; needs `npm run build` first): botmesh beside its peers, in one
  * run on one machine. Each backend at each concurrency is one `botmesh bench --json` in a child
  * process (the CLI's bench service: the bot, the no-durability baseline, round trips and writes
- * per message, what a message costs the process, and the raw store's ceiling), so every run
- * starts from a fresh process; the queue peers of the backend (peers.js: BullMQ on Redis, pg-boss
- * and graphile-worker on PostgreSQL) run right after botmesh at the same concurrency on the same
- * server. Prints a table (or `--json`) with the ratios the targets name; `--rounds n` repeats each
+ * per message, what a message costs the process), so every run starts from a fresh process. The
+ * store's raw ceiling (ceilings/measure.ts) runs next, in a child process too, then the queue peers
+ * of the backend (peers.js: BullMQ on Redis; pg-boss, graphile-worker and DBOS on PostgreSQL), at
+ * the same concurrency on the same server. Prints a table (or `--json`) with the ratios the targets name; `--rounds n` repeats each
  * backend and concurrency n times and reports the medians. `--help` says more.
  */
 import { spawn } from 'node:child_process'
@@ -16,12 +16,14 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { BenchError, HELP, parseOptions } from './options.js'
 import { PEERS, SERVER_URL_OF } from './peers.js'
-import { failedRun, medianRun, runOf, targetsOf, withPeer } from './report.js'
+import { failedRun, medianRun, runOf, targetsOf, withCeiling, withPeer } from './report.js'
 import { renderTable } from './table.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'botmesh.js')
 const BUILT = join(ROOT, 'dist', 'cli', 'main.js')
+/** The raw ceilings' script (TypeScript, run through the repository's loader as the other bench scripts are). */
+const CEILING = [`--import=${join(ROOT, 'test-utils', 'ts-loader.mjs')}`, join(ROOT, 'bench', 'ceilings', 'measure.ts')]
 /** A run told to stop at its timeout is killed outright this much later. */
 const KILL_GRACE_MS = 5_000
 
@@ -42,6 +44,7 @@ async function main(argv) {
       const rounds = []
       for (let round = 1; round <= options.rounds; round++) {
         let run = await botmeshRun(backend, concurrency, options, round)
+        if (options.ceiling > 0) run = withCeiling(run, await ceilingRun(run, options, round))
         for (const peer of options.ceiling > 0 ? (PEERS[backend] ?? []) : []) {
           const figures = await peerRun(peer, backend, concurrency, options, round)
           peers.push(options.rounds > 1 ? { ...figures, round } : figures)
@@ -76,25 +79,13 @@ async function main(argv) {
     targets: targetsOf(runs),
   }
   process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${renderTable(result)}\n`)
-  return runs.some((run) => run.error) || peers.some((peer) => peer.error) ? 1 : 0
+  return runs.some((run) => run.error || run.ceilingError) || peers.some((peer) => peer.error) ? 1 : 0
 }
 
 /** One `botmesh bench --json` in a child process; a failure becomes the row's error. */
 async function botmeshRun(backend, concurrency, options, round) {
   note(`bench: botmesh on ${backend} at concurrency ${concurrency}, ${options.messages} messages${ofRounds(round, options)}`)
-  const args = [
-    BIN,
-    'bench',
-    '--backend',
-    backend,
-    '--messages',
-    String(options.messages),
-    '--concurrency',
-    String(concurrency),
-    '--ceiling',
-    String(options.ceiling),
-    '--json',
-  ]
+  const args = [BIN, 'bench', '--backend', backend, '--messages', String(options.messages), '--concurrency', String(concurrency), '--json']
   const env = { ...process.env, BOTMESH_REDIS_URL: options.redisUrl, BOTMESH_POSTGRES_URL: options.postgresUrl }
   delete env.BOTMESH_BACKEND
   try {
@@ -107,6 +98,38 @@ async function botmeshRun(backend, concurrency, options, round) {
     return runOf(backend, concurrency, JSON.parse(stdout))
   } catch (error) {
     return failedRun(backend, concurrency, error)
+  }
+}
+
+/**
+ * The raw store's ceiling after botmesh's run of a backend and concurrency (ceilings/measure.ts, in
+ * a child process); on memory, botmesh's own run without durability. A failure becomes its error.
+ */
+async function ceilingRun(run, options, round) {
+  if (run.error) return undefined
+  if (run.backend === 'memory') return noDurabilityCeiling(run.report)
+  note(`bench: the raw ${run.backend} ceiling at concurrency ${run.concurrency}, ${options.ceiling} operations${ofRounds(round, options)}`)
+  const url = SERVER_URL_OF[run.backend]?.(options)
+  const args = [...CEILING, run.backend, String(options.ceiling), String(run.concurrency), ...(url ? [url] : [])]
+  try {
+    const { code, stdout, stderr } = await child(args, process.env, options.runTimeoutMs)
+    if (code !== 0)
+      throw new BenchError('BENCH_CEILING_FAILED', `the raw ${run.backend} ceiling exited ${code}: ${stderr.trim() || stdout.trim()}`)
+    return JSON.parse(stdout)
+  } catch (error) {
+    return { error: { code: error.code ?? 'BENCH_CEILING_FAILED', message: error.message } }
+  }
+}
+
+/** Memory's ceiling: the same bot without durability, from botmesh's report. */
+function noDurabilityCeiling(report) {
+  return {
+    name: 'the same bot without durability',
+    unit: 'message',
+    operations: report.messages,
+    clients: report.concurrency,
+    seconds: report.baseline.seconds,
+    perSecond: report.baseline.messagesPerSecond,
   }
 }
 

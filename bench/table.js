@@ -5,7 +5,7 @@
 import { PEERS } from './peers.js'
 import { round } from './report.js'
 
-/** What each backend's raw ceiling is (what `botmesh bench` measured beside it). */
+/** What each backend's raw ceiling is (ceilings/measure.ts, run right after botmesh's run). */
 const CEILING_OF = {
   memory: 'the same bot without durability (msg/s)',
   file: 'one append + fsync per write, one writer (writes/s)',
@@ -29,6 +29,9 @@ export function renderTable(result) {
     '',
     'Raw ceilings (what the store does alone, measured right after each botmesh run):',
     ...[...new Set(result.runs.map((run) => run.backend))].map((backend) => `  ${backend.padEnd(9)} ${CEILING_OF[backend]}`),
+    ...result.runs
+      .filter((run) => run.ceilingError)
+      .map((run) => `  ${run.backend} at c${run.concurrency} FAILED ${run.ceilingError.code}: ${firstLine(run.ceilingError.message)}`),
     ...renderTargets(result.targets, rounds),
   ].join('\n')
 }
@@ -46,7 +49,7 @@ function renderRuns(runs) {
           run.p99Ms,
           run.roundTripsPerMessage,
           run.writesPerMessage,
-          run.ceiling ? number(run.ceiling.perSecond) : '-',
+          run.ceiling ? number(run.ceiling.perSecond) : run.ceilingError ? 'failed' : '-',
           run.ceilingRatio ?? '-',
         ],
   )

@@ -14,6 +14,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/replicas/**/*.test.ts',
   'test/failover/**/*.test.ts',
   'test/scripts/**/*.test.ts',
+  'test/bench/soak.test.ts',
   'test/readme/snippets.test.ts',
   'test/tui/terminal.test.ts',
   'test/tui/dashboard.test.tsx',

@@ -1,10 +1,10 @@
 /**
- * The file journal's raw ceiling (bench, gateway/ceiling.ts): one append + fsync per write, one
+ * The file journal's raw ceiling (`npm run bench`, measure.ts): one append + fsync per write, one
  * writer, no group commit, beside the journal. The events journal writes the same way and shares it.
  */
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../../src/cli/services/closed-loop.js'
+import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from './timed.js'
 
 /** One append + fsync per write, one writer (what a file journal without group commit does). */
 export function appendFsync(parent: string, operations: number, body: string): Promise<CeilingFigures> {

@@ -1,11 +1,11 @@
 /**
- * PostgreSQL's raw ceiling (bench, gateway/ceiling.ts): single-INSERT transactions, pgbench-like,
+ * PostgreSQL's raw ceiling (`npm run bench`, measure.ts): single-INSERT transactions, pgbench-like,
  * with the driver botmesh uses. It creates one table under a random name and drops it when it ends.
  */
 import { randomBytes } from 'node:crypto'
 import type { Client, ClientConfig } from 'pg'
 import { loadDriver } from '../../src/core/driver.js'
-import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../../src/cli/services/closed-loop.js'
+import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from './timed.js'
 
 /** Single-INSERT transactions (autocommit), `synchronous_commit = on`, one connection per client. */
 export async function postgresInserts(connectionString: string, options: CeilingRun, body: string): Promise<CeilingFigures> {

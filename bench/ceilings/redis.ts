@@ -1,11 +1,11 @@
 /**
- * Redis's raw ceiling (bench, gateway/ceiling.ts): scripted calls, as botmesh's Redis journal sends
+ * Redis's raw ceiling (`npm run bench`, measure.ts): scripted calls, as botmesh's Redis journal sends
  * its writes as scripts, with the driver botmesh uses. It writes one key under a random name and
  * removes it when it ends.
  */
 import { randomBytes } from 'node:crypto'
 import { loadDriver } from '../../src/core/driver.js'
-import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from '../../src/cli/services/closed-loop.js'
+import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from './timed.js'
 
 /** One HSET per call: the smallest scripted write, as botmesh's Redis journal sends its writes as scripts. */
 const REDIS_SCRIPT = "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1"

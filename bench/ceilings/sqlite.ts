@@ -1,11 +1,11 @@
 /**
- * SQLite's raw ceiling (bench, gateway/ceiling.ts): a message's five writes in one transaction,
+ * SQLite's raw ceiling (`npm run bench`, measure.ts): a message's five writes in one transaction,
  * with the driver and the settings botmesh's SQLite journal uses, in a temp dir beside the journal.
  */
 import { join } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
 import { loadDriver } from '../../src/core/driver.js'
-import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from '../../src/cli/services/closed-loop.js'
+import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from './timed.js'
 
 /** A message's five writes in one transaction, WAL, synchronous FULL (botmesh's SQLite settings). */
 export function sqliteFiveWrites(parent: string, operations: number, body: string): Promise<CeilingFigures> {

@@ -4,7 +4,7 @@
  * each figure's spread is (highest − lowest) ÷ mean of its samples; the run is flat when both the
  * journal's records and the process's RSS spread by at most `FLAT_SPREAD_MAX_PERCENT`.
  */
-import { round } from '../ceilings/measure.js'
+import { round } from '../../src/cli/services/closed-loop.js'
 
 /** The most a figure may spread over the last half of a soak and still count as flat, in percent. @default 20 */
 export const FLAT_SPREAD_MAX_PERCENT = 20

@@ -3,7 +3,7 @@
  * `capacity`, then a uniform random sample of them (reservoir sampling), so a soak's percentiles
  * cost the same memory at 10 or 10,000 messages a second.
  */
-import { percentile } from '../ceilings/measure.js'
+import { percentile } from '../../src/cli/services/closed-loop.js'
 
 /** Latencies one sample keeps before it starts replacing them at random. @default 100000 */
 export const LATENCY_SAMPLE_MAX = 100_000

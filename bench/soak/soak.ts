@@ -1,5 +1,5 @@
 /**
- * `bench --duration`: the soak. A bot on a throwaway instance answers a steady rate of messages
+ * `npm run soak` (main.ts): the soak. A bot on a throwaway instance answers a steady rate of messages
  * (steady-rate.ts) with a short retention, so the journal fills up to what the retention keeps and
  * purging must keep pace from then on. Every interval it samples what an operator watches over a
  * long run: messages answered per second, p50/p99 latency, the journal's records (the index counts
@@ -13,7 +13,7 @@ import { TEXT } from '../../src/core/matchers.js'
 import { resolveNamespace, scopeIdOf } from '../../src/core/namespace.js'
 import type { ThrowawayFactory } from '../../src/backends/gateway/open.js'
 import { BenchProvider } from '../../src/cli/services/bench-provider.js'
-import { round } from '../ceilings/measure.js'
+import { round } from '../../src/cli/services/closed-loop.js'
 import { CountingBackend } from '../../src/cli/services/counting-backend.js'
 import { flatnessOf, type Flatness } from './flatness.js'
 import { LatencySample } from './latency-sample.js'

@@ -114,7 +114,6 @@ export const ERROR_EXIT_CODES = {
   NOT_APPLICABLE: BAD_INPUT,
   DASHBOARD_CLOSED: FAILED,
   REFRESH_TIMEOUT: FAILED,
-  BENCH_CEILING_FAILED: FAILED,
 
   // The testing kit and the demo (src/core/testing, src/demo)
   BACKEND_CRASHED: FAILED,

@@ -173,8 +173,6 @@ export const ERROR_CODES = {
   DASHBOARD_CLOSED: 'DASHBOARD_CLOSED',
   /** The backend did not answer a dashboard refresh in time; retryable. */
   REFRESH_TIMEOUT: 'REFRESH_TIMEOUT',
-  /** `botmesh bench` could not measure the raw store's ceiling beside its run. */
-  BENCH_CEILING_FAILED: 'BENCH_CEILING_FAILED',
 
   // The testing kit and the demo (src/core/testing, src/demo)
   /** A bot whose `crashable(backend)` crashed: its idle() rejects with it (`BackendCrashedError`). */

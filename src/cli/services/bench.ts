@@ -5,9 +5,8 @@
  * latency is the time from delivery to the reply reaching the channel. The same run without
  * durability gives the baseline, and the ratio of the two is the figure that holds across
  * machines. Round trips are the backend calls a wrapper counted, per message, and writes the
- * records those calls wrote (each a compare-and-set). Beside it, the raw store's ceiling
- * (backends/gateway/ceiling.ts: what the store does without botmesh, same machine, same durability setting) and
- * the ratio of the two; on memory the ceiling is the run without durability. Each run also says
+ * records those calls wrote (each a compare-and-set). The store's raw ceiling and the queues a user
+ * would pick instead are measured beside it by the repository's `npm run bench` (bench/), not here. Each run also says
  * what a message costs this process (work-meter.ts: CPU, bytes allocated, GC pause) and how many
  * promises it creates (promise-count.ts, in a short pass after the timed run: the hook that counts
  * them would slow the run it counts).
@@ -18,23 +17,19 @@ import type { EncryptionOptions } from '../../core/durability/config.js'
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import { TEXT } from '../../core/matchers.js'
 import type { ThrowawayFactory } from '../../backends/gateway/open.js'
-import { closedLoop, measureCeiling, percentile, round, type CeilingFigures, type CeilingPlace } from '../../../bench/ceilings/measure.js'
+import { closedLoop, percentile, round } from './closed-loop.js'
 import { BenchProvider } from './bench-provider.js'
 import { CountingBackend, type CallCounts, type CallTally } from './counting-backend.js'
 import { countPromises } from './promise-count.js'
 import { startWorkMeter, type WorkCost } from './work-meter.js'
 
-export { ceilingPlace } from '../../../bench/ceilings/measure.js'
-
 /** How much to send. */
 export interface BenchOptions {
   messages: number
   concurrency: number
-  /** Where and how long to measure the raw store's ceiling; without it none is measured. */
-  ceiling?: { place: CeilingPlace; operations: number; connectTimeoutMs?: number }
   /** Also run the durable path with content sealed (`durability.encryption`, a key made for the run), on a fresh instance. */
   sealed?: boolean
-  onProgress?(done: number, total: number, phase: 'durable' | 'sealed' | 'baseline' | 'ceiling'): void
+  onProgress?(done: number, total: number, phase: 'durable' | 'sealed' | 'baseline'): void
 }
 
 /** One run's figures. */
@@ -80,10 +75,6 @@ export interface BenchReport {
   callsPerMessage: Record<keyof CallCounts, number>
   /** Records written (compare-and-sets) per message, however many calls carried them. */
   writesPerMessage: number
-  /** The raw store's ceiling; null when not measured (--ceiling 0, a Redis Cluster). */
-  ceiling: CeilingFigures | null
-  /** Durable messages/s over the ceiling's operations/s, null when not measured. */
-  ceilingRatio: number | null
 }
 
 /** Messages each client sends before measuring starts (connections, prepared statements, JIT). */
@@ -103,7 +94,6 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
   }
   const sealed = options.sealed ? await sealedRun(factory, options, durable.figures) : null
   const { figures: baseline } = await measure(undefined, options, (done) => options.onProgress?.(done, options.messages, 'baseline'))
-  const ceiling = await ceilingOf(options, baseline)
   const perMessage = (n: number) => round(n / options.messages, 2)
   const tally = durable.tally!
   return {
@@ -124,8 +114,6 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
       number
     >,
     writesPerMessage: perMessage(tally.recordsWritten),
-    ceiling: ceiling ?? null,
-    ceilingRatio: ceiling ? round(durable.figures.messagesPerSecond / ceiling.perSecond, 3) : null,
   }
 }
 
@@ -147,24 +135,6 @@ async function sealedRun(factory: ThrowawayFactory, options: BenchOptions, unsea
 }
 
 const promisePassOf = (options: BenchOptions) => Math.min(options.messages, PROMISE_PASS_MESSAGES)
-
-/** The raw store's ceiling where asked for; on memory, the run without durability. */
-async function ceilingOf(options: BenchOptions, baseline: RunFigures): Promise<CeilingFigures | undefined> {
-  if (!options.ceiling) return undefined
-  const { place, operations, connectTimeoutMs } = options.ceiling
-  if (place.kind === 'memory') {
-    return {
-      name: 'the same bot without durability',
-      unit: 'message',
-      operations: options.messages,
-      clients: options.concurrency,
-      seconds: baseline.seconds,
-      perSecond: baseline.messagesPerSecond,
-    }
-  }
-  options.onProgress?.(0, operations, 'ceiling')
-  return measureCeiling(place, { operations, clients: options.concurrency, connectTimeoutMs })
-}
 
 /** A run's figures, and the backend calls of its timed part when it had a backend. */
 interface Measured {

@@ -129,20 +129,12 @@ export function benchView(report: BenchReport): Block[] {
               ] as [string, string],
             ]
           : []),
-        ['raw store ceiling', ceilingLine(report)],
       ],
     },
   ]
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10
-
-function ceilingLine(report: BenchReport): string {
-  const { ceiling, ceilingRatio } = report
-  if (!ceiling) return 'not measured (--ceiling 0, or a Redis Cluster)'
-  const clients = ceiling.clients > 1 ? `, ${ceiling.clients} clients` : ''
-  return `${ceiling.perSecond} ${ceiling.unit}s/s: ${ceiling.name}${clients}; messages/s ÷ ceiling = ${ceilingRatio}`
-}
 
 export function verifyView(outcome: VerifyOutcome): Block[] {
   const notes = outcome.notes.map((note): Block => ({ text: note, tone: 'yellow' }))

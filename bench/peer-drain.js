@@ -6,7 +6,9 @@
  * counts a job when its handler saw it and tells, through `settled`, when its store holds every
  * job done: the clock stops then, so no acknowledgement still in flight is left out.
  */
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BenchError } from './options.js'
 
@@ -64,9 +66,15 @@ export async function addInBatches(total, batch, add) {
   for (let from = 0; from < total; from += batch) await add(from, Math.min(batch, total - from))
 }
 
-/** An installed package's version, for reports. */
+/** An installed package's version, for reports: its package.json above its entry (some export no `./package.json`). */
 export function versionOf(name) {
-  return createRequire(import.meta.url)(`${name}/package.json`).version
+  for (let dir = dirname(createRequire(import.meta.url).resolve(name)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json')
+    if (!existsSync(file)) continue
+    const manifest = JSON.parse(readFileSync(file, 'utf8'))
+    if (manifest.name === name) return manifest.version
+  }
+  throw new BenchError('BENCH_PEER_FAILED', `no package.json of ${name} above its entry`)
 }
 
 /** A peer run's figures. */

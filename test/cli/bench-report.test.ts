@@ -1,7 +1,8 @@
 /**
  * `npm run bench`'s rows and targets (bench/report.js) from given figures: each peer's ratio is
- * botmesh's msg/s over the peer's jobs/s of the same backend and concurrency, medians take the
- * peers' figures too, and the PostgreSQL target against pg-boss is read at concurrency 50.
+ * botmesh's msg/s over the peer's jobs/s of the same backend and concurrency (the raw ceiling's
+ * ratio over its operations/s), medians take the peers' figures too, and the PostgreSQL target
+ * against pg-boss is read at concurrency 50.
  */
 import { describe, expect, it } from 'vitest'
 
@@ -30,12 +31,15 @@ interface Target {
 interface Report {
   runOf(backend: string, concurrency: number, report: unknown): Row
   withPeer(run: Row, key: string, peer: Peer): Row
+  withCeiling(run: Row, ceiling: { perSecond: number } | { error: { code: string; message: string } } | undefined): Row
   medianRun(rounds: Row[]): Row
   targetsOf(runs: Row[]): Target[]
 }
 
 // Plain ESM JavaScript outside the TypeScript sources: loaded by URL, typed here.
-const { runOf, withPeer, medianRun, targetsOf } = (await import(new URL('../../bench/report.js', import.meta.url).href)) as Report
+const { runOf, withPeer, withCeiling, medianRun, targetsOf } = (await import(
+  new URL('../../bench/report.js', import.meta.url).href
+)) as Report
 
 const figures = (messagesPerSecond: number) => ({
   durable: {
@@ -60,8 +64,6 @@ const figures = (messagesPerSecond: number) => ({
   roundTripsPerMessage: 3,
   backgroundCallsPerMessage: 0.1,
   writesPerMessage: 4,
-  ceiling: { name: 'single-INSERT transactions', unit: 'transaction', perSecond: 9_000 },
-  ceilingRatio: messagesPerSecond / 9_000,
 })
 const peer = (name: string, concurrency: number, jobsPerSecond: number): Peer => ({ name, concurrency, jobsPerSecond })
 
@@ -75,6 +77,10 @@ describe('npm run bench rows', () => {
       pgBossRatio: null,
       graphileWorker: null,
       graphileWorkerRatio: null,
+      dbos: null,
+      dbosRatio: null,
+      ceiling: null,
+      ceilingRatio: null,
       cpuMicrosPerMessage: 100,
       noDurabilityCpuMicrosPerMessage: 25,
       cpuRatio: 4,
@@ -88,6 +94,15 @@ describe('npm run bench rows', () => {
     const both = withPeer(withPgBoss, 'graphileWorker', peer('graphile-worker 0.17.3', 50, 1_600))
     expect(both).toMatchObject({ pgBossRatio: 0.25, graphileWorkerRatio: 1.25 })
     expect(withPeer(row, 'pgBoss', { ...peer('pg-boss', 50, 0), error: { code: 'BENCH_PEER_FAILED' } })).toBe(row)
+  })
+
+  it("the raw ceiling's ratio is botmesh msg/s over its operations/s; a failed one is named on the row, none leaves it as it was", () => {
+    const row = runOf('postgres', 8, figures(2_000))
+    const ceiling = { name: 'single-INSERT transactions', unit: 'transaction', perSecond: 8_000 }
+    expect(withCeiling(row, ceiling)).toMatchObject({ ceiling, ceilingRatio: 0.25 })
+    const error = { code: 'BENCH_CEILING_FAILED', message: 'connection refused' }
+    expect(withCeiling(row, { error })).toMatchObject({ ceiling: null, ceilingRatio: null, ceilingError: error })
+    expect(withCeiling(row, undefined)).toBe(row)
   })
 
   it("rounds: each peer's jobs/s and ratio the median of the rounds", () => {

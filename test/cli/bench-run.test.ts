@@ -39,6 +39,8 @@ interface BenchRun {
     pgBossRatio: number | null
     graphileWorker: { name: string; jobsPerSecond: number } | null
     graphileWorkerRatio: number | null
+    dbos: { name: string; unit: string; jobsPerSecond: number } | null
+    dbosRatio: number | null
     error?: unknown
   }[]
   peers: { peer: string; backend: string; name: string; jobs: number; concurrency: number; jobsPerSecond: number; error?: unknown }[]
@@ -171,7 +173,7 @@ describe('npm run bench (bench/run.js)', () => {
         (row) => row.nspname,
       )
 
-    it('pg-boss and graphile-worker drain as many jobs on the same database, each beside the row with its ratio, and leave no schema', async () => {
+    it('pg-boss and graphile-worker drain as many jobs, and DBOS runs as many one-step workflows, on the same database, each beside the row with its ratio, and leave no schema', async () => {
       const before = await peerSchemas()
       const result = await nodeScript('bench/run.js', ['--messages', '20', '--concurrency', '2', '--backends', 'postgres', '--json'])
       expect(result.code, result.stderr).toBe(0)
@@ -179,10 +181,12 @@ describe('npm run bench (bench/run.js)', () => {
       expect(report.peers.map((p) => [p.peer, p.backend, p.jobs, p.concurrency])).toEqual([
         ['pgBoss', 'postgres', 20, 2],
         ['graphileWorker', 'postgres', 20, 2],
+        ['dbos', 'postgres', 20, 2],
       ])
-      const [pgBoss, graphileWorker] = report.peers
+      const [pgBoss, graphileWorker, dbos] = report.peers
       expect(pgBoss!.name).toMatch(/^pg-boss 10\.\d+\.\d+ work\(\) batchSize 2$/)
       expect(graphileWorker!.name).toMatch(/^graphile-worker 0\.17\.\d+$/)
+      expect(dbos!.name).toMatch(/^DBOS Transact 5\.\d+\.\d+ one-step workflow$/)
       const [run] = report.runs
       const ratio = (jobsPerSecond: number) => Math.round((run!.messagesPerSecond / jobsPerSecond) * 1000) / 1000
       expect(run).toMatchObject({
@@ -190,6 +194,8 @@ describe('npm run bench (bench/run.js)', () => {
         pgBossRatio: ratio(pgBoss!.jobsPerSecond),
         graphileWorker: { jobsPerSecond: graphileWorker!.jobsPerSecond },
         graphileWorkerRatio: ratio(graphileWorker!.jobsPerSecond),
+        dbos: { unit: 'workflow', jobsPerSecond: dbos!.jobsPerSecond },
+        dbosRatio: ratio(dbos!.jobsPerSecond),
         bullmq: null,
       })
       expect(report.targets.find((t) => t.name.includes('pg-boss'))).toMatchObject({ concurrency: 50, ratio: null })
@@ -205,6 +211,7 @@ describe('npm run bench (bench/run.js)', () => {
         new RegExp(`postgres\\s+pg-boss 10\\.\\d+\\.\\d+ work\\(\\) batchSize 2\\s+2\\s+[\\d,]+\\s+${run!.pgBossRatio}$`, 'm'),
       )
       expect(table).toMatch(/postgres\s+graphile-worker 0\.17\.\d+\s+2\s+[\d,]+\s+[\d.]+$/m)
+      expect(table).toMatch(/postgres\s+DBOS Transact 5\.\d+\.\d+ one-step workflow\s+2\s+[\d,]+\s+[\d.]+$/m)
     })
   })
 

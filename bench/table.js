@@ -96,7 +96,7 @@ function renderCosts(runs) {
   ]
 }
 
-/** The queue peers measured beside botmesh on the same server: their jobs/s and botmesh's msg/s over them. */
+/** The peers measured beside botmesh on the same server: their jobs/s and botmesh's msg/s over them. */
 function renderPeers(result) {
   const ran = Object.entries(PEERS).filter(([backend]) => result.runs.some((run) => run.backend === backend))
   if (result.peers.length === 0 || ran.length === 0) return []
@@ -107,7 +107,7 @@ function renderPeers(result) {
         rows.push([backend, run[peer.key].name, run.concurrency, number(run[peer.key].jobsPerSecond), run[`${peer.key}Ratio`]])
   return [
     '',
-    'Queues a user would pick instead, on the same server right after each botmesh run (one job is half a botmesh message: no reply journaled):',
+    'Queues a user would pick instead, on the same server right after each botmesh run (one job is half a botmesh message: no reply journaled; a DBOS job is a workflow, a whole message):',
     ...formatTable(['backend', 'peer', 'c', 'jobs/s', 'botmesh msg/s ÷ jobs/s'], rows, [2, 3, 4]).map((line) => `  ${line}`),
     ...ran.flatMap(([, peers]) => peers.map((peer) => `  ${peer.label}: ${peer.how}`)),
     ...result.peers

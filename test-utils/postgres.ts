@@ -93,14 +93,14 @@ export async function tablesUnder(prefix: string): Promise<string[]> {
 export async function dropTablePrefix(prefix: string): Promise<void> {
   if (!/^bmt_[0-9a-f]+_$/.test(prefix)) throw new Error(`refusing to drop tables under a prefix that is not a test prefix: ${prefix}`)
   const tables = await tablesUnder(prefix)
-  const { rows: functions } = await adminQuery<{ name: string }>(
-    `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+  const { rows: functions } = await adminQuery<{ name: string; args: string }>(
+    `SELECT p.proname AS name, pg_get_function_identity_arguments(p.oid) AS args FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
      WHERE n.nspname = current_schema() AND left(p.proname, length($1)) = $1`,
     [prefix],
   )
   const drops = [
     ...(tables.length > 0 ? [`DROP TABLE IF EXISTS ${tables.map((name) => `"${name}"`).join(', ')} CASCADE`] : []),
-    ...functions.map((row) => `DROP FUNCTION IF EXISTS "${row.name}"() CASCADE`),
+    ...functions.map((row) => `DROP FUNCTION IF EXISTS "${row.name}"(${row.args}) CASCADE`),
   ]
   if (drops.length > 0) await adminQuery(drops.join(';\n'))
 }

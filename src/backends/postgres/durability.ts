@@ -7,6 +7,10 @@
 import { KvDurability, optionNames, refuseUnknownOptions } from '../../core/spi.js'
 import type { PostgresConnection } from './connection.js'
 import { PostgresKv, type PostgresKvOptions } from './kv.js'
+import type { JournalSteps } from '../../core/durability/steps/journal-steps.js'
+import { named } from './prepared.js'
+import { StepBatches } from './steps/step-batches.js'
+import { PostgresSteps } from './steps/steps.js'
 
 /**
  * Options of `PostgresDurability`: exactly one of `pool` (yours: never ended by botmesh, give it a
@@ -49,5 +53,22 @@ export class PostgresDurability extends KvDurability {
   constructor(options: PostgresDurabilityOptions, connection?: PostgresConnection) {
     if (!connection) refuseUnknownOptions('PostgresDurability', options, POSTGRES_OPTION_NAMES, POSTGRES_MISPLACED)
     super(new PostgresKv(options, connection), { kind: 'postgres', shared: true })
+  }
+
+  /** The group commit of every scope's steps. */
+  #batches: StepBatches | undefined
+
+  /** @internal The steps of one scope's journal (steps/journal-steps.ts): every scope's steps share one call (steps/steps.ts). */
+  steps(scopeId: string): JournalSteps {
+    this.#batches ??= this.#stepBatches()
+    return new PostgresSteps(this.kv, this.#batches, scopeId)
+  }
+
+  #stepBatches(): StepBatches {
+    const call = named(`SELECT ${this.kv.tables.steps.steps}($1::text[]) AS answers`)
+    return new StepBatches(async (fields) => {
+      const { rows } = await this.kv.connection.query<{ answers: (string | null)[] }>({ ...call, values: [fields] })
+      return rows[0]!.answers
+    })
   }
 }

@@ -11,6 +11,7 @@ import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWrite
 import { JournalUnavailableError } from '../../core/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { COUNTER_COLLECTION_PREFIX } from './counters.js'
+import { CHAT_COLLECTION } from './steps/steps-function.js'
 import { findJournal, journalMissing } from './presence.js'
 import { durableSchemaSql } from './schema.js'
 import { runCheckingPersistence } from './persistence-check.js'
@@ -227,10 +228,11 @@ export class PostgresKv implements DurableKv {
   }
 }
 
-/** Refuses ops that would store something other backends could not read back the same. */
-function checkOp(op: KvOp): void {
+/** Refuses ops that would store something other backends could not read back the same. @internal */
+export function checkOp(op: KvOp): void {
   if (op.collection.startsWith(COUNTER_COLLECTION_PREFIX))
     throw new RangeError(`the collection "${op.collection}" is reserved for the counts (it starts with ${COUNTER_COLLECTION_PREFIX})`)
+  if (op.collection === CHAT_COLLECTION) throw new RangeError(`the collection "${op.collection}" is reserved for the steps' chat lists`)
   checkKvOp(op)
   // Refused before it joins a batch, where it would fail the calls it shares a message with.
   for (const text of [op.collection, op.key, op.op === 'put' ? op.state : ''])

@@ -27,6 +27,12 @@ export const POSTGRES_LIMITS = {
    * about half as fast as with 10), and 10 measured best of 2, 6 and 10.
    */
   writeBatchesInFlightMax: 10,
+  /** Steps carried by one call of the steps function (steps/step-batches.ts): one transaction, one commit. */
+  stepBatchMax: 200,
+  /** Calls of the steps function in flight at once, each on a connection of its own. */
+  stepBatchesInFlightMax: 10,
+  /** Chats the sweeper's take-back looks at in one call, at most (it goes on from there at the next). */
+  takeBackChatsMax: 1_000,
   /**
    * Counter rows per (scope, collection, state) (counters.ts). Each connection adds to the row of
    * its own shard, so concurrent writers rarely wait on the same counter row.

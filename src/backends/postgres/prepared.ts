@@ -17,9 +17,13 @@ export interface Prepared {
 /** The statements of one table prefix, prepared by name so each connection parses them once. */
 export type Statements = Record<Exclude<keyof typeof sql, 'SELECT_NOW'>, Prepared> & { SELECT_NOW: Prepared; WRITE_BATCH: Prepared }
 
+/** A statement named after a hash of its text: one name per distinct text, on any connection. */
+export function named(text: string): Prepared {
+  return { name: `botmesh_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text }
+}
+
 /** Names every statement after a hash of its text: one name per distinct text, on any connection. */
 export function prepare(tables: DurableTables): Statements {
-  const named = (text: string): Prepared => ({ name: `botmesh_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text })
   return {
     INSERT_ENTRY: named(sql.INSERT_ENTRY(tables)),
     UPDATE_ENTRY: named(sql.UPDATE_ENTRY(tables)),

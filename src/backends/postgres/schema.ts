@@ -6,7 +6,7 @@
  * starts therefore first takes a transaction-level advisory lock named after the table, so
  * creations run one after another and the second finds everything in place.
  *
- * One table, `{prefix}durable`, and nothing else: one row per entry, keyed (scope, collection,
+ * One table, `{prefix}durable`, and the functions of the steps (steps/), replaced at each start: one row per entry, keyed (scope, collection,
  * key), the value as JSON text (not jsonb: jsonb refuses `\u0000` in strings, rewrites numbers and
  * key order, and costs a parse on both sides for a value only botmesh reads). Indexes: the due
  * index (scope, collection, due, key) over rows with a due time, and the state-time index
@@ -23,6 +23,9 @@
  */
 import { COUNTER_COLLECTION_PREFIX, isCounterCollection } from './counters.js'
 import { lockKey, type DurableTables } from './tables.js'
+import { recordFunctionsSql } from './steps/record-functions.js'
+import { stepsFunctionSql } from './steps/steps-function.js'
+import { takeBackFunctionSql } from './steps/take-back-function.js'
 
 /** The DDL of the journal: one multi-statement message, run as one transaction. */
 export function durableSchemaSql(t: DurableTables): string {
@@ -58,5 +61,8 @@ BEGIN
     GROUP BY scope, collection, state;
   END IF;
 END
-$botmesh$;`
+$botmesh$;
+${recordFunctionsSql(t)}
+${stepsFunctionSql(t)}
+${takeBackFunctionSql(t)}`
 }

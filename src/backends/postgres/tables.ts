@@ -64,6 +64,34 @@ export interface DurableTables {
   }
   /** The text whose hash names the advisory lock that serializes schema creation. */
   lockName: string
+  /** The functions of the steps (steps/), created with the schema. */
+  steps: StepFunctions
+}
+
+/** Names of the steps' SQL functions (steps/record-functions.ts, steps-function.ts, take-back-function.ts), quoted. */
+export interface StepFunctions {
+  /** Admits, journals and settles a batch of steps (`{prefix}durable_steps`). */
+  steps: string
+  /** The sweeper's pass (`{prefix}durable_take_back`). */
+  takeBack: string
+  /** A record's copy to read. */
+  cleaned: string
+  /** A record's fields and its view. */
+  opened: string
+  /** A record with fields set. */
+  rewritten: string
+  /** A field's JSON text. */
+  rawOf: string
+  /** isFenced. */
+  fenced: string
+  /** isFree. */
+  free: string
+  /** A chat's head. */
+  head: string
+  /** A claim, written. */
+  claimed: string
+  /** The counters moved. */
+  counted: string
 }
 
 /** The journal's object names under a prefix. */
@@ -82,6 +110,19 @@ export function durableTables(prefix: string): DurableTables {
       countTriggers: { insert: `${name}_count_insert`, update: `${name}_count_update`, delete: `${name}_count_delete` },
     },
     lockName: `botmesh:schema:${name}`,
+    steps: {
+      steps: quoteIdentifier(`${name}_steps`),
+      takeBack: quoteIdentifier(`${name}_take_back`),
+      cleaned: quoteIdentifier(`${name}_cleaned`),
+      opened: quoteIdentifier(`${name}_opened`),
+      rewritten: quoteIdentifier(`${name}_rewritten`),
+      rawOf: quoteIdentifier(`${name}_raw_of`),
+      fenced: quoteIdentifier(`${name}_fenced`),
+      free: quoteIdentifier(`${name}_free`),
+      head: quoteIdentifier(`${name}_head`),
+      claimed: quoteIdentifier(`${name}_claimed`),
+      counted: quoteIdentifier(`${name}_counted`),
+    },
   }
 }
 

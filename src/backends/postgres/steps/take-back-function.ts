@@ -1,0 +1,101 @@
+/**
+ * `{prefix}durable_take_back(…) RETURNS text[]`: the sweeper's pass over one scope (JournalSteps
+ * takeBack). Claims the chats' heads that are free (a lease over or of an earlier run of this
+ * owner, a retry due, a pending head), at most `limit`; a head whose runs were spent is
+ * dead-lettered and its chat goes on with its next message. Then the due messages no chat list
+ * holds (an operator's replay, a journal written before the steps) join the end of their chat.
+ *
+ * Chats another call holds are skipped (`SKIP LOCKED`): that call is working on them, and a pass
+ * never waits, so it never deadlocks with the steps.
+ *
+ * $1 scope, $2 the claim (6, see record-functions.ts), $3 maxAttempts, $4 limit, $5 the chat to go
+ * on after ('' from the first), $6 chats looked at, at most, $7 and $8 the JSON of
+ * unfinishedRunsError before and after its number of runs.
+ * Returns the chat to go on after next time ('' once the pass reached the last one), then 2 per
+ * message taken: '1' if dead-lettered (else '0'), and its record.
+ */
+import { CHAT_COLLECTION } from './steps-function.js'
+import type { DurableTables } from '../tables.js'
+
+/** The DDL of the take-back function. */
+export function takeBackFunctionSql(t: DurableTables): string {
+  const [table, f] = [t.durable, t.steps]
+  return String.raw`
+CREATE OR REPLACE FUNCTION ${f.takeBack}(p_scope text, p_claim text[], p_max_attempts int, p_limit int, p_after text, p_chats_max int,
+  p_spent_before text, p_spent_after text) RETURNS text[]
+LANGUAGE plpgsql AS $botmesh$
+DECLARE
+  answers text[] := ARRAY[''];
+  moves text[] := '{}';
+  taken int := 0;
+  looked int := 0;
+  v_chat record;
+  v_due record;
+  v_head record;
+  v_record record;
+  v_ids text[];
+  v_value text;
+  v_list text;
+BEGIN
+  FOR v_chat IN SELECT key, value FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key > p_after
+    ORDER BY key LIMIT p_chats_max FOR UPDATE SKIP LOCKED
+  LOOP
+    EXIT WHEN taken >= p_limit;
+    looked := looked + 1;
+    answers[1] := v_chat.key;
+    v_ids := ARRAY(SELECT json_array_elements_text(v_chat.value::json));
+    LOOP
+      SELECT * INTO v_head FROM ${f.head}(p_scope, v_ids);
+      v_ids := v_head.ids;
+      EXIT WHEN v_head.id IS NULL;
+      SELECT * INTO v_record FROM ${f.opened}(v_head.value);
+      EXIT WHEN NOT ${f.free}(v_head.state, v_record.view, p_claim);
+      taken := taken + 1;
+      IF coalesce((v_record.view->>'attempts')::int, 0) < p_max_attempts THEN
+        answers := answers || ARRAY['0', ${f.claimed}(p_scope, v_head.id, v_head.value, p_claim)];
+        moves := moves || ARRAY[p_scope, 'inbox', v_head.state, 'processing'];
+        EXIT;
+      END IF;
+      -- spentRecord: its runs were spent; its chat goes on with the next message.
+      v_value := ${f.rewritten}(v_record.names, v_record.raws, ARRAY['state', '"dead"', 'lease', 'null', 'nextAttemptAt', 'null', 'updatedAt', p_claim[1]]
+        || CASE WHEN jsonb_typeof(v_record.view->'lastError') = 'object' THEN '{}'::text[]
+           ELSE ARRAY['lastError', p_spent_before || coalesce((v_record.view->>'attempts')::int, 0) || p_spent_after] END);
+      UPDATE ${table} SET version = version + 1, value = v_value, state = 'dead', state_time = p_claim[1]::float8, due = NULL
+      WHERE scope = p_scope AND collection = 'inbox' AND key = v_head.id;
+      moves := moves || ARRAY[p_scope, 'inbox', v_head.state, 'dead'];
+      answers := answers || ARRAY['1', v_value];
+      v_ids := v_ids[2:];
+    END LOOP;
+    IF cardinality(v_ids) = 0 THEN
+      DELETE FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
+    ELSIF to_json(v_ids)::text <> v_chat.value THEN
+      UPDATE ${table} SET version = version + 1, value = to_json(v_ids)::text WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
+    END IF;
+  END LOOP;
+  IF taken < p_limit AND looked < p_chats_max THEN answers[1] := ''; END IF;
+
+  IF taken < p_limit THEN
+    FOR v_due IN SELECT key, value FROM ${table} WHERE scope = p_scope AND collection = 'inbox' AND due IS NOT NULL AND due <= p_claim[1]::float8
+      ORDER BY due, key LIMIT p_limit - taken
+    LOOP
+      SELECT * INTO v_record FROM ${f.opened}(v_due.value);
+      INSERT INTO ${table} (scope, collection, key, version, value, state, state_time, due)
+      VALUES (p_scope, '${CHAT_COLLECTION}', ${f.rawOf}(v_record.names, v_record.raws, 'chatId'), 1, '[]', 'open', 0, NULL)
+      ON CONFLICT (scope, collection, key) DO NOTHING;
+      SELECT value INTO v_list FROM ${table}
+      WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = ${f.rawOf}(v_record.names, v_record.raws, 'chatId')
+      FOR UPDATE SKIP LOCKED;
+      CONTINUE WHEN NOT FOUND;
+      v_ids := ARRAY(SELECT json_array_elements_text(v_list::json));
+      IF v_due.key <> ALL (v_ids) THEN
+        UPDATE ${table} SET version = version + 1, value = to_json(v_ids || v_due.key)::text
+        WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = ${f.rawOf}(v_record.names, v_record.raws, 'chatId');
+      END IF;
+    END LOOP;
+  END IF;
+  PERFORM ${f.counted}(moves);
+  RETURN answers;
+END
+$botmesh$;
+`
+}

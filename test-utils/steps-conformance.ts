@@ -18,6 +18,9 @@ import type {
   TakenBack,
 } from '../src/core/durability/steps/journal-steps.js'
 import { leaseOf } from '../src/core/durability/steps/step-rules.js'
+import { admitted } from './step-records.js'
+
+export { admitted }
 
 /** A fresh scope of the store under test: its steps and its journal. */
 export interface StepsTarget {
@@ -41,26 +44,6 @@ function promised(steps: JournalSteps) {
     settle: (settle: Settle, claim: StepClaim) => answer<SettleOutcome>((done) => steps.settle(settle, claim, done)),
     takeBack: (claim: StepClaim, limit = 10) =>
       answer<readonly TakenBack[] | StepUnavailable>((done) => steps.takeBack(claim, MAX_ATTEMPTS, limit, done)),
-  }
-}
-
-/** A message as the engine admits it: processing under `claim`, one run charged, token 1. */
-export function admitted(chatId: string, n: number, claim: StepClaim): InboxRecord {
-  return {
-    id: `mock:${chatId}:${n}`,
-    kind: 'message',
-    state: 'processing',
-    chatId,
-    provider: 'mock',
-    event: { id: String(n), chatId, text: `m${n}` },
-    attempts: 1,
-    nextAttemptAt: null,
-    lease: leaseOf(claim, 1),
-    fencingToken: 1,
-    lastError: null,
-    createdAt: claim.now,
-    seq: claim.now * 1000 + n,
-    updatedAt: claim.now,
   }
 }
 

@@ -29,6 +29,8 @@ export const POSTGRES_LIMITS = {
   writeBatchesInFlightMax: 10,
   /** Steps carried by one call of the steps function (steps/step-batches.ts): one transaction, one commit. */
   stepBatchMax: 200,
+  /** Steps a call carries at least when the queue is shared out over the calls free (steps/step-batches.ts). */
+  stepsPerCallMin: 4,
   /** Calls of the steps function in flight at once, each on a connection of its own. */
   stepBatchesInFlightMax: 10,
   /** Chats the sweeper's take-back looks at in one call, at most (it goes on from there at the next). */

@@ -74,6 +74,8 @@ export interface StepFunctions {
   steps: string
   /** The sweeper's pass (`{prefix}durable_take_back`). */
   takeBack: string
+  /** The advisory lock of a chat. */
+  chatLock: string
   /** A record's copy to read. */
   cleaned: string
   /** A record's fields and its view. */
@@ -113,6 +115,7 @@ export function durableTables(prefix: string): DurableTables {
     steps: {
       steps: quoteIdentifier(`${name}_steps`),
       takeBack: quoteIdentifier(`${name}_take_back`),
+      chatLock: quoteIdentifier(`${name}_chat_lock`),
       cleaned: quoteIdentifier(`${name}_cleaned`),
       opened: quoteIdentifier(`${name}_opened`),
       rewritten: quoteIdentifier(`${name}_rewritten`),

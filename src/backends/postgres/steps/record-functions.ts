@@ -48,22 +48,38 @@ END
 $botmesh$;
 
 -- A record's text with some fields set (p_set: name, JSON text, name, JSON text…), a new one last.
+-- PL/pgSQL, as every function here with a statement: an SQL function's statements are planned at each call.
 CREATE OR REPLACE FUNCTION ${f.rewritten}(p_names text[], p_raws text[], p_set text[]) RETURNS text
-LANGUAGE sql IMMUTABLE AS $botmesh$
-  WITH changes AS (
-    SELECT p_set[2 * g - 1] AS name, p_set[2 * g] AS raw, g AS n FROM generate_series(1, cardinality(p_set) / 2) AS g
-  )
-  SELECT '{' || string_agg(to_json(x.name)::text || ':' || x.raw, ',' ORDER BY x.n) || '}' FROM (
-    SELECT field.name, coalesce(changes.raw, field.raw), field.n
-    FROM unnest(p_names, p_raws) WITH ORDINALITY AS field (name, raw, n) LEFT JOIN changes ON changes.name = field.name
-    UNION ALL
-    SELECT changes.name, changes.raw, 1000000 + changes.n FROM changes WHERE changes.name <> ALL (p_names)
-  ) AS x (name, raw, n)
+LANGUAGE plpgsql IMMUTABLE AS $botmesh$
+DECLARE
+  v_names text[] := p_names;
+  v_raws text[] := p_raws;
+  v_parts text[] := '{}';
+  v_at int;
+BEGIN
+  FOR g IN 1 .. cardinality(p_set) / 2 LOOP
+    v_at := array_position(v_names, p_set[2 * g - 1]);
+    IF v_at IS NULL THEN
+      v_names := v_names || p_set[2 * g - 1];
+      v_raws := v_raws || p_set[2 * g];
+    ELSE
+      v_raws[v_at] := p_set[2 * g];
+    END IF;
+  END LOOP;
+  FOR k IN 1 .. cardinality(v_names) LOOP
+    v_parts := v_parts || (to_json(v_names[k])::text || ':' || v_raws[k]);
+  END LOOP;
+  RETURN '{' || array_to_string(v_parts, ',') || '}';
+END
 $botmesh$;
 
 -- A field's JSON text as written (the chat lists are keyed by the chat's).
 CREATE OR REPLACE FUNCTION ${f.rawOf}(p_names text[], p_raws text[], p_name text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $botmesh$ SELECT p_raws[array_position(p_names, p_name)] $botmesh$;
+
+-- The advisory lock of a chat (steps-function.ts): named after the table, the scope and the chat.
+CREATE OR REPLACE FUNCTION ${f.chatLock}(p_scope text, p_chat text) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $botmesh$ SELECT hashtextextended('${t.durableName}' || chr(31) || p_scope || chr(31) || p_chat, 0) $botmesh$;
 
 -- isFenced: a run under p_token may no longer write for the message.
 CREATE OR REPLACE FUNCTION ${f.fenced}(p_state text, p_view jsonb, p_token numeric) RETURNS boolean
@@ -133,9 +149,11 @@ $botmesh$;
 -- Applies the state moves of a step call to this connection's shard of the counters (counters.ts).
 -- p_moves: 4 per write: scope, collection, state before (NULL for a new record), state after.
 CREATE OR REPLACE FUNCTION ${f.counted}(p_moves text[]) RETURNS void
-LANGUAGE sql AS $botmesh$
+LANGUAGE plpgsql AS $botmesh$
+BEGIN
   INSERT INTO ${table} AS c (scope, collection, key, version, value, state, state_time, due)
-  SELECT d.scope, '${COUNTER_COLLECTION_PREFIX}' || d.collection, d.state || '/' || (pg_backend_pid() % ${POSTGRES_LIMITS.countShards})::text, 1, d.delta::text, d.state, 0, NULL
+  SELECT d.scope, '${COUNTER_COLLECTION_PREFIX}' || d.collection, d.state || '/' || (pg_backend_pid() % ${POSTGRES_LIMITS.countShards})::text,
+    1, d.delta::text, d.state, 0, NULL
   FROM (
     SELECT m.scope, m.collection, m.state, sum(m.delta) FROM (
       SELECT p_moves[4 * g - 3], p_moves[4 * g - 2], p_moves[4 * g - 1], -1 FROM generate_series(1, cardinality(p_moves) / 4) AS g
@@ -146,7 +164,8 @@ LANGUAGE sql AS $botmesh$
     GROUP BY m.scope, m.collection, m.state HAVING sum(m.delta) <> 0
   ) AS d (scope, collection, state, delta)
   ORDER BY d.scope, d.collection, d.state
-  ON CONFLICT (scope, collection, key) DO UPDATE SET value = (c.value::bigint + excluded.value::bigint)::text, version = c.version + 1
+  ON CONFLICT (scope, collection, key) DO UPDATE SET value = (c.value::bigint + excluded.value::bigint)::text, version = c.version + 1;
+END
 $botmesh$;
 `
 }

@@ -4,7 +4,8 @@
  * one WAL flush for all of them. A step answers through its callback, with no promise of its own.
  *
  * - A step goes out in the same tick when fewer than `stepBatchesInFlightMax` calls are out, so a
- *   lone message waits for nothing; otherwise it waits for the next call to come back.
+ *   lone message waits for nothing; otherwise it waits for the next call to come back. The steps
+ *   queued are shared out over the calls free, at least `stepsPerCallMin` a call.
  * - Admissions to one chat keep this process's order: an admission whose chat is in a call still
  *   out waits for a later call, and so does every later one to that chat (two calls in flight on
  *   two connections may commit in either order).
@@ -47,18 +48,22 @@ export class StepBatches {
   }
 
   #pump(): void {
+    // The queue is shared out over the free calls: their functions run on the server's cores at
+    // once, and their commits share WAL flushes, where one call would run every step on one core.
+    const free = POSTGRES_LIMITS.stepBatchesInFlightMax - this.#inFlight
+    const share = Math.max(POSTGRES_LIMITS.stepsPerCallMin, Math.ceil(this.#queue.length / Math.max(free, 1)))
     while (this.#inFlight < POSTGRES_LIMITS.stepBatchesInFlightMax && this.#queue.length > 0) {
-      const batch = this.#take()
+      const batch = this.#take(Math.min(share, POSTGRES_LIMITS.stepBatchMax))
       if (batch.length === 0) return
       this.#run(batch)
     }
   }
 
   /** The queued steps that may share the next call, in queue order. */
-  #take(): QueuedStep[] {
+  #take(most: number): QueuedStep[] {
     const batch: QueuedStep[] = []
     const blocked = new Set<string>()
-    for (let index = 0; index < this.#queue.length && batch.length < POSTGRES_LIMITS.stepBatchMax; index++) {
+    for (let index = 0; index < this.#queue.length && batch.length < most; index++) {
       const step = this.#queue[index]!
       if (step.chat !== undefined) {
         if (this.#busy.has(step.chat) || blocked.has(step.chat)) {

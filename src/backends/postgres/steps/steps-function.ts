@@ -4,10 +4,11 @@
  * queued meanwhile). The rules are step-rules.ts's, over the journal's own rows.
  *
  * Each chat's unfinished messages, head first, are a row of the reserved collection `#chats`
- * (key: the chat's JSON text; value: a JSON array of ids; deleted once empty). A chat's row is
- * locked before its messages are touched, so one process at a time admits to a chat and hands its
- * head over: the order holds across processes. The call locks every chat it needs first, in
- * (scope, chat) order, so two calls never wait on each other's chats (no deadlock).
+ * (key: the chat's JSON text; value: a JSON array of ids; deleted once empty). A chat is locked
+ * (a transaction-level advisory lock named after the table, scope and chat: no row written for
+ * it) before its messages are touched, so one process at a time admits to a chat and hands its
+ * head over: the order holds across processes. The call takes every chat's lock it needs first,
+ * in one order, so two calls never wait on each other's chats (no deadlock).
  *
  * $1 steps, flat, each a kind then its fields:
  * - `admit`, scope, id, chat (JSON), then the record as run and as queued, each: JSON, state,
@@ -57,6 +58,7 @@ DECLARE
   v_next text;
   v_record record;
   v_head record;
+  v_lock bigint;
 BEGIN
   -- The chats this call needs: an admit's, and a settled message's (read from its record).
   WHILE i <= cardinality(s) LOOP
@@ -83,21 +85,14 @@ BEGIN
     END CASE;
   END LOOP;
 
-  -- Lock them in order; a row another call deleted (its list emptied) meanwhile is made again.
-  LOOP
-    INSERT INTO ${table} (scope, collection, key, version, value, state, state_time, due)
-    SELECT DISTINCT w.scope, '${CHAT_COLLECTION}', w.chat, 1, '[]', 'open', 0, NULL::float8
-    FROM unnest(want_scopes, want_chats) AS w (scope, chat) ORDER BY 1, 3
-    ON CONFLICT (scope, collection, key) DO NOTHING;
-    SELECT array_agg(c.scope), array_agg(c.key), array_agg(c.value) INTO chat_scopes, chat_keys, chat_lists FROM (
-      SELECT d.scope, d.key, d.value FROM ${table} AS d
-      WHERE d.collection = '${CHAT_COLLECTION}' AND (d.scope, d.key) IN (SELECT * FROM unnest(want_scopes, want_chats))
-      ORDER BY d.scope, d.key FOR UPDATE
-    ) AS c;
-    SELECT count(*) INTO n FROM (SELECT DISTINCT * FROM unnest(want_scopes, want_chats)) AS w;
-    EXIT WHEN coalesce(cardinality(chat_keys), 0) = n;
+  -- Lock them in one order (no two calls wait on each other), then read their lists.
+  FOR v_lock IN SELECT DISTINCT ${f.chatLock}(w.scope, w.chat) FROM unnest(want_scopes, want_chats) AS w (scope, chat) ORDER BY 1 LOOP
+    PERFORM pg_advisory_xact_lock(v_lock);
   END LOOP;
-  chat_before := chat_lists;
+  SELECT array_agg(w.scope), array_agg(w.chat), array_agg(coalesce(d.value, '[]')), array_agg(d.value)
+  INTO chat_scopes, chat_keys, chat_lists, chat_before
+  FROM (SELECT DISTINCT * FROM unnest(want_scopes, want_chats)) AS w (scope, chat)
+  LEFT JOIN ${table} AS d ON d.scope = w.scope AND d.collection = '${CHAT_COLLECTION}' AND d.key = w.chat;
 
   i := 1;
   WHILE i <= cardinality(s) LOOP
@@ -207,13 +202,16 @@ BEGIN
 
   FOR j IN 1 .. coalesce(cardinality(chat_keys), 0) LOOP
     IF chat_lists[j] = '[]' THEN
-      DELETE FROM ${table} WHERE scope = chat_scopes[j] AND collection = '${CHAT_COLLECTION}' AND key = chat_keys[j];
-    ELSIF chat_lists[j] <> chat_before[j] THEN
-      UPDATE ${table} SET version = version + 1, value = chat_lists[j]
-      WHERE scope = chat_scopes[j] AND collection = '${CHAT_COLLECTION}' AND key = chat_keys[j];
+      IF chat_before[j] IS NOT NULL THEN
+        DELETE FROM ${table} WHERE scope = chat_scopes[j] AND collection = '${CHAT_COLLECTION}' AND key = chat_keys[j];
+      END IF;
+    ELSIF chat_lists[j] IS DISTINCT FROM chat_before[j] THEN
+      INSERT INTO ${table} AS c (scope, collection, key, version, value, state, state_time, due)
+      VALUES (chat_scopes[j], '${CHAT_COLLECTION}', chat_keys[j], 1, chat_lists[j], 'open', 0, NULL)
+      ON CONFLICT (scope, collection, key) DO UPDATE SET value = excluded.value, version = c.version + 1;
     END IF;
   END LOOP;
-  PERFORM ${f.counted}(moves);
+  IF cardinality(moves) > 0 THEN PERFORM ${f.counted}(moves); END IF;
   RETURN answers;
 END
 $botmesh$;

@@ -5,8 +5,8 @@
  * dead-lettered and its chat goes on with its next message. Then the due messages no chat list
  * holds (an operator's replay, a journal written before the steps) join the end of their chat.
  *
- * Chats another call holds are skipped (`SKIP LOCKED`): that call is working on them, and a pass
- * never waits, so it never deadlocks with the steps.
+ * Chats another call holds locked are skipped (`pg_try_advisory_xact_lock`): that call is working
+ * on them, and a pass never waits, so it never deadlocks with the steps.
  *
  * $1 scope, $2 the claim (6, see record-functions.ts), $3 maxAttempts, $4 limit, $5 the chat to go
  * on after ('' from the first), $6 chats looked at, at most, $7 and $8 the JSON of
@@ -36,14 +36,19 @@ DECLARE
   v_ids text[];
   v_value text;
   v_list text;
+  v_key text;
 BEGIN
-  FOR v_chat IN SELECT key, value FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key > p_after
-    ORDER BY key LIMIT p_chats_max FOR UPDATE SKIP LOCKED
+  FOR v_chat IN SELECT key FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key > p_after
+    ORDER BY key LIMIT p_chats_max
   LOOP
     EXIT WHEN taken >= p_limit;
     looked := looked + 1;
     answers[1] := v_chat.key;
-    v_ids := ARRAY(SELECT json_array_elements_text(v_chat.value::json));
+    CONTINUE WHEN NOT pg_try_advisory_xact_lock(${f.chatLock}(p_scope, v_chat.key));
+    -- Read again under the lock: another call may have changed it since the scan began.
+    SELECT value INTO v_list FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
+    CONTINUE WHEN NOT FOUND;
+    v_ids := ARRAY(SELECT json_array_elements_text(v_list::json));
     LOOP
       SELECT * INTO v_head FROM ${f.head}(p_scope, v_ids);
       v_ids := v_head.ids;
@@ -68,7 +73,7 @@ BEGIN
     END LOOP;
     IF cardinality(v_ids) = 0 THEN
       DELETE FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
-    ELSIF to_json(v_ids)::text <> v_chat.value THEN
+    ELSIF to_json(v_ids)::text <> v_list THEN
       UPDATE ${table} SET version = version + 1, value = to_json(v_ids)::text WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
     END IF;
   END LOOP;
@@ -79,21 +84,18 @@ BEGIN
       ORDER BY due, key LIMIT p_limit - taken
     LOOP
       SELECT * INTO v_record FROM ${f.opened}(v_due.value);
-      INSERT INTO ${table} (scope, collection, key, version, value, state, state_time, due)
-      VALUES (p_scope, '${CHAT_COLLECTION}', ${f.rawOf}(v_record.names, v_record.raws, 'chatId'), 1, '[]', 'open', 0, NULL)
-      ON CONFLICT (scope, collection, key) DO NOTHING;
-      SELECT value INTO v_list FROM ${table}
-      WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = ${f.rawOf}(v_record.names, v_record.raws, 'chatId')
-      FOR UPDATE SKIP LOCKED;
-      CONTINUE WHEN NOT FOUND;
-      v_ids := ARRAY(SELECT json_array_elements_text(v_list::json));
+      v_key := ${f.rawOf}(v_record.names, v_record.raws, 'chatId');
+      CONTINUE WHEN NOT pg_try_advisory_xact_lock(${f.chatLock}(p_scope, v_key));
+      SELECT value INTO v_list FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_key;
+      v_ids := ARRAY(SELECT json_array_elements_text(coalesce(v_list, '[]')::json));
       IF v_due.key <> ALL (v_ids) THEN
-        UPDATE ${table} SET version = version + 1, value = to_json(v_ids || v_due.key)::text
-        WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = ${f.rawOf}(v_record.names, v_record.raws, 'chatId');
+        INSERT INTO ${table} AS c (scope, collection, key, version, value, state, state_time, due)
+        VALUES (p_scope, '${CHAT_COLLECTION}', v_key, 1, to_json(v_ids || v_due.key)::text, 'open', 0, NULL)
+        ON CONFLICT (scope, collection, key) DO UPDATE SET value = excluded.value, version = c.version + 1;
       END IF;
     END LOOP;
   END IF;
-  PERFORM ${f.counted}(moves);
+  IF cardinality(moves) > 0 THEN PERFORM ${f.counted}(moves); END IF;
   RETURN answers;
 END
 $botmesh$;

@@ -69,7 +69,10 @@ async function stepsAt(clients: number): Promise<{ perSecond: number; callsPerMe
       const send = reply(record.id, record.chatId, claim)
       const journaled = await step<{ type: string }>((done) => steps.journal({ id: record.id, token: 1 }, [send], done))
       if (journaled.type !== 'journaled') throw new Error(`journal: ${JSON.stringify(journaled)}`)
-      const settle = { inbound: { id: record.id, token: 1, end: { state: 'done' } as const }, marks: [{ key: send.key, messageId: `p${n}` }] }
+      const settle = {
+        inbound: { id: record.id, token: 1, end: { state: 'done' } as const },
+        marks: [{ key: send.key, messageId: `p${n}` }],
+      }
       settles.push(step((done) => steps.settle(settle, claim, done)))
     }
   }

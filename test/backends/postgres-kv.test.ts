@@ -8,7 +8,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import type { KvOp } from '../../src/core/durability/journal/kv.js'
 import { ConfigError } from '../../src/core/errors.js'
-import { PostgresDurability, PostgresKv } from '../../src/backends/postgres/index.js'
+import { PostgresDurability, PostgresKv, durableTables } from '../../src/backends/postgres/index.js'
 import { legacySchemaSql } from './postgres-legacy-schema.js'
 import {
   PG_URL,
@@ -48,6 +48,12 @@ describe.runIf(available)('PostgresKv', () => {
     return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]))
   }
 
+  /** The functions of the steps a start creates (steps/), by bare name. */
+  const stepFunctions = (prefix: string) =>
+    Object.values(durableTables(prefix).steps)
+      .map((name) => name.slice(1, -1))
+      .sort()
+
   /** Every table, function and trigger whose name starts with the prefix. */
   async function objectsUnder(prefix: string): Promise<{ tables: string[]; functions: string[]; triggers: string[] }> {
     const named = async (catalog: string, column: string) =>
@@ -58,7 +64,7 @@ describe.runIf(available)('PostgresKv', () => {
       ).rows.map((row) => row.name)
     return {
       tables: await tablesUnder(prefix),
-      functions: await named('pg_proc', 'proname'),
+      functions: (await named('pg_proc', 'proname')).sort(),
       triggers: await named('pg_trigger', 'tgname'),
     }
   }
@@ -71,7 +77,11 @@ describe.runIf(available)('PostgresKv', () => {
       for (const replica of replicas) await replica.stop()
     })
     await Promise.all(replicas.map((replica) => replica.start()))
-    expect(await objectsUnder(tablePrefix)).toEqual({ tables: [`${tablePrefix}durable`], functions: [], triggers: [] })
+    expect(await objectsUnder(tablePrefix)).toEqual({
+      tables: [`${tablePrefix}durable`],
+      functions: stepFunctions(tablePrefix),
+      triggers: [],
+    })
     const [written] = await replicas[0]!.kv.write([put('k', 0)])
     expect(written).toEqual({ ok: true, version: 1 })
     const [read] = await replicas[3]!.kv.get('outbox', ['k'])
@@ -301,7 +311,11 @@ describe.runIf(available)('PostgresKv', () => {
     cleanups.push(() => reader.stop())
     expect(await reader.scope('a').count('outbox')).toEqual({ pending: 1, dead: 2 })
     expect(await reader.scopes()).toEqual(['a', 'b'])
-    expect(await objectsUnder(tablePrefix)).toEqual({ tables: [`${tablePrefix}durable`], functions: [], triggers: [] })
+    expect(await objectsUnder(tablePrefix)).toEqual({
+      tables: [`${tablePrefix}durable`],
+      functions: stepFunctions(tablePrefix),
+      triggers: [],
+    })
     const writer = new PostgresKv({ connectionString: PG_URL, tablePrefix })
     await writer.start()
     cleanups.push(() => writer.stop())

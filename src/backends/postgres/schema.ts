@@ -6,13 +6,13 @@
  * starts therefore first takes a transaction-level advisory lock named after the table, so
  * creations run one after another and the second finds everything in place.
  *
- * One table, `{prefix}durable`, and the functions of the steps (steps/), replaced at each start: one row per entry, keyed (scope, collection,
- * key), the value as JSON text (not jsonb: jsonb refuses `\u0000` in strings, rewrites numbers and
+ * One table, `{prefix}durable`, and the functions of the steps (steps/), replaced at each start.
+ * One row per entry, keyed (scope, collection, key), the value as JSON text (not jsonb: jsonb refuses `\u0000` in strings, rewrites numbers and
  * key order, and costs a parse on both sides for a value only botmesh reads). Indexes: the due
  * index (scope, collection, due, key) over rows with a due time, and the state-time index
  * (scope, collection, state, state_time, key). Text columns use the "C" collation: keys order by
  * code point, as in every other backend, and compare fastest. The per-state counts are rows of
- * the same table (counters.ts).
+ * the same table (counters.ts), and so are the steps' chat lists (steps/steps-function.ts).
  *
  * Older versions kept the counts in `{prefix}durable_counts`, with a function and three triggers.
  * A start that finds them drops them and counts the entries into counter rows, under a lock that
@@ -23,9 +23,7 @@
  */
 import { COUNTER_COLLECTION_PREFIX, isCounterCollection } from './counters.js'
 import { lockKey, type DurableTables } from './tables.js'
-import { recordFunctionsSql } from './steps/record-functions.js'
-import { stepsFunctionSql } from './steps/steps-function.js'
-import { takeBackFunctionSql } from './steps/take-back-function.js'
+import { stepsSchemaSql } from './steps/sql-template.js'
 
 /** The DDL of the journal: one multi-statement message, run as one transaction. */
 export function durableSchemaSql(t: DurableTables): string {
@@ -62,7 +60,5 @@ BEGIN
   END IF;
 END
 $botmesh$;
-${recordFunctionsSql(t)}
-${stepsFunctionSql(t)}
-${takeBackFunctionSql(t)}`
+${stepsSchemaSql(t)}`
 }

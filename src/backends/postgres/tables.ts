@@ -64,11 +64,11 @@ export interface DurableTables {
   }
   /** The text whose hash names the advisory lock that serializes schema creation. */
   lockName: string
-  /** The functions of the steps (steps/), created with the schema. */
+  /** @internal The functions of the steps (steps/), created with the schema. */
   steps: StepFunctions
 }
 
-/** Names of the steps' SQL functions (steps/record-functions.ts, steps-function.ts, take-back-function.ts), quoted. */
+/** @internal Names of the steps' SQL functions (steps/record-functions.ts, steps-function.ts, take-back-function.ts), quoted. */
 export interface StepFunctions {
   /** Admits, journals and settles a batch of steps (`{prefix}durable_steps`). */
   steps: string

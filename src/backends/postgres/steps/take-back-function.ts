@@ -14,14 +14,10 @@
  * Returns the chat to go on after next time ('' once the pass reached the last one), then 2 per
  * message taken: '1' if dead-lettered (else '0'), and its record.
  */
-import { CHAT_COLLECTION } from './steps-function.js'
-import type { DurableTables } from '../tables.js'
 
-/** The DDL of the take-back function. */
-export function takeBackFunctionSql(t: DurableTables): string {
-  const [table, f] = [t.durable, t.steps]
-  return String.raw`
-CREATE OR REPLACE FUNCTION ${f.takeBack}(p_scope text, p_claim text[], p_max_attempts int, p_limit int, p_after text, p_chats_max int,
+/** The DDL, its names as {{tokens}} (sql-template.ts). */
+export const TAKE_BACK_FUNCTION_SQL = String.raw`
+CREATE OR REPLACE FUNCTION {{takeBack}}(p_scope text, p_claim text[], p_max_attempts int, p_limit int, p_after text, p_chats_max int,
   p_spent_before text, p_spent_after text) RETURNS text[]
 LANGUAGE plpgsql AS $botmesh$
 DECLARE
@@ -38,66 +34,65 @@ DECLARE
   v_list text;
   v_key text;
 BEGIN
-  FOR v_chat IN SELECT key FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key > p_after
+  FOR v_chat IN SELECT key FROM {{table}} WHERE scope = p_scope AND collection = '{{chats}}' AND key > p_after
     ORDER BY key LIMIT p_chats_max
   LOOP
     EXIT WHEN taken >= p_limit;
     looked := looked + 1;
     answers[1] := v_chat.key;
-    CONTINUE WHEN NOT pg_try_advisory_xact_lock(${f.chatLock}(p_scope, v_chat.key));
+    CONTINUE WHEN NOT pg_try_advisory_xact_lock({{chatLock}}(p_scope, v_chat.key));
     -- Read again under the lock: another call may have changed it since the scan began.
-    SELECT value INTO v_list FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
+    SELECT value INTO v_list FROM {{table}} WHERE scope = p_scope AND collection = '{{chats}}' AND key = v_chat.key;
     CONTINUE WHEN NOT FOUND;
     v_ids := ARRAY(SELECT json_array_elements_text(v_list::json));
     LOOP
-      SELECT * INTO v_head FROM ${f.head}(p_scope, v_ids);
+      SELECT * INTO v_head FROM {{head}}(p_scope, v_ids);
       v_ids := v_head.ids;
       EXIT WHEN v_head.id IS NULL;
-      SELECT * INTO v_record FROM ${f.opened}(v_head.value);
-      EXIT WHEN NOT ${f.free}(v_head.state, v_record.view, p_claim);
+      SELECT * INTO v_record FROM {{opened}}(v_head.value);
+      EXIT WHEN NOT {{free}}(v_head.state, v_record.view, p_claim);
       taken := taken + 1;
       IF coalesce((v_record.view->>'attempts')::int, 0) < p_max_attempts THEN
-        answers := answers || ARRAY['0', ${f.claimed}(p_scope, v_head.id, v_head.value, p_claim)];
+        answers := answers || ARRAY['0', {{claimed}}(p_scope, v_head.id, v_head.value, p_claim)];
         moves := moves || ARRAY[p_scope, 'inbox', v_head.state, 'processing'];
         EXIT;
       END IF;
       -- spentRecord: its runs were spent; its chat goes on with the next message.
-      v_value := ${f.rewritten}(v_record.names, v_record.raws, ARRAY['state', '"dead"', 'lease', 'null', 'nextAttemptAt', 'null', 'updatedAt', p_claim[1]]
+      v_value := {{rewritten}}(v_record.names, v_record.raws, ARRAY['state', '"dead"', 'lease', 'null', 'nextAttemptAt', 'null', 'updatedAt', p_claim[1]]
         || CASE WHEN jsonb_typeof(v_record.view->'lastError') = 'object' THEN '{}'::text[]
            ELSE ARRAY['lastError', p_spent_before || coalesce((v_record.view->>'attempts')::int, 0) || p_spent_after] END);
-      UPDATE ${table} SET version = version + 1, value = v_value, state = 'dead', state_time = p_claim[1]::float8, due = NULL
+      UPDATE {{table}} SET version = version + 1, value = v_value, state = 'dead', state_time = p_claim[1]::float8, due = NULL
       WHERE scope = p_scope AND collection = 'inbox' AND key = v_head.id;
       moves := moves || ARRAY[p_scope, 'inbox', v_head.state, 'dead'];
       answers := answers || ARRAY['1', v_value];
       v_ids := v_ids[2:];
     END LOOP;
     IF cardinality(v_ids) = 0 THEN
-      DELETE FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
+      DELETE FROM {{table}} WHERE scope = p_scope AND collection = '{{chats}}' AND key = v_chat.key;
     ELSIF to_json(v_ids)::text <> v_list THEN
-      UPDATE ${table} SET version = version + 1, value = to_json(v_ids)::text WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_chat.key;
+      UPDATE {{table}} SET version = version + 1, value = to_json(v_ids)::text WHERE scope = p_scope AND collection = '{{chats}}' AND key = v_chat.key;
     END IF;
   END LOOP;
   IF taken < p_limit AND looked < p_chats_max THEN answers[1] := ''; END IF;
 
   IF taken < p_limit THEN
-    FOR v_due IN SELECT key, value FROM ${table} WHERE scope = p_scope AND collection = 'inbox' AND due IS NOT NULL AND due <= p_claim[1]::float8
+    FOR v_due IN SELECT key, value FROM {{table}} WHERE scope = p_scope AND collection = 'inbox' AND due IS NOT NULL AND due <= p_claim[1]::float8
       ORDER BY due, key LIMIT p_limit - taken
     LOOP
-      SELECT * INTO v_record FROM ${f.opened}(v_due.value);
-      v_key := ${f.rawOf}(v_record.names, v_record.raws, 'chatId');
-      CONTINUE WHEN NOT pg_try_advisory_xact_lock(${f.chatLock}(p_scope, v_key));
-      SELECT value INTO v_list FROM ${table} WHERE scope = p_scope AND collection = '${CHAT_COLLECTION}' AND key = v_key;
+      SELECT * INTO v_record FROM {{opened}}(v_due.value);
+      v_key := {{rawOf}}(v_record.names, v_record.raws, 'chatId');
+      CONTINUE WHEN NOT pg_try_advisory_xact_lock({{chatLock}}(p_scope, v_key));
+      SELECT value INTO v_list FROM {{table}} WHERE scope = p_scope AND collection = '{{chats}}' AND key = v_key;
       v_ids := ARRAY(SELECT json_array_elements_text(coalesce(v_list, '[]')::json));
       IF v_due.key <> ALL (v_ids) THEN
-        INSERT INTO ${table} AS c (scope, collection, key, version, value, state, state_time, due)
-        VALUES (p_scope, '${CHAT_COLLECTION}', v_key, 1, to_json(v_ids || v_due.key)::text, 'open', 0, NULL)
+        INSERT INTO {{table}} AS c (scope, collection, key, version, value, state, state_time, due)
+        VALUES (p_scope, '{{chats}}', v_key, 1, to_json(v_ids || v_due.key)::text, 'open', 0, NULL)
         ON CONFLICT (scope, collection, key) DO UPDATE SET value = excluded.value, version = c.version + 1;
       END IF;
     END LOOP;
   END IF;
-  IF cardinality(moves) > 0 THEN PERFORM ${f.counted}(moves); END IF;
+  IF cardinality(moves) > 0 THEN PERFORM {{counted}}(moves); END IF;
   RETURN answers;
 END
 $botmesh$;
 `
-}

@@ -142,6 +142,11 @@ export class PostgresKv implements DurableKv {
     return results
   }
 
+  /** @internal Rows the steps inserted (steps/steps.ts), so the planner's picture keeps up with them too. */
+  noteInserted(rows: number): void {
+    this.#statistics.noteInserted(rows)
+  }
+
   async due(collection: string, until: number, limit: number): Promise<KvEntry[]> {
     if (limit <= 0) return []
     const { rows } = await this.#query<EntryRow>(this.#statements.SELECT_DUE, [this.#scope, collection, until, limit])

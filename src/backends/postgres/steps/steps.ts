@@ -8,7 +8,9 @@
  * What this side adds to a call is the text the TypeScript rules make: the records an admit or a
  * send journals (whole), the lease of a claim around its token, the error of spent runs around its
  * count. The functions splice them into the records they rewrite and keep every other field as it
- * was written, so a record is what the TypeScript rules would make of it.
+ * was written, so a record is what the TypeScript rules would make of it. The rows they insert are
+ * counted toward the table's next ANALYZE (planner-statistics.ts), as `PostgresKv`'s writes are:
+ * the functions' cached plans are made for the table's size.
  */
 import { unfinishedRunsError } from '../../../core/durability/leases/charged-runs.js'
 import type {
@@ -53,12 +55,11 @@ export class PostgresSteps implements JournalSteps {
       [...['admit', this.scope, record.id, chat], ...rowOf('inbox', record.id, record), ...rowOf('inbox', record.id, queued)],
       {
         chat: `${this.scope}\n${chat}`,
-        answer: (type, found) =>
-          type === 'run'
-            ? { type: 'run', record }
-            : type === 'queued'
-              ? { type: 'queued', record: queued }
-              : { type: 'duplicate', record: JSON.parse(found!) as InboxRecord },
+        answer: (type, found) => {
+          if (type === 'duplicate') return { type: 'duplicate', record: JSON.parse(found!) as InboxRecord }
+          this.kv.noteInserted(1)
+          return type === 'run' ? { type: 'run', record } : { type: 'queued', record: queued }
+        },
       },
     )
   }
@@ -71,12 +72,12 @@ export class PostgresSteps implements JournalSteps {
     const fence = inbound ? [inbound.id, String(inbound.token)] : [null, null]
     const sends = records.flatMap((record) => [record.key, ...rowOf('outbox', record.key, record)])
     this.#queue<JournalOutcome>(done, ['journal', this.scope, ...fence, String(records.length), ...sends], {
-      answer: (type, found) =>
-        type === 'recorded'
-          ? { type: 'recorded', record: JSON.parse(found!) as OutboxRecord }
-          : type === 'fenced'
-            ? { type: 'fenced' }
-            : { type: 'journaled' },
+      answer: (type, found) => {
+        if (type === 'recorded') return { type: 'recorded', record: JSON.parse(found!) as OutboxRecord }
+        if (type === 'fenced') return { type: 'fenced' }
+        this.kv.noteInserted(records.length)
+        return { type: 'journaled' }
+      },
     })
   }
 

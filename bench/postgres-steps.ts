@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { PostgresDurability } from '../src/backends/postgres/index.js'
-import { postgresInserts } from '../src/backends/postgres/ceiling.js'
+import { postgresInserts } from './ceilings/postgres.js'
 import type { OutboxRecord } from '../src/core/durability/journal/records.js'
 import type { StepClaim } from '../src/core/durability/steps/journal-steps.js'
 import { leaseOf } from '../src/core/durability/steps/step-rules.js'

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { redactRedisUrl, redisOptionsFromUrl } from '../../src/backends/redis/index.js'
 import { takeTlsParams } from '../../src/backends/redis/tls.js'
 import { ConfigError } from '../../src/core/errors.js'
+import { RedisDurability, RedisStore } from '../../src/backends/redis/index.js'
 
 describe('Redis backend URLs', () => {
   it('reads a standalone URL and takes the prefix out of it', () => {
@@ -19,6 +20,49 @@ describe('Redis backend URLs', () => {
       acceptEviction: true,
     })
     expect(redisOptionsFromUrl('redis+cluster://h1:7000?acceptEviction=true').acceptEviction).toBe(true)
+  })
+
+  it('takes waitReplicas and waitTimeoutMs out of any Redis URL, as numbers', () => {
+    expect(redisOptionsFromUrl('redis://h:1/0?prefix=p&waitReplicas=1&waitTimeoutMs=250&family=6')).toEqual({
+      url: 'redis://h:1/0?family=6',
+      prefix: 'p',
+      waitReplicas: 1,
+      waitTimeoutMs: 250,
+    })
+    expect(redisOptionsFromUrl('redis+cluster://h1:7000?waitReplicas=2')).toMatchObject({ waitReplicas: 2 })
+    expect(redisOptionsFromUrl('redis+cluster://h1:7000?waitReplicas=2')).not.toHaveProperty('waitTimeoutMs')
+    expect(redisOptionsFromUrl('redis+sentinel://s1/primary?waitReplicas=1&waitTimeoutMs=900')).toMatchObject({
+      waitReplicas: 1,
+      waitTimeoutMs: 900,
+    })
+  })
+
+  it.each([
+    ['redis://:hunter2@h:1?waitReplicas=one', /waitReplicas must be a whole number, got "one"/],
+    ['redis://:hunter2@h:1?waitReplicas=-1', /waitReplicas must be a whole number, got "-1"/],
+    ['redis+cluster://:hunter2@h:1?waitReplicas=1&waitTimeoutMs=0', /waitTimeoutMs must be a positive whole number/],
+    ['redis+sentinel://:hunter2@s1/primary?waitReplicas=1&waitTimeoutMs=1.5', /waitTimeoutMs must be a whole number/],
+    ['redis://:hunter2@h:1?waitTimeoutMs=500', /set waitReplicas too/],
+  ])('refuses %s with CONFIG_INVALID, naming the parameter and not the password', (url, message) => {
+    expect(() => redisOptionsFromUrl(url)).toThrow(message)
+    expect(() => redisOptionsFromUrl(url)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }))
+    expect(() => redisOptionsFromUrl(url)).not.toThrow(/hunter2/)
+  })
+
+  it('takes waitReplicas and waitTimeoutMs as options of RedisDurability and RedisStore, and refuses them invalid', () => {
+    expect(new RedisDurability({ url: 'redis://h:1', waitReplicas: 2 }).kv.connection.replicaWait).toMatchObject({
+      replicas: 2,
+      timeoutMs: 1_000,
+    })
+    expect(new RedisDurability({ url: 'redis://h:1', waitReplicas: 0 }).kv.connection.replicaWait).toBeUndefined()
+    expect(new RedisDurability({ url: 'redis://h:1' }).kv.connection.replicaWait).toBeUndefined()
+    const store = new RedisStore({ url: 'redis://h:1', waitReplicas: 1, waitTimeoutMs: 50 })
+    expect(store.durability().kv.connection.replicaWait).toMatchObject({ replicas: 1, timeoutMs: 50 })
+    const sentinel = new RedisDurability({ url: 'redis+sentinel://s1/primary?waitReplicas=1&waitTimeoutMs=70' })
+    expect(sentinel.kv.connection.replicaWait).toMatchObject({ replicas: 1, timeoutMs: 70 })
+    for (const bad of [{ waitReplicas: 1.5 }, { waitReplicas: -1 }, { waitReplicas: 1, waitTimeoutMs: 0 }, { waitTimeoutMs: 10 }]) {
+      expect(() => new RedisDurability({ url: 'redis://h:1', ...bad })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }))
+    }
   })
 
   it('reads a cluster URL into nodes and per-node options', () => {

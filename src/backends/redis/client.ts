@@ -6,7 +6,7 @@
  * rejected, never silently sent again (its outcome is unknown, which the engine treats like any
  * failed write).
  */
-import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis'
+import type { Cluster, ClusterNode, ClusterOptions, Command, Redis, RedisOptions } from 'ioredis'
 import type { ConnectionOptions } from 'node:tls'
 import { loadDriver } from '../../core/driver.js'
 import { REDIS_LIMITS } from './limits.js'
@@ -65,9 +65,10 @@ export async function createRedisClient(source: ClientSource, settings: ClientSe
 interface Ioredis {
   Redis: typeof Redis
   Cluster: typeof Cluster
+  Command: typeof Command
 }
 
 /** Imports ioredis on first use, so `botmesh/core` never loads it. */
-async function loadIoredis(): Promise<Ioredis> {
+export async function loadIoredis(): Promise<Ioredis> {
   return loadDriver({ packageName: 'ioredis', neededBy: 'botmesh/redis-store', load: () => import('ioredis') })
 }

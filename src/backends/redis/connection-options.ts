@@ -6,6 +6,7 @@ import type { ClusterNode, ClusterOptions } from 'ioredis'
 import type { StoreTlsOptions } from '../common/tls.js'
 import type { RedisClient } from './client.js'
 import type { RedisTimeouts } from './limits.js'
+import type { ReplicaWaitOptions } from './replica-wait.js'
 import type { RedisSentinelConfig } from './sentinel.js'
 
 /** Startup nodes of a Redis Cluster, with ioredis Cluster options. */
@@ -26,8 +27,8 @@ export interface RedisLogger {
   info?(message: string): void
 }
 
-/** How to reach Redis: exactly one of `client`, `url`, `cluster` or `sentinel`. */
-export interface RedisConnectionOptions extends RedisTimeouts {
+/** How to reach Redis: exactly one of `client`, `url`, `cluster` or `sentinel`; and how many replicas confirm a journal write. */
+export interface RedisConnectionOptions extends RedisTimeouts, ReplicaWaitOptions {
   /** Your ioredis client (`Redis` or `Cluster`): used as it is and never closed by botmesh. */
   client?: RedisClient
   /**

@@ -24,6 +24,7 @@ import { createRedisClient, type RedisClient } from './client.js'
 import { redisFailure, withDeadline } from './failures.js'
 import { REDIS_LIMITS, type RedisTimeouts } from './limits.js'
 import { PrimaryWatch } from './primary-watch.js'
+import { ReplicaWait } from './replica-wait.js'
 import { checkSentinelConfig, resolveSentinelTls } from './sentinel.js'
 import { REDIS_TLS_SETTING_NAMES, redisTlsSettings } from './tls.js'
 import { clusterNodes, describeTarget } from './target.js'
@@ -44,6 +45,8 @@ export class RedisConnection {
   readonly acceptEviction: boolean
   /** Whether a server without AOF is refused (see persistence-check.ts). */
   readonly requirePersistence: boolean
+  /** How journal writes wait for replicas (`waitReplicas`); undefined when they do not. */
+  readonly replicaWait: ReplicaWait | undefined
   readonly #options: RedisConnectionOptions
   readonly #client: SharedHandle<RedisClient>
   /** The URL ioredis gets (TLS parameters taken out). */
@@ -72,6 +75,7 @@ export class RedisConnection {
     this.target = describeTarget(options)
     this.acceptEviction = options.acceptEviction === true
     this.requirePersistence = options.requirePersistence === true
+    this.replicaWait = ReplicaWait.of(options)
   }
 
   /** Reports a warning to the logger's `warn`, or to the console: it must never go unseen. */
@@ -145,6 +149,22 @@ export class RedisConnection {
     this.#primary?.assertAccepted(role)
     try {
       return await withDeadline(what, this.commandTimeoutMs, call(client), role)
+    } catch (error) {
+      throw redisFailure(what, error, role)
+    }
+  }
+
+  /**
+   * Called once after each batch of journal writes to `key`'s node lands: with `waitReplicas`,
+   * resolves once that many replicas have them and rejects as retryable otherwise (replica-wait.ts);
+   * without it, at once.
+   */
+  async confirmWrites(key: string, what: string, role: FailureRole = 'journal'): Promise<void> {
+    const wait = this.replicaWait
+    if (wait === undefined) return
+    const client = this.client(role)
+    try {
+      await withDeadline(what, this.commandTimeoutMs + wait.timeoutMs, wait.confirm(client, key, what, role), role)
     } catch (error) {
       throw redisFailure(what, error, role)
     }
@@ -246,5 +266,7 @@ function withSentinelUrl(options: RedisConnectionOptions): RedisConnectionOption
     ...(tls || options.tls ? { tls: options.tls ?? tls } : {}),
     acceptEviction: options.acceptEviction ?? fromUrl.acceptEviction,
     requirePersistence: options.requirePersistence ?? fromUrl.requirePersistence,
+    waitReplicas: options.waitReplicas ?? fromUrl.waitReplicas,
+    waitTimeoutMs: options.waitTimeoutMs ?? fromUrl.waitTimeoutMs,
   }
 }

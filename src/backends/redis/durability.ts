@@ -25,6 +25,8 @@ export const REDIS_OPTION_NAMES = [
   'mustExist',
   'acceptEviction',
   'requirePersistence',
+  'waitReplicas',
+  'waitTimeoutMs',
   'connection',
 ] as const
 
@@ -45,8 +47,9 @@ export const REDIS_MISPLACED: Readonly<Record<string, string>> = {
  * Options of `RedisDurability`: exactly one of `client` (yours, never closed by botmesh), `url`,
  * `cluster` or `sentinel` (botmesh's own connection, opened on start and closed on stop), and the key prefix
  * (`@default 'botmesh'`); optionally `connectTimeoutMs` / `commandTimeoutMs` (5000 each) and a
- * `logger` for connection errors and warnings, and `acceptEviction` (a server that may evict keys
- * is refused without it).
+ * `logger` for connection errors and warnings, `acceptEviction` (a server that may evict keys
+ * is refused without it), and `waitReplicas` with `waitTimeoutMs` (a journal write counts as done
+ * once that many replicas have it: replica-wait.ts).
  */
 export type RedisDurabilityOptions = RedisKvOptions
 

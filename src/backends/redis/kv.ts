@@ -61,8 +61,12 @@ export class RedisKv implements DurableKv {
 
   static #share(options: RedisKvOptions): Shared {
     const connection = 'connection' in options ? options.connection : new RedisConnection(options)
-    const run = (what: string, keys: string[], args: (string | number)[]) =>
-      connection.run(what, 'journal', (client) => runScript(client, WRITE, keys, args))
+    // A batch is done once it landed and, with waitReplicas, its node's replicas confirmed it.
+    const run = async (what: string, keys: string[], args: (string | number)[]) => {
+      const reply = await connection.run(what, 'journal', (client) => runScript(client, WRITE, keys, args))
+      await connection.confirmWrites(keys[0]!, what)
+      return reply
+    }
     // A script on one server may touch any keys; in a Cluster only those of one slot (one hash tag).
     const laneOf = (keys: CollectionKeys) => (connection.clustered ? keys.entries : '')
     return {

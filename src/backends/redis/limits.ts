@@ -26,6 +26,11 @@ export const REDIS_LIMITS = {
    * largest, and so the round trips fewest.
    */
   writeCallsInFlightMax: 1,
+  /**
+   * With `waitReplicas`, how long a batch of journal writes waits for that many replicas to confirm
+   * it (replica-wait.ts) before it fails as JOURNAL_UNAVAILABLE.
+   */
+  waitTimeoutMs: 1_000,
   /** Keys read by one HMGET; a longer read is split into parallel calls. */
   getBatchMax: 1_000,
   /** Entries one purge script deletes; a larger purge runs several scripts one after another. */

@@ -6,6 +6,7 @@
  * `&sentinelUsername=…&sentinelPassword=…`; `rediss+sentinel://` for TLS to the sentinels and the primary);
  * `&acceptEviction=true` runs on a server whose maxmemory-policy may evict keys (eviction-policy.ts);
  * `&requirePersistence=true` refuses a server without AOF (persistence-check.ts);
+ * `&waitReplicas=N&waitTimeoutMs=T` make a journal write wait for N replicas (replica-wait.ts);
  * `&caFile=…&certFile=…&keyFile=…&servername=…` are the TLS settings of a `rediss` URL (tls.ts).
  */
 import { ConfigError } from '../../core/errors.js'
@@ -13,6 +14,7 @@ import type { RedisConnectionOptions } from './connection-options.js'
 import { DEFAULT_PREFIX } from './keys.js'
 import { REDIS_TLS_PARAMS } from './tls.js'
 import { SENTINEL_DEFAULT_PORT, type RedisSentinelConfig } from './sentinel.js'
+import { REPLICA_WAIT_PARAMS, ReplicaWait, type ReplicaWaitOptions } from './replica-wait.js'
 
 /** Options for `new RedisDurability(…)` / `new RedisStore(…)` from a backend URL. */
 export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions & {
@@ -31,10 +33,9 @@ export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions 
   const accepted = {
     ...(params.get('acceptEviction') === 'true' ? { acceptEviction: true } : {}),
     ...(params.get('requirePersistence') === 'true' ? { requirePersistence: true } : {}),
+    ...replicaWaitParams(params, backendUrl),
   }
-  params.delete('prefix')
-  params.delete('acceptEviction')
-  params.delete('requirePersistence')
+  for (const name of ['prefix', 'acceptEviction', 'requirePersistence', ...REPLICA_WAIT_PARAMS]) params.delete(name)
   if (!cluster) {
     const remaining = params.toString()
     return { url: `${scheme}://${rest}${remaining ? `?${remaining}` : ''}`, prefix, ...accepted }
@@ -59,7 +60,15 @@ export function redisOptionsFromUrl(backendUrl: string): RedisConnectionOptions 
 }
 
 /** The parameters a sentinel URL may carry (any other is refused, naming these). */
-const SENTINEL_URL_PARAMS = ['prefix', 'acceptEviction', 'requirePersistence', 'sentinelUsername', 'sentinelPassword', ...REDIS_TLS_PARAMS]
+const SENTINEL_URL_PARAMS = [
+  'prefix',
+  'acceptEviction',
+  'requirePersistence',
+  ...REPLICA_WAIT_PARAMS,
+  'sentinelUsername',
+  'sentinelPassword',
+  ...REDIS_TLS_PARAMS,
+]
 
 /**
  * `redis+sentinel://[user:password@]s1:p1[,s2:p2…]/<master name>[/db]?…`: the user-info logs in to
@@ -112,8 +121,26 @@ function sentinelOptionsFromUrl(backendUrl: string): RedisConnectionOptions & { 
     prefix: params.get('prefix') ?? DEFAULT_PREFIX,
     ...(params.get('acceptEviction') === 'true' ? { acceptEviction: true } : {}),
     ...(params.get('requirePersistence') === 'true' ? { requirePersistence: true } : {}),
+    ...replicaWaitParams(params, backendUrl),
     ...(scheme.toLowerCase() === 'rediss' ? { tls } : {}),
   }
+}
+
+/** `waitReplicas` / `waitTimeoutMs` from a URL's parameters: whole numbers, checked as the options are. */
+function replicaWaitParams(params: URLSearchParams, backendUrl: string): ReplicaWaitOptions {
+  const options: ReplicaWaitOptions = {}
+  for (const name of REPLICA_WAIT_PARAMS) {
+    const value = params.get(name)
+    if (value === null) continue
+    if (!/^\d+$/.test(value)) throw new ConfigError(`${redactRedisUrl(backendUrl)}: ${name} must be a whole number, got "${value}"`)
+    options[name] = Number(value)
+  }
+  try {
+    ReplicaWait.of(options)
+  } catch (error) {
+    throw new ConfigError(`${redactRedisUrl(backendUrl)}: ${(error as Error).message}`)
+  }
+  return options
 }
 
 /** The URL with its passwords (the user-info's, a `sentinelPassword=`) replaced by `***`, for messages and logs. */

@@ -81,6 +81,13 @@ describe('doctor on Redis: the judgements', () => {
     expect(waitReplicasCheck(undefined, [1])).toMatchObject({ status: 'warn', found: expect.stringMatching(/^not set/) })
     expect(waitReplicasCheck(2, [1]).status).toBe('fail')
     expect(waitReplicasCheck(1, [1, 2]).status).toBe('ok')
+    expect(waitReplicasCheck(undefined, [1]).fix).toMatch(/waitReplicas: 1 \(&waitReplicas=1/)
+  })
+
+  it('waitReplicas in effect names WAIT, or WAITAOF where every master has it', () => {
+    expect(waitReplicasCheck(1, [1], ['7.0.15']).found).toMatch(/^1: .*\(WAIT: in their memory; WAITAOF, on disk, needs Redis 7\.2\)$/)
+    expect(waitReplicasCheck(1, [1, 1], ['7.2.4', '7.0.15']).found).toContain('(WAIT:')
+    expect(waitReplicasCheck(2, [2], ['7.4.1']).found).toContain('(WAITAOF: in their AOF on disk')
   })
 
   it('the version: below the store fails, WAITAOF named from 7.2', () => {

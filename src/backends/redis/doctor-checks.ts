@@ -7,13 +7,11 @@ import { doctorCheck, persistenceCheck, versionBelow, type DoctorCheck, type Doc
 import type { RedisNodeFacts } from './doctor-facts.js'
 import { EVICTION_FIX, EVICTION_LOSES, SAFE_EVICTION_POLICY, evictionAction } from './eviction-policy.js'
 import { redisPersistence } from './persistence-check.js'
+import { hasWaitaof, WAITAOF_VERSION } from './replica-wait.js'
 import type { NodeSettings } from './server-settings.js'
 
 /** The oldest Redis the store's commands run on: its scripts read the state indexes with ZRANGEBYLEX (2.8.9). */
 export const REDIS_VERSION_MIN = '2.8.9'
-
-/** The first Redis with WAITAOF, which waits until replicas have a write in their AOF on disk. */
-export const WAITAOF_VERSION = '7.2'
 
 /** AOF, snapshots, or nothing: the start's own finding, graded as a start acts on it. */
 export function redisPersistenceCheck(settings: readonly NodeSettings[], clustered: boolean, requirePersistence: boolean): DoctorCheck {
@@ -105,10 +103,15 @@ export function replicaCounts(nodes: readonly RedisNodeFacts[]): number[] {
 }
 
 /**
- * Whether journal writes wait for replicas. No option sets `waitReplicas` yet, so `configured` is
- * undefined until one does; this is the one place that will read it.
+ * Whether journal writes wait for replicas (`waitReplicas`, replica-wait.ts): needed once there
+ * are replicas to fail over to; a fail where fewer are connected than it waits for (every write
+ * would time out). `versions` are the masters' `redis_version`s: WAIT or WAITAOF.
  */
-export function waitReplicasCheck(configured: number | undefined, replicasPerMaster: readonly number[]): DoctorCheck {
+export function waitReplicasCheck(
+  configured: number | undefined,
+  replicasPerMaster: readonly number[],
+  versions: readonly string[] = [],
+): DoctorCheck {
   const fewest = Math.min(...replicasPerMaster)
   const any = replicasPerMaster.some((count) => count > 0)
   if (configured === undefined || configured === 0) {
@@ -117,7 +120,7 @@ export function waitReplicasCheck(configured: number | undefined, replicasPerMas
       'waitReplicas',
       'warn',
       'not set: Redis replicates asynchronously, so a write is acknowledged before a replica has it, and a failover to that replica loses the journal writes it had not received',
-      'waitReplicas (a journal write counts as done only once that many replicas have it) is not in this version of botmesh yet; until it is, a failover can lose acknowledged messages',
+      'Set waitReplicas: 1 (&waitReplicas=1 in a backend URL): a journal write then counts as done only once a replica has it',
     )
   }
   if (fewest < configured)
@@ -127,12 +130,21 @@ export function waitReplicasCheck(configured: number | undefined, replicasPerMas
       `${configured}, but ${fewest} replica(s) connected: every journal write would time out waiting`,
       `Connect ${configured} replicas to every master, or lower waitReplicas`,
     )
-  return doctorCheck('waitReplicas', 'ok', `${configured}: a journal write is done once ${configured} replica(s) have it`)
+  const how =
+    versions.length > 0 && versions.every(hasWaitaof)
+      ? 'WAITAOF: in their AOF on disk; replicas without appendonly yes are not counted'
+      : `WAIT: in their memory; WAITAOF, on disk, needs Redis ${WAITAOF_VERSION}`
+  return doctorCheck('waitReplicas', 'ok', `${configured}: a journal write is done once ${configured} replica(s) have it (${how})`)
+}
+
+/** The masters' `redis_version`s (fewer than the masters where INFO was refused). */
+export function versionsOf(nodes: readonly RedisNodeFacts[]): string[] {
+  return nodes.flatMap((node) => (node.info?.redis_version ? [node.info.redis_version] : []))
 }
 
 /** The lowest version among the masters, against what the store needs; WAITAOF's version named. */
 export function versionCheck(nodes: readonly RedisNodeFacts[]): DoctorCheck {
-  const versions = nodes.flatMap((node) => (node.info?.redis_version ? [node.info.redis_version] : []))
+  const versions = versionsOf(nodes)
   if (versions.length < nodes.length)
     return doctorCheck(
       'version',

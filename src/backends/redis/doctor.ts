@@ -13,6 +13,7 @@ import {
   replicationCheck,
   tlsCheck,
   versionCheck,
+  versionsOf,
   waitReplicasCheck,
 } from './doctor-checks.js'
 import { mastersOf, readClock, readRedisFacts } from './doctor-facts.js'
@@ -63,8 +64,7 @@ async function checksOf(connection: RedisConnection, options: RedisDoctorOptions
     redisPersistenceCheck(settings, connection.clustered, connection.requirePersistence),
     evictionCheck(settings, connection.acceptEviction),
     replicationCheck(nodes, limits),
-    // No option sets waitReplicas yet: undefined until one does.
-    waitReplicasCheck(undefined, replicaCounts(nodes)),
+    waitReplicasCheck(connection.replicaWait?.replicas, replicaCounts(nodes), versionsOf(nodes)),
     ...clock,
     versionCheck(nodes),
     tlsCheck(nodes, isLoopback),

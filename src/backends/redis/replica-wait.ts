@@ -11,6 +11,7 @@
  */
 import type { Cluster, Redis } from 'ioredis'
 import { ConfigError } from '../../core/errors.js'
+import { versionBelow } from '../common/doctor.js'
 import { unavailableError, type FailureRole } from '../common/failure-role.js'
 import { loadIoredis, type RedisClient } from './client.js'
 import { REDIS_LIMITS } from './limits.js'
@@ -32,13 +33,12 @@ export interface ReplicaWaitOptions {
 /** The options' names, which a backend URL takes as parameters too (url.ts). */
 export const REPLICA_WAIT_PARAMS = ['waitReplicas', 'waitTimeoutMs'] as const
 
-/** The first Redis version with WAITAOF. */
-const WAITAOF_SINCE = [7, 2] as const
+/** The first Redis with WAITAOF, which waits until replicas have a write in their AOF on disk. */
+export const WAITAOF_VERSION = '7.2'
 
 /** Whether a server of this `redis_version` has WAITAOF. */
 export function hasWaitaof(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number)
-  return major > WAITAOF_SINCE[0] || (major === WAITAOF_SINCE[0] && minor >= WAITAOF_SINCE[1])
+  return !versionBelow(version, WAITAOF_VERSION)
 }
 
 /** Per node: whether it has WAITAOF, read once per connection to it (a failover may change the server). */

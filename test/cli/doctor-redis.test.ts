@@ -106,7 +106,7 @@ describe.runIf(binaries)('botmesh doctor on private Redis servers', () => {
     expect(run.stdout).not.toContain('doctor-pw')
   })
 
-  it('a primary with a replica: the replica listed, waitReplicas not set a warn; the replica itself a fail', async () => {
+  it('a primary with a replica: the replica listed, waitReplicas not set a warn, in effect ok, over the replicas a fail; the replica itself a fail', async () => {
     const primary = await start(['--appendonly', 'yes', '--appendfsync', 'always'])
     const replica = await start(['--appendonly', 'yes', '--appendfsync', 'always', '--replicaof', '127.0.0.1', String(primary.port)])
     const admin = new Redis(primary.url)
@@ -117,6 +117,11 @@ describe.runIf(binaries)('botmesh doctor on private Redis servers', () => {
     expect(line('waitReplicas')).toMatchObject({ status: 'warn', found: expect.stringContaining('not set') })
     expect(line('waitReplicas').fix).toContain('waitReplicas')
     expect(run.code).toBe(0)
+    const waiting = await doctorJson(`${primary.url}?waitReplicas=1`)
+    expect(waiting.line('waitReplicas')).toMatchObject({ status: 'ok', found: expect.stringMatching(/^1: .*\((WAIT|WAITAOF): /) })
+    const tooMany = await doctorJson(`${primary.url}?waitReplicas=2`)
+    expect(tooMany.line('waitReplicas')).toMatchObject({ status: 'fail', found: expect.stringContaining('1 replica(s) connected') })
+    expect(tooMany.run.code).toBe(1)
     const onReplica = await doctorJson(replica.url)
     expect(onReplica.line('replication')).toMatchObject({
       status: 'fail',

@@ -22,6 +22,8 @@ export interface ThrowawayOptions {
   connectTimeoutMs?: number
   /** Receives what a backend cannot throw to anyone (an idle connection dropped). */
   logger?: { error(message: string): void }
+  /** Redis only: replicas that must confirm each journal write (`waitReplicas`). @default the URL's, or none */
+  waitReplicas?: number
 }
 
 /** Makes fresh backends, the backend a restarted process would open, and removes them. */
@@ -173,7 +175,8 @@ function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options
   const make = async (prefix: string): Promise<Redis> => {
     const { RedisDurability } = await import('../redis/index.js')
     const { prefix: _prefix, prefixGiven: _given, ...connection } = redis as typeof redis & { prefixGiven?: boolean }
-    return new RedisDurability({ ...connection, prefix, connectTimeoutMs: options.connectTimeoutMs })
+    const waiting = options.waitReplicas === undefined ? {} : { waitReplicas: options.waitReplicas }
+    return new RedisDurability({ ...connection, ...waiting, prefix, connectTimeoutMs: options.connectTimeoutMs })
   }
   return {
     description: `${description}, under a random key prefix ${redis.prefix}-throwaway-…`,

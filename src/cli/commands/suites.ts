@@ -1,10 +1,14 @@
 /** What the suite commands (conformance, crash-matrix, bench) share: a throwaway factory for the named backend. */
-import { throwawayFactory, type ThrowawayFactory } from '../services/throwaway.js'
+import { throwawayFactory, type ThrowawayFactory, type ThrowawayOptions } from '../services/throwaway.js'
 import type { Cli } from '../context.js'
 import { UsageError } from '../errors.js'
 
 /** Throwaway instances of the backend the operator named, never the operator's data. */
-export function suiteFactory(cli: Cli, command: string): { label: string; factory: ThrowawayFactory } {
+export function suiteFactory(
+  cli: Cli,
+  command: string,
+  extra: Pick<ThrowawayOptions, 'waitReplicas'> = {},
+): { label: string; factory: ThrowawayFactory } {
   const config = cli.config()
   if (config.backendFrom === 'default') {
     throw new UsageError(
@@ -13,6 +17,6 @@ export function suiteFactory(cli: Cli, command: string): { label: string; factor
   }
   return {
     label: config.target.label,
-    factory: throwawayFactory(config.target, { ...config.open, logger: { error: (message) => cli.out.note(message) } }),
+    factory: throwawayFactory(config.target, { ...config.open, ...extra, logger: { error: (message) => cli.out.note(message) } }),
   }
 }

@@ -45,7 +45,7 @@ export class RedisConnection {
   readonly acceptEviction: boolean
   /** Whether a server without AOF is refused (see persistence-check.ts). */
   readonly requirePersistence: boolean
-  /** How journal writes wait for replicas (`waitReplicas`); undefined when they do not. */
+  /** @internal How journal writes wait for replicas (`waitReplicas`); undefined when they do not. */
   readonly replicaWait: ReplicaWait | undefined
   readonly #options: RedisConnectionOptions
   readonly #client: SharedHandle<RedisClient>

@@ -58,6 +58,9 @@ describe('Redis backend URLs', () => {
     expect(new RedisDurability({ url: 'redis://h:1' }).kv.connection.replicaWait).toBeUndefined()
     const store = new RedisStore({ url: 'redis://h:1', waitReplicas: 1, waitTimeoutMs: 50 })
     expect(store.durability().kv.connection.replicaWait).toMatchObject({ replicas: 1, timeoutMs: 50 })
+    const plain = new RedisDurability({ url: 'redis://h:1/0?waitReplicas=2&family=6' }).kv.connection
+    expect(plain.replicaWait).toMatchObject({ replicas: 2, timeoutMs: 1_000 })
+    expect(() => new RedisDurability({ url: 'redis://h:1?waitReplicas=x' })).toThrow(/waitReplicas must be a whole number/)
     const sentinel = new RedisDurability({ url: 'redis+sentinel://s1/primary?waitReplicas=1&waitTimeoutMs=70' })
     expect(sentinel.kv.connection.replicaWait).toMatchObject({ replicas: 1, timeoutMs: 70 })
     for (const bad of [{ waitReplicas: 1.5 }, { waitReplicas: -1 }, { waitReplicas: 1, waitTimeoutMs: 0 }, { waitTimeoutMs: 10 }]) {

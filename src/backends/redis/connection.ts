@@ -28,7 +28,7 @@ import { ReplicaWait } from './replica-wait.js'
 import { checkSentinelConfig, resolveSentinelTls } from './sentinel.js'
 import { REDIS_TLS_SETTING_NAMES, redisTlsSettings } from './tls.js'
 import { clusterNodes, describeTarget } from './target.js'
-import { redisOptionsFromUrl } from './url.js'
+import { redisOptionsFromUrl, takeReplicaWaitParams } from './url.js'
 
 export type { RedisClient } from './client.js'
 export type { RedisClusterConfig, RedisConnectionOptions, RedisLogger } from './connection-options.js'
@@ -59,7 +59,7 @@ export class RedisConnection {
   #primaryCheck: () => Promise<void> = async () => {}
 
   constructor(given: RedisConnectionOptions) {
-    const options = withSentinelUrl(given)
+    const options = withUrlOptions(given)
     const sources = [options.client, options.url, options.cluster, options.sentinel].filter((source) => source !== undefined).length
     if (sources !== 1) throw new ConfigError(`Redis needs exactly one of client, url, cluster or sentinel; got ${sources}`)
     if (options.cluster !== undefined && clusterNodes(options.cluster).length === 0)
@@ -252,9 +252,21 @@ function positive(name: string, value: number): number {
   return value
 }
 
-/** A `redis+sentinel://` URL given as `url`, read into the `sentinel` option (url.ts); any other options as given. */
-function withSentinelUrl(options: RedisConnectionOptions): RedisConnectionOptions {
-  if (options.url === undefined || !/^rediss?\+sentinel:/i.test(options.url)) return options
+/**
+ * A `redis+sentinel://` URL given as `url`, read into the `sentinel` option (url.ts); a plain one
+ * without its `waitReplicas` / `waitTimeoutMs`, read into those options; any other options as given.
+ */
+function withUrlOptions(options: RedisConnectionOptions): RedisConnectionOptions {
+  if (options.url === undefined) return options
+  if (!/^rediss?\+sentinel:/i.test(options.url)) {
+    const { url, ...waiting } = takeReplicaWaitParams(options.url)
+    return {
+      ...options,
+      url,
+      waitReplicas: options.waitReplicas ?? waiting.waitReplicas,
+      waitTimeoutMs: options.waitTimeoutMs ?? waiting.waitTimeoutMs,
+    }
+  }
   if (/[?&]prefix=/.test(options.url)) throw new ConfigError('give the key prefix as the prefix option, not in the url option')
   const { prefix: _prefix, tls, ...fromUrl } = redisOptionsFromUrl(options.url)
   if (tls && Object.keys(tls).length > 0 && options.tls)

@@ -126,6 +126,20 @@ function sentinelOptionsFromUrl(backendUrl: string): RedisConnectionOptions & { 
   }
 }
 
+/**
+ * A `redis://` / `rediss://` URL given as the `url` option, with `waitReplicas` / `waitTimeoutMs`
+ * taken out of it (ioredis would take them for options of its own and ignore them).
+ */
+export function takeReplicaWaitParams(url: string): ReplicaWaitOptions & { url: string } {
+  const query = url.indexOf('?')
+  const params = new URLSearchParams(query < 0 ? '' : url.slice(query + 1))
+  if (!REPLICA_WAIT_PARAMS.some((name) => params.has(name))) return { url }
+  const waiting = replicaWaitParams(params, url)
+  for (const name of REPLICA_WAIT_PARAMS) params.delete(name)
+  const remaining = params.toString()
+  return { ...waiting, url: `${url.slice(0, query)}${remaining ? `?${remaining}` : ''}` }
+}
+
 /** `waitReplicas` / `waitTimeoutMs` from a URL's parameters: whole numbers, checked as the options are. */
 function replicaWaitParams(params: URLSearchParams, backendUrl: string): ReplicaWaitOptions {
   const options: ReplicaWaitOptions = {}

@@ -192,13 +192,17 @@ export class RedisSteps implements JournalSteps {
   /** One lane's calls: its KEYS, and where its inbox and outbox groups start in them ('' for none). */
   #sender(keys: readonly string[], inbox: number | '', outbox: number | '') {
     return (steps: readonly (string | number)[]): Promise<Reply> => {
-      const call = () =>
-        this.kv.connection.run('run the steps', 'journal', async (client) => {
-          const answers = (await runScript(client, STEPS, keys, [inbox, outbox, ...steps])) as Reply
-          // The batch has landed: every step in it is written. Here, before any step is answered,
-          // goes the wait for replicas (waitReplicas, replica-wait.ts), on this client and slot.
-          return answers
-        })
+      const call = async () => {
+        const answers = await this.kv.connection.run(
+          'run the steps',
+          'journal',
+          async (client) => (await runScript(client, STEPS, keys, [inbox, outbox, ...steps])) as Reply,
+        )
+        // The batch has landed: before any step is answered, N replicas must have it (waitReplicas,
+        // replica-wait.ts), on the node of this slot; the wait has a deadline of its own.
+        await this.kv.connection.confirmWrites(keys[0]!, 'run the steps')
+        return answers
+      }
       const recording = this.kv.recorded(COLLECTIONS)
       return recording ? recording.then(call) : call()
     }

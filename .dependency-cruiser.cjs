@@ -15,10 +15,10 @@ module.exports = {
     {
       name: 'core-imports-no-outer-part',
       comment:
-        'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the CLI or the dashboard.',
+        'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the operator library, the CLI or the dashboard.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: ['^src/(backends|events|crash-safe-file|providers|cli|tui|demo|prometheus|telemetry)/', '^src/(index|telegram)\\.ts$'] },
+      to: { path: ['^src/(backends|events|crash-safe-file|providers|operator|cli|tui|demo|prometheus|telemetry)/', '^src/(index|telegram)\.ts$'] },
     },
     {
       name: 'crash-safe-file-is-a-library',
@@ -94,16 +94,16 @@ module.exports = {
     },
     {
       name: 'cli-commands-call-services',
-      comment: 'A command parses arguments and calls a service; only services touch a backend.',
+      comment: 'A command parses arguments and calls the operator library (src/operator); only the library touches a backend.',
       severity: 'error',
       from: { path: '^src/cli/commands/' },
       to: { path: '^src/backends/' },
     },
     {
       name: 'cli-opens-backends-through-the-gateway',
-      comment: 'The CLI has one way into a backend: src/backends/gateway/.',
+      comment: 'The CLI and the operator library have one way into a backend: src/backends/gateway/.',
       severity: 'error',
-      from: { path: '^src/cli/' },
+      from: { path: '^src/(cli|operator)/' },
       to: { path: '^src/backends/', pathNot: '^src/backends/gateway/' },
     },
     {
@@ -121,11 +121,27 @@ module.exports = {
       to: { path: `^node_modules/${driver}/` },
     })),
     {
-      name: 'dashboard-reads-services-only',
-      comment: 'The dashboard renders state its hooks fetch through the CLI services; type-only imports of the record model are fine.',
+      name: 'dashboard-reads-the-operator-library',
+      comment:
+        'The dashboard renders state its hooks fetch through the operator library (src/operator); type-only imports of the record model are fine.',
       severity: 'error',
       from: { path: '^src/tui/' },
-      to: { path: '^src/', pathNot: ['^src/tui/', '^src/cli/services/'], dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/', pathNot: ['^src/tui/', '^src/operator/'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'dashboard-imports-no-cli',
+      comment: 'The dashboard reads through the operator library, never through the CLI, not even for a type.',
+      severity: 'error',
+      from: { path: '^src/tui/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'operator-library-imports-no-face',
+      comment:
+        'src/operator is the library the CLI and the dashboard both call (open a backend by URL, list, show, replay, retry, stats, export, verify, the dashboard data): it knows neither of them, so a third face needs neither.',
+      severity: 'error',
+      from: { path: '^src/operator/' },
+      to: { path: '^src/(cli|tui)/' },
     },
   ],
   options: {

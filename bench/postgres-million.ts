@@ -12,8 +12,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { PostgresDurability, PostgresKv } from '../src/backends/postgres/index.js'
-import { collectStats } from '../src/cli/services/stats.js'
-import { chooseScope } from '../src/cli/scope.js'
+import { collectStats } from '../src/operator/stats.js'
+import { chooseScope } from '../src/operator/scope.js'
 
 const url = process.env.BOTMESH_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const records = Number(process.env.BENCH_RECORDS ?? 1_000_000)

@@ -3,9 +3,9 @@
  * over the default. The result carries the same options object `openBackend` takes.
  */
 import { toMs } from '../core/duration.js'
-import { parseBackendUrl, type BackendTarget, type OpenBackendOptions } from '../backends/gateway/open.js'
-import type { KeyRing } from '../core/encryption/key-ring.js'
-import { UsageError } from './errors.js'
+import { parseBackendUrl } from '../backends/gateway/open.js'
+import { UsageError } from '../operator/errors.js'
+import type { BackendChoice } from '../operator/session.js'
 import { loadKeys } from './keys.js'
 import { OUTPUT_FORMATS, type OutputFormat } from './output.js'
 
@@ -27,28 +27,16 @@ export interface GlobalFlags {
   insecureKeysFile?: boolean
 }
 
-/** Which scope a command works in: one named, one bot's, or the only one there is. */
-export interface ScopeChoice {
-  scope?: string
-  bot?: string
-}
-
 /** Everything a command needs to know before it opens anything. */
-export interface CliConfig {
+export interface CliConfig extends BackendChoice {
   /** The backend URL as given (never printed: `target.label` is the redacted form). */
   backend: string
   /** Where the backend URL came from. */
   backendFrom: 'flag' | 'env' | 'default'
-  target: BackendTarget
-  scope: ScopeChoice
   /** -o table|json|jsonl (--json is -o json). */
   format: OutputFormat
   /** Whether the result is for a program (json or jsonl): human messages go to stderr. */
   json: boolean
-  /** `openBackend`'s options, less the access each command decides. */
-  open: Omit<OpenBackendOptions, 'access'>
-  /** The encryption keys sealed records are opened with (--keys or BOTMESH_ENCRYPTION_KEYS); undefined: none given. */
-  keys: KeyRing | undefined
   /** Text the output scrubs wherever it shows up: the URL's password, the keys as given. */
   secrets: string[]
 }

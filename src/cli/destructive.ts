@@ -7,9 +7,10 @@
  */
 import { BotmeshError, ERROR_CODES } from '../core/errors.js'
 import type { Cli } from './context.js'
-import { ReportedFailure, UsageError } from './errors.js'
+import { UsageError } from '../operator/errors.js'
+import { ReportedFailure } from './errors.js'
 import type { Block } from './output.js'
-import type { BulkOutcome, Plan } from './services/bulk.js'
+import type { BulkOutcome, Plan } from '../operator/bulk.js'
 import { outcomeView } from './views/operations.js'
 
 /** Flags that decide whether to go ahead. */

@@ -6,7 +6,7 @@
 import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { BotmeshError, ERROR_CODES } from '../core/errors.js'
-import { UsageError } from './errors.js'
+import { UsageError } from '../operator/errors.js'
 
 /** Lines of stdin an import keeps at most. */
 export const STDIN_LINES_MAX = 2_000_000

@@ -10,7 +10,8 @@ import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs'
 import type { EncryptionOptions } from '../core/durability/config.js'
 import { KeyRing } from '../core/encryption/key-ring.js'
 import { ConfigError } from '../core/errors.js'
-import { KeysFileInsecureError, UsageError } from './errors.js'
+import { UsageError } from '../operator/errors.js'
+import { KeysFileInsecureError } from './errors.js'
 
 /** The environment variable that holds the keys when --keys is not given. */
 export const KEYS_ENV = 'BOTMESH_ENCRYPTION_KEYS'

@@ -9,7 +9,7 @@
 import { createInterface } from 'node:readline'
 import { scrubSecrets } from '../backends/gateway/open.js'
 import { BotmeshError } from '../core/errors.js'
-import { escapeControls } from './services/terminal-text.js'
+import { escapeControls } from '../operator/terminal-text.js'
 import { renderBlock, type Block, type Canvas, type Tone } from './render.js'
 import { TABLE_LIMITS } from './table-fit.js'
 

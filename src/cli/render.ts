@@ -6,7 +6,7 @@
  * characters escaped (services/terminal-text.ts): record content never drives the terminal.
  */
 import wrapAnsi from 'wrap-ansi'
-import { escapeControls } from './services/terminal-text.js'
+import { escapeControls } from '../operator/terminal-text.js'
 import { cutCell, fitColumns, padding, TABLE_LIMITS, type FitColumn } from './table-fit.js'
 
 /** Colours a cell or a line may ask for; dropped when colour is off. */

@@ -6,7 +6,7 @@
 export { runDashboard, type DashboardExit, type RunDashboardOptions } from './run-dashboard.js'
 export { StoryTeller, type StoryFeed } from './io/story-feed.js'
 export { Dashboard, type DashboardProps } from './views/Dashboard.js'
-export { connect, type DashboardConnection } from '../cli/services/dashboard-connection.js'
+export { connect, type DashboardConnection } from '../operator/dashboard-connection.js'
 export { takeSnapshot, type Snapshot, type SnapshotQuery } from './io/snapshot.js'
 export { initialState, reduce, type DashboardEvent, type DashboardState } from './state/reduce.js'
 export { KEY_HELP } from './state/key-help.js'

@@ -4,7 +4,7 @@
  * and gives the terminal back as it was. `botmesh dashboard` and `botmesh demo` both call it.
  */
 import { render } from 'ink'
-import { connect, dashboardTarget, UsageError, type ConnectionOptions, type KeyRing } from '../cli/services/dashboard-connection.js'
+import { connect, dashboardTarget, UsageError, type ConnectionOptions, type KeyRing } from '../operator/dashboard-connection.js'
 import { Dashboard } from './views/Dashboard.js'
 import { DASHBOARD_LIMITS } from './limits.js'
 import { enterAlternateScreen } from './io/terminal-screen.js'

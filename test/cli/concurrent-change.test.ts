@@ -10,8 +10,8 @@ import { MemoryDurability } from '../../src/core/index.js'
 import type { Journal } from '../../src/core/durability/journal/backend.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
-import { outcomeOf } from '../../src/cli/services/bulk.js'
-import { applyReplay, planReplay } from '../../src/cli/services/replay.js'
+import { outcomeOf } from '../../src/operator/bulk.js'
+import { applyReplay, planReplay } from '../../src/operator/replay.js'
 
 /** A journal whose first operator write is preceded by a bot's write to the same record. */
 function racedBy(journal: Journal, botWrite: (journal: Journal) => Promise<void>): Journal {

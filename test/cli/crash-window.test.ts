@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Miss } from '../../src/core/testing/crash-matrix/checker.js'
-import { ambiguousWindow } from '../../src/cli/services/crash-window.js'
-import type { CrashCaseReport, CrashMatrixReport } from '../../src/cli/services/crash-matrix.js'
+import { ambiguousWindow } from '../../src/operator/crash-window.js'
+import type { CrashCaseReport, CrashMatrixReport } from '../../src/operator/crash-matrix.js'
 import { crashMatrixView } from '../../src/cli/views/checks.js'
 import { botmesh, jsonOf } from './helpers.js'
 

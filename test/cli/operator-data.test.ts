@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { openBackend } from '../../src/backends/gateway/open.js'
 import type { JournalWrite } from '../../src/core/durability/journal/backend.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
-import { errorGroupId, messageShape } from '../../src/cli/services/error-shape.js'
+import { errorGroupId, messageShape } from '../../src/operator/error-shape.js'
 import { SEED_SCOPE, seedJournal } from '../fixtures/cli/seed.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 

@@ -8,7 +8,8 @@ import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { ERROR_EXIT_CODES, EXIT_CODES, exitCodeOf } from '../../src/cli/exit-codes.js'
-import { ReportedFailure, ScopeRequiredError, UsageError } from '../../src/cli/errors.js'
+import { ReportedFailure } from '../../src/cli/errors.js'
+import { ScopeRequiredError, UsageError } from '../../src/operator/errors.js'
 import * as entry from '../../src/index.js'
 import {
   AppendLogCorruptError,

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os'
 import { describe, expect, it } from 'vitest'
-import { listInstances } from '../../src/cli/services/instances.js'
+import { listInstances } from '../../src/operator/instances.js'
 import { instancesView } from '../../src/cli/views/status.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { Bot } from '../../src/core/bot.js'

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { listInstances } from '../../src/cli/services/instances.js'
+import { listInstances } from '../../src/operator/instances.js'
 import { instancesView } from '../../src/cli/views/status.js'
 import type { InstanceRecord, SessionRecord, TurnRecord } from '../../src/core/durability/journal/records.js'
 

@@ -5,7 +5,7 @@
 import { render } from 'ink-testing-library'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openBackend, type OpenedBackend } from '../../src/backends/gateway/open.js'
-import { showRecord } from '../../src/cli/services/show.js'
+import { showRecord } from '../../src/operator/show.js'
 import { DeadLettersPanel } from '../../src/tui/views/DeadLettersPanel.js'
 import { DetailView } from '../../src/tui/views/DetailView.js'
 import { recordDetail } from '../../src/tui/views/detail-lines.js'

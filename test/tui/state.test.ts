@@ -3,8 +3,8 @@
  * the key bindings, the layout, the rates and the requests, all pure.
  */
 import { describe, expect, it } from 'vitest'
-import type { InstanceView, LeaseView } from '../../src/cli/services/instances.js'
-import type { RecordSummary } from '../../src/cli/services/records.js'
+import type { InstanceView, LeaseView } from '../../src/operator/instances.js'
+import type { RecordSummary } from '../../src/operator/records.js'
 import type { RequestOutcome } from '../../src/tui/io/run-request.js'
 import { effectOf } from '../../src/tui/state/effects.js'
 import { columnWidths, compact, fit, fitMiddle, rate, row, sparkline, wrap, wrapField } from '../../src/tui/views/format.js'

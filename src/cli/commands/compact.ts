@@ -2,8 +2,8 @@
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
-import { assertCompactable, compact } from '../services/compact.js'
-import { withBackend } from '../session.js'
+import { assertCompactable, compact } from '../../operator/compact.js'
+import { withBackend } from '../../operator/session.js'
 import { compactView } from '../views/checks.js'
 
 export function registerCompact(program: Command, cli: Cli): void {

@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { ReportedFailure } from '../errors.js'
 import { examples } from '../options.js'
-import { runConformance } from '../services/conformance.js'
+import { runConformance } from '../../operator/conformance.js'
 import { conformanceView } from '../views/checks.js'
 import { suiteFactory } from './suites.js'
 

@@ -5,7 +5,7 @@ import { parseChoice, parseCount } from '../config.js'
 import { ReportedFailure } from '../errors.js'
 import { examples, helpParagraph } from '../options.js'
 import { CRASH_CASE_LIMITS } from '../../core/testing/crash-matrix/index.js'
-import { crashCases, runCrashMatrix } from '../services/crash-matrix.js'
+import { crashCases, runCrashMatrix } from '../../operator/crash-matrix.js'
 import { crashMatrixView } from '../views/checks.js'
 import { suiteFactory } from './suites.js'
 

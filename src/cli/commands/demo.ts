@@ -1,8 +1,8 @@
 /** `botmesh demo`: the first thing a newcomer runs. */
 import { dirname, join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { capabilitiesOf, journalPathOf } from '../services/capabilities.js'
-import { UsageError } from '../errors.js'
+import { capabilitiesOf, journalPathOf } from '../../operator/capabilities.js'
+import { UsageError } from '../../operator/errors.js'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
 import {

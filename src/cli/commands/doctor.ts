@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { ReportedFailure } from '../errors.js'
 import { examples, helpParagraph } from '../options.js'
-import { diagnose } from '../services/doctor.js'
+import { diagnose } from '../../operator/doctor.js'
 import { doctorView } from '../views/doctor.js'
 
 export function registerDoctor(program: Command, cli: Cli): void {

@@ -3,9 +3,9 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { lineWriter } from '../files.js'
 import { examples } from '../options.js'
-import { exportRecords } from '../services/export.js'
-import { chooseScope } from '../scope.js'
-import { withBackend } from '../session.js'
+import { exportRecords } from '../../operator/export.js'
+import { chooseScope } from '../../operator/scope.js'
+import { withBackend } from '../../operator/session.js'
 import { exportSummaryLine, exportView } from '../views/checks.js'
 
 export function registerExport(program: Command, cli: Cli): void {

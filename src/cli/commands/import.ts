@@ -4,8 +4,8 @@ import type { Cli } from '../context.js'
 import { ReportedFailure } from '../errors.js'
 import { lineSource } from '../files.js'
 import { examples } from '../options.js'
-import { checkExport, importRecords } from '../services/import.js'
-import { withBackend } from '../session.js'
+import { checkExport, importRecords } from '../../operator/import.js'
+import { withBackend } from '../../operator/session.js'
 import { importView } from '../views/checks.js'
 
 export function registerImport(program: Command, cli: Cli): void {

@@ -2,8 +2,8 @@
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
-import { listInstances } from '../services/instances.js'
-import { withJournal } from '../session.js'
+import { listInstances } from '../../operator/instances.js'
+import { withJournal } from '../../operator/session.js'
 import { instancesView } from '../views/status.js'
 
 export function registerInstances(program: Command, cli: Cli): void {

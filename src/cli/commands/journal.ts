@@ -3,9 +3,9 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
 import { examples, filtersFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
-import { lanesOf, listRecords, type RecordFilters, type RecordPage, type WorkKind } from '../services/records.js'
-import { budgetOf, showRecord } from '../services/show.js'
-import { withJournal } from '../session.js'
+import { lanesOf, listRecords, type RecordFilters, type RecordPage, type WorkKind } from '../../operator/records.js'
+import { budgetOf, showRecord } from '../../operator/show.js'
+import { withJournal } from '../../operator/session.js'
 import { pageNotes, recordPageView, shownView } from '../views/records.js'
 
 /** What the help of a journal's commands says. */

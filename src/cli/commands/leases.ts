@@ -3,8 +3,8 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
 import { examples } from '../options.js'
-import { listLeases } from '../services/instances.js'
-import { withJournal } from '../session.js'
+import { listLeases } from '../../operator/instances.js'
+import { withJournal } from '../../operator/session.js'
 import { leasesView } from '../views/status.js'
 
 export function registerLeases(program: Command, cli: Cli): void {

@@ -2,8 +2,8 @@
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { examples, filtersFrom, kindsFrom, listOptions, pageFrom, statesFrom, type FilterFlags } from '../options.js'
-import { lanesOf, listRecords, RETRY_QUEUE_STATES } from '../services/records.js'
-import { withJournal } from '../session.js'
+import { lanesOf, listRecords, RETRY_QUEUE_STATES } from '../../operator/records.js'
+import { withJournal } from '../../operator/session.js'
 import { retryQueueView } from '../views/retry-queue.js'
 import { withUnsearched } from './journal.js'
 

@@ -3,10 +3,10 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseDuration } from '../config.js'
 import { confirmChange } from '../destructive.js'
-import { UsageError } from '../errors.js'
+import { UsageError } from '../../operator/errors.js'
 import { examples, kindsFrom, statesFrom } from '../options.js'
-import { applyPurge, planPurge, purgeCutoff, purgeLanes } from '../services/purge.js'
-import { withJournal } from '../session.js'
+import { applyPurge, planPurge, purgeCutoff, purgeLanes } from '../../operator/purge.js'
+import { withJournal } from '../../operator/session.js'
 import { purgePlanView, sealedKeptView } from '../views/operations.js'
 
 export function registerPurge(program: Command, cli: Cli): void {

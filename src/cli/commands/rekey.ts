@@ -2,11 +2,12 @@
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { confirmChange, type ConfirmFlags } from '../destructive.js'
-import { ReportedFailure, UsageError } from '../errors.js'
+import { UsageError } from '../../operator/errors.js'
+import { ReportedFailure } from '../errors.js'
 import { examples } from '../options.js'
-import { rekeyJournal } from '../services/rekey.js'
-import { chooseScope } from '../scope.js'
-import { withBackend } from '../session.js'
+import { rekeyJournal } from '../../operator/rekey.js'
+import { chooseScope } from '../../operator/scope.js'
+import { withBackend } from '../../operator/session.js'
 import { rekeyPlanView, rekeyView } from '../views/rekey.js'
 
 export function registerRekey(program: Command, cli: Cli): void {

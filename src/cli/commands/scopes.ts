@@ -2,8 +2,8 @@
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { examples } from '../options.js'
-import { listScopes } from '../services/scopes.js'
-import { withBackend } from '../session.js'
+import { listScopes } from '../../operator/scopes.js'
+import { withBackend } from '../../operator/session.js'
 import { scopesView } from '../views/status.js'
 
 export function registerScopes(program: Command, cli: Cli): void {

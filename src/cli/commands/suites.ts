@@ -1,7 +1,7 @@
 /** What the suite commands (conformance, crash-matrix, bench) share: a throwaway factory for the named backend. */
-import { throwawayFactory, type ThrowawayFactory, type ThrowawayOptions } from '../services/throwaway.js'
+import { throwawayFactory, type ThrowawayFactory, type ThrowawayOptions } from '../../operator/throwaway.js'
 import type { Cli } from '../context.js'
-import { UsageError } from '../errors.js'
+import { UsageError } from '../../operator/errors.js'
 
 /** Throwaway instances of the backend the operator named, never the operator's data. */
 export function suiteFactory(

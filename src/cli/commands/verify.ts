@@ -3,8 +3,8 @@ import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { ReportedFailure } from '../errors.js'
 import { examples } from '../options.js'
-import { isJournalFile, salvage, verifyPath, verifyRecords } from '../services/verify.js'
-import { withBackend } from '../session.js'
+import { isJournalFile, salvage, verifyPath, verifyRecords } from '../../operator/verify.js'
+import { withBackend } from '../../operator/session.js'
 import { salvageView, verifyView } from '../views/checks.js'
 
 export function registerVerify(program: Command, cli: Cli): void {

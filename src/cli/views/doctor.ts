@@ -1,7 +1,7 @@
 /** The human view of `doctor`: one line a check (status, name, what was found), what to set under it, and a summary. */
 import type { DoctorStatus } from '../../backends/gateway/doctor.js'
 import type { Block, Tone } from '../output.js'
-import type { DoctorReport } from '../services/doctor.js'
+import type { DoctorReport } from '../../operator/doctor.js'
 
 const MARK: Record<DoctorStatus, string> = { ok: 'ok', warn: 'WARN', fail: 'FAIL' }
 const TONE: Record<DoctorStatus, Tone | undefined> = { ok: undefined, warn: 'yellow', fail: 'red' }

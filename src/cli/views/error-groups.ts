@@ -1,7 +1,7 @@
 /** The human view of dead letters grouped by error. */
 import type { Block } from '../output.js'
 import { table } from '../output.js'
-import type { ErrorGroup, ErrorGroups } from '../services/error-groups.js'
+import type { ErrorGroup, ErrorGroups } from '../../operator/error-groups.js'
 import { ago } from './format.js'
 
 /**

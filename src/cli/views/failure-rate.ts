@@ -1,5 +1,5 @@
 /** The per-minute lines `stats` prints under its table: throughput beside failures (the oldest pending age is a row of the table). */
-import type { Stats } from '../services/stats.js'
+import type { Stats } from '../../operator/stats.js'
 import { duration } from './format.js'
 
 /** The per-minute fields, labelled for the fields block under the stats table. */

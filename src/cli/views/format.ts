@@ -1,6 +1,6 @@
 /** Small formatters the human views share: ages, times and errors as people read them. */
 import type { ErrorInfo } from '../../core/durability/journal/records.js'
-import { duration, iso } from '../services/show.js'
+import { duration, iso } from '../../operator/show.js'
 
 export { duration, iso }
 

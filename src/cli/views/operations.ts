@@ -1,8 +1,8 @@
 /** Human views of what the destructive and bulk commands will touch, and what they did. */
 import type { Block } from '../output.js'
 import { table } from '../output.js'
-import type { BulkOutcome, ItemOutcome, Plan } from '../services/bulk.js'
-import type { PurgePlan } from '../services/purge.js'
+import type { BulkOutcome, ItemOutcome, Plan } from '../../operator/bulk.js'
+import type { PurgePlan } from '../../operator/purge.js'
 import { recordColumns } from './records.js'
 import { iso } from './format.js'
 

@@ -3,7 +3,7 @@
  * collector (write it to a .prom file from cron). Gauges for records by state, the oldest pending
  * age, dead letters, the purge backlog and live instances; counters for the live instances' metrics.
  */
-import type { Stats } from '../services/stats.js'
+import type { Stats } from '../../operator/stats.js'
 
 /** The exposition text of the scopes' stats. */
 export function prometheusText(all: readonly Stats[]): string {

@@ -1,9 +1,9 @@
 /** Human views of record lists and of one record. */
 import type { Block, Column, Tone } from '../output.js'
 import { table } from '../output.js'
-import type { RecordPage, RecordSummary } from '../services/records.js'
-import { sealedLabel } from '../services/sealed.js'
-import { attemptsText, providerCalls, recordKey, type ShownRecord } from '../services/show.js'
+import type { RecordPage, RecordSummary } from '../../operator/records.js'
+import { sealedLabel } from '../../operator/sealed.js'
+import { attemptsText, providerCalls, recordKey, type ShownRecord } from '../../operator/show.js'
 import { ago, duration, errorLine, iso } from './format.js'
 
 const STATE_TONES: Record<string, Tone> = {

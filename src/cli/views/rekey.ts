@@ -1,6 +1,6 @@
 /** Human views of `botmesh rekey`: what it will rewrite, and what it did. */
 import type { Block } from '../output.js'
-import type { RekeySummary } from '../services/rekey.js'
+import type { RekeySummary } from '../../operator/rekey.js'
 
 /** Where the records to rewrite are now: "9000 under k1, 1000 in clear". */
 function origins(summary: RekeySummary): string {

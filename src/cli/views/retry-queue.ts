@@ -1,7 +1,7 @@
 /** The human view of `botmesh list`: records of both journals with when each is tried next. */
 import type { Block } from '../output.js'
 import { table } from '../output.js'
-import type { RecordPage, RecordSummary } from '../services/records.js'
+import type { RecordPage, RecordSummary } from '../../operator/records.js'
 import { duration, errorLine } from './format.js'
 
 /** "in 42s", "due now", "overdue 3s", or "-" for a record that is not waiting to be retried. */

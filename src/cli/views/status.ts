@@ -1,9 +1,9 @@
 /** Human views of scopes, stats, instances and leases. */
 import type { Block } from '../output.js'
 import { table } from '../output.js'
-import type { InstanceView, LeaseView } from '../services/instances.js'
-import type { ScopeSummary } from '../services/scopes.js'
-import type { Stats } from '../services/stats.js'
+import type { InstanceView, LeaseView } from '../../operator/instances.js'
+import type { ScopeSummary } from '../../operator/scopes.js'
+import type { Stats } from '../../operator/stats.js'
 import { LIMITS } from '../../core/durability/limits.js'
 import { ago, duration, perSecond } from './format.js'
 import { failureRateFields } from './failure-rate.js'

@@ -6,7 +6,7 @@
  * matches a record's id, chat and error, and what its content says (`--search`'s text).
  */
 import type { Journal } from '../../core/durability/journal/backend.js'
-import { recordText, scan, type Cursor, type RecordSummary, type WorkKind } from '../../cli/services/records.js'
+import { recordText, scan, type Cursor, type RecordSummary, type WorkKind } from '../../operator/records.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 import { matchesText } from './text-filter.js'
 

@@ -5,9 +5,9 @@
  * scope list through the `scopes` service. Nothing it does throws into the terminal: every
  * failure becomes an event the message line shows.
  */
-import { listScopes } from '../../cli/services/scopes.js'
-import { budgetOf, showRecord } from '../../cli/services/show.js'
-import type { DashboardConnection } from '../../cli/services/dashboard-connection.js'
+import { listScopes } from '../../operator/scopes.js'
+import { budgetOf, showRecord } from '../../operator/show.js'
+import type { DashboardConnection } from '../../operator/dashboard-connection.js'
 import { runRequest } from './run-request.js'
 import { recordDetail } from '../views/detail-lines.js'
 import type { Effect } from '../state/effects.js'

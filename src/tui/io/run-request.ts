@@ -6,10 +6,10 @@
  */
 import type { Journal } from '../../core/durability/journal/backend.js'
 import type { OperatorChange } from '../../core/durability/operations/operations.js'
-import type { ItemOutcome, Pace, Plan } from '../../cli/services/bulk.js'
-import { applyDiscard, planDiscard } from '../../cli/services/discard.js'
-import { applyReplay, planReplay, type Selection } from '../../cli/services/replay.js'
-import { applyRetry, planRetry } from '../../cli/services/retry.js'
+import type { ItemOutcome, Pace, Plan } from '../../operator/bulk.js'
+import { applyDiscard, planDiscard } from '../../operator/discard.js'
+import { applyReplay, planReplay, type Selection } from '../../operator/replay.js'
+import { applyRetry, planRetry } from '../../operator/retry.js'
 import type { OperatorRequest } from '../state/requests.js'
 
 /** What a request did. */

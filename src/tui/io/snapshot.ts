@@ -5,12 +5,12 @@
  * the state-time index. A million records cost what a hundred do.
  */
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
-import { listInstances, listLeases, type InstanceView, type LeaseView } from '../../cli/services/instances.js'
-import { groupDeadLetters, type ErrorGroups } from '../../cli/services/error-groups.js'
-import type { FailureRate } from '../../cli/services/failure-rate.js'
-import type { PurgeBacklogFigures } from '../../cli/services/purge-backlog.js'
-import { collectStats } from '../../cli/services/stats.js'
-import { lanesOf, listRecords, RETRY_QUEUE_STATES, type Cursor, type RecordSummary } from '../../cli/services/records.js'
+import { listInstances, listLeases, type InstanceView, type LeaseView } from '../../operator/instances.js'
+import { groupDeadLetters, type ErrorGroups } from '../../operator/error-groups.js'
+import type { FailureRate } from '../../operator/failure-rate.js'
+import type { PurgeBacklogFigures } from '../../operator/purge-backlog.js'
+import { collectStats } from '../../operator/stats.js'
+import { lanesOf, listRecords, RETRY_QUEUE_STATES, type Cursor, type RecordSummary } from '../../operator/records.js'
 import { readDeadPage, type DeadPage } from './dead-pages.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 import { matchesText } from './text-filter.js'

@@ -6,7 +6,7 @@
  * and `stop` are idempotent, ticks never overlap, `stop` awaits the tick in flight (bounded), the
  * timer is unref'd.
  */
-import { answerWithin, chooseScope, ScopeRequiredError, type DashboardConnection } from '../../cli/services/dashboard-connection.js'
+import { answerWithin, chooseScope, ScopeRequiredError, type DashboardConnection } from '../../operator/dashboard-connection.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 import { takeSnapshot } from './snapshot.js'
 import { queryOf, type DashboardEvent, type DashboardState } from '../state/reduce.js'

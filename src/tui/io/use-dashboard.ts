@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useSyncExternalStore } from 'react'
 import type { Key } from 'ink'
-import type { DashboardConnection } from '../../cli/services/dashboard-connection.js'
+import type { DashboardConnection } from '../../operator/dashboard-connection.js'
 import { keyEvent, splitKeys } from './keys.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 import { EffectRunner } from './effect-runner.js'

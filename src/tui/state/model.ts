@@ -6,8 +6,8 @@
  * bounded: pages of the journal, the last `historyMax` rate samples, the last page cursors, the
  * heartbeats of the instances listed now.
  */
-import type { Cursor } from '../../cli/services/records.js'
-import type { ScopeSummary } from '../../cli/services/scopes.js'
+import type { Cursor } from '../../operator/records.js'
+import type { ScopeSummary } from '../../operator/scopes.js'
 import type { RequestOutcome } from '../io/run-request.js'
 import type { DetailContent } from '../views/detail-lines.js'
 import type { RateMemory, RateSample } from './rates.js'

@@ -10,7 +10,7 @@
  * refreshes (the only measure when no instance is live).
  * Everything here is pure; the reducer keeps the bounded history.
  */
-import type { InstanceView } from '../../cli/services/instances.js'
+import type { InstanceView } from '../../operator/instances.js'
 import type { Snapshot } from '../io/snapshot.js'
 
 /** One point of the sparklines: rates per second over the interval that ended at `at`. */

@@ -5,7 +5,7 @@
  * record may not: the library has no discard for the inbox (`discardSend` is for sends only), so a
  * dead inbound is replayed or left to retention, which purges it in its time.
  */
-import type { RecordSummary, WorkKind } from '../../cli/services/records.js'
+import type { RecordSummary, WorkKind } from '../../operator/records.js'
 import type { DeadPanelId } from '../io/snapshot.js'
 
 export type Verb = 'replay' | 'retry' | 'discard'

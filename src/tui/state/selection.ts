@@ -3,7 +3,7 @@
  * (records move as a bot works), and falls back to the same position when its record left the
  * list (a replayed dead letter), so the next one is selected.
  */
-import type { RecordSummary } from '../../cli/services/records.js'
+import type { RecordSummary } from '../../operator/records.js'
 import type { DeadPanelId, Snapshot } from '../io/snapshot.js'
 import { PANEL_TABLE, PANELS, type PanelId } from './panels.js'
 

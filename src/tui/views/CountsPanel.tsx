@@ -6,7 +6,7 @@
  * on a short terminal.
  */
 import { Box, Text } from 'ink'
-import { INBOX_STATES, OUTBOX_STATES } from '../../cli/services/stats.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../operator/stats.js'
 import { compact, duration, fit, rate, sparkline } from './format.js'
 import type { RateSample } from '../state/rates.js'
 import type { Theme, Tone } from './theme.js'

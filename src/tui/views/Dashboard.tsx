@@ -3,7 +3,7 @@
  * the terminal's size and the keys to the props-only `Screen`.
  */
 import { useApp, useInput, useStdout } from 'ink'
-import type { DashboardConnection } from '../../cli/services/dashboard-connection.js'
+import type { DashboardConnection } from '../../operator/dashboard-connection.js'
 import type { Snapshot } from '../io/snapshot.js'
 import type { StoryFeed } from '../io/story-feed.js'
 import { useDashboard } from '../io/use-dashboard.js'

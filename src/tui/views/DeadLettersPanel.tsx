@@ -2,8 +2,8 @@
  * A dead-letter panel (inbox DLQ, outbox DLQ, or the sends whose outcome is unknown): one page of
  * records with chat, attempts, age and last error, and where the page sits in the whole lane.
  */
-import type { RecordSummary } from '../../cli/services/records.js'
-import { providerCalls } from '../../cli/services/show.js'
+import type { RecordSummary } from '../../operator/records.js'
+import { providerCalls } from '../../operator/show.js'
 import type { DeadPage } from '../io/dead-pages.js'
 import { compact, duration } from './format.js'
 import type { RowState } from '../state/selection.js'

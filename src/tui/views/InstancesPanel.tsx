@@ -4,7 +4,7 @@
  * gone (✖) until its record is replaced; a bot that stopped gracefully removed its own. A run that
  * replaced one that died (same instanceId) has that run under it, lost (✖), with what it held.
  */
-import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
+import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../operator/instances.js'
 import type { PreviousRun } from '../../core/durability/journal/records.js'
 import { compact, duration } from './format.js'
 import type { RowState } from '../state/selection.js'

@@ -3,7 +3,7 @@
  * when the lease expires, counting down between refreshes. A lease past its expiry (its holder
  * died or froze; the next sweep reclaims it) is marked with ! and highlighted.
  */
-import type { LeaseView } from '../../cli/services/instances.js'
+import type { LeaseView } from '../../operator/instances.js'
 import { duration } from './format.js'
 import type { RowState } from '../state/selection.js'
 import type { Theme } from './theme.js'

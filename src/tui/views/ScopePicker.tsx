@@ -1,6 +1,6 @@
 /** The scope picker: every scope of the backend with its totals (from the index counts). */
 import { Box, Text } from 'ink'
-import type { ScopeSummary } from '../../cli/services/scopes.js'
+import type { ScopeSummary } from '../../operator/scopes.js'
 import { compact, fit } from './format.js'
 import type { DashboardState } from '../state/reduce.js'
 import type { Theme } from './theme.js'

@@ -3,9 +3,9 @@
  * `show` service's sentence on why it is not running, its audit trail and its JSON (event or
  * payload), cut at `detailLinesMax`. Pure; the detail view wraps and scrolls them.
  */
-import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../cli/services/instances.js'
-import { attemptsText, recordKey, type ShownRecord } from '../../cli/services/show.js'
-import { sealedLabel } from '../../cli/services/sealed.js'
+import { INSTANCE_SILENT_AFTER_MS, type InstanceView } from '../../operator/instances.js'
+import { attemptsText, recordKey, type ShownRecord } from '../../operator/show.js'
+import { sealedLabel } from '../../operator/sealed.js'
 import type { InboxRecord, OutboxRecord, PreviousRun } from '../../core/durability/journal/records.js'
 import { duration, relative } from './format.js'
 import { DASHBOARD_LIMITS } from '../limits.js'

@@ -4,8 +4,8 @@
  * component shows goes through `fit`, `fitMiddle` or `wrap`, which escape control characters
  * (services/terminal-text.ts) before they measure: record content never drives the terminal.
  */
-import { duration } from '../../cli/services/show.js'
-import { escapeControls } from '../../cli/services/terminal-text.js'
+import { duration } from '../../operator/show.js'
+import { escapeControls } from '../../operator/terminal-text.js'
 
 export { duration }
 

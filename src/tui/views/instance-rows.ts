@@ -4,7 +4,7 @@
  * held that the next run took back. The dashboard remembers a lost run for `lostRunShownMs` after
  * its last beat, also once the run that replaced it stopped. The state selects rows by these ids.
  */
-import type { InstanceView } from '../../cli/services/instances.js'
+import type { InstanceView } from '../../operator/instances.js'
 import type { PreviousRun } from '../../core/durability/journal/records.js'
 import { DASHBOARD_LIMITS } from '../limits.js'
 

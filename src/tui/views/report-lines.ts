@@ -3,9 +3,9 @@
  * the command that retries a group, and the retry queue with when each record is tried next,
  * under the failures per minute.
  */
-import type { ErrorGroup } from '../../cli/services/error-groups.js'
-import type { RecordSummary } from '../../cli/services/records.js'
-import { escapeControls } from '../../cli/services/terminal-text.js'
+import type { ErrorGroup } from '../../operator/error-groups.js'
+import type { RecordSummary } from '../../operator/records.js'
+import { escapeControls } from '../../operator/terminal-text.js'
 import { duration, wrap } from './format.js'
 import type { Snapshot } from '../io/snapshot.js'
 import type { ReportId } from '../state/model.js'

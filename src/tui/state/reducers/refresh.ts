@@ -1,5 +1,5 @@
 /** Refreshes and the clock: a snapshot that arrived, a refresh that failed, a tick; and the story told beside. */
-import type { Cursor } from '../../../cli/services/records.js'
+import type { Cursor } from '../../../operator/records.js'
 import { DASHBOARD_LIMITS } from '../../limits.js'
 import { advanceRates } from '../rates.js'
 import { reconcileRows } from '../selection.js'

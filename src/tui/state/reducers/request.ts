@@ -3,7 +3,7 @@
  * confirmation (or say why there is none), which takes the operator's reason, kept on each changed
  * record as `--reason` does; enter runs it, esc cancels or stops it, and its outcome leaves a notice.
  */
-import { INSTANCE_SILENT_AFTER_MS } from '../../../cli/services/instances.js'
+import { INSTANCE_SILENT_AFTER_MS } from '../../../operator/instances.js'
 import type { RequestOutcome } from '../../io/run-request.js'
 import { DASHBOARD_LIMITS } from '../../limits.js'
 import { backendNow, notice, type DashboardEvent, type DashboardState, type Notice } from '../model.js'

@@ -1,5 +1,0 @@
-/**
- * Throwaway instances for the suites (conformance, crash-matrix, bench): fresh backends made
- * beside what the operator named and removed afterwards, never the operator's data.
- */
-export { throwawayFactory, type ThrowawayFactory, type ThrowawayOptions } from '../../backends/gateway/open.js'

@@ -11,7 +11,7 @@ import type { DurabilityBackend, Journal } from '../../src/core/durability/journ
 import { purgeBacklog } from '../../src/core/durability/retention/retention.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { resolveNamespace, scopeIdOf } from '../../src/core/namespace.js'
-import type { ThrowawayFactory } from '../../src/backends/gateway/open.js'
+import type { ThrowawayFactory } from '../../src/operator/gateway/open.js'
 import { BenchProvider } from '../../src/cli/services/bench-provider.js'
 import { round } from '../../src/cli/services/closed-loop.js'
 import { CountingBackend } from '../../src/cli/services/counting-backend.js'

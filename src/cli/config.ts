@@ -3,7 +3,7 @@
  * over the default. The result carries the same options object `openBackend` takes.
  */
 import { toMs } from '../core/duration.js'
-import { parseBackendUrl } from '../backends/gateway/open.js'
+import { parseBackendUrl } from '../operator/gateway/open.js'
 import { UsageError } from '../operator/errors.js'
 import type { BackendChoice } from '../operator/session.js'
 import { loadKeys } from './keys.js'

@@ -7,7 +7,7 @@
  * control characters escaped (services/terminal-text.ts).
  */
 import { createInterface } from 'node:readline'
-import { scrubSecrets } from '../backends/gateway/open.js'
+import { scrubSecrets } from '../operator/gateway/open.js'
 import { BotmeshError } from '../core/errors.js'
 import { escapeControls } from '../operator/terminal-text.js'
 import { renderBlock, type Block, type Canvas, type Tone } from './render.js'

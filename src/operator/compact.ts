@@ -4,7 +4,7 @@
  * nothing for the CLI to do there and it says so.
  */
 import { BotmeshError, ERROR_CODES } from '../core/errors.js'
-import { capabilitiesOf, type BackendTarget, type OpenedBackend } from '../backends/gateway/open.js'
+import { capabilitiesOf, type BackendTarget, type OpenedBackend } from './gateway/open.js'
 
 /** What `compact` did. */
 export interface CompactOutcome {

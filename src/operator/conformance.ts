@@ -3,7 +3,7 @@
  * an operator names, each case on a fresh throwaway instance (never the operator's data).
  */
 import { CONFORMANCE_CASES, runCases, type CaseResult } from '../core/testing/conformance/index.js'
-import type { ThrowawayFactory } from '../backends/gateway/open.js'
+import type { ThrowawayFactory } from './gateway/open.js'
 import { UsageError } from './errors.js'
 
 /** The suite's outcome. */

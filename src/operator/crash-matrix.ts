@@ -13,7 +13,7 @@ import {
   type CrashCaseLimits,
   type CrashCaseResult,
 } from '../core/testing/crash-matrix/index.js'
-import type { ThrowawayFactory } from '../backends/gateway/open.js'
+import type { ThrowawayFactory } from './gateway/open.js'
 import { UsageError } from './errors.js'
 import { reproducibility, replayCommand, type ReplaySelection, type Reproducibility } from './crash-replay.js'
 import { ambiguousWindow, sumWindows, type AmbiguousWindow } from './crash-window.js'

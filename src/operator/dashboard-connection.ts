@@ -19,12 +19,12 @@ import {
   type BackendTarget,
   type OpenBackendOptions,
   type OpenedBackend,
-} from '../backends/gateway/open.js'
+} from './gateway/open.js'
 import { heldByProcess } from './session.js'
 
 export { ScopeRequiredError, UsageError } from './errors.js'
 export { chooseScope } from './scope.js'
-export type { OpenBackendOptions as ConnectionOptions } from '../backends/gateway/open.js'
+export type { OpenBackendOptions as ConnectionOptions } from './gateway/open.js'
 export type { KeyRing } from '../core/encryption/key-ring.js'
 
 /** Limits of a dashboard connection, named with units last. */

@@ -3,8 +3,8 @@
  * `diagnoseBackend`), with the counts by status and whether any failed. It reads and never changes
  * the journal; the checks of a folder write a file of their own there and remove it.
  */
-import { diagnoseBackend, type DiagnoseOptions, type DoctorCheck, type DoctorStatus } from '../backends/gateway/doctor.js'
-import { scrubSecrets, type BackendTarget } from '../backends/gateway/open.js'
+import { diagnoseBackend, type DiagnoseOptions, type DoctorCheck, type DoctorStatus } from './gateway/doctor.js'
+import { scrubSecrets, type BackendTarget } from './gateway/open.js'
 
 /** What `doctor` reports (docs/cli-json.md, "doctor"). */
 export interface DoctorReport {

@@ -8,13 +8,7 @@ import { KeyRing } from '../core/encryption/key-ring.js'
 import { sealedBackend } from '../core/encryption/sealed-backend.js'
 import type { UnreadableValueError } from '../core/encryption-errors.js'
 import { JournalLockedError } from '../core/errors.js'
-import {
-  openBackend,
-  type BackendAccess,
-  type BackendTarget,
-  type OpenBackendOptions,
-  type OpenedBackend,
-} from '../backends/gateway/open.js'
+import { openBackend, type BackendAccess, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from './gateway/open.js'
 import { chooseScope, type ScopeChoice } from './scope.js'
 
 /** Which backend to open, how, with which keys, and which scope in it: what the CLI's flags and the dashboard resolve to. */

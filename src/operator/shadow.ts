@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { openStoreOf } from '../backends/gateway/store.js'
+import { openStoreOf } from './gateway/store.js'
 import type { Journal } from '../core/durability/journal/backend.js'
 import type { InboxState } from '../core/durability/journal/records.js'
 import { shadowReplay, SHADOW_LIMITS, type DefineBot, type ShadowReport } from '../core/testing/shadow/index.js'

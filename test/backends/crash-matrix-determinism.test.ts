@@ -8,8 +8,8 @@
  * heartbeat crash points were reached in one run and not in the next.
  */
 import { describe, expect, it } from 'vitest'
-import { parseBackendUrl } from '../../src/backends/gateway/backend-url.js'
-import { throwawayFactory } from '../../src/backends/gateway/throwaway.js'
+import { parseBackendUrl } from '../../src/operator/gateway/backend-url.js'
+import { throwawayFactory } from '../../src/operator/gateway/throwaway.js'
 import { deterministicCases, randomCase, runCrashCase, type CrashCase } from '../../src/core/testing/crash-matrix/index.js'
 import { arrivalOrder } from '../../src/core/testing/crash-matrix/generation.js'
 import { workloadMessages } from '../../src/core/testing/crash-matrix/workload.js'

@@ -5,8 +5,8 @@
  * PostgreSQL table prefix) wrapped in a TapBackend that fails the chosen write.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseBackendUrl } from '../../src/backends/gateway/backend-url.js'
-import { throwawayFactory, type ThrowawayFactory } from '../../src/backends/gateway/throwaway.js'
+import { parseBackendUrl } from '../../src/operator/gateway/backend-url.js'
+import { throwawayFactory, type ThrowawayFactory } from '../../src/operator/gateway/throwaway.js'
 import { Bot } from '../../src/core/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/index.js'
 import { postgresPersistence } from '../../src/backends/postgres/persistence-check.js'
 import { silencePersistenceWarnings } from '../../src/backends/common/persistence.js'
-import { openBackend, parseBackendUrl } from '../../src/backends/gateway/open.js'
+import { openBackend, parseBackendUrl } from '../../src/operator/gateway/open.js'
 import { recordingLogger, refusal } from '../../test-utils/persistence-findings.js'
 import {
   PG_URL,

@@ -10,8 +10,8 @@ import {
   parseBackendUrl,
   salvageJournalFile,
   verifyJournalFile,
-} from '../../src/backends/gateway/open.js'
-import { BACKEND_KINDS } from '../../src/backends/gateway/backend-url.js'
+} from '../../src/operator/gateway/open.js'
+import { BACKEND_KINDS } from '../../src/operator/gateway/backend-url.js'
 import { botmesh } from './helpers.js'
 
 describe('backend capabilities', () => {

@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { render } from 'ink-testing-library'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openBackend, type OpenedBackend } from '../../src/backends/gateway/open.js'
+import { openBackend, type OpenedBackend } from '../../src/operator/gateway/open.js'
 import { escapeControls } from '../../src/operator/terminal-text.js'
 import { showRecord } from '../../src/operator/show.js'
 import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'

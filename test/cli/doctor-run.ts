@@ -1,5 +1,5 @@
 /** `botmesh doctor --json` on a backend URL, as the doctor tests read it: the run, its report, and one line by name. */
-import type { DoctorCheck } from '../../src/backends/gateway/doctor.js'
+import type { DoctorCheck } from '../../src/operator/gateway/doctor.js'
 import type { DoctorReport } from '../../src/operator/doctor.js'
 import { botmesh, jsonOf, type CliRun } from './helpers.js'
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { openBackend } from '../../src/backends/gateway/open.js'
+import { openBackend } from '../../src/operator/gateway/open.js'
 import type { JournalWrite } from '../../src/core/durability/journal/backend.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { errorGroupId, messageShape } from '../../src/operator/error-shape.js'

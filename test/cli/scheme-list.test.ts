@@ -1,6 +1,6 @@
 // The unknown-scheme error lists every scheme a backend URL takes (issue 44, list 7).
 import { describe, expect, it } from 'vitest'
-import { parseBackendUrl } from '../../src/backends/gateway/open.js'
+import { parseBackendUrl } from '../../src/operator/gateway/open.js'
 
 describe('an unknown backend scheme', () => {
   it('names every scheme botmesh reads', () => {

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { openBackend } from '../../src/backends/gateway/open.js'
+import { openBackend } from '../../src/operator/gateway/open.js'
 import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 

@@ -3,8 +3,8 @@
  * as the URL parser and the drivers read it (`redis://bot:S3cr@tPass@host`), issue 41.
  */
 import { describe, expect, it } from 'vitest'
-import { parseBackendUrl, redactBackendUrl, scrubSecrets } from '../../src/backends/gateway/open.js'
-import { secretsOf } from '../../src/backends/gateway/backend-url.js'
+import { parseBackendUrl, redactBackendUrl, scrubSecrets } from '../../src/operator/gateway/open.js'
+import { secretsOf } from '../../src/operator/gateway/backend-url.js'
 
 describe('backend URL redaction', () => {
   it.each([

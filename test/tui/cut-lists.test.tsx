@@ -4,7 +4,7 @@
  */
 import { render } from 'ink-testing-library'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openBackend, type OpenedBackend } from '../../src/backends/gateway/open.js'
+import { openBackend, type OpenedBackend } from '../../src/operator/gateway/open.js'
 import { showRecord } from '../../src/operator/show.js'
 import { DeadLettersPanel } from '../../src/tui/views/DeadLettersPanel.js'
 import { DetailView } from '../../src/tui/views/DetailView.js'

@@ -5,7 +5,7 @@
  * record is pending again with an audit entry, a discarded send is gone).
  */
 import { describe, expect, it } from 'vitest'
-import { openBackend } from '../../src/backends/gateway/open.js'
+import { openBackend } from '../../src/operator/gateway/open.js'
 import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
 import { OTHER_SCOPE, SCOPE, SEEDED } from '../fixtures/tui/seed.js'
 import { joined, KEYS, linesOf, mountDashboard, panelRows, readRecord, seededSqlite, useTempDirs } from './helpers.js'

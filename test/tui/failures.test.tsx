@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openBackend, parseBackendUrl } from '../../src/backends/gateway/open.js'
+import { openBackend, parseBackendUrl } from '../../src/operator/gateway/open.js'
 import { BotmeshError, DriverMissingError } from '../../src/core/errors.js'
 import { connect } from '../../src/operator/dashboard-connection.js'
 import { runDashboard } from '../../src/tui/index.js'

@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import { render } from 'ink-testing-library'
 import { afterEach } from 'vitest'
-import { openBackend, parseBackendUrl } from '../../src/backends/gateway/open.js'
+import { openBackend, parseBackendUrl } from '../../src/operator/gateway/open.js'
 import type { RecordKind, RecordOf } from '../../src/core/durability/journal/records.js'
 import { Dashboard } from '../../src/tui/views/Dashboard.js'
 import { connect, type DashboardConnection } from '../../src/operator/dashboard-connection.js'

@@ -6,7 +6,7 @@
  */
 import { render } from 'ink-testing-library'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openBackend, parseBackendUrl, type OpenedBackend } from '../../src/backends/gateway/open.js'
+import { openBackend, parseBackendUrl, type OpenedBackend } from '../../src/operator/gateway/open.js'
 import { listScopes } from '../../src/operator/scopes.js'
 import { showRecord } from '../../src/operator/show.js'
 import { CountsPanel, type CountsPanelProps } from '../../src/tui/views/CountsPanel.js'

@@ -1,5 +1,5 @@
 /** The human view of `doctor`: one line a check (status, name, what was found), what to set under it, and a summary. */
-import type { DoctorStatus } from '../../backends/gateway/doctor.js'
+import type { DoctorStatus } from '../../operator/gateway/doctor.js'
 import type { Block, Tone } from '../output.js'
 import type { DoctorReport } from '../../operator/doctor.js'
 

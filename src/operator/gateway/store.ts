@@ -17,7 +17,7 @@ export interface OpenedStore {
 /** The store the target's file holds, started; undefined where the backend holds none (file, events, redis, postgres URLs). */
 export async function openStoreOf(target: BackendTarget): Promise<OpenedStore | undefined> {
   if (target.throwaway || target.kind !== 'sqlite') return undefined
-  const { SQLiteStore } = await import('../sqlite/index.js')
+  const { SQLiteStore } = await import('../../backends/sqlite/index.js')
   const store = new SQLiteStore({ file: target.path })
   await store.start()
   return { store, close: () => store.stop() }

@@ -3,8 +3,8 @@
  * file backend folds its log into its snapshot, SQLite checkpoints its WAL into the database
  * file. open.ts attaches the compactor to what it opens, so the CLI never picks one by kind.
  */
-import type { FileDurability } from '../file/index.js'
-import type { SQLiteDurability } from '../sqlite/index.js'
+import type { FileDurability } from '../../backends/file/index.js'
+import type { SQLiteDurability } from '../../backends/sqlite/index.js'
 
 /** What a compaction did. */
 export interface Compacted {

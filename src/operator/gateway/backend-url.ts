@@ -4,9 +4,9 @@
  * carries the URL with its password replaced by `***`.
  */
 import { BackendUrlError, ERROR_CODES } from '../../core/errors.js'
-import { redisOptionsFromUrl } from '../redis/url.js'
-import type { RedisConnectionOptions } from '../redis/connection.js'
-import { TABLE_PREFIX_PATTERN } from '../postgres/tables.js'
+import { redisOptionsFromUrl } from '../../backends/redis/url.js'
+import type { RedisConnectionOptions } from '../../backends/redis/connection.js'
+import { TABLE_PREFIX_PATTERN } from '../../backends/postgres/tables.js'
 
 /** The kinds of backend a URL can name. */
 export const BACKEND_KINDS = ['memory', 'file', 'sqlite', 'redis', 'postgres', 'events'] as const

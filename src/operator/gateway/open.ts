@@ -13,7 +13,7 @@ import type { DurabilityBackend } from '../../core/spi.js'
 import { BotmeshError, ERROR_CODES, JournalCorruptError, JournalLockedError, JournalMissingError } from '../../core/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
 import { fileCompactor, sqliteCompactor, type Compactor } from './compaction.js'
-import { describeNearest } from '../common/nearest.js'
+import { describeNearest } from '../../backends/common/nearest.js'
 import { throwawayFactory, type ThrowawayOptions } from './throwaway.js'
 
 export { parseBackendUrl, redactBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
@@ -68,12 +68,12 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
       return openEvents(target, access)
     case 'sqlite': {
       checkJournalFile(target.path, access, (head) => head.toString('latin1', 0, 16) === SQLITE_MAGIC, 'is not a SQLite database')
-      const { SQLiteDurability } = await import('../sqlite/index.js')
+      const { SQLiteDurability } = await import('../../backends/sqlite/index.js')
       const backend = new SQLiteDurability({ file: target.path, mustExist: access !== 'create' })
       return started(target, backend, { compact: sqliteCompactor(backend) })
     }
     case 'redis': {
-      const { RedisDurability } = await import('../redis/index.js')
+      const { RedisDurability } = await import('../../backends/redis/index.js')
       const { prefixGiven: _given, ...redis } = target.redis
       // ioredis reports why a connect failed (refused, WRONGPASS) as an event; the rejection only says it closed.
       const seen: string[] = []
@@ -88,7 +88,7 @@ export async function openBackend(url: string | BackendTarget, options: OpenBack
       return started(target, backend, { explain: () => seen[0]?.replace(/^Redis connection error \(botmesh keeps reconnecting\): /, '') })
     }
     case 'postgres': {
-      const { PostgresDurability } = await import('../postgres/index.js')
+      const { PostgresDurability } = await import('../../backends/postgres/index.js')
       const backend = new PostgresDurability({
         connectionString: target.connectionString,
         tablePrefix: target.tablePrefix,
@@ -109,7 +109,7 @@ async function openThrowaway(target: BackendTarget, options: OpenBackendOptions)
 }
 
 async function openFile(target: Extract<BackendTarget, { path: string }>, access: BackendAccess): Promise<OpenedBackend> {
-  const { FileDurability } = await import('../file/index.js')
+  const { FileDurability } = await import('../../backends/file/index.js')
   // A journal in appendLog mode may be only its log until the first compaction writes the snapshot.
   if (!existsSync(target.path) && existsSync(`${target.path}.log`)) checkJournalFile(`${target.path}.log`, 'create', () => true, '')
   else checkJournalFile(target.path, access, () => true, '')
@@ -141,7 +141,7 @@ async function openFile(target: Extract<BackendTarget, { path: string }>, access
  * holder's pid.
  */
 async function openEvents(target: Extract<BackendTarget, { kind: 'events' }>, access: BackendAccess): Promise<OpenedBackend> {
-  const { openEventsBackend } = await import('../events/open.js')
+  const { openEventsBackend } = await import('../../backends/events/open.js')
   const path = target.path!
   checkJournalFile(path, access, () => true, '')
   const opened = await openEventsBackend(path, { shared: target.shared, access })

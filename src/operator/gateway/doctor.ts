@@ -7,11 +7,11 @@
  */
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DOCTOR_LIMITS, doctorCheck, type DoctorCheck, type DoctorLimits } from '../common/doctor.js'
+import { DOCTOR_LIMITS, doctorCheck, type DoctorCheck, type DoctorLimits } from '../../backends/common/doctor.js'
 import type { BackendTarget } from './backend-url.js'
 import { THROWAWAY_DEFAULTS, type ThrowawayOptions } from './throwaway.js'
 
-export { DOCTOR_LIMITS, type DoctorCheck, type DoctorLimits, type DoctorStatus } from '../common/doctor.js'
+export { DOCTOR_LIMITS, type DoctorCheck, type DoctorLimits, type DoctorStatus } from '../../backends/common/doctor.js'
 
 /** Options of `diagnoseBackend`. */
 export interface DiagnoseOptions extends Pick<ThrowawayOptions, 'redisUrl' | 'postgresUrl' | 'connectTimeoutMs'> {
@@ -34,23 +34,23 @@ export async function diagnoseBackend(target: BackendTarget, options: DiagnoseOp
       ]
     case 'file':
     case 'events': {
-      const { fileSystemChecks } = await import('../common/file-system-doctor.js')
+      const { fileSystemChecks } = await import('../../backends/common/file-system-doctor.js')
       return fileSystemChecks(pathOf(target), limits)
     }
     case 'sqlite': {
-      const { diagnoseSqlite } = await import('../sqlite/doctor.js')
+      const { diagnoseSqlite } = await import('../../backends/sqlite/doctor.js')
       return diagnoseSqlite(pathOf(target), limits)
     }
     case 'redis': {
-      const { diagnoseRedis } = await import('../redis/doctor.js')
-      const { redisOptionsFromUrl } = await import('../redis/url.js')
+      const { diagnoseRedis } = await import('../../backends/redis/doctor.js')
+      const { redisOptionsFromUrl } = await import('../../backends/redis/url.js')
       const given = target.throwaway ? redisOptionsFromUrl(options.redisUrl ?? THROWAWAY_DEFAULTS.redisUrl) : target.redis
       const { prefix: _prefix, prefixGiven: _given, ...connection } = given as typeof given & { prefixGiven?: boolean }
       const timeouts = { connectTimeoutMs: options.connectTimeoutMs, commandTimeoutMs: options.connectTimeoutMs }
       return diagnoseRedis({ connection: { ...connection, ...timeouts }, limits })
     }
     case 'postgres': {
-      const { diagnosePostgres } = await import('../postgres/doctor.js')
+      const { diagnosePostgres } = await import('../../backends/postgres/doctor.js')
       return diagnosePostgres({
         connectionString: target.throwaway ? (options.postgresUrl ?? THROWAWAY_DEFAULTS.postgresUrl) : target.connectionString,
         requirePersistence: !target.throwaway && target.requirePersistence,

@@ -29,7 +29,7 @@ const VERIFIERS: Partial<Record<BackendKind, (path: string) => Promise<JournalFi
 }
 
 const SALVAGERS: Partial<Record<BackendKind, (path: string, out: string) => Promise<unknown>>> = {
-  file: async (path, out) => (await import('../file/index.js')).salvageJournal(path, out),
+  file: async (path, out) => (await import('../../backends/file/index.js')).salvageJournal(path, out),
 }
 
 /** Verifies the journal file a target names; undefined when the target is not verified as a file. */
@@ -49,7 +49,7 @@ export async function salvageJournalFile(target: BackendTarget, out: string): Pr
 }
 
 async function verifyFileJournal(path: string): Promise<JournalFileCheck> {
-  const { verifyJournal } = await import('../file/index.js')
+  const { verifyJournal } = await import('../../backends/file/index.js')
   const report = await verifyJournal(path)
   const problems: string[] = []
   for (const file of [report.snapshot, report.log]) {
@@ -72,7 +72,7 @@ async function verifyFileJournal(path: string): Promise<JournalFileCheck> {
 }
 
 async function verifySqliteFile(path: string): Promise<JournalFileCheck> {
-  const { verifySqlite } = await import('../sqlite/index.js')
+  const { verifySqlite } = await import('../../backends/sqlite/index.js')
   const report = await verifySqlite(path)
   return { kind: 'sqlite', ok: report.ok, problems: report.problems, notes: [], report }
 }

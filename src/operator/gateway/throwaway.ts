@@ -83,18 +83,18 @@ const TEMP_DIR_STORES: Record<'file' | 'sqlite', TempDirStore> = {
   file: {
     description: 'FileDurability (appendLog, fsync)',
     async open(dir) {
-      const { FileDurability } = await import('../file/index.js')
+      const { FileDurability } = await import('../../backends/file/index.js')
       return FileDurability.open(join(dir, 'durable.json'), { appendLog: true })
     },
-    release: (backend) => (backend as import('../file/index.js').FileDurability).close(),
+    release: (backend) => (backend as import('../../backends/file/index.js').FileDurability).close(),
   },
   sqlite: {
     description: 'SQLiteDurability (WAL)',
     async open(dir) {
-      const { SQLiteDurability } = await import('../sqlite/index.js')
+      const { SQLiteDurability } = await import('../../backends/sqlite/index.js')
       return new SQLiteDurability({ file: join(dir, 'bot.db') })
     },
-    release: (backend) => (backend as import('../sqlite/index.js').SQLiteDurability).kv.stop(),
+    release: (backend) => (backend as import('../../backends/sqlite/index.js').SQLiteDurability).kv.stop(),
   },
 }
 
@@ -128,11 +128,11 @@ function fileFactory(kind: 'file' | 'sqlite', parent: string): ThrowawayFactory 
 }
 
 function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
-  type Events = import('../events/durability.js').EventsDurability
+  type Events = import('../../backends/events/durability.js').EventsDurability
   const dirs = new Map<DurabilityBackend, string>()
   const open = async (dir: string): Promise<Events> => {
     const { FileEventJournal, SharedFileEventJournal } = await import('../../events/index.js')
-    const { eventsDurability } = await import('../events/durability.js')
+    const { eventsDurability } = await import('../../backends/events/durability.js')
     const path = join(dir, 'events.json')
     return eventsDurability({
       journal: shared ? await SharedFileEventJournal.open(path) : await FileEventJournal.open(path, { lock: true }),
@@ -171,9 +171,9 @@ function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options
         description: 'Redis',
       }
     : { redis: target.redis, description: `Redis at ${target.label}` }
-  type Redis = import('../redis/index.js').RedisDurability
+  type Redis = import('../../backends/redis/index.js').RedisDurability
   const make = async (prefix: string): Promise<Redis> => {
-    const { RedisDurability } = await import('../redis/index.js')
+    const { RedisDurability } = await import('../../backends/redis/index.js')
     const { prefix: _prefix, prefixGiven: _given, ...connection } = redis as typeof redis & { prefixGiven?: boolean }
     const waiting = options.waitReplicas === undefined ? {} : { waitReplicas: options.waitReplicas }
     return new RedisDurability({ ...connection, ...waiting, prefix, connectTimeoutMs: options.connectTimeoutMs })
@@ -194,7 +194,7 @@ function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options
       try {
         await fresh.start()
         await fresh.kv.connection.run('remove throwaway keys', 'journal', async (client) =>
-          (await import('../redis/delete-keys.js')).deleteKeys(client, `${prefix}:*`),
+          (await import('../../backends/redis/delete-keys.js')).deleteKeys(client, `${prefix}:*`),
         )
       } finally {
         await fresh.stop()
@@ -210,9 +210,9 @@ function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, o
   // A table prefix is at most 40 characters; a long one of the operator's is not reused.
   const given = target.throwaway ? undefined : target.tablePrefix
   const base = given && given.length <= 24 ? given : 'botmesh_'
-  type Postgres = import('../postgres/index.js').PostgresDurability
+  type Postgres = import('../../backends/postgres/index.js').PostgresDurability
   const make = async (tablePrefix: string): Promise<Postgres> => {
-    const { PostgresDurability } = await import('../postgres/index.js')
+    const { PostgresDurability } = await import('../../backends/postgres/index.js')
     return new PostgresDurability({ connectionString, tablePrefix, connectTimeoutMs: options.connectTimeoutMs, logger: options.logger })
   }
   return {

@@ -15,12 +15,12 @@ module.exports = {
     {
       name: 'core-imports-no-outer-part',
       comment:
-        'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the operator library, the CLI or the dashboard.',
+        'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the testing kit, the operator library, the CLI or the dashboard.',
       severity: 'error',
       from: { path: '^src/core/' },
       to: {
         path: [
-          '^src/(backends|events|crash-safe-file|providers|operator|cli|tui|demo|prometheus|telemetry)/',
+          '^src/(backends|events|crash-safe-file|providers|operator|testing|cli|tui|demo|prometheus|telemetry)/',
           '^src/(index|telegram)\.ts$',
         ],
       },

@@ -6,7 +6,7 @@ const entries = [
   'src/index.ts',
   'src/telegram.ts',
   'src/core/spi.ts',
-  'src/core/testing/index.ts',
+  'src/testing/index.ts',
   'src/backends/sqlite/index.ts',
   'src/backends/redis/index.ts',
   'src/backends/postgres/index.ts',
@@ -30,7 +30,7 @@ const entries = [
   'src/telemetry/index.ts',
   'src/cli/main.ts',
   'src/demo/worker.ts',
-  'src/core/testing/process-crash/child.ts',
+  'src/testing/process-crash/child.ts',
 ].filter((file) => existsSync(file))
 
 export default defineConfig({

@@ -15,7 +15,7 @@ export default {
     'src/index.ts',
     'src/telegram.ts',
     'src/core/spi.ts',
-    'src/core/testing/index.ts',
+    'src/testing/index.ts',
     'src/backends/sqlite/index.ts',
     'src/backends/redis/index.ts',
     'src/backends/postgres/index.ts',

@@ -3,7 +3,7 @@
  * one reply, same run, same provider. Run: node --import ./test-utils/ts-loader.mjs bench/core-overhead.ts [messages]
  */
 import { Bot, MemoryDurability, TEXT } from '../src/core/index.js'
-import { MockProvider } from '../src/core/testing/index.js'
+import { MockProvider } from '../src/testing/index.js'
 
 const messages = Number(process.argv[2] ?? 20_000)
 const chats = 50

@@ -24,7 +24,7 @@ import { PostgresDurability } from '../src/backends/postgres/index.js'
 import { SQLiteDurability } from '../src/backends/sqlite/index.js'
 import type { DurabilityBackend, Journal, JournalWrite } from '../src/core/durability/journal/backend.js'
 import type { InboxState, InstanceRecord, OutboxState } from '../src/core/durability/journal/records.js'
-import { inboxRecord, outboxRecord } from '../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../src/testing/conformance/fixtures.js'
 import { DEAD_PANELS, takeSnapshot, type SnapshotQuery } from '../src/tui/io/snapshot.js'
 
 const args = process.argv.slice(2)

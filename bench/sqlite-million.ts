@@ -12,7 +12,7 @@ import Database from 'better-sqlite3'
 import { SQLiteDurability } from '../src/backends/sqlite/index.js'
 import { DURABLE_SQL } from '../src/backends/sqlite/statements.js'
 import type { OutboxRecord, OutboxState } from '../src/core/durability/journal/records.js'
-import { outboxRecord } from '../src/core/testing/conformance/fixtures.js'
+import { outboxRecord } from '../src/testing/conformance/fixtures.js'
 
 const args = process.argv.slice(2)
 const option = (name: string) => {

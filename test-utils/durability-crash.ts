@@ -1,5 +1,5 @@
 /**
- * Runs the library's crash matrix (src/core/testing/crash-matrix) under vitest: every crash point
+ * Runs the library's crash matrix (src/testing/crash-matrix) under vitest: every crash point
  * before and after, under both ambiguity policies, plus seeded random cases, and a check that no
  * crash point goes uncovered. A backend's test file is one call to this.
  *
@@ -18,7 +18,7 @@ import {
   type CrashBackendFactory,
   type CrashCase,
   type CrashCaseResult,
-} from '../src/core/testing/crash-matrix/index.js'
+} from '../src/testing/crash-matrix/index.js'
 
 /** Which cases a backend's file runs. */
 export interface CrashMatrixSelection {

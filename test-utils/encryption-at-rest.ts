@@ -16,8 +16,8 @@ import { EncryptionKeyMissingError } from '../src/core/errors.js'
 import { flow, TEXT, text } from '../src/core/index.js'
 import { inboxRecordId } from '../src/core/durability/outbox/keys.js'
 import type { Store } from '../src/core/store.js'
-import { crashable } from '../src/core/testing/crashable.js'
-import { MockProvider } from '../src/core/testing/mock-provider.js'
+import { crashable } from '../src/testing/crashable.js'
+import { MockProvider } from '../src/testing/mock-provider.js'
 import { waitFor } from './wait.js'
 
 /** One process's view of the storage. */

@@ -1,5 +1,5 @@
 /**
- * Runs the real-process crash test (src/core/testing/process-crash) under vitest: seeded runs where a
+ * Runs the real-process crash test (src/testing/process-crash) under vitest: seeded runs where a
  * child process running a bot on the backend is SIGKILLed in the middle of a handler, a provider call
  * or a journal write, then restarted with the same instanceId. Replay one: PROCESS_CRASH_SEED=<seed>.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { DurabilityBackend } from '../src/core/durability/journal/backend.js'
-import { runProcessCrash, type KillMoment, type ProcessCrashResult } from '../src/core/testing/process-crash/index.js'
+import { runProcessCrash, type KillMoment, type ProcessCrashResult } from '../src/testing/process-crash/index.js'
 
 export interface ProcessCrashTarget {
   /** Absolute path of a module exporting createBackend(arg) and createStore(arg). */

@@ -115,7 +115,7 @@ export const ERROR_EXIT_CODES = {
   DASHBOARD_CLOSED: FAILED,
   REFRESH_TIMEOUT: FAILED,
 
-  // The testing kit and the demo (src/core/testing, src/demo)
+  // The testing kit and the demo (src/testing, src/demo)
   BACKEND_CRASHED: FAILED,
   CRASH_CASE_TIMEOUT: FAILED,
   CRASH_CASE_INTERRUPTED: FAILED,

@@ -174,7 +174,7 @@ export const ERROR_CODES = {
   /** The backend did not answer a dashboard refresh in time; retryable. */
   REFRESH_TIMEOUT: 'REFRESH_TIMEOUT',
 
-  // The testing kit and the demo (src/core/testing, src/demo)
+  // The testing kit and the demo (src/testing, src/demo)
   /** A bot whose `crashable(backend)` crashed: its idle() rejects with it (`BackendCrashedError`). */
   BACKEND_CRASHED: 'BACKEND_CRASHED',
   /** A crash-matrix case did not finish in time. */

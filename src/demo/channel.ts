@@ -5,7 +5,7 @@
 import { ERROR_CODES } from '../core/errors.js'
 import { ProviderError, RecipientUnreachableError } from '../core/provider-errors.js'
 import type { InboundEvent } from '../core/provider.js'
-import { MockProvider } from '../core/testing/mock-provider.js'
+import { MockProvider } from '../testing/mock-provider.js'
 
 /** The chats of the demo and what each one does. */
 export const DEMO_CHATS = {

@@ -5,7 +5,7 @@ import { IMAGE, text, TEXT } from '../core/matchers.js'
 import { loadMediaOf } from '../core/media.js'
 import { MemoryStore, type Store } from '../core/store.js'
 import type { DurabilityBackend } from '../core/durability/journal/backend.js'
-import type { MockProvider } from '../core/testing/mock-provider.js'
+import type { MockProvider } from '../testing/mock-provider.js'
 
 /** A store whose record of grace is broken: processing her message fails before any handler runs. */
 export class DemoStore implements Store {

@@ -5,7 +5,7 @@
  */
 import type { Bot } from '../core/bot.js'
 import type { InboundEvent } from '../core/provider.js'
-import type { MockProvider } from '../core/testing/mock-provider.js'
+import type { MockProvider } from '../testing/mock-provider.js'
 import { CRASH_CHAT, demoMessages, demoSteps, liveMessages } from './channel.js'
 import { DEMO_LIMITS } from './limits.js'
 

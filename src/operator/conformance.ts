@@ -1,8 +1,8 @@
 /**
- * `conformance`: the library's conformance suite (src/core/testing/conformance) against a backend
+ * `conformance`: the library's conformance suite (src/testing/conformance) against a backend
  * an operator names, each case on a fresh throwaway instance (never the operator's data).
  */
-import { CONFORMANCE_CASES, runCases, type CaseResult } from '../core/testing/conformance/index.js'
+import { CONFORMANCE_CASES, runCases, type CaseResult } from '../testing/conformance/index.js'
 import type { ThrowawayFactory } from './gateway/open.js'
 import { UsageError } from './errors.js'
 

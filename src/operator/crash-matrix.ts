@@ -1,5 +1,5 @@
 /**
- * `crash-matrix`: the library's crash matrix (src/core/testing/crash-matrix) against a backend an
+ * `crash-matrix`: the library's crash matrix (src/testing/crash-matrix) against a backend an
  * operator names: every crash point before and after, under the chosen ambiguity policies, plus
  * seeded random cases, each on a fresh throwaway instance. Each case's report carries the command
  * that replays it alone (crash-replay.ts).
@@ -12,7 +12,7 @@ import {
   type CrashCase,
   type CrashCaseLimits,
   type CrashCaseResult,
-} from '../core/testing/crash-matrix/index.js'
+} from '../testing/crash-matrix/index.js'
 import type { ThrowawayFactory } from './gateway/open.js'
 import { UsageError } from './errors.js'
 import { reproducibility, replayCommand, type ReplaySelection, type Reproducibility } from './crash-replay.js'

@@ -2,7 +2,7 @@
  * What a crash-matrix report says about replaying its cases: the one command that runs a case
  * again alone, and which parts of a run the same seed does not reproduce on a backend.
  */
-import type { CrashCase } from '../core/testing/crash-matrix/index.js'
+import type { CrashCase } from '../testing/crash-matrix/index.js'
 
 /** The backends a case runs on simulated time for: their clock is this process's. */
 const SIMULATED = new Set(['memory', 'file', 'sqlite'])

@@ -3,9 +3,9 @@
  * the guarantee. A send whose own key was found ambiguous may be lost under onAmbiguous 'skip'
  * (never a duplicate, possibly lost) and may go out again under 'resend' once per time it was
  * found ambiguous (never lost, possibly a duplicate); anything else is a failure, as the matrix's
- * checker (src/core/testing/crash-matrix/checker.ts) judges it.
+ * checker (src/testing/crash-matrix/checker.ts) judges it.
  */
-import type { CrashCaseResult } from '../core/testing/crash-matrix/index.js'
+import type { CrashCaseResult } from '../testing/crash-matrix/index.js'
 
 /** A case's (or a run's) losses and duplicates, inside and beyond the ambiguous window. */
 export interface AmbiguousWindow {

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { openStoreOf } from './gateway/store.js'
 import type { Journal } from '../core/durability/journal/backend.js'
 import type { InboxState } from '../core/durability/journal/records.js'
-import { shadowReplay, SHADOW_LIMITS, type DefineBot, type ShadowReport } from '../core/testing/shadow/index.js'
+import { shadowReplay, SHADOW_LIMITS, type DefineBot, type ShadowReport } from '../testing/shadow/index.js'
 import { UsageError } from './errors.js'
 import type { ScopedSession } from './session.js'
 

@@ -13,7 +13,7 @@
  * Each process meets at least STAGE_MESSAGES_MIN messages it never saw (workload.ts), each of which
  * passes through every phase, so the drawn occurrence always comes.
  */
-import { pick, seededRandom } from '../../src/core/testing/crash-matrix/random.js'
+import { pick, seededRandom } from '../../src/testing/crash-matrix/random.js'
 import { STAGE_MESSAGES_MIN } from './workload.js'
 
 export const KILL_PHASES = ['admission', 'handler', 'before-call', 'in-call', 'after-call'] as const

@@ -14,7 +14,7 @@
  *   first, and acknowledged both: it admitted them in that order. Two messages of a burst split by a
  *   kill have no order the channel can know (either may have been journaled first).
  */
-import { tally, violations } from '../../src/core/testing/crash-matrix/checker.js'
+import { tally, violations } from '../../src/testing/crash-matrix/checker.js'
 import type { ChannelLog, MessageHistory } from './channel-log.js'
 
 export interface KillNineVerdict {

@@ -10,7 +10,7 @@
  * and each one is sure to find its moment.
  */
 import type { InboundEvent } from '../../src/core/provider.js'
-import { pick, seededRandom } from '../../src/core/testing/crash-matrix/random.js'
+import { pick, seededRandom } from '../../src/testing/crash-matrix/random.js'
 import { replyTo } from '../../test/fixtures/kill-nine/protocol.js'
 import { recordId } from '../record-id.js'
 

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import { textOf } from '../../src/core/hooks.js'
 import type { OutboundContent } from '../../src/core/provider.js'
-import { expectedSends, runCrashCase, tally, violations, type ExpectedSend } from '../../src/core/testing/crash-matrix/index.js'
-import { WORKLOAD_SCOPE } from '../../src/core/testing/crash-matrix/journal-check.js'
+import { expectedSends, runCrashCase, tally, violations, type ExpectedSend } from '../../src/testing/crash-matrix/index.js'
+import { WORKLOAD_SCOPE } from '../../src/testing/crash-matrix/journal-check.js'
 
 const A: ExpectedSend = { chatId: 'c1', text: 'a', key: 'm1:1' }
 const B: ExpectedSend = { chatId: 'c2', text: 'b', key: 'm2:1' }

@@ -10,9 +10,9 @@
 import { describe, expect, it } from 'vitest'
 import { parseBackendUrl } from '../../src/operator/gateway/backend-url.js'
 import { throwawayFactory } from '../../src/operator/gateway/throwaway.js'
-import { deterministicCases, randomCase, runCrashCase, type CrashCase } from '../../src/core/testing/crash-matrix/index.js'
-import { arrivalOrder } from '../../src/core/testing/crash-matrix/generation.js'
-import { workloadMessages } from '../../src/core/testing/crash-matrix/workload.js'
+import { deterministicCases, randomCase, runCrashCase, type CrashCase } from '../../src/testing/crash-matrix/index.js'
+import { arrivalOrder } from '../../src/testing/crash-matrix/generation.js'
+import { workloadMessages } from '../../src/testing/crash-matrix/workload.js'
 
 /**
  * The cases compared: those whose crash a timer decides (a lease heartbeat during the slow handler

@@ -8,7 +8,7 @@ import { MemoryDurability } from '../../src/core/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { CRASH_POINTS } from '../../src/core/durability/journal/crash-points.js'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { redeliveries } from '../../src/core/testing/crash-matrix/generation.js'
+import { redeliveries } from '../../src/testing/crash-matrix/generation.js'
 import {
   deterministicCases,
   randomCase,
@@ -16,7 +16,7 @@ import {
   workloadMessages,
   type CrashBackendFactory,
   type CrashCase,
-} from '../../src/core/testing/crash-matrix/index.js'
+} from '../../src/testing/crash-matrix/index.js'
 
 /** A memory factory that records what it was asked; `restart` can be made to hang or to signal. */
 function recordingFactory(options: { restart?: (crashed: DurabilityBackend) => Promise<DurabilityBackend> } = {}) {

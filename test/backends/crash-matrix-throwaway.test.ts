@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseBackendUrl, throwawayFactory } from '../../src/operator/gateway/open.js'
-import { deterministicCases, runCrashCase, type CrashBackendFactory } from '../../src/core/testing/crash-matrix/index.js'
+import { deterministicCases, runCrashCase, type CrashBackendFactory } from '../../src/testing/crash-matrix/index.js'
 import { PG_URL, dropTablePrefix, postgresAvailable, randomTablePrefix, tablesUnder } from '../../test-utils/postgres.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
 

@@ -16,8 +16,8 @@ import { Bot } from '../../src/core/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { JournalUnavailableError } from '../../src/core/errors.js'
 import { TEXT } from '../../src/core/matchers.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { smallFilesystem, type SmallFilesystem } from '../../test-utils/small-filesystem.js'
 
 const MESSAGES = 600

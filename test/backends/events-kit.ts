@@ -15,7 +15,7 @@ import { eventsDurability, type EventsDurability } from '../../src/backends/even
 import { nodeFileSystem, type FileHandle, type FileStat, type FileSystem, type OpenHow } from '../../src/crash-safe-file/fs.js'
 import type { DurableKv } from '../../src/core/durability/journal/kv.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
-import type { CrashBackendFactory } from '../../src/core/testing/crash-matrix/index.js'
+import type { CrashBackendFactory } from '../../src/testing/crash-matrix/index.js'
 
 /** A fresh temp dir, removed by `removeDirs()`. */
 const dirs: string[] = []

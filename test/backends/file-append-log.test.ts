@@ -24,7 +24,7 @@ import {
 } from '../../src/crash-safe-file/snapshot-format.js'
 import { KvState } from '../../src/core/spi.js'
 import { AppendLogCorruptError } from '../../src/core/errors.js'
-import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'
+import { PowerLossFs } from '../../src/testing/power-loss-fs.js'
 import { FailingFs, TearingFs } from './file-fs-wrappers.js'
 import { framedLine } from './framed-line.js'
 

@@ -22,8 +22,8 @@ import {
   type OpenHow,
 } from '../../src/backends/file/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
-import type { CrashBackendFactory } from '../../src/core/testing/crash-matrix/index.js'
-import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'
+import type { CrashBackendFactory } from '../../src/testing/crash-matrix/index.js'
+import { PowerLossFs } from '../../src/testing/power-loss-fs.js'
 import { checkPrefix, readRecords, RecordingBackend, type Stored } from './file-crash-recorder.js'
 
 /** How the process dies at the crash. */

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability, nodeFileSystem, type FileDurabilityOptions } from '../../src/backends/file/index.js'
 import { JournalCorruptError } from '../../src/core/errors.js'
-import { PowerLossFs } from '../../src/core/testing/power-loss-fs.js'
+import { PowerLossFs } from '../../src/testing/power-loss-fs.js'
 import { applyCall, candidateStates, planGroup, readState, runCall, type Call, type ModelState } from './file-workload.js'
 
 const dirs: string[] = []

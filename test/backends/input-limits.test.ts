@@ -20,7 +20,7 @@ import { MemoryDurability } from '../../src/core/durability/memory/memory-durabi
 import { BotmeshError } from '../../src/core/errors.js'
 import { TEXT } from '../../src/core/matchers.js'
 import type { InboundEvent } from '../../src/core/provider.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { dropTablePrefix, PG_URL, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
 import { deletePrefix, randomPrefix, REDIS_URL, redisAvailable } from '../../test-utils/redis.js'
 import { Redis } from 'ioredis'

@@ -11,7 +11,7 @@ import { RedisDurability, RedisStore, redisOptionsFromUrl } from '../../src/back
 import { silencePersistenceWarnings } from '../../src/backends/common/persistence.js'
 import { Bot } from '../../src/core/bot.js'
 import { recordingLogger, refusal } from '../../test-utils/persistence-findings.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import {
   REDIS_URL,
   randomPrefix,

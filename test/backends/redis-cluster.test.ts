@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisKeys, RedisKv, RedisStore } from '../../src/backends/redis/index.js'
 import type { KvPut } from '../../src/core/spi.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
-import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { describeConformance } from '../../test-utils/durability-conformance.js'
 import {
   deletePrefix,

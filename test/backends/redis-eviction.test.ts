@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisStore } from '../../src/backends/redis/index.js'
 import { Bot } from '../../src/core/bot.js'
 import { ConfigError } from '../../src/core/errors.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { TEXT } from '../../src/core/matchers.js'
 import {
   REDIS_URL,

@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisKeys, RedisStore } from '../../src/backends/redis/index.js'
-import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
 
 const available = await redisAvailable('RedisDurability key isolation on the machine Redis')

@@ -8,7 +8,7 @@ import { RedisDurability } from '../../src/backends/redis/index.js'
 import type { Journal, JournalWriteResult } from '../../src/core/durability/journal/backend.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { BotmeshError, JournalUnavailableError } from '../../src/core/errors.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { randomPrefix, redisBinariesAvailable, startRedisServer, waitFor, type RedisServer } from '../../test-utils/redis.js'
 
 const available = await redisBinariesAvailable('RedisDurability persistence on a private redis-server with AOF')

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability } from '../../src/backends/redis/index.js'
 import type { Journal } from '../../src/core/durability/journal/backend.js'
-import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { recordCommands, redisBinariesAvailable, startRedisServer, type RedisServer } from '../../test-utils/redis.js'
 
 const available = await redisBinariesAvailable('RedisDurability round trips on a private redis-server')

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisKeys, RedisStore } from '../../src/backends/redis/index.js'
 import { BotmeshError, ConfigError } from '../../src/core/errors.js'
 import type { MessageLogEntry } from '../../src/core/store.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
 
 const available = await redisAvailable('RedisStore on the machine Redis')

@@ -4,7 +4,7 @@
  * than a lease cannot make a heartbeat come late. Code outside it keeps real timers and Date.now.
  */
 import { describe, expect, it } from 'vitest'
-import { SimulatedTime } from '../../src/core/testing/crash-matrix/simulated-time.js'
+import { SimulatedTime } from '../../src/testing/crash-matrix/simulated-time.js'
 
 const blockFor = (ms: number) => {
   const until = performance.now() + ms

@@ -5,7 +5,7 @@ import { SQLiteDurability, SQLiteKv, compactSqlite, verifySqlite } from '../../s
 import { DURABLE_SQL } from '../../src/backends/sqlite/statements.js'
 import { INDEXES } from '../../src/backends/sqlite/schema.js'
 import type { KvPut } from '../../src/core/durability/journal/kv.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { tempDir } from '../fixtures/sqlite/temp.js'
 import { readWal } from '../fixtures/sqlite/wal.js'
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { Journal } from '../../src/core/durability/journal/backend.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { outcomeOf } from '../../src/operator/bulk.js'
 import { applyReplay, planReplay } from '../../src/operator/replay.js'
 

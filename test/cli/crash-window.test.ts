@@ -3,7 +3,7 @@
  * table, in the summary line and in --help; exit 1 only on failures.
  */
 import { describe, expect, it } from 'vitest'
-import type { Miss } from '../../src/core/testing/crash-matrix/checker.js'
+import type { Miss } from '../../src/testing/crash-matrix/checker.js'
 import { ambiguousWindow } from '../../src/operator/crash-window.js'
 import type { CrashCaseReport, CrashMatrixReport } from '../../src/operator/crash-matrix.js'
 import { crashMatrixView } from '../../src/cli/views/checks.js'

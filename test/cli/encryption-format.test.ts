@@ -14,7 +14,7 @@ import { recordKey, type InboxRecord, type OutboxRecord } from '../../src/core/d
 import { KeyRing } from '../../src/core/encryption/key-ring.js'
 import { RecordSealer, SEALED_FIELDS } from '../../src/core/encryption/record-sealer.js'
 import { TEXT } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { sealedInFormat1 } from '../../test-utils/sealed-format-1.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 

@@ -13,7 +13,7 @@ import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import { Bot } from '../../src/core/bot.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { TEXT } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { botmesh, jsonOf, useTempDirs, type CliRun } from './helpers.js'
 
 const tempDir = useTempDirs()

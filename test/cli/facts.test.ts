@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { openBackend } from '../../src/operator/gateway/open.js'
 import type { InstanceRecord } from '../../src/core/durability/journal/records.js'
-import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 const SCOPE = 'acme/prod/support/default'

@@ -11,7 +11,7 @@ import { openBackend } from '../../src/operator/gateway/open.js'
 import { KeysFileInsecureError } from '../../src/cli/errors.js'
 import { loadKeys } from '../../src/cli/keys.js'
 import { ERROR_CODES } from '../../src/core/errors.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { botmesh, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()

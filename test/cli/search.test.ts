@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import { Bot } from '../../src/core/bot.js'
 import { TEXT } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { seedJournal } from '../fixtures/cli/seed.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 

@@ -12,7 +12,7 @@ import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import { Bot } from '../../src/core/bot.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { TEXT, text } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { botmesh, jsonOf, ROOT, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()

@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { openBackend } from '../../src/operator/gateway/open.js'
-import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { botmesh, jsonOf, useTempDirs } from './helpers.js'
 
 const tempDir = useTempDirs()

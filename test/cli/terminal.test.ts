@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import stringWidth from 'string-width'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { openBackend } from '../../src/operator/gateway/open.js'
-import { inboxRecord, outboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord, outboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { SEED_SCOPE, seedJournal, SEEDED } from '../fixtures/cli/seed.js'
 import { botmesh, botmeshOnTerminal, jsonOf, useTempDirs } from './helpers.js'
 

@@ -11,7 +11,7 @@ import { KvDurability } from '../../src/core/durability/journal/kv-durability.js
 import { ConfigError, SendDeadError } from '../../src/core/errors.js'
 import { ProviderError } from '../../src/core/provider-errors.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { waitFor, deferred } from '../../test-utils/wait.js'
 import { fast, holdSends, recordId, useBots } from './helpers.js'

@@ -13,7 +13,7 @@ import { loadMediaOf } from '../../src/core/media.js'
 import { MediaUnavailableError } from '../../src/core/provider-errors.js'
 import type { MediaRef } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, textOf, useBots } from './helpers.js'
 

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { TEXT } from '../../src/core/matchers.js'
-import { ManualClock } from '../../src/core/testing/manual-clock.js'
+import { ManualClock } from '../../src/testing/manual-clock.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { useBots, type TapCall } from './helpers.js'

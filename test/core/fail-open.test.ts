@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { Bot } from '../../src/core/bot.js'
 import { TEXT } from '../../src/core/matchers.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { fast, recordId, useBots, type TapCall } from './helpers.js'
 
 const bots = useBots()

@@ -18,7 +18,7 @@ import type { WriteLabel, WriteName } from '../../src/core/durability/journal/cr
 import { nameOfOp } from '../../test-utils/write-label.js'
 import type { InboxRecord, OutboxRecord, RecordKind } from '../../src/core/durability/journal/records.js'
 import type { OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 
 export { recordId } from '../../test-utils/record-id.js'

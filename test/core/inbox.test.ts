@@ -11,7 +11,7 @@ import { writeNames } from '../../src/core/durability/journal/crash-points.js'
 import { JournalUnavailableError } from '../../src/core/errors.js'
 import { INTERACTION, TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, holdSends, recordId, sweeps, useBots } from './helpers.js'
 

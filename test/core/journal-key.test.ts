@@ -8,7 +8,7 @@ import { Bot } from '../../src/core/bot.js'
 import { journalKey } from '../../src/core/durability/journal/journal-key.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
 import { ConfigError } from '../../src/core/errors.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 
 describe('journalKey', () => {
   it('keeps a key of up to the limit, in bytes, as it is', () => {

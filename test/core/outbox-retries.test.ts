@@ -15,7 +15,7 @@ import {
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, holdSends, recordId, sweeps, useBots } from './helpers.js'
 

@@ -13,8 +13,8 @@ import type { DurabilityBackend } from '../../src/core/durability/journal/backen
 import type { InstanceRecord } from '../../src/core/durability/journal/records.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { crashable } from '../../src/core/testing/crashable.js'
-import { CrashableProvider } from '../../src/core/testing/crashable-provider.js'
+import { crashable } from '../../src/testing/crashable.js'
+import { CrashableProvider } from '../../src/testing/crashable-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, useBots } from './helpers.js'
 

@@ -20,7 +20,7 @@ import { BotmeshError } from '../../src/core/errors.js'
 import { ProviderError, UnsupportedContentError } from '../../src/core/provider-errors.js'
 import type { IProvider, OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, useBots } from './helpers.js'
 

@@ -10,7 +10,7 @@ import { describeLabel } from '../../src/core/durability/journal/crash-points.js
 import { waitingAtEndOfTurn } from '../../src/core/durability/outbox/sent-marks.js'
 import { TEXT } from '../../src/core/matchers.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { crashable, CrashableProvider, MockProvider } from '../../src/core/testing/index.js'
+import { crashable, CrashableProvider, MockProvider } from '../../src/testing/index.js'
 import { Bot } from '../../src/core/bot.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, useBots, type TestBot } from './helpers.js'

@@ -13,7 +13,7 @@ import { Bot } from '../../src/core/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { flow, MemoryDurability, MemoryStore, TEXT, text, type Store } from '../../src/core/index.js'
-import { MockProvider, shadowReplay, type DefineBot } from '../../src/core/testing/index.js'
+import { MockProvider, shadowReplay, type DefineBot } from '../../src/testing/index.js'
 import { useTempDirs } from '../../test-utils/lifecycle.js'
 
 const tempDir = useTempDirs('botmesh-shadow-')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Bot, MemoryDurability, TEXT, text, flow } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/index.js'
+import { MockProvider } from '../../src/testing/index.js'
 
 describe('smoke', () => {
   it('echoes with durability', async () => {

@@ -11,7 +11,7 @@ import { KvDurability } from '../../src/core/durability/journal/kv-durability.js
 import type { DurableKv } from '../../src/core/durability/journal/kv.js'
 import { ConfigError } from '../../src/core/errors.js'
 import { MemoryDurability } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 import { fast, useBots } from './helpers.js'
 
 const bots = useBots()

@@ -11,7 +11,7 @@ import { Registry } from 'prom-client'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import { Bot, TEXT } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/index.js'
+import { MockProvider } from '../../src/testing/index.js'
 import { registerBotMetrics, serveMetrics } from '../../src/prometheus/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 

@@ -24,7 +24,7 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
-import { crashable } from '../../src/core/testing/crashable.js'
+import { crashable } from '../../src/testing/crashable.js'
 import { ChannelApiError, DiscordProvider, ProviderConfigError, type DiscordProviderOptions } from '../../src/providers/discord/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'

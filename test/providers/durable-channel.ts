@@ -16,7 +16,7 @@ import { MemoryDurability } from '../../src/core/index.js'
 import { IMAGE, TEXT } from '../../src/core/matchers.js'
 import { loadMediaOf } from '../../src/core/media.js'
 import type { IProvider } from '../../src/core/provider.js'
-import { crashable } from '../../src/core/testing/crashable.js'
+import { crashable } from '../../src/testing/crashable.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { FAST, useBots } from './harness.js'
 

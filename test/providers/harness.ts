@@ -10,7 +10,7 @@ import { DOCUMENT, IMAGE } from '../../src/core/matchers.js'
 import { loadMediaOf } from '../../src/core/media.js'
 import { ProviderError } from '../../src/core/provider-errors.js'
 import type { MediaRef } from '../../src/core/provider.js'
-import type { MockProvider } from '../../src/core/testing/mock-provider.js'
+import type { MockProvider } from '../../src/testing/mock-provider.js'
 import type { ChannelFixture } from './fixtures/channels.js'
 
 /** Durations small enough that a test runs in milliseconds. */

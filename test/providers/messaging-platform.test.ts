@@ -25,7 +25,7 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
-import { crashable } from '../../src/core/testing/crashable.js'
+import { crashable } from '../../src/testing/crashable.js'
 import { InstagramProvider } from '../../src/providers/instagram/index.js'
 import { ChannelApiError, MessengerProvider, ProviderConfigError } from '../../src/providers/messenger/index.js'
 import type { MessagingPlatformProvider } from '../../src/providers/shared/messaging-platform/provider.js'

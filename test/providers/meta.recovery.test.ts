@@ -16,7 +16,7 @@ import type { DurabilityBackend } from '../../src/core/durability/journal/backen
 import { IMAGE } from '../../src/core/matchers.js'
 import { loadMediaOf } from '../../src/core/media.js'
 import { MemoryStore, type Store } from '../../src/core/store.js'
-import { crashable } from '../../src/core/testing/crashable.js'
+import { crashable } from '../../src/testing/crashable.js'
 import { MetaCloudProvider, type MetaCloudProviderOptions } from '../../src/providers/meta/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { FakeGraph } from './fixtures/fake-graph.js'

@@ -22,7 +22,7 @@ import type { DurabilityBackend } from '../../src/core/durability/journal/backen
 import { MemoryDurability } from '../../src/core/index.js'
 import type { IProvider } from '../../src/core/provider.js'
 import { MemoryStore } from '../../src/core/store.js'
-import { crashable, type CrashableBackend } from '../../src/core/testing/crashable.js'
+import { crashable, type CrashableBackend } from '../../src/testing/crashable.js'
 import { MetaCloudProvider } from '../../src/providers/meta/index.js'
 import { TwilioProvider } from '../../src/providers/twilio/index.js'
 import { waitFor } from '../../test-utils/wait.js'

@@ -22,7 +22,7 @@ import {
   RateLimitedError,
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
-import { crashable } from '../../src/core/testing/crashable.js'
+import { crashable } from '../../src/testing/crashable.js'
 import { ChannelApiError, ProviderConfigError, TikTokProvider, tiktokSignatureOf } from '../../src/providers/tiktok/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'

@@ -111,7 +111,7 @@ async function run<T>(name: string, program: string, exported: string): Promise<
   return (await import(file)) as T
 }
 
-type MockProvider = import('../../src/core/testing/index.js').MockProvider
+type MockProvider = import('../../src/testing/index.js').MockProvider
 type Bot = import('../../src/core/bot.js').Bot
 
 describe('the examples of the README and docs/', () => {

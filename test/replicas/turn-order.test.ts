@@ -34,7 +34,7 @@ import { admitInbound, claimInbound, completeInbound } from '../../src/core/dura
 import { Admission } from '../../src/core/durability/admission/admission.js'
 import type { Transport } from '../../src/core/durability/port.js'
 import { NO_TRACING } from '../../src/core/durability/tracing.js'
-import { ManualClock } from '../../src/core/testing/manual-clock.js'
+import { ManualClock } from '../../src/testing/manual-clock.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { sharedTargets } from '../backends/shared-targets.js'
 import { useCleanups } from '../../test-utils/lifecycle.js'

@@ -13,7 +13,7 @@ import { PostgresKv } from '../../src/backends/postgres/kv.js'
 import { KvDurability } from '../../src/core/durability/journal/kv-durability.js'
 import { MemoryKv } from '../../src/core/durability/memory/memory-kv.js'
 import type { DurableKv, KvListQuery } from '../../src/core/durability/journal/kv.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { PG_URL, dropTablePrefix, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
 
 const RECORDS = 400

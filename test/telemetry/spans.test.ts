@@ -7,7 +7,7 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { describe, expect, it } from 'vitest'
 import { Bot, TEXT } from '../../src/core/index.js'
-import { MockProvider } from '../../src/core/testing/index.js'
+import { MockProvider } from '../../src/testing/index.js'
 import { openTelemetryTracing } from '../../src/telemetry/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 

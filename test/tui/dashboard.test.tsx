@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { openBackend } from '../../src/operator/gateway/open.js'
-import { inboxRecord } from '../../src/core/testing/conformance/fixtures.js'
+import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { OTHER_SCOPE, SCOPE, SEEDED } from '../fixtures/tui/seed.js'
 import { joined, KEYS, linesOf, mountDashboard, panelRows, readRecord, seededSqlite, useTempDirs } from './helpers.js'
 

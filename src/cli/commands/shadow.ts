@@ -1,7 +1,7 @@
 /** `botmesh shadow --bot <module> [--chat] [--since] [--state] [--limit] [--id…] [--sends dead]` */
 import type { Command } from 'commander'
 import { INBOX_STATES } from '../../core/durability/journal/records.js'
-import { SHADOW_LIMITS } from '../../core/testing/shadow/index.js'
+import { SHADOW_LIMITS } from '../../testing/shadow/index.js'
 import { parseChoice, parseCount, parseSince } from '../config.js'
 import type { Cli } from '../context.js'
 import { UsageError } from '../../operator/errors.js'

@@ -1,5 +1,5 @@
 /** Human views of the suites and tools: conformance, crash matrix, bench, verify, compact, export, import. */
-import type { CaseResult } from '../../core/testing/conformance/index.js'
+import type { CaseResult } from '../../testing/conformance/index.js'
 import type { Block } from '../output.js'
 import { table } from '../output.js'
 import type { BenchReport, RunFigures } from '../services/bench.js'

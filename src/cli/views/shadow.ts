@@ -3,7 +3,7 @@
  * changed message's replies side by side (recorded | new code), each failure's error, and the
  * summary line; with `--state dead` / `--sends dead`, how many would now run without an error.
  */
-import type { ShadowMessage, ShadowReport } from '../../core/testing/shadow/index.js'
+import type { ShadowMessage, ShadowReport } from '../../testing/shadow/index.js'
 import { table, type Block } from '../output.js'
 
 /** How much of a long run the view shows (-o json shows everything). */

@@ -13,7 +13,7 @@ import type { RedisStore } from '../../src/backends/redis/index.js'
 import { Bot } from '../../src/core/bot.js'
 import { journaledIn, type JournalingStore } from '../../src/core/journaled-in.js'
 import { MemoryDurability } from '../../src/core/durability/memory/memory-durability.js'
-import { MockProvider } from '../../src/core/testing/mock-provider.js'
+import { MockProvider } from '../../src/testing/mock-provider.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'journaled-in-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

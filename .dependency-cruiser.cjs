@@ -21,7 +21,7 @@ module.exports = {
       to: {
         path: [
           '^src/(backends|events|crash-safe-file|providers|operator|testing|cli|tui|demo|prometheus|telemetry)/',
-          '^src/(index|telegram)\.ts$',
+          '^src/(index|telegram)\\.ts$',
         ],
       },
     },

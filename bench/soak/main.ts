@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util'
 import { parseCount, parseDuration, parseRate, resolveCliConfig } from '../../src/cli/config.js'
 import { Output } from '../../src/cli/output.js'
-import { throwawayFactory } from '../../src/cli/services/throwaway.js'
+import { throwawayFactory } from '../../src/operator/throwaway.js'
 import { runSoak } from './soak.js'
 import { soakColumns, soakHeading, soakSampleLine, soakSummaryView } from './view.js'
 

@@ -5,7 +5,7 @@
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseCount } from '../config.js'
-import { UsageError } from '../errors.js'
+import { UsageError } from '../../operator/errors.js'
 import { examples } from '../options.js'
 import { runBench } from '../services/bench.js'
 import { benchView } from '../views/checks.js'

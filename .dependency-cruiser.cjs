@@ -31,7 +31,7 @@ module.exports = {
         'src/crash-safe-file is the crash-safe file machinery (append log, snapshots, locks, recovery) the file backend and the events library both build on: of the rest it sees only the errors and the key-value contract of the core.',
       severity: 'error',
       from: { path: '^src/crash-safe-file/' },
-      to: { path: '^src/', pathNot: ['^src/crash-safe-file/', '^src/core/(errors|spi)\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/crash-safe-file/', '^src/core/(errors|spi|backend-internals)\\.ts$'] },
     },
     {
       name: 'events-library-imports-no-bot',
@@ -71,13 +71,21 @@ module.exports = {
     {
       name: 'backend-imports-spi-only',
       comment:
-        'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts), the shared errors and the driver loader only; a first-party store that speaks the steps natively also reaches their contract and rules (src/core/durability/steps/, and the rule of charged runs they cite), which stay off the public SPI.',
+        'A backend folder holds what is specific to its store: it reaches the core through the SPI (src/core/spi.ts), the internals the first-party backends share (src/core/backend-internals.ts), the shared errors and the driver loader only; a first-party store that speaks the steps natively also reaches their contract and rules (src/core/durability/steps/, and the rule of charged runs they cite), which stay off the public SPI.',
       severity: 'error',
       from: { path: '^src/backends/[^/]+/' },
       to: {
         path: '^src/core/',
-        pathNot: ['^src/core/(spi|errors|driver)\\.ts$', '^src/core/durability/steps/', '^src/core/durability/leases/charged-runs\\.ts$'],
+        pathNot: ['^src/core/(spi|backend-internals|errors|driver)\\.ts$', '^src/core/durability/steps/', '^src/core/durability/leases/charged-runs\\.ts$'],
       },
+    },
+    {
+      name: 'backend-internals-stay-first-party',
+      comment:
+        'src/core/backend-internals.ts is what the first-party backends and the file library share with the engine beyond the public SPI; no package export leads to it, so the channels, the CLI, the dashboard and the public SPI itself never import it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/backends/', '^src/crash-safe-file/'] },
+      to: { path: '^src/core/backend-internals\\.ts$' },
     },
     {
       name: 'backend-imports-no-other-backend',

@@ -1,49 +1,26 @@
-import { ERROR_CODES, type EncryptionErrorCode, type ErrorCode } from './error-codes.js'
+/**
+ * The narrower errors the runtime, the journals and the backends throw. Each extends the group a
+ * user catches (error-groups.ts: configuration, journal unavailable, journal state, record state, a
+ * failed send) and stays internal: the package exports the groups, and `code` carries the detail.
+ * Modules import every error class and the code registry from here.
+ */
+import { ERROR_CODES } from './error-codes.js'
+import {
+  BotmeshError,
+  ConfigError,
+  JournalStateError,
+  JournalUnavailableError,
+  RecordStateError,
+  SendFailedError,
+} from './error-groups.js'
 
 export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode, type EncryptionErrorCode } from './error-codes.js'
-
-/**
- * Every error an operator may meet is a `BotmeshError` with a stable `code`, whether it is worth
- * retrying, and the error that caused it. Its code is one of `ERROR_CODES` (src/core/error-codes.ts);
- * a provider error may also carry a channel's own code (`ProviderError`, `ChannelErrorCode`). An app
- * raising a `BotmeshError` with a code of its own passes that code as the type argument:
- * `new BotmeshError<'MY_CODE'>('MY_CODE', …)`; without it, only a registry code compiles.
- */
-export class BotmeshError<Code extends string = ErrorCode> extends Error {
-  /** A stable, documented identifier: scripts and alerts match on it, never on the message. */
-  readonly code: Code
-  /** Whether the same operation may succeed if tried again later. */
-  readonly retryable: boolean
-
-  constructor(code: NoInfer<Code>, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.name = new.target.name
-    this.code = code
-    this.retryable = options.retryable ?? false
-  }
-}
-
-/** The configuration passed to the bot or a backend is invalid. */
-export class ConfigError extends BotmeshError {
-  constructor(message: string) {
-    super(ERROR_CODES.CONFIG_INVALID, message)
-  }
-}
+export * from './error-groups.js'
 
 /** A lease was taken over by another holder (it expired, or an operator changed the record). */
-export class LeaseLostError extends BotmeshError {
+export class LeaseLostError extends RecordStateError {
   constructor(kind: string, id: string, token: number) {
     super(ERROR_CODES.LEASE_LOST, `the ${kind} record "${id}" is no longer leased with fencing token ${token}`)
-  }
-}
-
-/** The codes a journal that cannot record or give back something fails with. */
-export type JournalUnavailableCode = typeof ERROR_CODES.JOURNAL_UNAVAILABLE | EncryptionErrorCode
-
-/** The journal could not record or read something; the operation did not take effect. */
-export class JournalUnavailableError extends BotmeshError {
-  constructor(message: string, cause?: unknown, code: JournalUnavailableCode = ERROR_CODES.JOURNAL_UNAVAILABLE) {
-    super(code, message, { retryable: code === ERROR_CODES.JOURNAL_UNAVAILABLE, cause })
   }
 }
 
@@ -102,79 +79,73 @@ export class EncryptionKeyMissingError extends JournalUnavailableError {
   }
 }
 
-/** A send was journaled but could not be delivered within `outbox.inlineMaxMs`; the sweeper keeps retrying it. */
-export class SendDeferredError extends BotmeshError {
-  /** The outbox key under which the send is journaled. */
-  readonly key: string
-  constructor(key: string, cause?: unknown) {
-    super(ERROR_CODES.SEND_DEFERRED, `the send "${key}" is journaled and will be retried in the background`, { retryable: true, cause })
-    this.key = key
-  }
-}
-
-/** The codes a damaged journal is refused with. */
-export type JournalDamageCode = typeof ERROR_CODES.JOURNAL_CORRUPT | typeof ERROR_CODES.APPEND_LOG_CORRUPT
-
 /** A backend's journal file or table holds damage that open() refuses to apply half-way. */
-export class JournalCorruptError extends BotmeshError {
-  /** The damaged file (or table). */
-  readonly file: string
-  constructor(file: string, detail: string, code: JournalDamageCode = ERROR_CODES.JOURNAL_CORRUPT) {
-    super(code, `${file}: ${detail}; restore it from a backup or move it aside`)
-    this.file = file
+export class JournalCorruptError extends JournalStateError {
+  constructor(file: string, detail: string) {
+    super(ERROR_CODES.JOURNAL_CORRUPT, file, `${file}: ${detail}; restore it from a backup or move it aside`)
   }
 }
 
 /** A complete log entry in the middle of an append log fails its checksum or shape. */
-export class AppendLogCorruptError extends JournalCorruptError {
-  /** The damaged entry's line in the log, from 1. */
-  readonly line: number
-  /** The damaged entry's byte offset in the log. */
-  readonly offset: number
+export class AppendLogCorruptError extends JournalStateError {
+  declare readonly line: number
+  declare readonly offset: number
   constructor(file: string, line: number, offset: number, detail: string) {
-    super(file, `append log entry at line ${line} (byte offset ${offset}) is damaged: ${detail}`, ERROR_CODES.APPEND_LOG_CORRUPT)
-    this.line = line
-    this.offset = offset
+    const where = `append log entry at line ${line} (byte offset ${offset}) is damaged: ${detail}`
+    super(ERROR_CODES.APPEND_LOG_CORRUPT, file, `${file}: ${where}; restore it from a backup or move it aside`, { line, offset })
   }
 }
 
 /** A journal is held by another live process (or already open in this one). */
-export class JournalLockedError extends BotmeshError {
-  /** The journal that is held. */
-  readonly file: string
+export class JournalLockedError extends JournalStateError {
   /** The process that holds it, when its lock says. */
   readonly pid: number | undefined
   constructor(file: string, pid: number | undefined, detail?: string) {
-    super(
-      ERROR_CODES.JOURNAL_LOCKED,
-      detail ?? `${file} is locked by process ${pid ?? 'unknown'}; stop that process or open the journal read-only`,
-    )
-    this.file = file
+    const message = detail ?? `${file} is locked by process ${pid ?? 'unknown'}; stop that process or open the journal read-only`
+    super(ERROR_CODES.JOURNAL_LOCKED, file, message)
     this.pid = pid
   }
 }
 
+/** A journal was closed; open it again to use it. */
+export class JournalClosedError extends JournalStateError {
+  constructor(file: string) {
+    super(ERROR_CODES.JOURNAL_CLOSED, file, `${file} was closed; open it again to read or write it`)
+  }
+}
+
+/** A write reached a journal opened read-only (no live process holds it; reopen it writable to change it). */
+export class JournalReadOnlyError extends JournalStateError {
+  constructor(file: string) {
+    super(ERROR_CODES.JOURNAL_READ_ONLY, file, `${file} is open read-only; open it without readOnly to change it`)
+  }
+}
+
+/** A journal file a tool was asked to read does not exist, or is not a journal at all (a directory, 0 bytes, another format). */
+export class JournalMissingError extends JournalStateError {
+  constructor(file: string, detail: string) {
+    super(ERROR_CODES.JOURNAL_MISSING, file, `${file} ${detail}`)
+  }
+}
+
 /** A record the operation names does not exist. */
-export class RecordNotFoundError extends BotmeshError {
+export class RecordNotFoundError extends RecordStateError {
   constructor(kind: string, id: string) {
     super(ERROR_CODES.RECORD_NOT_FOUND, `no ${kind} record "${id}"`)
   }
 }
 
 /** An operation does not apply to a record in its current state. */
-export class InvalidStateError extends BotmeshError {
+export class InvalidStateError extends RecordStateError {
   constructor(kind: string, id: string, state: string, expected: readonly string[]) {
     super(ERROR_CODES.INVALID_STATE, `the ${kind} record "${id}" is ${state}; expected ${expected.join(' or ')}`)
   }
 }
 
 /** A send was dead-lettered (a final error, or its retries ran out); `cause` is the last provider error. */
-export class SendDeadError extends BotmeshError {
-  /** The outbox key of the dead-lettered send. */
-  readonly key: string
+export class SendDeadError extends SendFailedError {
   constructor(key: string, detail: string, cause?: unknown) {
-    super(ERROR_CODES.SEND_DEAD, `the send "${key}" is dead-lettered: ${detail}`, { retryable: false, cause })
-    this.key = key
+    super(ERROR_CODES.SEND_DEAD, key, `the send "${key}" is dead-lettered: ${detail}`, cause)
   }
 }
 
@@ -183,15 +154,13 @@ export class SendDeadError extends BotmeshError {
  * encodable, such as a stream). Enqueue promises a journaled send, so it refuses instead of sending
  * inline: nothing was sent.
  */
-export class PayloadNotJournaledError extends BotmeshError {
-  /** The key the send would have had. */
-  readonly key: string
+export class PayloadNotJournaledError extends SendFailedError {
   constructor(key: string, detail: string) {
     super(
       ERROR_CODES.PAYLOAD_NOT_JOURNALED,
+      key,
       `bot.enqueue("${key}") was refused and nothing was sent: ${detail}. Pass media by url or path instead of a Buffer or stream, raise outbox.maxPayloadBytes, or use bot.send (which sends such content without the outbox)`,
     )
-    this.key = key
   }
 }
 
@@ -200,11 +169,12 @@ export class PayloadNotJournaledError extends BotmeshError {
  * or exporter is used). `install` is what to pass to npm install when npm's default tag would not
  * do (`baileys@^7.0.0-rc14`).
  */
-export class DriverMissingError extends BotmeshError {
+export class DriverMissingError extends ConfigError {
   /** The npm package to install. */
   readonly driver: string
   constructor(driver: string, backend: string, cause?: unknown, install = driver) {
-    super(ERROR_CODES.DRIVER_MISSING, `${backend} needs the "${driver}" package, which is not installed: run npm install ${install}`, {
+    super(`${backend} needs the "${driver}" package, which is not installed: run npm install ${install}`, {
+      code: ERROR_CODES.DRIVER_MISSING,
       cause,
     })
     this.driver = driver
@@ -231,32 +201,12 @@ export class RedisCommandError extends BotmeshError {
  * settings (or the server's certificate) must change. `reason` is the TLS library's code
  * (`SELF_SIGNED_CERT_IN_CHAIN`, `ERR_TLS_CERT_ALTNAME_INVALID`, `CERT_HAS_EXPIRED`, …).
  */
-export class TlsCertificateError extends BotmeshError {
+export class TlsCertificateError extends ConfigError {
   /** The TLS library's code for the refusal. */
   readonly reason: string
   constructor(message: string, reason: string, cause?: unknown) {
-    super(ERROR_CODES.TLS_CERTIFICATE_REFUSED, message, { cause })
+    super(message, { code: ERROR_CODES.TLS_CERTIFICATE_REFUSED, cause })
     this.reason = reason
-  }
-}
-
-/** A journal was closed; open it again to use it. */
-export class JournalClosedError extends BotmeshError {
-  /** The closed journal. */
-  readonly file: string
-  constructor(file: string) {
-    super(ERROR_CODES.JOURNAL_CLOSED, `${file} was closed; open it again to read or write it`)
-    this.file = file
-  }
-}
-
-/** A write reached a journal opened read-only (no live process holds it; reopen it writable to change it). */
-export class JournalReadOnlyError extends BotmeshError {
-  /** The journal opened read-only. */
-  readonly file: string
-  constructor(file: string) {
-    super(ERROR_CODES.JOURNAL_READ_ONLY, `${file} is open read-only; open it without readOnly to change it`)
-    this.file = file
   }
 }
 
@@ -269,19 +219,9 @@ export type BackendUrlCode =
  * not know (`BACKEND_SCHEME_UNKNOWN`), or a backend this build does not have yet (`BACKEND_NOT_AVAILABLE`).
  * The message never carries the URL's password.
  */
-export class BackendUrlError extends BotmeshError {
+export class BackendUrlError extends ConfigError {
   constructor(message: string, code: BackendUrlCode = ERROR_CODES.BACKEND_URL_INVALID) {
-    super(code, message)
-  }
-}
-
-/** A journal file a tool was asked to read does not exist, or is not a journal at all (a directory, 0 bytes, another format). */
-export class JournalMissingError extends BotmeshError {
-  /** The path that was asked for. */
-  readonly file: string
-  constructor(file: string, detail: string) {
-    super(ERROR_CODES.JOURNAL_MISSING, `${file} ${detail}`)
-    this.file = file
+    super(message, { code })
   }
 }
 

@@ -38,9 +38,34 @@ export type {
   DeliveryReport,
   ProviderSendOptions,
 } from './provider.js'
-export * from './provider-errors.js'
-export * from './errors.js'
-export * from './encryption-errors.js'
+// The error classes a user catches, one per thing to do (docs/api-surface.md); `code` says the rest.
+export {
+  ProviderError,
+  RateLimitedError,
+  UnsupportedContentError,
+  PayloadTooLargeError,
+  OutsideSessionWindowError,
+  RecipientUnreachableError,
+  ProviderNotLeaderError,
+  MediaUnavailableError,
+  type MediaUnavailableReason,
+} from './provider-errors.js'
+export {
+  BotmeshError,
+  ConfigError,
+  JournalUnavailableError,
+  JournalStateError,
+  RecordStateError,
+  SendFailedError,
+  SendDeferredError,
+  type ConfigErrorCode,
+  type JournalUnavailableCode,
+  type JournalStateCode,
+  type JournalPosition,
+  type RecordStateCode,
+  type SendFailedCode,
+} from './error-groups.js'
+export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode, type EncryptionErrorCode } from './error-codes.js'
 export { MemoryStore, MEMORY_STORE_MESSAGE_LOG_MAX, type MemoryStoreOptions, type Store, type MessageLogEntry } from './store.js'
 export type { Duration } from './duration.js'
 export { MemoryDurability } from './durability/memory/memory-durability.js'
@@ -48,7 +73,7 @@ export type { DurabilityOptions, BackoffOptions, EncryptionOptions, Coordination
 export { Durability, type RecordListQuery } from './durability/operations/facade.js'
 export type { SendResult } from './durability/outbox/outbox.js'
 export { METRIC_NAMES, type DurabilityMetrics, type MetricName } from './durability/metrics.js'
-export { ConcurrentChangeError, type OperatorChange } from './durability/operations/operations.js'
+export type { OperatorChange } from './durability/operations/operations.js'
 export type { DurabilityBackend } from './durability/journal/backend.js'
 export type { InboxRecord, OutboxRecord, InstanceRecord, PreviousRun, InboxState, OutboxState } from './durability/journal/records.js'
 export { CRASH_POINTS, type CrashPoint } from './durability/journal/crash-points.js'

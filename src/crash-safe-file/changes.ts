@@ -3,7 +3,7 @@
  * changes of one committed write as stored in a log record. Everything read back is checked for
  * shape before it touches the state (I8, I9).
  */
-import type { Json, KvEntry, KvState } from '../core/spi.js'
+import type { Json, KvEntry, KvState } from '../core/backend-internals.js'
 
 /** One change of a committed write: the entry as it now is, or its removal. */
 export type Change = ['put', scope: string, collection: string, entry: KvEntry] | ['delete', scope: string, collection: string, key: string]

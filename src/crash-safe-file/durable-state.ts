@@ -4,7 +4,7 @@
  * Every scope view (`FileKv`) of one open journal shares one `DurableState`.
  */
 import { dirname } from 'node:path'
-import type { KvOp, KvWriteResult, KvState } from '../core/spi.js'
+import type { KvOp, KvWriteResult, KvState } from '../core/backend-internals.js'
 import { JournalUnavailableError } from '../core/errors.js'
 import { AppendLog, logPathOf } from './append-log.js'
 import { AfterRenameError, removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'

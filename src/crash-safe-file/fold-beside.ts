@@ -5,7 +5,7 @@
  * replacing the log by the records appended meanwhile. Encoding and writing the snapshot, the long
  * part, run beside the appends, whose records all come after the snapshot's `logSeq` (I10).
  */
-import type { KvState } from '../core/spi.js'
+import type { KvState } from '../core/backend-internals.js'
 import type { AppendLog } from './append-log.js'
 import { writeFileAtomic } from './atomic-snapshot.js'
 import { foldLog, type CompactionReport } from './compaction.js'

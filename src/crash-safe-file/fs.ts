@@ -4,9 +4,9 @@
  */
 import { constants } from 'node:fs'
 import * as fsp from 'node:fs/promises'
-import type { FileHandle, FileSystem, OpenHow } from '../core/spi.js'
+import type { FileHandle, FileSystem, OpenHow } from '../core/backend-internals.js'
 
-export type { FileHandle, FileStat, FileSystem, OpenHow } from '../core/spi.js'
+export type { FileHandle, FileStat, FileSystem, OpenHow } from '../core/backend-internals.js'
 
 const FLAGS: Record<OpenHow, number> = {
   read: constants.O_RDONLY,

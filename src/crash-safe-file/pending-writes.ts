@@ -3,7 +3,7 @@
  * recorded, how a failed commit is rolled back (I5), and how a snapshot leaves out writes whose
  * commit has not happened yet.
  */
-import type { KvEntry, KvOp, KvWriteResult, KvState } from '../core/spi.js'
+import type { KvEntry, KvOp, KvWriteResult, KvState } from '../core/backend-internals.js'
 import type { Change } from './changes.js'
 import { overlayKey, type SnapshotOverlay } from './snapshot-format.js'
 

@@ -4,7 +4,7 @@
  * a journal that cannot be read back is refused with every file as it was.
  */
 import { AppendLogCorruptError } from '../core/errors.js'
-import { KvState } from '../core/spi.js'
+import { KvState } from '../core/backend-internals.js'
 import { readJournalFile } from './atomic-snapshot.js'
 import { logPathOf, readAppendLog, type LogScan } from './append-log.js'
 import { applyChanges, decodeChanges } from './changes.js'

@@ -40,11 +40,6 @@ export type { MutexBreak } from './mutex-file.js'
 export { mutexPathOf } from './mutex-file.js'
 export { EVENTS_LIMITS, WORKER_DEFAULTS } from './limits.js'
 export { DURABLE_CHANNEL } from './append-plan.js'
-export {
-  LeaseLostError,
-  JournalLockedError,
-  JournalClosedError,
-  JournalCorruptError,
-  AppendLogCorruptError,
-  JournalUnavailableError,
-} from '../core/errors.js'
+// The error groups the journals throw (a lost lease: RecordStateError; a locked, closed or damaged
+// journal: JournalStateError), the same classes as botmesh/core's.
+export { RecordStateError, JournalStateError, JournalUnavailableError } from '../core/errors.js'

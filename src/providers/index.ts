@@ -22,15 +22,7 @@ export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type Me
 export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'
 export { urlProblem, journalableUrl, hostMatches, isIpLiteral, isCredentialParam, credentialParamIn, type UrlPolicy } from './shared/url.js'
 export { objectProblem, stringField, integerField, booleanField, oneOfField, objectField, type FieldCheck } from './shared/shape.js'
-export {
-  MediaRefInvalidError,
-  ProviderConfigError,
-  MediaDownloadError,
-  MediaRefusedError,
-  WeakWebhookSecretError,
-  WEBHOOK_SECRET_LENGTH_MIN,
-  type MediaRefusal,
-} from './shared/errors.js'
+export { WEBHOOK_SECRET_LENGTH_MIN, type MediaRefusal } from './shared/errors.js'
 export { fetchMedia, DOWNLOAD_LIMITS, type DownloadPolicy, type DownloadCaller, type MediaTestOriginsOption } from './shared/download.js'
 export { addressProblem } from './shared/address.js'
 export { WEBHOOK_SERVER_LIMITS, type WebhookServerLimits, type WebhookEndpoint } from './shared/http-server.js'

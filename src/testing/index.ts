@@ -4,7 +4,7 @@
  * @module botmesh/core/testing
  */
 export { MockProvider, type MockProviderOptions, type MockSent } from './mock-provider.js'
-export { crashable, CrashableBackend, BackendCrashedError, type CrashSite } from './crashable.js'
+export { crashable, CrashableBackend, type CrashSite } from './crashable.js'
 export { CrashableProvider } from './crashable-provider.js'
 export { CRASH_POINTS, type CrashPoint } from '../core/durability/journal/crash-points.js'
 export {

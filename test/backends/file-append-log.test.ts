@@ -22,7 +22,7 @@ import {
   snapshotEntries,
   type SnapshotEncodingCache,
 } from '../../src/crash-safe-file/snapshot-format.js'
-import { KvState } from '../../src/core/spi.js'
+import { KvState } from '../../src/core/backend-internals.js'
 import { AppendLogCorruptError } from '../../src/core/errors.js'
 import { PowerLossFs } from '../../src/testing/power-loss-fs.js'
 import { FailingFs, TearingFs } from './file-fs-wrappers.js'

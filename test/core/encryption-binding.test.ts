@@ -7,7 +7,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { EncryptionKeyMissingError, MemoryDurability, MemoryStore, SealedValueAlteredError, TEXT, type Bot } from '../../src/core/index.js'
+import { MemoryDurability, MemoryStore, TEXT, type Bot } from '../../src/core/index.js'
+import { EncryptionKeyMissingError } from '../../src/core/errors.js'
+import { SealedValueAlteredError } from '../../src/core/encryption-errors.js'
 import type { InboxRecord, OutboxRecord } from '../../src/core/durability/journal/records.js'
 import { sealedInFormat1 } from '../../test-utils/sealed-format-1.js'
 import { fast, recordId, useBots } from './helpers.js'

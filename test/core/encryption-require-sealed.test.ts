@@ -12,11 +12,11 @@ import {
   MemoryDurability,
   MemoryStore,
   TEXT,
-  UnsealedValueError,
   type Bot,
   type InboxRecord,
   type OutboxRecord,
 } from '../../src/core/index.js'
+import { UnsealedValueError } from '../../src/core/encryption-errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, useBots } from './helpers.js'
 

@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage, executionAsyncId } from 'node:async_hooks'
 import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest'
-import { MemoryKv } from '../../src/core/spi.js'
+import { MemoryKv } from '../../src/core/backend-internals.js'
 import { Bot } from '../../src/core/bot.js'
 import { Admission } from '../../src/core/durability/admission/admission.js'
 import { DurableSender } from '../../src/core/durability/outbox/durable-sender.js'

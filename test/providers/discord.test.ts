@@ -25,7 +25,8 @@ import {
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
 import { crashable } from '../../src/testing/crashable.js'
-import { ChannelApiError, DiscordProvider, ProviderConfigError, type DiscordProviderOptions } from '../../src/providers/discord/index.js'
+import { DiscordProvider, type DiscordProviderOptions } from '../../src/providers/discord/index.js'
+import { ChannelApiError, ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { FakeCdn } from './fixtures/fake-cdn.js'

@@ -9,12 +9,8 @@ import { ImapFlow } from 'imapflow'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import { TEXT } from '../../src/core/matchers.js'
-import {
-  EmailNotAuthenticatedError,
-  EmailProvider,
-  EmailTooLargeError,
-  type EmailProviderOptions,
-} from '../../src/providers/email/index.js'
+import { EmailProvider, type EmailProviderOptions } from '../../src/providers/email/index.js'
+import { EmailNotAuthenticatedError, EmailTooLargeError } from '../../src/providers/email/inbound-checks.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { ImapServer, dovecotAvailable, rawEmail } from './fixtures/mail-servers.js'
 import { FAST, useBots } from './harness.js'

@@ -15,7 +15,8 @@ import {
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
 import type { IProvider } from '../../src/core/provider.js'
-import { EmailProvider, ProviderConfigError } from '../../src/providers/email/index.js'
+import { EmailProvider } from '../../src/providers/email/index.js'
+import { ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { durableChannelSuite } from './durable-channel.js'

@@ -14,7 +14,8 @@ import {
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
 import type { IProvider } from '../../src/core/provider.js'
-import { GoHighLevelProvider, ProviderConfigError } from '../../src/providers/gohighlevel/index.js'
+import { GoHighLevelProvider } from '../../src/providers/gohighlevel/index.js'
+import { ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { durableChannelSuite } from './durable-channel.js'

@@ -13,7 +13,9 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
-import { MediaDownloadError, MetaApiError, MetaCloudProvider, ProviderConfigError } from '../../src/providers/meta/index.js'
+import { MetaCloudProvider } from '../../src/providers/meta/index.js'
+import { MetaApiError } from '../../src/providers/meta/errors.js'
+import { MediaDownloadError, ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { FakeGraph, type GraphFailure } from './fixtures/fake-graph.js'
 import { PHONE_NUMBER_ID } from './fixtures/meta-webhooks.js'

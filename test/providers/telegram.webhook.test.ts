@@ -13,13 +13,9 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
-import {
-  MediaDownloadError,
-  ProviderConfigError,
-  TelegramApiError,
-  TelegramProvider,
-  WeakWebhookSecretError,
-} from '../../src/providers/telegram/index.js'
+import { TelegramProvider } from '../../src/providers/telegram/index.js'
+import { TelegramApiError } from '../../src/providers/telegram/errors.js'
+import { MediaDownloadError, ProviderConfigError, WeakWebhookSecretError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { FakeTelegram } from './fixtures/fake-telegram.js'

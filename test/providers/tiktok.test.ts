@@ -23,7 +23,8 @@ import {
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
 import { crashable } from '../../src/testing/crashable.js'
-import { ChannelApiError, ProviderConfigError, TikTokProvider, tiktokSignatureOf } from '../../src/providers/tiktok/index.js'
+import { TikTokProvider, tiktokSignatureOf } from '../../src/providers/tiktok/index.js'
+import { ChannelApiError, ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'
 import { BUSINESS_ID, CLIENT_SECRET, FakeTikTok, TIKTOK_TOKEN, postTikTok, tiktokMessage } from './fixtures/fake-tiktok.js'

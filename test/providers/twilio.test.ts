@@ -16,7 +16,8 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../src/core/provider-errors.js'
-import { ChannelApiError, ProviderConfigError, TwilioProvider, type TwilioProviderOptions } from '../../src/providers/twilio/index.js'
+import { TwilioProvider, type TwilioProviderOptions } from '../../src/providers/twilio/index.js'
+import { ChannelApiError, ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'

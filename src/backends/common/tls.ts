@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import type { ConnectionOptions } from 'node:tls'
 import { ConfigError, TlsCertificateError } from '../../core/errors.js'
-import { optionNames, refuseUnknownOptions } from '../../core/spi.js'
+import { optionNames, refuseUnknownOptions } from '../../core/backend-internals.js'
 
 /**
  * TLS settings of a connection botmesh opens. Each PEM may be given as text (or a Buffer) or as a

@@ -22,7 +22,7 @@ import {
   countByPaging,
   type IndexPosition,
   searchPage,
-} from '../../core/spi.js'
+} from '../../core/backend-internals.js'
 import { inboundEventId, inboundLane, toEventRecord, toInboxRecord } from './inbox-mapping.js'
 import type { LeasedEventJournal, StorageOp, StorageResult } from '../../events/journal.js'
 import type { EventRecord } from '../../events/record.js'

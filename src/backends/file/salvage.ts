@@ -4,7 +4,7 @@
  * `out`. The damaged files are left as they are; nothing is repaired in place.
  */
 import { ConfigError } from '../../core/errors.js'
-import { KvState } from '../../core/spi.js'
+import { KvState } from '../../core/backend-internals.js'
 import { writeFileAtomic } from '../../crash-safe-file/atomic-snapshot.js'
 import { applyChanges } from '../../crash-safe-file/changes.js'
 import { nodeFileSystem, type FileSystem } from '../../crash-safe-file/fs.js'

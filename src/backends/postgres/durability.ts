@@ -4,7 +4,7 @@
  * rows of the same table, counters.ts); every transition is one statement conditional on the version; leases are judged by
  * the server's `clock_timestamp()`.
  */
-import { KvDurability, optionNames, refuseUnknownOptions } from '../../core/spi.js'
+import { KvDurability, optionNames, refuseUnknownOptions } from '../../core/backend-internals.js'
 import type { PostgresConnection } from './connection.js'
 import { PostgresKv, type PostgresKvOptions } from './kv.js'
 import type { JournalSteps } from '../../core/durability/steps/journal-steps.js'

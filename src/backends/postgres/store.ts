@@ -12,7 +12,7 @@ import {
   refuseUnknownOptions,
   type MessageLogEntry,
   type Store,
-} from '../../core/spi.js'
+} from '../../core/backend-internals.js'
 import { StoreUnavailableError } from '../../core/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from './durability.js'

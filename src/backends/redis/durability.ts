@@ -5,7 +5,7 @@
  * It survives a crash as well as the server's persistence does (AOF with `appendfsync always` or
  * `everysec`).
  */
-import { KvDurability, refuseUnknownOptions } from '../../core/spi.js'
+import { KvDurability, refuseUnknownOptions } from '../../core/backend-internals.js'
 import type { JournalSteps } from '../../core/durability/steps/journal-steps.js'
 import { RedisKeys } from './keys.js'
 import { RedisKv, type RedisKvOptions } from './kv.js'

@@ -19,7 +19,7 @@
  *   <prefix>:store:<scope>:log:<chatId>                   list   JSON message log entries
  */
 import { ConfigError } from '../../core/errors.js'
-import { INBOX_STATES, OUTBOX_STATES } from '../../core/spi.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../core/backend-internals.js'
 
 /** The default key prefix. */
 export const DEFAULT_PREFIX = 'botmesh'

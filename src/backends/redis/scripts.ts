@@ -14,7 +14,7 @@ import { TIME_HEX_LENGTH } from './envelope.js'
 import { STATE_KEY_INFIX } from './keys.js'
 import { REDIS_LIMITS } from './limits.js'
 import { LUA_SOURCES } from './lua/sources.generated.js'
-import { INBOX_STATES, OUTBOX_STATES } from '../../core/spi.js'
+import { INBOX_STATES, OUTBOX_STATES } from '../../core/backend-internals.js'
 import { UNFINISHED_STATES } from '../../core/durability/steps/step-rules.js'
 
 /** A script and its SHA-1, as EVALSHA names it. */

@@ -19,7 +19,7 @@
 import type { RedisOptions } from 'ioredis'
 import type { ConnectionOptions } from 'node:tls'
 import { ConfigError } from '../../core/errors.js'
-import { optionNames, refuseUnknownOptions } from '../../core/spi.js'
+import { optionNames, refuseUnknownOptions } from '../../core/backend-internals.js'
 import { checkTlsOptions, resolveTls, type StoreTlsOptions } from '../common/tls.js'
 
 /** The port a sentinel listens on unless told otherwise. */

@@ -4,7 +4,7 @@
  * durability never touches, and that never touch the durability's. `store.durability()` hands out
  * a `RedisDurability` sharing this store's connection.
  */
-import { type Json, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/spi.js'
+import { type Json, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/backend-internals.js'
 import { ConfigError } from '../../core/errors.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { REDIS_MISPLACED, REDIS_OPTION_NAMES, RedisDurability } from './durability.js'

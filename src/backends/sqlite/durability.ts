@@ -4,7 +4,7 @@
  * its own. Several processes on one host may share the file (WAL and a busy timeout; every
  * compare-and-set is one statement inside an IMMEDIATE transaction, so no update is lost).
  */
-import { KvDurability, optionNames, refuseUnknownOptions } from '../../core/spi.js'
+import { KvDurability, optionNames, refuseUnknownOptions } from '../../core/backend-internals.js'
 import type { SQLiteCheckpointReport } from './compact.js'
 import type { SQLiteConnection } from './connection.js'
 import { SQLiteKv } from './kv.js'

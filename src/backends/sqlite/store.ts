@@ -18,7 +18,7 @@ import {
   refuseUnknownOptions,
   type MessageLogEntry,
   type Store,
-} from '../../core/spi.js'
+} from '../../core/backend-internals.js'
 import { SQLiteConnection } from './connection.js'
 import { SQLITE_MISPLACED, SQLiteDurability } from './durability.js'
 import { sqliteFailure } from './failures.js'

@@ -21,4 +21,4 @@ export {
   type BaileysMediaRefOptions,
 } from './media-ref.js'
 export * from '../shared/channel-exports.js'
-export { ChannelApiError, type ChannelApiCode } from '../shared/errors.js'
+export type { ChannelApiCode } from '../shared/errors.js'

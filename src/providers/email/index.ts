@@ -8,7 +8,7 @@
  */
 export { EmailProvider, type EmailProviderOptions, type MailServerOptions } from './provider.js'
 export { EMAIL_LIMITS } from './limits.js'
-export { EmailTooLargeError, EmailNotAuthenticatedError, type AuthenticationResultsOption } from './inbound-checks.js'
+export type { AuthenticationResultsOption } from './inbound-checks.js'
 export { emailMediaRefCodec, type EmailMediaToken } from './media-ref.js'
 export * from '../shared/channel-exports.js'
-export { ChannelApiError, type ChannelApiCode } from '../shared/errors.js'
+export type { ChannelApiCode } from '../shared/errors.js'

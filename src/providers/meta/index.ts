@@ -6,7 +6,7 @@
  * @module botmesh/providers/meta
  */
 export { MetaCloudProvider, type MetaCloudProviderOptions } from './provider.js'
-export { MetaApiError, metaError, type GraphErrorBody } from './errors.js'
+export { metaError, type GraphErrorBody } from './errors.js'
 export { META_LIMITS, GRAPH_API_VERSION_DEFAULT } from './limits.js'
 export { signatureOf, validSignature } from '../shared/hub-signature.js'
 export { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'

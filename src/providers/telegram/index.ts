@@ -5,9 +5,7 @@
  * @module botmesh/providers/telegram
  */
 export { TelegramProvider, type TelegramProviderOptions, type TelegramWebhookOptions } from './provider.js'
-export { TelegramApiError } from './errors.js'
 export { TELEGRAM_LIMITS } from './limits.js'
 export { telegramMediaRefCodec, type TelegramMediaToken } from './media-ref.js'
 export type { TelegramUpdate, TelegramMessage, TelegramFile } from './updates.js'
 export * from '../shared/channel-exports.js'
-export { WeakWebhookSecretError } from '../shared/errors.js'

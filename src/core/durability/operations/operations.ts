@@ -6,7 +6,7 @@
  */
 import { SEQ_PER_MS } from '../turns/chat-order.js'
 import { hostname, userInfo } from 'node:os'
-import { InvalidStateError, RecordNotFoundError, BotmeshError, ERROR_CODES } from '../../errors.js'
+import { InvalidStateError, RecordNotFoundError, RecordStateError, ERROR_CODES } from '../../errors.js'
 import type { Journal } from '../journal/backend.js'
 import type { AuditEntry, InboxRecord, OutboxRecord } from '../journal/records.js'
 
@@ -97,7 +97,7 @@ export async function discardSend(journal: Journal, key: string, now: number = D
 }
 
 /** A record changed between reading it and writing it (a running bot got there first). */
-export class ConcurrentChangeError extends BotmeshError {
+export class ConcurrentChangeError extends RecordStateError {
   constructor(kind: string, id: string) {
     super(
       ERROR_CODES.CONCURRENT_CHANGE,

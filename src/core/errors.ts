@@ -5,14 +5,7 @@
  * Modules import every error class and the code registry from here.
  */
 import { ERROR_CODES } from './error-codes.js'
-import {
-  BotmeshError,
-  ConfigError,
-  JournalStateError,
-  JournalUnavailableError,
-  RecordStateError,
-  SendFailedError,
-} from './error-groups.js'
+import { BotmeshError, ConfigError, JournalStateError, JournalUnavailableError, RecordStateError, SendFailedError } from './error-groups.js'
 
 export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode, type EncryptionErrorCode } from './error-codes.js'
 export * from './error-groups.js'

@@ -49,6 +49,7 @@ export {
   ProviderNotLeaderError,
   MediaUnavailableError,
   type MediaUnavailableReason,
+  type MediaRefusal,
 } from './provider-errors.js'
 export {
   BotmeshError,

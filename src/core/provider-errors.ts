@@ -68,13 +68,19 @@ export class ProviderNotLeaderError extends ProviderError {
  */
 export type MediaUnavailableReason = 'not-durable' | 'provider-mismatch' | 'rehydrate-failed' | 'download-refused'
 
+/** What a download policy refused (reason `'download-refused'`; docs/security.md). */
+export type MediaRefusal = 'url' | 'address' | 'redirects' | 'size' | 'timeout' | 'content-type'
+
 /** The media cannot be downloaded: a replayed reference could not be rebuilt, or the download policy refused it. Final. */
 export class MediaUnavailableError extends ProviderError {
   /** Why the reference could not be rebuilt. */
   readonly reason: MediaUnavailableReason
-  constructor(reason: MediaUnavailableReason, detail: string, cause?: unknown) {
+  /** What the download policy refused, when it refused the download (reason `'download-refused'`). */
+  readonly refusal: MediaRefusal | undefined
+  constructor(reason: MediaUnavailableReason, detail: string, cause?: unknown, refusal?: MediaRefusal) {
     super(ERROR_CODES.MEDIA_UNAVAILABLE, `media unavailable (${reason}): ${detail}`, { retryable: false, cause })
     this.reason = reason
+    this.refusal = refusal
   }
 }
 

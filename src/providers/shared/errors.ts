@@ -3,7 +3,7 @@
  * retry rules and an operator's alerts read them like any other channel error.
  */
 import { ERROR_CODES } from '../../core/errors.js'
-import { MediaUnavailableError, ProviderError } from '../../core/provider-errors.js'
+import { MediaUnavailableError, ProviderError, type MediaRefusal } from '../../core/provider-errors.js'
 
 /**
  * A stored media reference read back from the journal is not valid: an unknown version, a value of
@@ -61,8 +61,7 @@ export class MediaDownloadError extends ProviderError {
   }
 }
 
-/** What a download policy refused (`MediaRefusedError.refusal`). */
-export type MediaRefusal = 'url' | 'address' | 'redirects' | 'size' | 'timeout' | 'content-type'
+export type { MediaRefusal } from '../../core/provider-errors.js'
 
 /**
  * A media download the download policy refused (`shared/download.ts`): a URL that is not HTTPS or
@@ -73,12 +72,10 @@ export type MediaRefusal = 'url' | 'address' | 'redirects' | 'size' | 'timeout' 
 export class MediaRefusedError extends MediaUnavailableError {
   /** The channel whose download was refused. */
   readonly channel: string
-  /** What was refused. */
-  readonly refusal: MediaRefusal
+  declare readonly refusal: MediaRefusal
   constructor(channel: string, refusal: MediaRefusal, detail: string) {
-    super('download-refused', `${channel}: ${detail}`)
+    super('download-refused', `${channel}: ${detail}`, undefined, refusal)
     this.channel = channel
-    this.refusal = refusal
   }
 }
 

@@ -19,7 +19,9 @@ const tempDir = useTempDirs('botmesh-api-report-')
 const built = existsSync(join(ROOT, 'dist', 'core', 'spi.d.ts'))
 if (!built) {
   if (process.env.CI === 'true') throw new Error('dist/ has no declarations under CI=true: .ci/run builds before the tests')
-  console.warn('\n!!!!!!!! SKIPPED test/scripts/api-report.test.ts: dist/ has no declarations (npm run build). Under CI=true this fails. !!!!!!!!\n')
+  console.warn(
+    '\n!!!!!!!! SKIPPED test/scripts/api-report.test.ts: dist/ has no declarations (npm run build). Under CI=true this fails. !!!!!!!!\n',
+  )
 }
 
 /** Runs the script; resolves its exit code and output whatever the code. */

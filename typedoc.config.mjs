@@ -47,6 +47,8 @@ export default {
   excludeInternal: true,
   excludeExternals: true,
   treatWarningsAsErrors: true,
+  // The write names' lists stay internal; their types (`OperatorWrite`, `CoordinationWrite`) are public.
+  intentionallyNotExported: ['OPERATOR_WRITES', 'COORDINATION_WRITES'],
   validation: {
     notExported: true,
     invalidLink: true,

@@ -70,11 +70,21 @@ export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode, type E
 export { MemoryStore, MEMORY_STORE_MESSAGE_LOG_MAX, type MemoryStoreOptions, type Store, type MessageLogEntry } from './store.js'
 export type { Duration } from './duration.js'
 export { MemoryDurability } from './durability/memory/memory-durability.js'
+export type { MemoryKvOptions } from './durability/memory/memory-kv.js'
 export type { DurabilityOptions, BackoffOptions, EncryptionOptions, CoordinationOptions } from './durability/config.js'
 export { Durability, type RecordListQuery } from './durability/operations/facade.js'
 export type { SendResult } from './durability/outbox/outbox.js'
 export { METRIC_NAMES, type DurabilityMetrics, type MetricName } from './durability/metrics.js'
 export type { OperatorChange } from './durability/operations/operations.js'
 export type { DurabilityBackend } from './durability/journal/backend.js'
-export type { InboxRecord, OutboxRecord, InstanceRecord, PreviousRun, InboxState, OutboxState } from './durability/journal/records.js'
+export {
+  INBOX_STATES,
+  OUTBOX_STATES,
+  type InboxRecord,
+  type OutboxRecord,
+  type InstanceRecord,
+  type PreviousRun,
+  type InboxState,
+  type OutboxState,
+} from './durability/journal/records.js'
 export { CRASH_POINTS, type CrashPoint } from './durability/journal/crash-points.js'

@@ -9,6 +9,7 @@
 export type { DurableKv, Json, KvEntry, KvPut, KvDelete, KvOp, KvWriteResult, KvListQuery } from './durability/journal/kv.js'
 export { ROOT_SCOPE } from './durability/journal/kv.js'
 export { KvDurability, type KvDurabilityOptions } from './durability/journal/kv-durability.js'
+export type { WriteLabel, WriteName, CrashPoint, OperatorWrite, CoordinationWrite } from './durability/journal/crash-points.js'
 export type {
   DurabilityBackend,
   Journal,

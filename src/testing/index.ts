@@ -6,7 +6,7 @@
 export { MockProvider, type MockProviderOptions, type MockSent } from './mock-provider.js'
 export { crashable, CrashableBackend, type CrashSite } from './crashable.js'
 export { CrashableProvider } from './crashable-provider.js'
-export { CRASH_POINTS, type CrashPoint } from '../core/durability/journal/crash-points.js'
+export { CRASH_POINTS, type CrashPoint, type WriteName } from '../core/durability/journal/crash-points.js'
 export {
   CONFORMANCE_CASES,
   runCase,
@@ -18,6 +18,7 @@ export {
 } from './conformance/index.js'
 export { ManualClock } from './manual-clock.js'
 export { PowerLossFs, type PowerLossOptions, type PowerLossFileOutcome } from './power-loss-fs.js'
+export type { FileSystem, FileHandle, FileStat, OpenHow } from '../file-system.js'
 export {
   deterministicCases,
   randomCases,

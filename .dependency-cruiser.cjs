@@ -76,7 +76,11 @@ module.exports = {
       from: { path: '^src/backends/[^/]+/' },
       to: {
         path: '^src/core/',
-        pathNot: ['^src/core/(spi|backend-internals|errors|driver)\\.ts$', '^src/core/durability/steps/', '^src/core/durability/leases/charged-runs\\.ts$'],
+        pathNot: [
+          '^src/core/(spi|backend-internals|errors|driver)\\.ts$',
+          '^src/core/durability/steps/',
+          '^src/core/durability/leases/charged-runs\\.ts$',
+        ],
       },
     },
     {

@@ -8,7 +8,14 @@
  *
  * @module botmesh/events/durability
  */
-import { type DurabilityBackend, type Journal, type DurableKv, KvDurability, optionNames, refuseUnknownOptions } from '../../core/backend-internals.js'
+import {
+  type DurabilityBackend,
+  type Journal,
+  type DurableKv,
+  KvDurability,
+  optionNames,
+  refuseUnknownOptions,
+} from '../../core/backend-internals.js'
 import { ConfigError, JournalClosedError } from '../../core/errors.js'
 import { SharedHandle } from '../common/shared-handle.js'
 import { EventsJournal } from './events-journal.js'

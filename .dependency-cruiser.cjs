@@ -15,14 +15,24 @@ module.exports = {
     {
       name: 'core-imports-no-outer-part',
       comment:
-        'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the testing kit, the operator library, the CLI or the dashboard.',
+        'src/core is the runtime and its engine: it knows the backend SPI and the provider contract, never a backend, a provider, the testing kit, the operator library, the CLI or the dashboard. The one exception is spi.ts, the botmesh/core/spi entry: the conformance suite is part of the backend contract, and it lives in the testing kit.',
       severity: 'error',
-      from: { path: '^src/core/' },
+      from: { path: '^src/core/', pathNot: '^src/core/spi\\.ts$' },
       to: {
         path: [
           '^src/(backends|events|crash-safe-file|providers|operator|testing|cli|tui|demo|prometheus|telemetry)/',
           '^src/(index|telegram)\\.ts$',
         ],
+      },
+    },
+    {
+      name: 'spi-reaches-the-kit-for-conformance-only',
+      comment: 'The SPI entry (src/core/spi.ts) re-exports the conformance suite from the testing kit, and nothing else outside the core.',
+      severity: 'error',
+      from: { path: '^src/core/spi\\.ts$' },
+      to: {
+        path: '^src/(backends|events|crash-safe-file|providers|operator|testing|cli|tui|demo|prometheus|telemetry)/',
+        pathNot: '^src/testing/conformance/',
       },
     },
     {

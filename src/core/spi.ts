@@ -45,4 +45,4 @@ export {
   type ConformanceCase,
   type ConformanceContext,
   type CaseResult,
-} from './testing/conformance/index.js'
+} from '../testing/conformance/index.js'

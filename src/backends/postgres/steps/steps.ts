@@ -25,7 +25,7 @@ import type {
   TakenBack,
 } from '../../../core/durability/steps/journal-steps.js'
 import { leaseOf, queuedRecord } from '../../../core/durability/steps/step-rules.js'
-import { recordIndex, type InboxRecord, type Json, type OutboxRecord } from '../../../core/spi.js'
+import { recordIndex, type InboxRecord, type Json, type OutboxRecord } from '../../../core/backend-internals.js'
 import type { PostgresKv } from '../kv.js'
 import { checkOp } from '../kv.js'
 import { POSTGRES_LIMITS } from '../limits.js'

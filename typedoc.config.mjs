@@ -4,10 +4,15 @@
  * a git remote: a fork, a tarball or a fresh `git init` has no `origin`, and TypeDoc's warning about
  * it failed the run (warnings are errors here). Without the field the reference has no source links.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'))
+
+/** The write names' lists: internal, their types public; named only where the tree defines them (a run on one module has none). */
+const WRITE_LISTS = existsSync(new URL('./src/core/durability/journal/crash-points.ts', import.meta.url))
+  ? ['OPERATOR_WRITES', 'COORDINATION_WRITES']
+  : []
 
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {
@@ -48,7 +53,7 @@ export default {
   excludeExternals: true,
   treatWarningsAsErrors: true,
   // The write names' lists stay internal; their types (`OperatorWrite`, `CoordinationWrite`) are public.
-  intentionallyNotExported: ['OPERATOR_WRITES', 'COORDINATION_WRITES'],
+  intentionallyNotExported: WRITE_LISTS,
   validation: {
     notExported: true,
     invalidLink: true,

@@ -2,8 +2,9 @@
  * Which engine runs a durable bot. The steps engine (steps/steps-engine.ts) runs beside the engine of
  * message-engine.ts while it is moved to one backend at a time: today it is chosen only with
  * `BOTMESH_ENGINE=steps` in the environment (the benchmark and its own tests), on a backend that
- * speaks the steps (memory), and without the options it does not carry yet (coordination, a
- * leader-only transport session). Anything else runs on message-engine.ts.
+ * speaks the steps (memory, Redis, PostgreSQL; its tests run it on memory), and without the options
+ * it does not carry yet (coordination, a leader-only transport session). Anything else runs on
+ * message-engine.ts.
  */
 import { resolveDurabilityConfig } from './config.js'
 import type { DurabilityBackend } from './journal/backend.js'

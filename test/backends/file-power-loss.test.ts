@@ -2,7 +2,7 @@
  * Power loss at the DurableKv level: seeded workloads of concurrent write batches, the power cut
  * at a seeded operation (PowerLossFs), the journal reopened with the real file system. The state
  * must equal some acknowledged prefix of the writes, and with fsync on include every acknowledged
- * write; without fsync, a refusal (JournalCorruptError naming the file) is the only other outcome.
+ * write; without fsync, a refusal (a JournalStateError naming the file: JOURNAL_CORRUPT or APPEND_LOG_CORRUPT) is the only other outcome.
  */
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability, nodeFileSystem, type FileDurabilityOptions } from '../../src/backends/file/index.js'
-import { JournalCorruptError } from '../../src/core/errors.js'
+import { JournalStateError } from '../../src/core/errors.js'
 import { PowerLossFs } from '../../src/testing/power-loss-fs.js'
 import { applyCall, candidateStates, planGroup, readState, runCall, type Call, type ModelState } from './file-workload.js'
 
@@ -132,7 +132,7 @@ async function powerLossRun(mode: Mode, seed: number, figures: RunFigures): Prom
     reopened = await FileDurability.open(path, mode.options)
   } catch (error) {
     assert.ok(!mode.keepsAcknowledged, `seed ${seed}, cut at ${cutAtOperation}: reopen refused: ${String(error)}`)
-    assert.ok(error instanceof JournalCorruptError && error.file.startsWith(path), `refused with the file named: ${String(error)}`)
+    assert.ok(error instanceof JournalStateError && error.file.startsWith(path), `refused with the file named: ${String(error)}`)
     figures.refused++
     return
   }

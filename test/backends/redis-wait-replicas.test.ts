@@ -119,8 +119,8 @@ describe.runIf(available)('waitReplicas on a primary with one replica', () => {
     expect(await onReplica.hget(entries, 'found')).not.toBeNull()
   }, 60_000)
 
-  // WAIT counts the writes of its own connection (Redis 7.2 and later, and the docs of every
-  // version); this machine's Redis 7.0 answers the test above either way. What makes it hold on
+  // WAIT counts the writes of its own connection (the documented rule); this machine's Redis 7.0
+  // answered the test above without the write back too. What makes it hold on
   // every server: the failed compare-and-set writes the record it found back, unchanged, so its
   // connection's offset covers it (helpers.lua, confirm_found).
   it('a compare-and-set that fails writes the record it found back, unchanged, on its own connection', async () => {

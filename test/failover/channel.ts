@@ -4,7 +4,7 @@
  * until a bot acknowledges it, as a webhook is retried on an error or a dead connection. A bot that
  * is killed, or not started yet, is waited for. Every limit is a count or a deadline.
  */
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import type { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 
 /** A delivery not acknowledged in this time is given up and tried again (a frozen or dead bot). */

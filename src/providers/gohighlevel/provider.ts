@@ -6,7 +6,7 @@
  * token is never logged, journaled or put in an error.
  */
 import type { KeyObject } from 'node:crypto'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { errorReporter } from '../shared/error-reporter.js'

@@ -5,7 +5,7 @@
  * error classes. The API key and the callback secret are never logged, journaled or put in an
  * error.
  */
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { errorReporter } from '../shared/error-reporter.js'

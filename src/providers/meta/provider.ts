@@ -4,7 +4,7 @@
  * Cloud API failures as the outbox's error classes. The access token, app secret and verify token
  * are never logged, journaled or put in an error.
  */
-import { ERROR_CODES } from '../../core/errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
 import type {
   InboundSink,
   IProvider,
@@ -13,7 +13,7 @@ import type {
   ProviderSendOptions,
   ProviderSendResult,
   StoredMediaRef,
-} from '../../core/provider.js'
+} from '../../core/provider/provider.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'

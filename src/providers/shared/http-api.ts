@@ -4,8 +4,8 @@
  * (an unknown recipient, a closed session window); what it leaves is read from the HTTP status.
  * No message carries a credential.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import { PayloadTooLargeError, RateLimitedError, type ProviderError } from '../../core/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { PayloadTooLargeError, RateLimitedError, type ProviderError } from '../../core/provider/provider-errors.js'
 import { ChannelApiError } from './errors.js'
 import type { DownloadPolicy } from './download.js'
 import { downloadMedia, fetchChannel, jsonOf, retryAfterMs, type HttpCaller } from './http.js'

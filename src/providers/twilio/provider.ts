@@ -13,7 +13,7 @@ import type {
   ProviderSendOptions,
   ProviderSendResult,
   StoredMediaRef,
-} from '../../core/provider.js'
+} from '../../core/provider/provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'

@@ -5,7 +5,7 @@
  * outbox's error classes. The token and the webhook secret are never logged, journaled or put in
  * an error.
  */
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'

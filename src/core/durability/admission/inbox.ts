@@ -8,7 +8,7 @@
  *               ▼   │
  *             failed / pending (lease over, operator's replay) ──► dead (after inbox.maxAttempts charged runs)
  */
-import type { InboundEvent } from '../../provider.js'
+import type { InboundEvent } from '../../provider/provider.js'
 import type { Versioned } from '../journal/backend.js'
 import { claimRun, runsSpent } from '../leases/charged-runs.js'
 import { spentRecord } from '../steps/step-rules.js'

@@ -23,8 +23,8 @@ import { claimedRecord, completeInbound, deadLetterInbound } from '../admission/
 import type { SentMarks } from '../outbox/sent-marks.js'
 import type { InboxRecord } from '../journal/records.js'
 import { settlingRetry, settlingWrite } from './settling-write.js'
-import { JournalUnavailableError } from '../../errors.js'
-import type { InboundEvent } from '../../provider.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
+import type { InboundEvent } from '../../provider/provider.js'
 import type { MessageRunner } from '../port.js'
 import { SendOrigin } from './send-origin.js'
 

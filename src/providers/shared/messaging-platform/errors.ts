@@ -4,7 +4,7 @@
  * limits, attachments over the size limit or of a kind the platform refuses; an expired token and
  * other rejections are final, server errors are retried. No message carries the access token.
  */
-import { ERROR_CODES } from '../../../core/errors.js'
+import { ERROR_CODES } from '../../../core/errors/errors.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
@@ -12,7 +12,7 @@ import {
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../../core/provider-errors.js'
+} from '../../../core/provider/provider-errors.js'
 import { ChannelApiError } from '../errors.js'
 import { graphErrorText, type GraphErrorBody } from '../graph.js'
 import { retryAfterMs } from '../http.js'

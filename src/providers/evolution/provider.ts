@@ -6,12 +6,12 @@
  * webhook key are never logged, journaled or put in an error.
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider.js'
-import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { MediaDownloadError } from '../shared/errors.js'
 import { ReplayCache } from '../shared/replay.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
-import { requireStrings } from '../shared/required-options.js'
+import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { evolutionFailure } from './errors.js'
@@ -56,17 +56,12 @@ export class EvolutionProvider extends WebhookProvider {
   constructor(options: EvolutionProviderOptions) {
     requireStrings('evolution', options, ['apiUrl', 'instance', 'apiKey'])
     checkWebhookSecret('evolution', 'webhook.jwtKey', options.webhook?.jwtKey, { lengthMax: 1024, anyCharacters: true })
-    if (!/^https?:\/\//.test(options.apiUrl)) throw new ProviderConfigError('evolution', 'apiUrl must be an http(s) URL')
-    super({ channel: 'evolution', options, secrets: [options.apiKey, options.webhook.jwtKey], codec: evolutionMediaRefCodec() })
+    const apiUrl = requireHttpUrl('evolution', options, 'apiUrl')
+    const secrets = [options.apiKey, options.webhook.jwtKey]
+    super({ channel: 'evolution', options, secrets, codec: evolutionMediaRefCodec() })
     this.#options = options
-    const api = new HttpApi({
-      channel: 'evolution',
-      timeoutMs: options.requestTimeoutMs ?? EVOLUTION_LIMITS.requestTimeoutMs,
-      secrets: [options.apiKey, options.webhook.jwtKey],
-      rateLimitRetryAfterMsDefault: EVOLUTION_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: evolutionFailure,
-    })
-    this.#target = { api, apiUrl: options.apiUrl.replace(/\/+$/, ''), instance: options.instance, apiKey: options.apiKey }
+    const api = channelHttpApi('evolution', EVOLUTION_LIMITS, options, { secrets, failure: evolutionFailure })
+    this.#target = { api, apiUrl, instance: options.instance, apiKey: options.apiKey }
   }
 
   protected route(sink: InboundSink): WebhookRoute {

@@ -10,7 +10,8 @@ import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from 
 import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 import { ReplayCache } from '../shared/replay.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
@@ -67,14 +68,8 @@ export class GoHighLevelProvider extends WebhookProvider {
     this.#publicKey = publicKey
     this.#options = options
     this.#downloadPolicy = hostedDownloadPolicy('gohighlevel', options, GOHIGHLEVEL_LIMITS.downloadBytesMax)
-    const api = new HttpApi({
-      channel: 'gohighlevel',
-      timeoutMs: options.requestTimeoutMs ?? GOHIGHLEVEL_LIMITS.requestTimeoutMs,
-      secrets: [options.token],
-      rateLimitRetryAfterMsDefault: GOHIGHLEVEL_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: goHighLevelFailure,
-    })
-    const apiRoot = (options.apiRoot ?? 'https://services.leadconnectorhq.com').replace(/\/+$/, '')
+    const api = channelHttpApi('gohighlevel', GOHIGHLEVEL_LIMITS, options, { secrets: [options.token], failure: goHighLevelFailure })
+    const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://services.leadconnectorhq.com')
     this.#target = { api, apiRoot, token: options.token, messageType: options.messageType ?? 'SMS' }
   }
 

@@ -9,7 +9,8 @@ import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from 
 import { checkWebhookSecret } from '../shared/secret.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
@@ -54,17 +55,12 @@ export class GupshupProvider extends WebhookProvider {
   constructor(options: GupshupProviderOptions) {
     requireStrings('gupshup', options, ['apiKey', 'app', 'source'])
     checkWebhookSecret('gupshup', 'webhook.secret', options.webhook?.secret)
-    super({ channel: 'gupshup', options, secrets: [options.apiKey, options.webhook.secret], codec: gupshupMediaRefCodec(options) })
+    const secrets = [options.apiKey, options.webhook.secret]
+    super({ channel: 'gupshup', options, secrets, codec: gupshupMediaRefCodec(options) })
     this.#options = options
     this.#downloadPolicy = hostedDownloadPolicy('gupshup', options, GUPSHUP_LIMITS.downloadBytesMax)
-    const api = new HttpApi({
-      channel: 'gupshup',
-      timeoutMs: options.requestTimeoutMs ?? GUPSHUP_LIMITS.requestTimeoutMs,
-      secrets: [options.apiKey, options.webhook.secret],
-      rateLimitRetryAfterMsDefault: GUPSHUP_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: gupshupFailure,
-    })
-    const apiRoot = (options.apiRoot ?? 'https://api.gupshup.io').replace(/\/+$/, '')
+    const api = channelHttpApi('gupshup', GUPSHUP_LIMITS, options, { secrets, failure: gupshupFailure })
+    const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://api.gupshup.io')
     this.#target = { api, apiRoot, apiKey: options.apiKey, source: options.source, app: options.app }
   }
 

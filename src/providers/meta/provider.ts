@@ -17,6 +17,7 @@ import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
 import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
 import { sendMessage } from './send.js'
 import { metaWebhook } from './webhook.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `MetaCloudProvider`. */
 export interface MetaCloudProviderOptions {
@@ -67,7 +68,7 @@ export class MetaCloudProvider extends WebhookProvider {
     this.#options = options
     this.#graph = new GraphClient({
       channel: 'meta',
-      apiRoot: (options.graphApiRoot ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
+      apiRoot: withoutTrailingSlashes(options.graphApiRoot ?? 'https://graph.facebook.com'),
       version: options.graphApiVersion ?? GRAPH_API_VERSION_DEFAULT,
       accessToken: options.accessToken,
       timeoutMs: options.requestTimeoutMs ?? META_LIMITS.requestTimeoutMs,

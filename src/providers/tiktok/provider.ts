@@ -18,6 +18,7 @@ import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
 import { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
 import { sendTikTok } from './send.js'
 import { tiktokWebhook } from './webhook.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `TikTokProvider`. */
 export interface TikTokProviderOptions extends MediaTestOriginsOption {
@@ -58,7 +59,7 @@ export class TikTokProvider extends WebhookProvider {
     this.#options = options
     const timeoutMs = options.requestTimeoutMs ?? TIKTOK_LIMITS.requestTimeoutMs
     this.#api = new TikTokApi({
-      apiRoot: (options.apiRoot ?? TIKTOK_API_DEFAULT).replace(/\/+$/, ''),
+      apiRoot: withoutTrailingSlashes(options.apiRoot ?? TIKTOK_API_DEFAULT),
       accessToken: options.accessToken,
       timeoutMs,
     })

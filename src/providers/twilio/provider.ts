@@ -14,7 +14,7 @@ import type { WebhookEndpoint } from '../shared/http-server.js'
 import { loadedOnce } from '../shared/once.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
-import { hostMatches } from '../shared/url.js'
+import { hostMatches, withoutTrailingSlashes } from '../shared/url.js'
 import { loadTwilio, type TwilioClient } from './client.js'
 import { twilioError } from './errors.js'
 import { TWILIO_API_ORIGIN_DEFAULT, TWILIO_LIMITS } from './limits.js'
@@ -130,6 +130,6 @@ export class TwilioProvider extends WebhookProvider {
   }
 
   #publicUrl(): string {
-    return this.#options.webhook.publicUrl.replace(/\/+$/, '')
+    return withoutTrailingSlashes(this.#options.webhook.publicUrl)
   }
 }

@@ -6,11 +6,11 @@
  * an error.
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider.js'
-import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import { MediaDownloadError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
-import { requireStrings } from '../shared/required-options.js'
+import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { wppconnectFailure } from './errors.js'
@@ -50,17 +50,12 @@ export class WppconnectProvider extends WebhookProvider {
   constructor(options: WppconnectProviderOptions) {
     requireStrings('wppconnect', options, ['serverUrl', 'session', 'token'])
     checkWebhookSecret('wppconnect', 'webhook.secret', options.webhook?.secret)
-    if (!/^https?:\/\//.test(options.serverUrl)) throw new ProviderConfigError('wppconnect', 'serverUrl must be an http(s) URL')
-    super({ channel: 'wppconnect', options, secrets: [options.token, options.webhook.secret], codec: wppconnectMediaRefCodec() })
+    const serverUrl = requireHttpUrl('wppconnect', options, 'serverUrl')
+    const secrets = [options.token, options.webhook.secret]
+    super({ channel: 'wppconnect', options, secrets, codec: wppconnectMediaRefCodec() })
     this.#options = options
-    const api = new HttpApi({
-      channel: 'wppconnect',
-      timeoutMs: options.requestTimeoutMs ?? WPPCONNECT_LIMITS.requestTimeoutMs,
-      secrets: [options.token, options.webhook.secret],
-      rateLimitRetryAfterMsDefault: WPPCONNECT_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: wppconnectFailure,
-    })
-    this.#target = { api, serverUrl: options.serverUrl.replace(/\/+$/, ''), session: options.session, token: options.token }
+    const api = channelHttpApi('wppconnect', WPPCONNECT_LIMITS, options, { secrets, failure: wppconnectFailure })
+    this.#target = { api, serverUrl, session: options.session, token: options.token }
   }
 
   protected route(sink: InboundSink): WebhookRoute {

@@ -18,6 +18,7 @@ import { WebhookProvider } from '../webhook-provider.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
 import { messagingWebhook } from './webhook.js'
+import { withoutTrailingSlashes } from '../url.js'
 
 /** Options every Messenger Platform channel takes. */
 export interface MessagingProviderOptions extends MediaTestOriginsOption {
@@ -78,7 +79,7 @@ export abstract class MessagingPlatformProvider extends WebhookProvider {
     const secrets = [options.accessToken]
     this.#graph = new GraphClient({
       channel: channel.channel,
-      apiRoot: channel.apiRoot.replace(/\/+$/, ''),
+      apiRoot: withoutTrailingSlashes(channel.apiRoot),
       version: options.graphApiVersion ?? 'v21.0',
       accessToken: options.accessToken,
       timeoutMs: options.requestTimeoutMs ?? channel.requestTimeoutMs,

@@ -41,7 +41,7 @@ module.exports = {
         'src/crash-safe-file is the crash-safe file machinery (append log, snapshots, locks, recovery) the file backend and the events library both build on: of the rest it sees only the errors and the key-value contract of the core.',
       severity: 'error',
       from: { path: '^src/crash-safe-file/' },
-      to: { path: '^src/', pathNot: ['^src/crash-safe-file/', '^src/core/(errors|spi|backend-internals)\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/crash-safe-file/', '^src/core/(errors/errors|spi|backend-internals)\\.ts$'] },
     },
     {
       name: 'events-library-imports-no-bot',
@@ -54,7 +54,7 @@ module.exports = {
         pathNot: [
           '^src/events/',
           '^src/crash-safe-file/',
-          '^src/core/(errors|options)\\.ts$',
+          '^src/core/(errors/errors|options/options)\\.ts$',
           '^src/core/durability/(journal/kv|backoff|loop|leases/charged-runs|memory/kv-state)\\.ts$',
         ],
       },
@@ -65,7 +65,13 @@ module.exports = {
         'The engine (src/core/durability) is written against the SPI; of the runtime it sees only errors, provider types and the two leaf helpers (durations, option checks).',
       severity: 'error',
       from: { path: '^src/core/durability/' },
-      to: { path: '^src/core/', pathNot: ['^src/core/durability/', '^src/core/(errors|provider|provider-errors|duration|options)\\.ts$'] },
+      to: {
+        path: '^src/core/',
+        pathNot: [
+          '^src/core/durability/',
+          '^src/core/(errors/errors|provider/provider|provider/provider-errors|options/duration|options/options)\\.ts$',
+        ],
+      },
     },
     {
       name: 'runtime-reaches-engine-through-its-port',
@@ -87,7 +93,7 @@ module.exports = {
       to: {
         path: '^src/core/',
         pathNot: [
-          '^src/core/(spi|backend-internals|errors|driver)\\.ts$',
+          '^src/core/(spi|backend-internals|errors/errors|platform/driver)\\.ts$',
           '^src/core/durability/steps/',
           '^src/core/durability/leases/charged-runs\\.ts$',
         ],
@@ -116,7 +122,11 @@ module.exports = {
       from: { path: '^src/providers/([^/]+)/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/providers/$1/', '^src/providers/shared/', '^src/core/(provider|provider-errors|errors|driver)\\.ts$'],
+        pathNot: [
+          '^src/providers/$1/',
+          '^src/providers/shared/',
+          '^src/core/(provider/provider|provider/provider-errors|errors/errors|platform/driver)\\.ts$',
+        ],
       },
     },
     {

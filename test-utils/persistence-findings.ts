@@ -1,6 +1,6 @@
 /** What the persistence tests of Redis and PostgreSQL read: what a backend's logger was told, and what its start threw. */
 import { expect } from 'vitest'
-import { ConfigError } from '../src/core/errors.js'
+import { ConfigError } from '../src/core/errors/errors.js'
 
 /** A logger that keeps what it was told, by level. */
 export function recordingLogger() {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Client, ClientConfig } from 'pg'
-import { loadDriver } from '../../src/core/driver.js'
+import { loadDriver } from '../../src/core/platform/driver.js'
 import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from './timed.js'
 
 /** Single-INSERT transactions (autocommit), `synchronous_commit = on`, one connection per client. */

@@ -4,7 +4,7 @@
  * removes it when it ends.
  */
 import { randomBytes } from 'node:crypto'
-import { loadDriver } from '../../src/core/driver.js'
+import { loadDriver } from '../../src/core/platform/driver.js'
 import { ceilingFigures, timed, type CeilingFigures, type CeilingRun } from './timed.js'
 
 /** One HSET per call: the smallest scripted write, as botmesh's Redis journal sends its writes as scripts. */

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import { loadDriver } from '../../src/core/driver.js'
+import { loadDriver } from '../../src/core/platform/driver.js'
 import { ceilingFigures, inCeilingDir, timed, type CeilingFigures } from './timed.js'
 
 /** A message's five writes in one transaction, WAL, synchronous FULL (botmesh's SQLite settings). */

@@ -6,11 +6,11 @@
  * of the inbox and the outbox), the purge backlog (expired records not yet purged), what retention
  * deleted, and the process's RSS. At the end, the verdict on flatness (flatness.ts).
  */
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import type { DurabilityBackend, Journal } from '../../src/core/durability/journal/backend.js'
 import { purgeBacklog } from '../../src/core/durability/retention/retention.js'
-import { TEXT } from '../../src/core/matchers.js'
-import { resolveNamespace, scopeIdOf } from '../../src/core/namespace.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
+import { resolveNamespace, scopeIdOf } from '../../src/core/bot/namespace.js'
 import type { ThrowawayFactory } from '../../src/operator/gateway/open.js'
 import { BenchProvider } from '../../src/cli/services/bench-provider.js'
 import { round } from '../../src/cli/services/closed-loop.js'

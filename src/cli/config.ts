@@ -2,7 +2,7 @@
  * The CLI's configuration, resolved in one function: a flag wins over the environment, which wins
  * over the default. The result carries the same options object `openBackend` takes.
  */
-import { toMs } from '../core/duration.js'
+import { toMs } from '../core/options/duration.js'
 import { parseBackendUrl } from '../operator/gateway/open.js'
 import { UsageError } from '../operator/errors.js'
 import type { BackendChoice } from '../operator/session.js'

@@ -5,7 +5,7 @@
  * without asking, on a terminal or not, as the README promises. Then report the outcome, failing
  * the run when any record could not be changed.
  */
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import type { Cli } from './context.js'
 import { UsageError } from '../operator/errors.js'
 import { ReportedFailure } from './errors.js'

@@ -1,5 +1,5 @@
 /** Errors only the command line raises (a failure already reported, a keys file open to others); each has a stable `code`. */
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 
 /** A command that ran and found failures it has already reported (a conformance case, damage in verify). */
 export class ReportedFailure extends BotmeshError {

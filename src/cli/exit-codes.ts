@@ -2,7 +2,7 @@
  * The CLI's exit codes, defined once: scripts branch on them. `main.ts` is the only place that
  * exits; everything else throws, and `exitCodeOf` decides which code an error means.
  */
-import { BotmeshError, isErrorCode, type ErrorCode } from '../core/errors.js'
+import { BotmeshError, isErrorCode, type ErrorCode } from '../core/errors/errors.js'
 
 export const EXIT_CODES = {
   /** The command did what it was asked. */
@@ -68,7 +68,7 @@ export const ERROR_EXIT_CODES = {
   SCHEMA_TOO_NEW: FAILED,
   SCHEMA_MISMATCH: FAILED,
 
-  // Provider errors (src/core/provider-errors.ts, src/core/media.ts): the outbox and loadMediaOf read them
+  // Provider errors (src/core/provider/provider-errors.ts, src/core/provider/media.ts): the outbox and loadMediaOf read them
   RATE_LIMITED: FAILED,
   UNSUPPORTED_CONTENT: FAILED,
   PAYLOAD_TOO_LARGE: FAILED,

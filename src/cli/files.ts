@@ -5,7 +5,7 @@
  */
 import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import { UsageError } from '../operator/errors.js'
 
 /** Lines of stdin an import keeps at most. */

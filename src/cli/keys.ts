@@ -9,7 +9,7 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs'
 import type { EncryptionOptions } from '../core/durability/config.js'
 import { KeyRing } from '../core/encryption/key-ring.js'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError } from '../core/errors/errors.js'
 import { UsageError } from '../operator/errors.js'
 import { KeysFileInsecureError } from './errors.js'
 

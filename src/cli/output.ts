@@ -8,7 +8,7 @@
  */
 import { createInterface } from 'node:readline'
 import { scrubSecrets } from '../operator/gateway/open.js'
-import { BotmeshError } from '../core/errors.js'
+import { BotmeshError } from '../core/errors/errors.js'
 import { escapeControls } from '../operator/terminal-text.js'
 import { renderBlock, type Block, type Canvas, type Tone } from './render.js'
 import { TABLE_LIMITS } from './table-fit.js'

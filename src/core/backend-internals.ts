@@ -19,12 +19,12 @@ export {
   type CoordinationWrite,
   writeNames,
 } from './durability/journal/crash-points.js'
-export type { Store, MessageLogEntry } from './store.js'
-export { MESSAGE_LOG_LIMITS, MessageLogTrims, messageLogMaxOf, listedLines } from './message-log-trims.js'
+export type { Store, MessageLogEntry } from './store/store.js'
+export { MESSAGE_LOG_LIMITS, MessageLogTrims, messageLogMaxOf, listedLines } from './store/message-log-trims.js'
 export { MemoryKv, type MemoryKvOptions } from './durability/memory/memory-kv.js'
 export { KvState } from './durability/memory/kv-state.js'
-export type { FileHandle, FileStat, FileSystem, OpenHow } from './file-system.js'
-export { refuseUnknownOptions, optionNames } from './options.js'
+export type { FileHandle, FileStat, FileSystem, OpenHow } from './platform/file-system.js'
+export { refuseUnknownOptions, optionNames } from './options/options.js'
 export { BackgroundLoop } from './durability/loop.js'
 export { backoffMs } from './durability/backoff.js'
 export type { ResolvedBackoff } from './durability/config.js'

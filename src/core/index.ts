@@ -2,11 +2,11 @@
  * The bot runtime and its durability engine, with no backend but the in-memory default. The
  * package's `botmesh/core` entry (src/index.ts) adds the file backend the contract ships with it.
  */
-export { Bot, type BotConfig, type BroadcastOutcome, type Logger } from './bot.js'
-export type { Context, Message, SendOptions, StateAccess, EnqueueResult } from './context.js'
+export { Bot, type BotConfig, type BroadcastOutcome, type Logger } from './bot/bot.js'
+export type { Context, Message, SendOptions, StateAccess, EnqueueResult } from './bot/context.js'
 export type { Handler } from './pipeline/pipeline.js'
-export { flow, Flow, type AnswerHandler, type FlowStep } from './flow.js'
-export type { OutgoingSend, SentMessage, BeforeSendHook, AfterSendHook } from './hooks.js'
+export { flow, Flow, type AnswerHandler, type FlowStep } from './bot/flow.js'
+export type { OutgoingSend, SentMessage, BeforeSendHook, AfterSendHook } from './bot/hooks.js'
 export {
   TEXT,
   IMAGE,
@@ -21,10 +21,10 @@ export {
   type WithText,
   type WithMedia,
   type MediaOfType,
-} from './matchers.js'
-export { loadMediaOf } from './media.js'
-export { journaledIn, type JournalingStore, type JournaledStore } from './journaled-in.js'
-export type { NamespaceOptions } from './namespace.js'
+} from './bot/matchers.js'
+export { loadMediaOf } from './provider/media.js'
+export { journaledIn, type JournalingStore, type JournaledStore } from './store/journaled-in.js'
+export type { NamespaceOptions } from './bot/namespace.js'
 export type {
   IProvider,
   InboundEvent,
@@ -37,7 +37,7 @@ export type {
   Interaction,
   DeliveryReport,
   ProviderSendOptions,
-} from './provider.js'
+} from './provider/provider.js'
 // The error classes a user catches, one per thing to do (docs/api-surface.md); `code` says the rest.
 export {
   ProviderError,
@@ -50,7 +50,7 @@ export {
   MediaUnavailableError,
   type MediaUnavailableReason,
   type MediaRefusal,
-} from './provider-errors.js'
+} from './provider/provider-errors.js'
 export {
   BotmeshError,
   ConfigError,
@@ -65,10 +65,10 @@ export {
   type JournalPosition,
   type RecordStateCode,
   type SendFailedCode,
-} from './error-groups.js'
-export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode, type EncryptionErrorCode } from './error-codes.js'
-export { MemoryStore, MEMORY_STORE_MESSAGE_LOG_MAX, type MemoryStoreOptions, type Store, type MessageLogEntry } from './store.js'
-export type { Duration } from './duration.js'
+} from './errors/error-groups.js'
+export { ERROR_CODES, isErrorCode, type ErrorCode, type ChannelErrorCode, type EncryptionErrorCode } from './errors/error-codes.js'
+export { MemoryStore, MEMORY_STORE_MESSAGE_LOG_MAX, type MemoryStoreOptions, type Store, type MessageLogEntry } from './store/store.js'
+export type { Duration } from './options/duration.js'
 export { MemoryDurability } from './durability/memory/memory-durability.js'
 export type { MemoryKvOptions } from './durability/memory/memory-kv.js'
 export type { DurabilityOptions, BackoffOptions, EncryptionOptions, CoordinationOptions } from './durability/config.js'

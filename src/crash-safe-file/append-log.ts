@@ -4,7 +4,7 @@
  * (I5). The payloads are opaque strings: FileDurability and the events journals give
  * them their meaning.
  */
-import { AppendLogCorruptError } from '../core/errors.js'
+import { AppendLogCorruptError } from '../core/errors/errors.js'
 import { dirname } from 'node:path'
 import { AfterRenameError, readJournalFile, writeFileAtomic } from './atomic-snapshot.js'
 import { decodeRecord, encodeRecords, splitLines } from './framing.js'

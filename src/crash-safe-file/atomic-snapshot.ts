@@ -4,7 +4,7 @@
  * journals both write through here.
  */
 import { basename, dirname, join } from 'node:path'
-import { JournalCorruptError } from '../core/errors.js'
+import { JournalCorruptError } from '../core/errors/errors.js'
 import { errorCode, FILE_MODE, type FileSystem } from './fs.js'
 
 /** Options of `writeFileAtomic`. */

@@ -3,7 +3,7 @@
  * open read-only. A read-only refusal names the live process holding the lock, if there is one, so
  * the caller knows where to make the change instead (I15).
  */
-import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../core/errors.js'
+import { JournalClosedError, JournalLockedError, JournalReadOnlyError, JournalUnavailableError } from '../core/errors/errors.js'
 import type { FileSystem } from './fs.js'
 import { lockHolderOf } from './lock-file.js'
 

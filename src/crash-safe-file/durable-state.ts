@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path'
 import type { KvOp, KvWriteResult, KvState } from '../core/backend-internals.js'
-import { JournalUnavailableError } from '../core/errors.js'
+import { JournalUnavailableError } from '../core/errors/errors.js'
 import { AppendLog, logPathOf } from './append-log.js'
 import { AfterRenameError, removeStrayTemps, writeFileAtomic } from './atomic-snapshot.js'
 import { refuseCall } from './call-refusal.js'

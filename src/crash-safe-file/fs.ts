@@ -1,5 +1,5 @@
 /**
- * The `FileSystem` contract (src/core/file-system.ts) over node:fs: what the file backends use in
+ * The `FileSystem` contract (src/core/platform/file-system.ts) over node:fs: what the file backends use in
  * production, and nothing more (I1).
  */
 import { constants } from 'node:fs'

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
-import { JournalLockedError } from '../core/errors.js'
+import { JournalLockedError } from '../core/errors/errors.js'
 import { errorCode, FILE_MODE, type FileHandle, type FileSystem } from './fs.js'
 
 /** What a lock file says about its holder. */

@@ -1,7 +1,7 @@
 /**
  * FileDurability's options, their defaults and limits, resolved and checked in one place.
  */
-import { ConfigError } from '../core/errors.js'
+import { ConfigError } from '../core/errors/errors.js'
 import { optionNames, refuseUnknownOptions } from '../core/backend-internals.js'
 import { nodeFileSystem, type FileSystem } from './fs.js'
 import { SNAPSHOT_FORMAT } from './snapshot-format.js'

@@ -3,7 +3,7 @@
  * snapshot's `logSeq` (I10), a torn tail noted for the caller to cut (I8). Nothing here writes:
  * a journal that cannot be read back is refused with every file as it was.
  */
-import { AppendLogCorruptError } from '../core/errors.js'
+import { AppendLogCorruptError } from '../core/errors/errors.js'
 import { KvState } from '../core/backend-internals.js'
 import { readJournalFile } from './atomic-snapshot.js'
 import { logPathOf, readAppendLog, type LogScan } from './append-log.js'

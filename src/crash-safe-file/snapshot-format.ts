@@ -2,7 +2,7 @@
  * FileDurability's snapshot: a header line, then one framed line per entry (I7). It is read whole
  * and strictly (I9): a short, junk or misshapen file is refused, never read as empty or in part.
  */
-import { JournalCorruptError } from '../core/errors.js'
+import { JournalCorruptError } from '../core/errors/errors.js'
 import type { KvEntry, KvState } from '../core/backend-internals.js'
 import { decodePlacedEntry, encodePlacedEntry, type PlacedEntry } from './changes.js'
 import { decodeRecord, FRAME_OVERHEAD_MAX, frameInto, preparePayload, splitLines, type FramedPayload } from './framing.js'

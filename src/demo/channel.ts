@@ -2,9 +2,9 @@
  * The demo's simulated channel: a MockProvider with a few chats' worth of scripted trouble —
  * transient failures, rate limits, a recipient who cannot be reached — and media it can serve.
  */
-import { ERROR_CODES } from '../core/errors.js'
-import { ProviderError, RecipientUnreachableError } from '../core/provider-errors.js'
-import type { InboundEvent } from '../core/provider.js'
+import { ERROR_CODES } from '../core/errors/errors.js'
+import { ProviderError, RecipientUnreachableError } from '../core/provider/provider-errors.js'
+import type { InboundEvent } from '../core/provider/provider.js'
 import { MockProvider } from '../testing/mock-provider.js'
 
 /** The chats of the demo and what each one does. */

@@ -1,9 +1,9 @@
 /** The demo's bot: echo, a persistent signup flow, a photo handler, a long reply that splits, a booking. */
-import { Bot } from '../core/bot.js'
-import { flow } from '../core/flow.js'
-import { IMAGE, text, TEXT } from '../core/matchers.js'
-import { loadMediaOf } from '../core/media.js'
-import { MemoryStore, type Store } from '../core/store.js'
+import { Bot } from '../core/bot/bot.js'
+import { flow } from '../core/bot/flow.js'
+import { IMAGE, text, TEXT } from '../core/bot/matchers.js'
+import { loadMediaOf } from '../core/provider/media.js'
+import { MemoryStore, type Store } from '../core/store/store.js'
 import type { DurabilityBackend } from '../core/durability/journal/backend.js'
 import type { MockProvider } from '../testing/mock-provider.js'
 

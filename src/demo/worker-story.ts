@@ -3,8 +3,8 @@
  * restarted run takes back what the killed one held, replays it (the booking's reply answered from
  * the outbox), takes the channel's redeliveries and sums up; live traffic follows until SIGTERM.
  */
-import type { Bot } from '../core/bot.js'
-import type { InboundEvent } from '../core/provider.js'
+import type { Bot } from '../core/bot/bot.js'
+import type { InboundEvent } from '../core/provider/provider.js'
 import type { MockProvider } from '../testing/mock-provider.js'
 import { CRASH_CHAT, demoMessages, demoSteps, liveMessages } from './channel.js'
 import { DEMO_LIMITS } from './limits.js'

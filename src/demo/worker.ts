@@ -10,7 +10,7 @@
  */
 import { createInterface } from 'node:readline'
 import { SQLiteStore } from '../backends/sqlite/index.js'
-import { textOf } from '../core/hooks.js'
+import { textOf } from '../core/bot/hooks.js'
 import { demoProvider } from './channel.js'
 import { demoBot } from './demo-bot.js'
 import { DEMO_LIMITS } from './limits.js'

@@ -4,7 +4,7 @@
  * reserved here, the one place app events enter.
  */
 import { randomUUID } from 'node:crypto'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError } from '../core/errors/errors.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { assertApplied, findEntry, type Plan } from './core.js'
 import type { AppendInput, AppendResult } from './journal.js'

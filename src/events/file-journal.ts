@@ -7,7 +7,7 @@
  */
 import { dirname } from 'node:path'
 import type { KvState } from '../core/durability/memory/kv-state.js'
-import { BotmeshError, JournalUnavailableError } from '../core/errors.js'
+import { BotmeshError, JournalUnavailableError } from '../core/errors/errors.js'
 import { DurableState } from '../crash-safe-file/durable-state.js'
 import { DIRECTORY_MODE } from '../crash-safe-file/fs.js'
 import { CoreJournal } from './base-journal.js'

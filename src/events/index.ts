@@ -42,4 +42,4 @@ export { EVENTS_LIMITS, WORKER_DEFAULTS } from './limits.js'
 export { DURABLE_CHANNEL } from './append-plan.js'
 // The error groups the journals throw (a lost lease: RecordStateError; a locked, closed or damaged
 // journal: JournalStateError), the same classes as botmesh/core's.
-export { RecordStateError, JournalStateError, JournalUnavailableError } from '../core/errors.js'
+export { RecordStateError, JournalStateError, JournalUnavailableError } from '../core/errors/errors.js'

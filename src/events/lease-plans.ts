@@ -3,7 +3,7 @@
  * same atomic step as the change: a completion under a token that no longer holds the lease
  * changes nothing and is refused.
  */
-import { ConfigError, LeaseLostError } from '../core/errors.js'
+import { ConfigError, LeaseLostError } from '../core/errors/errors.js'
 import type { PlacedOp } from '../crash-safe-file/pending-writes.js'
 import { answeredStep, assertApplied, findEntry, type Plan } from './core.js'
 import { claimRun, runsSpent, unfinishedRunsError } from '../core/durability/leases/charged-runs.js'

@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
-import { JournalUnavailableError } from '../core/errors.js'
+import { JournalUnavailableError } from '../core/errors/errors.js'
 import { errorCode, type FileHandle, type FileStat, type FileSystem } from '../crash-safe-file/fs.js'
 import { createExclusiveFile, isLive, parseHolder, readLockFile, takeOver } from '../crash-safe-file/lock-file.js'
 import { EVENTS_LIMITS } from './limits.js'

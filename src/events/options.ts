@@ -1,8 +1,8 @@
 /**
  * The events journals' options, their defaults, resolved and checked in one place.
  */
-import { ConfigError } from '../core/errors.js'
-import { optionNames, refuseUnknownOptions } from '../core/options.js'
+import { ConfigError } from '../core/errors/errors.js'
+import { optionNames, refuseUnknownOptions } from '../core/options/options.js'
 import type { FileSystem } from '../crash-safe-file/fs.js'
 import {
   APPEND_LOG_MISPLACED,

@@ -5,7 +5,7 @@
  * memory over what a stat shows.
  */
 import type { KvState } from '../core/durability/memory/kv-state.js'
-import { AppendLogCorruptError } from '../core/errors.js'
+import { AppendLogCorruptError } from '../core/errors/errors.js'
 import { logPathOf, scanAppendLog } from '../crash-safe-file/append-log.js'
 import { readJournalFile } from '../crash-safe-file/atomic-snapshot.js'
 import { applyChanges, decodeChanges } from '../crash-safe-file/changes.js'

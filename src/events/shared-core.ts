@@ -7,7 +7,7 @@
  */
 import type { KvWriteResult } from '../core/durability/journal/kv.js'
 import type { KvState } from '../core/durability/memory/kv-state.js'
-import { JournalClosedError, JournalLockedError, JournalUnavailableError } from '../core/errors.js'
+import { JournalClosedError, JournalLockedError, JournalUnavailableError } from '../core/errors/errors.js'
 import { AppendLog, logPathOf } from '../crash-safe-file/append-log.js'
 import { AfterRenameError, removeStrayTemps, writeFileAtomic } from '../crash-safe-file/atomic-snapshot.js'
 import { encodeChanges } from '../crash-safe-file/changes.js'

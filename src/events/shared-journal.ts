@@ -4,7 +4,7 @@
  * file as it is now, so claims are exclusive and fencing tokens hold across processes.
  */
 import { dirname } from 'node:path'
-import { BotmeshError, JournalLockedError, JournalUnavailableError } from '../core/errors.js'
+import { BotmeshError, JournalLockedError, JournalUnavailableError } from '../core/errors/errors.js'
 import { fileAnchorStore } from '../crash-safe-file/clock-anchor-file.js'
 import { DIRECTORY_MODE } from '../crash-safe-file/fs.js'
 import { HostClock } from '../crash-safe-file/host-clock.js'

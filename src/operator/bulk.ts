@@ -6,7 +6,7 @@
  */
 import type { Journal } from '../core/durability/journal/backend.js'
 import type { InboxRecord, OutboxRecord } from '../core/durability/journal/records.js'
-import { BotmeshError, InvalidStateError, RecordNotFoundError } from '../core/errors.js'
+import { BotmeshError, InvalidStateError, RecordNotFoundError } from '../core/errors/errors.js'
 import { RecordInOtherLaneError } from './errors.js'
 import { isFiltered, scan, summarize, type Lane, type RecordFilters, type RecordSummary, type WorkKind } from './records.js'
 

@@ -3,7 +3,7 @@
  * database file. Server backends (Redis, PostgreSQL) reclaim space on their own, so there is
  * nothing for the CLI to do there and it says so.
  */
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import { capabilitiesOf, type BackendTarget, type OpenedBackend } from './gateway/open.js'
 
 /** What `compact` did. */

@@ -10,7 +10,7 @@
 import type { DurabilityBackend } from '../core/durability/journal/backend.js'
 import { KeyRing } from '../core/encryption/key-ring.js'
 import { sealedBackend } from '../core/encryption/sealed-backend.js'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import {
   capabilitiesOf,
   openBackend,

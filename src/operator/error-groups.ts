@@ -4,7 +4,7 @@
  * one line with a count, when it was first and last seen, and a sample record to `show`.
  */
 import type { Journal } from '../core/durability/journal/backend.js'
-import type { ChannelErrorCode, ErrorCode } from '../core/errors.js'
+import type { ChannelErrorCode, ErrorCode } from '../core/errors/errors.js'
 import { errorGroupId, messageShape } from './error-shape.js'
 import { lanesOf, scan, type RecordFilters, type WorkKind } from './records.js'
 

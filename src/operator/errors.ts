@@ -1,5 +1,5 @@
 /** Errors of the operator library (bad input, a scope to choose, a record in the other lane); each has a stable `code`. */
-import { BotmeshError, ERROR_CODES, RecordNotFoundError, type ErrorCode } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES, RecordNotFoundError, type ErrorCode } from '../core/errors/errors.js'
 
 /** A request asks for something that cannot be done (a bad flag or option value, a missing choice). */
 export class UsageError extends BotmeshError {

@@ -10,7 +10,7 @@ import type { KeyRing } from '../core/encryption/key-ring.js'
 import { RecordSealer, SEALED_FIELDS } from '../core/encryption/record-sealer.js'
 import { boundScope } from '../core/encryption/sealed-backend.js'
 import { isSealed } from '../core/encryption/sealed-text.js'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import type { ExportLine } from './export.js'
 
 /** A line of an import: where it goes (`scope`), and the scope it was exported from. */

@@ -6,7 +6,7 @@
  */
 import type { DurabilityBackend, Journal } from '../core/durability/journal/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, recordKey, type InboxRecord, type OutboxRecord } from '../core/durability/journal/records.js'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import type { KeyRing } from '../core/encryption/key-ring.js'
 import { ImportResealer, type ImportLine } from './import-reseal.js'
 

@@ -7,7 +7,7 @@
  */
 import type { Journal } from '../core/durability/journal/backend.js'
 import { RETENTION_DEFAULT } from '../core/durability/config.js'
-import { toMs } from '../core/duration.js'
+import { toMs } from '../core/options/duration.js'
 import { purgeBacklog, type PurgeBacklog } from '../core/durability/retention/retention.js'
 import type { InstanceView } from './instances.js'
 

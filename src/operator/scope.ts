@@ -5,7 +5,7 @@
  * input, and the error lists them.
  */
 import type { DurabilityBackend } from '../core/durability/journal/backend.js'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import { ScopeRequiredError } from './errors.js'
 
 /** Which scope a command works in: one named, one bot's, or the only one there is. */

@@ -6,8 +6,8 @@
 import type { DurabilityBackend, Journal } from '../core/durability/journal/backend.js'
 import { KeyRing } from '../core/encryption/key-ring.js'
 import { sealedBackend } from '../core/encryption/sealed-backend.js'
-import type { UnreadableValueError } from '../core/encryption-errors.js'
-import { JournalLockedError } from '../core/errors.js'
+import type { UnreadableValueError } from '../core/encryption/encryption-errors.js'
+import { JournalLockedError } from '../core/errors/errors.js'
 import { openBackend, type BackendAccess, type BackendTarget, type OpenBackendOptions, type OpenedBackend } from './gateway/open.js'
 import { chooseScope, type ScopeChoice } from './scope.js'
 

@@ -6,7 +6,7 @@
  */
 import type { Journal } from '../core/durability/journal/backend.js'
 import type { InboxRecord, OutboxRecord } from '../core/durability/journal/records.js'
-import { ERROR_CODES, RecordNotFoundError } from '../core/errors.js'
+import { ERROR_CODES, RecordNotFoundError } from '../core/errors/errors.js'
 import { listInstances } from './instances.js'
 import type { WorkKind } from './records.js'
 import { sealedUnder, sealedWhy } from './sealed.js'

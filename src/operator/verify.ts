@@ -7,7 +7,7 @@
  */
 import type { DurabilityBackend } from '../core/durability/journal/backend.js'
 import { INBOX_STATES, OUTBOX_STATES, recordKey, type RecordKind } from '../core/durability/journal/records.js'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 import { capabilitiesOf, salvageJournalFile, verifyJournalFile, type BackendTarget } from './gateway/open.js'
 
 /** What `verify` found, whatever the backend. */

@@ -5,12 +5,12 @@
  * loaded here, only when this is used, and `botmesh/core` never imports this module.
  */
 import type { Registry } from 'prom-client'
-import type { Bot } from '../core/bot.js'
+import type { Bot } from '../core/bot/bot.js'
 import type { DurabilityBackend } from '../core/durability/journal/backend.js'
 import { METRIC_NAMES } from '../core/durability/metrics.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../core/durability/journal/records.js'
-import { loadDriver } from '../core/driver.js'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { loadDriver } from '../core/platform/driver.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 
 /** What the figures are read from and where they go. */
 export interface BotMetricsOptions {

@@ -17,7 +17,7 @@ export type {
   StoredMediaRef,
   DeliveryReport,
   ProviderSendOptions,
-} from '../core/provider.js'
+} from '../core/provider/provider.js'
 export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type MediaRefCodec, type MediaRefSpec } from './shared/codec.js'
 export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'
 export { urlProblem, journalableUrl, hostMatches, isIpLiteral, isCredentialParam, credentialParamIn, type UrlPolicy } from './shared/url.js'

@@ -6,7 +6,7 @@
  * optional peer, loaded on first use; without an SDK its tracer records nothing.
  */
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api'
-import { loadDriver } from '../core/driver.js'
+import { loadDriver } from '../core/platform/driver.js'
 import type { MessageTracing, TracedMessage, TracedSend } from '../core/durability/tracing.js'
 
 /** Limits of the tracer, named with units last. */

@@ -3,7 +3,7 @@
  * crashed, its sends never settle; a send the channel accepted just before the crash stays in
  * `sent`, as a real channel would have delivered it.
  */
-import type { OutboundContent, ProviderSendResult } from '../core/provider.js'
+import type { OutboundContent, ProviderSendResult } from '../core/provider/provider.js'
 import type { CrashableBackend } from './crashable.js'
 import { MockProvider, type MockProviderOptions } from './mock-provider.js'
 

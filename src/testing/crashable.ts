@@ -9,7 +9,7 @@
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../core/durability/journal/backend.js'
 import { writeNames, type CrashPoint, type WriteLabel, type WriteName } from '../core/durability/journal/crash-points.js'
 import type { RecordKind } from '../core/durability/journal/records.js'
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 
 /** Where the crash happened. */
 export interface CrashSite {

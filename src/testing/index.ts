@@ -18,7 +18,7 @@ export {
 } from './conformance/index.js'
 export { ManualClock } from './manual-clock.js'
 export { PowerLossFs, type PowerLossOptions, type PowerLossFileOutcome } from './power-loss-fs.js'
-export type { FileSystem, FileHandle, FileStat, OpenHow } from '../core/file-system.js'
+export type { FileSystem, FileHandle, FileStat, OpenHow } from '../core/platform/file-system.js'
 export {
   deterministicCases,
   randomCases,

@@ -3,8 +3,8 @@
  * `sent` (its own log, apart from any journal: the crash matrix's oracle), takes inbound events
  * with `receive`, and plays scripted faults: failures, rate limits, latency, accept-then-throw.
  */
-import { BotmeshError, ERROR_CODES } from '../core/errors.js'
-import { ProviderError, RateLimitedError, UnsupportedContentError } from '../core/provider-errors.js'
+import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
+import { ProviderError, RateLimitedError, UnsupportedContentError } from '../core/provider/provider-errors.js'
 import type {
   InboundEvent,
   InboundSink,
@@ -13,7 +13,7 @@ import type {
   OutboundContent,
   ProviderSendResult,
   StoredMediaRef,
-} from '../core/provider.js'
+} from '../core/provider/provider.js'
 
 /** One accepted send. */
 export interface MockSent {

@@ -14,7 +14,7 @@
  * one are not modelled).
  */
 import { dirname, resolve } from 'node:path'
-import type { FileHandle, FileStat, FileSystem, OpenHow } from '../core/file-system.js'
+import type { FileHandle, FileStat, FileSystem, OpenHow } from '../core/platform/file-system.js'
 import { seededRandom } from './crash-matrix/random.js'
 import { applyOp, powerLost, settle, type Inode, type PendingOp, type PowerLossFileOutcome, type WriteCounts } from './power-loss-device.js'
 

@@ -9,7 +9,7 @@
  * each of them passes through every phase a kill may land in. The kills then spread over the stream,
  * and each one is sure to find its moment.
  */
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import { pick, seededRandom } from '../../src/testing/crash-matrix/random.js'
 import { replyTo } from '../../test/fixtures/kill-nine/protocol.js'
 import { recordId } from '../record-id.js'

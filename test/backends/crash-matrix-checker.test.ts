@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { textOf } from '../../src/core/hooks.js'
-import type { OutboundContent } from '../../src/core/provider.js'
+import { textOf } from '../../src/core/bot/hooks.js'
+import type { OutboundContent } from '../../src/core/provider/provider.js'
 import { expectedSends, runCrashCase, tally, violations, type ExpectedSend } from '../../src/testing/crash-matrix/index.js'
 import { WORKLOAD_SCOPE } from '../../src/testing/crash-matrix/journal-check.js'
 

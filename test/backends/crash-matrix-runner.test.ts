@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { CRASH_POINTS } from '../../src/core/durability/journal/crash-points.js'
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import { redeliveries } from '../../src/testing/crash-matrix/generation.js'
 import {
   deterministicCases,

@@ -5,12 +5,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import type { Context } from '../../src/core/index.js'
-import { TEXT } from '../../src/core/matchers.js'
-import { MemoryStore } from '../../src/core/store.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
+import { MemoryStore } from '../../src/core/store/store.js'
 import { crashable, CrashableProvider, MockProvider, type CrashableBackend } from '../../src/testing/index.js'
-import { textOf } from '../../src/core/hooks.js'
+import { textOf } from '../../src/core/bot/hooks.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { recordId } from '../../test-utils/record-id.js'
 

@@ -14,7 +14,7 @@ import { afterAll, describe, it } from 'vitest'
 import { FileEventJournal, SharedFileEventJournal, type MutexBreak } from '../../src/events/index.js'
 import { mutexPathOf } from '../../src/events/mutex-file.js'
 import { nodeFileSystem, type FileSystem } from '../../src/crash-safe-file/fs.js'
-import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../src/core/errors.js'
+import { AppendLogCorruptError, JournalClosedError, JournalLockedError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 import { removeDirs, tempDir } from './events-kit.js'
 
 afterAll(removeDirs)

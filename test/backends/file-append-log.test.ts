@@ -23,7 +23,7 @@ import {
   type SnapshotEncodingCache,
 } from '../../src/crash-safe-file/snapshot-format.js'
 import { KvState } from '../../src/core/backend-internals.js'
-import { AppendLogCorruptError } from '../../src/core/errors.js'
+import { AppendLogCorruptError } from '../../src/core/errors/errors.js'
 import { PowerLossFs } from '../../src/testing/power-loss-fs.js'
 import { FailingFs, TearingFs } from './file-fs-wrappers.js'
 import { framedLine } from './framed-line.js'

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability, salvageJournal, verifyJournal } from '../../src/backends/file/index.js'
 import { framedLine } from './framed-line.js'
 
-import { AppendLogCorruptError, JournalStateError } from '../../src/core/errors.js'
+import { AppendLogCorruptError, JournalStateError } from '../../src/core/errors/errors.js'
 import type { KvOp } from '../../src/core/durability/journal/kv.js'
 
 /** A framed line as bytes. */

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { FileDurability, nodeFileSystem, type FileDurabilityOptions } from '../../src/backends/file/index.js'
 import type { KvOp } from '../../src/core/durability/journal/kv.js'
-import { ConfigError, JournalUnavailableError } from '../../src/core/errors.js'
+import { ConfigError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 import { CountingFs, FailingFs } from './file-fs-wrappers.js'
 import { waitFor } from '../../test-utils/wait.js'
 

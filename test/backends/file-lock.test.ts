@@ -10,7 +10,7 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability } from '../../src/backends/file/index.js'
-import { JournalClosedError, JournalLockedError, JournalReadOnlyError } from '../../src/core/errors.js'
+import { JournalClosedError, JournalLockedError, JournalReadOnlyError } from '../../src/core/errors/errors.js'
 import { startJournalChild } from './file-child.js'
 import { inboxInsert as put } from '../../test-utils/kv-ops.js'
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { FileDurability, nodeFileSystem, type FileDurabilityOptions } from '../../src/backends/file/index.js'
-import { JournalStateError } from '../../src/core/errors.js'
+import { JournalStateError } from '../../src/core/errors/errors.js'
 import { PowerLossFs } from '../../src/testing/power-loss-fs.js'
 import { applyCall, candidateStates, planGroup, readState, runCall, type Call, type ModelState } from './file-workload.js'
 

@@ -14,8 +14,8 @@ import { FileDurability } from '../../src/backends/file/index.js'
 import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/index.js'
 import { RedisDurability, RedisStore } from '../../src/backends/redis/index.js'
 import { SQLiteDurability, SQLiteStore } from '../../src/backends/sqlite/index.js'
-import { ConfigError, UnknownOptionError } from '../../src/core/errors.js'
-import { refuseUnknownOptions } from '../../src/core/options.js'
+import { ConfigError, UnknownOptionError } from '../../src/core/errors/errors.js'
+import { refuseUnknownOptions } from '../../src/core/options/options.js'
 import { PG_URL, randomTablePrefix } from '../../test-utils/postgres.js'
 
 const dirs: string[] = []

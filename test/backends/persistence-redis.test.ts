@@ -9,7 +9,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisStore, redisOptionsFromUrl } from '../../src/backends/redis/index.js'
 import { silencePersistenceWarnings } from '../../src/backends/common/persistence.js'
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import { recordingLogger, refusal } from '../../test-utils/persistence-findings.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import {

@@ -5,8 +5,8 @@
  */
 import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { Bot } from '../../src/core/bot.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { Bot } from '../../src/core/bot/bot.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { PostgresStore } from '../../src/backends/postgres/index.js'
 import { dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'

@@ -8,10 +8,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { PostgresDurability } from '../../src/backends/postgres/index.js'
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
-import { TEXT } from '../../src/core/matchers.js'
-import { MemoryStore } from '../../src/core/store.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
+import { MemoryStore } from '../../src/core/store/store.js'
 import { crashable, CrashableProvider, MockProvider } from '../../src/testing/index.js'
 import { dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
 import { recordId } from '../../test-utils/record-id.js'

@@ -6,7 +6,7 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { BotmeshError, JournalUnavailableError } from '../../src/core/errors.js'
+import { BotmeshError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 import type { KvOp } from '../../src/core/durability/journal/kv.js'
 import { PostgresDurability, type PostgresLogger } from '../../src/backends/postgres/index.js'
 import {

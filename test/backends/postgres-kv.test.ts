@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import type { KvOp } from '../../src/core/durability/journal/kv.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { ConfigError } from '../../src/core/errors/errors.js'
 import { PostgresDurability, PostgresKv, durableTables } from '../../src/backends/postgres/index.js'
 import { legacySchemaSql } from './postgres-legacy-schema.js'
 import {

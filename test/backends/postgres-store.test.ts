@@ -2,9 +2,9 @@
  * PostgresStore: the bot's store in tables of its own, and `store.durability()` on the same pool.
  */
 import { describe, expect, it } from 'vitest'
-import { StoreUnavailableError } from '../../src/core/errors.js'
-import type { MessageLogEntry } from '../../src/core/store.js'
-import { MESSAGE_LOG_LIMITS } from '../../src/core/message-log-trims.js'
+import { StoreUnavailableError } from '../../src/core/errors/errors.js'
+import type { MessageLogEntry } from '../../src/core/store/store.js'
+import { MESSAGE_LOG_LIMITS } from '../../src/core/store/message-log-trims.js'
 import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/index.js'
 import {
   adminQuery,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { postgresTlsSettings } from '../../src/backends/postgres/tls.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { ConfigError } from '../../src/core/errors/errors.js'
 
 const BASE = 'postgres://bot:pw@db.internal:5432/app'
 const settings = (query: string, extra: object = {}) => postgresTlsSettings({ connectionString: `${BASE}?${query}`, ...extra })

@@ -8,10 +8,10 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisStore } from '../../src/backends/redis/index.js'
-import { Bot } from '../../src/core/bot.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { Bot } from '../../src/core/bot/bot.js'
+import { ConfigError } from '../../src/core/errors/errors.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import {
   REDIS_URL,
   randomPrefix,

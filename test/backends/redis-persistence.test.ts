@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability } from '../../src/backends/redis/index.js'
 import type { Journal, JournalWriteResult } from '../../src/core/durability/journal/backend.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
-import { BotmeshError, JournalUnavailableError } from '../../src/core/errors.js'
+import { BotmeshError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { randomPrefix, redisBinariesAvailable, startRedisServer, waitFor, type RedisServer } from '../../test-utils/redis.js'
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisDurability } from '../../src/backends/redis/index.js'
-import { ERROR_CODES } from '../../src/core/errors.js'
+import { ERROR_CODES } from '../../src/core/errors/errors.js'
 import { randomPrefix, redisBinariesAvailable } from '../../test-utils/redis.js'
 import { cli, MASTER_NAME, startSentinelGroup, type SentinelGroup } from '../../test-utils/redis-sentinel.js'
 import { waitFor } from '../../test-utils/wait.js'

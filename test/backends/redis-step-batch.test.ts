@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisKeys } from '../../src/backends/redis/index.js'
 import type { InboxRecord, OutboxRecord } from '../../src/core/durability/journal/records.js'
 import type { JournalSteps, StepClaim } from '../../src/core/durability/steps/journal-steps.js'
-import { ERROR_CODES } from '../../src/core/errors.js'
+import { ERROR_CODES } from '../../src/core/errors/errors.js'
 import { admitted } from '../../test-utils/steps-conformance.js'
 import { REDIS_URL, deletePrefix, laneRested, randomPrefix, recordCommands, redisAvailable } from '../../test-utils/redis.js'
 

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { RedisDurability, RedisKeys, RedisStore } from '../../src/backends/redis/index.js'
-import { BotmeshError, ConfigError } from '../../src/core/errors.js'
-import type { MessageLogEntry } from '../../src/core/store.js'
+import { BotmeshError, ConfigError } from '../../src/core/errors/errors.js'
+import type { MessageLogEntry } from '../../src/core/store/store.js'
 import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { REDIS_URL, deletePrefix, randomPrefix, redisAvailable, scanKeys } from '../../test-utils/redis.js'
 

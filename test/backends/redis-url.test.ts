@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { redactRedisUrl, redisOptionsFromUrl } from '../../src/backends/redis/index.js'
 import { takeTlsParams } from '../../src/backends/redis/tls.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { ConfigError } from '../../src/core/errors/errors.js'
 import { RedisDurability, RedisStore } from '../../src/backends/redis/index.js'
 
 describe('Redis backend URLs', () => {

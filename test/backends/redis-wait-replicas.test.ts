@@ -100,4 +100,42 @@ describe.runIf(available)('waitReplicas on a primary with one replica', () => {
     expect(retry).toMatchObject({ ok: false, current: { version: 1, value: { key: 'in-freeze' } } })
     expect(await onReplica.hget(entries, 'in-freeze')).not.toBeNull()
   }, 60_000)
+
+  it('a compare-and-set that finds a record another connection wrote waits for that record on the replica', async () => {
+    const [writer, finder] = [await openKv([]), await openKv([])]
+    await Promise.all([writer.write([put('warm-writer')]), finder.write([put('warm-finder')])])
+    process.kill(replica.pid, 'SIGSTOP')
+    try {
+      // The writer's record lands on the primary only, and the writer is told it may not have.
+      await expect(writer.write([put('found')])).rejects.toMatchObject({ code: 'JOURNAL_UNAVAILABLE' })
+      // The finder's insert finds it: a redelivery acknowledged as a duplicate would rest on a
+      // record a failover loses, so the finder too is answered only once the replica has it.
+      await expect(finder.write([put('found')])).rejects.toMatchObject({ code: 'JOURNAL_UNAVAILABLE' })
+    } finally {
+      process.kill(replica.pid, 'SIGCONT')
+    }
+    const [found] = await finder.write([put('found')])
+    expect(found).toMatchObject({ ok: false, current: { version: 1, value: { key: 'found' } } })
+    expect(await onReplica.hget(entries, 'found')).not.toBeNull()
+  }, 60_000)
+
+  // WAIT counts the writes of its own connection (the documented rule); this machine's Redis 7.0
+  // answered the test above without the write back too. What makes it hold on
+  // every server: the failed compare-and-set writes the record it found back, unchanged, so its
+  // connection's offset covers it (helpers.lua, confirm_found).
+  it('a compare-and-set that fails writes the record it found back, unchanged, on its own connection', async () => {
+    const kv = await openKv([])
+    await kv.write([put('kept')])
+    const [admin, events] = [new Redis(primary.url), new Redis(primary.url)]
+    clients.push(admin, events)
+    await admin.config('SET', 'notify-keyspace-events', 'Kh')
+    const written: string[] = []
+    events.on('message', (_channel: string, event: string) => written.push(event))
+    await events.subscribe(`__keyspace@0__:${entries}`)
+    const [result] = await kv.write([put('kept')])
+    expect(result).toMatchObject({ ok: false, current: { version: 1 } })
+    await waitFor('the write back', async () => written.length > 0, 10_000)
+    expect(written).toEqual(['hset'])
+    expect(await admin.hget(entries, 'kept')).toBe(await onReplica.hget(entries, 'kept'))
+  }, 60_000)
 })

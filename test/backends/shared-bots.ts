@@ -4,10 +4,10 @@
  * test the live bots stop first, then the storage is released and deleted.
  */
 import { afterEach } from 'vitest'
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import type { DurabilityOptions } from '../../src/core/durability/config.js'
-import type { NamespaceOptions } from '../../src/core/namespace.js'
+import type { NamespaceOptions } from '../../src/core/bot/namespace.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { TapBackend } from '../core/helpers.js'

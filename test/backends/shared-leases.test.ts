@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DurabilityBackend, Journal } from '../../src/core/durability/journal/backend.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { crashable } from '../../src/testing/crashable.js'
 import { createOracle } from '../../src/testing/process-crash/oracle-file.js'
 import { recordId } from '../../test-utils/record-id.js'
@@ -59,7 +59,7 @@ function timedSyncs<B extends DurabilityBackend>(backend: B): { backend: B; ahea
   return { backend, aheadAtMostMs: () => longestMs / 2 + CLOCK_GRAIN_MS }
 }
 
-const reply = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`re ${ctx.ref.id}`))
+const reply = (bot: import('../../src/core/bot/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`re ${ctx.ref.id}`))
 
 describe.each(targets)('instanceId and lease expiry on $name', (target) => {
   const bots = useSharedBots()
@@ -230,7 +230,7 @@ describe.each(targets)('instanceId and lease expiry on $name', (target) => {
       const { backend, journal } = await probe(storage, 'default/default/bot/default')
       const release = deferred()
       let runs = 0
-      const setup = (bot: import('../../src/core/bot.js').Bot) =>
+      const setup = (bot: import('../../src/core/bot/bot.js').Bot) =>
         bot.when(TEXT, async (ctx) => {
           runs++
           await release.promise

@@ -5,9 +5,9 @@
  * reminder:1 each send their own.
  */
 import { describe, expect, it } from 'vitest'
-import type { Bot } from '../../src/core/bot.js'
+import type { Bot } from '../../src/core/bot/bot.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { crashable } from '../../src/testing/crashable.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { never, waitFor } from '../../test-utils/wait.js'

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis'
 import { PostgresDurability, PostgresStore } from '../../src/backends/postgres/index.js'
 import { RedisDurability, RedisStore } from '../../src/backends/redis/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
-import type { Store } from '../../src/core/store.js'
+import type { Store } from '../../src/core/store/store.js'
 import { dropTablePrefix, PG_URL, postgresAvailable, randomTablePrefix } from '../../test-utils/postgres.js'
 import { deletePrefix, randomPrefix, REDIS_URL, redisAvailable } from '../../test-utils/redis.js'
 

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { openBackend } from '../../src/operator/gateway/open.js'
 import { KeysFileInsecureError } from '../../src/cli/errors.js'
 import { loadKeys } from '../../src/cli/keys.js'
-import { ERROR_CODES } from '../../src/core/errors.js'
+import { ERROR_CODES } from '../../src/core/errors/errors.js'
 import { inboxRecord } from '../../src/testing/conformance/fixtures.js'
 import { botmesh, useTempDirs } from './helpers.js'
 

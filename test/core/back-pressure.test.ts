@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { BackPressure } from '../../src/core/durability/admission/back-pressure.js'
 import { InFlight } from '../../src/core/durability/admission/in-flight.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, useBots } from './helpers.js'
 

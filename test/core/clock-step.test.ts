@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { fast, recordId, useBots } from './helpers.js'
 

@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { describeLabel } from '../../src/core/durability/journal/crash-points.js'
-import { JournalUnavailableError } from '../../src/core/errors.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { JournalUnavailableError } from '../../src/core/errors/errors.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
-import type { Bot } from '../../src/core/bot.js'
+import type { Bot } from '../../src/core/bot/bot.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { fast, recordId, useBots, type TapCall, type TestBot } from './helpers.js'
 

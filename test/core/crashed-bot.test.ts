@@ -5,12 +5,12 @@
  * rejects with the crash. Before, the start's later journal calls never settled and it hung for good.
  */
 import { describe, expect, it } from 'vitest'
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { Context } from '../../src/core/index.js'
-import { TEXT } from '../../src/core/matchers.js'
-import { MemoryStore } from '../../src/core/store.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
+import { MemoryStore } from '../../src/core/store/store.js'
 import { crashable, CrashableProvider, MockProvider } from '../../src/testing/index.js'
 import { BackendCrashedError } from '../../src/testing/crashable.js'
 import { recordId } from '../../test-utils/record-id.js'

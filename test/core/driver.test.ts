@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadDriver } from '../../src/core/driver.js'
-import { DriverMissingError } from '../../src/core/errors.js'
+import { loadDriver } from '../../src/core/platform/driver.js'
+import { DriverMissingError } from '../../src/core/errors/errors.js'
 
 // Names no registry package has, so nothing installed can answer for them.
 const ABSENT = 'botmesh-test-absent-driver-7f3a'

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { BotmeshError, MemoryDurability, MemoryStore, TEXT, type Bot, type InboxRecord, type OutboxRecord } from '../../src/core/index.js'
-import { UnsealedValueError } from '../../src/core/encryption-errors.js'
+import { UnsealedValueError } from '../../src/core/encryption/encryption-errors.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, useBots } from './helpers.js'
 

@@ -14,7 +14,7 @@ import { KeyRing } from '../../src/core/encryption/key-ring.js'
 import { RecordSealer } from '../../src/core/encryption/record-sealer.js'
 import { SealedStore } from '../../src/core/encryption/sealed-store.js'
 import { sealedKeyOf } from '../../src/core/encryption/sealed-text.js'
-import { BotmeshError, ConfigError, EncryptionKeyMissingError } from '../../src/core/errors.js'
+import { BotmeshError, ConfigError, EncryptionKeyMissingError } from '../../src/core/errors/errors.js'
 import { crashable } from '../../src/testing/crashable.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
@@ -120,7 +120,7 @@ describe('RecordSealer', () => {
 
 describe('a bot with durability.encryption', () => {
   const bots = useBots()
-  const echo = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
+  const echo = (bot: import('../../src/core/bot/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
 
   it('hands the backend only sealed content, and works as without it', async () => {
     const memory = new MemoryDurability()

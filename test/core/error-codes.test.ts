@@ -1,5 +1,5 @@
 /**
- * The error-code registry (src/core/error-codes.ts): each code keeps its string, the errors carry
+ * The error-code registry (src/core/errors/error-codes.ts): each code keeps its string, the errors carry
  * them, no code is spelled inline in src/, and the CLI's exit-code table covers every code and agrees
  * with docs/cli-json.md.
  */
@@ -34,7 +34,7 @@ import {
   SendDeferredError,
   StoreUnavailableError,
   UnknownOptionError,
-} from '../../src/core/errors.js'
+} from '../../src/core/errors/errors.js'
 import {
   MediaUnavailableError,
   OutsideSessionWindowError,
@@ -44,13 +44,13 @@ import {
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
+} from '../../src/core/provider/provider-errors.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const CODES: ReadonlySet<string> = new Set(Object.values(ERROR_CODES))
 
 /** Files the inline-code scan skips: the registry itself. */
-const NOT_SCANNED = new Set(['src/core/error-codes.ts'])
+const NOT_SCANNED = new Set(['src/core/errors/error-codes.ts'])
 
 /** A string written like a code: upper case words joined by underscores (`USAGE`, `SEND_DEAD`). */
 const CODE_LIKE = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/
@@ -138,7 +138,7 @@ describe('no error code is spelled inline in src/', () => {
   })
 
   it('scans what it should (a hit in a scanned file is found)', () => {
-    expect(files).toContain('src/core/errors.ts')
+    expect(files).toContain('src/core/errors/errors.ts')
     expect(files.length).toBeGreaterThan(100)
     const probe = ts.createSourceFile('probe.ts', "throw new BotmeshError('SEND_DEAD', 'x')", ts.ScriptTarget.Latest, true)
     expect(literalsOf(probe, 'probe.ts').map(({ text, node }) => [text, isErrorConstructorArgument(node)])).toEqual([

@@ -1,5 +1,5 @@
 /**
- * The error groups (src/core/error-groups.ts): every narrower error botmesh throws is an instance of
+ * The error groups (src/core/errors/error-groups.ts): every narrower error botmesh throws is an instance of
  * the exported class that says what to do about it, keeps its code, and carries the group's details
  * (the journal file, the damaged line, the send's key) where a user reads them.
  */
@@ -31,8 +31,8 @@ import {
   SendDeadError,
   TlsCertificateError,
   UnknownOptionError,
-} from '../../src/core/errors.js'
-import { SealedValueAlteredError, UnsealedValueError } from '../../src/core/encryption-errors.js'
+} from '../../src/core/errors/errors.js'
+import { SealedValueAlteredError, UnsealedValueError } from '../../src/core/encryption/encryption-errors.js'
 import { ConcurrentChangeError } from '../../src/core/durability/operations/operations.js'
 import { ChannelApiError, MediaRefusedError, ProviderConfigError } from '../../src/providers/shared/errors.js'
 

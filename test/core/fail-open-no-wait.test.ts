@@ -8,7 +8,7 @@
  * below the 30 s of the defect, so a loaded machine does not make the test flaky.
  */
 import { describe, expect, it } from 'vitest'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { ManualClock } from '../../src/testing/manual-clock.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { waitFor } from '../../test-utils/wait.js'

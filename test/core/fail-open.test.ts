@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { Bot } from '../../src/core/bot.js'
-import { TEXT } from '../../src/core/matchers.js'
+import type { Bot } from '../../src/core/bot/bot.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { fast, recordId, useBots, type TapCall } from './helpers.js'
 

@@ -5,7 +5,7 @@
  */
 import { afterEach } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { Bot, type BotConfig } from '../../src/core/bot.js'
+import { Bot, type BotConfig } from '../../src/core/bot/bot.js'
 import type {
   DurabilityBackend,
   Journal,
@@ -17,7 +17,7 @@ import type { DurabilityOptions } from '../../src/core/durability/config.js'
 import type { WriteLabel, WriteName } from '../../src/core/durability/journal/crash-points.js'
 import { nameOfOp } from '../../test-utils/write-label.js'
 import type { InboxRecord, OutboxRecord, RecordKind } from '../../src/core/durability/journal/records.js'
-import type { OutboundContent, ProviderSendResult } from '../../src/core/provider.js'
+import type { OutboundContent, ProviderSendResult } from '../../src/core/provider/provider.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 

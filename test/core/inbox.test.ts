@@ -8,9 +8,9 @@ import { MemoryDurability } from '../../src/core/index.js'
 import { backoffMs } from '../../src/core/durability/backoff.js'
 import type { InboxRecord } from '../../src/core/durability/journal/records.js'
 import { writeNames } from '../../src/core/durability/journal/crash-points.js'
-import { JournalUnavailableError } from '../../src/core/errors.js'
-import { INTERACTION, TEXT } from '../../src/core/matchers.js'
-import { MemoryStore } from '../../src/core/store.js'
+import { JournalUnavailableError } from '../../src/core/errors/errors.js'
+import { INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
+import { MemoryStore } from '../../src/core/store/store.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, holdSends, recordId, sweeps, useBots } from './helpers.js'
@@ -109,7 +109,7 @@ describe('The inbox', () => {
     const backend = new MemoryDurability()
     const store = new MemoryStore()
     let runs = 0
-    const setup = (bot: import('../../src/core/bot.js').Bot) =>
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) =>
       bot.when(TEXT, async (ctx) => {
         runs++
         await ctx.reply(`echo ${ctx.message.text}`)

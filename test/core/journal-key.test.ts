@@ -4,10 +4,10 @@
  * up the rest of a key are bounded by the bot's config.
  */
 import { describe, expect, it } from 'vitest'
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import { journalKey } from '../../src/core/durability/journal/journal-key.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { ConfigError } from '../../src/core/errors/errors.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 
 describe('journalKey', () => {

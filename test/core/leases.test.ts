@@ -12,13 +12,13 @@ import { MemoryDurability } from '../../src/core/index.js'
 import { MemoryKv } from '../../src/core/backend-internals.js'
 import { KvDurability } from '../../src/core/durability/journal/kv-durability.js'
 import type { InboxRecord, OutboxRecord } from '../../src/core/durability/journal/records.js'
-import { TEXT } from '../../src/core/matchers.js'
-import { MemoryStore } from '../../src/core/store.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
+import { MemoryStore } from '../../src/core/store/store.js'
 import { crashable } from '../../src/testing/crashable.js'
 import { CrashableProvider } from '../../src/testing/crashable-provider.js'
 import { ManualClock } from '../../src/testing/manual-clock.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
-import { JournalUnavailableError } from '../../src/core/errors.js'
+import { JournalUnavailableError } from '../../src/core/errors/errors.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, holdSends, recordId, sweeps, TapBackend, useBots } from './helpers.js'
 
@@ -38,7 +38,7 @@ describe('Leases with heartbeat', () => {
     const backend = new MemoryDurability({ now: clock.now })
     const release = deferred()
     let runs = 0
-    const setup = (bot: import('../../src/core/bot.js').Bot) =>
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) =>
       bot.when(TEXT, async (ctx) => {
         runs++
         await release.promise
@@ -136,7 +136,7 @@ describe('The backend’s clock', () => {
     const backend = new MemoryDurability({ now: clock.now })
     const release = deferred()
     let runs = 0
-    const setup = (bot: import('../../src/core/bot.js').Bot) =>
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) =>
       bot.when(TEXT, async () => {
         runs++
         await release.promise
@@ -190,7 +190,7 @@ describe('Fencing', () => {
     const thaw = deferred()
     const release = deferred()
     let runs = 0
-    const setup = (bot: import('../../src/core/bot.js').Bot) =>
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) =>
       bot.when(TEXT, async (ctx) => {
         runs++
         await ctx.reply('ack')
@@ -271,7 +271,7 @@ describe('instanceId', () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashAfter('outbox.journal')
     const durability = { inbox: { leaseMs: '60s' }, outbox: { leaseMs: '60s' } } as const
-    const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
     const first = await bots.start({
       provider: new CrashableProvider(a),
       durability: fast({ ...durability, backend: a, instanceId: 'i1' }),
@@ -296,7 +296,7 @@ describe('instanceId', () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashAfter('outbox.journal')
     const durability = { inbox: { leaseMs: '60s' }, outbox: { leaseMs: '60s' } } as const
-    const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
     const first = await bots.start({
       provider: new CrashableProvider(a),
       durability: fast({ ...durability, backend: a, instanceId: 'i1' }),
@@ -323,7 +323,7 @@ describe('instanceId', () => {
   it('another instanceId (another replica, or a default id after a restart on a shared backend) waits for the old leases to expire', async () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashAfter('inbox.admit')
-    const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
     const first = await bots.start({
       provider: new CrashableProvider(a),
       // A lease long enough that a loaded machine still sees it held at the second bot's first sweep.
@@ -352,7 +352,7 @@ describe('instanceId', () => {
   it('a message arriving right after a restart waits behind what the dead run left of its chat', async () => {
     const shared = new MemoryDurability()
     const a = crashable(shared).crashAfter('inbox.admit')
-    const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
     const first = await bots.start({
       provider: new CrashableProvider(a),
       durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: '60s' } }),
@@ -376,7 +376,7 @@ describe('instanceId', () => {
       if (call.op === 'write' && call.name === 'inbox.admit') await lateWrite.promise
     })
     const a = crashable(tapA).crashAfter('inbox.admit')
-    const setup = (bot: import('../../src/core/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
+    const setup = (bot: import('../../src/core/bot/bot.js').Bot) => bot.when(TEXT, (ctx) => ctx.reply(`echo ${ctx.message.text}`))
     const first = await bots.start({
       provider: new CrashableProvider(a),
       durability: fast({ backend: a, instanceId: 'i1', inbox: { leaseMs: '60s' } }),

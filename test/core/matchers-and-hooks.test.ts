@@ -5,10 +5,20 @@
  * `afterSend` are the same hooks as the contract's `before('send')` / `after('send')`.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import type { Context, Message } from '../../src/core/context.js'
-import { AUDIO, DOCUMENT, IMAGE, INTERACTION, TEXT, VIDEO, text, type MediaOfType, type NarrowingMatcher } from '../../src/core/matchers.js'
-import type { InboundEvent } from '../../src/core/provider.js'
-import { MemoryStore } from '../../src/core/store.js'
+import type { Context, Message } from '../../src/core/bot/context.js'
+import {
+  AUDIO,
+  DOCUMENT,
+  IMAGE,
+  INTERACTION,
+  TEXT,
+  VIDEO,
+  text,
+  type MediaOfType,
+  type NarrowingMatcher,
+} from '../../src/core/bot/matchers.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
+import { MemoryStore } from '../../src/core/store/store.js'
 import { fast, useBots } from './helpers.js'
 
 const bots = useBots()

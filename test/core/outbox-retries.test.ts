@@ -5,16 +5,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { OutboxRecord } from '../../src/core/durability/journal/records.js'
-import { SendDeadError, SendDeferredError } from '../../src/core/errors.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { SendDeadError, SendDeferredError } from '../../src/core/errors/errors.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
   ProviderError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
-import { MemoryStore } from '../../src/core/store.js'
+} from '../../src/core/provider/provider-errors.js'
+import { MemoryStore } from '../../src/core/store/store.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, holdSends, recordId, sweeps, useBots } from './helpers.js'

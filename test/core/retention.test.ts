@@ -8,7 +8,7 @@ import type { DurabilityBackend, Journal } from '../../src/core/durability/journ
 import { resolveDurabilityConfig } from '../../src/core/durability/config.js'
 import { DurabilityEngine } from '../../src/core/durability/engine.js'
 import { LIMITS } from '../../src/core/durability/limits.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { MemoryDurability } from '../../src/core/durability/memory/memory-durability.js'
 import { purgeBacklog, Retention } from '../../src/core/durability/retention/retention.js'
 import { inboxRecord, outboxRecord } from '../../src/testing/conformance/fixtures.js'

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_BACKOFF } from '../../src/core/durability/config.js'
 import { settlingWrite } from '../../src/core/durability/run/settling-write.js'
-import { ConfigError, JournalUnavailableError } from '../../src/core/errors.js'
+import { ConfigError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 
 /** A write that fails with JOURNAL_UNAVAILABLE until `outageMs` of (fake) time passed, and counts its tries. */
 function writeDownFor(outageMs: number) {

@@ -5,11 +5,11 @@
  * a backend with scopes is shared freely.
  */
 import { describe, expect, it } from 'vitest'
-import { Bot } from '../../src/core/bot.js'
+import { Bot } from '../../src/core/bot/bot.js'
 import { MemoryKv } from '../../src/core/durability/memory/memory-kv.js'
 import { KvDurability } from '../../src/core/durability/journal/kv-durability.js'
 import type { DurableKv } from '../../src/core/durability/journal/kv.js'
-import { ConfigError } from '../../src/core/errors.js'
+import { ConfigError } from '../../src/core/errors/errors.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { fast, useBots } from './helpers.js'

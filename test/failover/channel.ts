@@ -4,7 +4,7 @@
  * until a bot acknowledges it, as a webhook is retried on an error or a dead connection. A bot that
  * is killed, or not started yet, is waited for. Every limit is a count or a deadline.
  */
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import type { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 
 /** A delivery not acknowledged in this time is given up and tried again (a frozen or dead bot). */
@@ -29,6 +29,9 @@ export class Channel {
   readonly counts: ChannelCounts = { deliveries: 0, redeliveries: 0, refused: 0 }
   readonly #acked: string[] = []
   readonly #onAck: ((acked: number) => void)[] = []
+  /** Resolved while the channel delivers; a pending promise while it is held (`hold`). */
+  #open: Promise<void> = Promise.resolve()
+  #release: () => void = () => {}
 
   /** How many messages have been acknowledged. */
   get acked(): number {
@@ -41,6 +44,26 @@ export class Channel {
   }
 
   /**
+   * Holds the stream from the `acked`-th acknowledgement on: no message is delivered for the first
+   * time until `release()` (deliveries already under way go on). A test holds it while it sets up a
+   * window, so the stream cannot run out before the window opens, however fast the bot acknowledges.
+   */
+  holdAfter(acked: number): void {
+    let held = false
+    this.onAck((count) => {
+      if (held || count < acked) return
+      held = true
+      this.#open = new Promise((resolve) => (this.#release = resolve))
+    })
+  }
+
+  /** Ends a hold (`holdAfter`). */
+  release(): void {
+    this.#open = Promise.resolve()
+    this.#release()
+  }
+
+  /**
    * Streams `next(0)`, `next(1)`, … in order, `concurrency` at a time, until `next` returns
    * undefined; each sender pauses `pauseMs` after each acknowledgement (a steady flow rather than a
    * burst). Resolves once every message given was acknowledged.
@@ -49,6 +72,7 @@ export class Channel {
     let n = 0
     const sender = async () => {
       for (let event = next(n++); event !== undefined; event = next(n++)) {
+        await this.#open
         await this.#deliver(event)
         if (options.pauseMs) await pause(options.pauseMs)
       }

@@ -22,7 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOracle } from '../../src/testing/process-crash/oracle-file.js'
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import { readReplicaLines } from '../fixtures/replicas/protocol.js'
 import type { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { postgresBinariesAvailable } from '../../test-utils/postgres-server.js'
@@ -95,6 +95,8 @@ async function primaryKilled(replication: Replication): Promise<PostgresFailover
     }))
     const channel = new Channel()
     bots.push((channel.bot = await startBot(setup, 'first', pair.url(pair.primary))))
+    // Held from the BEFORE_FREEZE-th acknowledgement until the window is set up: messages are left for it.
+    channel.holdAfter(BEFORE_FREEZE)
     const streaming = channel.stream((n) => events[n], { concurrency: CONCURRENCY })
     streaming.catch(() => undefined)
 
@@ -102,6 +104,7 @@ async function primaryKilled(replication: Replication): Promise<PostgresFailover
     // The mark first: whatever was acknowledged before it is on the standby before the freeze.
     mark(setup, 'frozen')
     await freezeReplication(pair)
+    channel.release()
     await messagesInTheWindow(replication, pair, channel)
     const lagBytes = await standbyLagBytes(pair)
     bots[0]!.signal('SIGKILL')

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { RedisDurability } from '../../src/backends/redis/index.js'
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import { appendReplicaLine } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { BOT_ID, journalSettled as settled, writeRuns } from './run-report.js'

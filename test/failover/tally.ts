@@ -5,7 +5,7 @@
  * and `killed` marks: journal writes acknowledged there reached the primary only, so a failover
  * may lose them (without `waitReplicas`); outside it, nothing may be lost or sent twice.
  */
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import type { ReplicaLine } from '../fixtures/replicas/protocol.js'
 import { recordId } from '../../test-utils/record-id.js'
 

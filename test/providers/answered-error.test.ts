@@ -5,7 +5,7 @@
  * may say from its own codes which answer is which.
  */
 import { describe, expect, it } from 'vitest'
-import { ERROR_CODES } from '../../src/core/errors.js'
+import { ERROR_CODES } from '../../src/core/errors/errors.js'
 import { answeredError, ChannelApiError } from '../../src/providers/shared/errors.js'
 
 const what = 'chan: POST /send answered'

@@ -12,18 +12,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
-import type { Bot } from '../../src/core/bot.js'
-import type { Context } from '../../src/core/context.js'
+import type { Bot } from '../../src/core/bot/bot.js'
+import type { Context } from '../../src/core/bot/context.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { MemoryDurability } from '../../src/core/index.js'
-import { IMAGE, INTERACTION, TEXT } from '../../src/core/matchers.js'
-import { loadMediaOf } from '../../src/core/media.js'
+import { IMAGE, INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
+import { loadMediaOf } from '../../src/core/provider/media.js'
 import {
   PayloadTooLargeError,
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
+} from '../../src/core/provider/provider-errors.js'
 import { crashable } from '../../src/testing/crashable.js'
 import { DiscordProvider, type DiscordProviderOptions } from '../../src/providers/discord/index.js'
 import { ChannelApiError, ProviderConfigError } from '../../src/providers/shared/errors.js'

@@ -8,7 +8,7 @@
 import { ImapFlow } from 'imapflow'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { TEXT } from '../../src/core/matchers.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import { EmailProvider, type EmailProviderOptions } from '../../src/providers/email/index.js'
 import { EmailNotAuthenticatedError, EmailTooLargeError } from '../../src/providers/email/inbound-checks.js'
 import { waitFor } from '../../test-utils/wait.js'

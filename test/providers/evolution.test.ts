@@ -6,14 +6,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { INTERACTION, TEXT } from '../../src/core/matchers.js'
+import { INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
 import {
   PayloadTooLargeError,
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
-import type { IProvider } from '../../src/core/provider.js'
+} from '../../src/core/provider/provider-errors.js'
+import type { IProvider } from '../../src/core/provider/provider.js'
 import { EvolutionProvider, webhookTokenOf } from '../../src/providers/evolution/index.js'
 import { ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'

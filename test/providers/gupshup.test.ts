@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { INTERACTION, TEXT } from '../../src/core/matchers.js'
-import { PayloadTooLargeError, RecipientUnreachableError, UnsupportedContentError } from '../../src/core/provider-errors.js'
-import type { IProvider } from '../../src/core/provider.js'
+import { INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
+import { PayloadTooLargeError, RecipientUnreachableError, UnsupportedContentError } from '../../src/core/provider/provider-errors.js'
+import type { IProvider } from '../../src/core/provider/provider.js'
 import { GupshupProvider } from '../../src/providers/gupshup/index.js'
 import { ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { waitFor } from '../../test-utils/wait.js'

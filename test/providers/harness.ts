@@ -4,12 +4,12 @@
  * would fetch), and an IMAGE-or-DOCUMENT handler that records what each run could download.
  */
 import { afterEach } from 'vitest'
-import { Bot, type BotConfig } from '../../src/core/bot.js'
-import type { Context } from '../../src/core/context.js'
-import { DOCUMENT, IMAGE } from '../../src/core/matchers.js'
-import { loadMediaOf } from '../../src/core/media.js'
-import { ProviderError } from '../../src/core/provider-errors.js'
-import type { MediaRef } from '../../src/core/provider.js'
+import { Bot, type BotConfig } from '../../src/core/bot/bot.js'
+import type { Context } from '../../src/core/bot/context.js'
+import { DOCUMENT, IMAGE } from '../../src/core/bot/matchers.js'
+import { loadMediaOf } from '../../src/core/provider/media.js'
+import { ProviderError } from '../../src/core/provider/provider-errors.js'
+import type { MediaRef } from '../../src/core/provider/provider.js'
 import type { MockProvider } from '../../src/testing/mock-provider.js'
 import type { ChannelFixture } from './fixtures/channels.js'
 

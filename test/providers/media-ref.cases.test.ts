@@ -4,7 +4,7 @@
  * issue names (lookalike hosts, userinfo tricks, downgrades, IP literals, `localhost`).
  */
 import { describe, expect, it } from 'vitest'
-import type { MediaRef, StoredMediaRef } from '../../src/core/provider.js'
+import type { MediaRef, StoredMediaRef } from '../../src/core/provider/provider.js'
 import { baileysMediaRefCodec } from '../../src/providers/baileys/index.js'
 import { discordMediaRefCodec } from '../../src/providers/discord/index.js'
 import { emailMediaRefCodec } from '../../src/providers/email/index.js'

@@ -10,7 +10,7 @@ import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { MediaRef } from '../../src/core/provider.js'
+import type { MediaRef } from '../../src/core/provider/provider.js'
 import { isCredentialParam } from '../../src/providers/shared/url.js'
 import { CHANNELS } from './fixtures/channels.js'
 

@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Json } from '../../src/core/durability/journal/kv.js'
-import type { MediaRef, StoredMediaRef } from '../../src/core/provider.js'
+import type { MediaRef, StoredMediaRef } from '../../src/core/provider/provider.js'
 import { checkOf } from '../../src/providers/shared/codec.js'
 import { MediaRefInvalidError } from '../../src/providers/shared/errors.js'
 import { CHANNELS, SECRET, type ChannelFixture } from './fixtures/channels.js'

@@ -12,19 +12,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
-import type { Bot } from '../../src/core/bot.js'
-import type { Context } from '../../src/core/context.js'
+import type { Bot } from '../../src/core/bot/bot.js'
+import type { Context } from '../../src/core/bot/context.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 import { MemoryDurability } from '../../src/core/index.js'
-import { IMAGE, INTERACTION, TEXT } from '../../src/core/matchers.js'
-import { loadMediaOf } from '../../src/core/media.js'
+import { IMAGE, INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
+import { loadMediaOf } from '../../src/core/provider/media.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
+} from '../../src/core/provider/provider-errors.js'
 import { crashable } from '../../src/testing/crashable.js'
 import { InstagramProvider } from '../../src/providers/instagram/index.js'
 import { MessengerProvider } from '../../src/providers/messenger/index.js'

@@ -12,7 +12,7 @@ import {
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
+} from '../../src/core/provider/provider-errors.js'
 import { MetaCloudProvider } from '../../src/providers/meta/index.js'
 import { MetaApiError } from '../../src/providers/meta/errors.js'
 import { MediaDownloadError, ProviderConfigError } from '../../src/providers/shared/errors.js'

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { Context } from '../../src/core/context.js'
-import { INTERACTION, TEXT } from '../../src/core/matchers.js'
+import type { Context } from '../../src/core/bot/context.js'
+import { INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
 import { MetaCloudProvider } from '../../src/providers/meta/index.js'
 import { signatureOf } from '../../src/providers/shared/hub-signature.js'
 import { waitFor } from '../../test-utils/wait.js'

@@ -4,7 +4,7 @@
  * API takes the provider's `requestTimeoutMs` over the channel's default (`channelHttpApi`).
  */
 import { describe, expect, it } from 'vitest'
-import { ERROR_CODES } from '../../src/core/errors.js'
+import { ERROR_CODES } from '../../src/core/errors/errors.js'
 import { ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { channelHttpApi } from '../../src/providers/shared/http-api.js'
 import { requireHttpUrl } from '../../src/providers/shared/required-options.js'

@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { Context } from '../../src/core/context.js'
-import { DOCUMENT, IMAGE, INTERACTION, TEXT } from '../../src/core/matchers.js'
-import { loadMediaOf } from '../../src/core/media.js'
+import type { Context } from '../../src/core/bot/context.js'
+import { DOCUMENT, IMAGE, INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
+import { loadMediaOf } from '../../src/core/provider/media.js'
 import { TelegramProvider } from '../../src/providers/telegram/index.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { AdmitGate } from './admit-gate.js'

@@ -5,14 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { Context } from '../../src/core/context.js'
-import { TEXT } from '../../src/core/matchers.js'
+import type { Context } from '../../src/core/bot/context.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
 import {
   PayloadTooLargeError,
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
+} from '../../src/core/provider/provider-errors.js'
 import { TelegramProvider } from '../../src/providers/telegram/index.js'
 import { TelegramApiError } from '../../src/providers/telegram/errors.js'
 import { MediaDownloadError, ProviderConfigError, WeakWebhookSecretError } from '../../src/providers/shared/errors.js'

@@ -7,15 +7,15 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import type { Context } from '../../src/core/context.js'
-import { INTERACTION, TEXT } from '../../src/core/matchers.js'
+import type { Context } from '../../src/core/bot/context.js'
+import { INTERACTION, TEXT } from '../../src/core/bot/matchers.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../src/core/provider-errors.js'
+} from '../../src/core/provider/provider-errors.js'
 import { TwilioProvider, type TwilioProviderOptions } from '../../src/providers/twilio/index.js'
 import { ChannelApiError, ProviderConfigError } from '../../src/providers/shared/errors.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'

@@ -5,7 +5,7 @@
  * complaint), and the media references go through the channel's codec.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { InboundSink, MediaRef, ProviderSendResult, StoredMediaRef } from '../../src/core/provider.js'
+import type { InboundSink, MediaRef, ProviderSendResult, StoredMediaRef } from '../../src/core/provider/provider.js'
 import type { MediaRefCodec } from '../../src/providers/shared/codec.js'
 import type { OnErrorOption } from '../../src/providers/shared/error-reporter.js'
 import type { WebhookEndpoint } from '../../src/providers/shared/http-server.js'

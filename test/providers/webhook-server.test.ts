@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { jsonOf, postTo } from '../../src/providers/shared/webhook-checks.js'
 import { WebhookServer, type WebhookRoute } from '../../src/providers/shared/webhook-server.js'
-import type { IProvider } from '../../src/core/provider.js'
+import type { IProvider } from '../../src/core/provider/provider.js'
 import { GupshupProvider } from '../../src/providers/gupshup/index.js'
 import { TelegramProvider } from '../../src/providers/telegram/index.js'
 import { WppconnectProvider } from '../../src/providers/wppconnect/index.js'

@@ -112,7 +112,7 @@ async function run<T>(name: string, program: string, exported: string): Promise<
 }
 
 type MockProvider = import('../../src/testing/index.js').MockProvider
-type Bot = import('../../src/core/bot.js').Bot
+type Bot = import('../../src/core/bot/bot.js').Bot
 
 describe('the examples of the README and docs/', () => {
   const snippets = pages().flatMap(snippetsOf)

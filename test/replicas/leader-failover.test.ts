@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import { readReplicaLines } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { recordId } from '../../test-utils/record-id.js'

@@ -11,7 +11,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { DurabilityMetrics } from '../../src/core/durability/metrics.js'
-import type { InboundEvent } from '../../src/core/provider.js'
+import type { InboundEvent } from '../../src/core/provider/provider.js'
 import { readReplicaLines, type ReplicaLine } from '../fixtures/replicas/protocol.js'
 import { ReplicaProcess } from '../fixtures/replicas/replica-process.js'
 import { recordId } from '../../test-utils/record-id.js'

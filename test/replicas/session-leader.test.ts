@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { SendDeferredError } from '../../src/core/errors.js'
-import { ProviderNotLeaderError } from '../../src/core/provider-errors.js'
+import { SendDeferredError } from '../../src/core/errors/errors.js'
+import { ProviderNotLeaderError } from '../../src/core/provider/provider-errors.js'
 import { MockProvider } from '../../src/testing/mock-provider.js'
 import { waitFor } from '../../test-utils/wait.js'
 import { fast, useBots } from '../core/helpers.js'

@@ -2,7 +2,7 @@
  * Which side of a backend met a failure: the durability journals or the bot's store. The engine
  * and the store retry different errors, so a connection shared by both says whose call failed.
  */
-import { JournalUnavailableError, StoreUnavailableError, type BotmeshError } from '../../core/errors.js'
+import { JournalUnavailableError, StoreUnavailableError, type BotmeshError } from '../../core/errors/errors.js'
 
 /** The journals (`JOURNAL_UNAVAILABLE`) or the store (`STORE_UNAVAILABLE`). */
 export type FailureRole = 'journal' | 'store'

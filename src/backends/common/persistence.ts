@@ -13,7 +13,7 @@
  * "Once" is per connection object, "each start" per session of it (from its first share taken to
  * its last given back), so a store and its durability sharing a connection warn once between them.
  */
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 
 /** What a backend found, in words that name its own settings. */
 export type PersistenceFinding =

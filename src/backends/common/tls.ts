@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { ConnectionOptions } from 'node:tls'
-import { ConfigError, TlsCertificateError } from '../../core/errors.js'
+import { ConfigError, TlsCertificateError } from '../../core/errors/errors.js'
 import { optionNames, refuseUnknownOptions } from '../../core/backend-internals.js'
 
 /**

@@ -16,7 +16,7 @@ import {
   optionNames,
   refuseUnknownOptions,
 } from '../../core/backend-internals.js'
-import { ConfigError, JournalClosedError } from '../../core/errors.js'
+import { ConfigError, JournalClosedError } from '../../core/errors/errors.js'
 import { SharedHandle } from '../common/shared-handle.js'
 import { EventsJournal } from './events-journal.js'
 import type { LeasedEventJournal } from '../../events/journal.js'

@@ -5,7 +5,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { JournalLockedError } from '../../core/errors.js'
+import { JournalLockedError } from '../../core/errors/errors.js'
 import type { DurabilityBackend } from '../../core/spi.js'
 import { eventsDurability, type EventsDurability } from './durability.js'
 import { FileEventJournal } from '../../events/file-journal.js'

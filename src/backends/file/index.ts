@@ -4,7 +4,7 @@
  * The rules it keeps are in src/crash-safe-file/INVARIANTS.md.
  */
 import { KvDurability } from '../../core/spi.js'
-import { BotmeshError, JournalUnavailableError } from '../../core/errors.js'
+import { BotmeshError, JournalUnavailableError } from '../../core/errors/errors.js'
 import { DurableState } from '../../crash-safe-file/durable-state.js'
 import type { FileJournalStats } from '../../crash-safe-file/journal-stats.js'
 import type { CompactionReport } from '../../crash-safe-file/compaction.js'

@@ -5,7 +5,7 @@
  * share the one open journal.
  */
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
-import { JournalClosedError } from '../../core/errors.js'
+import { JournalClosedError } from '../../core/errors/errors.js'
 import type { DurableState } from '../../crash-safe-file/durable-state.js'
 import type { FileJournalStats } from '../../crash-safe-file/journal-stats.js'
 import type { CompactionReport } from '../../crash-safe-file/compaction.js'

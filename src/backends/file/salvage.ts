@@ -3,7 +3,7 @@
  * the snapshot, then the readable log records up to the damage, are written as a new snapshot at
  * `out`. The damaged files are left as they are; nothing is repaired in place.
  */
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { KvState } from '../../core/backend-internals.js'
 import { writeFileAtomic } from '../../crash-safe-file/atomic-snapshot.js'
 import { applyChanges } from '../../crash-safe-file/changes.js'

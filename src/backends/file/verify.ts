@@ -2,7 +2,7 @@
  * `verifyJournal(path)`: what the CLI's `verify` prints for a file journal. Reports damage (file,
  * line, byte offset) and a torn tail, and changes nothing: safe on a journal a live process holds.
  */
-import { ERROR_CODES } from '../../core/errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
 import { logPathOf } from '../../crash-safe-file/append-log.js'
 import { nodeFileSystem, type FileSystem } from '../../crash-safe-file/fs.js'
 import { inspectJournal } from './inspection.js'

@@ -14,8 +14,8 @@
 import { SharedHandle } from '../common/shared-handle.js'
 import { certificateRefusal, resolveTls, type StoreTlsOptions } from '../common/tls.js'
 import type { Pool, PoolConfig, QueryConfig, QueryResult, QueryResultRow } from 'pg'
-import { loadDriver } from '../../core/driver.js'
-import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
+import { loadDriver } from '../../core/platform/driver.js'
+import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors/errors.js'
 import { POSTGRES_LIMITS, type PostgresTimeouts } from './limits.js'
 import { POSTGRES_TLS_SETTING_NAMES, postgresTlsSettings, type PostgresTls } from './tls.js'
 

@@ -8,7 +8,7 @@
  * - `now()` is the server's `clock_timestamp()`: leases are judged by one clock for all replicas.
  */
 import { type DurableKv, type KvEntry, type KvListQuery, type KvOp, type KvWriteResult, ROOT_SCOPE } from '../../core/spi.js'
-import { JournalUnavailableError } from '../../core/errors.js'
+import { JournalUnavailableError } from '../../core/errors/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { COUNTER_COLLECTION_PREFIX } from './counters.js'
 import { CHAT_COLLECTION } from './steps/steps-function.js'

@@ -3,7 +3,7 @@
  * CLI's reads): a mistyped `tablePrefix` would otherwise create a fresh, empty journal and report
  * it as "no dead letters".
  */
-import { JournalMissingError } from '../../core/errors.js'
+import { JournalMissingError } from '../../core/errors/errors.js'
 import { describeNearest } from '../common/nearest.js'
 import type { PostgresConnection } from './connection.js'
 import type { DurableTables } from './tables.js'

@@ -13,7 +13,7 @@ import {
   type MessageLogEntry,
   type Store,
 } from '../../core/backend-internals.js'
-import { StoreUnavailableError } from '../../core/errors.js'
+import { StoreUnavailableError } from '../../core/errors/errors.js'
 import { PostgresConnection, type PostgresConnectionOptions } from './connection.js'
 import { POSTGRES_MISPLACED, POSTGRES_OPTION_NAMES, PostgresDurability } from './durability.js'
 import * as sql from './store-statements.js'

@@ -4,7 +4,7 @@
  * double-quoted, so a prefix can neither inject SQL nor change case.
  */
 import { createHash } from 'node:crypto'
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 
 /** What a table prefix may look like: an SQL identifier start, then letters, digits and underscores. */
 export const TABLE_PREFIX_PATTERN = /^[a-z_][a-z0-9_]*$/i

@@ -6,7 +6,7 @@
  * CA and client certificate it names (docs/backends/postgres.md, "TLS"). Modes that would fall back
  * to clear text (`allow`, `prefer`) are refused: pg cannot fall back, and a journal should not.
  */
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { checkTlsOptions, takeUrlParams, type StoreTlsOptions, type TlsSettingNames, type TlsVerification } from '../common/tls.js'
 
 /** The `sslmode` values botmesh takes, and what each checks of the server's certificate (`false`: no TLS). */

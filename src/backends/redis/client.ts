@@ -8,7 +8,7 @@
  */
 import type { Cluster, ClusterNode, ClusterOptions, Command, Redis, RedisOptions } from 'ioredis'
 import type { ConnectionOptions } from 'node:tls'
-import { loadDriver } from '../../core/driver.js'
+import { loadDriver } from '../../core/platform/driver.js'
 import { REDIS_LIMITS } from './limits.js'
 import { sentinelClientOptions, type RedisSentinelConfig } from './sentinel.js'
 import { clusterNodes } from './target.js'

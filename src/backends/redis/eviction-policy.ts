@@ -9,7 +9,7 @@
  * warning at each start. A server that does not let us read it (a managed Redis without `CONFIG`)
  * is warned about once, with the persistence settings (server-checks.ts).
  */
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 
 /** The only policy under which Redis never drops a journal key. */
 export const SAFE_EVICTION_POLICY = 'noeviction'

@@ -6,7 +6,7 @@
  * `RedisCommandError`: retrying would not help. For a `RedisStore` the retryable error is a
  * `StoreUnavailableError`.
  */
-import { BotmeshError, RedisCommandError } from '../../core/errors.js'
+import { BotmeshError, RedisCommandError } from '../../core/errors/errors.js'
 import { unavailableError, type FailureRole } from '../common/failure-role.js'
 
 /** Error replies that mean "not now" rather than "never". */

@@ -18,7 +18,7 @@
  *   <prefix>:store:<scope>:checkpoint:<chatId>            string JSON
  *   <prefix>:store:<scope>:log:<chatId>                   list   JSON message log entries
  */
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { INBOX_STATES, OUTBOX_STATES } from '../../core/backend-internals.js'
 
 /** The default key prefix. */

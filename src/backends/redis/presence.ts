@@ -5,7 +5,7 @@
  * under it: the first write of every (scope, collection) adds it to `<prefix>:{durable:scopes}`,
  * and that set is never emptied (a purge leaves it).
  */
-import { JournalMissingError } from '../../core/errors.js'
+import { JournalMissingError } from '../../core/errors/errors.js'
 import { describeNearest } from '../common/nearest.js'
 import type { RedisClient, RedisConnection } from './connection.js'
 import { RedisKeys } from './keys.js'

@@ -9,7 +9,7 @@
  * `REDIS_LIMITS.refusedPrimaryRecheckMs`) finds them fixed.
  */
 import type { Redis } from 'ioredis'
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { unavailableError, type FailureRole } from '../common/failure-role.js'
 import { REDIS_LIMITS } from './limits.js'
 

@@ -10,7 +10,7 @@
  * fail as JOURNAL_UNAVAILABLE (retryable); their compare-and-sets make the retry safe.
  */
 import type { Cluster, Redis } from 'ioredis'
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { versionBelow } from '../common/doctor.js'
 import { unavailableError, type FailureRole } from '../common/failure-role.js'
 import { loadIoredis, type RedisClient } from './client.js'

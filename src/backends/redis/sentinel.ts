@@ -18,7 +18,7 @@
  */
 import type { RedisOptions } from 'ioredis'
 import type { ConnectionOptions } from 'node:tls'
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { optionNames, refuseUnknownOptions } from '../../core/backend-internals.js'
 import { checkTlsOptions, resolveTls, type StoreTlsOptions } from '../common/tls.js'
 

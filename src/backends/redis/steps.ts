@@ -32,7 +32,7 @@ import type {
   TakenBack,
 } from '../../core/durability/steps/journal-steps.js'
 import { leaseOf, queuedRecord } from '../../core/durability/steps/step-rules.js'
-import { RedisCommandError } from '../../core/errors.js'
+import { RedisCommandError } from '../../core/errors/errors.js'
 import { recordIndex, type InboxRecord, type Json, type KvPut, type OutboxRecord } from '../../core/backend-internals.js'
 import { checkKvOp } from '../common/kv-op-check.js'
 import { decodeEnvelope, encodeEnvelope, scoreBound, stateMember, timeHex } from './envelope.js'

@@ -5,7 +5,7 @@
  * a `RedisDurability` sharing this store's connection.
  */
 import { type Json, refuseUnknownOptions, type MessageLogEntry, type Store } from '../../core/backend-internals.js'
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { RedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import { REDIS_MISPLACED, REDIS_OPTION_NAMES, RedisDurability } from './durability.js'
 import { RedisKeys } from './keys.js'

@@ -6,7 +6,7 @@
  * or would turn TLS on behind a `redis://` URL that reads as clear text, are refused.
  */
 import type { ClusterNode, ClusterOptions } from 'ioredis'
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import { checkTlsOptions, takeUrlParams, type StoreTlsOptions, type TlsSettingNames } from '../common/tls.js'
 
 /** The URL parameters that carry TLS settings, each named as the `tls` option it fills. */

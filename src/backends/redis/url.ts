@@ -9,7 +9,7 @@
  * `&waitReplicas=N&waitTimeoutMs=T` make a journal write wait for N replicas (replica-wait.ts);
  * `&caFile=…&certFile=…&keyFile=…&servername=…` are the TLS settings of a `rediss` URL (tls.ts).
  */
-import { ConfigError } from '../../core/errors.js'
+import { ConfigError } from '../../core/errors/errors.js'
 import type { RedisConnectionOptions } from './connection-options.js'
 import { DEFAULT_PREFIX } from './keys.js'
 import { REDIS_TLS_PARAMS } from './tls.js'

@@ -4,7 +4,7 @@
  * other writer (thread, process) can slip in between the check and the change. Only when the
  * statement changed nothing is the current entry read, to tell the caller what won.
  */
-import { JournalCorruptError } from '../../core/errors.js'
+import { JournalCorruptError } from '../../core/errors/errors.js'
 import type { Json, KvEntry, KvOp, KvWriteResult } from '../../core/spi.js'
 import type { DurableStatements, EntryRow } from './statements.js'
 import { checkKvOp } from '../common/kv-op-check.js'

@@ -11,7 +11,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors.js'
+import { BotmeshError, ConfigError, ERROR_CODES } from '../../core/errors/errors.js'
 import { loadDriver } from './driver.js'
 import type { FailureRole } from '../common/failure-role.js'
 import { sqliteFailure } from './failures.js'

@@ -3,7 +3,7 @@
  * never loads the native driver: only opening a SQLite file does.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { loadDriver as loadPackage } from '../../core/driver.js'
+import { loadDriver as loadPackage } from '../../core/platform/driver.js'
 
 /** The better-sqlite3 `Database` constructor. */
 export type DatabaseConstructor = typeof BetterSqlite3

@@ -4,7 +4,7 @@
  * `JOURNAL_UNAVAILABLE` / `STORE_UNAVAILABLE` (retryable: nothing was changed), anything else is a
  * programming error and passes through as it is.
  */
-import { BotmeshError, JournalCorruptError } from '../../core/errors.js'
+import { BotmeshError, JournalCorruptError } from '../../core/errors/errors.js'
 import { unavailableError, type FailureRole } from '../common/failure-role.js'
 
 /** Result codes (primary, without the extended suffix) that mean "try again later". */

@@ -5,7 +5,7 @@
  * journal that reads as "no dead letters". This looks first, through a read-only connection.
  */
 import { existsSync } from 'node:fs'
-import { JournalMissingError } from '../../core/errors.js'
+import { JournalMissingError } from '../../core/errors/errors.js'
 import type { DatabaseConstructor } from './driver.js'
 import { sqliteFailure } from './failures.js'
 import { TABLES } from './schema.js'

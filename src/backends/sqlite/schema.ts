@@ -7,7 +7,7 @@
  * `store_*` tables, the durability only `durable`, `durable_counts` and `botmesh_clock`.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors/errors.js'
 
 /**
  * The schema version this code writes, kept in the `botmesh_schema` table rather than in

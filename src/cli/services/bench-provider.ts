@@ -1,6 +1,6 @@
 /** The provider `bench` and its soak run the bot on: a mock channel that says when a reply went out. */
-import { textOf } from '../../core/hooks.js'
-import type { OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import { textOf } from '../../core/bot/hooks.js'
+import type { OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { MockProvider } from '../../testing/mock-provider.js'
 
 /** The soak's replies: `re:s<n>`, the reply to its n-th message. */

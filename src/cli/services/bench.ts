@@ -12,10 +12,10 @@
  * them would slow the run it counts).
  */
 import { randomBytes } from 'node:crypto'
-import { Bot } from '../../core/bot.js'
+import { Bot } from '../../core/bot/bot.js'
 import type { EncryptionOptions } from '../../core/durability/config.js'
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
-import { TEXT } from '../../core/matchers.js'
+import { TEXT } from '../../core/bot/matchers.js'
 import type { ThrowawayFactory } from '../../operator/gateway/open.js'
 import { closedLoop, percentile, round } from './closed-loop.js'
 import { BenchProvider } from './bench-provider.js'

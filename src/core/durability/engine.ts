@@ -14,6 +14,7 @@ import { HeldRecord } from './leases/held-record.js'
 import { LeaseKeeper } from './leases/lease-keeper.js'
 import { Metrics } from './metrics.js'
 import { UnstartedSends } from './outbox/unstarted-sends.js'
+import { UnrunClaims } from './leases/unrun-claims.js'
 import type { ErrorInfo, InboxRecord, OutboxRecord } from './journal/records.js'
 
 /** What the engine tells the bot. */
@@ -35,6 +36,8 @@ export class DurabilityEngine {
   readonly incarnation = randomUUID()
   /** Sends journaled as `sending` whose provider call has not started (see unstarted-sends.ts). */
   readonly unstarted = new UnstartedSends(this.incarnation)
+  /** Inbound records this run claimed without running them (see unrun-claims.ts). */
+  readonly unrun = new UnrunClaims(this.incarnation)
   /** The sequence numbers of this process's admissions and sends: a chat's order (chat-order.ts). */
   readonly sequence = new ChatSequence()
   /** Each chat's last unfinished message in this process (chat-tails.ts). */

@@ -62,6 +62,8 @@ export const LIMITS = {
   conversationFedMax: 50,
   /** Sends journaled but not yet handed to the provider that a run remembers (an overflow only costs an ambiguous send). */
   unstartedSendsMax: 10_000,
+  /** Inbound claims whose journal write went unanswered that a run remembers (an overflow only costs a run charged twice). */
+  unrunClaimsMax: 10_000,
   /** Parts of one split send followed when a send is answered from the outbox (a bound on the walk). */
   splitPartsMax: 10_000,
   /** How far a new backend-clock estimate may fall behind the last time given out and still be held there (round-trip jitter); a larger step back is a real correction. */

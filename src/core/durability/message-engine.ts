@@ -33,7 +33,7 @@ import { Sweeper } from './sweep/sweeper.js'
 import { NO_TRACING, type MessageTracing } from './tracing.js'
 import { TransportSession } from './session/transport-session.js'
 import { claimUnscopedBackend, releaseUnscopedBackend } from './journal/unscoped-sharing.js'
-import type { DeliveryReport, InboundEvent } from '../provider.js'
+import type { DeliveryReport, InboundEvent } from '../provider/provider.js'
 
 export interface MessageEngineDeps {
   options: DurabilityOptions

@@ -5,7 +5,7 @@
  * back is the bot's transport (the channel, its media codec, its send hooks) and a message runner
  * (routing and handlers): its only collaborators.
  */
-import type { DeliveryReport, InboundEvent, IProvider, OutboundContent, ProviderSendResult } from '../provider.js'
+import type { DeliveryReport, InboundEvent, IProvider, OutboundContent, ProviderSendResult } from '../provider/provider.js'
 import type { DurabilityConfig } from './config.js'
 import type { Durability } from './operations/facade.js'
 import type { Json } from './journal/kv.js'

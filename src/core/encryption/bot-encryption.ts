@@ -5,8 +5,8 @@
  */
 import type { DurabilityOptions } from '../durability/config.js'
 import { MemoryDurability } from '../durability/memory/memory-durability.js'
-import type { UnreadableValueError } from '../encryption-errors.js'
-import type { Store } from '../store.js'
+import type { UnreadableValueError } from './encryption-errors.js'
+import type { Store } from '../store/store.js'
 import { KeyRing } from './key-ring.js'
 import { sealedBackend } from './sealed-backend.js'
 import { SealedStore } from './sealed-store.js'

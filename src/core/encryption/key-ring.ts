@@ -7,8 +7,8 @@
  * serializing a ring shows key ids, never a key. Every message names a key by its id.
  */
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
-import { ConfigError } from '../errors.js'
-import { optionNames, refuseUnknownOptions } from '../options.js'
+import { ConfigError } from '../errors/errors.js'
+import { optionNames, refuseUnknownOptions } from '../options/options.js'
 import type { EncryptionOptions } from '../durability/config.js'
 
 /** What a key id may be: it is written in clear beside every value it seals. */

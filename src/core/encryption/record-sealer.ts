@@ -11,8 +11,8 @@
  */
 import type { Json } from '../durability/journal/kv.js'
 import { recordKey, type RecordKind, type RecordOf } from '../durability/journal/records.js'
-import { UnsealedValueError, type UnreadableValueError } from '../encryption-errors.js'
-import { EncryptionKeyMissingError } from '../errors.js'
+import { UnsealedValueError, type UnreadableValueError } from './encryption-errors.js'
+import { EncryptionKeyMissingError } from '../errors/errors.js'
 import type { KeyRing } from './key-ring.js'
 import { ENCRYPTION_LIMITS } from './limits.js'
 import { isSealed, openText, SEALED_FORMAT, sealedFormatOf, sealedKeyOf, sealText, unreadableBy, type SealedPlace } from './sealed-text.js'

@@ -4,7 +4,7 @@
  * bot without `durability.encryption` never creates one, so it costs nothing then.
  */
 import type { DurabilityBackend, Journal } from '../durability/journal/backend.js'
-import type { UnreadableValueError } from '../encryption-errors.js'
+import type { UnreadableValueError } from './encryption-errors.js'
 import type { KeyRing } from './key-ring.js'
 import { ENCRYPTION_LIMITS } from './limits.js'
 import { RecordSealer } from './record-sealer.js'

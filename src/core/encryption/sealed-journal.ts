@@ -16,7 +16,7 @@
 import type { Journal, JournalListQuery, JournalWrite, JournalWriteResult, Versioned } from '../durability/journal/backend.js'
 import type { WriteLabel, WriteName } from '../durability/journal/crash-points.js'
 import { recordIndex, recordKey, type RecordKind, type RecordOf } from '../durability/journal/records.js'
-import type { UnreadableValueError } from '../encryption-errors.js'
+import type { UnreadableValueError } from './encryption-errors.js'
 import { holdsText } from '../durability/journal/record-text.js'
 import { searchPage } from '../durability/journal/search-pages.js'
 import { ENCRYPTION_LIMITS } from './limits.js'

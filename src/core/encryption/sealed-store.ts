@@ -8,8 +8,8 @@
  * does not open there.
  */
 import type { Json } from '../durability/journal/kv.js'
-import { UnsealedValueError } from '../encryption-errors.js'
-import type { MessageLogEntry, Store } from '../store.js'
+import { UnsealedValueError } from './encryption-errors.js'
+import type { MessageLogEntry, Store } from '../store/store.js'
 import type { KeyRing } from './key-ring.js'
 import { isSealed, openText, sealText, type SealedPlace } from './sealed-text.js'
 

@@ -10,8 +10,8 @@
  * format 2; format 1 is still read, so a journal sealed before keeps working until `botmesh rekey`
  * rewrites it.
  */
-import { SealedValueAlteredError } from '../encryption-errors.js'
-import { EncryptionKeyMissingError } from '../errors.js'
+import { SealedValueAlteredError } from './encryption-errors.js'
+import { EncryptionKeyMissingError } from '../errors/errors.js'
 import type { KeyRing } from './key-ring.js'
 import { SEALED_MARK } from '../durability/journal/record-text.js'
 

@@ -3,10 +3,10 @@
  * with its context. The same in both pipelines; a context's sends go to the pipeline's sender.
  */
 import type { Json } from '../durability/journal/kv.js'
-import { askQuestion, conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from '../flow.js'
-import type { Context, Message, StateAccess } from '../context.js'
-import { bindMediaProvider } from '../media.js'
-import type { InboundEvent } from '../provider.js'
+import { askQuestion, conversationFor, feedOf, Flow, withFed, type Conversation, type FedRecord } from '../bot/flow.js'
+import type { Context, Message, StateAccess } from '../bot/context.js'
+import { bindMediaProvider } from '../provider/media.js'
+import type { InboundEvent } from '../provider/provider.js'
 import type { BotParts, Handler, Sender } from './pipeline.js'
 import type { SendOrigin } from '../durability/port.js'
 

@@ -6,8 +6,8 @@
  * handler's `bot.send` belongs to.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { journalEvent, replayedEvent } from '../media.js'
-import type { InboundEvent } from '../provider.js'
+import { journalEvent, replayedEvent } from '../provider/media.js'
+import type { InboundEvent } from '../provider/provider.js'
 import { createEngine } from '../durability/engine-choice.js'
 import type {
   Durability,

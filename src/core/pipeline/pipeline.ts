@@ -4,13 +4,13 @@
  * without the `durability` key) or the durable one (the same steps inside the inbox and outbox
  * journals). docs/architecture.md walks one message through it hop by hop.
  */
-import type { Context, Message, SendOptions } from '../context.js'
+import type { Context, Message, SendOptions } from '../bot/context.js'
 import type { SendResult } from '../durability/port.js'
-import type { Flow } from '../flow.js'
-import { textOf, type SendHooks } from '../hooks.js'
-import type { Matcher } from '../matchers.js'
-import type { DeliveryReport, IProvider, InboundEvent, OutboundContent } from '../provider.js'
-import type { Store } from '../store.js'
+import type { Flow } from '../bot/flow.js'
+import { textOf, type SendHooks } from '../bot/hooks.js'
+import type { Matcher } from '../bot/matchers.js'
+import type { DeliveryReport, IProvider, InboundEvent, OutboundContent } from '../provider/provider.js'
+import type { Store } from '../store/store.js'
 import type { SendOrigin } from '../durability/port.js'
 
 /** Where `ctx.reply`, `ctx.send`, `bot.send` and `bot.enqueue` go: one object per pipeline. */

@@ -3,7 +3,7 @@
  * one at a time per chat, and replies go straight to the provider. Nothing of the durability engine
  * is created.
  */
-import type { InboundEvent } from '../provider.js'
+import type { InboundEvent } from '../provider/provider.js'
 import { ChatQueue } from '../durability/turns/chat-queue.js'
 import { Dispatcher } from './dispatcher.js'
 import { InFlight } from '../durability/admission/in-flight.js'

@@ -1,8 +1,8 @@
 /** Sends without the outbox (a bot without the `durability` key): hooks, split, provider, after-hooks, message log. */
-import type { SendOptions } from '../context.js'
+import type { SendOptions } from '../bot/context.js'
 import type { SendResult } from '../durability/port.js'
 import { splitContent } from '../durability/outbox/split.js'
-import type { OutboundContent } from '../provider.js'
+import type { OutboundContent } from '../provider/provider.js'
 import { ChatQueue } from '../durability/turns/chat-queue.js'
 import type { InFlight } from '../durability/admission/in-flight.js'
 import { afterDelivery, type BotParts, type Sender } from './pipeline.js'

@@ -3,7 +3,7 @@
  * `openBackend` can open. Parsing loads no driver and touches nothing; every message it makes
  * carries the URL with its password replaced by `***`.
  */
-import { BackendUrlError, ERROR_CODES } from '../../core/errors.js'
+import { BackendUrlError, ERROR_CODES } from '../../core/errors/errors.js'
 import { redisOptionsFromUrl } from '../../backends/redis/url.js'
 import type { RedisConnectionOptions } from '../../backends/redis/connection.js'
 import { TABLE_PREFIX_PATTERN } from '../../backends/postgres/tables.js'

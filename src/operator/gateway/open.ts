@@ -10,7 +10,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { basename, dirname, extname } from 'node:path'
 import type { DurabilityBackend } from '../../core/spi.js'
-import { BotmeshError, ERROR_CODES, JournalCorruptError, JournalLockedError, JournalMissingError } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES, JournalCorruptError, JournalLockedError, JournalMissingError } from '../../core/errors/errors.js'
 import { parseBackendUrl, scrubSecrets, type BackendTarget } from './backend-url.js'
 import { fileCompactor, sqliteCompactor, type Compactor } from './compaction.js'
 import { describeNearest } from '../../backends/common/nearest.js'

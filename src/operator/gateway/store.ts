@@ -3,7 +3,7 @@
  * file keeps the store's tables next to the `durable` table. Opened for reading by tools that run
  * a bot's code against what it keeps (`botmesh shadow`); nothing here writes to it.
  */
-import type { Store } from '../../core/store.js'
+import type { Store } from '../../core/store/store.js'
 import type { BackendTarget } from './backend-url.js'
 
 /** An opened store and how to let go of it. */

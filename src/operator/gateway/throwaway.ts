@@ -163,8 +163,31 @@ function eventsFactory(shared: boolean, parent: string): ThrowawayFactory {
   }
 }
 
+/** What throwaway instances say: errors, and what a start finds about the server. */
+export interface ThrowawayLog {
+  error(message: string): void
+  warn(message: string): void
+  info(message: string): void
+}
+
+/**
+ * The log of one factory's instances. They all run on one server, so what a start says about it
+ * (no persistence, settings that cannot be read) is said once per factory, not by every instance
+ * of every case: a crash matrix opens dozens.
+ */
+export function throwawayLog(errors: { error(message: string): void } = console): ThrowawayLog {
+  const said = new Set<string>()
+  const once = (say: (message: string) => void) => (message: string) => {
+    if (said.has(message)) return
+    said.add(message)
+    say(message)
+  }
+  return { error: (message) => errors.error(message), warn: once(console.warn), info: once(console.info) }
+}
+
 function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options: ThrowawayOptions): ThrowawayFactory {
   const suffix = () => `throwaway-${randomBytes(6).toString('hex')}`
+  const logger = throwawayLog(options.logger)
   const { redis, description } = target.throwaway
     ? {
         redis: { url: options.redisUrl ?? process.env.BOTMESH_REDIS_URL ?? THROWAWAY_DEFAULTS.redisUrl, prefix: 'botmesh' },
@@ -176,7 +199,7 @@ function redisFactory(target: Extract<BackendTarget, { kind: 'redis' }>, options
     const { RedisDurability } = await import('../../backends/redis/index.js')
     const { prefix: _prefix, prefixGiven: _given, ...connection } = redis as typeof redis & { prefixGiven?: boolean }
     const waiting = options.waitReplicas === undefined ? {} : { waitReplicas: options.waitReplicas }
-    return new RedisDurability({ ...connection, ...waiting, prefix, connectTimeoutMs: options.connectTimeoutMs })
+    return new RedisDurability({ ...connection, ...waiting, prefix, connectTimeoutMs: options.connectTimeoutMs, logger })
   }
   return {
     description: `${description}, under a random key prefix ${redis.prefix}-throwaway-…`,
@@ -210,10 +233,11 @@ function postgresFactory(target: Extract<BackendTarget, { kind: 'postgres' }>, o
   // A table prefix is at most 40 characters; a long one of the operator's is not reused.
   const given = target.throwaway ? undefined : target.tablePrefix
   const base = given && given.length <= 24 ? given : 'botmesh_'
+  const logger = throwawayLog(options.logger)
   type Postgres = import('../../backends/postgres/index.js').PostgresDurability
   const make = async (tablePrefix: string): Promise<Postgres> => {
     const { PostgresDurability } = await import('../../backends/postgres/index.js')
-    return new PostgresDurability({ connectionString, tablePrefix, connectTimeoutMs: options.connectTimeoutMs, logger: options.logger })
+    return new PostgresDurability({ connectionString, tablePrefix, connectTimeoutMs: options.connectTimeoutMs, logger })
   }
   return {
     description: `PostgreSQL${target.throwaway ? '' : ` at ${target.label}`}, under a random table prefix ${base}tmp_…`,

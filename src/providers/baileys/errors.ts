@@ -6,8 +6,8 @@
  * so the provider's `rateLimitRetryAfterMs` is waited. A logged-out session is final; a dropped
  * connection and anything unknown are retried.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import { ProviderError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { ProviderError, RateLimitedError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import { ChannelApiError } from '../shared/errors.js'
 
 /** A Boom error, read structurally (the library loads lazily). */

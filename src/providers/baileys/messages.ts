@@ -7,7 +7,7 @@
  * take); status updates, the bot's own messages and messages without content are skipped.
  */
 import type { WAMessage, WAMessageContent } from 'baileys'
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 import { pressedIdOf, textOf, WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
 
 /** Unwraps ephemeral, view-once and captioned-document wrappers (the library's `normalizeMessageContent`). */

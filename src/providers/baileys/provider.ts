@@ -7,9 +7,9 @@
  * The session's keys are never logged, journaled or put in an error.
  */
 import type { AuthenticationState, SocketConfig, WAMessage } from 'baileys'
-import { ERROR_CODES } from '../../core/errors.js'
-import { ProviderNotLeaderError } from '../../core/provider-errors.js'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { ProviderNotLeaderError } from '../../core/provider/provider-errors.js'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { ChannelApiError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -6,7 +6,7 @@
  * times with a growing wait, before it is reported and left unread.
  */
 import type { BaileysEventMap, WAMessage } from 'baileys'
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import type { BaileysSocket } from './client.js'
 import { WakeableSleep } from '../shared/wakeable-sleep.js'
 import { BAILEYS_LIMITS } from './limits.js'

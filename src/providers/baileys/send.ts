@@ -7,8 +7,8 @@
  * its choices. A chat is a JID, or a phone number in international digits.
  */
 import type { AnyMessageContent, WAMediaUpload } from 'baileys'
-import { PayloadTooLargeError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider-errors.js'
-import type { OutboundContent } from '../../core/provider.js'
+import { PayloadTooLargeError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 import { BAILEYS_LIMITS } from './limits.js'
 
 type Content = Exclude<OutboundContent, string>

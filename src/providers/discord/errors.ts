@@ -4,14 +4,14 @@
  * reach and content it refuses; 401 is the token, 5xx and network failures are retried, any other
  * 4xx is final. No message carries the bot token.
  */
-import { ERROR_CODES } from '../../core/errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
 import {
   PayloadTooLargeError,
   ProviderError,
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../core/provider-errors.js'
+} from '../../core/provider/provider-errors.js'
 import { answeredError, ChannelApiError } from '../shared/errors.js'
 import { describeError, redact } from '../shared/redact.js'
 

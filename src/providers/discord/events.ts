@@ -5,7 +5,7 @@
  * (`INTERACTION_CREATE`, a message component) is an interaction whose id is the button's
  * `custom_id`; the event id is the interaction's id.
  */
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 
 /** A Discord attachment (only what the transport reads). */
 export interface DiscordAttachment {

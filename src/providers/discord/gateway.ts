@@ -6,7 +6,7 @@
  */
 import type { REST } from '@discordjs/rest'
 import type { WebSocketManager } from '@discordjs/ws'
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import { interactionEventOf, messageEventOf, type DiscordInteraction, type DiscordMessage } from './events.js'
 
 /** What the gateway loop needs from its provider. */

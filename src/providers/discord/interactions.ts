@@ -9,7 +9,7 @@
  * press again (a new interaction).
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto'
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
 import { isFresh, REPLAY_LIMITS, type ReplayCache } from '../shared/replay.js'
 import type { WebhookHead, WebhookRequest, WebhookResponse } from '../shared/http-server.js'

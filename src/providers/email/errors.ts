@@ -4,8 +4,8 @@
  * naming a rate) waits; other 4xx are transient and retried; other 5xx are final; a refused login
  * is final; a connection that failed is retried. No message carries the password.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import { PayloadTooLargeError, ProviderError, RateLimitedError, RecipientUnreachableError } from '../../core/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { PayloadTooLargeError, ProviderError, RateLimitedError, RecipientUnreachableError } from '../../core/provider/provider-errors.js'
 import { ChannelApiError } from '../shared/errors.js'
 import { describeError } from '../shared/redact.js'
 

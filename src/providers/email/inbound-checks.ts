@@ -6,8 +6,8 @@
  * `\Seen` without being journaled, and the refusal goes to `onError`.
  */
 import type { ParsedMail } from 'mailparser'
-import { PayloadTooLargeError, ProviderError } from '../../core/provider-errors.js'
-import { ERROR_CODES } from '../../core/errors.js'
+import { PayloadTooLargeError, ProviderError } from '../../core/provider/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
 
 /** The DMARC check: whose `Authentication-Results` header is trusted. */
 export interface AuthenticationResultsOption {

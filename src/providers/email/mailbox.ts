@@ -7,7 +7,7 @@
  * to announce new mail (IDLE) or `pollMs`. One loop per provider; `stop` ends it and logs out.
  */
 import type { ImapFlow, ImapFlowOptions } from 'imapflow'
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import type { EmailDrivers } from './client.js'
 import { WakeableSleep } from '../shared/wakeable-sleep.js'
 import { dmarcProblem, EmailNotAuthenticatedError, EmailTooLargeError, type AuthenticationResultsOption } from './inbound-checks.js'

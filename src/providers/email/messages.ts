@@ -5,7 +5,7 @@
  * IMAP UID and UIDVALIDITY that find it fastest.
  */
 import type { ParsedMail } from 'mailparser'
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 
 /** Where a message sits in the mailbox. */
 export interface MailboxPlace {

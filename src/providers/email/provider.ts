@@ -5,7 +5,7 @@
  * the provider starts, sends or downloads. Passwords are never logged, journaled or put in an error.
  */
 import type { Transporter } from 'nodemailer'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider.js'
+import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { errorReporter } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'

@@ -4,8 +4,8 @@
  * Message-ID the email went out with.
  */
 import type { Transporter } from 'nodemailer'
-import { UnsupportedContentError } from '../../core/provider-errors.js'
-import type { OutboundContent } from '../../core/provider.js'
+import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 
 /** Sends `content` to `to` from `from` with `subject`; resolves the Message-ID. */
 export async function sendEmail(

@@ -4,8 +4,8 @@
  * connection is down answers "Connection Closed": retried until it reconnects. The rest is read
  * from the HTTP status.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import { RecipientUnreachableError, type ProviderError } from '../../core/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { RecipientUnreachableError, type ProviderError } from '../../core/provider/provider-errors.js'
 import { ChannelApiError } from '../shared/errors.js'
 import type { HttpFailure } from '../shared/http-api.js'
 

@@ -4,7 +4,7 @@
  * kept when Evolution delivers the webhook again, so a redelivery maps to the same inbox record.
  * The bot's own messages (`fromMe`) and other events are acknowledged without an event.
  */
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 import type { EvolutionMessageKey } from './media-ref.js'
 import { pressedIdOf, textOf, WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
 

@@ -5,7 +5,7 @@
  * inline base64), and Evolution's failures as the outbox's error classes. The API key and the
  * webhook key are never logged, journaled or put in an error.
  */
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { MediaDownloadError } from '../shared/errors.js'
 import { ReplayCache } from '../shared/replay.js'
 import { checkWebhookSecret } from '../shared/secret.js'

@@ -6,7 +6,7 @@
  * instance is answered 200 only after the inbox journaled it. Any other answer makes Evolution
  * retry the webhook with backoff; the message already journaled is then recognised by its key id.
  */
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import type { WebhookHead, WebhookResponse } from '../shared/http-server.js'
 import type { ReplayCache } from '../shared/replay.js'
 import { jsonOf } from '../shared/webhook-checks.js'

@@ -4,7 +4,7 @@
  * reached. A 429 waits `Retry-After`, or the burst window HighLevel names in
  * `X-RateLimit-Interval-Milliseconds`. The rest is read from the HTTP status.
  */
-import { RateLimitedError, RecipientUnreachableError, type ProviderError } from '../../core/provider-errors.js'
+import { RateLimitedError, RecipientUnreachableError, type ProviderError } from '../../core/provider/provider-errors.js'
 import type { HttpFailure } from '../shared/http-api.js'
 
 /** The channel's own reading of a failed answer; undefined leaves it to the HTTP status. */

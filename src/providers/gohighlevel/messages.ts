@@ -3,7 +3,7 @@
  * its channels (SMS, WhatsApp, …). The message id is the same when HighLevel delivers the webhook
  * again, so a redelivery maps to the same inbox record. The chat is the contact.
  */
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 
 /** A webhook POST body (the names HighLevel sends; only what the transport reads). */
 export interface GoHighLevelWebhook {

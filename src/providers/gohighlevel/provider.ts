@@ -6,7 +6,7 @@
  * token is never logged, journaled or put in an error.
  */
 import type { KeyObject } from 'node:crypto'
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'

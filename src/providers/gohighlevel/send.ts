@@ -4,8 +4,8 @@
  * buttons and takes no bytes here. The answer names the message id. Content the channel cannot
  * carry is refused before any call.
  */
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
-import type { OutboundContent } from '../../core/provider.js'
+import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { GOHIGHLEVEL_API_VERSION, GOHIGHLEVEL_LIMITS } from './limits.js'
 

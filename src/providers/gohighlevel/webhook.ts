@@ -7,7 +7,7 @@
  * already journaled is then recognised by its id.
  */
 import type { KeyObject } from 'node:crypto'
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import type { ReplayCache } from '../shared/replay.js'
 import { jsonOf, postTo, signatureHeader } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'

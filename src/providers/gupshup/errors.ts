@@ -4,7 +4,7 @@
  * status (429 waits). Failures Gupshup learns later (the 24-hour window, an undelivered message)
  * come as delivery reports after the send was accepted.
  */
-import { RecipientUnreachableError, type ProviderError } from '../../core/provider-errors.js'
+import { RecipientUnreachableError, type ProviderError } from '../../core/provider/provider-errors.js'
 import type { HttpFailure } from '../shared/http-api.js'
 
 /** The channel's own reading of a failed answer; undefined leaves it to the HTTP status. */

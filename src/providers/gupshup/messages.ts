@@ -3,7 +3,7 @@
  * Gupshup keeps when it posts the callback again, so a redelivery maps to the same inbox record.
  * Delivery reports (`message-event`) and opt-ins (`user-event`) are acknowledged without an event.
  */
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 
 /** A callback POST body (the names Gupshup sends, version 2; only what the transport reads). */
 export interface GupshupCallback {

@@ -5,7 +5,7 @@
  * error classes. The API key and the callback secret are never logged, journaled or put in an
  * error.
  */
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'

@@ -4,8 +4,8 @@
  * buttons. Gupshup takes media by hosted URL only. The answer (`status: 'submitted'`) names the
  * message id. Content the channel cannot carry is refused before any call.
  */
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
-import type { OutboundContent } from '../../core/provider.js'
+import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { GUPSHUP_LIMITS } from './limits.js'
 

@@ -4,7 +4,7 @@
  * this app is answered 200 only after the inbox journaled it; any other answer leaves it to
  * Gupshup's retry.
  */
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import { jsonOf, postTo, urlSecret } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { inboundOf, type GupshupCallback } from './messages.js'

@@ -4,7 +4,7 @@
  * unreachable recipients are final or timed as the core expects; server errors are retried.
  * No message carries the access token.
  */
-import { ERROR_CODES, type ErrorCode } from '../../core/errors.js'
+import { ERROR_CODES, type ErrorCode } from '../../core/errors/errors.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
@@ -12,7 +12,7 @@ import {
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../core/provider-errors.js'
+} from '../../core/provider/provider-errors.js'
 import { graphErrorText, type GraphErrorBody } from '../shared/graph.js'
 import { retryAfterMs } from '../shared/http.js'
 import { META_LIMITS } from './limits.js'

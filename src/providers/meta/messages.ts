@@ -3,7 +3,7 @@
  * redeliveries, so a redelivered webhook maps to the same inbox records. Status updates (sent,
  * delivered, read) are not messages; those echoing an outbox key are delivery reports.
  */
-import type { DeliveryReport, InboundEvent, MediaRef } from '../../core/provider.js'
+import type { DeliveryReport, InboundEvent, MediaRef } from '../../core/provider/provider.js'
 
 /** A webhook message (the public Cloud API document's names; only what the transport reads). */
 export interface MetaWebhookMessage {

@@ -4,8 +4,8 @@
  * Cloud API failures as the outbox's error classes. The access token, app secret and verify token
  * are never logged, journaled or put in an error.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendOptions, ProviderSendResult } from '../../core/provider.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendOptions, ProviderSendResult } from '../../core/provider/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'

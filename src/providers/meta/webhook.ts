@@ -6,7 +6,7 @@
  * inbox journaled every message of the payload. Anything else makes Meta deliver it again; the
  * messages already journaled are then recognised by their ids.
  */
-import type { DeliveryReport, InboundEvent } from '../../core/provider.js'
+import type { DeliveryReport, InboundEvent } from '../../core/provider/provider.js'
 import { hubWebhook } from '../shared/hub-signature.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { META_LIMITS } from './limits.js'

@@ -6,8 +6,8 @@
  * that refuses a hand-edited value, and typed errors.
  */
 import { createHash } from 'node:crypto'
-import type { Json } from '../../core/provider.js'
-import type { MediaRef, StoredMediaRef } from '../../core/provider.js'
+import type { Json } from '../../core/provider/provider.js'
+import type { MediaRef, StoredMediaRef } from '../../core/provider/provider.js'
 import { MediaRefInvalidError } from './errors.js'
 
 /** Serializes a channel's media references for the journal and rebuilds them on replay. */

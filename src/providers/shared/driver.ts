@@ -2,11 +2,11 @@
  * Channel client packages are optional peer dependencies: a user installs only their channel's.
  * One loads when its provider first needs it, so `import 'botmesh/core'` (or a provider's module)
  * never loads it, and a missing one fails with `DRIVER_MISSING` (final), one line naming the
- * package and the command that installs it, as a missing backend driver does (core/driver.ts
+ * package and the command that installs it, as a missing backend driver does (core/platform/driver.ts
  * decides what is missing, for every optional peer).
  */
-import { loadDriver as loadPackage } from '../../core/driver.js'
-import { DriverMissingError } from '../../core/errors.js'
+import { loadDriver as loadPackage } from '../../core/platform/driver.js'
+import { DriverMissingError } from '../../core/errors/errors.js'
 import { ProviderConfigError } from './errors.js'
 
 /**

@@ -2,8 +2,8 @@
  * Errors of the provider layer. Each is a `ProviderError` with a stable `code`, so the core's
  * retry rules and an operator's alerts read them like any other channel error.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import { MediaUnavailableError, ProviderError, type MediaRefusal } from '../../core/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { MediaUnavailableError, ProviderError, type MediaRefusal } from '../../core/provider/provider-errors.js'
 
 /**
  * A stored media reference read back from the journal is not valid: an unknown version, a value of
@@ -61,7 +61,7 @@ export class MediaDownloadError extends ProviderError {
   }
 }
 
-export type { MediaRefusal } from '../../core/provider-errors.js'
+export type { MediaRefusal } from '../../core/provider/provider-errors.js'
 
 /**
  * A media download the download policy refused (`shared/download.ts`): a URL that is not HTTPS or

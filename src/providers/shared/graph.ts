@@ -4,7 +4,7 @@
  * each channel maps them to. The access token goes in the `Authorization` header and nowhere else,
  * and only to the Graph API origin or Meta's media hosts.
  */
-import type { ProviderError } from '../../core/provider-errors.js'
+import type { ProviderError } from '../../core/provider/provider-errors.js'
 import { ChannelApiError, MediaDownloadError } from './errors.js'
 import { fetchMedia } from './download.js'
 import { fetchChannel, jsonOf, type HttpCaller } from './http.js'

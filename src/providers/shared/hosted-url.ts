@@ -3,7 +3,7 @@
  * Discord, Gupshup, GoHighLevel): the URL is journaled only when its policy accepts it, without
  * userinfo or credential parameters, and accepted back only under the same policy.
  */
-import type { MediaRef } from '../../core/provider.js'
+import type { MediaRef } from '../../core/provider/provider.js'
 import { defineMediaRefCodec, type MediaRefCodec } from './codec.js'
 import { objectProblem, prop } from './shape.js'
 import type { DownloadPolicy } from './download.js'

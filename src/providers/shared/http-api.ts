@@ -4,7 +4,7 @@
  * (an unknown recipient, a closed session window); what it leaves is read from the HTTP status.
  * No message carries a credential.
  */
-import { PayloadTooLargeError, RateLimitedError, type ProviderError } from '../../core/provider-errors.js'
+import { PayloadTooLargeError, RateLimitedError, type ProviderError } from '../../core/provider/provider-errors.js'
 import { answeredError } from './errors.js'
 import type { DownloadPolicy } from './download.js'
 import { downloadMedia, fetchChannel, jsonOf, retryAfterMs, type HttpCaller } from './http.js'

@@ -5,8 +5,8 @@
  * timed out: the outbox decides); no message carries a secret. Media downloads go through
  * `download.ts`, the one download policy.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import { ProviderError } from '../../core/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { ProviderError } from '../../core/provider/provider-errors.js'
 import { fetchMedia, type DownloadPolicy } from './download.js'
 import { ChannelApiError } from './errors.js'
 import { describeError } from './redact.js'

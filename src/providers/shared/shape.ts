@@ -2,7 +2,7 @@
  * Small validators for stored values: each answers why a field is not valid, or undefined. They
  * refuse extra fields too, so a stored value holds exactly what its channel journals.
  */
-import type { Json } from '../../core/provider.js'
+import type { Json } from '../../core/provider/provider.js'
 import { MEDIA_REF_LIMITS } from './limits.js'
 
 /** A field's validator: why the value is not valid, or undefined. */

@@ -14,7 +14,7 @@ import type {
   ProviderSendOptions,
   ProviderSendResult,
   StoredMediaRef,
-} from '../../core/provider.js'
+} from '../../core/provider/provider.js'
 import type { MediaRefCodec } from './codec.js'
 import { errorReporter, type OnErrorOption } from './error-reporter.js'
 import type { WebhookEndpoint } from './http-server.js'

@@ -4,7 +4,7 @@
  * Evolution) the message fields that carry media, text and a press, a JID on one of WhatsApp's
  * own domains, and a message key.
  */
-import type { Json, MediaType } from '../../core/provider.js'
+import type { Json, MediaType } from '../../core/provider/provider.js'
 import { booleanField, objectField, prop, stringField, type FieldCheck } from './shape.js'
 
 /** WhatsApp's own limits; each transport's limits start from them. */

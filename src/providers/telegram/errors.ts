@@ -3,14 +3,14 @@
  * the bot is unreachable, other client errors will never succeed and are final, server and network
  * errors are retried. No message or cause carries the bot token.
  */
-import { ERROR_CODES, type ErrorCode } from '../../core/errors.js'
+import { ERROR_CODES, type ErrorCode } from '../../core/errors/errors.js'
 import {
   PayloadTooLargeError,
   ProviderError,
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../core/provider-errors.js'
+} from '../../core/provider/provider-errors.js'
 import { redact, redactedCause } from '../shared/redact.js'
 
 /** The shape of grammY's GrammyError (read structurally: grammY is loaded lazily). */

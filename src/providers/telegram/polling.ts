@@ -4,7 +4,7 @@
  * `getUpdates` gets it again. One loop per provider, `stop` awaits the call in flight.
  */
 import type { Api } from 'grammy'
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import { apiSignal } from './client.js'
 import { TELEGRAM_LIMITS } from './limits.js'
 import { inboundOf, type TelegramUpdate } from './updates.js'

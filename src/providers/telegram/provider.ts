@@ -12,7 +12,7 @@ import type {
   OutboundContent,
   ProviderSendResult,
   StoredMediaRef,
-} from '../../core/provider.js'
+} from '../../core/provider/provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'

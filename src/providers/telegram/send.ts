@@ -3,8 +3,8 @@
  * `sendDocument`, `sendVideo`, `sendAudio` or `sendSticker` by URL, path or bytes, with its caption;
  * buttons become an inline keyboard whose `callback_data` is the button id.
  */
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
-import type { OutboundContent } from '../../core/provider.js'
+import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 import { apiSignal, type Grammy } from './client.js'
 import { TELEGRAM_LIMITS } from './limits.js'
 

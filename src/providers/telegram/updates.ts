@@ -2,7 +2,7 @@
  * A Bot API update as an inbound event. The event id comes from `update_id`, which Telegram keeps
  * for a redelivered update (polling or webhook), so a redelivery maps to the same inbox record.
  */
-import type { InboundEvent, MediaRef } from '../../core/provider.js'
+import type { InboundEvent, MediaRef } from '../../core/provider/provider.js'
 
 /** The parts of a Bot API `Update` the transport reads (the public Bot API document's names). */
 export interface TelegramUpdate {

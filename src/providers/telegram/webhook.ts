@@ -4,7 +4,7 @@
  * with 401 before its body is read. The answer is 200 only after the
  * inbox journaled the update; any other answer makes Telegram deliver it again later.
  */
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import { sameSecret } from '../shared/secret.js'
 import { jsonOf, postTo } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'

@@ -5,14 +5,14 @@
  * invalid or expired token is final, 5xxxx is TikTok's side and retried, a closed reply window
  * is `OutsideSessionWindowError`, any other code is final. No message carries the token.
  */
-import { ERROR_CODES } from '../../core/errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
   type ProviderError,
   RateLimitedError,
   RecipientUnreachableError,
-} from '../../core/provider-errors.js'
+} from '../../core/provider/provider-errors.js'
 import { ChannelApiError } from '../shared/errors.js'
 import { fetchChannel, jsonOf, retryAfterMs, type HttpCaller } from '../shared/http.js'
 import { redact } from '../shared/redact.js'

@@ -5,7 +5,7 @@
  * outbox's error classes. The access token and client secret are never logged, journaled or put in
  * an error.
  */
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { MediaDownloadError } from '../shared/errors.js'
 import { configuredOrigins, type DownloadPolicy, type MediaTestOriginsOption } from '../shared/download.js'
 import { downloadMedia, type HttpCaller } from '../shared/http.js'

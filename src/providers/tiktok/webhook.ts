@@ -8,7 +8,7 @@
  * receipts are acknowledged without an event.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { InboundEvent, MediaRef } from '../../core/provider.js'
+import type { InboundEvent, MediaRef } from '../../core/provider/provider.js'
 import { isFresh } from '../shared/replay.js'
 import { jsonOf, postTo, signatureHeader } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'

@@ -5,7 +5,7 @@
  * turns HTTP 429 into `RateLimitedError` with the `Retry-After` the library would not pass on.
  */
 import type TwilioSdk from 'twilio'
-import { RateLimitedError } from '../../core/provider-errors.js'
+import { RateLimitedError } from '../../core/provider/provider-errors.js'
 import { loadDriver } from '../shared/driver.js'
 import { retryAfterMs } from '../shared/http.js'
 import { TWILIO_API_ORIGIN_DEFAULT, TWILIO_LIMITS } from './limits.js'

@@ -4,7 +4,7 @@
  * channel refuses; HTTP 429 is a rate limit, 401 the credentials, 5xx and network failures are
  * retried, any other 4xx is final. No message carries the auth token.
  */
-import { ERROR_CODES } from '../../core/errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
@@ -12,7 +12,7 @@ import {
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../core/provider-errors.js'
+} from '../../core/provider/provider-errors.js'
 import { answeredError, ChannelApiError } from '../shared/errors.js'
 import { describeError, redact } from '../shared/redact.js'
 import { TWILIO_LIMITS } from './limits.js'

@@ -5,7 +5,7 @@
  * retried webhook maps to the same inbox record. The chat is `From` as Twilio writes it
  * (`+14155552671`, or `whatsapp:+14155552671`), so a reply goes back on the same channel.
  */
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 
 /** A webhook's form parameters (a repeated name gives several values). */
 export type TwilioParams = Record<string, string | string[]>

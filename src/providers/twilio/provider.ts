@@ -5,7 +5,7 @@
  * Twilio's failures as the outbox's error classes. The auth token is never logged, journaled or put
  * in an error.
  */
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendOptions, ProviderSendResult } from '../../core/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendOptions, ProviderSendResult } from '../../core/provider/provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'

@@ -4,8 +4,8 @@
  * has no reply buttons (WhatsApp's need Content API templates), so content with buttons is refused
  * before any call, like a body over the limit.
  */
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
-import type { OutboundContent } from '../../core/provider.js'
+import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 import { TWILIO_LIMITS } from './limits.js'
 
 /** Who a message is sent from: a number (or WhatsApp sender), or a Messaging Service. */

@@ -8,7 +8,7 @@
  * `<path>/status` takes the status callbacks of our sends: each send's `StatusCallback` URL carries
  * its outbox key (`botmesh_key`), so a send a crash left ambiguous is settled from Twilio's word.
  */
-import type { DeliveryReport, InboundEvent } from '../../core/provider.js'
+import type { DeliveryReport, InboundEvent } from '../../core/provider/provider.js'
 import type { WebhookRequest, WebhookResponse } from '../shared/http-server.js'
 import { signatureHeader } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'

@@ -3,8 +3,8 @@
  * 400 ("O número … não existe"): the recipient is unreachable. A session that is not connected is
  * answered 404 ("Disconnected"): retried until it reconnects. The rest is read from the HTTP status.
  */
-import { ERROR_CODES } from '../../core/errors.js'
-import { RecipientUnreachableError, type ProviderError } from '../../core/provider-errors.js'
+import { ERROR_CODES } from '../../core/errors/errors.js'
+import { RecipientUnreachableError, type ProviderError } from '../../core/provider/provider-errors.js'
 import { ChannelApiError } from '../shared/errors.js'
 import type { HttpFailure } from '../shared/http-api.js'
 

@@ -5,7 +5,7 @@
  * a message posted twice maps to the same inbox record. The bot's own messages and status
  * broadcasts are acknowledged without an event.
  */
-import type { InboundEvent, MediaRef, MediaType } from '../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 
 /** A serialized id: a string, or `{ _serialized }` in older servers. */
 export type WppconnectId =

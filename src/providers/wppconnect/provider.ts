@@ -5,7 +5,7 @@
  * outbox's error classes. The token and the webhook secret are never logged, journaled or put in
  * an error.
  */
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { MediaDownloadError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { channelHttpApi } from '../shared/http-api.js'

@@ -7,8 +7,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider-errors.js'
-import type { OutboundContent } from '../../core/provider.js'
+import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { serialized, type WppconnectId } from './messages.js'

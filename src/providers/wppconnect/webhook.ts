@@ -5,7 +5,7 @@
  * with `readMessage` on, the server marks the chat read only then, and with `allUnreadOnStart` it
  * posts the messages left unread again when it starts.
  */
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import { jsonOf, postTo, urlSecret } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { WPPCONNECT_LIMITS } from './limits.js'

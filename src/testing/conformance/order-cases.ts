@@ -5,13 +5,13 @@
  * backend, with ids that sort against their arrival order.
  */
 import assert from 'node:assert/strict'
-import { Bot } from '../../core/bot.js'
+import { Bot } from '../../core/bot/bot.js'
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import type { DurabilityOptions } from '../../core/durability/config.js'
 import { inboxRecordId } from '../../core/durability/outbox/keys.js'
 import type { InboxRecord } from '../../core/durability/journal/records.js'
-import { TEXT } from '../../core/matchers.js'
-import { MemoryStore, type Store } from '../../core/store.js'
+import { TEXT } from '../../core/bot/matchers.js'
+import { MemoryStore, type Store } from '../../core/store/store.js'
 import { crashable } from '../crashable.js'
 import { MockProvider } from '../mock-provider.js'
 import type { ConformanceCase } from './case.js'

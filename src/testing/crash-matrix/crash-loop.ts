@@ -7,7 +7,7 @@
  */
 import type { Journal } from '../../core/durability/journal/backend.js'
 import { inboxRecordId } from '../../core/durability/outbox/keys.js'
-import type { InboundEvent } from '../../core/provider.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 
 export const CRASH_LOOP_CHAT = 'c-crashloop'
 /** The workload bot's inbox.maxAttempts: the runs the crash loop's head is charged before it is dead. */

@@ -1,5 +1,5 @@
 /** Why a crash case ended without a verdict of its own; each message names the case's seed so it can be replayed. */
-import { BotmeshError, ERROR_CODES } from '../../core/errors.js'
+import { BotmeshError, ERROR_CODES } from '../../core/errors/errors.js'
 
 /** The case did not finish within `caseTimeoutMs`. */
 export class CrashCaseTimeoutError extends BotmeshError {

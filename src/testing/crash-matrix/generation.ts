@@ -1,6 +1,6 @@
 /** One generation of the workload bot in a crash case: from its start until it crashes or stops gracefully. */
-import type { Bot } from '../../core/bot.js'
-import type { InboundEvent } from '../../core/provider.js'
+import type { Bot } from '../../core/bot/bot.js'
+import type { InboundEvent } from '../../core/provider/provider.js'
 import type { CrashableBackend } from '../crashable.js'
 import type { CrashableProvider } from '../crashable-provider.js'
 import { unsettledCounts, WORKLOAD_SCOPE } from './journal-check.js'

@@ -10,7 +10,7 @@
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import type { EncryptionOptions } from '../../core/durability/config.js'
 import { CRASH_POINTS, type CrashPoint } from '../../core/durability/journal/crash-points.js'
-import { textOf } from '../../core/hooks.js'
+import { textOf } from '../../core/bot/hooks.js'
 import { crashable, type CrashableBackend } from '../crashable.js'
 import { CrashableProvider } from '../crashable-provider.js'
 import type { CrashCase } from './cases.js'

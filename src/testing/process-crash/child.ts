@@ -7,7 +7,7 @@
  */
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import { aroundJournalWrites } from '../wrap-writes.js'
-import type { Store } from '../../core/store.js'
+import type { Store } from '../../core/store/store.js'
 import { appendOracle, OracleProvider, readOracle } from './oracle-file.js'
 import { scriptProvider, workloadBot, workloadMessages, WorkloadStore, WORKLOAD_TEXT_LIMIT } from '../crash-matrix/workload.js'
 

@@ -4,8 +4,8 @@
  * channel would have delivered it), each acknowledged inbound, and each ambiguous send reported.
  */
 import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs'
-import type { OutboundContent, ProviderSendResult } from '../../core/provider.js'
-import { textOf } from '../../core/hooks.js'
+import type { OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { textOf } from '../../core/bot/hooks.js'
 import { MockProvider, type MockProviderOptions } from '../mock-provider.js'
 
 export type OracleLine = { sent: { chatId: string; text: string } } | { ambiguous: string } | { acked: string } | { storeFailedOnce: true }

@@ -3,8 +3,8 @@
  * memory and are seen by later reads of the same run. The store underneath is never written.
  */
 import type { Json } from '../../core/durability/journal/kv.js'
-import { MESSAGE_LOG_LIMITS } from '../../core/message-log-trims.js'
-import type { MessageLogEntry, Store } from '../../core/store.js'
+import { MESSAGE_LOG_LIMITS } from '../../core/store/message-log-trims.js'
+import type { MessageLogEntry, Store } from '../../core/store/store.js'
 
 /** What was deleted, apart from what was never written. */
 const DELETED = Symbol('deleted')

@@ -7,7 +7,7 @@
 import type { Journal, Versioned } from '../../core/durability/journal/backend.js'
 import type { OutboxRecord } from '../../core/durability/journal/records.js'
 import { decodePayload } from '../../core/durability/outbox/payload.js'
-import type { OutboundContent } from '../../core/provider.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 import type { RecordedSend } from './recording-provider.js'
 import { SHADOW_LIMITS } from './limits.js'
 

@@ -2,7 +2,7 @@
  * The provider of a shadow run: it takes every send the new code makes, keeps it for the
  * comparison, and sends nothing. Inbound events come from the journal through `deliver`.
  */
-import type { InboundEvent, InboundSink, IProvider, OutboundContent, ProviderSendResult } from '../../core/provider.js'
+import type { InboundEvent, InboundSink, IProvider, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 
 /** A send the new code made, as the recording provider took it. */
 export interface RecordedSend {

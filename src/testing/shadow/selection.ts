@@ -6,7 +6,7 @@
 import type { Journal } from '../../core/durability/journal/backend.js'
 import type { InboxRecord, InboxState } from '../../core/durability/journal/records.js'
 import { SEQ_PER_MS } from '../../core/durability/turns/chat-order.js'
-import { RecordNotFoundError } from '../../core/errors.js'
+import { RecordNotFoundError } from '../../core/errors/errors.js'
 import { SHADOW_LIMITS } from './limits.js'
 
 /** What to replay. */

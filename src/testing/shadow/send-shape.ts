@@ -4,7 +4,7 @@
  * shapes are.
  */
 import { hash } from 'node:crypto'
-import type { OutboundContent } from '../../core/provider.js'
+import type { OutboundContent } from '../../core/provider/provider.js'
 
 /** The compared parts of one send. */
 export interface SendShape {

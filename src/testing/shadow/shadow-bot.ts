@@ -3,11 +3,11 @@
  * `define(bot)`, on a recording provider and a copy-on-write store. It runs one message at a time
  * and says what that message's handler sent and whether it threw.
  */
-import { Bot } from '../../core/bot.js'
+import { Bot } from '../../core/bot/bot.js'
 import type { InboxRecord } from '../../core/durability/journal/records.js'
-import { replayedEvent } from '../../core/media.js'
-import { resolveNamespace, type NamespaceOptions } from '../../core/namespace.js'
-import type { Store } from '../../core/store.js'
+import { replayedEvent } from '../../core/provider/media.js'
+import { resolveNamespace, type NamespaceOptions } from '../../core/bot/namespace.js'
+import type { Store } from '../../core/store/store.js'
 import { CopyOnWriteStore } from './copy-on-write-store.js'
 import { SHADOW_LIMITS } from './limits.js'
 import { RecordingProvider, type RecordedSend } from './recording-provider.js'

@@ -5,8 +5,8 @@
  */
 import type { DurabilityBackend, Journal } from '../../core/durability/journal/backend.js'
 import type { InboxRecord, InboxState } from '../../core/durability/journal/records.js'
-import { BotmeshError, ConfigError } from '../../core/errors.js'
-import { MemoryStore, type Store } from '../../core/store.js'
+import { BotmeshError, ConfigError } from '../../core/errors/errors.js'
+import { MemoryStore, type Store } from '../../core/store/store.js'
 import { SHADOW_LIMITS } from './limits.js'
 import { recordedSends } from './recorded-sends.js'
 import type { RecordedSend } from './recording-provider.js'

@@ -9,7 +9,7 @@ import { ENGINE_VARIABLE } from '../../../src/core/durability/engine-choice.js'
 import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
 import { MessageEngine } from '../../../src/core/durability/message-engine.js'
 import { StepsEngine } from '../../../src/core/durability/steps/steps-engine.js'
-import { TEXT } from '../../../src/core/matchers.js'
+import { TEXT } from '../../../src/core/bot/matchers.js'
 import { deferred, waitFor } from '../../../test-utils/wait.js'
 import { fast, recordId, useBots } from '../helpers.js'
 

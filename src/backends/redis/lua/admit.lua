@@ -10,7 +10,10 @@ local function admit(arg, _, groups)
   local inbox, chats = groups.inbox, groups.chats
   local id, chat = arg(1), chat_key(cjson.decode(arg(2)))
   local found = redis.call('HGET', inbox.entries, id)
-  if found then return { 'duplicate', found } end
+  if found then
+    confirm_found(inbox.entries, id, found)
+    return { 'duplicate', found }
+  end
   local list, head = head_of(inbox, chat_list(chats, chat))
   local at = head and 7 or 4
   put_new(inbox, id, arg(at), arg(at + 1), arg(3), arg(at + 2))

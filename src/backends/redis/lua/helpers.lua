@@ -15,6 +15,15 @@ local function chunked(command, key, list)
   return out
 end
 
+-- Writes back, unchanged, a record a call answers with instead of writing it (a compare-and-set
+-- that failed, a duplicate): the write puts the record in this connection's replication offset,
+-- so the WAIT that follows (waitReplicas, replica-wait.ts) confirms it too, whichever connection
+-- wrote it. Otherwise an answer drawn from a record the replicas may not have yet (a message
+-- acknowledged as a duplicate, a reply answered from the outbox) goes out unconfirmed.
+local function confirm_found(entries, key, envelope)
+  redis.call('HSET', entries, key, envelope)
+end
+
 -- An envelope's header: the JSON line before its first newline (version, state, ...).
 local function header(envelope)
   return cjson.decode(string.sub(envelope, 1, string.find(envelope, '\n', 1, true) - 1))

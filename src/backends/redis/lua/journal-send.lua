@@ -17,7 +17,10 @@ local function journal(arg, count, groups)
   if count < 3 then return { 'journaled' } end
   local outbox = groups.outbox
   local first = redis.call('HGET', outbox.entries, arg(3))
-  if first then return { 'recorded', first } end
+  if first then
+    confirm_found(outbox.entries, arg(3), first)
+    return { 'recorded', first }
+  end
   for i = 3, count, 5 do
     -- The first key was just read: only a later part of a split text may be there already.
     if i == 3 or redis.call('HEXISTS', outbox.entries, arg(i)) == 0 then

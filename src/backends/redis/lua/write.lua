@@ -15,6 +15,7 @@ for i = 1, #ARGV, 8 do
   local old = current and header(current)
   local version = old and old[1] or 0
   if version ~= expected then
+    if current then confirm_found(entries, key, current) end
     results[#results + 1] = 0
     results[#results + 1] = current or ''
   else

@@ -12,8 +12,8 @@ import { inboxRecordId } from '../outbox/keys.js'
 import { RecentIds } from './recent-ids.js'
 import type { Transport } from '../port.js'
 import { NO_TRACING, type MessageTracing } from '../tracing.js'
-import { EventNotJournalableError, JournalUnavailableError } from '../../errors.js'
-import type { InboundEvent } from '../../provider.js'
+import { EventNotJournalableError, JournalUnavailableError } from '../../errors/errors.js'
+import type { InboundEvent } from '../../provider/provider.js'
 import type { Json } from '../journal/kv.js'
 
 type Admitted = Awaited<ReturnType<typeof admitInbound>>

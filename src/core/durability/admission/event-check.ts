@@ -4,8 +4,8 @@
  * final `InvalidEventError` naming the field, not a `TypeError` from deep inside the admission and
  * not a retryable error the channel would be told to redeliver for ever.
  */
-import { InvalidEventError } from '../../errors.js'
-import type { InboundEvent } from '../../provider.js'
+import { InvalidEventError } from '../../errors/errors.js'
+import type { InboundEvent } from '../../provider/provider.js'
 
 /** Why `event` cannot be keyed, or undefined when it can. */
 export function eventProblem(event: InboundEvent): string | undefined {

@@ -9,7 +9,7 @@
  */
 import type { MessageRunDeps } from '../run/message-run.js'
 import { SendOrigin } from '../run/send-origin.js'
-import type { InboundEvent } from '../../provider.js'
+import type { InboundEvent } from '../../provider/provider.js'
 
 /** Routes, logs and runs `event` under `recordId`, then waits for its sends. */
 export async function runFailOpen({ engine, runner }: MessageRunDeps, event: InboundEvent, recordId: string): Promise<void> {

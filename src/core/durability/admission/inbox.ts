@@ -8,7 +8,7 @@
  *               ▼   │
  *             failed / pending (lease over, operator's replay) ──► dead (after inbox.maxAttempts charged runs)
  */
-import type { InboundEvent } from '../../provider.js'
+import type { InboundEvent } from '../../provider/provider.js'
 import type { Versioned } from '../journal/backend.js'
 import { claimRun, runsSpent } from '../leases/charged-runs.js'
 import { spentRecord } from '../steps/step-rules.js'
@@ -120,7 +120,9 @@ export async function takeInbound(
 ): Promise<HeldRecord<'inbox'> | 'dead' | undefined> {
   const { record } = found
   const now = engine.now()
-  if (charge && runsSpent(record.attempts, engine.config.inbox.maxAttempts)) {
+  // Still under this run's unanswered claim: the run to come is the one that claim charged.
+  const charged = charge && !engine.unrun.taken(record)
+  if (charged && runsSpent(record.attempts, engine.config.inbox.maxAttempts)) {
     const dead = spentRecord(record, now)
     const [result] = await engine.journal.write('inbox.dead', [{ kind: 'inbox', record: dead, expectVersion: found.version }])
     if (!result!.ok) return undefined
@@ -128,8 +130,13 @@ export async function takeInbound(
     engine.events.dead({ kind: 'inbox', id: record.id, error: dead.lastError })
     return 'dead'
   }
-  const claimed = claimedRecord(engine, record, undefined, charge)
-  const [result] = await engine.journal.write('inbox.claim', [{ kind: 'inbox', record: claimed, expectVersion: found.version }])
+  const claimed = claimedRecord(engine, record, undefined, charged)
+  const [result] = await engine.journal
+    .write('inbox.claim', [{ kind: 'inbox', record: claimed, expectVersion: found.version }])
+    .catch((error: unknown) => {
+      engine.unrun.unanswered(claimed)
+      throw error
+    })
   if (!result!.ok) return undefined
   engine.metrics.increment('inboundReplayed')
   return engine.hold('inbox', { record: claimed, version: result!.version })

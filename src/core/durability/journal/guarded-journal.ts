@@ -4,7 +4,7 @@
  * could not record this" from a handler's or a provider's failure by that type alone, and a message
  * whose effects could not be recorded is released for a replay instead of being marked done.
  */
-import { JournalUnavailableError } from '../../errors.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
 import type { Journal } from './backend.js'
 import { describeLabel } from './crash-points.js'
 

@@ -7,7 +7,7 @@
  * successor included).
  */
 import type { DurabilityBackend } from './backend.js'
-import { ConfigError } from '../../errors.js'
+import { ConfigError } from '../../errors/errors.js'
 import { KvDurability } from './kv-durability.js'
 
 /** The scopes running on each unscoped store in this process, with how many bots run each. */

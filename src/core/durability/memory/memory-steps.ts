@@ -19,7 +19,7 @@ import type {
   StepUnavailable,
   TakenBack,
 } from '../steps/journal-steps.js'
-import { JournalUnavailableError } from '../../errors.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
 import {
   chatOrder,
   claimedRecord,

@@ -6,7 +6,7 @@
  */
 import { SEQ_PER_MS } from '../turns/chat-order.js'
 import { hostname, userInfo } from 'node:os'
-import { InvalidStateError, RecordNotFoundError, RecordStateError, ERROR_CODES } from '../../errors.js'
+import { InvalidStateError, RecordNotFoundError, RecordStateError, ERROR_CODES } from '../../errors/errors.js'
 import type { Journal } from '../journal/backend.js'
 import type { AuditEntry, InboxRecord, OutboxRecord } from '../journal/records.js'
 

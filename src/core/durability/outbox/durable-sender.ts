@@ -4,8 +4,8 @@
  * counted on it, so the message is done only once its sends settled, and a send the journal could
  * not record makes the message replay instead.
  */
-import { JournalUnavailableError } from '../../errors.js'
-import type { OutboundContent } from '../../provider.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
+import type { OutboundContent } from '../../provider/provider.js'
 import { ChatQueue } from '../turns/chat-queue.js'
 import type { DurabilityEngine } from '../engine.js'
 import type { InFlight } from '../admission/in-flight.js'

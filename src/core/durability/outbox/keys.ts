@@ -5,7 +5,7 @@
  * 3. otherwise a random key.
  */
 import { hash, randomUUID } from 'node:crypto'
-import type { OutboundContent } from '../../provider.js'
+import type { OutboundContent } from '../../provider/provider.js'
 import { journalKey } from '../journal/journal-key.js'
 import type { OutboxRecord } from '../journal/records.js'
 

@@ -2,8 +2,8 @@
  * One delivery attempt of a held outbox record: call the provider (with the lease kept alive),
  * then record the outcome — sent, failed with a retry time, or dead.
  */
-import { isFinalSendError, ProviderNotLeaderError, RateLimitedError } from '../../provider-errors.js'
-import type { OutboundContent, ProviderSendResult } from '../../provider.js'
+import { isFinalSendError, ProviderNotLeaderError, RateLimitedError } from '../../provider/provider-errors.js'
+import type { OutboundContent, ProviderSendResult } from '../../provider/provider.js'
 import { backoffMs } from '../backoff.js'
 import { errorInfo, type DurabilityEngine } from '../engine.js'
 import type { HeldRecord } from '../leases/held-record.js'

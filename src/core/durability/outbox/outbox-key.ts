@@ -3,7 +3,7 @@
  * may already be journaled (explicit, or derived on a replay) is answered by its record, or
  * diverges when a replay made different content under it.
  */
-import type { OutboundContent } from '../../provider.js'
+import type { OutboundContent } from '../../provider/provider.js'
 import type { DurabilityEngine } from '../engine.js'
 import { divergedKey, fingerprint as fingerprintOf, type SendKey } from './keys.js'
 import type { OutboxRecord } from '../journal/records.js'

@@ -2,7 +2,7 @@
  * The journal records of a new send, built before anything is written: one per part, each linked to
  * the part before and after it so the sweeper can deliver a split text in order after a crash.
  */
-import type { OutboundContent } from '../../provider.js'
+import type { OutboundContent } from '../../provider/provider.js'
 import type { DurabilityEngine } from '../engine.js'
 import { partKey } from './keys.js'
 import type { KeyedSend, ResolvedKey } from './outbox-key.js'

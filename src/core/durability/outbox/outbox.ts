@@ -9,9 +9,9 @@
  *              failed / pending ──► dead (final error, or retries used up)
  *   sending with its lease over (the process died mid-send) ─► unknown ('skip') or resent ('resend')
  */
-import { PayloadNotJournaledError, SendDeadError, SendDeferredError } from '../../errors.js'
-import { ProviderNotLeaderError } from '../../provider-errors.js'
-import type { OutboundContent } from '../../provider.js'
+import { PayloadNotJournaledError, SendDeadError, SendDeferredError } from '../../errors/errors.js'
+import { ProviderNotLeaderError } from '../../provider/provider-errors.js'
+import type { OutboundContent } from '../../provider/provider.js'
 import type { DurabilityEngine } from '../engine.js'
 import type { HeldRecord } from '../leases/held-record.js'
 import { afterSettled } from '../run/after-settled.js'

@@ -2,7 +2,7 @@
  * Outbound content as journaled: JSON, Buffers as base64. Content that cannot be encoded (a
  * stream) or that is larger than `outbox.maxPayloadBytes` bypasses the outbox.
  */
-import type { OutboundContent } from '../../provider.js'
+import type { OutboundContent } from '../../provider/provider.js'
 import type { Json } from '../journal/kv.js'
 
 const BUFFER_TAG = '$base64'

@@ -7,7 +7,7 @@
  * ambiguous waits up to `outbox.reconcileMs` for such a report before `onAmbiguous` applies.
  * Without an echoing provider nothing here runs and the contract's behaviour is unchanged.
  */
-import type { DeliveryReport } from '../../provider.js'
+import type { DeliveryReport } from '../../provider/provider.js'
 import type { Versioned } from '../journal/backend.js'
 import type { DurabilityEngine } from '../engine.js'
 import { LIMITS } from '../limits.js'

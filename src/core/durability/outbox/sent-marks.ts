@@ -14,7 +14,7 @@
  * provider accepted the send, the outbox has not recorded it yet), as between any provider call and
  * its mark.
  */
-import { JournalUnavailableError } from '../../errors.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
 import type { DurabilityEngine } from '../engine.js'
 import type { HeldRecord, HeldUpdate } from '../leases/held-record.js'
 import type { OutboxRecord } from '../journal/records.js'

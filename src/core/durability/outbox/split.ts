@@ -2,7 +2,7 @@
  * Splits a text over the channel's limit into parts, deterministically: the same text and limit
  * always give the same parts, so the part keys line up on every replay.
  */
-import type { OutboundContent } from '../../provider.js'
+import type { OutboundContent } from '../../provider/provider.js'
 
 /** The parts of content: a text over the limit becomes several texts; anything else stays whole. */
 export function splitContent(content: OutboundContent, limit: number | undefined): OutboundContent[] {

@@ -21,9 +21,10 @@ import { errorInfo, type DurabilityEngine } from '../engine.js'
 import type { HeldRecord } from '../leases/held-record.js'
 import { claimedRecord, completeInbound, deadLetterInbound } from '../admission/inbox.js'
 import type { SentMarks } from '../outbox/sent-marks.js'
+import type { InboxRecord } from '../journal/records.js'
 import { settlingRetry, settlingWrite } from './settling-write.js'
-import { JournalUnavailableError } from '../../errors.js'
-import type { InboundEvent } from '../../provider.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
+import type { InboundEvent } from '../../provider/provider.js'
 import type { MessageRunner } from '../port.js'
 import { SendOrigin } from './send-origin.js'
 
@@ -199,14 +200,18 @@ function complete(engine: DurabilityEngine, held: HeldRecord<'inbox'>, note?: st
  */
 async function chargeAnotherRun(engine: DurabilityEngine, held: HeldRecord<'inbox'>, cause: unknown): Promise<boolean> {
   await new Promise((resolve) => setTimeout(resolve, backoffMs(engine.config.inbox.backoff, held.record.attempts)))
+  let claimed: InboxRecord | undefined
   try {
     const ok = await settlingWrite(settlingRetry(engine.config, 'inbox'), () =>
-      held.update('inbox.claim', (record) => claimedRecord(engine, record, errorInfo(cause, engine.now()))),
+      held.update('inbox.claim', (record) => (claimed = claimedRecord(engine, record, errorInfo(cause, engine.now())))),
     )
+    // Refused: an earlier try that went unanswered may be the claim the journal holds (taken() checks the lease).
+    if (!ok && claimed) engine.unrun.unanswered(claimed)
     if (!ok) engine.metrics.increment('staleLeases')
     else engine.metrics.increment('inboundReplayed')
     return ok
   } catch (error) {
+    if (claimed) engine.unrun.unanswered(claimed)
     engine.events.error(error)
     return false
   }

@@ -4,7 +4,7 @@
  */
 import type { DurabilityEngine } from '../engine.js'
 import { SentMarks } from '../outbox/sent-marks.js'
-import type { JournalUnavailableError } from '../../errors.js'
+import type { JournalUnavailableError } from '../../errors/errors.js'
 
 export class SendOrigin {
   /** Sends made so far: the ordinal of the next one is `sends + 1`. */

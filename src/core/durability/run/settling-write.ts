@@ -5,7 +5,7 @@
  * delivered send into an ambiguous one, or replay a message for nothing. It keeps trying for half
  * the record's lease: the lease is still this process's then, so nobody else can have moved on.
  */
-import { JournalUnavailableError } from '../../errors.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
 import { backoffMs } from '../backoff.js'
 import type { ResolvedBackoff } from '../config.js'
 import { LIMITS } from '../limits.js'

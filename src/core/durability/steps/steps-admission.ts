@@ -12,7 +12,7 @@ import type { DurabilityEngine } from '../engine.js'
 import type { InboxRecord } from '../journal/records.js'
 import { inboxRecordId } from '../outbox/keys.js'
 import type { Transport } from '../port.js'
-import type { InboundEvent } from '../../provider.js'
+import type { InboundEvent } from '../../provider/provider.js'
 import type { AdmitOutcome, JournalSteps, StepClaim } from './journal-steps.js'
 
 export interface StepsAdmissionDeps {

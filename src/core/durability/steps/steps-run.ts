@@ -15,8 +15,8 @@ import { runsSpent } from '../leases/charged-runs.js'
 import { LIMITS } from '../limits.js'
 import type { MessageRunner } from '../port.js'
 import { SendOrigin } from '../run/send-origin.js'
-import { JournalUnavailableError } from '../../errors.js'
-import type { InboundEvent } from '../../provider.js'
+import { JournalUnavailableError } from '../../errors/errors.js'
+import type { InboundEvent } from '../../provider/provider.js'
 import type { JournalSteps, RunEnd, SentMark, SettleOutcome, StepClaim } from './journal-steps.js'
 
 /** The origin of a message run by the steps engine: its run's token, and the marks that ride in its settle. */

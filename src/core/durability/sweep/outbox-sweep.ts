@@ -4,8 +4,8 @@
  * whose process died mid-call (the ambiguous window) by `outbox.onAmbiguous`.
  */
 import type { Versioned } from '../journal/backend.js'
-import { ERROR_CODES } from '../../errors.js'
-import { ProviderNotLeaderError } from '../../provider-errors.js'
+import { ERROR_CODES } from '../../errors/errors.js'
+import { ProviderNotLeaderError } from '../../provider/provider-errors.js'
 import { backoffMs } from '../backoff.js'
 import { errorInfo, type DurabilityEngine } from '../engine.js'
 import { partKey } from '../outbox/keys.js'

@@ -11,7 +11,7 @@ import {
   RateLimitedError,
   RecipientUnreachableError,
   UnsupportedContentError,
-} from '../../../core/provider-errors.js'
+} from '../../../core/provider/provider-errors.js'
 import { answeredError } from '../errors.js'
 import { graphErrorText, type GraphErrorBody } from '../graph.js'
 import { retryAfterMs } from '../http.js'

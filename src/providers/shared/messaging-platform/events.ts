@@ -5,7 +5,7 @@
  * redelivered webhook maps to the same inbox records. Echoes of our own sends, delivery and read
  * receipts and reactions are not inbound messages and are acknowledged without an event.
  */
-import type { InboundEvent, MediaRef, MediaType } from '../../../core/provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../../../core/provider/provider.js'
 
 /** A webhook attachment (only what the transport reads). */
 export interface MessagingAttachment {

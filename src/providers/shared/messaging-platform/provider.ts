@@ -5,7 +5,7 @@
  * outbox's error classes. Each channel's provider gives its name, limits, webhook object and codec.
  * The access token, app secret and verify token are never logged, journaled or put in an error.
  */
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../../core/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../../core/provider/provider.js'
 import type { MediaRefCodec } from '../codec.js'
 import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'

@@ -6,8 +6,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { PayloadTooLargeError, UnsupportedContentError } from '../../../core/provider-errors.js'
-import type { OutboundContent } from '../../../core/provider.js'
+import { PayloadTooLargeError, UnsupportedContentError } from '../../../core/provider/provider-errors.js'
+import type { OutboundContent } from '../../../core/provider/provider.js'
 import type { GraphClient } from '../graph.js'
 
 type Content = Exclude<OutboundContent, string>

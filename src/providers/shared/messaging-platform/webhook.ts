@@ -6,7 +6,7 @@
  * payload. Anything else makes Meta deliver it again; messages already journaled are then
  * recognised by their `mid`.
  */
-import type { InboundEvent } from '../../../core/provider.js'
+import type { InboundEvent } from '../../../core/provider/provider.js'
 import { hubWebhook } from '../hub-signature.js'
 import type { WebhookRoute } from '../webhook-server.js'
 import { inboundEventsOf, type MessagingWebhookPayload } from './events.js'

@@ -1,5 +1,5 @@
 /** before('send') and after('send') hooks. */
-import type { OutboundContent } from './provider.js'
+import type { OutboundContent } from '../provider/provider.js'
 
 /** A send as a before('send') hook sees it; return it (or a changed copy) to rewrite the content. */
 export interface OutgoingSend {

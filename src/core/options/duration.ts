@@ -3,7 +3,7 @@
  * (parsed by the `ms` package, which everyone already knows from Vercel's tooling).
  */
 import ms from 'ms'
-import { ConfigError } from './errors.js'
+import { ConfigError } from '../errors/errors.js'
 
 /** Milliseconds, or a string like '500ms', '15s', '2m', '7d'. */
 export type Duration = number | string

@@ -3,7 +3,7 @@
  * ones are type predicates, so the handler's context says what they checked: after `TEXT`,
  * `ctx.message.text` is a `string`.
  */
-import type { InboundEvent, MediaRef, MediaType } from './provider.js'
+import type { InboundEvent, MediaRef, MediaType } from '../provider/provider.js'
 
 /** Whether a handler takes an inbound event. */
 export type Matcher = (event: InboundEvent) => boolean

@@ -4,7 +4,7 @@
  * `encryption.requireSealed` asks for sealed ones. Both are kept apart from a missing key: a key
  * you configure cures a missing key, nothing cures these but the value's own place or a backup.
  */
-import { EncryptionKeyMissingError, ERROR_CODES, JournalUnavailableError } from './errors.js'
+import { EncryptionKeyMissingError, ERROR_CODES, JournalUnavailableError } from '../errors/errors.js'
 
 /**
  * A sealed value the key of its id opens nowhere but where it was sealed: its bytes were altered,

@@ -3,11 +3,11 @@
  * gets the answer. A `.persistent()` flow keeps its checkpoint in the store, so it resumes after a
  * restart without repeating the pending question; a plain flow lives in this process's memory.
  */
-import type { Json } from './durability/journal/kv.js'
-import type { OutboundContent } from './provider.js'
+import type { Json } from '../durability/journal/kv.js'
+import type { OutboundContent } from '../provider/provider.js'
 import type { Context, Message } from './context.js'
-import { LIMITS } from './durability/limits.js'
-import { SendDeferredError } from './errors.js'
+import { LIMITS } from '../durability/limits.js'
+import { SendDeferredError } from '../errors/errors.js'
 
 /** Handles the answer to a question. */
 export type AnswerHandler = (ctx: Context, answer: Message) => unknown | Promise<unknown>

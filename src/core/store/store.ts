@@ -4,7 +4,7 @@
  * `.persistent()` flow keeps its checkpoints here, so a bot that must survive a crash uses a
  * persistent store too.
  */
-import type { Json } from './durability/journal/kv.js'
+import type { Json } from '../durability/journal/kv.js'
 import { listedLines, MESSAGE_LOG_LIMITS, messageLogMaxOf } from './message-log-trims.js'
 
 /** One line of the message log. */

@@ -3,8 +3,8 @@
  * `new Bot({ provider, ...journaledIn(store) })` journals in the store's own file or database. An
  * explicit call, not a default: `durability: {}` stays a new MemoryDurability, as the contract says.
  */
-import type { DurabilityOptions } from './durability/config.js'
-import type { DurabilityBackend } from './durability/journal/backend.js'
+import type { DurabilityOptions } from '../durability/config.js'
+import type { DurabilityBackend } from '../durability/journal/backend.js'
 import type { Store } from './store.js'
 
 /** A store that also keeps the durability journals (SQLiteStore, RedisStore, PostgresStore): `durability()` opens them beside its data. */

@@ -5,7 +5,7 @@
  * snapshot mode its owner believes is an append log, a bot without its journals. The bot's config
  * and every public options object of a backend go through `refuseUnknownOptions`.
  */
-import { ConfigError, UnknownOptionError } from './errors.js'
+import { ConfigError, UnknownOptionError } from '../errors/errors.js'
 
 /**
  * Every option name of `T`, spelled once as an object so the compiler fails when `T` gains or

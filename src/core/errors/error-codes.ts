@@ -86,7 +86,7 @@ export const ERROR_CODES = {
   /** The SQLite file's `durable` table was not created by botmesh. */
   SCHEMA_MISMATCH: 'SCHEMA_MISMATCH',
 
-  // Provider errors (src/core/provider-errors.ts, src/core/media.ts): the outbox and loadMediaOf read them
+  // Provider errors (src/core/provider/provider-errors.ts, src/core/provider/media.ts): the outbox and loadMediaOf read them
   /** The channel asks to slow down (`RateLimitedError`). */
   RATE_LIMITED: 'RATE_LIMITED',
   /** The channel cannot carry this content; final (`UnsupportedContentError`). */
@@ -210,5 +210,5 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && KNOWN.has(value)
 }
 
-/** The codes of a sealed value a journal or a store cannot give back (src/core/encryption-errors.ts). */
+/** The codes of a sealed value a journal or a store cannot give back (src/core/encryption/encryption-errors.ts). */
 export type EncryptionErrorCode = (typeof ERROR_CODES)['ENCRYPTION_KEY_MISSING' | 'ENCRYPTION_ALTERED' | 'ENCRYPTION_UNSEALED']

@@ -3,9 +3,9 @@
  * the live object; a replay rebuilds it (IProvider.rehydrateMediaRef) before the handler runs, so
  * the media downloads as it would for a live message. `loadMediaOf(ctx)` downloads lazily.
  */
-import type { Json } from './durability/journal/kv.js'
-import { encodePayload } from './durability/outbox/payload.js'
-import { ERROR_CODES, EventNotJournalableError } from './errors.js'
+import type { Json } from '../durability/journal/kv.js'
+import { encodePayload } from '../durability/outbox/payload.js'
+import { ERROR_CODES, EventNotJournalableError } from '../errors/errors.js'
 import { MediaUnavailableError, ProviderError } from './provider-errors.js'
 import type { IProvider, InboundEvent, MediaRef, StoredMediaRef } from './provider.js'
 

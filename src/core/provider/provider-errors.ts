@@ -3,7 +3,7 @@
  * the dead-letter queue, a `RateLimitedError` waits at least its `retryAfterMs`, anything else with
  * `retryable !== false` is retried with backoff.
  */
-import { BotmeshError, ERROR_CODES, type ChannelErrorCode, type ErrorCode } from './errors.js'
+import { BotmeshError, ERROR_CODES, type ChannelErrorCode, type ErrorCode } from '../errors/errors.js'
 
 /**
  * A channel refused or failed an operation. Its code is one of `ERROR_CODES` or a channel's own

@@ -5,7 +5,7 @@
  * importing botmesh (or any subpath) loads none of them, and a missing one fails with one line
  * (`DRIVER_MISSING`) naming the package and the command that installs it.
  */
-import { DriverMissingError } from './errors.js'
+import { DriverMissingError } from '../errors/errors.js'
 
 /** What `loadDriver` loads, and who asks for it. */
 export interface DriverRequest<Module> {

@@ -6,7 +6,7 @@
  * of a message's CPU in the README's setup): a chat holds at most messageLogMax + trimEvery - 1
  * lines, and the store's `listLog` never returns more than messageLogMax.
  */
-import { ConfigError } from './errors.js'
+import { ConfigError } from '../errors/errors.js'
 
 /** The message log's limits, named, with their defaults. */
 export const MESSAGE_LOG_LIMITS = {

@@ -1,6 +1,6 @@
 /**
  * The error classes a user catches, one per thing to do about an error; `code` carries the detail
- * (src/core/error-codes.ts). Every error botmesh throws is a `BotmeshError`, and most are one of
+ * (src/core/errors/error-codes.ts). Every error botmesh throws is a `BotmeshError`, and most are one of
  * these groups; `ProviderError` and its subclasses (provider-errors.ts) are the channel's group.
  * A narrower class a module throws (a locked journal, a dead-lettered send) extends its group and
  * stays internal: match on `instanceof` of the group, then on `code`.
@@ -9,7 +9,7 @@ import { ERROR_CODES, type ErrorCode } from './error-codes.js'
 
 /**
  * Every error an operator may meet is a `BotmeshError` with a stable `code`, whether it is worth
- * retrying, and the error that caused it. Its code is one of `ERROR_CODES` (src/core/error-codes.ts);
+ * retrying, and the error that caused it. Its code is one of `ERROR_CODES` (src/core/errors/error-codes.ts);
  * a provider error may also carry a channel's own code (`ProviderError`, `ChannelErrorCode`). An app
  * raising a `BotmeshError` with a code of its own passes that code as the type argument:
  * `new BotmeshError<'MY_CODE'>('MY_CODE', …)`; without it, only a registry code compiles.

@@ -1,5 +1,5 @@
 /** A bot's namespace, and the scope id derived from it: the bot's own view of a shared backend. */
-import { ConfigError } from './errors.js'
+import { ConfigError } from '../errors/errors.js'
 
 /** A bot's namespace: its journals are kept apart from every other namespace's on a shared backend. */
 export interface NamespaceOptions {

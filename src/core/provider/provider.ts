@@ -2,7 +2,7 @@
  * The provider contract: what a channel adapter (WhatsApp, Telegram, …) gives the bot, and the
  * shapes of inbound events and outbound content.
  */
-import type { Json } from './durability/journal/kv.js'
+import type { Json } from '../durability/journal/kv.js'
 
 /** JSON a provider keeps in a stored media reference (the journal's value type). */
 export type { Json }

@@ -1,7 +1,7 @@
 /** The context a handler gets: the message, its journal reference, replies, and per-chat state. */
-import type { Json } from './durability/journal/kv.js'
-import type { SendResult } from './durability/outbox/outbox.js'
-import type { Interaction, MediaRef, OutboundContent } from './provider.js'
+import type { Json } from '../durability/journal/kv.js'
+import type { SendResult } from '../durability/outbox/outbox.js'
+import type { Interaction, MediaRef, OutboundContent } from '../provider/provider.js'
 
 /** An inbound message as a handler sees it. */
 export interface Message {

@@ -6,6 +6,7 @@
  * webhook key are never logged, journaled or put in an error.
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { base64Media } from '../shared/base64-media.js'
 import { MediaDownloadError } from '../shared/errors.js'
 import { ReplayCache } from '../shared/replay.js'
 import { checkWebhookSecret } from '../shared/secret.js'
@@ -92,9 +93,6 @@ export class EvolutionProvider extends WebhookProvider {
       )
       base64 = answer?.base64
     }
-    if (typeof base64 !== 'string' || base64.length === 0) throw new MediaDownloadError('evolution', 'Evolution answered no media')
-    if ((base64.length * 3) / 4 > EVOLUTION_LIMITS.downloadBytesMax)
-      throw new MediaDownloadError('evolution', `the media is over the limit of ${EVOLUTION_LIMITS.downloadBytesMax} bytes`)
-    return Buffer.from(base64, 'base64')
+    return base64Media('evolution', base64, EVOLUTION_LIMITS.downloadBytesMax, 'Evolution answered no media')
   }
 }

@@ -6,6 +6,7 @@
  * an error.
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { base64Media } from '../shared/base64-media.js'
 import { MediaDownloadError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { channelHttpApi } from '../shared/http-api.js'
@@ -74,10 +75,6 @@ export class WppconnectProvider extends WebhookProvider {
     const { api, serverUrl, session, token } = this.#target
     const url = `${serverUrl}/api/${encodeURIComponent(session)}/get-media-by-message/${encodeURIComponent(id)}`
     const answer = await api.request<{ base64?: string }>('GET', url, { headers: { authorization: `Bearer ${token}` } })
-    if (typeof answer?.base64 !== 'string' || answer.base64.length === 0)
-      throw new MediaDownloadError('wppconnect', 'the server answered no media')
-    if ((answer.base64.length * 3) / 4 > WPPCONNECT_LIMITS.downloadBytesMax)
-      throw new MediaDownloadError('wppconnect', `the media is over the limit of ${WPPCONNECT_LIMITS.downloadBytesMax} bytes`)
-    return Buffer.from(answer.base64, 'base64')
+    return base64Media('wppconnect', answer?.base64, WPPCONNECT_LIMITS.downloadBytesMax, 'the server answered no media')
   }
 }

@@ -8,15 +8,6 @@ import { ERROR_CODES } from '../../src/core/errors/errors.js'
 import { base64Media } from '../../src/providers/shared/base64-media.js'
 import { MediaDownloadError } from '../../src/providers/shared/errors.js'
 
-function refusal(call: () => unknown): unknown {
-  try {
-    call()
-  } catch (error) {
-    return error
-  }
-  throw new Error('it did not throw')
-}
-
 describe('base64Media', () => {
   it('decodes media within the cap, up to the cap exactly', () => {
     const bytes = Buffer.from('twelve bytes')
@@ -24,13 +15,18 @@ describe('base64Media', () => {
   })
 
   it('refuses media over the cap before decoding it, and a missing or empty answer', () => {
-    const over = refusal(() => base64Media('wppconnect', Buffer.from('thirteen byte').toString('base64'), 12, 'none'))
-    expect(over).toBeInstanceOf(MediaDownloadError)
-    expect(over).toMatchObject({ code: ERROR_CODES.MEDIA_DOWNLOAD_FAILED, retryable: false })
-    expect((over as Error).message).toBe('wppconnect: the media could not be downloaded: the media is over the limit of 12 bytes')
-    for (const missing of [undefined, '', 42]) {
-      const none = refusal(() => base64Media('evolution', missing, 12, 'Evolution answered no media'))
-      expect((none as Error).message).toBe('evolution: the media could not be downloaded: Evolution answered no media')
-    }
+    const over = () => base64Media('wppconnect', Buffer.from('thirteen byte').toString('base64'), 12, 'none')
+    expect(over).toThrow(MediaDownloadError)
+    expect(over).toThrow(
+      expect.objectContaining({
+        code: ERROR_CODES.MEDIA_DOWNLOAD_FAILED,
+        retryable: false,
+        message: 'wppconnect: the media could not be downloaded: the media is over the limit of 12 bytes',
+      }),
+    )
+    for (const missing of [undefined, '', 42])
+      expect(() => base64Media('evolution', missing, 12, 'Evolution answered no media')).toThrow(
+        'evolution: the media could not be downloaded: Evolution answered no media',
+      )
   })
 })

@@ -8,7 +8,7 @@
  */
 import type { WAMessage, WAMessageContent } from 'baileys'
 import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
-import { WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
+import { pressedIdOf, textOf, WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
 
 /** Unwraps ephemeral, view-once and captioned-document wrappers (the library's `normalizeMessageContent`). */
 export type NormalizeContent = (content: WAMessageContent | null | undefined) => WAMessageContent | undefined
@@ -25,12 +25,9 @@ export function inboundOf(message: WAMessage, normalize: NormalizeContent): Inbo
   const event: InboundEvent = { id: key.id, chatId: key.remoteJid, from: key.participant || key.remoteJid, kind: 'message' }
   const seconds = secondsOf(message.messageTimestamp)
   if (Number.isFinite(seconds) && seconds > 0) event.timestamp = seconds * 1000
-  const pressed =
-    content.buttonsResponseMessage?.selectedButtonId ??
-    content.templateButtonReplyMessage?.selectedId ??
-    content.listResponseMessage?.singleSelectReply?.selectedRowId
+  const pressed = pressedIdOf(content)
   if (pressed) return { ...event, kind: 'interaction', interaction: { id: pressed } }
-  const text = content.conversation ?? content.extendedTextMessage?.text
+  const text = textOf(content)
   if (text) event.text = text
   for (const [field, type] of Object.entries(WHATSAPP_MEDIA_MESSAGES) as [keyof typeof WHATSAPP_MEDIA_MESSAGES, MediaType][]) {
     const media = content[field]

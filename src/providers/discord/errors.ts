@@ -12,7 +12,7 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../core/provider/provider-errors.js'
-import { ChannelApiError } from '../shared/errors.js'
+import { answeredError, ChannelApiError } from '../shared/errors.js'
 import { describeError, redact } from '../shared/redact.js'
 
 /** The REST client's failures, read structurally (the package loads lazily). */
@@ -44,7 +44,6 @@ export function discordError(error: unknown, token: string): ProviderError {
     return new ChannelApiError('discord', timedOut ? ERROR_CODES.CHANNEL_TIMEOUT : ERROR_CODES.CHANNEL_NETWORK, what)
   }
   const code = typeof failure.code === 'number' ? failure.code : undefined
-  const options = { status, ...(code !== undefined ? { channelCode: code } : {}) }
   if (status === 429) return new RateLimitedError(1000, what)
   if (code !== undefined && UNREACHABLE.includes(code)) return new RecipientUnreachableError(what)
   if (
@@ -54,7 +53,5 @@ export function discordError(error: unknown, token: string): ProviderError {
   )
     return new PayloadTooLargeError(what)
   if (code !== undefined && UNSUPPORTED.includes(code)) return new UnsupportedContentError(what)
-  if (status === 401) return new ChannelApiError('discord', ERROR_CODES.CHANNEL_UNAUTHORIZED, `${what} (check the bot token)`, options)
-  if (status >= 500) return new ChannelApiError('discord', ERROR_CODES.CHANNEL_SERVER_ERROR, what, options)
-  return new ChannelApiError('discord', ERROR_CODES.CHANNEL_REJECTED, what, options)
+  return answeredError('discord', what, { status, channelCode: code, hint: 'check the bot token' })
 }

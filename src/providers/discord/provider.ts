@@ -24,6 +24,7 @@ import { interactionsKey, interactionsRoute } from './interactions.js'
 import { DISCORD_API_DEFAULT, DISCORD_INTENTS_DEFAULT, DISCORD_LIMITS } from './limits.js'
 import { DISCORD_MEDIA_HOSTS, discordMediaRefCodec } from './media-ref.js'
 import { messageRequest } from './send.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `DiscordProvider`. */
 export interface DiscordProviderOptions extends MediaTestOriginsOption {
@@ -139,7 +140,7 @@ export class DiscordProvider implements IProvider {
   }
 
   #api(): string {
-    return (this.#options.apiRoot ?? DISCORD_API_DEFAULT).replace(/\/+$/, '')
+    return withoutTrailingSlashes(this.#options.apiRoot ?? DISCORD_API_DEFAULT)
   }
 
   #timeoutMs(): number {

@@ -6,7 +6,7 @@
  */
 import type { InboundEvent, MediaRef, MediaType } from '../../core/provider/provider.js'
 import type { EvolutionMessageKey } from './media-ref.js'
-import { WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
+import { pressedIdOf, textOf, WHATSAPP_MEDIA_MESSAGES } from '../shared/whatsapp.js'
 
 /** A webhook POST body (the names Evolution API sends; only what the transport reads). */
 export interface EvolutionWebhook {
@@ -108,12 +108,10 @@ export function inboundOf(message: EvolutionMessage): InboundEvent | undefined {
   const timestamp = Number(message.messageTimestamp)
   if (Number.isFinite(timestamp) && timestamp > 0) event.timestamp = timestamp * 1000
   const content: EvolutionContent = { ...message.message, ...message.message?.documentWithCaptionMessage?.message }
-  const pressed =
-    content.buttonsResponseMessage?.selectedButtonId ??
-    content.templateButtonReplyMessage?.selectedId ??
-    content.listResponseMessage?.singleSelectReply?.selectedRowId
+  const pressed = pressedIdOf(content)
   if (pressed) return { ...event, kind: 'interaction', interaction: { id: pressed } }
-  const text = content.conversation ?? content.extendedTextMessage?.text
+  // The webhook's JSON, typed without null (Baileys' protobuf types allow it): kept as it came.
+  const text = textOf(content) as string | undefined
   if (text !== undefined) event.text = text
   const media = mediaOf(content, key, message.message?.base64)
   if (media) {

@@ -5,15 +5,16 @@
  * inline base64), and Evolution's failures as the outbox's error classes. The API key and the
  * webhook key are never logged, journaled or put in an error.
  */
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
-import { errorReporter } from '../shared/error-reporter.js'
-import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { base64Media } from '../shared/base64-media.js'
+import { MediaDownloadError } from '../shared/errors.js'
 import { ReplayCache } from '../shared/replay.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
-import { requireStrings } from '../shared/required-options.js'
-import { WebhookServer } from '../shared/webhook-server.js'
+import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { evolutionFailure } from './errors.js'
 import { EVOLUTION_LIMITS } from './limits.js'
 import { evolutionMediaRefCodec } from './media-ref.js'
@@ -47,48 +48,28 @@ export interface EvolutionProviderOptions {
 }
 
 /** A WhatsApp number on an Evolution API server, as a botmesh provider. */
-export class EvolutionProvider implements IProvider {
+export class EvolutionProvider extends WebhookProvider {
   readonly name = 'evolution'
   readonly textLimit = EVOLUTION_LIMITS.textLimit
-  readonly session = 'any' as const
   readonly #options: EvolutionProviderOptions
   readonly #target: EvolutionTarget
-  readonly #codec = evolutionMediaRefCodec()
-  readonly #webhook: WebhookServer
 
   constructor(options: EvolutionProviderOptions) {
     requireStrings('evolution', options, ['apiUrl', 'instance', 'apiKey'])
     checkWebhookSecret('evolution', 'webhook.jwtKey', options.webhook?.jwtKey, { lengthMax: 1024, anyCharacters: true })
-    if (!/^https?:\/\//.test(options.apiUrl)) throw new ProviderConfigError('evolution', 'apiUrl must be an http(s) URL')
+    const apiUrl = requireHttpUrl('evolution', options, 'apiUrl')
+    const secrets = [options.apiKey, options.webhook.jwtKey]
+    super({ channel: 'evolution', options, secrets, codec: evolutionMediaRefCodec() })
     this.#options = options
-    this.#webhook = new WebhookServer(errorReporter('evolution', options, [options.apiKey, options.webhook.jwtKey]))
-    const api = new HttpApi({
-      channel: 'evolution',
-      timeoutMs: options.requestTimeoutMs ?? EVOLUTION_LIMITS.requestTimeoutMs,
-      secrets: [options.apiKey, options.webhook.jwtKey],
-      rateLimitRetryAfterMsDefault: EVOLUTION_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: evolutionFailure,
-    })
-    this.#target = { api, apiUrl: options.apiUrl.replace(/\/+$/, ''), instance: options.instance, apiKey: options.apiKey }
+    const api = channelHttpApi('evolution', EVOLUTION_LIMITS, options, { secrets, failure: evolutionFailure })
+    this.#target = { api, apiUrl, instance: options.instance, apiKey: options.apiKey }
   }
 
-  /** The webhook server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected route(sink: InboundSink): WebhookRoute {
     const { webhook, instance } = this.#options
     const replays = new ReplayCache(webhook.replayEntriesMax)
     const path = webhook.path ?? '/evolution'
-    await this.#webhook.start(
-      webhook,
-      evolutionWebhook({ path, jwtKey: webhook.jwtKey, instance, now: webhook.clock ?? Date.now, replays, sink }),
-    )
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return evolutionWebhook({ path, jwtKey: webhook.jwtKey, instance, now: webhook.clock ?? Date.now, replays, sink })
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -112,17 +93,6 @@ export class EvolutionProvider implements IProvider {
       )
       base64 = answer?.base64
     }
-    if (typeof base64 !== 'string' || base64.length === 0) throw new MediaDownloadError('evolution', 'Evolution answered no media')
-    if ((base64.length * 3) / 4 > EVOLUTION_LIMITS.downloadBytesMax)
-      throw new MediaDownloadError('evolution', `the media is over the limit of ${EVOLUTION_LIMITS.downloadBytesMax} bytes`)
-    return Buffer.from(base64, 'base64')
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
+    return base64Media('evolution', base64, EVOLUTION_LIMITS.downloadBytesMax, 'Evolution answered no media')
   }
 }

@@ -6,17 +6,18 @@
  * token is never logged, journaled or put in an error.
  */
 import type { KeyObject } from 'node:crypto'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
-import { errorReporter } from '../shared/error-reporter.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 import { ReplayCache } from '../shared/replay.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { requireStrings } from '../shared/required-options.js'
-import { WebhookServer } from '../shared/webhook-server.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
 import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions } from './media-ref.js'
@@ -52,55 +53,32 @@ export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
 }
 
 /** A HighLevel location's conversations, as a botmesh provider. */
-export class GoHighLevelProvider implements IProvider {
+export class GoHighLevelProvider extends WebhookProvider {
   readonly name = 'gohighlevel'
   readonly textLimit = GOHIGHLEVEL_LIMITS.textLimit
-  readonly session = 'any' as const
   readonly #options: GoHighLevelProviderOptions
   readonly #target: GoHighLevelTarget
   readonly #publicKey: KeyObject
-  readonly #codec
   readonly #downloadPolicy: DownloadPolicy
-  readonly #webhook: WebhookServer
 
   constructor(options: GoHighLevelProviderOptions) {
     requireStrings('gohighlevel', options, ['token', 'locationId'])
-    try {
-      this.#publicKey = webhookKeyOf(options.webhook?.publicKey)
-    } catch (error) {
-      throw new ProviderConfigError('gohighlevel', `webhook.publicKey must be HighLevel's PEM public key: ${describeError(error, [])}`)
-    }
+    const publicKey = configuredWebhookKey(options.webhook?.publicKey)
+    super({ channel: 'gohighlevel', options, secrets: [options.token], codec: gohighlevelMediaRefCodec(options) })
+    this.#publicKey = publicKey
     this.#options = options
-    this.#webhook = new WebhookServer(errorReporter('gohighlevel', options, [options.token]))
-    this.#codec = gohighlevelMediaRefCodec(options)
     this.#downloadPolicy = hostedDownloadPolicy('gohighlevel', options, GOHIGHLEVEL_LIMITS.downloadBytesMax)
-    const api = new HttpApi({
-      channel: 'gohighlevel',
-      timeoutMs: options.requestTimeoutMs ?? GOHIGHLEVEL_LIMITS.requestTimeoutMs,
-      secrets: [options.token],
-      rateLimitRetryAfterMsDefault: GOHIGHLEVEL_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: goHighLevelFailure,
-    })
-    const apiRoot = (options.apiRoot ?? 'https://services.leadconnectorhq.com').replace(/\/+$/, '')
+    const api = channelHttpApi('gohighlevel', GOHIGHLEVEL_LIMITS, options, { secrets: [options.token], failure: goHighLevelFailure })
+    const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://services.leadconnectorhq.com')
     this.#target = { api, apiRoot, token: options.token, messageType: options.messageType ?? 'SMS' }
   }
 
-  /** The webhook server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected route(sink: InboundSink): WebhookRoute {
     const { webhook, locationId } = this.#options
     const path = webhook.path ?? '/gohighlevel'
     const messageType = this.#target.messageType
     const replays = new ReplayCache(webhook.replayEntriesMax)
-    const deps = { path, publicKey: this.#publicKey, locationId, messageType, now: webhook.clock ?? Date.now, replays, sink }
-    await this.#webhook.start(webhook, gohighlevelWebhook(deps))
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return gohighlevelWebhook({ path, publicKey: this.#publicKey, locationId, messageType, now: webhook.clock ?? Date.now, replays, sink })
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -112,12 +90,13 @@ export class GoHighLevelProvider implements IProvider {
     const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
     return this.#target.api.download(hostedUrlOf('gohighlevel', media), { policy })
   }
+}
 
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
+/** HighLevel's webhook key from the options, or `ProviderConfigError` saying what it must be. */
+function configuredWebhookKey(pem: string): KeyObject {
+  try {
+    return webhookKeyOf(pem)
+  } catch (error) {
+    throw new ProviderConfigError('gohighlevel', `webhook.publicKey must be HighLevel's PEM public key: ${describeError(error, [])}`)
   }
 }

@@ -5,15 +5,16 @@
  * error classes. The API key and the callback secret are never logged, journaled or put in an
  * error.
  */
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { checkWebhookSecret } from '../shared/secret.js'
 import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
-import { errorReporter } from '../shared/error-reporter.js'
 import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
-import { WebhookServer } from '../shared/webhook-server.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
 import { gupshupMediaRefCodec, type GupshupMediaRefOptions } from './media-ref.js'
@@ -44,46 +45,28 @@ export interface GupshupProviderOptions extends GupshupMediaRefOptions {
 }
 
 /** A WhatsApp number on Gupshup, as a botmesh provider. */
-export class GupshupProvider implements IProvider {
+export class GupshupProvider extends WebhookProvider {
   readonly name = 'gupshup'
   readonly textLimit = GUPSHUP_LIMITS.textLimit
-  readonly session = 'any' as const
   readonly #options: GupshupProviderOptions
   readonly #target: GupshupTarget
-  readonly #codec
   readonly #downloadPolicy: DownloadPolicy
-  readonly #webhook: WebhookServer
 
   constructor(options: GupshupProviderOptions) {
     requireStrings('gupshup', options, ['apiKey', 'app', 'source'])
     checkWebhookSecret('gupshup', 'webhook.secret', options.webhook?.secret)
+    const secrets = [options.apiKey, options.webhook.secret]
+    super({ channel: 'gupshup', options, secrets, codec: gupshupMediaRefCodec(options) })
     this.#options = options
-    this.#webhook = new WebhookServer(errorReporter('gupshup', options, [options.apiKey, options.webhook.secret]))
-    this.#codec = gupshupMediaRefCodec(options)
     this.#downloadPolicy = hostedDownloadPolicy('gupshup', options, GUPSHUP_LIMITS.downloadBytesMax)
-    const api = new HttpApi({
-      channel: 'gupshup',
-      timeoutMs: options.requestTimeoutMs ?? GUPSHUP_LIMITS.requestTimeoutMs,
-      secrets: [options.apiKey, options.webhook.secret],
-      rateLimitRetryAfterMsDefault: GUPSHUP_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: gupshupFailure,
-    })
-    const apiRoot = (options.apiRoot ?? 'https://api.gupshup.io').replace(/\/+$/, '')
+    const api = channelHttpApi('gupshup', GUPSHUP_LIMITS, options, { secrets, failure: gupshupFailure })
+    const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://api.gupshup.io')
     this.#target = { api, apiRoot, apiKey: options.apiKey, source: options.source, app: options.app }
   }
 
-  /** The callback server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected route(sink: InboundSink): WebhookRoute {
     const { webhook, app } = this.#options
-    await this.#webhook.start(webhook, gupshupWebhook({ path: webhook.path ?? '/gupshup', secret: webhook.secret, app, sink }))
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return gupshupWebhook({ path: webhook.path ?? '/gupshup', secret: webhook.secret, app, sink })
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -94,13 +77,5 @@ export class GupshupProvider implements IProvider {
   async download(media: MediaRef): Promise<Buffer> {
     const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
     return this.#target.api.download(hostedUrlOf('gupshup', media), { policy })
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
   }
 }

@@ -5,26 +5,19 @@
  * are never logged, journaled or put in an error.
  */
 import { ERROR_CODES } from '../../core/errors/errors.js'
-import type {
-  InboundSink,
-  IProvider,
-  MediaRef,
-  OutboundContent,
-  ProviderSendOptions,
-  ProviderSendResult,
-  StoredMediaRef,
-} from '../../core/provider/provider.js'
-import { errorReporter } from '../shared/error-reporter.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendOptions, ProviderSendResult } from '../../core/provider/provider.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
 import { requireStrings } from '../shared/required-options.js'
-import { WebhookServer } from '../shared/webhook-server.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { metaError, MetaApiError } from './errors.js'
 import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
 import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
 import { sendMessage } from './send.js'
 import { metaWebhook } from './webhook.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `MetaCloudProvider`. */
 export interface MetaCloudProviderOptions {
@@ -59,26 +52,23 @@ export interface MetaCloudProviderOptions {
 }
 
 /** A WhatsApp Cloud API number, as a botmesh provider. */
-export class MetaCloudProvider implements IProvider {
+export class MetaCloudProvider extends WebhookProvider {
   readonly name = 'meta'
   readonly textLimit = META_LIMITS.textLimit
-  readonly session = 'any' as const
   /** Each send carries its outbox key in `biz_opaque_callback_data`, echoed by the status webhooks. */
   readonly echoesOutboxKey = true
   readonly #options: MetaCloudProviderOptions
   readonly #graph: GraphClient
-  readonly #codec = metaMediaRefCodec()
-  readonly #webhook: WebhookServer
 
   constructor(options: MetaCloudProviderOptions) {
     requireStrings('meta', options, ['accessToken', 'phoneNumberId', 'appSecret', 'verifyToken'])
     if (!/^\d+$/.test(options.phoneNumberId))
       throw new ProviderConfigError('meta', 'phoneNumberId is the numeric id of the phone number, not the number itself')
+    super({ channel: 'meta', options, secrets: [options.accessToken, options.appSecret, options.verifyToken], codec: metaMediaRefCodec() })
     this.#options = options
-    this.#webhook = new WebhookServer(errorReporter('meta', options, [options.accessToken, options.appSecret, options.verifyToken]))
     this.#graph = new GraphClient({
       channel: 'meta',
-      apiRoot: (options.graphApiRoot ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
+      apiRoot: withoutTrailingSlashes(options.graphApiRoot ?? 'https://graph.facebook.com'),
       version: options.graphApiVersion ?? GRAPH_API_VERSION_DEFAULT,
       accessToken: options.accessToken,
       timeoutMs: options.requestTimeoutMs ?? META_LIMITS.requestTimeoutMs,
@@ -90,19 +80,9 @@ export class MetaCloudProvider implements IProvider {
     })
   }
 
-  /** The webhook server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected route(sink: InboundSink): WebhookRoute {
     const { webhook, verifyToken, appSecret, phoneNumberId } = this.#options
-    const path = webhook.path ?? '/webhook'
-    await this.#webhook.start(webhook, metaWebhook({ path, verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered }))
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return metaWebhook({ path: webhook.path ?? '/webhook', verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered })
   }
 
   async send(chatId: string, content: OutboundContent, options: ProviderSendOptions = {}): Promise<ProviderSendResult> {
@@ -138,13 +118,5 @@ export class MetaCloudProvider implements IProvider {
     if ((described.file_size ?? 0) > META_LIMITS.downloadBytesMax)
       throw new MediaDownloadError('meta', `media ${id} is ${described.file_size} bytes, over the limit of ${META_LIMITS.downloadBytesMax}`)
     return this.#graph.download(described.url, META_LIMITS.downloadBytesMax)
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
   }
 }

@@ -111,3 +111,30 @@ export class ChannelApiError extends ProviderError {
     this.channelCode = options.channelCode
   }
 }
+
+/** How a channel reads an answer none of the contract's classes names. */
+export interface ApiAnswer {
+  /** The HTTP status it answered. */
+  status: number
+  /** The channel's own error code, when it gave one. */
+  channelCode?: string | number | undefined
+  /** The credentials were refused. @default status 401 */
+  unauthorized?: boolean
+  /** The channel failed on its side, and the call may succeed again. @default status 500 or over */
+  serverError?: boolean
+  /** What to check when the credentials were refused (`check the bot token`). */
+  hint: string
+}
+
+/**
+ * An answer none of the contract's classes names, as a `ChannelApiError`: refused credentials are
+ * final and say what to check, a server error is retried, and any other answer is final.
+ */
+export function answeredError(channel: string, what: string, answer: ApiAnswer): ChannelApiError {
+  const { status, channelCode } = answer
+  const fields = { status, ...(channelCode !== undefined ? { channelCode } : {}) }
+  if (answer.unauthorized ?? status === 401)
+    return new ChannelApiError(channel, ERROR_CODES.CHANNEL_UNAUTHORIZED, `${what} (${answer.hint})`, fields)
+  if (answer.serverError ?? status >= 500) return new ChannelApiError(channel, ERROR_CODES.CHANNEL_SERVER_ERROR, what, fields)
+  return new ChannelApiError(channel, ERROR_CODES.CHANNEL_REJECTED, what, fields)
+}

@@ -4,9 +4,8 @@
  * (an unknown recipient, a closed session window); what it leaves is read from the HTTP status.
  * No message carries a credential.
  */
-import { ERROR_CODES } from '../../core/errors/errors.js'
 import { PayloadTooLargeError, RateLimitedError, type ProviderError } from '../../core/provider/provider-errors.js'
-import { ChannelApiError } from './errors.js'
+import { answeredError } from './errors.js'
 import type { DownloadPolicy } from './download.js'
 import { downloadMedia, fetchChannel, jsonOf, retryAfterMs, type HttpCaller } from './http.js'
 import { redact } from './redact.js'
@@ -30,6 +29,28 @@ export interface HttpApiOptions extends HttpCaller {
   rateLimitRetryAfterMsDefault: number
   /** The channel's own reading of a failure; undefined leaves it to the HTTP status. */
   failure?: (failure: HttpFailure) => ProviderError | undefined
+}
+
+/** A channel's limits its `HttpApi` is built from. */
+export interface HttpApiLimits {
+  /** The longest a request may take when the provider's options name no time. */
+  requestTimeoutMs: number
+  /** How long a rate-limited request waits when the channel names no time. */
+  rateLimitRetryAfterMsDefault: number
+}
+
+/**
+ * `channel`'s API with its `limits`, the provider's `requestTimeoutMs` option over the channel's
+ * default, and the channel's `secrets` and own reading of a `failure`.
+ */
+export function channelHttpApi(
+  channel: string,
+  limits: HttpApiLimits,
+  options: { requestTimeoutMs?: number | undefined },
+  protocol: Pick<HttpApiOptions, 'secrets' | 'failure'>,
+): HttpApi {
+  const timeoutMs = options.requestTimeoutMs ?? limits.requestTimeoutMs
+  return new HttpApi({ channel, timeoutMs, rateLimitRetryAfterMsDefault: limits.rateLimitRetryAfterMsDefault, ...protocol })
 }
 
 /** What a request sends. */
@@ -80,12 +101,14 @@ export class HttpApi {
 
   /** Status alone: 429 waits, 413 is too large, 401/403 are bad credentials, 408 and 5xx are retried, other 4xx are final. */
   #statusFailure({ status, what, retryAfterMs }: HttpFailure): ProviderError {
-    const channel = this.options.channel
     if (status === 429) return new RateLimitedError(retryAfterMs, what)
     if (status === 413) return new PayloadTooLargeError(what)
-    if (status === 401 || status === 403)
-      return new ChannelApiError(channel, ERROR_CODES.CHANNEL_UNAUTHORIZED, `${what} (check the credentials)`, { status })
-    if (status === 408 || status >= 500) return new ChannelApiError(channel, ERROR_CODES.CHANNEL_SERVER_ERROR, what, { status })
-    return new ChannelApiError(channel, ERROR_CODES.CHANNEL_REJECTED, what, { status })
+    const unauthorized = status === 401 || status === 403
+    return answeredError(this.options.channel, what, {
+      status,
+      unauthorized,
+      serverError: status === 408 || status >= 500,
+      hint: 'check the credentials',
+    })
   }
 }

@@ -123,6 +123,11 @@ export function hostMatches(host: string, allowed: string): boolean {
   return host === a || host.endsWith(`.${a}`)
 }
 
+/** An API root or server URL as the requests are built on it: without its trailing slashes. */
+export function withoutTrailingSlashes(url: string): string {
+  return url.replace(/\/+$/, '')
+}
+
 /** Whether a URL host name (as the WHATWG parser leaves it) is an IPv4 or IPv6 literal. */
 export function isIpLiteral(host: string): boolean {
   // The parser turns every IPv4 spelling (decimal, octal, hex) into dotted decimal, and keeps IPv6 in brackets.

@@ -1,8 +1,8 @@
 /**
  * What WhatsApp itself decides, the same on every transport that speaks it: its limits (Baileys,
  * Evolution, WPPConnect, Gupshup, the Cloud API), and for the channels on WhatsApp Web (Baileys,
- * Evolution) the message fields that carry media, a JID on one of WhatsApp's own domains, and a
- * message key.
+ * Evolution) the message fields that carry media, text and a press, a JID on one of WhatsApp's
+ * own domains, and a message key.
  */
 import type { Json, MediaType } from '../../core/provider/provider.js'
 import { booleanField, objectField, prop, stringField, type FieldCheck } from './shape.js'
@@ -25,6 +25,29 @@ export const WHATSAPP_MEDIA_MESSAGES = {
   documentMessage: 'document',
   stickerMessage: 'sticker',
 } as const satisfies Record<string, MediaType>
+
+/** The fields of a WhatsApp Web message's content that carry its text or a press (Baileys' `proto.IMessage`, Evolution's webhook). */
+export interface WhatsappWebContent {
+  conversation?: string | null | undefined
+  extendedTextMessage?: { text?: string | null | undefined } | null | undefined
+  buttonsResponseMessage?: { selectedButtonId?: string | null | undefined } | null | undefined
+  templateButtonReplyMessage?: { selectedId?: string | null | undefined } | null | undefined
+  listResponseMessage?: { singleSelectReply?: { selectedRowId?: string | null | undefined } | null | undefined } | null | undefined
+}
+
+/** The id of the reply button, template button or list row a message presses, if it is a press. */
+export function pressedIdOf(content: WhatsappWebContent): string | null | undefined {
+  return (
+    content.buttonsResponseMessage?.selectedButtonId ??
+    content.templateButtonReplyMessage?.selectedId ??
+    content.listResponseMessage?.singleSelectReply?.selectedRowId
+  )
+}
+
+/** The text of a plain or extended text message. */
+export function textOf(content: WhatsappWebContent): string | null | undefined {
+  return content.conversation ?? content.extendedTextMessage?.text
+}
 
 /** A JID: a user, group, LID, broadcast or newsletter address on WhatsApp's own domains. */
 export const WHATSAPP_JID: FieldCheck = stringField(/^[\w.:+-]+@(s\.whatsapp\.net|c\.us|g\.us|lid|broadcast|newsletter)$/, 128)

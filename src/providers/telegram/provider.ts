@@ -29,6 +29,7 @@ import { TelegramPoller } from './polling.js'
 import { sendContent } from './send.js'
 import type { TelegramUpdate } from './updates.js'
 import { telegramWebhook } from './webhook.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `TelegramProvider`. */
 export interface TelegramProviderOptions {
@@ -73,7 +74,7 @@ export class TelegramProvider implements IProvider {
       throw new ProviderConfigError('telegram', 'token must be a bot token from @BotFather (<digits>:<characters>)')
     if (options.webhook) checkWebhookSecret('telegram', 'webhook.secretToken', options.webhook.secretToken)
     this.#options = options
-    this.#apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '')
+    this.#apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://api.telegram.org')
     const pollTimeoutMs = ((options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds) + 10) * 1000
     this.#client = loadedOnce(() => loadGrammy(options.token, this.#apiRoot, Math.max(this.#timeoutMs(), pollTimeoutMs)))
   }

@@ -5,19 +5,20 @@
  * outbox's error classes. The access token and client secret are never logged, journaled or put in
  * an error.
  */
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { MediaDownloadError } from '../shared/errors.js'
 import { configuredOrigins, type DownloadPolicy, type MediaTestOriginsOption } from '../shared/download.js'
-import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia, type HttpCaller } from '../shared/http.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
-import { WebhookServer } from '../shared/webhook-server.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { TikTokApi } from './api.js'
 import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
 import { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
 import { sendTikTok } from './send.js'
 import { tiktokWebhook } from './webhook.js'
+import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `TikTokProvider`. */
 export interface TikTokProviderOptions extends MediaTestOriginsOption {
@@ -43,29 +44,26 @@ export interface TikTokProviderOptions extends MediaTestOriginsOption {
 }
 
 /** A TikTok Business Account's direct messages, as a botmesh provider. */
-export class TikTokProvider implements IProvider {
+export class TikTokProvider extends WebhookProvider {
   readonly name = 'tiktok'
   readonly textLimit = TIKTOK_LIMITS.textLimit
-  readonly session = 'any' as const
   readonly #options: TikTokProviderOptions
   readonly #api: TikTokApi
   readonly #caller: HttpCaller
-  readonly #codec
   readonly #downloadPolicy: DownloadPolicy
-  readonly #webhook: WebhookServer
 
   constructor(options: TikTokProviderOptions) {
     requireStrings('tiktok', options, ['accessToken', 'businessId', 'clientSecret'])
+    const codec = tiktokMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
+    super({ channel: 'tiktok', options, secrets: [options.accessToken, options.clientSecret], codec })
     this.#options = options
-    this.#webhook = new WebhookServer(errorReporter('tiktok', options, [options.accessToken, options.clientSecret]))
     const timeoutMs = options.requestTimeoutMs ?? TIKTOK_LIMITS.requestTimeoutMs
     this.#api = new TikTokApi({
-      apiRoot: (options.apiRoot ?? TIKTOK_API_DEFAULT).replace(/\/+$/, ''),
+      apiRoot: withoutTrailingSlashes(options.apiRoot ?? TIKTOK_API_DEFAULT),
       accessToken: options.accessToken,
       timeoutMs,
     })
     this.#caller = { channel: 'tiktok', timeoutMs, secrets: [options.accessToken, options.clientSecret] }
-    this.#codec = tiktokMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
     // The API's download URLs and stickers come from TikTok's CDNs; a configured API root (a test double) is trusted as given.
     this.#downloadPolicy = {
       hosts: [...(options.mediaRefHosts ?? TIKTOK_MEDIA_HOSTS), 'tiktok.com'],
@@ -74,20 +72,10 @@ export class TikTokProvider implements IProvider {
     }
   }
 
-  /** The webhook server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected route(sink: InboundSink): WebhookRoute {
     const { webhook, clientSecret, businessId } = this.#options
     const path = webhook.path ?? '/tiktok'
-    const deps = { path, clientSecret, businessId, toleranceMs: TIKTOK_LIMITS.signatureToleranceMs, now: Date.now, sink }
-    await this.#webhook.start(webhook, tiktokWebhook(deps))
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return tiktokWebhook({ path, clientSecret, businessId, toleranceMs: TIKTOK_LIMITS.signatureToleranceMs, now: Date.now, sink })
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -116,13 +104,5 @@ export class TikTokProvider implements IProvider {
       if (!url) throw new MediaDownloadError('tiktok', `the Business API gave no download URL for media ${mediaId}`)
     }
     return downloadMedia(this.#caller, url, { policy: this.#downloadPolicy })
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
   }
 }

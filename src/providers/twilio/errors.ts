@@ -13,7 +13,7 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../core/provider/provider-errors.js'
-import { ChannelApiError } from '../shared/errors.js'
+import { answeredError, ChannelApiError } from '../shared/errors.js'
 import { describeError, redact } from '../shared/redact.js'
 import { TWILIO_LIMITS } from './limits.js'
 
@@ -52,11 +52,8 @@ export function twilioError(error: unknown, authToken: string): ProviderError {
   if (code !== undefined && UNREACHABLE.includes(code)) return new RecipientUnreachableError(what)
   if (status === 413 || (code !== undefined && TOO_LARGE.includes(code))) return new PayloadTooLargeError(what)
   if (code !== undefined && UNSUPPORTED.includes(code)) return new UnsupportedContentError(what)
-  const options = { status, ...(code !== undefined ? { channelCode: code } : {}) }
-  if (status === 401 || code === 20003)
-    return new ChannelApiError('twilio', ERROR_CODES.CHANNEL_UNAUTHORIZED, `${what} (check the account SID and auth token)`, options)
-  if (status >= 500) return new ChannelApiError('twilio', ERROR_CODES.CHANNEL_SERVER_ERROR, what, options)
-  return new ChannelApiError('twilio', ERROR_CODES.CHANNEL_REJECTED, what, options)
+  const unauthorized = status === 401 || code === 20003
+  return answeredError('twilio', what, { status, channelCode: code, unauthorized, hint: 'check the account SID and auth token' })
 }
 
 /** A request that got no answer (the library's HTTP client failed): retried; it may have been accepted. */

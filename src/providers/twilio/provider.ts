@@ -5,24 +5,16 @@
  * Twilio's failures as the outbox's error classes. The auth token is never logged, journaled or put
  * in an error.
  */
-import type {
-  InboundSink,
-  IProvider,
-  MediaRef,
-  OutboundContent,
-  ProviderSendOptions,
-  ProviderSendResult,
-  StoredMediaRef,
-} from '../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendOptions, ProviderSendResult } from '../../core/provider/provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
-import { errorReporter } from '../shared/error-reporter.js'
 import { downloadMedia } from '../shared/http.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { loadedOnce } from '../shared/once.js'
-import { WebhookServer } from '../shared/webhook-server.js'
-import { hostMatches } from '../shared/url.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
+import { hostMatches, withoutTrailingSlashes } from '../shared/url.js'
 import { loadTwilio, type TwilioClient } from './client.js'
 import { twilioError } from './errors.js'
 import { TWILIO_API_ORIGIN_DEFAULT, TWILIO_LIMITS } from './limits.js'
@@ -62,18 +54,15 @@ export interface TwilioProviderOptions extends MediaTestOriginsOption {
 }
 
 /** A Twilio number (SMS, MMS, WhatsApp), as a botmesh provider. */
-export class TwilioProvider implements IProvider {
+export class TwilioProvider extends WebhookProvider {
   readonly name = 'twilio'
   readonly textLimit = TWILIO_LIMITS.textLimit
-  readonly session = 'any' as const
   /** Each send's StatusCallback URL carries its outbox key, and `<path>/status` takes the callbacks. */
   readonly echoesOutboxKey = true
   readonly #options: TwilioProviderOptions
   readonly #apiOrigin: string
   readonly #sender: TwilioSender
-  readonly #codec
   readonly #client: () => Promise<TwilioClient>
-  readonly #webhook: WebhookServer
 
   constructor(options: TwilioProviderOptions) {
     if (!/^AC[0-9a-fA-F]{32}$/.test(options.accountSid ?? ''))
@@ -83,11 +72,11 @@ export class TwilioProvider implements IProvider {
       throw new ProviderConfigError('twilio', 'give either from (a Twilio number) or messagingServiceSid')
     if (!/^https?:\/\/[^/]+/.test(options.webhook?.publicUrl ?? ''))
       throw new ProviderConfigError('twilio', 'webhook.publicUrl must be the http(s) URL configured in Twilio')
+    const apiOrigin = new URL(options.apiOrigin ?? TWILIO_API_ORIGIN_DEFAULT).origin
+    super({ channel: 'twilio', options, secrets: [options.authToken], codec: twilioMediaRefCodec({ apiOrigin }) })
     this.#options = options
-    this.#apiOrigin = new URL(options.apiOrigin ?? TWILIO_API_ORIGIN_DEFAULT).origin
+    this.#apiOrigin = apiOrigin
     this.#sender = options.from ? { from: options.from } : { messagingServiceSid: options.messagingServiceSid! }
-    this.#codec = twilioMediaRefCodec({ apiOrigin: this.#apiOrigin })
-    this.#webhook = new WebhookServer(errorReporter('twilio', options, [options.authToken]))
     this.#client = loadedOnce(() =>
       loadTwilio({
         accountSid: options.accountSid,
@@ -98,21 +87,11 @@ export class TwilioProvider implements IProvider {
     )
   }
 
-  /** The webhook server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected async route(sink: InboundSink): Promise<WebhookRoute> {
     const { validSignature } = await this.#client()
     const { webhook, accountSid } = this.#options
     const path = webhook.path ?? '/twilio'
-    const deps = { path, publicUrl: this.#publicUrl(), accountSid, validSignature, sink, delivered: sink.delivered }
-    await this.#webhook.start(webhook, twilioWebhook(deps))
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return twilioWebhook({ path, publicUrl: this.#publicUrl(), accountSid, validSignature, sink, delivered: sink.delivered })
   }
 
   async send(chatId: string, content: OutboundContent, options: ProviderSendOptions = {}): Promise<ProviderSendResult> {
@@ -150,15 +129,7 @@ export class TwilioProvider implements IProvider {
     )
   }
 
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
-  }
-
   #publicUrl(): string {
-    return this.#options.webhook.publicUrl.replace(/\/+$/, '')
+    return withoutTrailingSlashes(this.#options.webhook.publicUrl)
   }
 }

@@ -5,14 +5,15 @@
  * outbox's error classes. The token and the webhook secret are never logged, journaled or put in
  * an error.
  */
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
-import { errorReporter } from '../shared/error-reporter.js'
-import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { base64Media } from '../shared/base64-media.js'
+import { MediaDownloadError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { HttpApi } from '../shared/http-api.js'
+import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
-import { requireStrings } from '../shared/required-options.js'
-import { WebhookServer } from '../shared/webhook-server.js'
+import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
+import type { WebhookRoute } from '../shared/webhook-server.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { wppconnectFailure } from './errors.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
@@ -41,43 +42,26 @@ export interface WppconnectProviderOptions {
 }
 
 /** A WhatsApp number on a WPPConnect Server, as a botmesh provider. */
-export class WppconnectProvider implements IProvider {
+export class WppconnectProvider extends WebhookProvider {
   readonly name = 'wppconnect'
   readonly textLimit = WPPCONNECT_LIMITS.textLimit
-  readonly session = 'any' as const
   readonly #options: WppconnectProviderOptions
   readonly #target: WppconnectTarget
-  readonly #codec = wppconnectMediaRefCodec()
-  readonly #webhook: WebhookServer
 
   constructor(options: WppconnectProviderOptions) {
     requireStrings('wppconnect', options, ['serverUrl', 'session', 'token'])
     checkWebhookSecret('wppconnect', 'webhook.secret', options.webhook?.secret)
-    if (!/^https?:\/\//.test(options.serverUrl)) throw new ProviderConfigError('wppconnect', 'serverUrl must be an http(s) URL')
+    const serverUrl = requireHttpUrl('wppconnect', options, 'serverUrl')
+    const secrets = [options.token, options.webhook.secret]
+    super({ channel: 'wppconnect', options, secrets, codec: wppconnectMediaRefCodec() })
     this.#options = options
-    this.#webhook = new WebhookServer(errorReporter('wppconnect', options, [options.token, options.webhook.secret]))
-    const api = new HttpApi({
-      channel: 'wppconnect',
-      timeoutMs: options.requestTimeoutMs ?? WPPCONNECT_LIMITS.requestTimeoutMs,
-      secrets: [options.token, options.webhook.secret],
-      rateLimitRetryAfterMsDefault: WPPCONNECT_LIMITS.rateLimitRetryAfterMsDefault,
-      failure: wppconnectFailure,
-    })
-    this.#target = { api, serverUrl: options.serverUrl.replace(/\/+$/, ''), session: options.session, token: options.token }
+    const api = channelHttpApi('wppconnect', WPPCONNECT_LIMITS, options, { secrets, failure: wppconnectFailure })
+    this.#target = { api, serverUrl, session: options.session, token: options.token }
   }
 
-  /** The webhook server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected route(sink: InboundSink): WebhookRoute {
     const { webhook, session } = this.#options
-    await this.#webhook.start(webhook, wppconnectWebhook({ path: webhook.path ?? '/wppconnect', secret: webhook.secret, session, sink }))
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return wppconnectWebhook({ path: webhook.path ?? '/wppconnect', secret: webhook.secret, session, sink })
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -91,18 +75,6 @@ export class WppconnectProvider implements IProvider {
     const { api, serverUrl, session, token } = this.#target
     const url = `${serverUrl}/api/${encodeURIComponent(session)}/get-media-by-message/${encodeURIComponent(id)}`
     const answer = await api.request<{ base64?: string }>('GET', url, { headers: { authorization: `Bearer ${token}` } })
-    if (typeof answer?.base64 !== 'string' || answer.base64.length === 0)
-      throw new MediaDownloadError('wppconnect', 'the server answered no media')
-    if ((answer.base64.length * 3) / 4 > WPPCONNECT_LIMITS.downloadBytesMax)
-      throw new MediaDownloadError('wppconnect', `the media is over the limit of ${WPPCONNECT_LIMITS.downloadBytesMax} bytes`)
-    return Buffer.from(answer.base64, 'base64')
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
+    return base64Media('wppconnect', answer?.base64, WPPCONNECT_LIMITS.downloadBytesMax, 'the server answered no media')
   }
 }

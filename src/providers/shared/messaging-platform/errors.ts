@@ -4,7 +4,6 @@
  * limits, attachments over the size limit or of a kind the platform refuses; an expired token and
  * other rejections are final, server errors are retried. No message carries the access token.
  */
-import { ERROR_CODES } from '../../../core/errors/errors.js'
 import {
   OutsideSessionWindowError,
   PayloadTooLargeError,
@@ -13,7 +12,7 @@ import {
   RecipientUnreachableError,
   UnsupportedContentError,
 } from '../../../core/provider/provider-errors.js'
-import { ChannelApiError } from '../errors.js'
+import { answeredError } from '../errors.js'
 import { graphErrorText, type GraphErrorBody } from '../graph.js'
 import { retryAfterMs } from '../http.js'
 
@@ -48,10 +47,11 @@ export function messagingError(
   if (status === 413 || is(TOO_LARGE_SUBCODES, subcode) || (code === 100 && /too long|exceed|too large|at most/i.test(message)))
     return new PayloadTooLargeError(what)
   if (is(UNSUPPORTED_SUBCODES, subcode)) return new UnsupportedContentError(what)
-  const fields = { status, ...(code !== undefined ? { channelCode: code } : {}) }
-  if (code === 190 || status === 401)
-    return new ChannelApiError(channel, ERROR_CODES.CHANNEL_UNAUTHORIZED, `${what} (check the access token and its permissions)`, fields)
-  if (status >= 500 || code === 1 || code === 2 || code === 1200)
-    return new ChannelApiError(channel, ERROR_CODES.CHANNEL_SERVER_ERROR, what, fields)
-  return new ChannelApiError(channel, ERROR_CODES.CHANNEL_REJECTED, what, fields)
+  return answeredError(channel, what, {
+    status,
+    channelCode: code,
+    unauthorized: code === 190 || status === 401,
+    serverError: status >= 500 || code === 1 || code === 2 || code === 1200,
+    hint: 'check the access token and its permissions',
+  })
 }

@@ -5,26 +5,20 @@
  * outbox's error classes. Each channel's provider gives its name, limits, webhook object and codec.
  * The access token, app secret and verify token are never logged, journaled or put in an error.
  */
-import type {
-  InboundSink,
-  IProvider,
-  MediaRef,
-  OutboundContent,
-  ProviderSendResult,
-  StoredMediaRef,
-} from '../../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../../core/provider/provider.js'
 import type { MediaRefCodec } from '../codec.js'
 import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../download.js'
 import { downloadMedia } from '../http.js'
-import { errorReporter } from '../error-reporter.js'
 import type { WebhookEndpoint } from '../http-server.js'
 import { requireStrings } from '../required-options.js'
-import { WebhookServer } from '../webhook-server.js'
+import type { WebhookRoute } from '../webhook-server.js'
+import { WebhookProvider } from '../webhook-provider.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
 import { messagingWebhook } from './webhook.js'
+import { withoutTrailingSlashes } from '../url.js'
 
 /** Options every Messenger Platform channel takes. */
 export interface MessagingProviderOptions extends MediaTestOriginsOption {
@@ -63,30 +57,29 @@ export interface MessagingChannel extends MessagingSendLimits {
 }
 
 /** The shared transport; `MessengerProvider` and `InstagramProvider` are it with their channel. */
-export abstract class MessagingPlatformProvider implements IProvider {
-  /** The channel, `messenger` or `instagram` (journaled with each inbound record). */
-  abstract readonly name: string
+export abstract class MessagingPlatformProvider extends WebhookProvider {
   readonly textLimit: number
-  readonly session = 'any' as const
   readonly #options: MessagingProviderOptions
   readonly #channel: MessagingChannel
   readonly #graph: GraphClient
-  readonly #webhook: WebhookServer
 
   protected constructor(options: MessagingProviderOptions, channel: MessagingChannel) {
     requireStrings(channel.channel, options, ['accessToken', 'appSecret', 'verifyToken'])
     if (!/^\d+$/.test(channel.accountId))
       throw new ProviderConfigError(channel.channel, 'the account id is the numeric id of the page or account')
+    super({
+      channel: channel.channel,
+      options,
+      secrets: [options.accessToken, options.appSecret, options.verifyToken],
+      codec: channel.codec,
+    })
     this.textLimit = channel.textLimit
     this.#options = options
     this.#channel = channel
-    this.#webhook = new WebhookServer(
-      errorReporter(channel.channel, options, [options.accessToken, options.appSecret, options.verifyToken]),
-    )
     const secrets = [options.accessToken]
     this.#graph = new GraphClient({
       channel: channel.channel,
-      apiRoot: channel.apiRoot.replace(/\/+$/, ''),
+      apiRoot: withoutTrailingSlashes(channel.apiRoot),
       version: options.graphApiVersion ?? 'v21.0',
       accessToken: options.accessToken,
       timeoutMs: options.requestTimeoutMs ?? channel.requestTimeoutMs,
@@ -98,20 +91,10 @@ export abstract class MessagingPlatformProvider implements IProvider {
     })
   }
 
-  /** The webhook server's origin once started (`http://host:port`). */
-  get webhookOrigin(): string | undefined {
-    return this.#webhook.origin
-  }
-
-  async start(sink: InboundSink): Promise<void> {
+  protected route(sink: InboundSink): WebhookRoute {
     const { webhook, verifyToken, appSecret } = this.#options
     const { object, accountId } = this.#channel
-    const path = webhook.path ?? '/webhook'
-    await this.#webhook.start(webhook, messagingWebhook({ path, verifyToken, appSecret, object, accountId, sink }))
-  }
-
-  async stop(): Promise<void> {
-    await this.#webhook.stop()
+    return messagingWebhook({ path: webhook.path ?? '/webhook', verifyToken, appSecret, object, accountId, sink })
   }
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
@@ -135,13 +118,5 @@ export abstract class MessagingPlatformProvider implements IProvider {
         ...declaredContentTypes(media.mimeType),
       },
     })
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#channel.codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#channel.codec.rehydrate(stored, media)
   }
 }

@@ -1,0 +1,80 @@
+/**
+ * The provider of a channel that receives by webhook alone (Evolution, WPPConnect, Gupshup,
+ * HighLevel, TikTok, WhatsApp Cloud, Twilio, the Messenger Platform): what each of them repeats,
+ * written once. It owns the webhook server (started on the endpoint of the options' `webhook`,
+ * stopped once, its failures reported with the channel's secrets cut), the origin tests and
+ * operators read, and the media-reference codec the journal goes through. A channel's class keeps
+ * its protocol: the route its webhook answers with, its sends and its downloads.
+ */
+import type {
+  InboundSink,
+  IProvider,
+  MediaRef,
+  OutboundContent,
+  ProviderSendOptions,
+  ProviderSendResult,
+  StoredMediaRef,
+} from '../../core/provider/provider.js'
+import type { MediaRefCodec } from './codec.js'
+import { errorReporter, type OnErrorOption } from './error-reporter.js'
+import type { WebhookEndpoint } from './http-server.js'
+import { WebhookServer, type WebhookRoute } from './webhook-server.js'
+
+/** What a webhook channel tells the shared part. */
+export interface WebhookChannel {
+  /** The channel (the provider's `name`), named in every reported failure. */
+  channel: string
+  /** The provider's options: the endpoint its `webhook` names, and where failures go (`onError`). */
+  options: OnErrorOption & { webhook: WebhookEndpoint }
+  /** Tokens and keys cut from a failure reported on stderr. */
+  secrets: readonly (string | undefined)[]
+  /** The channel's media-reference codec. */
+  codec: MediaRefCodec
+}
+
+/** A channel that receives by webhook: the shared lifecycle; the channel gives its route, sends and downloads. */
+export abstract class WebhookProvider implements IProvider {
+  /** The channel (journaled with each inbound record). */
+  abstract readonly name: string
+  abstract readonly textLimit: number
+  readonly session = 'any' as const
+  readonly #endpoint: WebhookEndpoint
+  readonly #codec: MediaRefCodec
+  readonly #webhook: WebhookServer
+
+  protected constructor(channel: WebhookChannel) {
+    this.#endpoint = channel.options.webhook
+    this.#codec = channel.codec
+    this.#webhook = new WebhookServer(errorReporter(channel.channel, channel.options, channel.secrets))
+  }
+
+  /** The webhook server's origin once started (`http://host:port`). */
+  get webhookOrigin(): string | undefined {
+    return this.#webhook.origin
+  }
+
+  /** Starts the webhook server with the channel's route, which hands what it verified to `sink`. */
+  async start(sink: InboundSink): Promise<void> {
+    await this.#webhook.start(this.#endpoint, await this.route(sink))
+  }
+
+  /** Stops the webhook server; the requests in flight are answered first. */
+  async stop(): Promise<void> {
+    await this.#webhook.stop()
+  }
+
+  abstract send(chatId: string, content: OutboundContent, options?: ProviderSendOptions): Promise<ProviderSendResult>
+
+  abstract download(media: MediaRef): Promise<Buffer>
+
+  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
+    return this.#codec.serialize(media)
+  }
+
+  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
+    return this.#codec.rehydrate(stored, media)
+  }
+
+  /** The channel's webhook protocol, built for `sink` when the provider starts. */
+  protected abstract route(sink: InboundSink): WebhookRoute | Promise<WebhookRoute>
+}

@@ -113,9 +113,10 @@ describe('a send that times out in a live process', () => {
     await final.idle()
     expect(dead[0]!.error).toMatchObject({ code: 'META_SEND_AMBIGUOUS' })
     expect(graph.texts()).toEqual(['once only'])
-    // A generous inline window: the retry must not be deferred on a loaded machine.
+    // A generous inline window: the retry must not be deferred on a loaded machine. And a timeout
+    // the answered retry meets at load 10: only the unanswered request may time out.
     const retry = await bots.start({
-      provider: meta({ requestTimeoutMs: 200 }),
+      provider: meta({ requestTimeoutMs: 3_000 }),
       durability: { ...FAST, outbox: { ...FAST.outbox, inlineMaxMs: 30_000 }, backend: new MemoryDurability() },
     })
     graph.acceptWithoutAnswer(1)

@@ -36,6 +36,7 @@ export interface WebhookChannel {
 export abstract class WebhookProvider implements IProvider {
   /** The channel (journaled with each inbound record). */
   abstract readonly name: string
+  /** The longest text the channel accepts in one message; longer texts are split. */
   abstract readonly textLimit: number
   readonly session = 'any' as const
   readonly #endpoint: WebhookEndpoint
@@ -63,18 +64,28 @@ export abstract class WebhookProvider implements IProvider {
     await this.#webhook.stop()
   }
 
+  /**
+   * Sends `content` to `chatId` once through the channel's API; an error it throws says whether a
+   * retry can help (see {@link IProvider.send}).
+   */
   abstract send(chatId: string, content: OutboundContent, options?: ProviderSendOptions): Promise<ProviderSendResult>
 
+  /** The bytes of an inbound message's media, fetched from the channel. */
   abstract download(media: MediaRef): Promise<Buffer>
 
+  /** The channel's media reference as the journal stores it. */
   serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
     return this.#codec.serialize(media)
   }
 
+  /** A media reference read back from the journal, usable for a download again. */
   rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
     return this.#codec.rehydrate(stored, media)
   }
 
-  /** The channel's webhook protocol, built for `sink` when the provider starts. */
+  /**
+   * The channel's webhook protocol, built for `sink` when the provider starts.
+   * @internal
+   */
   protected abstract route(sink: InboundSink): WebhookRoute | Promise<WebhookRoute>
 }

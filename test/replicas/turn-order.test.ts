@@ -275,6 +275,7 @@ describe.each(targets)('chat turns in arrival order across frozen replicas on $n
         tracing: NO_TRACING,
         turns: a.turns,
         runUnjournaled: () => expect.fail('m1 was journaled'),
+        recovering: () => undefined,
       })
       // a queues m1 and stalls before journaling it; b journals m2, and after a lease takes the turn.
       const acknowledged = admission.admit({ id: 'm1', chatId: CHAT, text: 'm1' }, (held) => runs.push(held))

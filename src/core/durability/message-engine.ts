@@ -30,6 +30,7 @@ import type { EnginePort, MessageRunner, SendRequest, SendResult, Transport } fr
 import { reportDelivery } from './outbox/reconcile.js'
 import { Retention } from './retention/retention.js'
 import { Sweeper } from './sweep/sweeper.js'
+import { Recovery } from './sweep/recovery.js'
 import { NO_TRACING, type MessageTracing } from './tracing.js'
 import { TransportSession } from './session/transport-session.js'
 import { claimUnscopedBackend, releaseUnscopedBackend } from './journal/unscoped-sharing.js'
@@ -61,6 +62,8 @@ export class MessageEngine implements EnginePort {
   readonly #sweeper: Sweeper
   readonly #beat: InstanceBeat
   readonly #sweepLoop: BackgroundLoop
+  /** Holds admissions back while the start's sweep has not got through (recovery.ts). */
+  readonly #recovery: Recovery
   readonly #beatLoop: BackgroundLoop
   readonly #retention: Retention
   /** Chat turns across replicas (durability.coordination), or undefined: this process's chat queue only. */
@@ -97,7 +100,8 @@ export class MessageEngine implements EnginePort {
     this.#sender = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing: this.#tracing, wake })
     const runUnjournaled = (event: InboundEvent, recordId: string) =>
       void this.#inFlight.track(this.#lanes.run(event.chatId, () => runFailOpen(this.#runDeps, event, recordId))).catch(events.error)
-    this.#admission = new Admission({ engine: state, transport, tracing: this.#tracing, turns: this.#turns, runUnjournaled })
+    const recovering = () => this.#recovery.recovering()
+    this.#admission = new Admission({ engine: state, transport, tracing: this.#tracing, turns: this.#turns, runUnjournaled, recovering })
     this.#sweeper = new Sweeper(state, outbox, this.#delivery)
     this.#beat = new InstanceBeat(
       state,
@@ -111,6 +115,7 @@ export class MessageEngine implements EnginePort {
       () => this.#sweepOnce(),
       events.error,
     )
+    this.#recovery = new Recovery(this.#sweepLoop)
     this.#beatLoop = new BackgroundLoop(
       'instance-heartbeat',
       () => LIMITS.instanceBeatMs,
@@ -143,7 +148,10 @@ export class MessageEngine implements EnginePort {
     await this.#retention.start()
     // The first sweep runs before the bot takes new messages: what a dead run of this instance left
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
-    await this.#sweepOnce().catch(this.#events.error)
+    await this.#sweepOnce().catch((error: unknown) => {
+      this.#recovery.failed()
+      this.#events.error(error)
+    })
     // What a dead earlier run left is on the heartbeat at once, not a beat later.
     const taken = this.#sweeper.takenBack
     if (this.#beat.tookOver || taken.inbox + taken.outbox > 0) this.#beatLoop.kick()
@@ -211,11 +219,12 @@ export class MessageEngine implements EnginePort {
   }
 
   /** One sweep; the records it claims run here, as replays. */
-  #sweepOnce(): Promise<void> {
-    return this.#sweeper.sweep(
+  async #sweepOnce(): Promise<void> {
+    await this.#sweeper.sweep(
       (held) => this.#run(held, undefined),
       () => this.#backPressure.hasRoom,
     )
+    this.#recovery.done()
   }
 
   /** Runs a sweep soon (after a replay, a retry or an enqueue). */

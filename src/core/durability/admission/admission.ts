@@ -26,6 +26,11 @@ export interface AdmissionDeps {
   turns: ChatTurns | undefined
   /** Runs an event the journal could not take under the record id it would have had, when failOpen allows it. */
   runUnjournaled(event: InboundEvent, recordId: string): void
+  /**
+   * While the start's sweep has not got through: what resolves once one has, or rejects (the event
+   * is refused like one the journal could not take). Undefined once it has (recovery.ts).
+   */
+  recovering(): Promise<void> | undefined
 }
 
 /** What an admission that needs no work resolves to. */
@@ -66,12 +71,15 @@ export class Admission {
   }
 
   #journal(id: string, event: InboundEvent, run: (held: HeldRecord<'inbox'>) => void): Promise<void> {
-    const { engine, transport, turns } = this.deps
+    const { engine, transport } = this.deps
     this.#recent.remember(id)
     let admitting: Promise<Admitted>
     try {
       const journaled = transport.journalEvent(event, engine.config.inbox.mediaRefs)
-      admitting = turns ? this.#admitInTurn(turns, event, journaled, id) : admitInbound(engine, event, journaled, transport.name)
+      const recovering = this.deps.recovering()
+      admitting = recovering
+        ? recovering.then(() => this.#admitJournaled(event, journaled, id))
+        : this.#admitJournaled(event, journaled, id)
     } catch (cause) {
       admitting = Promise.reject(cause)
     }
@@ -88,6 +96,11 @@ export class Admission {
         this.#refused(id, event, cause)
       },
     )
+  }
+
+  #admitJournaled(event: InboundEvent, journaled: Json, id: string): Promise<Admitted> {
+    const { engine, transport, turns } = this.deps
+    return turns ? this.#admitInTurn(turns, event, journaled, id) : admitInbound(engine, event, journaled, transport.name)
   }
 
   /**

@@ -1,0 +1,47 @@
+/**
+ * The start's sweep takes back what a dead earlier run of this instanceId left and queues it in its
+ * chats before the transport starts, so that a new message never overtakes an earlier one of its
+ * chat. When that sweep fails (the store briefly away: a failover, a promoted replica not yet taking
+ * writes), new messages wait for the next sweep to get through, and are refused while sweeps keep
+ * failing (retryable: the channel delivers them again) rather than run ahead of their chat's older
+ * ones.
+ */
+import { JournalUnavailableError } from '../../errors/errors.js'
+
+/** The sweep loop, as the recovery drives it. */
+export interface SweepLoop {
+  /** Runs a sweep as soon as possible. */
+  kick(): void
+  /** Resolves once no sweep is running. */
+  settled(): Promise<void>
+}
+
+export class Recovery {
+  #pending = false
+
+  constructor(private readonly sweeps: SweepLoop) {}
+
+  /** The start's sweep failed: admissions wait for a sweep that gets through. */
+  failed(): void {
+    this.#pending = true
+  }
+
+  /** A sweep got through: what the dead run left is back in its chats. */
+  done(): void {
+    this.#pending = false
+  }
+
+  /** Undefined once recovered; otherwise the next sweep, rejected if it failed too. */
+  recovering(): Promise<void> | undefined {
+    return this.#pending ? this.#nextSweep() : undefined
+  }
+
+  async #nextSweep(): Promise<void> {
+    this.sweeps.kick()
+    await this.sweeps.settled()
+    if (this.#pending)
+      throw new JournalUnavailableError(
+        'the messages an earlier run of this instance left are not taken back yet (every sweep since the start failed): a new message would overtake them',
+      )
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * A restarted bot's first sweep takes back what its dead earlier run left and queues it in its
+ * chats before new messages come in. When that sweep fails (the store briefly away: a Sentinel
+ * failover, a promoted replica not yet taking writes), a new message of such a chat must not run
+ * ahead of the older ones: it is refused (the channel delivers it again) until a sweep gets through.
+ * Seen in the failover test before: the new bot answered chat-0's m0, then m30 to m54, then m6 to m24.
+ */
+import { describe, expect, it } from 'vitest'
+import { MemoryDurability } from '../../src/core/index.js'
+import { JournalUnavailableError } from '../../src/core/errors/errors.js'
+import { TEXT } from '../../src/core/bot/matchers.js'
+import { crashable } from '../../src/testing/crashable.js'
+import { deferred, waitFor } from '../../test-utils/wait.js'
+import { fast, recordId, useBots } from './helpers.js'
+
+const bots = useBots()
+
+describe('a start whose first sweep failed', () => {
+  it("refuses a new message of a chat until a sweep has taken back the chat's older one, which then runs first", async () => {
+    const memory = new MemoryDurability()
+    // The earlier run admits m1 and dies in its handler: m1 stays processing under its lease.
+    const dying = crashable(memory)
+    const inHandler = deferred()
+    const earlier = await bots.start({
+      durability: fast({ backend: dying, instanceId: 'bot' }),
+      setup: (bot) => bot.when(TEXT, () => (inHandler.resolve(), new Promise(() => {}))),
+    })
+    await earlier.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
+    await inHandler.promise
+    dying.crashNow()
+    bots.abandon(earlier)
+
+    // The restart finds the store away for its sweeps.
+    const runs: string[] = []
+    const restarted = bots.create({
+      durability: fast({ backend: memory, instanceId: 'bot' }),
+      setup: (bot) =>
+        bot.when(TEXT, async (ctx) => {
+          runs.push(ctx.message.text)
+          await ctx.reply(`re ${ctx.message.text}`)
+        }),
+    })
+    let away = true
+    restarted.tap!.intercept((call) => {
+      if (away && call.op === 'due') throw new JournalUnavailableError('the store is away (scripted)')
+    })
+    await restarted.bot.start()
+
+    // m2 of the same chat arrives meanwhile: refused, retryably, and nothing runs.
+    const refused = await restarted.provider.receive({ id: 'm2', chatId: 'c1', text: 'second' }).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(JournalUnavailableError)
+    expect((refused as JournalUnavailableError).retryable).toBe(true)
+    expect(runs).toEqual([])
+
+    // The store is back: the redelivery of m2 waits for a sweep, which takes m1 back first.
+    away = false
+    await restarted.provider.receive({ id: 'm2', chatId: 'c1', text: 'second' })
+    await waitFor(() => runs.length === 2, { message: 'm1 and m2 ran' })
+    expect(runs).toEqual(['first', 'second'])
+    expect(restarted.provider.texts()).toEqual(['re first', 're second'])
+    await waitFor(async () => (await restarted.bot.durability!.inbox.get(recordId('m2')))?.state === 'done', { message: 'm2 done' })
+    expect(restarted.dead).toEqual([])
+  })
+})

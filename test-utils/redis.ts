@@ -223,21 +223,25 @@ async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<v
   clearTimeout(lingering)
 }
 
-/** A private Redis Cluster of masters only. */
+/** A private Redis Cluster: masters, each with `replicas` replicas. */
 export interface RedisClusterServers {
   nodes: { host: string; port: number }[]
   servers: RedisServer[]
   stop(): Promise<void>
 }
 
-/** Starts `size` cluster-enabled servers, joins them with `redis-cli --cluster create` and waits for cluster_state:ok. */
-export async function startRedisCluster(size = 3): Promise<RedisClusterServers> {
+/**
+ * Starts `size` masters and `replicas` replicas of each (cluster-enabled servers), joins them with
+ * `redis-cli --cluster create` and waits for cluster_state:ok and, with replicas, for each replica's
+ * link to its master to be up.
+ */
+export async function startRedisCluster(size = 3, replicas = 0): Promise<RedisClusterServers> {
   const servers: RedisServer[] = []
   const stop = async () => {
     await Promise.all(servers.map((server) => server.stop()))
   }
   try {
-    for (let n = 0; n < size; n++) {
+    for (let n = 0; n < size * (1 + replicas); n++) {
       servers.push(
         await startRedisServer({
           clusterBus: true,
@@ -246,11 +250,17 @@ export async function startRedisCluster(size = 3): Promise<RedisClusterServers> 
       )
     }
     const addresses = servers.map((server) => `127.0.0.1:${server.port}`)
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 })
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], {
+      timeout: 30_000,
+    })
     const deadline = Date.now() + 30_000
     for (const server of servers) {
       while (!(await cli(server.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) {
         if (Date.now() > deadline) throw new Error(`the cluster did not reach cluster_state:ok on port ${server.port} within 30 s`)
+        await delay(100)
+      }
+      while (replicas > 0 && !(await replicasLinked(server.port, size, replicas))) {
+        if (Date.now() > deadline) throw new Error(`the replicas were not linked to their masters within 30 s (port ${server.port})`)
         await delay(100)
       }
     }
@@ -259,6 +269,21 @@ export async function startRedisCluster(size = 3): Promise<RedisClusterServers> 
     await stop()
     throw error
   }
+}
+
+/**
+ * Whether the node on `port` is linked to its master (a replica) or has `replicas` online (a master),
+ * and knows all `size * replicas` replicas of the cluster (a client's slot map lists them then: one
+ * made earlier drops its connections to the replicas it does not find there yet).
+ */
+async function replicasLinked(port: number, size: number, replicas: number): Promise<boolean> {
+  const info = await cli(port, 'INFO', 'replication')
+  const linked = info.includes('role:slave')
+    ? info.includes('master_link_status:up')
+    : (info.match(/^slave\d+:.*state=online/gm) ?? []).length >= replicas
+  const nodes = (await cli(port, 'CLUSTER', 'NODES')).split('\n')
+  const flags = nodes.map((line) => (line.split(' ')[2] ?? '').split(','))
+  return linked && flags.filter((flag) => flag.includes('slave') && !flag.includes('fail')).length >= size * replicas
 }
 
 async function cli(port: number, ...args: string[]): Promise<string> {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
-import { JournalUnavailableError } from '../../src/core/errors/errors.js'
+import { JournalCorruptError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 import { TEXT } from '../../src/core/bot/matchers.js'
 import { crashable } from '../../src/testing/crashable.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
@@ -15,20 +15,24 @@ import { fast, recordId, useBots } from './helpers.js'
 
 const bots = useBots()
 
+/** A bot of instance 'bot' whose earlier run died in m1's handler (chat c1): m1 is left processing under its lease. */
+async function leftByADeadRun(memory: MemoryDurability): Promise<void> {
+  const dying = crashable(memory)
+  const inHandler = deferred()
+  const earlier = await bots.start({
+    durability: fast({ backend: dying, instanceId: 'bot' }),
+    setup: (bot) => bot.when(TEXT, () => (inHandler.resolve(), new Promise(() => {}))),
+  })
+  await earlier.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
+  await inHandler.promise
+  dying.crashNow()
+  bots.abandon(earlier)
+}
+
 describe('a start whose first sweep failed', () => {
   it("refuses a new message of a chat until a sweep has taken back the chat's older one, which then runs first", async () => {
     const memory = new MemoryDurability()
-    // The earlier run admits m1 and dies in its handler: m1 stays processing under its lease.
-    const dying = crashable(memory)
-    const inHandler = deferred()
-    const earlier = await bots.start({
-      durability: fast({ backend: dying, instanceId: 'bot' }),
-      setup: (bot) => bot.when(TEXT, () => (inHandler.resolve(), new Promise(() => {}))),
-    })
-    await earlier.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
-    await inHandler.promise
-    dying.crashNow()
-    bots.abandon(earlier)
+    await leftByADeadRun(memory)
 
     // The restart finds the store away for its sweeps.
     const runs: string[] = []
@@ -60,5 +64,23 @@ describe('a start whose first sweep failed', () => {
     expect(restarted.provider.texts()).toEqual(['re first', 're second'])
     await waitFor(async () => (await restarted.bot.durability!.inbox.get(recordId('m2')))?.state === 'done', { message: 'm2 done' })
     expect(restarted.dead).toEqual([])
+  })
+
+  it('that a retry cannot mend (a record the journal cannot decode) holds no message back: every sweep would fail alike', async () => {
+    const memory = new MemoryDurability()
+    await leftByADeadRun(memory)
+    const runs: string[] = []
+    const restarted = bots.create({
+      durability: fast({ backend: memory, instanceId: 'bot' }),
+      setup: (bot) => bot.when(TEXT, (ctx) => void runs.push(ctx.message.text)),
+    })
+    let corrupt = true
+    restarted.tap!.intercept((call) => {
+      if (corrupt && call.op === 'due') throw new JournalCorruptError('the journal', 'a record cannot be decoded (scripted)')
+    })
+    await restarted.bot.start()
+    await restarted.provider.receive({ id: 'm2', chatId: 'c2', text: 'other chat' })
+    await waitFor(() => runs.includes('other chat'), { message: 'm2 ran' })
+    corrupt = false
   })
 })

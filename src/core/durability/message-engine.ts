@@ -149,7 +149,7 @@ export class MessageEngine implements EnginePort {
     // The first sweep runs before the bot takes new messages: what a dead run of this instance left
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
     await this.#sweepOnce().catch((error: unknown) => {
-      this.#recovery.failed()
+      this.#recovery.failed(error)
       this.#events.error(error)
     })
     // What a dead earlier run left is on the heartbeat at once, not a beat later.

@@ -6,7 +6,7 @@
  * failing (retryable: the channel delivers them again) rather than run ahead of their chat's older
  * ones.
  */
-import { JournalUnavailableError } from '../../errors/errors.js'
+import { BotmeshError, JournalUnavailableError } from '../../errors/errors.js'
 
 /** The sweep loop, as the recovery drives it. */
 export interface SweepLoop {
@@ -21,9 +21,13 @@ export class Recovery {
 
   constructor(private readonly sweeps: SweepLoop) {}
 
-  /** The start's sweep failed: admissions wait for a sweep that gets through. */
-  failed(): void {
-    this.#pending = true
+  /**
+   * The start's sweep failed with `error`. Retryable (the store away for now): admissions wait for a
+   * sweep that gets through. Anything else (a record the journal cannot decode) would fail every
+   * sweep alike: holding admissions back would stop the bot for good, so they go on as before.
+   */
+  failed(error: unknown): void {
+    if (mendable(error)) this.#pending = true
   }
 
   /** A sweep got through: what the dead run left is back in its chats. */
@@ -44,4 +48,13 @@ export class Recovery {
         'the messages an earlier run of this instance left are not taken back yet (every sweep since the start failed): a new message would overtake them',
       )
   }
+}
+
+/**
+ * Whether a retry may mend a sweep's failure: the journal is unavailable (guarded-journal.ts puts every
+ * journal failure so), and no botmesh error behind it says that a retry cannot help.
+ */
+function mendable(error: unknown): boolean {
+  if (!(error instanceof JournalUnavailableError) || !error.retryable) return false
+  return !(error.cause instanceof BotmeshError && !error.cause.retryable)
 }

@@ -10,6 +10,7 @@ import { MemoryDurability } from '../../src/core/index.js'
 import { JournalCorruptError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 import { TEXT } from '../../src/core/bot/matchers.js'
 import { crashable } from '../../src/testing/crashable.js'
+import { aroundJournalWrites } from '../../src/testing/wrap-writes.js'
 import { deferred, waitFor } from '../../test-utils/wait.js'
 import { fast, recordId, useBots } from './helpers.js'
 
@@ -82,5 +83,32 @@ describe('a start whose first sweep failed', () => {
     await restarted.provider.receive({ id: 'm2', chatId: 'c2', text: 'other chat' })
     await waitFor(() => runs.includes('other chat'), { message: 'm2 ran' })
     corrupt = false
+  })
+
+  it("whose claim of the dead run's message landed unanswered takes that message back at the next sweep, ahead of the chat's new one", async () => {
+    // Seen in the Sentinel failover test with waitReplicas: the new bot's claims landed on a primary
+    // with no replica yet and failed, and m24, m30… of chat-0 ran before m0, m6… which it had claimed.
+    const memory = new MemoryDurability()
+    await leftByADeadRun(memory)
+    let unanswered = 1
+    const lossy = aroundJournalWrites(memory, async (name, writes, write) => {
+      const results = await write()
+      if (name === 'inbox.claim' && unanswered > 0) {
+        unanswered--
+        throw new JournalUnavailableError('the claim landed; its answer was lost (scripted)')
+      }
+      return results
+    })
+    const runs: string[] = []
+    // A lease far longer than the test: m1 is not taken back because the claim's lease ran out.
+    const restarted = await bots.start({
+      durability: fast({ backend: lossy, instanceId: 'bot', inbox: { leaseMs: 600_000 } }),
+      setup: (bot) => bot.when(TEXT, (ctx) => void runs.push(ctx.message.text)),
+    })
+    expect(unanswered).toBe(0)
+    await restarted.provider.receive({ id: 'm2', chatId: 'c1', text: 'second' })
+    await waitFor(() => runs.length === 2, { message: 'm1 and m2 ran' })
+    expect(runs).toEqual(['first', 'second'])
+    expect(restarted.dead).toEqual([])
   })
 })

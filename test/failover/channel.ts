@@ -23,7 +23,16 @@ export interface ChannelCounts {
   refused: number
 }
 
-export class Channel {
+/**
+ * What the channel saw of a chat's order: a message acknowledged before another of its chat was
+ * delivered the first time came first in that chat, and its reply must go out first.
+ */
+export interface ChannelOrder {
+  /** Whether `earlier` was acknowledged before `later` was first delivered. */
+  before(earlier: string, later: string): boolean
+}
+
+export class Channel implements ChannelOrder {
   /** The bot deliveries go to; undefined while there is none. */
   bot: ReplicaProcess | undefined
   readonly counts: ChannelCounts = { deliveries: 0, redeliveries: 0, refused: 0 }
@@ -32,10 +41,19 @@ export class Channel {
   /** Resolved while the channel delivers; a pending promise while it is held (`hold`). */
   #open: Promise<void> = Promise.resolve()
   #release: () => void = () => {}
+  /** A count of the channel's events (first deliveries, acknowledgements): their order, without a clock. */
+  #tick = 0
+  readonly #firstDelivered = new Map<string, number>()
+  readonly #ackedAt = new Map<string, number>()
 
   /** How many messages have been acknowledged. */
   get acked(): number {
     return this.#acked.length
+  }
+
+  before(earlier: string, later: string): boolean {
+    const [acked, delivered] = [this.#ackedAt.get(earlier), this.#firstDelivered.get(later)]
+    return acked !== undefined && delivered !== undefined && acked < delivered
   }
 
   /** Calls `listener` with the count after each acknowledgement. */
@@ -90,11 +108,13 @@ export class Channel {
       }
       this.counts.deliveries++
       if (attempt > 0) this.counts.redeliveries++
+      if (!this.#firstDelivered.has(event.id)) this.#firstDelivered.set(event.id, this.#tick++)
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), DELIVERY_TIMEOUT_MS)))
       const outcome = await Promise.race([bot.deliver(event), timeout])
       clearTimeout(timer)
       if (outcome === 'acked') {
+        this.#ackedAt.set(event.id, this.#tick++)
         this.#acked.push(event.id)
         for (const listener of this.#onAck) listener(this.#acked.length)
         return

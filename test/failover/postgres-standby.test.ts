@@ -75,6 +75,7 @@ describe.runIf(available).each<{ replication: Replication }>([{ replication: 'sy
         expect(result.acknowledged).toBe(MESSAGES)
         expect(result.lostOutsideWindow).toEqual([])
         expect(result.duplicatedOutsideWindow).toEqual([])
+        expect(result.outOfOrder).toEqual([])
         if (replication === 'synchronous') expect(result.lost).toEqual([])
       }
     }, 900_000)
@@ -117,7 +118,7 @@ async function primaryKilled(replication: Replication): Promise<PostgresFailover
     await streaming
     await journalSettled(pair.url(pair.standby))
     await channel.bot.stop()
-    return { ...tally(readReplicaLines(setup.oracleFile), events), lagBytes }
+    return { ...tally(readReplicaLines(setup.oracleFile), events, channel), lagBytes }
   } finally {
     for (const bot of bots) (bot.signal('SIGCONT'), bot.signal('SIGKILL'))
     await Promise.all(bots.map((bot) => bot.exited))

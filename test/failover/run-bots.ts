@@ -63,7 +63,8 @@ export function report(name: string, runs: readonly FailoverTally[]): void {
   console.log(
     `${name}: ${runs.length} run(s): acknowledged ${sum((run) => run.acknowledged)} (in the window ${sum((run) => run.acknowledgedInWindow)}), ` +
       `lost ${sum((run) => run.lost.length)}, duplicated ${sum((run) => run.duplicated.length)}, ambiguous ${sum((run) => run.ambiguous.length)}` +
-      ` (outside the window: lost ${sum((run) => run.lostOutsideWindow.length)}, duplicated ${sum((run) => run.duplicatedOutsideWindow.length)})`,
+      ` (outside the window: lost ${sum((run) => run.lostOutsideWindow.length)}, duplicated ${sum((run) => run.duplicatedOutsideWindow.length)})` +
+      `, out of their chat's order ${sum((run) => run.outOfOrder.length)}`,
   )
   writeRuns(name, runs)
 }

@@ -68,6 +68,7 @@ describe.runIf(available).each(GUARDS)('Sentinel promotes the replica after the 
       expect(result.acknowledged).toBe(MESSAGES)
       expect(result.lostOutsideWindow).toEqual([])
       expect(result.duplicatedOutsideWindow).toEqual([])
+      expect(result.outOfOrder).toEqual([])
       if (guard.expectNoLoss) expect([result.lost, result.duplicated]).toEqual([[], []])
     }
   }, 600_000)
@@ -116,7 +117,7 @@ async function primaryKilled(guard: (typeof GUARDS)[number]): Promise<FailoverTa
     await streaming
     await journalSettled(setup)
     await channel.bot.stop()
-    return { ...tally(readReplicaLines(setup.oracleFile), events), channel: channel.counts }
+    return { ...tally(readReplicaLines(setup.oracleFile), events, channel), channel: channel.counts }
   } finally {
     for (const bot of bots) (bot.signal('SIGCONT'), bot.signal('SIGKILL'))
     await Promise.all(bots.map((bot) => bot.exited))

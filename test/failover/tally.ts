@@ -8,6 +8,7 @@
 import type { InboundEvent } from '../../src/core/provider/provider.js'
 import type { ReplicaLine } from '../fixtures/replicas/protocol.js'
 import { recordId } from '../../test-utils/record-id.js'
+import type { ChannelOrder } from './channel.js'
 
 /** The counts of one run. */
 export interface FailoverTally {
@@ -29,6 +30,11 @@ export interface FailoverTally {
   duplicated: string[]
   /** Answered more than once, the first time outside the window. */
   duplicatedOutsideWindow: string[]
+  /**
+   * Replies out of their chat's order: `"m7 before m3"` where m3 was acknowledged before m7 was first
+   * delivered (the channel's order: m3 came first) and m7's reply went out first.
+   */
+  outOfOrder: string[]
 }
 
 /** The reply the replica fixture sends to an event. */
@@ -36,8 +42,8 @@ export function replyTo(event: InboundEvent): string {
   return `re ${recordId(event.id, event.chatId)}`
 }
 
-/** Counts a run's losses and doubles (see the file's comment). */
-export function tally(lines: readonly ReplicaLine[], events: readonly InboundEvent[]): FailoverTally {
+/** Counts a run's losses, doubles and replies out of order (see the file's comment and `outOfOrder`). */
+export function tally(lines: readonly ReplicaLine[], events: readonly InboundEvent[], order: ChannelOrder): FailoverTally {
   const markAt = (name: string) => lines.findIndex((line) => 'mark' in line && line.mark === name)
   const [from, to] = [markAt('frozen'), markAt('killed')]
   const inWindow = (at: number) => from >= 0 && at > from && (to < 0 || at < to)
@@ -59,6 +65,7 @@ export function tally(lines: readonly ReplicaLine[], events: readonly InboundEve
     lostOutsideWindow: [],
     duplicated: [],
     duplicatedOutsideWindow: [],
+    outOfOrder: [],
   }
   for (const event of events) {
     const acked = firstAck.get(event.id)
@@ -70,6 +77,14 @@ export function tally(lines: readonly ReplicaLine[], events: readonly InboundEve
     else if (sent.length === 0) (inWindow(acked) ? result.lost : result.lostOutsideWindow).push(event.id)
     if (sent.length > 1) (inWindow(sent[0]!) ? result.duplicated : result.duplicatedOutsideWindow).push(event.id)
   }
+  // Each chat's answered messages by their first reply: none may come before one the channel had acknowledged earlier.
+  const firstReply = (event: InboundEvent) => sends.get(`${event.chatId}|${replyTo(event)}`)?.[0]
+  for (const later of events)
+    for (const earlier of events) {
+      const [laterAt, earlierAt] = [firstReply(later), firstReply(earlier)]
+      if (earlier.chatId !== later.chatId || laterAt === undefined || earlierAt === undefined) continue
+      if (laterAt < earlierAt && order.before(earlier.id, later.id)) result.outOfOrder.push(`${later.id} before ${earlier.id}`)
+    }
   result.lost.push(...result.lostOutsideWindow)
   result.duplicated.push(...result.duplicatedOutsideWindow)
   return result

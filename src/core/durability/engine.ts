@@ -75,11 +75,16 @@ export class DurabilityEngine {
     return new HeldRecord(this.journal, kind, versioned.record, versioned.version)
   }
 
-  /** Whether a leased record's lease may be taken over now: it expired, or a dead incarnation of this instance held it. */
+  /**
+   * Whether a leased record's lease may be taken over now: it expired, or a dead incarnation of this
+   * instance held it, or an unanswered claim of this run wrote it.
+   */
   leaseIsOver(lease: InboxRecord['lease'], kind: 'inbox' | 'outbox', id: string): boolean {
     if (!lease) return true
     if (lease.expiresAt <= this.now()) return true
-    return this.isEarlierIncarnation(lease) && !this.keeper.holds(kind, id)
+    if (this.keeper.holds(kind, id)) return false
+    // A dead run's, or this run's unanswered claim's (no run holds it here: unrun-claims.ts).
+    return this.isEarlierIncarnation(lease) || (kind === 'inbox' && this.unrun.wrote(id, lease))
   }
 
   /** Whether a lease was taken by an earlier run of this same instanceId (a process that died). */

@@ -4,7 +4,9 @@
  * out while the replicas were away). A claim charges the run that follows it, and none followed.
  * When the sweeper finds such a record again still under that claim (this run's lease, the token it
  * wrote), its next run is the one already charged: taking it charges nothing. Otherwise a store away
- * for a few leases would spend an acknowledged message's runs and dead-letter it unrun.
+ * for a few leases would spend an acknowledged message's runs and dead-letter it unrun. The sweeper
+ * takes it back at its next pass, not once the lease it wrote ran out: meanwhile the chat's new
+ * messages would run ahead of it.
  *
  * Forgetting an entry is always safe (the record is then charged as any other), so the map is
  * bounded by dropping its oldest entries.
@@ -23,6 +25,21 @@ export class UnrunClaims {
     this.#tokens.delete(claimed.id)
     this.#tokens.set(claimed.id, claimed.fencingToken)
     if (this.#tokens.size > LIMITS.unrunClaimsMax) this.#tokens.delete(this.#tokens.keys().next().value!)
+  }
+
+  /** The records claimed so, for the sweep to take back at once: nobody runs them (sweeper.ts). */
+  ids(): string[] {
+    return [...this.#tokens.keys()]
+  }
+
+  /** Whether `lease` on record `id` is the one an unanswered claim of this run wrote: no run holds it, so it is over. */
+  wrote(id: string, lease: NonNullable<InboxRecord['lease']>): boolean {
+    return this.#tokens.get(id) === lease.token && lease.incarnation === this.incarnation
+  }
+
+  /** Record `id` is no longer under that claim (another run took it, it settled): nothing to take back. */
+  forget(id: string): void {
+    this.#tokens.delete(id)
   }
 
   /** Whether `record` is still under an unanswered claim of this run, whose charge no run has used; forgets it. */

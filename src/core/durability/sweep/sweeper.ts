@@ -49,11 +49,12 @@ export class Sweeper {
     const foundAbandoned = reclaimed.outbox.length + reclaimed.inbox.length > 0
     for (const found of reclaimed.outbox) this.#takenBack.outbox.add(found.record.key)
     for (const found of reclaimed.inbox) this.#takenBack.inbox.add(found.record.id)
+    const unrun = this.inbox ? await this.#unrunClaims([...inboxDue, ...reclaimed.inbox]) : []
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
     // Replays of a chat run in its order, head first (lane-takeover.ts): an answer never overtakes its question.
     await takeOver(
       engine,
-      [...inboxDue, ...reclaimed.inbox],
+      [...inboxDue, ...reclaimed.inbox, ...unrun],
       async ({ found, charge }) => {
         const taken = await takeInbound(engine, found, charge)
         if (taken === 'dead') return 'dead'
@@ -106,6 +107,24 @@ export class Sweeper {
         for (const found of records) await sweepOutboxRecord(this.engine, this.delivery, found)
       }),
     )
+  }
+
+  /**
+   * Records this run claimed without an answer (unrun-claims.ts) and still under that claim: no run
+   * holds them, so they are taken back now, head of their chats as before, not once the lease runs out.
+   */
+  async #unrunClaims(found: readonly Versioned<InboxRecord>[]): Promise<Versioned<InboxRecord>[]> {
+    const engine = this.engine
+    const seen = new Set(found.map((f) => f.record.id))
+    const ids = engine.unrun.ids().filter((id) => !seen.has(id) && !engine.keeper.holds('inbox', id))
+    if (ids.length === 0) return []
+    const read = await engine.journal.read('inbox', ids)
+    return read.filter((f, n): f is Versioned<InboxRecord> => {
+      const lease = f?.record.state === 'processing' ? f.record.lease : null
+      if (lease && engine.unrun.wrote(ids[n]!, lease)) return true
+      engine.unrun.forget(ids[n]!)
+      return false
+    })
   }
 
   /** Records leased to this instanceId by an earlier incarnation (not due yet: their leases have not expired). */

@@ -9,7 +9,7 @@
  */
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import type { EncryptionOptions } from '../../core/durability/config.js'
-import { CRASH_POINTS, type CrashPoint } from '../../core/durability/journal/crash-points.js'
+import { CRASH_POINTS, STEP_CRASH_POINTS, type CrashPoint } from '../../core/durability/journal/crash-points.js'
 import { chooseEngine, type EngineName } from '../../core/durability/engine-choice.js'
 import { textOf } from '../../core/bot/hooks.js'
 import { crashable, type CrashableBackend } from '../crashable.js'
@@ -134,12 +134,18 @@ export async function runCrashCaseOn(
   const counts = tally([...expectedSends(), ...(testCase.crashLoop ? crashLoopSends() : [])], run.accepted(), run.ambiguous)
   // A case cut off before its end lost nothing yet: only a case that ran to the end gets the oracle's verdict.
   if (finished) problems.push(...violations(counts, testCase.policy))
+  // The engine is chosen where it can run, else the bot falls back: a case aimed at the steps must not pass on the other engine.
+  const reached = run.reached()
+  if (finished && engine === 'steps' && !reached.some((point) => (STEP_CRASH_POINTS as readonly string[]).includes(point)))
+    problems.push(
+      'the case names the steps engine, but its bots reached no step: they ran on the message engine (the backend does not speak the steps)',
+    )
   return {
     name: testCase.name,
     policy: testCase.policy,
     seed: testCase.seed,
     crashed: run.crashedTarget,
-    reached: run.reached(),
+    reached,
     generations: run.generations,
     ...counts,
     ok: problems.length === 0,

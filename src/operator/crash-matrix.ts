@@ -4,15 +4,10 @@
  * seeded random cases, each on a fresh throwaway instance. Each case's report carries the command
  * that replays it alone (crash-replay.ts).
  */
-import {
-  deterministicCases,
-  randomCase,
-  randomCases,
-  runCrashCase,
-  type CrashCase,
-  type CrashCaseLimits,
-  type CrashCaseResult,
-} from '../testing/crash-matrix/index.js'
+import type { EngineName } from '../core/durability/engine-choice.js'
+import type { CrashCase, CrashCaseLimits, CrashCaseResult } from '../testing/crash-matrix/index.js'
+import { deterministicCasesOn, randomCaseOn, randomCasesOn } from '../testing/crash-matrix/cases.js'
+import { runCrashCaseOn } from '../testing/crash-matrix/runner.js'
 import type { ThrowawayFactory } from './gateway/open.js'
 import { UsageError } from './errors.js'
 import { reproducibility, replayCommand, type ReplaySelection, type Reproducibility } from './crash-replay.js'
@@ -31,12 +26,16 @@ export interface CrashSelection {
   match?: string
   /** Only the case of this exact name. */
   case?: string
+  /** The engine the bots run on: its crash points are the cases' (the steps engine's steps among them). @default 'message' */
+  engine?: EngineName
 }
 
 /** The matrix's outcome. */
 export interface CrashMatrixReport {
   backend: string
   instances: string
+  /** The engine the cases' bots ran on. */
+  engine: EngineName
   seed: number
   cases: number
   /** Whether Ctrl-C stopped the run: the case running then is reported failed, later ones did not run. */
@@ -57,8 +56,9 @@ export type CrashCaseReport = CrashCaseResult & { window: AmbiguousWindow; repla
 
 /** The cases a selection stands for. */
 export function crashCases(selection: CrashSelection): CrashCase[] {
+  const engine = selection.engine ?? 'message'
   if (selection.caseSeed !== undefined) {
-    const found = randomCase(selection.caseSeed, selection.policies)
+    const found = randomCaseOn(engine, selection.caseSeed, selection.policies)
     if (!found)
       throw new UsageError(
         `--case-seed ${selection.caseSeed} stands for no reachable case under policy ${selection.policies.join(' and ')}`,
@@ -66,8 +66,8 @@ export function crashCases(selection: CrashSelection): CrashCase[] {
     return [found]
   }
   const cases = [
-    ...deterministicCases(selection.policies, selection.seed),
-    ...randomCases(selection.seed, selection.random, selection.policies),
+    ...deterministicCasesOn(engine, selection.policies, selection.seed),
+    ...randomCasesOn(engine, selection.seed, selection.random, selection.policies),
   ]
   const chosen = cases.filter(
     (testCase) => (!selection.match || testCase.name.includes(selection.match)) && (!selection.case || testCase.name === selection.case),
@@ -85,6 +85,8 @@ export interface CrashMatrixOptions extends CrashCaseLimits {
   onResult?: (result: CrashCaseResult, index: number, total: number) => void
   /** Cuts off the case running (its throwaway data is still removed) and runs no more. */
   signal?: AbortSignal
+  /** The engine the cases' bots run on, whatever BOTMESH_ENGINE says. @default 'message' */
+  engine?: EngineName
 }
 
 /** Runs the cases one after another, reporting each as it finishes. */
@@ -96,12 +98,16 @@ export async function runCrashMatrix(
   options: CrashMatrixOptions,
 ): Promise<CrashMatrixReport> {
   const results: CrashCaseReport[] = []
-  const { onResult: _onResult, kind, replay, ...limits } = options
+  const { onResult: _onResult, kind, replay, engine = 'message', ...limits } = options
   const reproducible = reproducibility(kind)
   for (const [index, testCase] of cases.entries()) {
     if (options.signal?.aborted) break
-    const result = await runCrashCase(factory, testCase, { ...limits, simulatedTime: reproducible.simulatedTime })
-    results.push({ ...result, window: ambiguousWindow(result), replay: replayCommand(testCase, testCase.random === true, replay) })
+    const result = await runCrashCaseOn(engine, factory, testCase, { ...limits, simulatedTime: reproducible.simulatedTime })
+    results.push({
+      ...result,
+      window: ambiguousWindow(result),
+      replay: replayCommand(testCase, testCase.random === true, { ...replay, engine }),
+    })
     options.onResult?.(result, index, cases.length)
   }
   const total = (key: 'lost' | 'duplicated' | 'unexpected' | 'ambiguous') => results.reduce((sum, result) => sum + result[key], 0)
@@ -109,6 +115,7 @@ export async function runCrashMatrix(
   return {
     backend: label,
     instances: factory.description,
+    engine,
     seed,
     cases: results.length,
     interrupted: options.signal?.aborted ?? false,

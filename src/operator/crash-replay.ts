@@ -2,6 +2,7 @@
  * What a crash-matrix report says about replaying its cases: the one command that runs a case
  * again alone, and which parts of a run the same seed does not reproduce on a backend.
  */
+import type { EngineName } from '../core/durability/engine-choice.js'
 import type { CrashCase } from '../testing/crash-matrix/index.js'
 
 /** The backends a case runs on simulated time for: their clock is this process's. */
@@ -36,6 +37,8 @@ export interface ReplaySelection {
   backend: string
   /** The --policy given: a random case is drawn among these. */
   policy: 'skip' | 'resend' | 'both'
+  /** The --engine given (the cases and their seeds are the engine's). @default 'message' */
+  engine?: EngineName
 }
 
 /**
@@ -43,7 +46,8 @@ export interface ReplaySelection {
  * among the same policies), any other by the run's seed and its exact name (--case).
  */
 export function replayCommand(testCase: Pick<CrashCase, 'name' | 'seed' | 'policy'>, random: boolean, selection: ReplaySelection): string {
-  const backend = `botmesh crash-matrix --backend ${quote(selection.backend)}`
+  const engine = selection.engine === 'steps' ? ' --engine steps' : ''
+  const backend = `botmesh crash-matrix --backend ${quote(selection.backend)}${engine}`
   if (random) return `${backend} --policy ${selection.policy} --case-seed ${testCase.seed}`
   return `${backend} --policy ${testCase.policy} --seed ${testCase.seed} --case ${quote(testCase.name)}`
 }

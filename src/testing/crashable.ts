@@ -5,10 +5,21 @@
  * gone; start a new bot on the unwrapped backend with the same instanceId to recover. The crashed
  * bot's start() and stop() resolve and its idle() rejects with a `BackendCrashedError` (the wrapper
  * tells it through `whenHalted`), so a crash during `bot.start()` does not hang its caller.
+ *
+ * A backend that speaks the steps (steps/journal-steps.ts) keeps speaking them through the wrapper,
+ * so a bot on it runs the engine it would run unwrapped; each step is a crash point (`steps.admit`…):
+ * before it, the store never sees it; after it, it landed and its answer is lost.
  */
 import type { DurabilityBackend, Journal, JournalListQuery, JournalWrite, JournalWriteResult } from '../core/durability/journal/backend.js'
-import { writeNames, type CrashPoint, type WriteLabel, type WriteName } from '../core/durability/journal/crash-points.js'
+import {
+  writeNames,
+  type CrashPoint,
+  type StepCrashPoint,
+  type WriteLabel,
+  type WriteName,
+} from '../core/durability/journal/crash-points.js'
 import type { RecordKind } from '../core/durability/journal/records.js'
+import type { JournalSteps } from '../core/durability/steps/journal-steps.js'
 import { BotmeshError, ERROR_CODES } from '../core/errors/errors.js'
 
 /** Where the crash happened. */
@@ -61,12 +72,19 @@ export class CrashableBackend implements DurabilityBackend {
   #halted: Promise<Error> | undefined
   /** The backend it wraps. */
   readonly inner: DurabilityBackend
+  /**
+   * @internal The wrapped backend's steps, each one a crash point; absent when it speaks none, so
+   * the engine chosen for a wrapped backend is the one chosen for it unwrapped (engine-choice.ts).
+   */
+  readonly steps?: (scopeId: string) => JournalSteps
 
   constructor(inner: DurabilityBackend) {
     this.inner = inner
     this.kind = inner.kind
     this.shared = inner.shared
     this.scoped = inner.scoped
+    const speaking = inner as DurabilityBackend & { steps?: (scopeId: string) => JournalSteps }
+    if (typeof speaking.steps === 'function') this.steps = (scopeId) => this.#crashableSteps(speaking.steps!(scopeId))
   }
 
   /**
@@ -147,6 +165,50 @@ export class CrashableBackend implements DurabilityBackend {
     } as Journal
   }
 
+  #crashableSteps(inner: JournalSteps): JournalSteps {
+    return {
+      admit: (record, claim, done) => this.#step('steps.admit', (answer) => inner.admit(record, claim, answer), done),
+      journal: (inbound, records, done) => this.#step('steps.journal', (answer) => inner.journal(inbound, records, answer), done),
+      settle: (settle, claim, done) => this.#step('steps.settle', (answer) => inner.settle(settle, claim, answer), done),
+      takeBack: (claim, maxAttempts, limit, done) =>
+        this.#step('steps.takeBack', (answer) => inner.takeBack(claim, maxAttempts, limit, answer), done),
+    }
+  }
+
+  /** One step through the wrapper: from the crash on, it never reaches the store and never answers. */
+  #step<O>(point: StepCrashPoint, call: (answer: (outcome: O) => void) => void, done: (outcome: O) => void): void {
+    if (this.#crash) return
+    const hit = this.#reach(point)
+    if (hit?.when === 'before') return this.#crashAt(hit)
+    let answered!: () => void
+    void this.#track(new Promise<void>((resolve) => (answered = resolve)))
+    call((outcome) => {
+      answered()
+      if (this.#crash) return
+      // A step the store refused wrote nothing: like a write that failed, it is no crash after it.
+      if (hit && !isUnavailable(outcome)) return this.#crashAt(hit)
+      done(outcome)
+    })
+  }
+
+  /** Counts a write or step reached; resolves to the arming whose occurrence this is (it crashes before or after it). */
+  #reach(label: WriteLabel): Armed | undefined {
+    // A merged write reaches each of its names: crashing at one of them crashes the whole write.
+    let hit = false
+    for (const name of writeNames(label)) {
+      const occurrence = (this.reached.get(name) ?? 0) + 1
+      this.reached.set(name, occurrence)
+      hit ||= this.#armed?.point === name && occurrence - this.#armed.reachedBefore === this.#armed.nth
+    }
+    return hit ? this.#armed : undefined
+  }
+
+  /** Crashes at the arming's point, on its side (the arming as it was when the point was reached). */
+  #crashAt(armed: Armed): void {
+    this.#crash = { point: armed.point, when: armed.when, occurrence: armed.nth }
+    this.#fire()
+  }
+
   #arm(point: CrashPoint, when: 'before' | 'after', nth: number): this {
     if (!Number.isInteger(nth) || nth < 1)
       throw new RangeError(
@@ -159,24 +221,15 @@ export class CrashableBackend implements DurabilityBackend {
 
   async #write<T extends JournalWriteResult[] | number>(label: WriteLabel, write: () => Promise<T>): Promise<T> {
     if (this.#crash) return never()
-    // A merged write reaches each of its names: crashing at one of them crashes the whole write.
-    let hit = false
-    for (const name of writeNames(label)) {
-      const occurrence = (this.reached.get(name) ?? 0) + 1
-      this.reached.set(name, occurrence)
-      hit ||= this.#armed?.point === name && occurrence - this.#armed.reachedBefore === this.#armed.nth
-    }
-    const armed = this.#armed!
-    if (hit && armed.when === 'before') {
-      this.#crash = { point: armed.point, when: 'before', occurrence: armed.nth }
-      this.#fire()
+    const hit = this.#reach(label)
+    if (hit?.when === 'before') {
+      this.#crashAt(hit)
       return never()
     }
     const result = await this.#track(write())
     if (this.#crash) return never()
     if (hit) {
-      this.#crash = { point: armed.point, when: 'after', occurrence: armed.nth }
-      this.#fire()
+      this.#crashAt(hit)
       return never()
     }
     return result
@@ -208,6 +261,11 @@ export class CrashableBackend implements DurabilityBackend {
   #fire(): void {
     for (const listener of this.#onCrash.splice(0)) listener()
   }
+}
+
+/** Whether a step's answer says the store refused it (nothing known written). */
+function isUnavailable(outcome: unknown): boolean {
+  return typeof outcome === 'object' && outcome !== null && (outcome as { type?: unknown }).type === 'unavailable'
 }
 
 /** Wraps a backend so a test can crash a bot at a named journal write. */

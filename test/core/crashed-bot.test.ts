@@ -4,7 +4,8 @@
  * the crashed bot's `start()`, `idle()` and `stop()` then settle: start and stop resolve, idle
  * rejects with the crash. Before, the start's later journal calls never settled and it hung for good.
  */
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
 import { Bot } from '../../src/core/bot/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { MemoryDurability } from '../../src/core/index.js'
@@ -16,6 +17,16 @@ import { BackendCrashedError } from '../../src/testing/crashable.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { never, settles, waitFor } from '../../test-utils/wait.js'
 import { TapBackend } from './helpers.js'
+
+// These tests arm the message engine's writes, which the steps engine never makes: they run on the
+// message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
+const engineBefore = process.env[ENGINE_VARIABLE]
+beforeAll(() => {
+  delete process.env[ENGINE_VARIABLE]
+})
+afterAll(() => {
+  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
+})
 
 const store = new MemoryStore()
 

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import type { Bot } from '../../src/core/bot/bot.js'
@@ -26,6 +27,16 @@ import { waitFor } from '../../test-utils/wait.js'
 import { CHANNELS, SECRET, type ChannelFixture } from './fixtures/channels.js'
 import { mutation } from './fixtures/mutation.js'
 import { FAST, recordMedia, speak, useBots, type Seen } from './harness.js'
+
+// These tests arm the message engine's writes, which the steps engine never makes: they run on the
+// message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
+const engineBefore = process.env[ENGINE_VARIABLE]
+beforeAll(() => {
+  delete process.env[ENGINE_VARIABLE]
+})
+afterAll(() => {
+  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
+})
 
 const bots = useBots()
 const dir = mkdtempSync(join(tmpdir(), 'botmesh-providers-'))

@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import type { Bot } from '../../src/core/bot/bot.js'
@@ -23,6 +24,16 @@ import { FakeGraph } from './fixtures/fake-graph.js'
 import { PHONE_NUMBER_ID, imageMessage, payloadOf, postWebhook } from './fixtures/meta-webhooks.js'
 import { FAST, useBots } from './harness.js'
 import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
+
+// These tests arm the message engine's writes, which the steps engine never makes: they run on the
+// message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
+const engineBefore = process.env[ENGINE_VARIABLE]
+beforeAll(() => {
+  delete process.env[ENGINE_VARIABLE]
+})
+afterAll(() => {
+  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
+})
 
 const ACCESS_TOKEN = 'EAAG-recovery-token-000'
 const APP_SECRET = 'app-secret-recovery'

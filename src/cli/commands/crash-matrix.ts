@@ -1,4 +1,4 @@
-/** `botmesh crash-matrix --backend X [--seed N] [--random N] [--policy skip|resend|both] [--case-seed N | --case NAME]` */
+/** `botmesh crash-matrix --backend X [--engine message|steps] [--seed N] [--random N] [--policy skip|resend|both] [--case-seed N | --case NAME]` */
 import type { Command } from 'commander'
 import type { Cli } from '../context.js'
 import { parseChoice, parseCount } from '../config.js'
@@ -30,6 +30,7 @@ interface CrashMatrixFlags {
   match?: string
   case?: string
   caseTimeout: string
+  engine: string
 }
 
 export function registerCrashMatrix(program: Command, cli: Cli): void {
@@ -45,6 +46,11 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
     .option('--case-seed <n>', 'run only the random case this seed stands for (printed by a failure)')
     .option('--match <text>', 'only cases whose name contains this (e.g. outbox.markSent)')
     .option('--case <name>', 'run only the case of this exact name (a failure prints the command that replays it)')
+    .option(
+      '--engine <engine>',
+      'the engine the bots run on: message, or steps (its steps are crash points; memory, Redis, PostgreSQL)',
+      'message',
+    )
     .option('--case-timeout <ms>', 'a case that takes longer fails with its seed', String(CRASH_CASE_LIMITS.caseTimeoutMs))
     .addHelpText('after', AMBIGUOUS_WINDOW_HELP)
     .addHelpText(
@@ -53,6 +59,7 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
         'botmesh crash-matrix --backend sqlite',
         'botmesh crash-matrix --backend redis --policy skip --random 50 --seed 7',
         'botmesh crash-matrix --backend postgres --case-seed 123456789',
+        'botmesh crash-matrix --backend memory --engine steps --match steps.',
         "botmesh crash-matrix --backend sqlite --policy skip --seed 42 --case 'before outbox.markSent (skip)'",
       ),
     )
@@ -60,7 +67,9 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
       const seed = options.seed === undefined ? todaysSeed() : parseCount(options.seed, '--seed', { min: 0 })
       const policy = parseChoice(options.policy, ['skip', 'resend', 'both'] as const, '--policy')
       const caseTimeoutMs = parseCount(options.caseTimeout, '--case-timeout', { min: 1 })
+      const engine = parseChoice(options.engine, ['message', 'steps'] as const, '--engine')
       const cases = crashCases({
+        engine,
         policies: policy === 'both' ? ['skip', 'resend'] : [policy],
         seed,
         random: parseCount(options.random, '--random', { min: 0, max: 10_000 }),
@@ -77,6 +86,7 @@ export function registerCrashMatrix(program: Command, cli: Cli): void {
         caseTimeoutMs,
         onResult,
         kind,
+        engine,
         replay: { backend: label, policy },
       }).finally(() => progress.done())
       cli.out.result(report, crashMatrixView)

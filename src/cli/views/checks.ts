@@ -60,7 +60,7 @@ export function crashMatrixView(report: CrashMatrixReport): Block[] {
     ),
     {
       text:
-        `crash matrix on ${report.backend} (seed ${report.seed}): ${report.passed} passed, ${report.failed} failed of ${report.cases}; ${report.crashedAsAimed} crashed as aimed; ` +
+        `crash matrix on ${report.backend}${report.engine === 'steps' ? ' (steps engine)' : ''} (seed ${report.seed}): ${report.passed} passed, ${report.failed} failed of ${report.cases}; ${report.crashedAsAimed} crashed as aimed; ` +
         `allowed by the ambiguous window (${report.totals.ambiguous} ambiguous key(s)): ${describeCounts({ lost: allowed.lost, duplicated: allowed.duplicated })}; ` +
         `failures beyond it: ${describeCounts(beyond)}`,
       tone: report.failed ? 'red' : 'green',

@@ -5,7 +5,8 @@
  * (settling an abandoned send as unknown) is reached by crashing first where the send is left
  * abandoned.
  */
-import { CRASH_POINTS, type CrashPoint } from '../../core/durability/journal/crash-points.js'
+import type { EngineName } from '../../core/durability/engine-choice.js'
+import { STEP_CRASH_POINTS, WRITE_CRASH_POINTS, type CrashPoint } from '../../core/durability/journal/crash-points.js'
 import { pick, seededDraw, seededRandom } from './random.js'
 
 /** The share of random cases that deliver the crash-loop chat too. */
@@ -44,6 +45,16 @@ export interface CrashCase {
 
 export const POLICIES = ['skip', 'resend'] as const
 
+/**
+ * The crash points a case on an engine aims at: the message engine's are the journal's writes
+ * (the steps are never called); the steps engine's are its steps first, then the writes it still
+ * makes (the instance heartbeat, retention, an enqueued send's path), in one list so that random
+ * cases draw from it too.
+ */
+export function crashPointsOn(engine: EngineName): readonly CrashPoint[] {
+  return engine === 'steps' ? [...STEP_CRASH_POINTS, ...WRITE_CRASH_POINTS] : WRITE_CRASH_POINTS
+}
+
 /** Crashes that must happen first for a point to be reachable at all under a policy (undefined: unreachable). */
 function precursors(point: CrashPoint, policy: 'skip' | 'resend'): CrashStep[] | undefined {
   if (point === 'outbox.markUnknown') return policy === 'skip' ? [{ point: 'outbox.markSent', when: 'before' }] : undefined
@@ -52,9 +63,14 @@ function precursors(point: CrashPoint, policy: 'skip' | 'resend'): CrashStep[] |
 
 /** Every point × before/after × policy that can be reached. */
 export function deterministicCases(policies: readonly ('skip' | 'resend')[] = POLICIES, seed = 1): CrashCase[] {
+  return deterministicCasesOn('message', policies, seed)
+}
+
+/** Every point of an engine (crashPointsOn) × before/after × policy that can be reached. */
+export function deterministicCasesOn(engine: EngineName, policies: readonly ('skip' | 'resend')[] = POLICIES, seed = 1): CrashCase[] {
   const cases: CrashCase[] = []
   for (const policy of policies) {
-    for (const point of CRASH_POINTS) {
+    for (const point of crashPointsOn(engine)) {
       const before = precursors(point, policy)
       if (!before) continue
       for (const when of ['before', 'after'] as const) {
@@ -69,10 +85,20 @@ export function deterministicCases(policies: readonly ('skip' | 'resend')[] = PO
 
 /** `count` random cases; `seed` draws each case's own seed, which alone decides that case (see randomCase). */
 export function randomCases(seed: number, count: number, policies: readonly ('skip' | 'resend')[] = POLICIES): CrashCase[] {
+  return randomCasesOn('message', seed, count, policies)
+}
+
+/** `count` random cases on an engine, drawn among its points (crashPointsOn). */
+export function randomCasesOn(
+  engine: EngineName,
+  seed: number,
+  count: number,
+  policies: readonly ('skip' | 'resend')[] = POLICIES,
+): CrashCase[] {
   const random = seededRandom(seed)
   const cases: CrashCase[] = []
   while (cases.length < count) {
-    const found = randomCase(pick(random, 1, 2 ** 31 - 1), policies)
+    const found = randomCaseOn(engine, pick(random, 1, 2 ** 31 - 1), policies)
     if (found) cases.push(found)
   }
   return cases
@@ -80,9 +106,19 @@ export function randomCases(seed: number, count: number, policies: readonly ('sk
 
 /** The case a seed stands for: point, side, occurrence, policy, and (in the runner) timing and redeliveries. */
 export function randomCase(caseSeed: number, policies: readonly ('skip' | 'resend')[] = POLICIES): CrashCase | undefined {
+  return randomCaseOn('message', caseSeed, policies)
+}
+
+/** The case a seed stands for on an engine: its point drawn among the engine's (crashPointsOn). */
+export function randomCaseOn(
+  engine: EngineName,
+  caseSeed: number,
+  policies: readonly ('skip' | 'resend')[] = POLICIES,
+): CrashCase | undefined {
+  const points = crashPointsOn(engine)
   const random = seededRandom(caseSeed)
   const policy = policies[pick(random, 0, policies.length - 1)]!
-  const point = CRASH_POINTS[pick(random, 0, CRASH_POINTS.length - 1)]!
+  const point = points[pick(random, 0, points.length - 1)]!
   const before = precursors(point, policy)
   if (!before) return undefined
   const target: CrashStep = { point, when: random() < 0.5 ? 'before' : 'after', nth: pick(random, 1, 3) }

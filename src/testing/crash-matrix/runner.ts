@@ -9,7 +9,8 @@
  */
 import type { DurabilityBackend } from '../../core/durability/journal/backend.js'
 import type { EncryptionOptions } from '../../core/durability/config.js'
-import { CRASH_POINTS, type CrashPoint } from '../../core/durability/journal/crash-points.js'
+import { CRASH_POINTS, STEP_CRASH_POINTS, type CrashPoint } from '../../core/durability/journal/crash-points.js'
+import { chooseEngine, type EngineName } from '../../core/durability/engine-choice.js'
 import { textOf } from '../../core/bot/hooks.js'
 import { crashable, type CrashableBackend } from '../crashable.js'
 import { CrashableProvider } from '../crashable-provider.js'
@@ -71,7 +72,16 @@ export interface CrashCaseOptions extends CrashCaseLimits {
 }
 
 /** Runs one case to a verdict. */
-export async function runCrashCase(
+export function runCrashCase(factory: CrashBackendFactory, testCase: CrashCase, options: CrashCaseOptions = {}): Promise<CrashCaseResult> {
+  return runCrashCaseOn(undefined, factory, testCase, options)
+}
+
+/**
+ * Runs one case to a verdict on the engine it names: its bots run on `engine` (the steps engine
+ * where the backend speaks the steps), whatever BOTMESH_ENGINE says; undefined: as the environment chooses.
+ */
+export async function runCrashCaseOn(
+  engine: EngineName | undefined,
   factory: CrashBackendFactory,
   testCase: CrashCase,
   options: CrashCaseOptions = {},
@@ -79,7 +89,14 @@ export async function runCrashCase(
   const caseTimeoutMs = options.caseTimeoutMs ?? CRASH_CASE_LIMITS.caseTimeoutMs
   const time = options.simulatedTime ? new SimulatedTime() : undefined
   const onTime = <T>(work: () => Promise<T>) => (time ? time.enter(work) : work())
-  const run = new CaseRun(factory, testCase, options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs, options.encryption, time?.now)
+  const run = new CaseRun(
+    factory,
+    testCase,
+    options.settleTimeoutMs ?? CRASH_CASE_LIMITS.settleTimeoutMs,
+    options.encryption,
+    time?.now,
+    engine,
+  )
   const problems: string[] = []
   let finished = false
   time?.start()
@@ -117,12 +134,18 @@ export async function runCrashCase(
   const counts = tally([...expectedSends(), ...(testCase.crashLoop ? crashLoopSends() : [])], run.accepted(), run.ambiguous)
   // A case cut off before its end lost nothing yet: only a case that ran to the end gets the oracle's verdict.
   if (finished) problems.push(...violations(counts, testCase.policy))
+  // The engine is chosen where it can run, else the bot falls back: a case aimed at the steps must not pass on the other engine.
+  const reached = run.reached()
+  if (finished && engine === 'steps' && !reached.some((point) => (STEP_CRASH_POINTS as readonly string[]).includes(point)))
+    problems.push(
+      'the case names the steps engine, but its bots reached no step: they ran on the message engine (the backend does not speak the steps)',
+    )
   return {
     name: testCase.name,
     policy: testCase.policy,
     seed: testCase.seed,
     crashed: run.crashedTarget,
-    reached: run.reached(),
+    reached,
     generations: run.generations,
     ...counts,
     ok: problems.length === 0,
@@ -168,6 +191,7 @@ class CaseRun {
     private readonly settleTimeoutMs: number,
     private readonly encryption: EncryptionOptions | undefined,
     private readonly clock: (() => number) | undefined,
+    private readonly engine: EngineName | undefined,
   ) {
     this.#random = seededRandom(testCase.seed)
   }
@@ -188,6 +212,7 @@ class CaseRun {
       this.generations = generation + 1
       const step = testCase.crashes[generation]
       const wrapped = crashable(this.#backend!)
+      if (this.engine) chooseEngine(wrapped, this.engine)
       if (step)
         step.when === 'before' ? wrapped.crashBefore(step.point, { nth: step.nth }) : wrapped.crashAfter(step.point, { nth: step.nth })
       const provider = new CrashableProvider(wrapped, { textLimit: WORKLOAD_TEXT_LIMIT, latencyMs: Math.floor(this.#random() * 3) })

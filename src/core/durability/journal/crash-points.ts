@@ -2,7 +2,7 @@
  * Every journal write the engine makes has a stable name, so the crash-testing kit can "kill" a
  * bot right before or right after it (`crashable(backend).crashBefore('outbox.markSent')`).
  */
-export const CRASH_POINTS = [
+export const WRITE_CRASH_POINTS = [
   'inbox.admit',
   'inbox.claim',
   'inbox.heartbeat',
@@ -21,8 +21,20 @@ export const CRASH_POINTS = [
   'retention.purge',
 ] as const
 
-/** The name of one journal write. */
+/**
+ * The steps engine's calls of a store's steps (steps/journal-steps.ts), one each: a step is one
+ * operation of the store, so a crash falls before it reached the store or after it landed, as at a write.
+ */
+export const STEP_CRASH_POINTS = ['steps.admit', 'steps.journal', 'steps.settle', 'steps.takeBack'] as const
+
+/** Every crash point: the journal's writes, then the steps (appended, so the writes keep their places and random seeds their cases). */
+export const CRASH_POINTS = [...WRITE_CRASH_POINTS, ...STEP_CRASH_POINTS] as const
+
+/** The name of one journal write or step. */
 export type CrashPoint = (typeof CRASH_POINTS)[number]
+
+/** The name of one step of the steps engine. */
+export type StepCrashPoint = (typeof STEP_CRASH_POINTS)[number]
 
 /** Writes made by an operator's tool (CLI, dashboard) rather than a running bot; never crash points. */
 export const OPERATOR_WRITES = [

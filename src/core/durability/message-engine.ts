@@ -34,6 +34,7 @@ import { Recovery } from './sweep/recovery.js'
 import { NO_TRACING, type MessageTracing } from './tracing.js'
 import { TransportSession } from './session/transport-session.js'
 import { claimUnscopedBackend, releaseUnscopedBackend } from './journal/unscoped-sharing.js'
+import { untilHalted } from './until-halted.js'
 import type { DeliveryReport, InboundEvent } from '../provider/provider.js'
 
 export interface MessageEngineDeps {
@@ -148,10 +149,7 @@ export class MessageEngine implements EnginePort {
     await this.#retention.start()
     // The first sweep runs before the bot takes new messages: what a dead run of this instance left
     // is queued in its chats first, so a new message never overtakes an earlier one of its chat.
-    await this.#sweepOnce().catch((error: unknown) => {
-      this.#recovery.failed(error)
-      this.#events.error(error)
-    })
+    await this.#recovery.firstSweep(() => this.#sweepOnce(), this.#events.error)
     // What a dead earlier run left is on the heartbeat at once, not a beat later.
     const taken = this.#sweeper.takenBack
     if (this.#beat.tookOver || taken.inbox + taken.outbox > 0) this.#beatLoop.kick()
@@ -285,20 +283,4 @@ export class MessageEngine implements EnginePort {
 /** The rest of a message's run once its chat's lane moved on: its completion, when it has one in flight. */
 function settledLater(completing: Completing | undefined): Promise<void> | undefined {
   return completing?.settled
-}
-
-/**
- * `work`, or, once the backend halted for good (`whenHalted`: a crashed test backend whose calls never
- * settle), its reason as a rejection, or a resolution with `'resolve'`: a crashed bot's start() and
- * stop() end and its idle() fails with the crash, where they would wait on the dead backend forever.
- */
-export function untilHalted(backend: DurabilityBackend, work: Promise<void>, onHalt: 'reject' | 'resolve'): Promise<void> {
-  const halted = backend.whenHalted?.()
-  if (!halted) return work
-  return Promise.race([
-    work,
-    halted.then((reason) => {
-      if (onHalt === 'reject') throw reason
-    }),
-  ])
 }

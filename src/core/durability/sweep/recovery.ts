@@ -21,6 +21,14 @@ export class Recovery {
 
   constructor(private readonly sweeps: SweepLoop) {}
 
+  /** Runs the start's sweep; a failure is reported, and held against admissions where a retry may mend it. */
+  async firstSweep(sweep: () => Promise<void>, report: (error: unknown) => void): Promise<void> {
+    await sweep().catch((error: unknown) => {
+      this.failed(error)
+      report(error)
+    })
+  }
+
   /**
    * The start's sweep failed with `error`. Retryable (the store away for now): admissions wait for a
    * sweep that gets through. Anything else (a record the journal cannot decode) would fail every

@@ -308,6 +308,20 @@ function free(port: number): Promise<boolean> {
   })
 }
 
+/** Tries of a write that must be confirmed by `waitReplicas`: a loaded machine's replica may take longer than the wait's timeout. */
+const CONFIRM_TRIES = 50
+
+/** `write`, tried again while the replicas do not confirm it in time (JOURNAL_UNAVAILABLE); its compare-and-set makes each try safe. */
+export async function confirmed<T>(write: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await write()
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'JOURNAL_UNAVAILABLE' || tries >= CONFIRM_TRIES) throw error
+    }
+  }
+}
+
 /** Polls `check` until it returns true, or throws after `timeoutMs`. */
 export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs

@@ -8,28 +8,22 @@
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisKeys, RedisKv } from '../../src/backends/redis/index.js'
-import type { KvPut, KvWriteResult } from '../../src/core/spi.js'
-import { randomPrefix, redisBinariesAvailable, startRedisCluster, waitFor, type RedisClusterServers } from '../../test-utils/redis.js'
+import type { KvPut } from '../../src/core/spi.js'
+import {
+  randomPrefix,
+  redisBinariesAvailable,
+  startRedisCluster,
+  waitFor,
+  confirmed,
+  type RedisClusterServers,
+} from '../../test-utils/redis.js'
 
 const WAIT_TIMEOUT_MS = 300
-/** Tries of a write that must be confirmed: a loaded machine's replica may take longer than WAIT_TIMEOUT_MS. */
-const CONFIRM_TRIES = 50
 
 const available = await redisBinariesAvailable('waitReplicas on a private Redis Cluster with replicas')
 
 function put(key: string): KvPut {
   return { op: 'put', collection: 'inbox', key, expectVersion: 0, value: { key }, state: 'pending', stateTime: 1_000, due: null }
-}
-
-/** `write`, tried again while the replicas do not confirm it in time; its compare-and-set makes each try safe. */
-async function confirmed(write: () => Promise<KvWriteResult[]>): Promise<KvWriteResult[]> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await write()
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'JOURNAL_UNAVAILABLE' || tries >= CONFIRM_TRIES) throw error
-    }
-  }
 }
 
 describe.runIf(available)('waitReplicas in a Redis Cluster with a replica per master', () => {

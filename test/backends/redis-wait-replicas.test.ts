@@ -9,7 +9,7 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisKeys, RedisKv } from '../../src/backends/redis/index.js'
-import { ROOT_SCOPE, type KvOp, type KvPut, type KvWriteResult } from '../../src/core/spi.js'
+import { ROOT_SCOPE, type KvOp, type KvPut } from '../../src/core/spi.js'
 import {
   laneRested,
   randomPrefix,
@@ -17,32 +17,17 @@ import {
   redisBinariesAvailable,
   startRedisServer,
   waitFor,
+  confirmed,
   type RedisServer,
 } from '../../test-utils/redis.js'
 
 const WAIT_TIMEOUT_MS = 300
 /** A failed write answers in about WAIT_TIMEOUT_MS; this bounds it on a machine at load 10+. */
 const FAIL_WITHIN_MS = 10_000
-/**
- * Tries of a write that must be confirmed: on a loaded machine the replica may take longer than
- * WAIT_TIMEOUT_MS to confirm (the write then fails as retryable, and its retry is safe).
- */
-const CONFIRM_TRIES = 50
 /** The writes of the test that waits for batches: no freeze there, so a wait that holds at any load. */
 const PATIENT_TIMEOUT_MS = 30_000
 
 const available = await redisBinariesAvailable('waitReplicas on a private primary and replica')
-
-/** `write`, tried again while the replica does not confirm it in time; its compare-and-set makes each try safe. */
-async function confirmed(write: () => Promise<KvWriteResult[]>): Promise<KvWriteResult[]> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await write()
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'JOURNAL_UNAVAILABLE' || tries >= CONFIRM_TRIES) throw error
-    }
-  }
-}
 
 function put(key: string, expectVersion = 0): KvPut {
   return { op: 'put', collection: 'inbox', key, expectVersion, value: { key }, state: 'pending', stateTime: 1_000, due: null }

@@ -21,21 +21,16 @@ export class Recovery {
 
   constructor(private readonly sweeps: SweepLoop) {}
 
-  /** Runs the start's sweep; a failure is reported, and held against admissions where a retry may mend it. */
+  /**
+   * Runs the start's sweep; a failure is reported. Retryable (the store away for now): admissions
+   * wait for a sweep that gets through. Anything else (a record the journal cannot decode) would fail
+   * every sweep alike: holding admissions back would stop the bot for good, so they go on as before.
+   */
   async firstSweep(sweep: () => Promise<void>, report: (error: unknown) => void): Promise<void> {
     await sweep().catch((error: unknown) => {
-      this.failed(error)
+      if (mendable(error)) this.#pending = true
       report(error)
     })
-  }
-
-  /**
-   * The start's sweep failed with `error`. Retryable (the store away for now): admissions wait for a
-   * sweep that gets through. Anything else (a record the journal cannot decode) would fail every
-   * sweep alike: holding admissions back would stop the bot for good, so they go on as before.
-   */
-  failed(error: unknown): void {
-    if (mendable(error)) this.#pending = true
   }
 
   /** A sweep got through: what the dead run left is back in its chats. */

@@ -11,9 +11,7 @@ import { describeLabel } from './crash-points.js'
 export function guardedJournal(journal: Journal): Journal {
   // The failure is put into words only when it happens: reads and writes run several times per message.
   const fail = (error: unknown, verb: string, object: string): never => {
-    if (error instanceof JournalUnavailableError) throw error
-    const detail = error instanceof Error ? error.message : String(error)
-    throw new JournalUnavailableError(`the journal of scope "${journal.scopeId}" could not ${verb} ${object}: ${detail}`, error)
+    throw journalFailure(journal.scopeId, error, `${verb} ${object}`)
   }
   return {
     scopeId: journal.scopeId,
@@ -27,4 +25,11 @@ export function guardedJournal(journal: Journal): Journal {
     countOlder: (kind, state, olderThan, limit) =>
       journal.countOlder(kind, state, olderThan, limit).catch((error) => fail(error, 'count', `${kind} records`)),
   }
+}
+
+/** A failure of the journal of `scopeId` doing `what`, as a `JournalUnavailableError` with the backend's error as its cause. */
+export function journalFailure(scopeId: string, error: unknown, what: string): JournalUnavailableError {
+  if (error instanceof JournalUnavailableError) return error
+  const detail = error instanceof Error ? error.message : String(error)
+  return new JournalUnavailableError(`the journal of scope "${scopeId}" could not ${what}: ${detail}`, error)
 }

@@ -20,6 +20,11 @@ export interface StepsAdmissionDeps {
   steps: JournalSteps
   transport: Transport
   claim(): StepClaim
+  /**
+   * While the start's sweep has not got through: what resolves once one has, or rejects (the event
+   * is refused like one the store could not take). Undefined once it has (recovery.ts).
+   */
+  recovering(): Promise<void> | undefined
   /** Runs a message its admission claimed, with its live event. */
   run(record: InboxRecord, event: InboundEvent): void
   /** A message queued behind its chat's unfinished one: its live event, kept for its run. */
@@ -47,7 +52,7 @@ export class StepsAdmission {
       return Promise.resolve()
     }
     let answered = false
-    const admission = new Promise<void>((resolve, reject) => {
+    const admitNow = (resolve: () => void, reject: (error: unknown) => void, refusedBy?: unknown): void => {
       const done = (outcome: AdmitOutcome): void => {
         answered = true
         this.#admitting.delete(id)
@@ -58,6 +63,7 @@ export class StepsAdmission {
         if (outcome.type === 'run') this.deps.run(outcome.record, event)
         else if (outcome.type === 'queued') this.deps.queued(id, event)
       }
+      if (refusedBy !== undefined) return done({ type: 'unavailable', error: refusedBy })
       let record: InboxRecord
       try {
         record = admittedRecord(engine, id, event, transport.journalEvent(event, engine.config.inbox.mediaRefs), transport.name)
@@ -65,7 +71,16 @@ export class StepsAdmission {
         return done({ type: 'unavailable', error })
       }
       this.deps.steps.admit(record, this.deps.claim(), done)
-    })
+    }
+    // What a dead earlier run left goes first in its chats: a new message waits for the sweep that
+    // takes it back, and is refused while every sweep fails (recovery.ts).
+    const recovering = this.deps.recovering()
+    const admission = recovering
+      ? recovering.then(
+          () => new Promise<void>(admitNow),
+          (error: unknown) => new Promise<void>((resolve, reject) => admitNow(resolve, reject, error)),
+        )
+      : new Promise<void>(admitNow)
     // A store that answered at once (memory) left nothing in flight to join.
     if (!answered) this.#admitting.set(id, admission)
     return admission

@@ -10,27 +10,22 @@
  * every operator verb reads what it wrote. It is chosen by engine-choice.ts.
  */
 import { Durability } from '../operations/facade.js'
-import { BackPressure } from '../admission/back-pressure.js'
-import { refuseInvalidEvent } from '../admission/event-check.js'
 import { InFlight } from '../admission/in-flight.js'
 import { runFailOpen } from '../admission/fail-open-run.js'
 import { resolveDurabilityConfig, type DurabilityConfig } from '../config.js'
 import { DurabilityEngine } from '../engine.js'
-import { InstanceBeat } from '../instances.js'
+import { EngineFrame, FramedEngine } from '../engine-frame.js'
 import type { DurabilityBackend } from '../journal/backend.js'
 import type { InboxRecord } from '../journal/records.js'
-import { claimUnscopedBackend, releaseUnscopedBackend } from '../journal/unscoped-sharing.js'
 import { LIMITS } from '../limits.js'
 import { BackgroundLoop } from '../loop.js'
 import type { MessageEngineDeps } from '../message-engine.js'
-import { untilHalted } from '../until-halted.js'
 import { DurableSender } from '../outbox/durable-sender.js'
 import { Outbox } from '../outbox/outbox.js'
 import type { Delivery } from '../outbox/outbox-attempt.js'
 import { decodePayload } from '../outbox/payload.js'
 import { reportDelivery } from '../outbox/reconcile.js'
 import type { EnginePort, SendRequest, SendResult, Transport } from '../port.js'
-import { Retention } from '../retention/retention.js'
 import { TransportSession } from '../session/transport-session.js'
 import { Sweeper } from '../sweep/sweeper.js'
 import { NO_TRACING } from '../tracing.js'
@@ -43,7 +38,7 @@ import { runClaimed, type StepsRunDeps } from './steps-run.js'
 import { StepsSender } from './steps-sender.js'
 import { StepsSweep } from './steps-sweep.js'
 
-export class StepsEngine implements EnginePort {
+export class StepsEngine extends FramedEngine implements EnginePort {
   readonly backend: DurabilityBackend
   readonly config: DurabilityConfig
   readonly state: DurabilityEngine
@@ -51,7 +46,6 @@ export class StepsEngine implements EnginePort {
   readonly #deps: MessageEngineDeps
   readonly #steps: JournalSteps
   readonly #inFlight = new InFlight()
-  readonly #backPressure: BackPressure
   readonly #admission: StepsAdmission
   /** The live events of messages queued behind their chat's unfinished one, run with them once handed over. */
   readonly #queuedLive = new Map<string, InboundEvent>()
@@ -61,62 +55,55 @@ export class StepsEngine implements EnginePort {
   readonly #outboxPath: DurableSender
   readonly #delivery: Delivery
   readonly #sweep: StepsSweep
-  readonly #beat: InstanceBeat
-  readonly #retention: Retention
-  readonly #sweepLoop: BackgroundLoop
-  readonly #beatLoop: BackgroundLoop
-  readonly #leaseLoop: BackgroundLoop
+  /** The backend's start and stop, the sweep loop, the heartbeat, retention (engine-frame.ts). */
+  protected readonly frame: EngineFrame
   readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>()
   readonly #runDeps: StepsRunDeps
 
   constructor(deps: MessageEngineDeps, backend: DurabilityBackend, steps: JournalSteps) {
+    super()
     const { options, namespace, scope, events, transport, runner } = deps
     this.#deps = deps
     this.#steps = steps
     this.backend = backend
     this.config = resolveDurabilityConfig(options, namespace, backend)
     const state = (this.state = new DurabilityEngine(backend, this.config, scope, events))
-    this.#backPressure = new BackPressure(this.#inFlight, events.warn)
     this.#session = new TransportSession(state, transport)
     const delivery = deliveryOf(transport, this.#session, (key) => this.#outboxPath.calling(key))
     this.#delivery = delivery
     const outbox = new Outbox(state, delivery)
-    const wake = () => this.#sweepLoop.kick()
+    const wake = () => this.frame.wake()
     this.#outboxPath = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing: NO_TRACING, wake })
     this.#sender = new StepsSender({ engine: state, steps, transport, delivery, outboxPath: this.#outboxPath, wake })
     this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false))
     this.#leases = new HeldLeases(state)
-    this.#beat = new InstanceBeat(
+    const leases = this.#leases
+    this.frame = new EngineFrame({
       state,
-      namespace.botId,
-      () => this.#sweep.lastSweepAt,
-      () => this.#sweep.takenBack,
-    )
-    this.#retention = new Retention(state, events.error)
-    this.#sweepLoop = new BackgroundLoop(
-      'sweeper',
-      () => this.config.pollMs,
-      () => this.#sweepOnce().then(() => undefined),
-      events.error,
-    )
-    this.#beatLoop = new BackgroundLoop(
-      'instance-heartbeat',
-      () => LIMITS.instanceBeatMs,
-      () => this.#beat.beat(),
-      events.error,
-    )
-    this.#leaseLoop = new BackgroundLoop(
-      'lease-heartbeat',
-      () => this.config.inbox.leaseMs / LIMITS.heartbeatsPerLease,
-      () => this.#leases.renew(),
-      events.error,
-    )
+      botId: namespace.botId,
+      session: this.#session,
+      inFlight: this.#inFlight,
+      sweep: async () => void (await this.#sweepOnce()),
+      sweeps: this.#sweep,
+      loops: [
+        new BackgroundLoop(
+          'lease-heartbeat',
+          () => this.config.inbox.leaseMs / LIMITS.heartbeatsPerLease,
+          () => leases.renew(),
+          events.error,
+        ),
+      ],
+      halting: () => {
+        for (const timer of this.#retryTimers) clearTimeout(timer)
+      },
+    })
     this.durability = new Durability(state, wake)
     this.#admission = new StepsAdmission({
       engine: state,
       steps,
       transport,
       claim: () => this.#claim(),
+      recovering: () => this.frame.recovery.recovering(),
       run: (record, event) => this.#run(record, event),
       queued: (id, event) => this.#queuedLive.set(id, event),
       runUnjournaled: (event, id) => {
@@ -134,39 +121,8 @@ export class StepsEngine implements EnginePort {
     }
   }
 
-  start(startTransport: () => Promise<void>): Promise<void> {
-    return untilHalted(this.backend, this.#start(startTransport), 'resolve')
-  }
-
-  async #start(startTransport: () => Promise<void>): Promise<void> {
-    claimUnscopedBackend(this.backend, this.state.scopeId)
-    await this.backend.start().catch((error: unknown) => {
-      releaseUnscopedBackend(this.backend, this.state.scopeId)
-      throw error
-    })
-    await this.state.clock.sync()
-    this.#beatLoop.start()
-    // Retention first, then a sweep before any new message: what a dead run left runs first in its chat.
-    await this.#retention.start()
-    await this.#sweepOnce().catch(this.#deps.events.error)
-    if (this.#beat.tookOver || this.#sweep.takenBack.inbox > 0) this.#beatLoop.kick()
-    this.#sweepLoop.start(false)
-    this.#leaseLoop.start(false)
-    await this.#session.start(startTransport)
-  }
-
-  get transportRunning(): boolean {
-    return this.#session.running
-  }
-
-  get busy(): boolean {
-    return this.#inFlight.size > 0
-  }
-
-  admit(event: InboundEvent): Promise<void> {
-    const refused = refuseInvalidEvent(event, this.#deps.events.error)
-    if (refused) return refused
-    return this.#backPressure.acknowledge(this.#admission.admit(event))
+  protected admitValid(event: InboundEvent): Promise<void> {
+    return this.#admission.admit(event)
   }
 
   delivered(report: DeliveryReport): Promise<void> {
@@ -181,32 +137,9 @@ export class StepsEngine implements EnginePort {
     return this.#outboxPath.enqueue(request)
   }
 
+  /** Idle once nothing is in flight and a sweep finds nothing due. */
   idle(timeoutMs: number): Promise<void> {
-    const dueWork = async () => {
-      await this.#sweepLoop.settled()
-      return (await this.#sweepOnce()) > 0
-    }
-    return untilHalted(
-      this.backend,
-      this.#inFlight.idle(timeoutMs, dueWork, () => this.#sweepLoop.kick()),
-      'reject',
-    )
-  }
-
-  stop(): Promise<void> {
-    return untilHalted(this.backend, this.#stop(), 'resolve')
-  }
-
-  async #stop(): Promise<void> {
-    for (const timer of this.#retryTimers) clearTimeout(timer)
-    await this.#inFlight.settle(LIMITS.stopTimeoutMs)
-    const error = this.#deps.events.error
-    await this.#session.stop().catch(error)
-    await Promise.all([this.#sweepLoop.stop(), this.#beatLoop.stop(), this.#leaseLoop.stop(), this.#retention.stop()])
-    await this.state.keeper.stop()
-    await this.#beat.remove().catch(error)
-    await this.backend.stop()
-    releaseUnscopedBackend(this.backend, this.state.scopeId)
+    return this.frame.idle(timeoutMs, async () => (await this.#sweepOnce()) > 0)
   }
 
   /** A claim of this process now: its instance, this run, the inbox's lease. */
@@ -220,7 +153,7 @@ export class StepsEngine implements EnginePort {
     return this.#sweep.sweep(
       this.#claim(),
       (record) => this.#run(record),
-      () => this.#backPressure.hasRoom,
+      () => this.#inFlight.hasRoom,
     )
   }
 
@@ -228,7 +161,7 @@ export class StepsEngine implements EnginePort {
     const timer = setTimeout(
       () => {
         this.#retryTimers.delete(timer)
-        this.#sweepLoop.kick()
+        this.frame.wake()
       },
       Math.max(0, at - this.state.now()),
     )

@@ -5,6 +5,7 @@
  * sweep (sweeper.ts without its inbound half).
  */
 import type { DurabilityEngine } from '../engine.js'
+import { journalFailure } from '../journal/guarded-journal.js'
 import type { InboxRecord } from '../journal/records.js'
 import { LIMITS } from '../limits.js'
 import type { Sweeper } from '../sweep/sweeper.js'
@@ -50,7 +51,9 @@ export class StepsSweep {
   #takeBack(claim: StepClaim): Promise<readonly TakenBack[]> {
     return new Promise((resolve, reject) =>
       this.steps.takeBack(claim, this.engine.config.inbox.maxAttempts, LIMITS.sweepBatchMax, (taken) =>
-        'type' in taken ? reject((taken as StepUnavailable).error) : resolve(taken),
+        'type' in taken
+          ? reject(journalFailure(this.engine.scopeId, (taken as StepUnavailable).error, 'take back due messages'))
+          : resolve(taken),
       ),
     )
   }

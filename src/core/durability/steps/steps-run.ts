@@ -10,6 +10,7 @@
  */
 import { backoffMs } from '../backoff.js'
 import { errorInfo, type DurabilityEngine } from '../engine.js'
+import { journalFailure } from '../journal/guarded-journal.js'
 import type { InboxRecord } from '../journal/records.js'
 import { runsSpent } from '../leases/charged-runs.js'
 import { LIMITS } from '../limits.js'
@@ -103,7 +104,7 @@ function settle(deps: StepsRunDeps, origin: StepsOrigin, end: RunEnd): Promise<v
     let tries = 0
     const answered = (outcome: SettleOutcome): void => {
       if (outcome.type === 'unavailable') {
-        engine.events.error(outcome.error)
+        engine.events.error(journalFailure(engine.scopeId, outcome.error, `settle inbound "${record.id}"`))
         // Its lease passes it on if the store stays away: the sweep takes it back in its chat's order.
         if (++tries >= LIMITS.settleTriesMax) return resolve()
         setTimeout(

@@ -4,6 +4,7 @@
  * redelivery is recognised from memory when it was admitted lately, and one arriving while the
  * first is still being journaled is answered as that one is. Fail-closed: an event the store could
  * not take is refused (the channel delivers it again), unless `failOpen` lets it run unjournaled.
+ * Traced, the admission is a span (the tracer parents the message's handler span on it by its id).
  */
 import { refusal } from '../admission/admission.js'
 import { admittedRecord } from '../admission/inbox.js'
@@ -12,6 +13,7 @@ import type { DurabilityEngine } from '../engine.js'
 import type { InboxRecord } from '../journal/records.js'
 import { inboxRecordId } from '../outbox/keys.js'
 import type { Transport } from '../port.js'
+import { NO_TRACING, type MessageTracing } from '../tracing.js'
 import type { InboundEvent } from '../../provider/provider.js'
 import type { AdmitOutcome, JournalSteps, StepClaim } from './journal-steps.js'
 
@@ -19,6 +21,7 @@ export interface StepsAdmissionDeps {
   engine: DurabilityEngine
   steps: JournalSteps
   transport: Transport
+  tracing: MessageTracing
   claim(): StepClaim
   /**
    * While the start's sweep has not got through: what resolves once one has, or rejects (the event
@@ -52,38 +55,52 @@ export class StepsAdmission {
       return Promise.resolve()
     }
     let answered = false
-    const admitNow = (resolve: () => void, reject: (error: unknown) => void, refusedBy?: unknown): void => {
-      const done = (outcome: AdmitOutcome): void => {
-        answered = true
-        this.#admitting.delete(id)
-        if (outcome.type === 'unavailable') return this.#refused(id, event, outcome.error, resolve, reject)
-        this.#recent.remember(id)
-        metrics.increment(outcome.type === 'duplicate' ? 'inboundDuplicates' : 'inboundJournaled')
-        resolve()
-        if (outcome.type === 'run') this.deps.run(outcome.record, event)
-        else if (outcome.type === 'queued') this.deps.queued(id, event)
-      }
-      if (refusedBy !== undefined) return done({ type: 'unavailable', error: refusedBy })
-      let record: InboxRecord
-      try {
-        record = admittedRecord(engine, id, event, transport.journalEvent(event, engine.config.inbox.mediaRefs), transport.name)
-      } catch (error) {
-        return done({ type: 'unavailable', error })
-      }
-      this.deps.steps.admit(record, this.deps.claim(), done)
+    const tracing = this.deps.tracing
+    // `refusedBy`: the start's sweep has not got through (recovery.ts); refused as an event the store could not take.
+    const admitNow = (refusedBy?: unknown): Promise<void> => {
+      const journaled = () =>
+        new Promise<void>((resolve, reject) => {
+          const done = (outcome: AdmitOutcome): void => {
+            answered = true
+            this.#answered(id, event, outcome, resolve, reject)
+          }
+          if (refusedBy === undefined) this.#journal(id, event, done)
+          else done({ type: 'unavailable', error: refusedBy })
+        })
+      return tracing === NO_TRACING
+        ? journaled()
+        : tracing.admit({ inboundId: id, chatId: event.chatId, provider: transport.name }, journaled)
     }
     // What a dead earlier run left goes first in its chats: a new message waits for the sweep that
     // takes it back, and is refused while every sweep fails (recovery.ts).
     const recovering = this.deps.recovering()
-    const admission = recovering
-      ? recovering.then(
-          () => new Promise<void>(admitNow),
-          (error: unknown) => new Promise<void>((resolve, reject) => admitNow(resolve, reject, error)),
-        )
-      : new Promise<void>(admitNow)
+    const admission = recovering ? recovering.then(() => admitNow(), admitNow) : admitNow()
     // A store that answered at once (memory) left nothing in flight to join.
     if (!answered) this.#admitting.set(id, admission)
     return admission
+  }
+
+  /** Journals the event: one `admit` step (an event whose record cannot be made is answered `unavailable`). */
+  #journal(id: string, event: InboundEvent, done: (outcome: AdmitOutcome) => void): void {
+    const { engine, transport } = this.deps
+    let record: InboxRecord
+    try {
+      record = admittedRecord(engine, id, event, transport.journalEvent(event, engine.config.inbox.mediaRefs), transport.name)
+    } catch (error) {
+      return done({ type: 'unavailable', error })
+    }
+    this.deps.steps.admit(record, this.deps.claim(), done)
+  }
+
+  /** The store's answer: the message runs, waits queued, is a duplicate, or is refused. */
+  #answered(id: string, event: InboundEvent, outcome: AdmitOutcome, resolve: () => void, reject: (error: unknown) => void): void {
+    this.#admitting.delete(id)
+    if (outcome.type === 'unavailable') return this.#refused(id, event, outcome.error, resolve, reject)
+    this.#recent.remember(id)
+    this.deps.engine.metrics.increment(outcome.type === 'duplicate' ? 'inboundDuplicates' : 'inboundJournaled')
+    resolve()
+    if (outcome.type === 'run') this.deps.run(outcome.record, event)
+    else if (outcome.type === 'queued') this.deps.queued(id, event)
   }
 
   /** The store could not take the event: refused (fail-closed), or run unjournaled with failOpen. */

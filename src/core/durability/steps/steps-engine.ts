@@ -28,7 +28,7 @@ import { reportDelivery } from '../outbox/reconcile.js'
 import type { EnginePort, SendRequest, SendResult, Transport } from '../port.js'
 import { TransportSession } from '../session/transport-session.js'
 import { Sweeper } from '../sweep/sweeper.js'
-import { NO_TRACING } from '../tracing.js'
+import { NO_TRACING, type MessageTracing } from '../tracing.js'
 import { ChatQueue } from '../turns/chat-queue.js'
 import type { DeliveryReport, InboundEvent } from '../../provider/provider.js'
 import { HeldLeases } from './held-leases.js'
@@ -49,6 +49,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
   readonly #admission: StepsAdmission
   /** The live events of messages queued behind their chat's unfinished one, run with them once handed over. */
   readonly #queuedLive = new Map<string, InboundEvent>()
+  readonly #tracing: MessageTracing
   readonly #leases: HeldLeases
   readonly #session: TransportSession
   readonly #sender: StepsSender
@@ -65,6 +66,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
     const { options, namespace, scope, events, transport, runner } = deps
     this.#deps = deps
     this.#steps = steps
+    const tracing = (this.#tracing = options.tracing ?? NO_TRACING)
     this.backend = backend
     this.config = resolveDurabilityConfig(options, namespace, backend)
     const state = (this.state = new DurabilityEngine(backend, this.config, scope, events))
@@ -73,8 +75,16 @@ export class StepsEngine extends FramedEngine implements EnginePort {
     this.#delivery = delivery
     const outbox = new Outbox(state, delivery)
     const wake = () => this.frame.wake()
-    this.#outboxPath = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing: NO_TRACING, wake })
-    this.#sender = new StepsSender({ engine: state, steps, transport, delivery, outboxPath: this.#outboxPath, wake })
+    this.#outboxPath = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing, wake })
+    this.#sender = new StepsSender({
+      engine: state,
+      steps,
+      transport,
+      delivery,
+      outboxPath: this.#outboxPath,
+      traced: tracing !== NO_TRACING,
+      wake,
+    })
     this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false))
     this.#leases = new HeldLeases(state)
     const leases = this.#leases
@@ -102,6 +112,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       engine: state,
       steps,
       transport,
+      tracing,
       claim: () => this.#claim(),
       recovering: () => this.frame.recovery.recovering(),
       run: (record, event) => this.#run(record, event),
@@ -175,7 +186,16 @@ export class StepsEngine extends FramedEngine implements EnginePort {
     this.#queuedLive.delete(record.id)
     this.#leases.add(record)
     // A message whose first run was charged at its claim has no earlier sends: its keys need no lookup.
-    const work: Promise<void> = runClaimed(this.#runDeps, record, live, record.attempts > 1).then(
+    const replay = record.attempts > 1
+    // Without a tracer no traced message and no wrapping closure are made: this runs once per message.
+    const tracing = this.#tracing
+    const running =
+      tracing === NO_TRACING
+        ? runClaimed(this.#runDeps, record, live, replay)
+        : tracing.handle({ inboundId: record.id, chatId: record.chatId, provider: this.#deps.transport.name, replay: !live }, () =>
+            runClaimed(this.#runDeps, record, live, replay),
+          )
+    const work: Promise<void> = running.then(
       () => this.#release(record, work),
       (error: unknown) => {
         this.#release(record, work)

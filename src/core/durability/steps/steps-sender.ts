@@ -3,7 +3,7 @@
  * from it, one part) is one `journal` step, fenced by the message's token, then the provider call;
  * the sent mark waits in the message's origin to ride in its settle. Everything else (a replay's
  * send, which may be answered from the outbox; an explicit or random key; a split text; a standby;
- * an enqueue) takes the outbox's own path (durable-sender.ts), over the same records.
+ * an enqueue, a traced bot's send) takes the outbox's own path (durable-sender.ts), over the same records.
  */
 import type { DurabilityEngine } from '../engine.js'
 import type { DurableSender } from '../outbox/durable-sender.js'
@@ -27,6 +27,8 @@ export interface StepsSenderDeps {
   delivery: Delivery
   /** The outbox's own path, for every send that is not the common case. */
   outboxPath: DurableSender
+  /** Whether the bot is traced: every send then takes the outbox's path, whose sends are spans. */
+  traced: boolean
   /** Runs a sweep soon: a send left failed is the sweeper's. */
   wake(): void
 }
@@ -36,7 +38,13 @@ export class StepsSender {
 
   send(request: SendRequest): Promise<SendResult> {
     const { origin } = request
-    if (!(origin instanceof StepsOrigin) || origin.replay || origin.journalFailure || request.idempotencyKey !== undefined)
+    if (
+      !(origin instanceof StepsOrigin) ||
+      origin.replay ||
+      origin.journalFailure ||
+      request.idempotencyKey !== undefined ||
+      this.deps.traced
+    )
       return this.deps.outboxPath.send(request)
     const sending = this.#send(request, origin)
     origin.pending.push(

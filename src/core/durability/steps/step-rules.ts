@@ -40,6 +40,16 @@ export function isFree(record: InboxRecord, claim: StepClaim): boolean {
   return lease.owner === claim.owner && lease.incarnation !== undefined && lease.incarnation !== claim.incarnation
 }
 
+/**
+ * Whether `record` was claimed by this very run (`claim`'s owner and incarnation) and is not run by it
+ * (`runs`): the claim landed but its answer was lost (a dropped connection), so nothing runs it. Its
+ * claim charged the run that comes next, which it may have at once.
+ */
+export function isUnrunClaim(record: InboxRecord, claim: StepClaim, runs: (id: string) => boolean): boolean {
+  const lease = record.lease
+  return record.state === 'processing' && lease?.owner === claim.owner && lease.incarnation === claim.incarnation && !runs(record.id)
+}
+
 /** Whether a run under `token` may no longer write for the message: it is not processing under that token. */
 export function isFenced(record: InboxRecord | undefined, token: number): boolean {
   return record?.state !== 'processing' || record.fencingToken !== token || record.lease?.token !== token

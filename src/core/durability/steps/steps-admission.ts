@@ -16,6 +16,7 @@ import type { Transport } from '../port.js'
 import { NO_TRACING, type MessageTracing } from '../tracing.js'
 import type { InboundEvent } from '../../provider/provider.js'
 import type { AdmitOutcome, JournalSteps, StepClaim } from './journal-steps.js'
+import { isUnrunClaim } from './step-rules.js'
 
 export interface StepsAdmissionDeps {
   engine: DurabilityEngine
@@ -28,6 +29,8 @@ export interface StepsAdmissionDeps {
    * is refused like one the store could not take). Undefined once it has (recovery.ts).
    */
   recovering(): Promise<void> | undefined
+  /** Whether this process runs the message `id` now. */
+  runs(id: string): boolean
   /** Runs a message its admission claimed, with its live event. */
   run(record: InboxRecord, event: InboundEvent): void
   /** A message queued behind its chat's unfinished one: its live event, kept for its run. */
@@ -101,6 +104,8 @@ export class StepsAdmission {
     resolve()
     if (outcome.type === 'run') this.deps.run(outcome.record, event)
     else if (outcome.type === 'queued') this.deps.queued(id, event)
+    // A redelivery of a message whose admission landed unanswered (refused here): its claim is this run's, and it runs now.
+    else if (isUnrunClaim(outcome.record, this.deps.claim(), (id) => this.deps.runs(id))) this.deps.run(outcome.record, event)
   }
 
   /** The store could not take the event: refused (fail-closed), or run unjournaled with failOpen. */

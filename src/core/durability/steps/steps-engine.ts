@@ -115,6 +115,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       tracing,
       claim: () => this.#claim(),
       recovering: () => this.frame.recovery.recovering(),
+      runs: (id) => leases.holds(id),
       run: (record, event) => this.#run(record, event),
       queued: (id, event) => this.#queuedLive.set(id, event),
       runUnjournaled: (event, id) => {

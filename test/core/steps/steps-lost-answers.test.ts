@@ -1,0 +1,74 @@
+/**
+ * A step that landed in the store while its answer was lost (a dropped connection; `waitReplicas`
+ * timing out on a promoted primary): the event is refused, the channel delivers it again, and the
+ * store answers the redelivery as a duplicate of a message this very run claimed. Nothing runs it;
+ * before, it waited out its lease (here ten minutes) and was then charged a second run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENGINE_VARIABLE } from '../../../src/core/durability/engine-choice.js'
+import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
+import type { JournalSteps } from '../../../src/core/durability/steps/journal-steps.js'
+import { JournalUnavailableError } from '../../../src/core/errors/errors.js'
+import { TEXT } from '../../../src/core/bot/matchers.js'
+import { waitFor } from '../../../test-utils/wait.js'
+import { fast, recordId, useBots } from '../helpers.js'
+
+const bots = useBots()
+const before = process.env[ENGINE_VARIABLE]
+beforeAll(() => {
+  process.env[ENGINE_VARIABLE] = 'steps'
+})
+afterAll(() => {
+  if (before === undefined) delete process.env[ENGINE_VARIABLE]
+  else process.env[ENGINE_VARIABLE] = before
+})
+
+/** The memory store, whose next `lost` admissions land but answer as if the store were away. */
+class LossyAdmit extends MemoryDurability {
+  lost = 0
+
+  override steps(scopeId: string): JournalSteps {
+    const inner = super.steps(scopeId)
+    return {
+      admit: (record, claim, done) =>
+        inner.admit(record, claim, (outcome) => {
+          if (this.lost === 0) return done(outcome)
+          this.lost--
+          done({ type: 'unavailable', error: new Error('the answer was lost (scripted)') })
+        }),
+      journal: (inbound, records, done) => inner.journal(inbound, records, done),
+      settle: (settle, claim, done) => inner.settle(settle, claim, done),
+      takeBack: (claim, maxAttempts, limit, done) => inner.takeBack(claim, maxAttempts, limit, done),
+    }
+  }
+}
+
+describe('the steps engine, when an admission landed but its answer was lost', () => {
+  it("runs the redelivery at once, on the run that claim charged, and the chat's next message after it", async () => {
+    const memory = new LossyAdmit()
+    const runs: string[] = []
+    // A lease far longer than the test: m1 does not run because its lease ran out.
+    const t = await bots.start({
+      durability: fast({ backend: memory, instanceId: 'bot', inbox: { leaseMs: 600_000 } }),
+      untapped: true,
+      setup: (bot) =>
+        bot.when(TEXT, async (ctx) => {
+          runs.push(ctx.message.text)
+          await ctx.reply(`re ${ctx.message.text}`)
+        }),
+    })
+    memory.lost = 1
+    const refused = await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' }).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(JournalUnavailableError)
+    expect(runs).toEqual([])
+
+    // The channel delivers m1 again, then m2 of the same chat (queued behind m1 in the journal).
+    await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
+    await t.provider.receive({ id: 'm2', chatId: 'c1', text: 'second' })
+    await waitFor(() => runs.length === 2, { message: 'm1 and m2 ran' })
+    expect(runs).toEqual(['first', 'second'])
+    expect(t.provider.texts()).toEqual(['re first', 're second'])
+    await waitFor(async () => (await t.bot.durability!.inbox.get(recordId('m2')))?.state === 'done', { message: 'm2 done' })
+    expect((await t.bot.durability!.inbox.get(recordId('m1')))?.attempts).toBe(1)
+  })
+})

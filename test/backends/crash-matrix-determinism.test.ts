@@ -7,8 +7,8 @@
  * reported 'before outbox.heartbeat (skip)' with the slow send delivered, then lost, and the
  * heartbeat crash points were reached in one run and not in the next.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
+import { describe, expect, it } from 'vitest'
+import { onEngine } from '../../test-utils/engine.js'
 import { parseBackendUrl } from '../../src/operator/gateway/backend-url.js'
 import { throwawayFactory } from '../../src/operator/gateway/throwaway.js'
 import { deterministicCases, randomCase, runCrashCase, type CrashCase } from '../../src/testing/crash-matrix/index.js'
@@ -17,13 +17,7 @@ import { workloadMessages } from '../../src/testing/crash-matrix/workload.js'
 
 // These tests arm the message engine's writes, which the steps engine never makes: they run on the
 // message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
-const engineBefore = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  delete process.env[ENGINE_VARIABLE]
-})
-afterAll(() => {
-  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
-})
+onEngine('message')
 
 /**
  * The cases compared: those whose crash a timer decides (a lease heartbeat during the slow handler

@@ -3,8 +3,8 @@
  * stop ends the generation like any other crash, a case that hangs is cut off at `caseTimeoutMs` and
  * fails with its seed, an abort signal cuts it off too, and the case's data is removed on every path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
+import { describe, expect, it } from 'vitest'
+import { onEngine } from '../../test-utils/engine.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { CRASH_POINTS } from '../../src/core/durability/journal/crash-points.js'
@@ -21,13 +21,7 @@ import {
 
 // These tests arm the message engine's writes, which the steps engine never makes: they run on the
 // message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
-const engineBefore = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  delete process.env[ENGINE_VARIABLE]
-})
-afterAll(() => {
-  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
-})
+onEngine('message')
 
 /** A memory factory that records what it was asked; `restart` can be made to hang or to signal. */
 function recordingFactory(options: { restart?: (crashed: DurabilityBackend) => Promise<DurabilityBackend> } = {}) {

@@ -3,8 +3,8 @@
  * the crash armed inside a handler, after the point it names was already reached once, and `nth`
  * counted from the arming.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { onEngine } from '../../test-utils/engine.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { Bot } from '../../src/core/bot/bot.js'
 import type { Context } from '../../src/core/index.js'
@@ -17,13 +17,7 @@ import { recordId } from '../../test-utils/record-id.js'
 
 // These tests arm the message engine's writes, which the steps engine never makes: they run on the
 // message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
-const engineBefore = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  delete process.env[ENGINE_VARIABLE]
-})
-afterAll(() => {
-  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
-})
+onEngine('message')
 
 const FAST = {
   instanceId: 'i1',

@@ -4,8 +4,8 @@
  * the crashed bot's `start()`, `idle()` and `stop()` then settle: start and stop resolve, idle
  * rejects with the crash. Before, the start's later journal calls never settled and it hung for good.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
+import { describe, expect, it } from 'vitest'
+import { onEngine } from '../../test-utils/engine.js'
 import { Bot } from '../../src/core/bot/bot.js'
 import type { DurabilityBackend } from '../../src/core/durability/journal/backend.js'
 import { MemoryDurability } from '../../src/core/index.js'
@@ -20,13 +20,7 @@ import { TapBackend } from './helpers.js'
 
 // These tests arm the message engine's writes, which the steps engine never makes: they run on the
 // message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
-const engineBefore = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  delete process.env[ENGINE_VARIABLE]
-})
-afterAll(() => {
-  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
-})
+onEngine('message')
 
 const store = new MemoryStore()
 

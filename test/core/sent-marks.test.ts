@@ -4,8 +4,8 @@
  * changes. A handler that goes on past the event loop's turn, or a send that follows, gets the mark
  * written alone first; a crash before the merged write is the ambiguous window of the contract.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
+import { describe, expect, it } from 'vitest'
+import { onEngine } from '../../test-utils/engine.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { describeLabel } from '../../src/core/durability/journal/crash-points.js'
 import { waitingAtEndOfTurn } from '../../src/core/durability/outbox/sent-marks.js'
@@ -18,13 +18,7 @@ import { fast, recordId, useBots, type TestBot } from './helpers.js'
 
 // These tests arm the message engine's writes, which the steps engine never makes: they run on the
 // message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
-const engineBefore = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  delete process.env[ENGINE_VARIABLE]
-})
-afterAll(() => {
-  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
-})
+onEngine('message')
 
 const bots = useBots()
 

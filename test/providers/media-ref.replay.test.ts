@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { onEngine } from '../../test-utils/engine.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import type { Bot } from '../../src/core/bot/bot.js'
@@ -30,13 +30,7 @@ import { FAST, recordMedia, speak, useBots, type Seen } from './harness.js'
 
 // These tests arm the message engine's writes, which the steps engine never makes: they run on the
 // message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
-const engineBefore = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  delete process.env[ENGINE_VARIABLE]
-})
-afterAll(() => {
-  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
-})
+onEngine('message')
 
 const bots = useBots()
 const dir = mkdtempSync(join(tmpdir(), 'botmesh-providers-'))

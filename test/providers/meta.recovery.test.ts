@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../src/core/durability/engine-choice.js'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { onEngine } from '../../test-utils/engine.js'
 import { MemoryDurability } from '../../src/core/index.js'
 import { SQLiteStore } from '../../src/backends/sqlite/index.js'
 import type { Bot } from '../../src/core/bot/bot.js'
@@ -27,13 +27,7 @@ import { inboxRecordId } from '../../src/core/durability/outbox/keys.js'
 
 // These tests arm the message engine's writes, which the steps engine never makes: they run on the
 // message engine whatever BOTMESH_ENGINE says (a wrapped backend now runs the engine it would run unwrapped).
-const engineBefore = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  delete process.env[ENGINE_VARIABLE]
-})
-afterAll(() => {
-  if (engineBefore !== undefined) process.env[ENGINE_VARIABLE] = engineBefore
-})
+onEngine('message')
 
 const ACCESS_TOKEN = 'EAAG-recovery-token-000'
 const APP_SECRET = 'app-secret-recovery'

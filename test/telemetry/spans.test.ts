@@ -7,9 +7,10 @@
  * the settle of the message before it.
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { Bot, TEXT } from '../../src/core/index.js'
-import { ENGINE_VARIABLE, type EngineName } from '../../src/core/durability/engine-choice.js'
+import type { EngineName } from '../../src/core/durability/engine-choice.js'
+import { onEngine } from '../../test-utils/engine.js'
 import { StepsEngine } from '../../src/core/durability/steps/steps-engine.js'
 import { MockProvider } from '../../src/testing/index.js'
 import { openTelemetryTracing } from '../../src/telemetry/index.js'
@@ -38,14 +39,7 @@ const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
 
 for (const engine of ['message', 'steps'] satisfies EngineName[])
   describe(`OpenTelemetry spans (${engine} engine)`, () => {
-    const before = process.env[ENGINE_VARIABLE]
-    beforeAll(() => {
-      process.env[ENGINE_VARIABLE] = engine
-    })
-    afterAll(() => {
-      if (before === undefined) delete process.env[ENGINE_VARIABLE]
-      else process.env[ENGINE_VARIABLE] = before
-    })
+    onEngine(engine)
 
     it('one message yields admit → handler → send, each the parent of the next, in one trace', async () => {
       const { exporter, tracerProvider } = withSdk()

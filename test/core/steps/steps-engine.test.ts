@@ -4,8 +4,8 @@
  * order is the journal's (a message is queued behind its chat's unfinished one and handed over by
  * its settle); a run that died is taken back by the sweep, its sent reply answered from the outbox.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ENGINE_VARIABLE } from '../../../src/core/durability/engine-choice.js'
+import { describe, expect, it, vi } from 'vitest'
+import { onEngine } from '../../../test-utils/engine.js'
 import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
 import { MessageEngine } from '../../../src/core/durability/message-engine.js'
 import { StepsEngine } from '../../../src/core/durability/steps/steps-engine.js'
@@ -14,14 +14,7 @@ import { deferred, waitFor } from '../../../test-utils/wait.js'
 import { fast, recordId, useBots } from '../helpers.js'
 
 const bots = useBots()
-const before = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  process.env[ENGINE_VARIABLE] = 'steps'
-})
-afterAll(() => {
-  if (before === undefined) delete process.env[ENGINE_VARIABLE]
-  else process.env[ENGINE_VARIABLE] = before
-})
+onEngine('steps')
 
 describe('the steps engine on memory', () => {
   it('is chosen for a bot on a backend that speaks the steps, and not with coordination', async () => {

@@ -4,8 +4,8 @@
  * store answers the redelivery as a duplicate of a message this very run claimed. Nothing runs it;
  * before, it waited out its lease (here ten minutes) and was then charged a second run.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINE_VARIABLE } from '../../../src/core/durability/engine-choice.js'
+import { describe, expect, it } from 'vitest'
+import { onEngine } from '../../../test-utils/engine.js'
 import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
 import type { JournalSteps } from '../../../src/core/durability/steps/journal-steps.js'
 import { JournalUnavailableError } from '../../../src/core/errors/errors.js'
@@ -14,14 +14,7 @@ import { waitFor } from '../../../test-utils/wait.js'
 import { fast, recordId, useBots } from '../helpers.js'
 
 const bots = useBots()
-const before = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  process.env[ENGINE_VARIABLE] = 'steps'
-})
-afterAll(() => {
-  if (before === undefined) delete process.env[ENGINE_VARIABLE]
-  else process.env[ENGINE_VARIABLE] = before
-})
+onEngine('steps')
 
 /** The memory store, whose next `lost` admissions land but answer as if the store were away. */
 class LossyAdmit extends MemoryDurability {

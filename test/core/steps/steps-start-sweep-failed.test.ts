@@ -4,8 +4,8 @@
  * ahead of what the dead earlier run left in it. The sweep's `takeBack` step fails here instead of
  * a journal read. Both engines get the rule from one place (engine-frame.ts and recovery.ts).
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ENGINE_VARIABLE } from '../../../src/core/durability/engine-choice.js'
+import { describe, expect, it, vi } from 'vitest'
+import { onEngine } from '../../../test-utils/engine.js'
 import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
 import type { JournalSteps } from '../../../src/core/durability/steps/journal-steps.js'
 import { StepsEngine } from '../../../src/core/durability/steps/steps-engine.js'
@@ -16,14 +16,7 @@ import { deferred, waitFor } from '../../../test-utils/wait.js'
 import { fast, recordId, useBots } from '../helpers.js'
 
 const bots = useBots()
-const before = process.env[ENGINE_VARIABLE]
-beforeAll(() => {
-  process.env[ENGINE_VARIABLE] = 'steps'
-})
-afterAll(() => {
-  if (before === undefined) delete process.env[ENGINE_VARIABLE]
-  else process.env[ENGINE_VARIABLE] = before
-})
+onEngine('steps')
 
 /** The memory store, whose sweeps' `takeBack` fails with `failure` while it is set (the store away, or a record it cannot decode). */
 class FailingTakeBack extends MemoryDurability {

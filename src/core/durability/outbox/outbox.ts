@@ -16,7 +16,7 @@ import type { DurabilityEngine } from '../engine.js'
 import type { HeldRecord } from '../leases/held-record.js'
 import { afterSettled } from '../run/after-settled.js'
 import { lookupKey, quickKey, type KeyedSend, type ResolvedKey } from './outbox-key.js'
-import { attemptDelivery, claimOutbound, type AttemptOutcome, type Delivery } from './outbox-attempt.js'
+import { attemptDelivery, claimOutbound, recordFailure, type AttemptOutcome, type Delivery } from './outbox-attempt.js'
 import { outboxRecords } from './outbox-records.js'
 import { LIMITS } from '../limits.js'
 import type { OutboxRecord } from '../journal/records.js'
@@ -141,6 +141,15 @@ export class Outbox {
     throw this.#deferred(resolved.key, new ProviderNotLeaderError())
   }
 
+  /**
+   * A send whose first provider call was made outside the outbox (the steps engine's) and failed with
+   * `error`, at `started`: journaled failed or dead by the outbox's rules, then retried inline
+   * (retryInline). Its key is in flight here meanwhile, so the sweeper leaves it to this retry.
+   */
+  retryFailedCall(held: HeldRecord<'outbox'>, error: unknown, started: number): Promise<string> {
+    return this.#track([held.id], async () => this.#retryInline(held, held.id, started, await recordFailure(this.engine, held, error)))
+  }
+
   /** Runs `work` with `keys` marked in flight, so the sweeper does not take them meanwhile. */
   #track<T>(keys: string[], work: () => Promise<T>): Promise<T> {
     let promise: Promise<T>
@@ -167,6 +176,11 @@ export class Outbox {
     )
   }
 
+  /**
+   * Goes on with a send whose attempt ended `firstResult` (failed: due again at its `retryAt`), retrying
+   * inline while outbox.inlineMaxMs since `started` allows; resolves to the message id, or rejects with
+   * SendDeadError, or SendDeferredError once the rest is the sweeper's.
+   */
   async #retryInline(first: HeldRecord<'outbox'>, callerKey: string, started: number, firstResult: AttemptOutcome): Promise<string> {
     let held = first
     for (let result = firstResult; ; result = await attemptDelivery(this.engine, this.delivery, held)) {

@@ -82,6 +82,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       transport,
       delivery,
       outboxPath: this.#outboxPath,
+      outbox,
       traced: tracing !== NO_TRACING,
       wake,
     })

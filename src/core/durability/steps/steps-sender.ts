@@ -1,21 +1,22 @@
 /**
  * A handler's send on the steps engine. Its common case (the first run of a message, a key derived
  * from it, one part) is one `journal` step, fenced by the message's token, then the provider call;
- * the sent mark waits in the message's origin to ride in its settle. Everything else (a replay's
+ * the sent mark waits in the message's origin to ride in its settle; a failed call is retried inline
+ * by the outbox's rules (outbox.inlineMaxMs), a chat's later calls behind it. Everything else (a replay's
  * send, which may be answered from the outbox; an explicit or random key; a split text; a standby;
  * an enqueue, a traced bot's send) takes the outbox's own path (durable-sender.ts), over the same records.
  */
 import type { DurabilityEngine } from '../engine.js'
 import type { DurableSender } from '../outbox/durable-sender.js'
 import { sendKey } from '../outbox/keys.js'
-import { recordFailure, type Delivery } from '../outbox/outbox-attempt.js'
+import type { Delivery } from '../outbox/outbox-attempt.js'
 import { quickKey, type KeyedSend } from '../outbox/outbox-key.js'
 import { outboxRecords } from '../outbox/outbox-records.js'
-import type { SendResult } from '../outbox/outbox.js'
+import type { Outbox, SendResult } from '../outbox/outbox.js'
 import { splitContent } from '../outbox/split.js'
 import type { OutboxRecord } from '../journal/records.js'
 import type { SendRequest, Transport } from '../port.js'
-import { JournalUnavailableError, SendDeadError, SendDeferredError } from '../../errors/errors.js'
+import { JournalUnavailableError, SendDeferredError } from '../../errors/errors.js'
 import type { OutboundContent } from '../../provider/provider.js'
 import type { JournalSteps } from './journal-steps.js'
 import { StepsOrigin } from './steps-run.js'
@@ -27,6 +28,8 @@ export interface StepsSenderDeps {
   delivery: Delivery
   /** The outbox's own path, for every send that is not the common case. */
   outboxPath: DurableSender
+  /** The outbox: a failed provider call is retried inline by its rules. */
+  outbox: Outbox
   /** Whether the bot is traced: every send then takes the outbox's path, whose sends are spans. */
   traced: boolean
   /** Runs a sweep soon: a send left failed is the sweeper's. */
@@ -34,6 +37,9 @@ export interface StepsSenderDeps {
 }
 
 export class StepsSender {
+  /** Each chat's provider calls in this process, one after another: the last one, and how many wait or run. */
+  readonly #chats = new Map<string, ChatDeliveries>()
+
   constructor(private readonly deps: StepsSenderDeps) {}
 
   send(request: SendRequest): Promise<SendResult> {
@@ -78,7 +84,7 @@ export class StepsSender {
     switch (outcome.type) {
       case 'journaled':
         engine.metrics.increment('outboxJournaled')
-        return this.#deliver(record, content, origin)
+        return this.#inOrder(record, content, origin)
       case 'recorded':
         engine.metrics.increment('outboxDeduped')
         return answered(outcome.record)
@@ -90,31 +96,71 @@ export class StepsSender {
     }
   }
 
-  async #deliver(record: OutboxRecord, content: OutboundContent, origin: StepsOrigin): Promise<SendResult> {
-    const { engine, transport } = this.deps
-    const { key, chatId } = record
-    engine.unstarted.calling(key)
-    let messageId: string
-    try {
-      ;({ messageId } = await transport.send(chatId, content, key))
-    } catch (error) {
-      throw await this.#failed(record, error)
-    }
-    origin.sent.push({ key, messageId })
-    await transport.afterSend(chatId, content, key, messageId).catch((error: unknown) => engine.events.error(error))
-    return { key, messageId, messageIds: [messageId], deduped: false }
+  /**
+   * Delivers once the chat's earlier provider calls in this process are done, one retried inline
+   * included: sends to a chat keep their order (their keys were taken in the handler's order already).
+   */
+  #inOrder(record: OutboxRecord, content: OutboundContent, origin: StepsOrigin): Promise<SendResult> {
+    const chatId = record.chatId
+    let chat = this.#chats.get(chatId)
+    if (!chat) this.#chats.set(chatId, (chat = { waiting: 0, last: undefined }))
+    chat.waiting++
+    const deliver = () => this.#deliver(record, content, origin, chat)
+    const delivering = chat.last ? chat.last.then(deliver, deliver) : deliver()
+    chat.last = delivering
+    return delivering
   }
 
-  /** A provider call that failed: journaled failed (the sweeper retries it) or dead, as the outbox's own attempt does. */
-  async #failed(record: OutboxRecord, error: unknown): Promise<Error> {
+  async #deliver(record: OutboxRecord, content: OutboundContent, origin: StepsOrigin, chat: ChatDeliveries): Promise<SendResult> {
+    const { engine, transport } = this.deps
+    const { key, chatId } = record
+    try {
+      engine.unstarted.calling(key)
+      const started = Date.now()
+      let messageId: string
+      try {
+        ;({ messageId } = await transport.send(chatId, content, key))
+      } catch (error) {
+        return await this.#retry(record, error, started)
+      }
+      origin.sent.push({ key, messageId })
+      await transport.afterSend(chatId, content, key, messageId).catch((error: unknown) => engine.events.error(error))
+      return { key, messageId, messageIds: [messageId], deduped: false }
+    } finally {
+      if (--chat.waiting === 0 && this.#chats.get(chatId) === chat) this.#chats.delete(chatId)
+    }
+  }
+
+  /**
+   * A provider call that failed: journaled failed or dead, as the outbox's own attempt does, then
+   * retried inline by the outbox while outbox.inlineMaxMs allows (its sent mark and after('send') are
+   * the outbox's then).
+   */
+  async #retry(record: OutboxRecord, error: unknown, started: number): Promise<SendResult> {
     const { engine } = this.deps
     const [found] = await engine.journal.read('outbox', [record.key])
-    const outcome = found ? await recordFailure(engine, engine.hold('outbox', found), error) : ({ outcome: 'lost' } as const)
-    if (outcome.outcome === 'dead') return new SendDeadError(record.key, error instanceof Error ? error.message : String(error), error)
-    this.deps.wake()
-    engine.metrics.increment('outboxDeferred')
-    return new SendDeferredError(record.key, error)
+    if (!found) throw this.#deferred(record.key, error)
+    try {
+      const messageId = await this.deps.outbox.retryFailedCall(engine.hold('outbox', found), error, started)
+      return { key: record.key, messageId, messageIds: [messageId], deduped: false }
+    } catch (failure) {
+      // Left to the sweeper: it runs soon rather than at its next poll.
+      if (failure instanceof SendDeferredError) this.deps.wake()
+      throw failure
+    }
   }
+
+  #deferred(key: string, error: unknown): SendDeferredError {
+    this.deps.wake()
+    this.deps.engine.metrics.increment('outboxDeferred')
+    return new SendDeferredError(key, error)
+  }
+}
+
+/** A chat's provider calls in this process: the last one started, and how many are waiting or running. */
+interface ChatDeliveries {
+  waiting: number
+  last: Promise<unknown> | undefined
 }
 
 /** A send answered from its journaled record. */

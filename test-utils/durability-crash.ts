@@ -14,11 +14,11 @@ import {
   deterministicCases,
   randomCase,
   randomCases,
-  runCrashCase,
   type CrashBackendFactory,
   type CrashCase,
   type CrashCaseResult,
 } from '../src/testing/crash-matrix/index.js'
+import { runCrashCaseOn } from '../src/testing/crash-matrix/runner.js'
 
 /** Which cases a backend's file runs. */
 export interface CrashMatrixSelection {
@@ -56,7 +56,8 @@ export function describeCrashMatrix(backendName: string, factory: CrashBackendFa
       it(
         testCase.name,
         async () => {
-          const result = await runCrashCase(factory, testCase, {
+          // On the message engine whatever BOTMESH_ENGINE says: its crash points are the journal's writes.
+          const result = await runCrashCaseOn('message', factory, testCase, {
             ...(options.encryption ? { encryption: options.encryption } : {}),
             simulatedTime: options.simulatedTime ?? false,
           })

@@ -16,8 +16,11 @@ import { crashable, CrashableProvider, MockProvider } from '../../src/testing/in
 import { dropTablePrefix, postgresAvailable, randomTablePrefix, testPool } from '../../test-utils/postgres.js'
 import { recordId } from '../../test-utils/record-id.js'
 import { settles } from '../../test-utils/wait.js'
+import { onEngine } from '../../test-utils/engine.js'
 
 const available = await postgresAvailable()
+// The crash point is a journal write of the message engine, which the steps engine never makes.
+onEngine('message')
 
 const MAX_ATTEMPTS = 3
 const CHATS = ['c1', 'c2', 'c3']

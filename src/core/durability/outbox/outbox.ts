@@ -142,9 +142,8 @@ export class Outbox {
   }
 
   /**
-   * A send whose first provider call was made outside the outbox (the steps engine's) and failed with
-   * `error`, at `started`: journaled failed or dead by the outbox's rules, then retried inline
-   * (retryInline). Its key is in flight here meanwhile, so the sweeper leaves it to this retry.
+   * A send whose first provider call, made outside the outbox (the steps engine's) at `started`, failed:
+   * journaled failed or dead, then retried inline, its key in flight here so the sweeper leaves it.
    */
   retryFailedCall(held: HeldRecord<'outbox'>, error: unknown, started: number): Promise<string> {
     return this.#track([held.id], async () => this.#retryInline(held, held.id, started, await recordFailure(this.engine, held, error)))

@@ -5,6 +5,8 @@
  * journal's own record, on any store: rare next to the steps, it needs no step of its own.
  */
 import type { DurabilityEngine } from '../engine.js'
+import { LIMITS } from '../limits.js'
+import { BackgroundLoop } from '../loop.js'
 import type { InboxRecord } from '../journal/records.js'
 import { isFenced } from './step-rules.js'
 
@@ -24,6 +26,17 @@ export class HeldLeases {
 
   holds(id: string): boolean {
     return this.#held.has(id)
+  }
+
+  /** The loop that renews the held leases, LIMITS.heartbeatsPerLease times a lease period. */
+  heartbeat(): BackgroundLoop {
+    const engine = this.engine
+    return new BackgroundLoop(
+      'lease-heartbeat',
+      () => engine.config.inbox.leaseMs / LIMITS.heartbeatsPerLease,
+      () => this.renew(),
+      engine.events.error,
+    )
   }
 
   /** Moves every held lease on by a lease period from now. */

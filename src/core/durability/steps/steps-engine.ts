@@ -17,8 +17,6 @@ import { DurabilityEngine } from '../engine.js'
 import { EngineFrame, FramedEngine } from '../engine-frame.js'
 import type { DurabilityBackend } from '../journal/backend.js'
 import type { InboxRecord } from '../journal/records.js'
-import { LIMITS } from '../limits.js'
-import { BackgroundLoop } from '../loop.js'
 import type { MessageEngineDeps } from '../message-engine.js'
 import { DurableSender } from '../outbox/durable-sender.js'
 import { Outbox } from '../outbox/outbox.js'
@@ -44,7 +42,6 @@ export class StepsEngine extends FramedEngine implements EnginePort {
   readonly state: DurabilityEngine
   readonly durability: Durability
   readonly #deps: MessageEngineDeps
-  readonly #steps: JournalSteps
   readonly #inFlight = new InFlight()
   readonly #admission: StepsAdmission
   /** The live events of messages queued behind their chat's unfinished one, run with them once handed over. */
@@ -65,7 +62,6 @@ export class StepsEngine extends FramedEngine implements EnginePort {
     super()
     const { options, namespace, scope, events, transport, runner } = deps
     this.#deps = deps
-    this.#steps = steps
     const tracing = (this.#tracing = options.tracing ?? NO_TRACING)
     this.backend = backend
     this.config = resolveDurabilityConfig(options, namespace, backend)
@@ -96,14 +92,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       inFlight: this.#inFlight,
       sweep: async () => void (await this.#sweepOnce()),
       sweeps: this.#sweep,
-      loops: [
-        new BackgroundLoop(
-          'lease-heartbeat',
-          () => this.config.inbox.leaseMs / LIMITS.heartbeatsPerLease,
-          () => leases.renew(),
-          events.error,
-        ),
-      ],
+      loops: [leases.heartbeat()],
       halting: () => {
         for (const timer of this.#retryTimers) clearTimeout(timer)
       },

@@ -9,31 +9,17 @@ import { describe, expect, it } from 'vitest'
 import { MemoryDurability } from '../../src/core/index.js'
 import { JournalCorruptError, JournalUnavailableError } from '../../src/core/errors/errors.js'
 import { TEXT } from '../../src/core/bot/matchers.js'
-import { crashable } from '../../src/testing/crashable.js'
 import { aroundJournalWrites } from '../../src/testing/wrap-writes.js'
-import { deferred, waitFor } from '../../test-utils/wait.js'
+import { waitFor } from '../../test-utils/wait.js'
+import { leftByADeadRun } from './dead-run.js'
 import { fast, recordId, useBots } from './helpers.js'
 
 const bots = useBots()
 
-/** A bot of instance 'bot' whose earlier run died in m1's handler (chat c1): m1 is left processing under its lease. */
-async function leftByADeadRun(memory: MemoryDurability): Promise<void> {
-  const dying = crashable(memory)
-  const inHandler = deferred()
-  const earlier = await bots.start({
-    durability: fast({ backend: dying, instanceId: 'bot' }),
-    setup: (bot) => bot.when(TEXT, () => (inHandler.resolve(), new Promise(() => {}))),
-  })
-  await earlier.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
-  await inHandler.promise
-  dying.crashNow()
-  bots.abandon(earlier)
-}
-
 describe('a start whose first sweep failed', () => {
   it("refuses a new message of a chat until a sweep has taken back the chat's older one, which then runs first", async () => {
     const memory = new MemoryDurability()
-    await leftByADeadRun(memory)
+    await leftByADeadRun(bots, memory)
 
     // The restart finds the store away for its sweeps.
     const runs: string[] = []
@@ -69,7 +55,7 @@ describe('a start whose first sweep failed', () => {
 
   it('that a retry cannot mend (a record the journal cannot decode) holds no message back: every sweep would fail alike', async () => {
     const memory = new MemoryDurability()
-    await leftByADeadRun(memory)
+    await leftByADeadRun(bots, memory)
     const runs: string[] = []
     const restarted = bots.create({
       durability: fast({ backend: memory, instanceId: 'bot' }),
@@ -89,7 +75,7 @@ describe('a start whose first sweep failed', () => {
     // Seen in the Sentinel failover test with waitReplicas: the new bot's claims landed on a primary
     // with no replica yet and failed, and m24, m30… of chat-0 ran before m0, m6… which it had claimed.
     const memory = new MemoryDurability()
-    await leftByADeadRun(memory)
+    await leftByADeadRun(bots, memory)
     let unanswered = 1
     const lossy = aroundJournalWrites(memory, async (name, writes, write) => {
       const results = await write()

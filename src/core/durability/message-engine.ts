@@ -84,7 +84,7 @@ export class MessageEngine extends FramedEngine implements EnginePort {
       afterSend: (record, messageId) => transport.afterSend(record.chatId, decodePayload(record.payload), record.key, messageId),
     }
     const outbox = new Outbox(state, this.#delivery)
-    const wake = () => this.#wake()
+    const wake = () => this.frame.wake()
     this.#sender = new DurableSender({ engine: state, transport, outbox, inFlight: this.#inFlight, tracing: this.#tracing, wake })
     const runUnjournaled = (event: InboundEvent, recordId: string) =>
       void this.#inFlight.track(this.#lanes.run(event.chatId, () => runFailOpen(this.#runDeps, event, recordId))).catch(events.error)
@@ -129,11 +129,6 @@ export class MessageEngine extends FramedEngine implements EnginePort {
   /** Idle once nothing is in flight and the sweeper finds nothing it could work on now. */
   idle(timeoutMs: number): Promise<void> {
     return this.frame.idle(timeoutMs, () => this.#sweeper.hasWorkNow())
-  }
-
-  /** Runs a sweep soon (after a replay, a retry or an enqueue). */
-  #wake(): void {
-    this.frame.wake()
   }
 
   /** Runs an inbound record this process holds (`live`: the event just admitted; none on a replay). */

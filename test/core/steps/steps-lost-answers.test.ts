@@ -6,39 +6,18 @@
  */
 import { describe, expect, it } from 'vitest'
 import { onEngine } from '../../../test-utils/engine.js'
-import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
-import type { JournalSteps } from '../../../src/core/durability/steps/journal-steps.js'
 import { JournalUnavailableError } from '../../../src/core/errors/errors.js'
 import { TEXT } from '../../../src/core/bot/matchers.js'
 import { waitFor } from '../../../test-utils/wait.js'
 import { fast, recordId, useBots } from '../helpers.js'
+import { ScriptedSteps } from './scripted-steps.js'
 
 const bots = useBots()
 onEngine('steps')
 
-/** The memory store, whose next `lost` admissions land but answer as if the store were away. */
-class LossyAdmit extends MemoryDurability {
-  lost = 0
-
-  override steps(scopeId: string): JournalSteps {
-    const inner = super.steps(scopeId)
-    return {
-      admit: (record, claim, done) =>
-        inner.admit(record, claim, (outcome) => {
-          if (this.lost === 0) return done(outcome)
-          this.lost--
-          done({ type: 'unavailable', error: new Error('the answer was lost (scripted)') })
-        }),
-      journal: (inbound, records, done) => inner.journal(inbound, records, done),
-      settle: (settle, claim, done) => inner.settle(settle, claim, done),
-      takeBack: (claim, maxAttempts, limit, done) => inner.takeBack(claim, maxAttempts, limit, done),
-    }
-  }
-}
-
 describe('the steps engine, when an admission landed but its answer was lost', () => {
   it("runs the redelivery at once, on the run that claim charged, and the chat's next message after it", async () => {
-    const memory = new LossyAdmit()
+    const memory = new ScriptedSteps()
     const runs: string[] = []
     // A lease far longer than the test: m1 does not run because its lease ran out.
     const t = await bots.start({
@@ -50,7 +29,7 @@ describe('the steps engine, when an admission landed but its answer was lost', (
           await ctx.reply(`re ${ctx.message.text}`)
         }),
     })
-    memory.lost = 1
+    memory.lostAdmits = 1
     const refused = await t.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' }).catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(JournalUnavailableError)
     expect(runs).toEqual([])

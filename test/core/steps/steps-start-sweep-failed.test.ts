@@ -6,55 +6,23 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { onEngine } from '../../../test-utils/engine.js'
-import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
-import type { JournalSteps } from '../../../src/core/durability/steps/journal-steps.js'
 import { StepsEngine } from '../../../src/core/durability/steps/steps-engine.js'
 import { JournalCorruptError, JournalUnavailableError } from '../../../src/core/errors/errors.js'
 import { TEXT } from '../../../src/core/bot/matchers.js'
-import { crashable } from '../../../src/testing/crashable.js'
-import { deferred, waitFor } from '../../../test-utils/wait.js'
+import { waitFor } from '../../../test-utils/wait.js'
+import { leftByADeadRun } from '../dead-run.js'
 import { fast, recordId, useBots } from '../helpers.js'
+import { ScriptedSteps } from './scripted-steps.js'
 
 const bots = useBots()
 onEngine('steps')
 
-/** The memory store, whose sweeps' `takeBack` fails with `failure` while it is set (the store away, or a record it cannot decode). */
-class FailingTakeBack extends MemoryDurability {
-  failure: Error | undefined
-
-  override steps(scopeId: string): JournalSteps {
-    const inner = super.steps(scopeId)
-    return {
-      admit: (record, claim, done) => inner.admit(record, claim, done),
-      journal: (inbound, records, done) => inner.journal(inbound, records, done),
-      settle: (settle, claim, done) => inner.settle(settle, claim, done),
-      takeBack: (claim, maxAttempts, limit, done) =>
-        this.failure ? done({ type: 'unavailable', error: this.failure }) : inner.takeBack(claim, maxAttempts, limit, done),
-    }
-  }
-}
-
-/** A bot of instance 'bot' whose earlier run died in m1's handler (chat c1): m1 is left processing under its lease. */
-async function leftByADeadRun(memory: MemoryDurability): Promise<void> {
-  const dying = crashable(memory)
-  const inHandler = deferred()
-  const earlier = await bots.start({
-    durability: fast({ backend: dying, instanceId: 'bot' }),
-    untapped: true,
-    setup: (bot) => bot.when(TEXT, () => (inHandler.resolve(), new Promise(() => {}))),
-  })
-  await earlier.provider.receive({ id: 'm1', chatId: 'c1', text: 'first' })
-  await inHandler.promise
-  dying.crashNow()
-  bots.abandon(earlier)
-}
-
 describe('the steps engine, when a start finds its first sweep failing', () => {
   it("refuses a new message of a chat until a sweep has taken back the chat's older one, which then runs first", async () => {
-    const memory = new FailingTakeBack()
-    await leftByADeadRun(memory)
+    const memory = new ScriptedSteps()
+    await leftByADeadRun(bots, memory, true)
     const runs: string[] = []
-    memory.failure = new Error('connection refused (scripted)')
+    memory.takeBackFailure = new Error('connection refused (scripted)')
     const restarted = await bots.start({
       durability: fast({ backend: memory, instanceId: 'bot' }),
       untapped: true,
@@ -74,7 +42,7 @@ describe('the steps engine, when a start finds its first sweep failing', () => {
     stepsAdmits.mockRestore()
 
     // The store is back: the redelivery of m2 waits for a sweep, which takes m1 back first.
-    memory.failure = undefined
+    memory.takeBackFailure = undefined
     await restarted.provider.receive({ id: 'm2', chatId: 'c1', text: 'second' })
     await waitFor(() => runs.length === 2, { message: 'm1 and m2 ran' })
     expect(runs).toEqual(['first', 'second'])
@@ -84,10 +52,10 @@ describe('the steps engine, when a start finds its first sweep failing', () => {
   })
 
   it('that a retry cannot mend (a record the journal cannot decode) holds no message back', async () => {
-    const memory = new FailingTakeBack()
-    await leftByADeadRun(memory)
+    const memory = new ScriptedSteps()
+    await leftByADeadRun(bots, memory, true)
     const runs: string[] = []
-    memory.failure = new JournalCorruptError('the journal', 'a record cannot be decoded (scripted)')
+    memory.takeBackFailure = new JournalCorruptError('the journal', 'a record cannot be decoded (scripted)')
     const restarted = await bots.start({
       durability: fast({ backend: memory, instanceId: 'bot' }),
       untapped: true,
@@ -95,6 +63,6 @@ describe('the steps engine, when a start finds its first sweep failing', () => {
     })
     await restarted.provider.receive({ id: 'm2', chatId: 'c2', text: 'other chat' })
     await waitFor(() => runs.includes('other chat'), { message: 'm2 ran' })
-    memory.failure = undefined
+    memory.takeBackFailure = undefined
   })
 })

@@ -139,8 +139,11 @@ export class StepsSender {
   async #retry(record: OutboxRecord, error: unknown, started: number): Promise<SendResult> {
     const { engine } = this.deps
     const [found] = await engine.journal.read('outbox', [record.key])
-    if (!found) throw this.#deferred(record.key, error)
     try {
+      if (!found) {
+        engine.metrics.increment('outboxDeferred')
+        throw new SendDeferredError(record.key, error)
+      }
       const messageId = await this.deps.outbox.retryFailedCall(engine.hold('outbox', found), error, started)
       return { key: record.key, messageId, messageIds: [messageId], deduped: false }
     } catch (failure) {
@@ -148,12 +151,6 @@ export class StepsSender {
       if (failure instanceof SendDeferredError) this.deps.wake()
       throw failure
     }
-  }
-
-  #deferred(key: string, error: unknown): SendDeferredError {
-    this.deps.wake()
-    this.deps.engine.metrics.increment('outboxDeferred')
-    return new SendDeferredError(key, error)
   }
 }
 

@@ -3,6 +3,8 @@
  * values are frozen in place instead of copied. Readers get the stored object itself, and a
  * caller that tries to change it fails loudly instead of changing the journal behind its back.
  * (A deep copy per read and write made the in-memory journal several times slower than no journal.)
+ * The memory steps' records, built fresh and held by nobody else, are frozen on their way out to a
+ * reader instead (kv-state.ts `applyOwn`): freezing each write in place was a fifth of a message's cost.
  */
 
 /** Freezes `value` and every object inside it; an already frozen object is taken as frozen through. */

@@ -17,8 +17,16 @@ interface Collection {
 export class KvState {
   readonly #scopes = new Map<string, Map<string, Collection>>()
 
-  /** The entry under the key, or undefined. */
+  /** The entry under the key, or undefined: the stored object itself, frozen. */
   get(scope: string, collection: string, key: string): KvEntry | undefined {
+    return frozen(this.own(scope, collection, key))
+  }
+
+  /**
+   * @internal The entry under the key as stored, for the memory steps alone: what they wrote themselves
+   * may not be frozen yet (`applyOwn`), and they hand out frozen only what reaches code outside the engine.
+   */
+  own(scope: string, collection: string, key: string): KvEntry | undefined {
     return this.#collection(scope, collection, false)?.entries.get(key)
   }
 
@@ -27,6 +35,17 @@ export class KvState {
    * (frozen.ts): readers get stored entries as they are, never copies.
    */
   apply(scope: string, op: KvOp): KvWriteResult {
+    const result = this.applyOwn(scope, op)
+    if (result.ok) frozen(this.own(scope, op.collection, op.key))
+    else frozen(result.current)
+    return result
+  }
+
+  /**
+   * @internal `apply` for a value nobody else holds (the memory steps build their records fresh): it is
+   * frozen when a reader first gets it, not here. Freezing in place was a fifth of a message's cost on them.
+   */
+  applyOwn(scope: string, op: KvOp): KvWriteResult {
     const target = this.#collection(scope, op.collection, true)!
     const current = target.entries.get(op.key)
     if ((current?.version ?? 0) !== op.expectVersion) return { ok: false, current }
@@ -35,15 +54,14 @@ export class KvState {
       target.entries.delete(op.key)
       return { ok: true, version: 0 }
     }
-    deepFreeze(op.value)
-    const entry: KvEntry = Object.freeze({
+    const entry: KvEntry = {
       key: op.key,
       version: op.expectVersion + 1,
       value: op.value,
       state: op.state,
       stateTime: op.stateTime,
       due: op.due,
-    })
+    }
     target.entries.set(op.key, entry)
     index(target, entry)
     return { ok: true, version: entry.version }
@@ -72,7 +90,7 @@ export class KvState {
   due(scope: string, collection: string, until: number, limit: number): KvEntry[] {
     const target = this.#collection(scope, collection, false)
     if (!target) return []
-    return target.due.range({ untilInclusive: until, limit }).map(({ key }) => target.entries.get(key)!)
+    return target.due.range({ untilInclusive: until, limit }).map(({ key }) => frozen(target.entries.get(key))!)
   }
 
   /** One page of a state, oldest change first. */
@@ -81,7 +99,7 @@ export class KvState {
     if (!index) return []
     const entries = this.#collection(scope, collection, false)!.entries
     const after = query.after ? { time: query.after.stateTime, key: query.after.key } : undefined
-    return index.range({ after, before: query.before, limit: query.limit }).map(({ key }) => entries.get(key)!)
+    return index.range({ after, before: query.before, limit: query.limit }).map(({ key }) => frozen(entries.get(key))!)
   }
 
   /** How many entries of `state` have `stateTime < olderThan`, up to `limit`. */
@@ -115,7 +133,7 @@ export class KvState {
   }> {
     for (const [scope, collections] of this.#scopes) {
       for (const [collection, { entries }] of collections) {
-        for (const entry of entries.values()) yield { scope, collection, entry }
+        for (const entry of entries.values()) yield { scope, collection, entry: frozen(entry)! }
       }
     }
   }
@@ -141,6 +159,12 @@ export class KvState {
     }
     return target
   }
+}
+
+/** The entry, frozen through before it leaves (a no-op for one frozen already). */
+function frozen(entry: KvEntry | undefined): KvEntry | undefined {
+  if (entry) deepFreeze(entry)
+  return entry
 }
 
 function index(target: Collection, entry: KvEntry): void {

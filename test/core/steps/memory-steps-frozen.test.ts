@@ -1,0 +1,64 @@
+/**
+ * The memory journal hands out its records frozen (frozen.ts): a reader of the state, or a handler
+ * whose replayed message was rebuilt from a record, that changes one fails instead of changing the
+ * journal. The memory steps write their own records unfrozen (freezing them in place was a fifth of
+ * a message's cost), so what reaches a reader is frozen on its way out.
+ */
+import { describe, expect, it } from 'vitest'
+import { MemoryKv } from '../../../src/core/durability/memory/memory-kv.js'
+import type { InboxRecord } from '../../../src/core/durability/journal/records.js'
+import type { JournalSteps, StepClaim, TakenBack } from '../../../src/core/durability/steps/journal-steps.js'
+import { admitted } from '../../../test-utils/step-records.js'
+
+const claim = (now: number, incarnation = 'run-1'): StepClaim => ({ owner: 'bot', incarnation, leaseMs: 1_000, now })
+
+function admit(steps: JournalSteps, record: InboxRecord): void {
+  steps.admit(record, claim(1_000), (outcome) => expect(outcome).toMatchObject({ type: 'run' }))
+}
+
+function isFrozenThrough(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true
+  return Object.isFrozen(value) && Object.values(value).every(isFrozenThrough)
+}
+
+describe("the memory steps' records, as readers get them", () => {
+  it('are frozen through for a reader of the state (get, list, due), with a nested event', async () => {
+    const kv = new MemoryKv()
+    const steps = kv.steps('scope')
+    const record = { ...admitted('c1', 1, claim(1_000)), event: { id: '1', chatId: 'c1', text: 'm1', raw: { nested: [1, 2] } } }
+    admit(steps, record)
+    const scoped = kv.scope('scope')
+    const [entry] = await scoped.get('inbox', [record.id])
+    expect(entry).toBeDefined()
+    expect(isFrozenThrough(entry)).toBe(true)
+    expect(() => {
+      ;(entry!.value as { event: { raw: { nested: number[] } } }).event.raw.nested.push(3)
+    }).toThrow(TypeError)
+
+    const [listed] = await scoped.list('inbox', { state: 'processing', limit: 10 })
+    expect(listed).toBe(entry)
+  })
+
+  it('are frozen through when the steps hand them back (a taken-back message is rebuilt for its handler)', () => {
+    const kv = new MemoryKv()
+    const steps = kv.steps('scope')
+    admit(steps, { ...admitted('c1', 1, claim(1_000)), event: { id: '1', chatId: 'c1', text: 'm1', raw: { a: { b: 1 } } } })
+    let taken: readonly TakenBack[] = []
+    // The lease of run-1 is long out by then: a later run takes the message back.
+    steps.takeBack(claim(10_000, 'run-2'), 3, 10, (outcome) => {
+      if ('type' in outcome) throw outcome.error
+      taken = outcome
+    })
+    expect(taken).toHaveLength(1)
+    expect(isFrozenThrough(taken[0]!.record)).toBe(true)
+  })
+
+  it("freezes what a caller of MemoryKv.write hands it, in place (the caller holds that object)", async () => {
+    const kv = new MemoryKv()
+    const value = { state: 'pending', nested: { list: [1] } }
+    await kv.write([
+      { op: 'put', collection: 'c', key: 'k', expectVersion: 0, value, state: 'pending', stateTime: 1, due: null },
+    ])
+    expect(isFrozenThrough(value)).toBe(true)
+  })
+})

@@ -7,8 +7,17 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryKv } from '../../../src/core/durability/memory/memory-kv.js'
 import type { InboxRecord } from '../../../src/core/durability/journal/records.js'
-import type { JournalSteps, StepClaim, TakenBack } from '../../../src/core/durability/steps/journal-steps.js'
+import { MemoryDurability } from '../../../src/core/durability/memory/memory-durability.js'
+import type { JournalSteps, StepClaim } from '../../../src/core/durability/steps/journal-steps.js'
+import { INTERACTION } from '../../../src/core/bot/matchers.js'
+import { crashable } from '../../../src/testing/crashable.js'
+import { onEngine } from '../../../test-utils/engine.js'
 import { admitted } from '../../../test-utils/step-records.js'
+import { deferred } from '../../../test-utils/wait.js'
+import { fast, recordId, useBots } from '../helpers.js'
+
+const bots = useBots()
+onEngine('steps')
 
 const claim = (now: number, incarnation = 'run-1'): StepClaim => ({ owner: 'bot', incarnation, leaseMs: 1_000, now })
 
@@ -39,18 +48,37 @@ describe("the memory steps' records, as readers get them", () => {
     expect(listed).toBe(entry)
   })
 
-  it('are frozen through when the steps hand them back (a taken-back message is rebuilt for its handler)', () => {
-    const kv = new MemoryKv()
-    const steps = kv.steps('scope')
-    admit(steps, { ...admitted('c1', 1, claim(1_000)), event: { id: '1', chatId: 'c1', text: 'm1', raw: { a: { b: 1 } } } })
-    let taken: readonly TakenBack[] = []
-    // The lease of run-1 is long out by then: a later run takes the message back.
-    steps.takeBack(claim(10_000, 'run-2'), 3, 10, (outcome) => {
-      if ('type' in outcome) throw outcome.error
-      taken = outcome
+  it("reach a replay's handler frozen: changing the message fails instead of changing the journal", async () => {
+    const memory = new MemoryDurability()
+    const dying = crashable(memory)
+    const inHandler = deferred()
+    const earlier = await bots.start({
+      durability: fast({ backend: dying, instanceId: 'bot' }),
+      untapped: true,
+      setup: (bot) => bot.when(INTERACTION, () => (inHandler.resolve(), new Promise(() => {}))),
     })
-    expect(taken).toHaveLength(1)
-    expect(isFrozenThrough(taken[0]!.record)).toBe(true)
+    await earlier.provider.receive({ id: 'm1', chatId: 'c1', interaction: { id: 'yes', data: { choice: { n: 1 } } } })
+    await inHandler.promise
+    dying.crashNow()
+    bots.abandon(earlier)
+
+    const changed = deferred<unknown>()
+    const t = await bots.start({
+      durability: fast({ backend: memory, instanceId: 'bot' }),
+      untapped: true,
+      setup: (bot) =>
+        bot.when(INTERACTION, (ctx) => {
+          try {
+            ;(ctx.message.interaction!.data as { choice: { n: number } }).choice.n = 2
+            changed.resolve(undefined)
+          } catch (error) {
+            changed.resolve(error)
+          }
+        }),
+    })
+    expect(await changed.promise).toBeInstanceOf(TypeError)
+    const [entry] = await memory.journal(t.bot.durability!.scope).read('inbox', [recordId('m1', 'c1')])
+    expect((entry!.record as unknown as { event: { interaction: { data: { choice: { n: number } } } } }).event.interaction.data.choice.n).toBe(1)
   })
 
   it("freezes what a caller of MemoryKv.write hands it, in place (the caller holds that object)", async () => {

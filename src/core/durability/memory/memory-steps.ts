@@ -32,7 +32,6 @@ import {
   UNFINISHED_STATES,
 } from '../steps/step-rules.js'
 import { runsSpent } from '../leases/charged-runs.js'
-import { deepFreeze } from './frozen.js'
 import type { KvState } from './kv-state.js'
 
 /** Each chat's unfinished messages of one scope, head first. */
@@ -77,7 +76,7 @@ export class MemorySteps implements JournalSteps {
 
   #admit(record: InboxRecord): AdmitOutcome {
     const found = this.#inbox(record.id)
-    if (found) return { type: 'duplicate', record: handedOut(found) }
+    if (found) return { type: 'duplicate', record: found }
     const list = this.#list(record.chatId)
     const admitted = this.#headOf(list) === undefined ? record : queuedRecord(record)
     this.#write({ kind: 'inbox', record: admitted, expectVersion: 0 })
@@ -88,7 +87,7 @@ export class MemorySteps implements JournalSteps {
   #journal(inbound: { id: string; token: number } | undefined, records: readonly OutboxRecord[]): JournalOutcome {
     if (inbound && isFenced(this.#inbox(inbound.id), inbound.token)) return { type: 'fenced' }
     const found = this.#outbox(records[0]!.key)
-    if (found) return { type: 'recorded', record: handedOut(found) }
+    if (found) return { type: 'recorded', record: found }
     for (const record of records) if (!this.#outbox(record.key)) this.#write({ kind: 'outbox', record, expectVersion: 0 })
     return { type: 'journaled' }
   }
@@ -111,7 +110,7 @@ export class MemorySteps implements JournalSteps {
     const list = this.#list(record.chatId)
     list.splice(list.indexOf(inbound.id), 1)
     const head = this.#headOf(list)
-    return { type: 'settled', next: head && head.state === 'pending' ? handedOut(this.#claim(head, claim)) : undefined }
+    return { type: 'settled', next: head && head.state === 'pending' ? this.#claim(head, claim) : undefined }
   }
 
   #takeBack(claim: StepClaim, maxAttempts: number, limit: number): readonly TakenBack[] {
@@ -120,14 +119,14 @@ export class MemorySteps implements JournalSteps {
       if (taken.length >= limit) break
       for (let head = this.#headOf(list); head && isFree(head, claim); head = this.#headOf(list)) {
         if (!runsSpent(head.attempts, maxAttempts)) {
-          taken.push({ record: handedOut(this.#claim(head, claim)), dead: false })
+          taken.push({ record: this.#claim(head, claim), dead: false })
           break
         }
         // Its runs were spent: dead-lettered, and its chat goes on with the next message.
         const dead = spentRecord(head, claim.now)
         this.#write({ kind: 'inbox', record: dead, expectVersion: this.#entry('inbox', head.id)!.version })
         list.shift()
-        taken.push({ record: handedOut(dead), dead: true })
+        taken.push({ record: dead, dead: true })
       }
       if (list.length === 0) this.#chats.delete(chatId)
     }
@@ -199,23 +198,13 @@ export class MemorySteps implements JournalSteps {
 
   /**
    * One compare-and-set; the steps read the version they write against in the same turn, so it holds.
-   * The records are the steps' own (built fresh by step-rules.ts), so they are not frozen here.
+   * The records are the steps' own (built fresh by step-rules.ts), so they are not frozen here: a reader
+   * of the state gets them frozen (kv-state.ts), and a replay's handler its event (durable-pipeline.ts).
    */
   #write(write: JournalWrite): void {
     const result = this.state.applyOwn(this.scope, toOp(write))
     if (!result.ok) throw new JournalUnavailableError(`a write of ${write.kind} lost its compare-and-set within its own step`)
   }
-}
-
-/**
- * A record on its way to a handler (a replay's event is rebuilt from it): frozen through, as every
- * reader of the state gets it, so a handler that changes its message fails instead of changing the journal.
- */
-function handedOut(record: InboxRecord): InboxRecord
-function handedOut(record: OutboxRecord): OutboxRecord
-function handedOut(record: InboxRecord | OutboxRecord): InboxRecord | OutboxRecord {
-  deepFreeze(record)
-  return record
 }
 
 /** A step's outcome, or the store's failure as `unavailable` (the step then wrote nothing it could vouch for). */

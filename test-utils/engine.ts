@@ -9,8 +9,7 @@ import { ENGINE_VARIABLE, type EngineName } from '../src/core/durability/engine-
 export function onEngine(engine: EngineName): void {
   const before = process.env[ENGINE_VARIABLE]
   beforeAll(() => {
-    if (engine === 'steps') process.env[ENGINE_VARIABLE] = engine
-    else delete process.env[ENGINE_VARIABLE]
+    process.env[ENGINE_VARIABLE] = engine
   })
   afterAll(() => {
     if (before === undefined) delete process.env[ENGINE_VARIABLE]

@@ -69,7 +69,9 @@ describe('the engine a durable bot runs on', () => {
 
   it('refuses a BOTMESH_ENGINE that names no engine, saying which values it takes', async () => {
     process.env[ENGINE_VARIABLE] = 'stpes'
-    const refused = await bots.start({ durability: fast({ backend: new MemoryDurability() }), untapped: true }).catch((error: unknown) => error)
+    const refused = await bots
+      .start({ durability: fast({ backend: new MemoryDurability() }), untapped: true })
+      .catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(ConfigError)
     expect((refused as ConfigError).message).toMatch(/BOTMESH_ENGINE="stpes" names no engine: use 'steps' or 'message'/)
   })

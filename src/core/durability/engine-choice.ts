@@ -8,7 +8,7 @@
  * runs on message-engine.ts. The crash matrix names a case's engine for its backend instead (`chooseEngine`).
  */
 import { resolveDurabilityConfig } from './config.js'
-import { ConfigError } from '../errors/error-groups.js'
+import { ConfigError } from '../errors/errors.js'
 import type { DurabilityBackend } from './journal/backend.js'
 import { MemoryDurability } from './memory/memory-durability.js'
 import { MessageEngine, type MessageEngineDeps } from './message-engine.js'
@@ -43,7 +43,8 @@ interface StepsBackend extends DurabilityBackend {
 
 export function createEngine(deps: MessageEngineDeps): EnginePort & { readonly durability: MessageEngine['durability'] } {
   const backend = deps.options.backend ?? new MemoryDurability()
-  const wanted = chosenFor.get(backend) ?? engineOf(process.env[ENGINE_VARIABLE]) ?? (STEPS_BY_DEFAULT.has(backend.kind) ? 'steps' : 'message')
+  const wanted =
+    chosenFor.get(backend) ?? engineOf(process.env[ENGINE_VARIABLE]) ?? (STEPS_BY_DEFAULT.has(backend.kind) ? 'steps' : 'message')
   const chosen = wanted === 'steps' && speaksSteps(backend) && carries(deps, backend)
   if (!chosen) return new MessageEngine({ ...deps, options: { ...deps.options, backend } })
   return new StepsEngine(deps, backend, backend.steps(deps.scope))

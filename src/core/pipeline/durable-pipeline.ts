@@ -22,8 +22,6 @@ import type {
   Transport,
 } from '../durability/port.js'
 import { Dispatcher } from './dispatcher.js'
-import { deepFreeze } from '../durability/memory/frozen.js'
-import type { Json } from '../durability/journal/kv.js'
 import { afterDelivery, type BotParts, type MessagePipeline, type Sender } from './pipeline.js'
 
 export interface DurablePipelineDeps {
@@ -99,7 +97,7 @@ export class DurablePipeline implements MessagePipeline {
     const origins = this.#origin
     return {
       async handle(message: JournaledMessage, origin: SendOrigin): Promise<Handled> {
-        const event = message.live ?? replayedEvent(frozenThrough(message.journaled), parts.provider)
+        const event = message.live ?? replayedEvent(message.journaled, parts.provider)
         const route =
           message.live && !message.replay ? await dispatcher.routeArrival(event, message.id) : await dispatcher.route(event, message.id)
         if (route.type === 'fed-before') return route
@@ -121,19 +119,10 @@ function transportOf(parts: BotParts): Transport {
     isLeader: provider.isLeader?.bind(provider),
     stop: () => provider.stop(),
     journalEvent: (event, mediaRefs) => journalEvent(event, provider, { mediaRefs, warn: parts.warn }),
-    replayedEvent: (journaled) => replayedEvent(frozenThrough(journaled), provider),
+    replayedEvent: (journaled) => replayedEvent(journaled, provider),
     beforeSend: (chatId, content, key) => parts.hooks.applyBefore({ chatId, content, key }),
     send: (chatId, content, outboxKey) =>
       outboxKey !== null && provider.echoesOutboxKey ? provider.send(chatId, content, { outboxKey }) : provider.send(chatId, content),
     afterSend: (chatId, content, key, messageId) => afterDelivery(parts, chatId, content, key, messageId),
   }
-}
-
-/**
- * A replay's event is rebuilt from the journal's own JSON, which the memory journal shares: frozen
- * through, so a handler that changes its message fails instead of changing the journal.
- */
-function frozenThrough(journaled: Json): Json {
-  deepFreeze(journaled)
-  return journaled
 }

@@ -78,15 +78,15 @@ describe("the memory steps' records, as readers get them", () => {
     })
     expect(await changed.promise).toBeInstanceOf(TypeError)
     const [entry] = await memory.journal(t.bot.durability!.scope).read('inbox', [recordId('m1', 'c1')])
-    expect((entry!.record as unknown as { event: { interaction: { data: { choice: { n: number } } } } }).event.interaction.data.choice.n).toBe(1)
+    expect(
+      (entry!.record as unknown as { event: { interaction: { data: { choice: { n: number } } } } }).event.interaction.data.choice.n,
+    ).toBe(1)
   })
 
-  it("freezes what a caller of MemoryKv.write hands it, in place (the caller holds that object)", async () => {
+  it('freezes what a caller of MemoryKv.write hands it, in place (the caller holds that object)', async () => {
     const kv = new MemoryKv()
     const value = { state: 'pending', nested: { list: [1] } }
-    await kv.write([
-      { op: 'put', collection: 'c', key: 'k', expectVersion: 0, value, state: 'pending', stateTime: 1, due: null },
-    ])
+    await kv.write([{ op: 'put', collection: 'c', key: 'k', expectVersion: 0, value, state: 'pending', stateTime: 1, due: null }])
     expect(isFrozenThrough(value)).toBe(true)
   })
 })

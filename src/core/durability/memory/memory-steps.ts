@@ -199,7 +199,7 @@ export class MemorySteps implements JournalSteps {
   /**
    * One compare-and-set; the steps read the version they write against in the same turn, so it holds.
    * The records are the steps' own (built fresh by step-rules.ts), so they are not frozen here: a reader
-   * of the state gets them frozen (kv-state.ts), and a replay's handler its event (durable-pipeline.ts).
+   * of the state gets them frozen (kv-state.ts), and a replay's handler its event (steps-run.ts).
    */
   #write(write: JournalWrite): void {
     const result = this.state.applyOwn(this.scope, toOp(write))

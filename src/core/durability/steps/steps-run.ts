@@ -14,6 +14,8 @@ import { journalFailure } from '../journal/guarded-journal.js'
 import type { InboxRecord } from '../journal/records.js'
 import { runsSpent } from '../leases/charged-runs.js'
 import { LIMITS } from '../limits.js'
+import { deepFreeze } from '../memory/frozen.js'
+import type { Json } from '../journal/kv.js'
 import type { MessageRunner } from '../port.js'
 import { SendOrigin } from '../run/send-origin.js'
 import { JournalUnavailableError } from '../../errors/errors.js'
@@ -55,7 +57,7 @@ export function runClaimed(deps: StepsRunDeps, record: InboxRecord, live: Inboun
   const { engine, runner } = deps
   const origin = new StepsOrigin(engine, record, replay)
   return runner
-    .handle({ id: record.id, journaled: record.event, live, replay }, origin)
+    .handle({ id: record.id, journaled: live ? record.event : frozenThrough(record.event), live, replay }, origin)
     .then(
       (handled) => (origin.pending.length > 0 ? settledSends(origin).then(() => handled) : handled),
       (error: unknown) => {
@@ -80,6 +82,16 @@ async function settledSends(origin: SendOrigin): Promise<void> {
   }
   // Marks of sends made on the generic path (a replay's, an explicit key's) are written alone.
   if (origin.marks.busy) await origin.marks.drain()
+}
+
+/**
+ * A replay's event, rebuilt for its handler from the journal's own JSON (the memory journal hands its
+ * records out unfrozen, memory-steps.ts): frozen through, so a handler that changes its message fails
+ * instead of changing the journal.
+ */
+function frozenThrough(journaled: Json): Json {
+  deepFreeze(journaled)
+  return journaled
 }
 
 /** How a run whose effects were not all recorded ends: failed, to run again after inbox.backoff, or dead once its runs are spent. */

@@ -17,7 +17,7 @@ import type { WebhookEndpoint } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider } from '../shared/webhook-provider.js'
+import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
 import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions } from './media-ref.js'
@@ -26,7 +26,7 @@ import { webhookKeyOf } from './signature.js'
 import { gohighlevelWebhook } from './webhook.js'
 
 /** Options of `GoHighLevelProvider`. */
-export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
+export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions, WebhookProviderOptions {
   /** A location access token (OAuth or private integration) with `conversations/message.write`. Never logged nor journaled. */
   token: string
   /** The location (sub-account) whose conversations this provider serves. */
@@ -46,17 +46,12 @@ export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
   }
   /** The API root (a test double, a proxy). @default 'https://services.leadconnectorhq.com' */
   apiRoot?: string
-  /** The longest an API call or a download may take. @default GOHIGHLEVEL_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A HighLevel location's conversations, as a botmesh provider. */
-export class GoHighLevelProvider extends WebhookProvider {
+export class GoHighLevelProvider extends WebhookProvider<GoHighLevelProviderOptions> {
   readonly name = 'gohighlevel'
   readonly textLimit = GOHIGHLEVEL_LIMITS.textLimit
-  readonly #options: GoHighLevelProviderOptions
   readonly #target: GoHighLevelTarget
   readonly #publicKey: KeyObject
   readonly #downloadPolicy: DownloadPolicy
@@ -66,7 +61,6 @@ export class GoHighLevelProvider extends WebhookProvider {
     const publicKey = configuredWebhookKey(options.webhook?.publicKey)
     super({ channel: 'gohighlevel', options, secrets: [options.token], codec: gohighlevelMediaRefCodec(options) })
     this.#publicKey = publicKey
-    this.#options = options
     this.#downloadPolicy = hostedDownloadPolicy('gohighlevel', options, GOHIGHLEVEL_LIMITS.downloadBytesMax)
     const api = channelHttpApi('gohighlevel', GOHIGHLEVEL_LIMITS, options, { secrets: [options.token], failure: goHighLevelFailure })
     const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://services.leadconnectorhq.com')
@@ -74,7 +68,7 @@ export class GoHighLevelProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, locationId } = this.#options
+    const { webhook, locationId } = this.options
     const path = webhook.path ?? '/gohighlevel'
     const messageType = this.#target.messageType
     const replays = new ReplayCache(webhook.replayEntriesMax)

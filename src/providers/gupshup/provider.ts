@@ -14,7 +14,7 @@ import { withoutTrailingSlashes } from '../shared/url.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider } from '../shared/webhook-provider.js'
+import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
 import { gupshupMediaRefCodec, type GupshupMediaRefOptions } from './media-ref.js'
@@ -22,7 +22,7 @@ import { sendGupshup, type GupshupTarget } from './send.js'
 import { gupshupWebhook } from './webhook.js'
 
 /** Options of `GupshupProvider`. */
-export interface GupshupProviderOptions extends GupshupMediaRefOptions {
+export interface GupshupProviderOptions extends GupshupMediaRefOptions, WebhookProviderOptions {
   /** The account's API key (sent as the `apikey` header). Never logged nor journaled. */
   apiKey: string
   /** The app's name (`src.name`). */
@@ -38,17 +38,12 @@ export interface GupshupProviderOptions extends GupshupMediaRefOptions {
   }
   /** The API root (a test double, a proxy). @default 'https://api.gupshup.io' */
   apiRoot?: string
-  /** The longest an API call or a download may take. @default GUPSHUP_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where callback failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A WhatsApp number on Gupshup, as a botmesh provider. */
-export class GupshupProvider extends WebhookProvider {
+export class GupshupProvider extends WebhookProvider<GupshupProviderOptions> {
   readonly name = 'gupshup'
   readonly textLimit = GUPSHUP_LIMITS.textLimit
-  readonly #options: GupshupProviderOptions
   readonly #target: GupshupTarget
   readonly #downloadPolicy: DownloadPolicy
 
@@ -57,7 +52,6 @@ export class GupshupProvider extends WebhookProvider {
     checkWebhookSecret('gupshup', 'webhook.secret', options.webhook?.secret)
     const secrets = [options.apiKey, options.webhook.secret]
     super({ channel: 'gupshup', options, secrets, codec: gupshupMediaRefCodec(options) })
-    this.#options = options
     this.#downloadPolicy = hostedDownloadPolicy('gupshup', options, GUPSHUP_LIMITS.downloadBytesMax)
     const api = channelHttpApi('gupshup', GUPSHUP_LIMITS, options, { secrets, failure: gupshupFailure })
     const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://api.gupshup.io')
@@ -65,7 +59,7 @@ export class GupshupProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, app } = this.#options
+    const { webhook, app } = this.options
     return gupshupWebhook({ path: webhook.path ?? '/gupshup', secret: webhook.secret, app, sink })
   }
 

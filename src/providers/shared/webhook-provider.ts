@@ -20,12 +20,26 @@ import { errorReporter, type OnErrorOption } from './error-reporter.js'
 import type { WebhookEndpoint } from './http-server.js'
 import { WebhookServer, type WebhookRoute } from './webhook-server.js'
 
+/**
+ * The options every webhook channel's provider takes besides its own (its credentials and its
+ * `webhook`, whose path each channel names).
+ */
+export interface WebhookProviderOptions {
+  /** The longest a call to the channel's API, or a download, may take. @default the channel's limits' `requestTimeoutMs` (30 s) */
+  requestTimeoutMs?: number
+  /** Where webhook failures go (a journal that refused a message). @default console.error */
+  onError?: (error: unknown) => void
+}
+
+/** The options the shared part reads: the endpoint the options' `webhook` names, and where failures go (`onError`). */
+export type WebhookChannelOptions = OnErrorOption & { webhook: WebhookEndpoint }
+
 /** What a webhook channel tells the shared part. */
-export interface WebhookChannel {
+export interface WebhookChannel<Options extends WebhookChannelOptions = WebhookChannelOptions> {
   /** The channel (the provider's `name`), named in every reported failure. */
   channel: string
-  /** The provider's options: the endpoint its `webhook` names, and where failures go (`onError`). */
-  options: OnErrorOption & { webhook: WebhookEndpoint }
+  /** The provider's options, kept for the channel's class as `options`. */
+  options: Options
   /** Tokens and keys cut from a failure reported on stderr. */
   secrets: readonly (string | undefined)[]
   /** The channel's media-reference codec. */
@@ -33,17 +47,20 @@ export interface WebhookChannel {
 }
 
 /** A channel that receives by webhook: the shared lifecycle; the channel gives its route, sends and downloads. */
-export abstract class WebhookProvider implements IProvider {
+export abstract class WebhookProvider<Options extends WebhookChannelOptions = WebhookChannelOptions> implements IProvider {
   /** The channel (journaled with each inbound record). */
   abstract readonly name: string
   /** The longest text the channel accepts in one message; longer texts are split. */
   abstract readonly textLimit: number
   readonly session = 'any' as const
+  /** The provider's options, as the constructor was given them. */
+  protected readonly options: Options
   readonly #endpoint: WebhookEndpoint
   readonly #codec: MediaRefCodec
   readonly #webhook: WebhookServer
 
-  protected constructor(channel: WebhookChannel) {
+  protected constructor(channel: WebhookChannel<Options>) {
+    this.options = channel.options
     this.#endpoint = channel.options.webhook
     this.#codec = channel.codec
     this.#webhook = new WebhookServer(errorReporter(channel.channel, channel.options, channel.secrets))

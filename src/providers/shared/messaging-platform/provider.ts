@@ -14,14 +14,14 @@ import { downloadMedia } from '../http.js'
 import type { WebhookEndpoint } from '../http-server.js'
 import { requireStrings } from '../required-options.js'
 import type { WebhookRoute } from '../webhook-server.js'
-import { WebhookProvider } from '../webhook-provider.js'
+import { WebhookProvider, type WebhookProviderOptions } from '../webhook-provider.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
 import { messagingWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../url.js'
 
 /** Options every Messenger Platform channel takes. */
-export interface MessagingProviderOptions extends MediaTestOriginsOption {
+export interface MessagingProviderOptions extends MediaTestOriginsOption, WebhookProviderOptions {
   /** The access token (a Page access token, or an Instagram user access token). Never logged nor journaled. */
   accessToken: string
   /** The app secret that signs webhooks (`X-Hub-Signature-256`). */
@@ -35,10 +35,6 @@ export interface MessagingProviderOptions extends MediaTestOriginsOption {
   }
   /** The Graph API version. @default 'v21.0' */
   graphApiVersion?: string
-  /** The longest a Send API call or a download may take. @default 30 s */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a payload). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** What a channel tells the shared transport. */
@@ -57,9 +53,8 @@ export interface MessagingChannel extends MessagingSendLimits {
 }
 
 /** The shared transport; `MessengerProvider` and `InstagramProvider` are it with their channel. */
-export abstract class MessagingPlatformProvider extends WebhookProvider {
+export abstract class MessagingPlatformProvider extends WebhookProvider<MessagingProviderOptions> {
   readonly textLimit: number
-  readonly #options: MessagingProviderOptions
   readonly #channel: MessagingChannel
   readonly #graph: GraphClient
 
@@ -74,7 +69,6 @@ export abstract class MessagingPlatformProvider extends WebhookProvider {
       codec: channel.codec,
     })
     this.textLimit = channel.textLimit
-    this.#options = options
     this.#channel = channel
     const secrets = [options.accessToken]
     this.#graph = new GraphClient({
@@ -92,7 +86,7 @@ export abstract class MessagingPlatformProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, verifyToken, appSecret } = this.#options
+    const { webhook, verifyToken, appSecret } = this.options
     const { object, accountId } = this.#channel
     return messagingWebhook({ path: webhook.path ?? '/webhook', verifyToken, appSecret, object, accountId, sink })
   }
@@ -107,13 +101,13 @@ export abstract class MessagingPlatformProvider extends WebhookProvider {
     if (typeof url !== 'string') throw new MediaDownloadError(this.#channel.channel, 'the media has no URL')
     const caller = {
       channel: this.#channel.channel,
-      timeoutMs: this.#options.requestTimeoutMs ?? this.#channel.requestTimeoutMs,
+      timeoutMs: this.options.requestTimeoutMs ?? this.#channel.requestTimeoutMs,
       secrets: [],
     }
     return downloadMedia(caller, url, {
       policy: {
         hosts: this.#channel.mediaHosts,
-        trustedOrigins: configuredOrigins(this.#channel.channel, this.#options.mediaTestOrigins),
+        trustedOrigins: configuredOrigins(this.#channel.channel, this.options.mediaTestOrigins),
         bytesMax: this.#channel.downloadBytesMax,
         ...declaredContentTypes(media.mimeType),
       },

@@ -19,7 +19,7 @@ export type {
   ProviderSendOptions,
 } from '../core/provider/provider.js'
 export { defineMediaRefCodec, checkOf, canonicalJson, MEDIA_REF_VERSION, type MediaRefCodec, type MediaRefSpec } from './shared/codec.js'
-export { hostedUrlCodec, type HostedMediaToken } from './shared/hosted-url.js'
+export { hostedUrlCodec, type HostedMediaToken, type HostedMediaOptions } from './shared/hosted-url.js'
 export { urlProblem, journalableUrl, hostMatches, isIpLiteral, isCredentialParam, credentialParamIn, type UrlPolicy } from './shared/url.js'
 export { objectProblem, stringField, integerField, booleanField, oneOfField, objectField, type FieldCheck } from './shared/shape.js'
 export { WEBHOOK_SECRET_LENGTH_MIN, type MediaRefusal } from './shared/errors.js'

@@ -8,8 +8,8 @@
 import type { KeyObject } from 'node:crypto'
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
-import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
-import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
+import type { DownloadPolicy } from '../shared/download.js'
+import { downloadHosted, hostedDownloadPolicy } from '../shared/hosted-url.js'
 import { channelHttpApi } from '../shared/http-api.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 import { ReplayCache } from '../shared/replay.js'
@@ -81,8 +81,7 @@ export class GoHighLevelProvider extends WebhookProvider<GoHighLevelProviderOpti
 
   /** An attachment from its hosted URL (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
-    return this.#target.api.download(hostedUrlOf('gohighlevel', media), { policy })
+    return downloadHosted(this.#target.api, media, this.#downloadPolicy)
   }
 }
 

@@ -7,8 +7,8 @@
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
-import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
+import type { DownloadPolicy } from '../shared/download.js'
+import { downloadHosted, hostedDownloadPolicy } from '../shared/hosted-url.js'
 import { channelHttpApi } from '../shared/http-api.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
@@ -69,7 +69,6 @@ export class GupshupProvider extends WebhookProvider<GupshupProviderOptions> {
 
   /** The media's hosted URL, under the download policy (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
-    return this.#target.api.download(hostedUrlOf('gupshup', media), { policy })
+    return downloadHosted(this.#target.api, media, this.#downloadPolicy)
   }
 }

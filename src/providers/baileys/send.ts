@@ -7,8 +7,9 @@
  * its choices. A chat is a JID, or a phone number in international digits.
  */
 import type { AnyMessageContent, WAMediaUpload } from 'baileys'
-import { PayloadTooLargeError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import { RecipientUnreachableError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { checkCaption, checkedText, shownText } from '../shared/content-checks.js'
 import { BAILEYS_LIMITS } from './limits.js'
 
 type Content = Exclude<OutboundContent, string>
@@ -32,15 +33,10 @@ export function messageContentOf(content: OutboundContent): AnyMessageContent {
   const c: Content = typeof content === 'string' ? { text: content } : content
   if (c.buttons?.length) throw new UnsupportedContentError('baileys: WhatsApp does not show reply buttons sent from a WhatsApp Web session')
   if (!c.media) {
-    const text = c.text ?? c.caption
-    if (!text) throw new UnsupportedContentError('baileys: a message needs a text or media')
-    if (text.length > BAILEYS_LIMITS.textLimit)
-      throw new PayloadTooLargeError(`baileys: a text of ${text.length} characters is over the limit of ${BAILEYS_LIMITS.textLimit}`)
-    return { text }
+    return { text: checkedText('baileys', shownText(c), BAILEYS_LIMITS.textLimit) }
   }
-  const caption = c.caption ?? c.text
-  if (caption && caption.length > BAILEYS_LIMITS.captionLimit)
-    throw new PayloadTooLargeError(`baileys: a caption of ${caption.length} characters is over the limit of ${BAILEYS_LIMITS.captionLimit}`)
+  const caption = shownText(c)
+  checkCaption('baileys', caption, BAILEYS_LIMITS.captionLimit)
   return mediaContentOf(c.media, caption)
 }
 

@@ -6,8 +6,9 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { PayloadTooLargeError, UnsupportedContentError } from '../../../core/provider/provider-errors.js'
+import { UnsupportedContentError } from '../../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../../core/provider/provider.js'
+import { buttonsText, checkedText, shownText } from '../content-checks.js'
 import type { GraphClient } from '../graph.js'
 
 type Content = Exclude<OutboundContent, string>
@@ -47,15 +48,9 @@ export async function sendMessaging(
 function messageOf(c: Content, limits: MessagingSendLimits): object {
   const { channel } = limits
   if (c.media) return { attachment: { type: ATTACHMENT_TYPES[c.media.type], payload: { url: c.media.url, is_reusable: false } } }
-  const text = c.text ?? c.caption
-  if (!text) throw new UnsupportedContentError(`${channel}: a message needs a text or media`)
-  if (text.length > limits.textLimit)
-    throw new PayloadTooLargeError(`${channel}: a text of ${text.length} characters is over the limit of ${limits.textLimit}`)
+  const text = checkedText(channel, shownText(c), limits.textLimit)
   if (!c.buttons?.length) return { text }
-  if (c.buttons.length > limits.quickRepliesMax)
-    throw new UnsupportedContentError(`${channel}: at most ${limits.quickRepliesMax} quick replies (${c.buttons.length} given)`)
-  const long = c.buttons.find((b) => b.title.length > limits.quickReplyTitleMax)
-  if (long) throw new PayloadTooLargeError(`${channel}: the button title "${long.title}" is over ${limits.quickReplyTitleMax} characters`)
+  buttonsText(channel, c, { noun: 'quick replies', buttonsMax: limits.quickRepliesMax, buttonTitleMax: limits.quickReplyTitleMax })
   return { text, quick_replies: c.buttons.map((b) => ({ content_type: 'text', title: b.title, payload: b.id })) }
 }
 

@@ -6,7 +6,7 @@
  * The access token, app secret and verify token are never logged, journaled or put in an error.
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../../core/provider/provider.js'
-import type { MediaRefCodec } from '../codec.js'
+import { messagingMediaRefCodec, type MessagingMediaRefOptions } from './media-ref.js'
 import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../download.js'
@@ -21,7 +21,7 @@ import { messagingWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../url.js'
 
 /** Options every Messenger Platform channel takes. */
-export interface MessagingProviderOptions extends MediaTestOriginsOption, WebhookProviderOptions {
+export interface MessagingProviderOptions extends MediaTestOriginsOption, MessagingMediaRefOptions, WebhookProviderOptions {
   /** The access token (a Page access token, or an Instagram user access token). Never logged nor journaled. */
   accessToken: string
   /** The app secret that signs webhooks (`X-Hub-Signature-256`). */
@@ -44,8 +44,7 @@ export interface MessagingChannel extends MessagingSendLimits {
   /** The page or Instagram account id (messages are sent from it, and webhooks addressed to it). */
   accountId: string
   apiRoot: string
-  codec: MediaRefCodec
-  /** The hosts (and their subdomains) attachments download from. */
+  /** The hosts (and their subdomains) attachments come from, unless the options' `mediaRefHosts` names others. */
   mediaHosts: readonly string[]
   downloadBytesMax: number
   requestTimeoutMs: number
@@ -59,6 +58,7 @@ export abstract class MessagingPlatformProvider extends WebhookProvider<Messagin
   readonly #graph: GraphClient
 
   protected constructor(options: MessagingProviderOptions, channel: MessagingChannel) {
+    const codec = messagingMediaRefCodec(channel.channel, options, channel.mediaHosts)
     requireStrings(channel.channel, options, ['accessToken', 'appSecret', 'verifyToken'])
     if (!/^\d+$/.test(channel.accountId))
       throw new ProviderConfigError(channel.channel, 'the account id is the numeric id of the page or account')
@@ -66,7 +66,7 @@ export abstract class MessagingPlatformProvider extends WebhookProvider<Messagin
       channel: channel.channel,
       options,
       secrets: [options.accessToken, options.appSecret, options.verifyToken],
-      codec: channel.codec,
+      codec,
     })
     this.textLimit = channel.textLimit
     this.#channel = channel
@@ -106,7 +106,7 @@ export abstract class MessagingPlatformProvider extends WebhookProvider<Messagin
     }
     return downloadMedia(caller, url, {
       policy: {
-        hosts: this.#channel.mediaHosts,
+        hosts: this.options.mediaRefHosts ?? this.#channel.mediaHosts,
         trustedOrigins: configuredOrigins(this.#channel.channel, this.options.mediaTestOrigins),
         bytesMax: this.#channel.downloadBytesMax,
         ...declaredContentTypes(media.mimeType),

@@ -8,12 +8,10 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
-import { buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../shared/content-checks.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { EVOLUTION_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
-type Media = NonNullable<Content['media']>
 
 /** Where and as whom requests go. */
 export interface EvolutionTarget {
@@ -25,7 +23,7 @@ export interface EvolutionTarget {
 
 /** Sends `content` to `number` (a JID or digits); resolves the message's key id. */
 export async function sendEvolution(target: EvolutionTarget, number: string, content: OutboundContent): Promise<string> {
-  const [method, body] = await requestOf(typeof content === 'string' ? { text: content } : content)
+  const [method, body] = await requestOf(asMessage(content))
   const url = `${target.apiUrl}/message/${method}/${encodeURIComponent(target.instance)}`
   const answer = await target.api.request<{ key?: { id?: string } }>('POST', url, {
     headers: { apikey: target.apiKey },
@@ -36,7 +34,7 @@ export async function sendEvolution(target: EvolutionTarget, number: string, con
   return id
 }
 
-async function requestOf(content: Content): Promise<[string, object]> {
+async function requestOf(content: OutboundMessage): Promise<[string, object]> {
   if (content.buttons?.length) {
     const title = buttonsText('evolution', content, { noun: 'reply buttons', buttonsMax: EVOLUTION_LIMITS.buttonsMax })
     return ['sendButtons', { title, buttons: content.buttons.map((b) => ({ type: 'reply', displayText: b.title, id: b.id })) }]
@@ -62,7 +60,7 @@ async function requestOf(content: Content): Promise<[string, object]> {
 }
 
 /** A URL as it is; a path or bytes as base64 (Evolution takes either in the same field). */
-async function sourceOf(media: Media): Promise<string> {
+async function sourceOf(media: OutboundMedia): Promise<string> {
   if (media.url) return media.url
   const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined)
   if (!bytes) throw new UnsupportedContentError('evolution: media needs a url, a path or a buffer')

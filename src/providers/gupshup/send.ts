@@ -6,11 +6,10 @@
  */
 import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
-import { buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMessage } from '../shared/content-checks.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { GUPSHUP_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
 
 /** Where and as whom requests go. */
 export interface GupshupTarget {
@@ -25,7 +24,7 @@ export interface GupshupTarget {
 
 /** Sends `content` to `destination` (the user's number); resolves Gupshup's message id. */
 export async function sendGupshup(target: GupshupTarget, destination: string, content: OutboundContent): Promise<string> {
-  const message = messageOf(typeof content === 'string' ? { text: content } : content)
+  const message = messageOf(asMessage(content))
   const form = new URLSearchParams({
     channel: 'whatsapp',
     source: target.source,
@@ -41,7 +40,7 @@ export async function sendGupshup(target: GupshupTarget, destination: string, co
   return answer.messageId
 }
 
-function messageOf(content: Content): object {
+function messageOf(content: OutboundMessage): object {
   if (content.buttons?.length) {
     const { buttonsMax, buttonTitleMax } = GUPSHUP_LIMITS
     const text = buttonsText('gupshup', content, { noun: 'quick replies', buttonsMax, buttonTitleMax })

@@ -7,12 +7,10 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
-import { buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../shared/content-checks.js'
 import type { GraphClient } from '../shared/graph.js'
 import { META_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
-type Media = NonNullable<Content['media']>
 
 /** The longest `biz_opaque_callback_data` the Cloud API echoes back. @default 512 */
 const CALLBACK_DATA_LENGTH_MAX = 512
@@ -28,7 +26,7 @@ export async function sendMessage(
   content: OutboundContent,
   outboxKey?: string,
 ): Promise<string> {
-  const body = await messageBody(graph, phoneNumberId, typeof content === 'string' ? { text: content } : content)
+  const body = await messageBody(graph, phoneNumberId, asMessage(content))
   const echo = outboxKey && outboxKey.length <= CALLBACK_DATA_LENGTH_MAX ? { biz_opaque_callback_data: outboxKey } : {}
   const answer = await graph.call<{ messages?: { id: string }[] }>('POST', `${phoneNumberId}/messages`, {
     messaging_product: 'whatsapp',
@@ -42,7 +40,7 @@ export async function sendMessage(
   return id
 }
 
-async function messageBody(graph: GraphClient, phoneNumberId: string, content: Content): Promise<object> {
+async function messageBody(graph: GraphClient, phoneNumberId: string, content: OutboundMessage): Promise<object> {
   if (content.buttons?.length) {
     const { buttonsMax, buttonTitleMax } = META_LIMITS
     const text = buttonsText('meta', content, { noun: 'reply buttons', buttonsMax, buttonTitleMax })
@@ -67,7 +65,7 @@ async function messageBody(graph: GraphClient, phoneNumberId: string, content: C
 }
 
 /** Uploads a path or bytes; resolves the media id. */
-async function upload(graph: GraphClient, phoneNumberId: string, media: Media): Promise<string> {
+async function upload(graph: GraphClient, phoneNumberId: string, media: OutboundMedia): Promise<string> {
   const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined)
   if (!bytes) throw new UnsupportedContentError('meta: media needs a url, a path or a buffer')
   const type = media.mimeType ?? 'application/octet-stream'

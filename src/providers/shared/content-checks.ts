@@ -8,10 +8,18 @@
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
 
-type Content = Exclude<OutboundContent, string>
+/** Outbound content in its object form (a channel reads a plain string as `{ text }`). */
+export type OutboundMessage = Exclude<OutboundContent, string>
+/** The media of an outbound message. */
+export type OutboundMedia = NonNullable<OutboundMessage['media']>
+
+/** `content` in its object form: a plain string is a text message. */
+export function asMessage(content: OutboundContent): OutboundMessage {
+  return typeof content === 'string' ? { text: content } : content
+}
 
 /** The text a message shows: with media its caption (else its text), without media its text (else its caption). */
-export function shownText(content: Content): string | undefined {
+export function shownText(content: OutboundMessage): string | undefined {
   return content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
 }
 
@@ -42,7 +50,7 @@ export interface ButtonRules {
  * The text that carries `content`'s buttons: refused when the message has media too, more buttons
  * than `buttonsMax`, a title over `buttonTitleMax`, or no text.
  */
-export function buttonsText(channel: string, content: Content, rules: ButtonRules): string {
+export function buttonsText(channel: string, content: OutboundMessage, rules: ButtonRules): string {
   const { noun, buttonsMax, buttonTitleMax } = rules
   const buttons = content.buttons ?? []
   if (content.media) throw new UnsupportedContentError(`${channel}: ${noun} with media are not supported by this transport`)

@@ -6,11 +6,11 @@
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
 import { checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMessage } from '../shared/content-checks.js'
 import { apiSignal, type Grammy } from './client.js'
 import { TELEGRAM_LIMITS } from './limits.js'
 
-type Content = Exclude<OutboundContent, string>
-type Buttons = NonNullable<Content['buttons']>
+type Buttons = NonNullable<OutboundMessage['buttons']>
 
 const METHODS = { image: 'sendPhoto', document: 'sendDocument', video: 'sendVideo', audio: 'sendAudio', sticker: 'sendSticker' } as const
 

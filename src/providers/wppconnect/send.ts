@@ -9,12 +9,11 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
-import { buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMessage } from '../shared/content-checks.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { serialized, type WppconnectId } from './messages.js'
-
-type Content = Exclude<OutboundContent, string>
 
 /** Where and as whom requests go. */
 export interface WppconnectTarget {
@@ -26,7 +25,7 @@ export interface WppconnectTarget {
 
 /** Sends `content` to `chatId` (`<digits>@c.us`, `<id>@g.us`); resolves the sent message's id. */
 export async function sendWppconnect(target: WppconnectTarget, chatId: string, content: OutboundContent): Promise<string> {
-  const [route, body] = await requestOf(typeof content === 'string' ? { text: content } : content)
+  const [route, body] = await requestOf(asMessage(content))
   const url = `${target.serverUrl}/api/${encodeURIComponent(target.session)}/${route}`
   const isGroup = chatId.endsWith('@g.us')
   const answer = await target.api.request<{ response?: { id?: WppconnectId }[] }>('POST', url, {
@@ -38,7 +37,7 @@ export async function sendWppconnect(target: WppconnectTarget, chatId: string, c
   return id
 }
 
-async function requestOf(content: Content): Promise<[string, object]> {
+async function requestOf(content: OutboundMessage): Promise<[string, object]> {
   if (content.buttons?.length) {
     const description = buttonsText('wppconnect', content, { noun: 'buttons', buttonsMax: WPPCONNECT_LIMITS.buttonsMax })
     const rows = content.buttons.map((b) => ({ rowId: b.id, title: b.title }))

@@ -8,11 +8,9 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { UnsupportedContentError } from '../../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../../core/provider/provider.js'
-import { buttonsText, checkedText, shownText } from '../content-checks.js'
+import { asMessage, buttonsText, checkedText, shownText } from '../content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../content-checks.js'
 import type { GraphClient } from '../graph.js'
-
-type Content = Exclude<OutboundContent, string>
-type Media = NonNullable<Content['media']>
 
 /** What a channel's Send API accepts. */
 export interface MessagingSendLimits {
@@ -34,7 +32,7 @@ export async function sendMessaging(
   content: OutboundContent,
   limits: MessagingSendLimits,
 ): Promise<string> {
-  const c: Content = typeof content === 'string' ? { text: content } : content
+  const c = asMessage(content)
   if (c.media && (c.caption || c.text || c.buttons?.length))
     throw new UnsupportedContentError(`${limits.channel}: an attachment carries no text or buttons; send the text as its own message`)
   const head = { recipient: { id: recipient }, messaging_type: 'RESPONSE' }
@@ -45,7 +43,7 @@ export async function sendMessaging(
   return answer.message_id
 }
 
-function messageOf(c: Content, limits: MessagingSendLimits): object {
+function messageOf(c: OutboundMessage, limits: MessagingSendLimits): object {
   const { channel } = limits
   if (c.media) return { attachment: { type: ATTACHMENT_TYPES[c.media.type], payload: { url: c.media.url, is_reusable: false } } }
   const text = checkedText(channel, shownText(c), limits.textLimit)
@@ -55,7 +53,7 @@ function messageOf(c: Content, limits: MessagingSendLimits): object {
 }
 
 /** The multipart form of an attachment sent with its bytes (`filedata`). */
-async function uploadForm(head: object, media: Media, limits: MessagingSendLimits): Promise<FormData> {
+async function uploadForm(head: object, media: OutboundMedia, limits: MessagingSendLimits): Promise<FormData> {
   if (!limits.uploads)
     throw new UnsupportedContentError(`${limits.channel}: media must be a public URL (the Send API takes no upload here)`)
   const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined)

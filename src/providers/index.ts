@@ -26,6 +26,7 @@ export { WEBHOOK_SECRET_LENGTH_MIN, type MediaRefusal } from './shared/errors.js
 export { fetchMedia, DOWNLOAD_LIMITS, type DownloadPolicy, type DownloadCaller, type MediaTestOriginsOption } from './shared/download.js'
 export { addressProblem } from './shared/address.js'
 export { WEBHOOK_SERVER_LIMITS, type WebhookServerLimits, type WebhookEndpoint } from './shared/http-server.js'
-export type { WebhookProviderOptions } from './shared/webhook-provider.js'
+export type { ChannelProviderOptions } from './shared/channel-provider.js'
+export type { OnErrorOption } from './shared/error-reporter.js'
 export { MEDIA_REF_LIMITS } from './shared/limits.js'
 export { PROVIDER_CHANNELS, type ProviderChannel } from './channels.js'

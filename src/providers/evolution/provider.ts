@@ -14,7 +14,8 @@ import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { evolutionFailure } from './errors.js'
 import { EVOLUTION_LIMITS } from './limits.js'
 import { evolutionMediaRefCodec } from './media-ref.js'
@@ -23,7 +24,7 @@ import { sendEvolution, type EvolutionTarget } from './send.js'
 import { evolutionWebhook } from './webhook.js'
 
 /** Options of `EvolutionProvider`. */
-export interface EvolutionProviderOptions extends WebhookProviderOptions {
+export interface EvolutionProviderOptions extends ChannelProviderOptions {
   /** The Evolution API server (`https://evolution.example.com`). */
   apiUrl: string
   /** The instance name (the WhatsApp number's session on that server). */

@@ -17,7 +17,8 @@ import type { WebhookEndpoint } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
 import { gohighlevelMediaRefCodec, type GoHighLevelMediaRefOptions } from './media-ref.js'
@@ -26,7 +27,7 @@ import { webhookKeyOf } from './signature.js'
 import { gohighlevelWebhook } from './webhook.js'
 
 /** Options of `GoHighLevelProvider`. */
-export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions, WebhookProviderOptions {
+export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions, ChannelProviderOptions {
   /** A location access token (OAuth or private integration) with `conversations/message.write`. Never logged nor journaled. */
   token: string
   /** The location (sub-account) whose conversations this provider serves. */

@@ -14,7 +14,8 @@ import { withoutTrailingSlashes } from '../shared/url.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
 import { gupshupMediaRefCodec, type GupshupMediaRefOptions } from './media-ref.js'
@@ -22,7 +23,7 @@ import { sendGupshup, type GupshupTarget } from './send.js'
 import { gupshupWebhook } from './webhook.js'
 
 /** Options of `GupshupProvider`. */
-export interface GupshupProviderOptions extends GupshupMediaRefOptions, WebhookProviderOptions {
+export interface GupshupProviderOptions extends GupshupMediaRefOptions, ChannelProviderOptions {
   /** The account's API key (sent as the `apikey` header). Never logged nor journaled. */
   apiKey: string
   /** The app's name (`src.name`). */

@@ -11,7 +11,8 @@ import type { WebhookEndpoint } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { metaError, MetaApiError } from './errors.js'
 import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
 import { metaMediaRefCodec, type MetaMediaToken } from './media-ref.js'
@@ -20,7 +21,7 @@ import { metaWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `MetaCloudProvider`. */
-export interface MetaCloudProviderOptions extends WebhookProviderOptions {
+export interface MetaCloudProviderOptions extends ChannelProviderOptions {
   /** A system-user access token with `whatsapp_business_messaging`. Never logged nor journaled. */
   accessToken: string
   /** The phone number id messages are sent from (and whose webhooks this provider handles). */

@@ -3,33 +3,15 @@
  * HighLevel, TikTok, WhatsApp Cloud, Twilio, the Messenger Platform): what each of them repeats,
  * written once. It owns the webhook server (started on the endpoint of the options' `webhook`,
  * stopped once, its failures reported with the channel's secrets cut), the origin tests and
- * operators read, and the media-reference codec the journal goes through. A channel's class keeps
- * its protocol: the route its webhook answers with, its sends and its downloads.
+ * operators read; the options and the media-reference codec are kept by `ChannelProvider`. A
+ * channel's class keeps its protocol: the route its webhook answers with, its sends and its downloads.
  */
-import type {
-  InboundSink,
-  IProvider,
-  MediaRef,
-  OutboundContent,
-  ProviderSendOptions,
-  ProviderSendResult,
-  StoredMediaRef,
-} from '../../core/provider/provider.js'
+import type { InboundSink } from '../../core/provider/provider.js'
+import { ChannelProvider } from './channel-provider.js'
 import type { MediaRefCodec } from './codec.js'
 import { errorReporter, type OnErrorOption } from './error-reporter.js'
 import type { WebhookEndpoint } from './http-server.js'
 import { WebhookServer, type WebhookRoute } from './webhook-server.js'
-
-/**
- * The options every webhook channel's provider takes besides its own (its credentials and its
- * `webhook`, whose path each channel names).
- */
-export interface WebhookProviderOptions {
-  /** The longest a call to the channel's API, or a download, may take. @default the channel's limits' `requestTimeoutMs` (30 s) */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
-}
 
 /** The options the shared part reads: the endpoint the options' `webhook` names, and where failures go (`onError`). */
 export type WebhookChannelOptions = OnErrorOption & { webhook: WebhookEndpoint }
@@ -47,22 +29,14 @@ export interface WebhookChannel<Options extends WebhookChannelOptions = WebhookC
 }
 
 /** A channel that receives by webhook: the shared lifecycle; the channel gives its route, sends and downloads. */
-export abstract class WebhookProvider<Options extends WebhookChannelOptions = WebhookChannelOptions> implements IProvider {
-  /** The channel (journaled with each inbound record). */
-  abstract readonly name: string
-  /** The longest text the channel accepts in one message; longer texts are split. */
-  abstract readonly textLimit: number
+export abstract class WebhookProvider<Options extends WebhookChannelOptions = WebhookChannelOptions> extends ChannelProvider<Options> {
   readonly session = 'any' as const
-  /** The provider's options, as the constructor was given them. */
-  protected readonly options: Options
   readonly #endpoint: WebhookEndpoint
-  readonly #codec: MediaRefCodec
   readonly #webhook: WebhookServer
 
   protected constructor(channel: WebhookChannel<Options>) {
-    this.options = channel.options
+    super(channel.options, channel.codec)
     this.#endpoint = channel.options.webhook
-    this.#codec = channel.codec
     this.#webhook = new WebhookServer(errorReporter(channel.channel, channel.options, channel.secrets))
   }
 
@@ -79,25 +53,6 @@ export abstract class WebhookProvider<Options extends WebhookChannelOptions = We
   /** Stops the webhook server; the requests in flight are answered first. */
   async stop(): Promise<void> {
     await this.#webhook.stop()
-  }
-
-  /**
-   * Sends `content` to `chatId` once through the channel's API; an error it throws says whether a
-   * retry can help (see {@link IProvider.send}).
-   */
-  abstract send(chatId: string, content: OutboundContent, options?: ProviderSendOptions): Promise<ProviderSendResult>
-
-  /** The bytes of an inbound message's media, fetched from the channel. */
-  abstract download(media: MediaRef): Promise<Buffer>
-
-  /** The channel's media reference as the journal stores it. */
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  /** A media reference read back from the journal, usable for a download again. */
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
   }
 
   /**

@@ -12,7 +12,8 @@ import { downloadMedia, type HttpCaller } from '../shared/http.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { TikTokApi } from './api.js'
 import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
 import { TIKTOK_MEDIA_HOSTS, tiktokMediaRefCodec, type TikTokMediaToken } from './media-ref.js'
@@ -21,7 +22,7 @@ import { tiktokWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `TikTokProvider`. */
-export interface TikTokProviderOptions extends MediaTestOriginsOption, WebhookProviderOptions {
+export interface TikTokProviderOptions extends MediaTestOriginsOption, ChannelProviderOptions {
   /** The Business Account's access token. Never logged nor journaled. */
   accessToken: string
   /** The Business Account id (`business_id`, the webhook's `user_openid`). */

@@ -13,7 +13,8 @@ import { downloadMedia } from '../shared/http.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { loadedOnce } from '../shared/once.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { hostMatches, withoutTrailingSlashes } from '../shared/url.js'
 import { loadTwilio, type TwilioClient } from './client.js'
 import { twilioError } from './errors.js'
@@ -29,7 +30,7 @@ import { statusCallbackUrl, twilioWebhook } from './webhook.js'
 export const TWILIO_DOWNLOAD_HOSTS: readonly string[] = ['twilio.com', 'twiliocdn.com', 'amazonaws.com']
 
 /** Options of `TwilioProvider`. */
-export interface TwilioProviderOptions extends MediaTestOriginsOption, WebhookProviderOptions {
+export interface TwilioProviderOptions extends MediaTestOriginsOption, ChannelProviderOptions {
   /** The account SID (`AC…`). */
   accountSid: string
   /** The auth token: signs webhooks and authorizes REST calls. Never logged nor journaled. */

@@ -13,7 +13,8 @@ import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../shared/webhook-provider.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
+import { WebhookProvider } from '../shared/webhook-provider.js'
 import { wppconnectFailure } from './errors.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { wppconnectMediaRefCodec, type WppconnectMediaToken } from './media-ref.js'
@@ -21,7 +22,7 @@ import { sendWppconnect, type WppconnectTarget } from './send.js'
 import { wppconnectWebhook } from './webhook.js'
 
 /** Options of `WppconnectProvider`. */
-export interface WppconnectProviderOptions extends WebhookProviderOptions {
+export interface WppconnectProviderOptions extends ChannelProviderOptions {
   /** The WPPConnect Server (`https://wpp.example.com`). */
   serverUrl: string
   /** The session name. */

@@ -14,14 +14,15 @@ import { downloadMedia } from '../http.js'
 import type { WebhookEndpoint } from '../http-server.js'
 import { requireStrings } from '../required-options.js'
 import type { WebhookRoute } from '../webhook-server.js'
-import { WebhookProvider, type WebhookProviderOptions } from '../webhook-provider.js'
+import type { ChannelProviderOptions } from '../channel-provider.js'
+import { WebhookProvider } from '../webhook-provider.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
 import { messagingWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../url.js'
 
 /** Options every Messenger Platform channel takes. */
-export interface MessagingProviderOptions extends MediaTestOriginsOption, MessagingMediaRefOptions, WebhookProviderOptions {
+export interface MessagingProviderOptions extends MediaTestOriginsOption, MessagingMediaRefOptions, ChannelProviderOptions {
   /** The access token (a Page access token, or an Instagram user access token). Never logged nor journaled. */
   accessToken: string
   /** The app secret that signs webhooks (`X-Hub-Signature-256`). */

@@ -9,9 +9,10 @@
 import type { AuthenticationState, SocketConfig, WAMessage } from 'baileys'
 import { ERROR_CODES } from '../../core/errors/errors.js'
 import { ProviderNotLeaderError } from '../../core/provider/provider-errors.js'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { ChannelProvider } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
-import { errorReporter } from '../shared/error-reporter.js'
+import { errorReporter, type OnErrorOption } from '../shared/error-reporter.js'
 import { ChannelApiError, MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { loadedOnce } from '../shared/once.js'
 import { loadBaileys, silentLogger, type BaileysModule, type BaileysSocketFactory } from './client.js'
@@ -24,8 +25,8 @@ import { baileysMediaRefCodec } from './media-ref.js'
 import { InboundReceiver } from './receive.js'
 import { jidOf, messageContentOf } from './send.js'
 
-/** Options of `BaileysProvider`. */
-export interface BaileysProviderOptions extends MediaTestOriginsOption {
+/** Options of `BaileysProvider`. Receive and connection failures (a journal that refused a message, a logged-out session) go to `onError`. */
+export interface BaileysProviderOptions extends MediaTestOriginsOption, OnErrorOption {
   /** The session's keys: `useMultiFileAuthState(dir).state`, or a store every replica reaches. Never logged nor journaled. */
   auth: AuthenticationState
   /** Saves changed credentials (`useMultiFileAuthState`'s `saveCreds`); called on every `creds.update`. */
@@ -51,17 +52,13 @@ export interface BaileysProviderOptions extends MediaTestOriginsOption {
   downloadTimeoutMs?: number
   /** How long `start()` waits for the connection to open. @default BAILEYS_LIMITS.startWaitMs (5 s) */
   startWaitMs?: number
-  /** Where receive and connection failures go (a journal that refused a message, a logged-out session). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A WhatsApp Web session, as a botmesh provider. */
-export class BaileysProvider implements IProvider {
+export class BaileysProvider extends ChannelProvider<BaileysProviderOptions> {
   readonly name = 'baileys'
   readonly textLimit = BAILEYS_LIMITS.textLimit
   readonly session = 'leader' as const
-  readonly #options: BaileysProviderOptions
-  readonly #codec
   readonly #load: () => Promise<BaileysModule> = loadedOnce(loadBaileys)
   readonly #reportError: (error: unknown) => void
   #connection: BaileysConnection | undefined
@@ -70,8 +67,7 @@ export class BaileysProvider implements IProvider {
   constructor(options: BaileysProviderOptions) {
     if (!options?.auth?.creds || !options.auth.keys)
       throw new ProviderConfigError('baileys', 'auth is required (an AuthenticationState: { creds, keys })')
-    this.#options = options
-    this.#codec = baileysMediaRefCodec(options.durableMedia ? { durableMedia: options.durableMedia } : {})
+    super(options, baileysMediaRefCodec(options.durableMedia ? { durableMedia: options.durableMedia } : {}))
     this.#reportError = errorReporter('baileys', options, [])
   }
 
@@ -83,20 +79,20 @@ export class BaileysProvider implements IProvider {
       sink,
       normalize: baileys.normalizeMessageContent,
       socket: () => this.#connection?.socket,
-      readReceipts: this.#options.readReceipts ?? true,
+      readReceipts: this.options.readReceipts ?? true,
       onError,
     })
     const connection = new BaileysConnection({
-      makeSocket: this.#options.socket ?? baileys.makeWASocket,
-      config: { logger: silentLogger(), ...this.#options.socketConfig, auth: this.#options.auth },
-      saveCreds: this.#options.saveCreds,
-      onQr: this.#options.onQr ?? (() => console.error('baileys: a QR code waits to be scanned; pass onQr to show it')),
+      makeSocket: this.options.socket ?? baileys.makeWASocket,
+      config: { logger: silentLogger(), ...this.options.socketConfig, auth: this.options.auth },
+      saveCreds: this.options.saveCreds,
+      onQr: this.options.onQr ?? (() => console.error('baileys: a QR code waits to be scanned; pass onQr to show it')),
       onMessages: (upsert) => receiver.take(upsert),
       onError,
     })
     this.#receiver = receiver
     this.#connection = connection
-    await connection.start(this.#options.startWaitMs ?? BAILEYS_LIMITS.startWaitMs)
+    await connection.start(this.options.startWaitMs ?? BAILEYS_LIMITS.startWaitMs)
   }
 
   async stop(): Promise<void> {
@@ -118,7 +114,7 @@ export class BaileysProvider implements IProvider {
     const socket = this.#connection?.socket
     // Not charged to the send: it waits for the connection, here or on the replica that leads.
     if (!socket) throw new ProviderNotLeaderError('baileys: this replica holds no open WhatsApp Web connection')
-    const rateLimitMs = this.#options.rateLimitRetryAfterMs ?? BAILEYS_LIMITS.rateLimitRetryAfterMs
+    const rateLimitMs = this.options.rateLimitRetryAfterMs ?? BAILEYS_LIMITS.rateLimitRetryAfterMs
     const sent: WAMessage | undefined = await channelCall(
       () => socket.sendMessage(jid, message),
       (error) => baileysError(error, rateLimitMs),
@@ -135,18 +131,10 @@ export class BaileysProvider implements IProvider {
     return downloadMedia(message, {
       baileys: await this.#load(),
       socket: this.#connection?.socket,
-      logger: this.#options.socketConfig?.logger ?? silentLogger(),
-      bytesMax: this.#options.downloadBytesMax ?? BAILEYS_LIMITS.downloadBytesMax,
-      timeoutMs: this.#options.downloadTimeoutMs ?? BAILEYS_LIMITS.downloadTimeoutMs,
-      trustedOrigins: configuredOrigins('baileys', this.#options.mediaTestOrigins),
+      logger: this.options.socketConfig?.logger ?? silentLogger(),
+      bytesMax: this.options.downloadBytesMax ?? BAILEYS_LIMITS.downloadBytesMax,
+      timeoutMs: this.options.downloadTimeoutMs ?? BAILEYS_LIMITS.downloadTimeoutMs,
+      trustedOrigins: configuredOrigins('baileys', this.options.mediaTestOrigins),
     })
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
   }
 }

@@ -7,12 +7,11 @@
  * its choices. A chat is a JID, or a phone number in international digits.
  */
 import type { AnyMessageContent, WAMediaUpload } from 'baileys'
-import { PayloadTooLargeError, RecipientUnreachableError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import { RecipientUnreachableError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../shared/content-checks.js'
 import { BAILEYS_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
-type Media = NonNullable<Content['media']>
 
 /** A JID on WhatsApp's own domains (a user, group, LID, broadcast list or channel). */
 const JID = /^[\w.:+-]+@(s\.whatsapp\.net|g\.us|lid|broadcast|newsletter)$/
@@ -29,22 +28,17 @@ export function jidOf(chatId: string): string {
 
 /** The message content that sends `content`; refuses what WhatsApp Web cannot carry, before any call. */
 export function messageContentOf(content: OutboundContent): AnyMessageContent {
-  const c: Content = typeof content === 'string' ? { text: content } : content
+  const c = asMessage(content)
   if (c.buttons?.length) throw new UnsupportedContentError('baileys: WhatsApp does not show reply buttons sent from a WhatsApp Web session')
   if (!c.media) {
-    const text = c.text ?? c.caption
-    if (!text) throw new UnsupportedContentError('baileys: a message needs a text or media')
-    if (text.length > BAILEYS_LIMITS.textLimit)
-      throw new PayloadTooLargeError(`baileys: a text of ${text.length} characters is over the limit of ${BAILEYS_LIMITS.textLimit}`)
-    return { text }
+    return { text: checkedText('baileys', shownText(c), BAILEYS_LIMITS.textLimit) }
   }
-  const caption = c.caption ?? c.text
-  if (caption && caption.length > BAILEYS_LIMITS.captionLimit)
-    throw new PayloadTooLargeError(`baileys: a caption of ${caption.length} characters is over the limit of ${BAILEYS_LIMITS.captionLimit}`)
+  const caption = shownText(c)
+  checkCaption('baileys', caption, BAILEYS_LIMITS.captionLimit)
   return mediaContentOf(c.media, caption)
 }
 
-function mediaContentOf(media: Media, caption: string | undefined): AnyMessageContent {
+function mediaContentOf(media: OutboundMedia, caption: string | undefined): AnyMessageContent {
   const upload = uploadOf(media)
   const mimetype = media.mimeType ? { mimetype: media.mimeType } : {}
   const captioned = caption ? { caption } : {}
@@ -68,7 +62,7 @@ function mediaContentOf(media: Media, caption: string | undefined): AnyMessageCo
 }
 
 /** Bytes as they are; a URL or a local path as `{ url }` (the library reads either). */
-function uploadOf(media: Media): WAMediaUpload {
+function uploadOf(media: OutboundMedia): WAMediaUpload {
   if (media.buffer) return media.buffer
   const url = media.url ?? media.path
   if (!url) throw new UnsupportedContentError('baileys: media needs a url, a path or a buffer')

@@ -7,7 +7,8 @@
  */
 import type { REST } from '@discordjs/rest'
 import type { WebSocketManager } from '@discordjs/ws'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { ChannelProvider, type ChannelProviderOptions } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../shared/download.js'
@@ -27,7 +28,7 @@ import { messageRequest } from './send.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `DiscordProvider`. */
-export interface DiscordProviderOptions extends MediaTestOriginsOption {
+export interface DiscordProviderOptions extends MediaTestOriginsOption, ChannelProviderOptions {
   /** The bot token. Never logged nor journaled. */
   token: string
   /** Receive messages and presses over the gateway. @default true */
@@ -49,19 +50,13 @@ export interface DiscordProviderOptions extends MediaTestOriginsOption {
   apiRoot?: string
   /** The hosts (and their subdomains) a journaled attachment URL may be on. @default DISCORD_MEDIA_HOSTS */
   mediaRefHosts?: readonly string[]
-  /** The longest a REST call or a download may take. @default DISCORD_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where receive failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A Discord bot, as a botmesh provider. */
-export class DiscordProvider implements IProvider {
+export class DiscordProvider extends ChannelProvider<DiscordProviderOptions> {
   readonly name = 'discord'
   readonly textLimit = DISCORD_LIMITS.textLimit
   readonly session = 'any' as const
-  readonly #options: DiscordProviderOptions
-  readonly #codec
   readonly #rest: () => Promise<REST>
   readonly #reportError: (error: unknown) => void
   readonly #interactions: WebhookServer
@@ -70,8 +65,7 @@ export class DiscordProvider implements IProvider {
   constructor(options: DiscordProviderOptions) {
     if (!options.token) throw new ProviderConfigError('discord', 'token is required')
     if (options.interactions) interactionsKey(options.interactions.publicKey)
-    this.#options = options
-    this.#codec = discordMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
+    super(options, discordMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {}))
     this.#reportError = errorReporter('discord', options, [options.token])
     this.#interactions = new WebhookServer(this.#reportError)
     this.#rest = loadedOnce(() => loadRest({ token: options.token, api: this.#api(), timeoutMs: this.#timeoutMs() }))
@@ -84,17 +78,17 @@ export class DiscordProvider implements IProvider {
 
   async start(sink: InboundSink): Promise<void> {
     const rest = await this.#rest()
-    const { interactions } = this.#options
+    const { interactions } = this.options
     if (interactions) {
       const key = interactionsKey(interactions.publicKey)
       const path = interactions.path ?? '/interactions'
       const deps = { path, key, sink, now: interactions.clock ?? Date.now, replays: new ReplayCache(interactions.replayEntriesMax) }
       await this.#interactions.start(interactions, interactionsRoute(deps))
     }
-    if (this.#options.gateway === false) return
+    if (this.options.gateway === false) return
     this.#gateway = await loadGateway({
-      token: this.#options.token,
-      intents: this.#options.intents ?? DISCORD_INTENTS_DEFAULT,
+      token: this.options.token,
+      intents: this.options.intents ?? DISCORD_INTENTS_DEFAULT,
       api: this.#api(),
       timeoutMs: this.#timeoutMs(),
     })
@@ -112,7 +106,7 @@ export class DiscordProvider implements IProvider {
     const rest = await this.#rest()
     const message = (await channelCall(
       () => rest.post(`/channels/${chatId}/messages`, request),
-      (error) => discordError(error, this.#options.token),
+      (error) => discordError(error, this.options.token),
     )) as { id: string }
     return { messageId: message.id }
   }
@@ -121,29 +115,21 @@ export class DiscordProvider implements IProvider {
   async download(media: MediaRef): Promise<Buffer> {
     const url = (media.token as { url?: unknown } | undefined)?.url
     if (typeof url !== 'string') throw new MediaDownloadError('discord', 'the media has no URL')
-    return downloadMedia({ channel: 'discord', timeoutMs: this.#timeoutMs(), secrets: [this.#options.token] }, url, {
+    return downloadMedia({ channel: 'discord', timeoutMs: this.#timeoutMs(), secrets: [this.options.token] }, url, {
       policy: {
-        hosts: this.#options.mediaRefHosts ?? DISCORD_MEDIA_HOSTS,
-        trustedOrigins: configuredOrigins('discord', this.#options.mediaTestOrigins),
+        hosts: this.options.mediaRefHosts ?? DISCORD_MEDIA_HOSTS,
+        trustedOrigins: configuredOrigins('discord', this.options.mediaTestOrigins),
         bytesMax: DISCORD_LIMITS.downloadBytesMax,
         ...declaredContentTypes(media.mimeType),
       },
     })
   }
 
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
-  }
-
   #api(): string {
-    return withoutTrailingSlashes(this.#options.apiRoot ?? DISCORD_API_DEFAULT)
+    return withoutTrailingSlashes(this.options.apiRoot ?? DISCORD_API_DEFAULT)
   }
 
   #timeoutMs(): number {
-    return this.#options.requestTimeoutMs ?? DISCORD_LIMITS.requestTimeoutMs
+    return this.options.requestTimeoutMs ?? DISCORD_LIMITS.requestTimeoutMs
   }
 }

@@ -8,9 +8,9 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage } from '../shared/content-checks.js'
+import type { OutboundMessage } from '../shared/content-checks.js'
 import { DISCORD_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
 
 /** What the REST client's `post` takes: the JSON body and the files to upload. */
 export interface DiscordMessageRequest {
@@ -20,7 +20,7 @@ export interface DiscordMessageRequest {
 
 /** The request that sends `content`. */
 export async function messageRequest(content: OutboundContent): Promise<DiscordMessageRequest> {
-  const c: Content = typeof content === 'string' ? { text: content } : content
+  const c = asMessage(content)
   const lines = [c.text, c.media ? c.caption : undefined].filter((line): line is string => Boolean(line))
   const body: Record<string, unknown> = {}
   let files: DiscordMessageRequest['files']
@@ -43,7 +43,7 @@ export async function messageRequest(content: OutboundContent): Promise<DiscordM
   return files ? { body, files } : { body }
 }
 
-function componentsOf(buttons: NonNullable<Content['buttons']>): object[] {
+function componentsOf(buttons: NonNullable<OutboundMessage['buttons']>): object[] {
   if (buttons.length > DISCORD_LIMITS.buttonsMax)
     throw new UnsupportedContentError(`discord: at most ${DISCORD_LIMITS.buttonsMax} buttons (${buttons.length} given)`)
   const long = buttons.find((b) => b.title.length > DISCORD_LIMITS.buttonLabelMax || b.id.length > DISCORD_LIMITS.customIdMax)

@@ -5,9 +5,10 @@
  * the provider starts, sends or downloads. Passwords are never logged, journaled or put in an error.
  */
 import type { Transporter } from 'nodemailer'
-import type { InboundSink, IProvider, MediaRef, OutboundContent, ProviderSendResult, StoredMediaRef } from '../../core/provider/provider.js'
+import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { ChannelProvider } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
-import { errorReporter } from '../shared/error-reporter.js'
+import { errorReporter, type OnErrorOption } from '../shared/error-reporter.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { loadedOnce } from '../shared/once.js'
 import { describeError } from '../shared/redact.js'
@@ -44,8 +45,8 @@ export interface MailServerOptions {
   }
 }
 
-/** Options of `EmailProvider`. */
-export interface EmailProviderOptions {
+/** Options of `EmailProvider`. Receive failures (a dropped connection, a journal that refused a message) go to `onError`. */
+export interface EmailProviderOptions extends OnErrorOption {
   /** The bot's address: the `From` of its emails; mail from it is not taken as inbound. */
   address: string
   /** The SMTP server the bot sends through. */
@@ -73,17 +74,13 @@ export interface EmailProviderOptions {
    * (`EmailNotAuthenticatedError`). Off by default: the chat is then the unauthenticated `From:`.
    */
   authenticationResults?: AuthenticationResultsOption
-  /** Where receive failures go (a dropped connection, a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A mailbox, as a botmesh provider. */
-export class EmailProvider implements IProvider {
+export class EmailProvider extends ChannelProvider<EmailProviderOptions> {
   readonly name = 'email'
   readonly textLimit = EMAIL_LIMITS.textLimit
   readonly session = 'any' as const
-  readonly #options: EmailProviderOptions
-  readonly #codec = emailMediaRefCodec()
   readonly #secrets: string[]
   readonly #load: () => Promise<EmailDrivers> = loadedOnce(loadEmailDrivers)
   readonly #reportError: (error: unknown) => void
@@ -101,7 +98,7 @@ export class EmailProvider implements IProvider {
       throw new ProviderConfigError('email', 'messageBytesMax must be a positive integer')
     if (options.authenticationResults && !/^[^\s;]+$/.test(options.authenticationResults.authservId ?? ''))
       throw new ProviderConfigError('email', 'authenticationResults.authservId must be a host name (the authserv-id)')
-    this.#options = options
+    super(options, emailMediaRefCodec())
     this.#secrets = [options.smtp.auth.pass, options.imap.auth.pass]
     this.#reportError = errorReporter('email', options, this.#secrets)
   }
@@ -110,12 +107,12 @@ export class EmailProvider implements IProvider {
     const drivers = await this.#load()
     this.#poller = new MailboxPoller({
       drivers,
-      imap: this.#options.imap,
-      mailbox: this.#options.mailbox ?? 'INBOX',
-      self: this.#options.address,
-      pollMs: this.#options.pollMs ?? EMAIL_LIMITS.pollMs,
-      messageBytesMax: this.#options.messageBytesMax ?? EMAIL_LIMITS.messageBytesMax,
-      authenticationResults: this.#options.authenticationResults,
+      imap: this.options.imap,
+      mailbox: this.options.mailbox ?? 'INBOX',
+      self: this.options.address,
+      pollMs: this.options.pollMs ?? EMAIL_LIMITS.pollMs,
+      messageBytesMax: this.options.messageBytesMax ?? EMAIL_LIMITS.messageBytesMax,
+      authenticationResults: this.options.authenticationResults,
       sink,
       onError: this.#reportError,
     })
@@ -132,10 +129,10 @@ export class EmailProvider implements IProvider {
 
   async send(chatId: string, content: OutboundContent): Promise<ProviderSendResult> {
     const { createTransport } = await this.#load()
-    this.#transport ??= createTransport({ ...this.#options.smtp })
-    const message = { from: this.#options.address, to: chatId, subject: this.#options.subject ?? 'Re: your message' }
+    this.#transport ??= createTransport({ ...this.options.smtp })
+    const message = { from: this.options.address, to: chatId, subject: this.options.subject ?? 'Re: your message' }
     const transport = this.#transport
-    const rateLimitRetryAfterMs = this.#options.rateLimitRetryAfterMs ?? EMAIL_LIMITS.rateLimitRetryAfterMs
+    const rateLimitRetryAfterMs = this.options.rateLimitRetryAfterMs ?? EMAIL_LIMITS.rateLimitRetryAfterMs
     const messageId = await channelCall(
       () => sendEmail(transport, message, content),
       (error) => smtpError(error, { secrets: this.#secrets, rateLimitRetryAfterMs }),
@@ -150,20 +147,12 @@ export class EmailProvider implements IProvider {
     if (typeof token?.messageId !== 'string' || typeof token.index !== 'number' || typeof token.digest !== 'string')
       throw new MediaDownloadError('email', 'the media has no message reference')
     const drivers = await this.#load()
-    const options = { imap: this.#options.imap, mailbox: this.#options.mailbox ?? 'INBOX', bytesMax: EMAIL_LIMITS.downloadBytesMax }
+    const options = { imap: this.options.imap, mailbox: this.options.mailbox ?? 'INBOX', bytesMax: EMAIL_LIMITS.downloadBytesMax }
     try {
       return await fetchAttachment(drivers, options, token as EmailMediaToken)
     } catch (error) {
       if (error instanceof MediaDownloadError) throw error
       throw new MediaDownloadError('email', describeError(error, this.#secrets), { retryable: true })
     }
-  }
-
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
   }
 }

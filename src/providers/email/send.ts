@@ -6,6 +6,7 @@
 import type { Transporter } from 'nodemailer'
 import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage } from '../shared/content-checks.js'
 
 /** Sends `content` to `to` from `from` with `subject`; resolves the Message-ID. */
 export async function sendEmail(
@@ -13,7 +14,7 @@ export async function sendEmail(
   message: { from: string; to: string; subject: string },
   content: OutboundContent,
 ): Promise<string> {
-  const item = typeof content === 'string' ? { text: content } : content
+  const item = asMessage(content)
   if (item.buttons?.length) throw new UnsupportedContentError('email: an email has no buttons')
   const text = item.media ? (item.caption ?? item.text) : (item.text ?? item.caption)
   if (!text && !item.media) throw new UnsupportedContentError('email: a message needs a text or media')

@@ -14,6 +14,7 @@ import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { evolutionFailure } from './errors.js'
 import { EVOLUTION_LIMITS } from './limits.js'
@@ -23,7 +24,7 @@ import { sendEvolution, type EvolutionTarget } from './send.js'
 import { evolutionWebhook } from './webhook.js'
 
 /** Options of `EvolutionProvider`. */
-export interface EvolutionProviderOptions {
+export interface EvolutionProviderOptions extends ChannelProviderOptions {
   /** The Evolution API server (`https://evolution.example.com`). */
   apiUrl: string
   /** The instance name (the WhatsApp number's session on that server). */
@@ -41,17 +42,12 @@ export interface EvolutionProviderOptions {
     /** The most tokens remembered to refuse a replay. @default REPLAY_LIMITS.entriesMax (10 000) */
     replayEntriesMax?: number
   }
-  /** The longest an API call or a download may take. @default EVOLUTION_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A WhatsApp number on an Evolution API server, as a botmesh provider. */
-export class EvolutionProvider extends WebhookProvider {
+export class EvolutionProvider extends WebhookProvider<EvolutionProviderOptions> {
   readonly name = 'evolution'
   readonly textLimit = EVOLUTION_LIMITS.textLimit
-  readonly #options: EvolutionProviderOptions
   readonly #target: EvolutionTarget
 
   constructor(options: EvolutionProviderOptions) {
@@ -60,13 +56,12 @@ export class EvolutionProvider extends WebhookProvider {
     const apiUrl = requireHttpUrl('evolution', options, 'apiUrl')
     const secrets = [options.apiKey, options.webhook.jwtKey]
     super({ channel: 'evolution', options, secrets, codec: evolutionMediaRefCodec() })
-    this.#options = options
     const api = channelHttpApi('evolution', EVOLUTION_LIMITS, options, { secrets, failure: evolutionFailure })
     this.#target = { api, apiUrl, instance: options.instance, apiKey: options.apiKey }
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, instance } = this.#options
+    const { webhook, instance } = this.options
     const replays = new ReplayCache(webhook.replayEntriesMax)
     const path = webhook.path ?? '/evolution'
     return evolutionWebhook({ path, jwtKey: webhook.jwtKey, instance, now: webhook.clock ?? Date.now, replays, sink })

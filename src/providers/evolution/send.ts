@@ -6,13 +6,12 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../shared/content-checks.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { EVOLUTION_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
-type Media = NonNullable<Content['media']>
 
 /** Where and as whom requests go. */
 export interface EvolutionTarget {
@@ -24,7 +23,7 @@ export interface EvolutionTarget {
 
 /** Sends `content` to `number` (a JID or digits); resolves the message's key id. */
 export async function sendEvolution(target: EvolutionTarget, number: string, content: OutboundContent): Promise<string> {
-  const [method, body] = await requestOf(typeof content === 'string' ? { text: content } : content)
+  const [method, body] = await requestOf(asMessage(content))
   const url = `${target.apiUrl}/message/${method}/${encodeURIComponent(target.instance)}`
   const answer = await target.api.request<{ key?: { id?: string } }>('POST', url, {
     headers: { apikey: target.apiKey },
@@ -35,26 +34,15 @@ export async function sendEvolution(target: EvolutionTarget, number: string, con
   return id
 }
 
-async function requestOf(content: Content): Promise<[string, object]> {
-  const text = content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
+async function requestOf(content: OutboundMessage): Promise<[string, object]> {
   if (content.buttons?.length) {
-    if (content.media) throw new UnsupportedContentError('evolution: reply buttons with media are not supported by this transport')
-    if (content.buttons.length > EVOLUTION_LIMITS.buttonsMax)
-      throw new UnsupportedContentError(`evolution: at most ${EVOLUTION_LIMITS.buttonsMax} reply buttons (${content.buttons.length} given)`)
-    if (!text) throw new UnsupportedContentError('evolution: reply buttons need a text')
-    return ['sendButtons', { title: text, buttons: content.buttons.map((b) => ({ type: 'reply', displayText: b.title, id: b.id })) }]
+    const title = buttonsText('evolution', content, { noun: 'reply buttons', buttonsMax: EVOLUTION_LIMITS.buttonsMax })
+    return ['sendButtons', { title, buttons: content.buttons.map((b) => ({ type: 'reply', displayText: b.title, id: b.id })) }]
   }
-  if (!content.media) {
-    if (!text) throw new UnsupportedContentError('evolution: a message needs a text or media')
-    if (text.length > EVOLUTION_LIMITS.textLimit)
-      throw new PayloadTooLargeError(`evolution: a text of ${text.length} characters is over the limit of ${EVOLUTION_LIMITS.textLimit}`)
-    return ['sendText', { text }]
-  }
+  const text = shownText(content)
+  if (!content.media) return ['sendText', { text: checkedText('evolution', text, EVOLUTION_LIMITS.textLimit) }]
   const { media } = content
-  if (text && text.length > EVOLUTION_LIMITS.captionLimit)
-    throw new PayloadTooLargeError(
-      `evolution: a caption of ${text.length} characters is over the limit of ${EVOLUTION_LIMITS.captionLimit}`,
-    )
+  checkCaption('evolution', text, EVOLUTION_LIMITS.captionLimit)
   const source = await sourceOf(media)
   if (media.type === 'audio') return ['sendWhatsAppAudio', { audio: source }]
   if (media.type === 'sticker') return ['sendSticker', { sticker: source }]
@@ -72,7 +60,7 @@ async function requestOf(content: Content): Promise<[string, object]> {
 }
 
 /** A URL as it is; a path or bytes as base64 (Evolution takes either in the same field). */
-async function sourceOf(media: Media): Promise<string> {
+async function sourceOf(media: OutboundMedia): Promise<string> {
   if (media.url) return media.url
   const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined)
   if (!bytes) throw new UnsupportedContentError('evolution: media needs a url, a path or a buffer')

@@ -8,8 +8,8 @@
 import type { KeyObject } from 'node:crypto'
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ProviderConfigError } from '../shared/errors.js'
-import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
-import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
+import type { DownloadPolicy } from '../shared/download.js'
+import { downloadHosted, hostedDownloadPolicy } from '../shared/hosted-url.js'
 import { channelHttpApi } from '../shared/http-api.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 import { ReplayCache } from '../shared/replay.js'
@@ -17,6 +17,7 @@ import type { WebhookEndpoint } from '../shared/http-server.js'
 import { describeError } from '../shared/redact.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { goHighLevelFailure } from './errors.js'
 import { GOHIGHLEVEL_LIMITS } from './limits.js'
@@ -26,7 +27,7 @@ import { webhookKeyOf } from './signature.js'
 import { gohighlevelWebhook } from './webhook.js'
 
 /** Options of `GoHighLevelProvider`. */
-export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
+export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions, ChannelProviderOptions {
   /** A location access token (OAuth or private integration) with `conversations/message.write`. Never logged nor journaled. */
   token: string
   /** The location (sub-account) whose conversations this provider serves. */
@@ -46,17 +47,12 @@ export interface GoHighLevelProviderOptions extends GoHighLevelMediaRefOptions {
   }
   /** The API root (a test double, a proxy). @default 'https://services.leadconnectorhq.com' */
   apiRoot?: string
-  /** The longest an API call or a download may take. @default GOHIGHLEVEL_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A HighLevel location's conversations, as a botmesh provider. */
-export class GoHighLevelProvider extends WebhookProvider {
+export class GoHighLevelProvider extends WebhookProvider<GoHighLevelProviderOptions> {
   readonly name = 'gohighlevel'
   readonly textLimit = GOHIGHLEVEL_LIMITS.textLimit
-  readonly #options: GoHighLevelProviderOptions
   readonly #target: GoHighLevelTarget
   readonly #publicKey: KeyObject
   readonly #downloadPolicy: DownloadPolicy
@@ -66,7 +62,6 @@ export class GoHighLevelProvider extends WebhookProvider {
     const publicKey = configuredWebhookKey(options.webhook?.publicKey)
     super({ channel: 'gohighlevel', options, secrets: [options.token], codec: gohighlevelMediaRefCodec(options) })
     this.#publicKey = publicKey
-    this.#options = options
     this.#downloadPolicy = hostedDownloadPolicy('gohighlevel', options, GOHIGHLEVEL_LIMITS.downloadBytesMax)
     const api = channelHttpApi('gohighlevel', GOHIGHLEVEL_LIMITS, options, { secrets: [options.token], failure: goHighLevelFailure })
     const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://services.leadconnectorhq.com')
@@ -74,7 +69,7 @@ export class GoHighLevelProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, locationId } = this.#options
+    const { webhook, locationId } = this.options
     const path = webhook.path ?? '/gohighlevel'
     const messageType = this.#target.messageType
     const replays = new ReplayCache(webhook.replayEntriesMax)
@@ -87,8 +82,7 @@ export class GoHighLevelProvider extends WebhookProvider {
 
   /** An attachment from its hosted URL (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
-    return this.#target.api.download(hostedUrlOf('gohighlevel', media), { policy })
+    return downloadHosted(this.#target.api, media, this.#downloadPolicy)
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage } from '../shared/content-checks.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { GOHIGHLEVEL_API_VERSION, GOHIGHLEVEL_LIMITS } from './limits.js'
 
@@ -19,7 +20,7 @@ export interface GoHighLevelTarget {
 
 /** Sends `content` to the contact `contactId`; resolves HighLevel's message id. */
 export async function sendGoHighLevel(target: GoHighLevelTarget, contactId: string, content: OutboundContent): Promise<string> {
-  const item = typeof content === 'string' ? { text: content } : content
+  const item = asMessage(content)
   if (item.buttons?.length) throw new UnsupportedContentError('gohighlevel: HighLevel messages have no buttons')
   const text = item.media ? (item.caption ?? item.text) : (item.text ?? item.caption)
   if (item.media && !item.media.url) throw new UnsupportedContentError('gohighlevel: media must be a hosted URL')

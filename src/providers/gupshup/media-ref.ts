@@ -4,23 +4,15 @@
  * userinfo and credential parameters are always refused, and the API key is never journaled.
  */
 import type { MediaRefCodec } from '../shared/codec.js'
-import { hostedUrlCodec, type HostedMediaToken } from '../shared/hosted-url.js'
-import { hostList } from '../shared/url.js'
+import { chosenHostsCodec, type HostedMediaOptions, type HostedMediaToken } from '../shared/hosted-url.js'
 
 /** The token a stored reference rebuilds. */
 export type GupshupMediaToken = HostedMediaToken
 
-/** Options of the Gupshup codec. */
-export interface GupshupMediaRefOptions {
-  /** The only hosts (and their subdomains) accepted. @default any public host name */
-  mediaRefHosts?: readonly string[]
-  /** Exact origins accepted besides the hosts (a media proxy of yours, `https://media.internal.example:8443`). @default none */
-  mediaRefOrigins?: readonly string[]
-}
+/** Options of the Gupshup codec: the hosts (or exact origins) media comes from. */
+export type GupshupMediaRefOptions = HostedMediaOptions
 
 /** The Gupshup media-reference codec. */
 export function gupshupMediaRefCodec(options: GupshupMediaRefOptions = {}): MediaRefCodec<GupshupMediaToken> {
-  const hosts = options.mediaRefHosts === undefined ? undefined : hostList('gupshup', options.mediaRefHosts, [])
-  const origins = options.mediaRefOrigins?.map((origin) => new URL(origin).origin)
-  return hostedUrlCodec('gupshup', { ...(hosts ? { hosts } : {}), ...(origins ? { origins } : {}), schemes: ['https:', 'http:'] })
+  return chosenHostsCodec('gupshup', options)
 }

@@ -7,13 +7,14 @@
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { checkWebhookSecret } from '../shared/secret.js'
-import { declaredContentTypes, type DownloadPolicy } from '../shared/download.js'
-import { hostedDownloadPolicy, hostedUrlOf } from '../shared/hosted-url.js'
+import type { DownloadPolicy } from '../shared/download.js'
+import { downloadHosted, hostedDownloadPolicy } from '../shared/hosted-url.js'
 import { channelHttpApi } from '../shared/http-api.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { gupshupFailure } from './errors.js'
 import { GUPSHUP_LIMITS } from './limits.js'
@@ -22,7 +23,7 @@ import { sendGupshup, type GupshupTarget } from './send.js'
 import { gupshupWebhook } from './webhook.js'
 
 /** Options of `GupshupProvider`. */
-export interface GupshupProviderOptions extends GupshupMediaRefOptions {
+export interface GupshupProviderOptions extends GupshupMediaRefOptions, ChannelProviderOptions {
   /** The account's API key (sent as the `apikey` header). Never logged nor journaled. */
   apiKey: string
   /** The app's name (`src.name`). */
@@ -38,17 +39,12 @@ export interface GupshupProviderOptions extends GupshupMediaRefOptions {
   }
   /** The API root (a test double, a proxy). @default 'https://api.gupshup.io' */
   apiRoot?: string
-  /** The longest an API call or a download may take. @default GUPSHUP_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where callback failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A WhatsApp number on Gupshup, as a botmesh provider. */
-export class GupshupProvider extends WebhookProvider {
+export class GupshupProvider extends WebhookProvider<GupshupProviderOptions> {
   readonly name = 'gupshup'
   readonly textLimit = GUPSHUP_LIMITS.textLimit
-  readonly #options: GupshupProviderOptions
   readonly #target: GupshupTarget
   readonly #downloadPolicy: DownloadPolicy
 
@@ -57,7 +53,6 @@ export class GupshupProvider extends WebhookProvider {
     checkWebhookSecret('gupshup', 'webhook.secret', options.webhook?.secret)
     const secrets = [options.apiKey, options.webhook.secret]
     super({ channel: 'gupshup', options, secrets, codec: gupshupMediaRefCodec(options) })
-    this.#options = options
     this.#downloadPolicy = hostedDownloadPolicy('gupshup', options, GUPSHUP_LIMITS.downloadBytesMax)
     const api = channelHttpApi('gupshup', GUPSHUP_LIMITS, options, { secrets, failure: gupshupFailure })
     const apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://api.gupshup.io')
@@ -65,7 +60,7 @@ export class GupshupProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, app } = this.#options
+    const { webhook, app } = this.options
     return gupshupWebhook({ path: webhook.path ?? '/gupshup', secret: webhook.secret, app, sink })
   }
 
@@ -75,7 +70,6 @@ export class GupshupProvider extends WebhookProvider {
 
   /** The media's hosted URL, under the download policy (no credentials are sent there). */
   async download(media: MediaRef): Promise<Buffer> {
-    const policy = { ...this.#downloadPolicy, ...declaredContentTypes(media.mimeType) }
-    return this.#target.api.download(hostedUrlOf('gupshup', media), { policy })
+    return downloadHosted(this.#target.api, media, this.#downloadPolicy)
   }
 }

@@ -4,12 +4,12 @@
  * buttons. Gupshup takes media by hosted URL only. The answer (`status: 'submitted'`) names the
  * message id. Content the channel cannot carry is refused before any call.
  */
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMessage } from '../shared/content-checks.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { GUPSHUP_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
 
 /** Where and as whom requests go. */
 export interface GupshupTarget {
@@ -24,7 +24,7 @@ export interface GupshupTarget {
 
 /** Sends `content` to `destination` (the user's number); resolves Gupshup's message id. */
 export async function sendGupshup(target: GupshupTarget, destination: string, content: OutboundContent): Promise<string> {
-  const message = messageOf(typeof content === 'string' ? { text: content } : content)
+  const message = messageOf(asMessage(content))
   const form = new URLSearchParams({
     channel: 'whatsapp',
     source: target.source,
@@ -40,32 +40,21 @@ export async function sendGupshup(target: GupshupTarget, destination: string, co
   return answer.messageId
 }
 
-function messageOf(content: Content): object {
-  const text = content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
+function messageOf(content: OutboundMessage): object {
   if (content.buttons?.length) {
-    if (content.media) throw new UnsupportedContentError('gupshup: quick replies with media are not supported by this transport')
-    if (content.buttons.length > GUPSHUP_LIMITS.buttonsMax)
-      throw new UnsupportedContentError(`gupshup: at most ${GUPSHUP_LIMITS.buttonsMax} quick replies (${content.buttons.length} given)`)
-    const long = content.buttons.find((b) => b.title.length > GUPSHUP_LIMITS.buttonTitleMax)
-    if (long)
-      throw new PayloadTooLargeError(`gupshup: the button title "${long.title}" is over ${GUPSHUP_LIMITS.buttonTitleMax} characters`)
-    if (!text) throw new UnsupportedContentError('gupshup: quick replies need a text')
+    const { buttonsMax, buttonTitleMax } = GUPSHUP_LIMITS
+    const text = buttonsText('gupshup', content, { noun: 'quick replies', buttonsMax, buttonTitleMax })
     return {
       type: 'quick_reply',
       content: { type: 'text', text },
       options: content.buttons.map((b) => ({ type: 'text', title: b.title, postbackText: b.id })),
     }
   }
-  if (!content.media) {
-    if (!text) throw new UnsupportedContentError('gupshup: a message needs a text or media')
-    if (text.length > GUPSHUP_LIMITS.textLimit)
-      throw new PayloadTooLargeError(`gupshup: a text of ${text.length} characters is over the limit of ${GUPSHUP_LIMITS.textLimit}`)
-    return { type: 'text', text }
-  }
+  const text = shownText(content)
+  if (!content.media) return { type: 'text', text: checkedText('gupshup', text, GUPSHUP_LIMITS.textLimit) }
   const { media } = content
   if (!media.url) throw new UnsupportedContentError('gupshup: media must be a hosted URL (Gupshup takes no uploads here)')
-  if (text && text.length > GUPSHUP_LIMITS.captionLimit)
-    throw new PayloadTooLargeError(`gupshup: a caption of ${text.length} characters is over the limit of ${GUPSHUP_LIMITS.captionLimit}`)
+  checkCaption('gupshup', text, GUPSHUP_LIMITS.captionLimit)
   const caption = text && media.type !== 'audio' && media.type !== 'sticker' ? { caption: text } : {}
   if (media.type === 'image') return { type: 'image', originalUrl: media.url, previewUrl: media.url, ...caption }
   if (media.type === 'document') return { type: 'file', url: media.url, filename: media.fileName ?? 'file', ...caption }

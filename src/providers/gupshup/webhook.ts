@@ -5,7 +5,7 @@
  * Gupshup's retry.
  */
 import type { InboundEvent } from '../../core/provider/provider.js'
-import { jsonOf, postTo, urlSecret } from '../shared/webhook-checks.js'
+import { urlSecretWebhook } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { inboundOf, type GupshupCallback } from './messages.js'
 
@@ -17,15 +17,7 @@ export interface GupshupWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
-/** The callback route: a wrong path, method or URL secret is refused before the body is read. */
+/** The callback route: a wrong path, method or URL secret is refused before the body is read; only this app's messages are taken. */
 export function gupshupWebhook(deps: GupshupWebhookDeps): WebhookRoute {
-  return {
-    head: (head) => postTo(head, deps.path) ?? urlSecret(head, deps.secret),
-    async handle(request) {
-      const event = inboundOf(jsonOf<GupshupCallback>(request.body), deps.app)
-      // A rejected sink (the journal is down) throws: the server answers 500.
-      if (event) await deps.sink(event)
-      return { status: 200 }
-    },
-  }
+  return urlSecretWebhook<GupshupCallback>({ ...deps, eventOf: (callback) => inboundOf(callback, deps.app) })
 }

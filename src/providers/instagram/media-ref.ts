@@ -5,22 +5,19 @@
  * journaled.
  */
 import type { MediaRefCodec } from '../shared/codec.js'
-import { hostedUrlCodec, type HostedMediaToken } from '../shared/hosted-url.js'
-import { hostList } from '../shared/url.js'
+import type { HostedMediaToken } from '../shared/hosted-url.js'
+import { MESSAGING_MEDIA_HOSTS, messagingMediaRefCodec, type MessagingMediaRefOptions } from '../shared/messaging-platform/media-ref.js'
 
 /** The token a stored reference rebuilds. */
 export type InstagramMediaToken = HostedMediaToken
 
 /** The Meta CDNs attachment URLs are served from. */
-export const INSTAGRAM_MEDIA_HOSTS: readonly string[] = ['fbcdn.net', 'fbsbx.com', 'cdninstagram.com']
+export const INSTAGRAM_MEDIA_HOSTS: readonly string[] = MESSAGING_MEDIA_HOSTS
 
-/** Options of the Instagram codec. */
-export interface InstagramMediaRefOptions {
-  /** The hosts (and their subdomains) accepted; replaces the list. @default INSTAGRAM_MEDIA_HOSTS */
-  mediaRefHosts?: readonly string[]
-}
+/** Options of the Instagram codec: `mediaRefHosts` (default INSTAGRAM_MEDIA_HOSTS). */
+export type InstagramMediaRefOptions = MessagingMediaRefOptions
 
 /** The Instagram media-reference codec. */
 export function instagramMediaRefCodec(options: InstagramMediaRefOptions = {}): MediaRefCodec<InstagramMediaToken> {
-  return hostedUrlCodec('instagram', { hosts: hostList('instagram', options.mediaRefHosts, INSTAGRAM_MEDIA_HOSTS), schemes: ['https:'] })
+  return messagingMediaRefCodec('instagram', options, INSTAGRAM_MEDIA_HOSTS)
 }

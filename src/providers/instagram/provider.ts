@@ -7,7 +7,7 @@
  */
 import { MessagingPlatformProvider, type MessagingProviderOptions } from '../shared/messaging-platform/provider.js'
 import { INSTAGRAM_LIMITS } from './limits.js'
-import { INSTAGRAM_MEDIA_HOSTS, instagramMediaRefCodec } from './media-ref.js'
+import { INSTAGRAM_MEDIA_HOSTS } from './media-ref.js'
 
 /** Options of `InstagramProvider`. */
 export interface InstagramProviderOptions extends MessagingProviderOptions {
@@ -19,8 +19,6 @@ export interface InstagramProviderOptions extends MessagingProviderOptions {
    * @default 'https://graph.instagram.com'
    */
   graphApiRoot?: string
-  /** The hosts (and their subdomains) a journaled attachment URL may be on. @default INSTAGRAM_MEDIA_HOSTS */
-  mediaRefHosts?: readonly string[]
 }
 
 /** An Instagram account's direct messages, as a botmesh provider. */
@@ -33,8 +31,7 @@ export class InstagramProvider extends MessagingPlatformProvider {
       object: 'instagram',
       accountId: options.accountId ?? '',
       apiRoot: options.graphApiRoot ?? 'https://graph.instagram.com',
-      codec: instagramMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {}),
-      mediaHosts: options.mediaRefHosts ?? INSTAGRAM_MEDIA_HOSTS,
+      mediaHosts: INSTAGRAM_MEDIA_HOSTS,
       // The Instagram Send API takes attachments by URL only.
       uploads: false,
       ...INSTAGRAM_LIMITS,

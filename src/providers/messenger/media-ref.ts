@@ -5,22 +5,19 @@
  * journaled.
  */
 import type { MediaRefCodec } from '../shared/codec.js'
-import { hostedUrlCodec, type HostedMediaToken } from '../shared/hosted-url.js'
-import { hostList } from '../shared/url.js'
+import type { HostedMediaToken } from '../shared/hosted-url.js'
+import { MESSAGING_MEDIA_HOSTS, messagingMediaRefCodec, type MessagingMediaRefOptions } from '../shared/messaging-platform/media-ref.js'
 
 /** The token a stored reference rebuilds. */
 export type MessengerMediaToken = HostedMediaToken
 
 /** The Meta CDNs attachment URLs are served from. */
-export const MESSENGER_MEDIA_HOSTS: readonly string[] = ['fbcdn.net', 'fbsbx.com', 'cdninstagram.com']
+export const MESSENGER_MEDIA_HOSTS: readonly string[] = MESSAGING_MEDIA_HOSTS
 
-/** Options of the Messenger codec. */
-export interface MessengerMediaRefOptions {
-  /** The hosts (and their subdomains) accepted; replaces the list. @default MESSENGER_MEDIA_HOSTS */
-  mediaRefHosts?: readonly string[]
-}
+/** Options of the Messenger codec: `mediaRefHosts` (default MESSENGER_MEDIA_HOSTS). */
+export type MessengerMediaRefOptions = MessagingMediaRefOptions
 
 /** The Messenger media-reference codec. */
 export function messengerMediaRefCodec(options: MessengerMediaRefOptions = {}): MediaRefCodec<MessengerMediaToken> {
-  return hostedUrlCodec('messenger', { hosts: hostList('messenger', options.mediaRefHosts, MESSENGER_MEDIA_HOSTS), schemes: ['https:'] })
+  return messagingMediaRefCodec('messenger', options, MESSENGER_MEDIA_HOSTS)
 }

@@ -6,7 +6,7 @@
  */
 import { MessagingPlatformProvider, type MessagingProviderOptions } from '../shared/messaging-platform/provider.js'
 import { MESSENGER_LIMITS } from './limits.js'
-import { MESSENGER_MEDIA_HOSTS, messengerMediaRefCodec } from './media-ref.js'
+import { MESSENGER_MEDIA_HOSTS } from './media-ref.js'
 
 /** Options of `MessengerProvider`. */
 export interface MessengerProviderOptions extends MessagingProviderOptions {
@@ -14,8 +14,6 @@ export interface MessengerProviderOptions extends MessagingProviderOptions {
   pageId: string
   /** The Graph API root (a proxy, a test double). @default 'https://graph.facebook.com' */
   graphApiRoot?: string
-  /** The hosts (and their subdomains) a journaled attachment URL may be on. @default MESSENGER_MEDIA_HOSTS */
-  mediaRefHosts?: readonly string[]
 }
 
 /** A Facebook Page on Messenger, as a botmesh provider. */
@@ -28,8 +26,7 @@ export class MessengerProvider extends MessagingPlatformProvider {
       object: 'page',
       accountId: options.pageId ?? '',
       apiRoot: options.graphApiRoot ?? 'https://graph.facebook.com',
-      codec: messengerMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {}),
-      mediaHosts: options.mediaRefHosts ?? MESSENGER_MEDIA_HOSTS,
+      mediaHosts: MESSENGER_MEDIA_HOSTS,
       uploads: true,
       ...MESSENGER_LIMITS,
     })

@@ -11,6 +11,7 @@ import type { WebhookEndpoint } from '../shared/http-server.js'
 import { GraphClient } from '../shared/graph.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { metaError, MetaApiError } from './errors.js'
 import { GRAPH_API_VERSION_DEFAULT, META_LIMITS } from './limits.js'
@@ -20,7 +21,7 @@ import { metaWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `MetaCloudProvider`. */
-export interface MetaCloudProviderOptions {
+export interface MetaCloudProviderOptions extends ChannelProviderOptions {
   /** A system-user access token with `whatsapp_business_messaging`. Never logged nor journaled. */
   accessToken: string
   /** The phone number id messages are sent from (and whose webhooks this provider handles). */
@@ -38,8 +39,6 @@ export interface MetaCloudProviderOptions {
   graphApiRoot?: string
   /** @default GRAPH_API_VERSION_DEFAULT ('v21.0') */
   graphApiVersion?: string
-  /** The longest a Graph API call or download may take. @default META_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
   /**
    * What a send that timed out is. The Graph API has no idempotency key, so Meta may have accepted
    * it: `'retry'` sends it again (never lost, possibly a duplicate), `'final'` dead-letters it with
@@ -47,17 +46,14 @@ export interface MetaCloudProviderOptions {
    * with `outbox.onAmbiguous: 'skip'`. @default 'retry'
    */
   sendTimeouts?: 'retry' | 'final'
-  /** Where webhook failures go (a journal that refused a payload). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A WhatsApp Cloud API number, as a botmesh provider. */
-export class MetaCloudProvider extends WebhookProvider {
+export class MetaCloudProvider extends WebhookProvider<MetaCloudProviderOptions> {
   readonly name = 'meta'
   readonly textLimit = META_LIMITS.textLimit
   /** Each send carries its outbox key in `biz_opaque_callback_data`, echoed by the status webhooks. */
   readonly echoesOutboxKey = true
-  readonly #options: MetaCloudProviderOptions
   readonly #graph: GraphClient
 
   constructor(options: MetaCloudProviderOptions) {
@@ -65,7 +61,6 @@ export class MetaCloudProvider extends WebhookProvider {
     if (!/^\d+$/.test(options.phoneNumberId))
       throw new ProviderConfigError('meta', 'phoneNumberId is the numeric id of the phone number, not the number itself')
     super({ channel: 'meta', options, secrets: [options.accessToken, options.appSecret, options.verifyToken], codec: metaMediaRefCodec() })
-    this.#options = options
     this.#graph = new GraphClient({
       channel: 'meta',
       apiRoot: withoutTrailingSlashes(options.graphApiRoot ?? 'https://graph.facebook.com'),
@@ -81,15 +76,15 @@ export class MetaCloudProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, verifyToken, appSecret, phoneNumberId } = this.#options
+    const { webhook, verifyToken, appSecret, phoneNumberId } = this.options
     return metaWebhook({ path: webhook.path ?? '/webhook', verifyToken, appSecret, phoneNumberId, sink, delivered: sink.delivered })
   }
 
   async send(chatId: string, content: OutboundContent, options: ProviderSendOptions = {}): Promise<ProviderSendResult> {
     try {
-      return { messageId: await sendMessage(this.#graph, this.#options.phoneNumberId, chatId, content, options.outboxKey) }
+      return { messageId: await sendMessage(this.#graph, this.options.phoneNumberId, chatId, content, options.outboxKey) }
     } catch (error) {
-      if (this.#options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === ERROR_CODES.META_TIMEOUT) {
+      if (this.options.sendTimeouts === 'final' && error instanceof MetaApiError && error.code === ERROR_CODES.META_TIMEOUT) {
         throw new MetaApiError(
           ERROR_CODES.META_SEND_AMBIGUOUS,
           `${error.message}; Meta may have accepted it, so it is not sent again (sendTimeouts: 'final')`,
@@ -102,7 +97,7 @@ export class MetaCloudProvider extends WebhookProvider {
 
   /** Marks a received message as read (never journaled). */
   async markRead(messageId: string): Promise<void> {
-    await this.#graph.call('POST', `${this.#options.phoneNumberId}/messages`, {
+    await this.#graph.call('POST', `${this.options.phoneNumberId}/messages`, {
       messaging_product: 'whatsapp',
       status: 'read',
       message_id: messageId,

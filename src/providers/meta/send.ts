@@ -5,13 +5,12 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../shared/content-checks.js'
 import type { GraphClient } from '../shared/graph.js'
 import { META_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
-type Media = NonNullable<Content['media']>
 
 /** The longest `biz_opaque_callback_data` the Cloud API echoes back. @default 512 */
 const CALLBACK_DATA_LENGTH_MAX = 512
@@ -27,7 +26,7 @@ export async function sendMessage(
   content: OutboundContent,
   outboxKey?: string,
 ): Promise<string> {
-  const body = await messageBody(graph, phoneNumberId, typeof content === 'string' ? { text: content } : content)
+  const body = await messageBody(graph, phoneNumberId, asMessage(content))
   const echo = outboxKey && outboxKey.length <= CALLBACK_DATA_LENGTH_MAX ? { biz_opaque_callback_data: outboxKey } : {}
   const answer = await graph.call<{ messages?: { id: string }[] }>('POST', `${phoneNumberId}/messages`, {
     messaging_product: 'whatsapp',
@@ -41,15 +40,10 @@ export async function sendMessage(
   return id
 }
 
-async function messageBody(graph: GraphClient, phoneNumberId: string, content: Content): Promise<object> {
-  const text = content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
+async function messageBody(graph: GraphClient, phoneNumberId: string, content: OutboundMessage): Promise<object> {
   if (content.buttons?.length) {
-    if (content.media) throw new UnsupportedContentError('meta: reply buttons with media are not supported by this transport')
-    if (content.buttons.length > META_LIMITS.buttonsMax)
-      throw new UnsupportedContentError(`meta: at most ${META_LIMITS.buttonsMax} reply buttons (${content.buttons.length} given)`)
-    const long = content.buttons.find((b) => b.title.length > META_LIMITS.buttonTitleMax)
-    if (long) throw new PayloadTooLargeError(`meta: the button title "${long.title}" is over ${META_LIMITS.buttonTitleMax} characters`)
-    if (!text) throw new UnsupportedContentError('meta: reply buttons need a text')
+    const { buttonsMax, buttonTitleMax } = META_LIMITS
+    const text = buttonsText('meta', content, { noun: 'reply buttons', buttonsMax, buttonTitleMax })
     return {
       type: 'interactive',
       interactive: {
@@ -59,15 +53,10 @@ async function messageBody(graph: GraphClient, phoneNumberId: string, content: C
       },
     }
   }
-  if (!content.media) {
-    if (!text) throw new UnsupportedContentError('meta: a message needs a text or media')
-    if (text.length > META_LIMITS.textLimit)
-      throw new PayloadTooLargeError(`meta: a text of ${text.length} characters is over the limit of ${META_LIMITS.textLimit}`)
-    return { type: 'text', text: { body: text, preview_url: false } }
-  }
+  const text = shownText(content)
+  if (!content.media) return { type: 'text', text: { body: checkedText('meta', text, META_LIMITS.textLimit), preview_url: false } }
   const { media } = content
-  if (text && text.length > META_LIMITS.captionLimit)
-    throw new PayloadTooLargeError(`meta: a caption of ${text.length} characters is over the limit of ${META_LIMITS.captionLimit}`)
+  checkCaption('meta', text, META_LIMITS.captionLimit)
   const object: Record<string, string> = media.url ? { link: media.url } : { id: await upload(graph, phoneNumberId, media) }
   // Audio and stickers carry no caption on WhatsApp.
   if (text && media.type !== 'audio' && media.type !== 'sticker') object.caption = text
@@ -76,7 +65,7 @@ async function messageBody(graph: GraphClient, phoneNumberId: string, content: C
 }
 
 /** Uploads a path or bytes; resolves the media id. */
-async function upload(graph: GraphClient, phoneNumberId: string, media: Media): Promise<string> {
+async function upload(graph: GraphClient, phoneNumberId: string, media: OutboundMedia): Promise<string> {
   const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined)
   if (!bytes) throw new UnsupportedContentError('meta: media needs a url, a path or a buffer')
   const type = media.mimeType ?? 'application/octet-stream'

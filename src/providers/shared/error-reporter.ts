@@ -7,7 +7,7 @@ import { describeError } from './redact.js'
 
 /** The option every provider takes for its receive failures. */
 export interface OnErrorOption {
-  /** Where receive failures go. @default console.error, secrets cut */
+  /** Where receive failures go (a journal that refused a message, a dropped connection). @default console.error, secrets cut */
   onError?: ((error: unknown) => void) | undefined
 }
 

@@ -6,7 +6,8 @@
 import type { MediaRef } from '../../core/provider/provider.js'
 import { defineMediaRefCodec, type MediaRefCodec } from './codec.js'
 import { objectProblem, prop } from './shape.js'
-import type { DownloadPolicy } from './download.js'
+import { declaredContentTypes, type DownloadPolicy } from './download.js'
+import type { HttpApi } from './http-api.js'
 import { MediaDownloadError } from './errors.js'
 import { hostList, journalableUrl, urlProblem, type UrlPolicy } from './url.js'
 
@@ -33,8 +34,23 @@ export function hostedUrlCodec(channel: string, policy: UrlPolicy): MediaRefCode
 export interface HostedMediaOptions {
   /** The only hosts (and their subdomains) media comes from. @default any public host name */
   mediaRefHosts?: readonly string[]
-  /** Exact origins besides the hosts, trusted as configured: plain HTTP and a private address are allowed there. */
+  /** Exact origins besides the hosts (a media proxy of yours), trusted as configured: plain HTTP and a private address are allowed there. @default none */
   mediaRefOrigins?: readonly string[]
+}
+
+/** The hosts and exact origins `options` names, checked: such a channel's codec and download policy read the same ones. */
+function chosenHosts(channel: string, options: HostedMediaOptions): { hosts?: readonly string[]; origins?: readonly string[] } {
+  const hosts = options.mediaRefHosts === undefined ? undefined : hostList(channel, options.mediaRefHosts, [])
+  const origins = options.mediaRefOrigins?.map((origin) => new URL(origin).origin)
+  return { ...(hosts ? { hosts } : {}), ...(origins ? { origins } : {}) }
+}
+
+/**
+ * The codec of such a channel: the hosted http(s) URL is journaled when it is on `mediaRefHosts`
+ * (any public host name without it) or one of `mediaRefOrigins`.
+ */
+export function chosenHostsCodec(channel: string, options: HostedMediaOptions): MediaRefCodec<HostedMediaToken> {
+  return hostedUrlCodec(channel, { ...chosenHosts(channel, options), schemes: ['https:', 'http:'] })
 }
 
 /**
@@ -43,9 +59,8 @@ export interface HostedMediaOptions {
  * `mediaRefOrigins` exactly (a media proxy of yours, a test double on 127.0.0.1).
  */
 export function hostedDownloadPolicy(channel: string, options: HostedMediaOptions, bytesMax: number): DownloadPolicy {
-  const hosts = options.mediaRefHosts === undefined ? undefined : hostList(channel, options.mediaRefHosts, [])
-  const trustedOrigins = options.mediaRefOrigins?.map((origin) => new URL(origin).origin)
-  return { ...(hosts ? { hosts } : {}), ...(trustedOrigins ? { trustedOrigins } : {}), bytesMax }
+  const { hosts, origins } = chosenHosts(channel, options)
+  return { ...(hosts ? { hosts } : {}), ...(origins ? { trustedOrigins: origins } : {}), bytesMax }
 }
 
 /** The URL a hosted media token carries, or the error saying it has none. */
@@ -54,4 +69,12 @@ export function hostedUrlOf(channel: string, media: MediaRef): string {
   const url = typeof token === 'string' ? token : token?.url
   if (typeof url !== 'string') throw new MediaDownloadError(channel, 'the media has no URL')
   return url
+}
+
+/**
+ * The bytes of hosted media through the channel's `api`, under its download `policy` narrowed to
+ * the type the media declares. No credentials are sent: the URL is the channel's host, not its API.
+ */
+export function downloadHosted(api: HttpApi, media: MediaRef, policy: DownloadPolicy): Promise<Buffer> {
+  return api.download(hostedUrlOf(api.options.channel, media), { policy: { ...policy, ...declaredContentTypes(media.mimeType) } })
 }

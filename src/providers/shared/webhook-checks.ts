@@ -3,9 +3,10 @@
  * next check (or the body) decide, so a route's head reads as one chain
  * (`postTo(head, path) ?? urlSecret(head, secret)`).
  */
+import type { InboundEvent } from '../../core/provider/provider.js'
 import type { WebhookHead, WebhookResponse } from './http-server.js'
 import { sameSecret } from './secret.js'
-import { WebhookRefusal } from './webhook-server.js'
+import { WebhookRefusal, type WebhookRoute } from './webhook-server.js'
 
 /** 404 for any path but `path`, 405 for any method but POST. */
 export function postTo(head: WebhookHead, path: string): WebhookResponse | undefined {
@@ -33,5 +34,36 @@ export function jsonOf<T>(body: Buffer | string): T {
     return JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as T
   } catch {
     throw new WebhookRefusal({ status: 400, body: 'the body is not JSON' })
+  }
+}
+
+/** What a webhook secured by its URL's secret needs from its channel. */
+export interface UrlSecretWebhook<Payload> {
+  path: string
+  /** The secret the URL's `token` parameter must carry. */
+  secret: string
+  /** The largest body taken; without it the server's default. */
+  bodyBytesMax?: number
+  /** The channel's event in a payload, or undefined for a payload it does not take (another app or session, a status). */
+  eventOf: (payload: Payload) => InboundEvent | undefined
+  sink: (event: InboundEvent) => Promise<void>
+}
+
+/**
+ * The route of a channel that signs nothing (Gupshup, WPPConnect): a wrong path, method or URL
+ * secret is refused before the body is read, a body that is not JSON is a 400, and the event the
+ * channel reads in it is answered 200 only once the sink took it. A rejected sink (the journal is
+ * down) throws: the server answers 500 and the channel delivers again.
+ */
+export function urlSecretWebhook<Payload>(webhook: UrlSecretWebhook<Payload>): WebhookRoute {
+  const { path, secret, bodyBytesMax, eventOf, sink } = webhook
+  return {
+    ...(bodyBytesMax !== undefined ? { bodyBytesMax } : {}),
+    head: (head) => postTo(head, path) ?? urlSecret(head, secret),
+    async handle(request) {
+      const event = eventOf(jsonOf<Payload>(request.body))
+      if (event) await sink(event)
+      return { status: 200 }
+    },
   }
 }

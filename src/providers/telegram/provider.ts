@@ -4,15 +4,8 @@
  * sends; media downloads through `getFile`; Bot API failures as the outbox's error classes. The
  * bot token is never logged, journaled or put in an error.
  */
-import type {
-  InboundEvent,
-  InboundSink,
-  IProvider,
-  MediaRef,
-  OutboundContent,
-  ProviderSendResult,
-  StoredMediaRef,
-} from '../../core/provider/provider.js'
+import type { InboundEvent, InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import { ChannelProvider, type ChannelProviderOptions } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
 import { checkWebhookSecret } from '../shared/secret.js'
@@ -31,8 +24,8 @@ import type { TelegramUpdate } from './updates.js'
 import { telegramWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 
-/** Options of `TelegramProvider`. */
-export interface TelegramProviderOptions {
+/** Options of `TelegramProvider`. Receive failures (a failed poll, a webhook that answered 500) go to `onError`. */
+export interface TelegramProviderOptions extends ChannelProviderOptions {
   /** The bot token from @BotFather. Never logged nor journaled. */
   token: string
   /** The Bot API root (a local Bot API server, or a test double). @default 'https://api.telegram.org' */
@@ -41,10 +34,6 @@ export interface TelegramProviderOptions {
   webhook?: TelegramWebhookOptions
   /** Seconds one `getUpdates` waits for updates. @default TELEGRAM_LIMITS.pollTimeoutSeconds (25) */
   pollTimeoutSeconds?: number
-  /** The longest a send, `getFile` or download may take. @default TELEGRAM_LIMITS.requestTimeoutMs (60 s) */
-  requestTimeoutMs?: number
-  /** Where receive failures go (a failed poll, a webhook that answered 500). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** Options of webhook mode. */
@@ -58,13 +47,11 @@ export interface TelegramWebhookOptions extends WebhookEndpoint {
 }
 
 /** A Telegram bot, as a botmesh provider. */
-export class TelegramProvider implements IProvider {
+export class TelegramProvider extends ChannelProvider<TelegramProviderOptions> {
   readonly name = 'telegram'
   readonly textLimit = TELEGRAM_LIMITS.textLimit
   readonly session = 'any' as const
-  readonly #options: TelegramProviderOptions
   readonly #apiRoot: string
-  readonly #codec = telegramMediaRefCodec()
   readonly #client: () => Promise<Grammy>
   readonly #webhook = new WebhookServer((error) => this.#reportError(error))
   #poller: TelegramPoller | undefined
@@ -73,7 +60,7 @@ export class TelegramProvider implements IProvider {
     if (!/^\d+:[\w-]+$/.test(options.token ?? ''))
       throw new ProviderConfigError('telegram', 'token must be a bot token from @BotFather (<digits>:<characters>)')
     if (options.webhook) checkWebhookSecret('telegram', 'webhook.secretToken', options.webhook.secretToken)
-    this.#options = options
+    super(options, telegramMediaRefCodec())
     this.#apiRoot = withoutTrailingSlashes(options.apiRoot ?? 'https://api.telegram.org')
     const pollTimeoutMs = ((options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds) + 10) * 1000
     this.#client = loadedOnce(() => loadGrammy(options.token, this.#apiRoot, Math.max(this.#timeoutMs(), pollTimeoutMs)))
@@ -91,7 +78,7 @@ export class TelegramProvider implements IProvider {
       // Stops the client's spinner; the press is already journaled, so a failure here changes nothing.
       if (update.callback_query) void api.answerCallbackQuery(update.callback_query.id).catch(() => undefined)
     }
-    const webhook = this.#options.webhook
+    const webhook = this.options.webhook
     await this.#call(async () => {
       if (webhook) {
         await this.#webhook.start(
@@ -106,7 +93,7 @@ export class TelegramProvider implements IProvider {
           api,
           sink: deliver,
           onError: (error) => this.#reportError(error),
-          pollTimeoutSeconds: this.#options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds,
+          pollTimeoutSeconds: this.options.pollTimeoutSeconds ?? TELEGRAM_LIMITS.pollTimeoutSeconds,
         })
         this.#poller.start()
       }
@@ -144,34 +131,26 @@ export class TelegramProvider implements IProvider {
     const signal = AbortSignal.timeout(this.#timeoutMs())
     const file: { file_path?: string; file_size?: number } = await this.#call(() => api.getFile(fileId, apiSignal(signal)))
     if (!file.file_path) throw new MediaDownloadError('telegram', 'getFile returned no file_path (the file is too big for the Bot API)')
-    return downloadFile(`${this.#apiRoot}/file/bot${this.#options.token}/${file.file_path}`, {
+    return downloadFile(`${this.#apiRoot}/file/bot${this.options.token}/${file.file_path}`, {
       apiRoot: this.#apiRoot,
       timeoutMs: this.#timeoutMs(),
-      token: this.#options.token,
+      token: this.options.token,
       bytesMax: TELEGRAM_LIMITS.downloadBytesMax,
     })
   }
 
-  serializeMediaRef(media: MediaRef): StoredMediaRef | undefined {
-    return this.#codec.serialize(media)
-  }
-
-  rehydrateMediaRef(stored: StoredMediaRef, media: MediaRef): MediaRef {
-    return this.#codec.rehydrate(stored, media)
-  }
-
   /** A Bot API call, its failure as the outbox's error classes (the token cut). */
   #call<T>(call: () => Promise<T>): Promise<T> {
-    return channelCall(call, (error) => telegramError(error, this.#options.token))
+    return channelCall(call, (error) => telegramError(error, this.options.token))
   }
 
   #timeoutMs(): number {
-    return this.#options.requestTimeoutMs ?? TELEGRAM_LIMITS.requestTimeoutMs
+    return this.options.requestTimeoutMs ?? TELEGRAM_LIMITS.requestTimeoutMs
   }
 
   #reportError(error: unknown): void {
-    const safe = telegramError(error, this.#options.token)
-    if (this.#options.onError) this.#options.onError(safe)
-    else console.error(redact(`telegram: ${safe.message}`, [this.#options.token]))
+    const safe = telegramError(error, this.options.token)
+    if (this.options.onError) this.options.onError(safe)
+    else console.error(redact(`telegram: ${safe.message}`, [this.options.token]))
   }
 }

@@ -5,11 +5,12 @@
  */
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMessage } from '../shared/content-checks.js'
 import { apiSignal, type Grammy } from './client.js'
 import { TELEGRAM_LIMITS } from './limits.js'
 
-type Content = Exclude<OutboundContent, string>
-type Buttons = NonNullable<Content['buttons']>
+type Buttons = NonNullable<OutboundMessage['buttons']>
 
 const METHODS = { image: 'sendPhoto', document: 'sendDocument', video: 'sendVideo', audio: 'sendAudio', sticker: 'sendSticker' } as const
 
@@ -19,19 +20,13 @@ export async function sendContent(grammy: Grammy, chatId: string, content: Outbo
   if (typeof content === 'string') content = { text: content }
   const markup = content.buttons?.length ? { reply_markup: keyboardOf(content.buttons) } : {}
   if (!content.media) {
-    const text = content.text ?? content.caption
-    if (!text) throw new UnsupportedContentError('telegram: a message needs a text or media')
-    if (text.length > TELEGRAM_LIMITS.textLimit)
-      throw new PayloadTooLargeError(`telegram: a text of ${text.length} characters is over the limit of ${TELEGRAM_LIMITS.textLimit}`)
+    const text = checkedText('telegram', shownText(content), TELEGRAM_LIMITS.textLimit)
     const sent = await api.sendMessage(chatId, text, markup, apiSignal(signal))
     return String(sent.message_id)
   }
   const { media } = content
-  const caption = content.caption ?? content.text
-  if (caption && caption.length > TELEGRAM_LIMITS.captionLimit)
-    throw new PayloadTooLargeError(
-      `telegram: a caption of ${caption.length} characters is over the limit of ${TELEGRAM_LIMITS.captionLimit}`,
-    )
+  const caption = shownText(content)
+  checkCaption('telegram', caption, TELEGRAM_LIMITS.captionLimit)
   const file =
     media.url ?? (media.path ? new InputFile(media.path) : media.buffer ? new InputFile(media.buffer, media.fileName) : undefined)
   if (file === undefined) throw new UnsupportedContentError('telegram: media needs a url, a path or a buffer')

@@ -12,6 +12,7 @@ import { downloadMedia, type HttpCaller } from '../shared/http.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { TikTokApi } from './api.js'
 import { TIKTOK_API_DEFAULT, TIKTOK_LIMITS } from './limits.js'
@@ -21,7 +22,7 @@ import { tiktokWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../shared/url.js'
 
 /** Options of `TikTokProvider`. */
-export interface TikTokProviderOptions extends MediaTestOriginsOption {
+export interface TikTokProviderOptions extends MediaTestOriginsOption, ChannelProviderOptions {
   /** The Business Account's access token. Never logged nor journaled. */
   accessToken: string
   /** The Business Account id (`business_id`, the webhook's `user_openid`). */
@@ -37,17 +38,12 @@ export interface TikTokProviderOptions extends MediaTestOriginsOption {
   apiRoot?: string
   /** The hosts (and their subdomains) a journaled sticker URL may be on. @default TIKTOK_MEDIA_HOSTS */
   mediaRefHosts?: readonly string[]
-  /** The longest an API call or a download may take. @default TIKTOK_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A TikTok Business Account's direct messages, as a botmesh provider. */
-export class TikTokProvider extends WebhookProvider {
+export class TikTokProvider extends WebhookProvider<TikTokProviderOptions> {
   readonly name = 'tiktok'
   readonly textLimit = TIKTOK_LIMITS.textLimit
-  readonly #options: TikTokProviderOptions
   readonly #api: TikTokApi
   readonly #caller: HttpCaller
   readonly #downloadPolicy: DownloadPolicy
@@ -56,7 +52,6 @@ export class TikTokProvider extends WebhookProvider {
     requireStrings('tiktok', options, ['accessToken', 'businessId', 'clientSecret'])
     const codec = tiktokMediaRefCodec(options.mediaRefHosts ? { mediaRefHosts: options.mediaRefHosts } : {})
     super({ channel: 'tiktok', options, secrets: [options.accessToken, options.clientSecret], codec })
-    this.#options = options
     const timeoutMs = options.requestTimeoutMs ?? TIKTOK_LIMITS.requestTimeoutMs
     this.#api = new TikTokApi({
       apiRoot: withoutTrailingSlashes(options.apiRoot ?? TIKTOK_API_DEFAULT),
@@ -73,7 +68,7 @@ export class TikTokProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, clientSecret, businessId } = this.#options
+    const { webhook, clientSecret, businessId } = this.options
     const path = webhook.path ?? '/tiktok'
     return tiktokWebhook({ path, clientSecret, businessId, toleranceMs: TIKTOK_LIMITS.signatureToleranceMs, now: Date.now, sink })
   }
@@ -83,7 +78,7 @@ export class TikTokProvider extends WebhookProvider {
     const { trustedOrigins, bytesMax } = this.#downloadPolicy
     const fetchUrl = (url: string) =>
       downloadMedia(this.#caller, url, { policy: { ...(trustedOrigins ? { trustedOrigins } : {}), bytesMax } })
-    return { messageId: await sendTikTok(this.#api, fetchUrl, this.#options.businessId, chatId, content) }
+    return { messageId: await sendTikTok(this.#api, fetchUrl, this.options.businessId, chatId, content) }
   }
 
   /** Downloads media: the API's download URL for its coordinates (or a sticker's URL), then its bytes. */
@@ -94,7 +89,7 @@ export class TikTokProvider extends WebhookProvider {
       const { conversationId, messageId, mediaId } = (token ?? {}) as Partial<Extract<TikTokMediaToken, { mediaId: string }>>
       if (!conversationId || !messageId || !mediaId) throw new MediaDownloadError('tiktok', 'the media has no coordinates')
       const data = await this.#api.post<{ download_url?: string }>('business/message/media/download/', {
-        business_id: this.#options.businessId,
+        business_id: this.options.businessId,
         conversation_id: conversationId,
         message_id: messageId,
         media_id: mediaId,

@@ -8,10 +8,10 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage } from '../shared/content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../shared/content-checks.js'
 import type { TikTokApi } from './api.js'
 import { TIKTOK_LIMITS } from './limits.js'
-
-type Content = Exclude<OutboundContent, string>
 
 /** Sends `content` to a conversation; resolves the message id. */
 export async function sendTikTok(
@@ -21,7 +21,7 @@ export async function sendTikTok(
   conversationId: string,
   content: OutboundContent,
 ): Promise<string> {
-  const c: Content = typeof content === 'string' ? { text: content } : content
+  const c = asMessage(content)
   if (c.buttons?.length) throw new UnsupportedContentError('tiktok: Business Messaging has no buttons')
   const head = { business_id: businessId, recipient_type: 'CONVERSATION', recipient: conversationId }
   let body: object
@@ -46,7 +46,7 @@ async function upload(
   api: TikTokApi,
   fetchUrl: (url: string) => Promise<Buffer>,
   businessId: string,
-  media: NonNullable<Content['media']>,
+  media: OutboundMedia,
 ): Promise<string> {
   const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined) ?? (media.url ? await fetchUrl(media.url) : undefined)
   if (!bytes) throw new UnsupportedContentError('tiktok: media needs a url, a path or a buffer')

@@ -13,6 +13,7 @@ import { downloadMedia } from '../shared/http.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { loadedOnce } from '../shared/once.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { hostMatches, withoutTrailingSlashes } from '../shared/url.js'
 import { loadTwilio, type TwilioClient } from './client.js'
@@ -29,7 +30,7 @@ import { statusCallbackUrl, twilioWebhook } from './webhook.js'
 export const TWILIO_DOWNLOAD_HOSTS: readonly string[] = ['twilio.com', 'twiliocdn.com', 'amazonaws.com']
 
 /** Options of `TwilioProvider`. */
-export interface TwilioProviderOptions extends MediaTestOriginsOption {
+export interface TwilioProviderOptions extends MediaTestOriginsOption, ChannelProviderOptions {
   /** The account SID (`AC…`). */
   accountSid: string
   /** The auth token: signs webhooks and authorizes REST calls. Never logged nor journaled. */
@@ -47,19 +48,14 @@ export interface TwilioProviderOptions extends MediaTestOriginsOption {
   }
   /** The REST API origin (a regional edge, a proxy, a test double). @default 'https://api.twilio.com' */
   apiOrigin?: string
-  /** The longest a REST call or a download may take. @default TWILIO_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A Twilio number (SMS, MMS, WhatsApp), as a botmesh provider. */
-export class TwilioProvider extends WebhookProvider {
+export class TwilioProvider extends WebhookProvider<TwilioProviderOptions> {
   readonly name = 'twilio'
   readonly textLimit = TWILIO_LIMITS.textLimit
   /** Each send's StatusCallback URL carries its outbox key, and `<path>/status` takes the callbacks. */
   readonly echoesOutboxKey = true
-  readonly #options: TwilioProviderOptions
   readonly #apiOrigin: string
   readonly #sender: TwilioSender
   readonly #client: () => Promise<TwilioClient>
@@ -74,7 +70,6 @@ export class TwilioProvider extends WebhookProvider {
       throw new ProviderConfigError('twilio', 'webhook.publicUrl must be the http(s) URL configured in Twilio')
     const apiOrigin = new URL(options.apiOrigin ?? TWILIO_API_ORIGIN_DEFAULT).origin
     super({ channel: 'twilio', options, secrets: [options.authToken], codec: twilioMediaRefCodec({ apiOrigin }) })
-    this.#options = options
     this.#apiOrigin = apiOrigin
     this.#sender = options.from ? { from: options.from } : { messagingServiceSid: options.messagingServiceSid! }
     this.#client = loadedOnce(() =>
@@ -89,7 +84,7 @@ export class TwilioProvider extends WebhookProvider {
 
   protected async route(sink: InboundSink): Promise<WebhookRoute> {
     const { validSignature } = await this.#client()
-    const { webhook, accountSid } = this.#options
+    const { webhook, accountSid } = this.options
     const path = webhook.path ?? '/twilio'
     return twilioWebhook({ path, publicUrl: this.#publicUrl(), accountSid, validSignature, sink, delivered: sink.delivered })
   }
@@ -100,7 +95,7 @@ export class TwilioProvider extends WebhookProvider {
     const client = await this.#client()
     const message = await channelCall(
       () => client.createMessage(params),
-      (error) => twilioError(error, this.#options.authToken),
+      (error) => twilioError(error, this.options.authToken),
     )
     return { messageId: message.sid }
   }
@@ -113,15 +108,15 @@ export class TwilioProvider extends WebhookProvider {
     const ours = target.origin === this.#apiOrigin || (target.protocol === 'https:' && hostMatches(target.hostname, 'twilio.com'))
     if (!ours)
       throw new MediaDownloadError('twilio', `the media URL is not on Twilio (${target.hostname}); the credentials are not sent there`)
-    const { accountSid, authToken } = this.#options
+    const { accountSid, authToken } = this.options
     return downloadMedia(
-      { channel: 'twilio', timeoutMs: this.#options.requestTimeoutMs ?? TWILIO_LIMITS.requestTimeoutMs, secrets: [authToken] },
+      { channel: 'twilio', timeoutMs: this.options.requestTimeoutMs ?? TWILIO_LIMITS.requestTimeoutMs, secrets: [authToken] },
       url,
       {
         headers: { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}` },
         policy: {
           hosts: TWILIO_DOWNLOAD_HOSTS,
-          trustedOrigins: configuredOrigins('twilio', this.#options.mediaTestOrigins, this.#options.apiOrigin),
+          trustedOrigins: configuredOrigins('twilio', this.options.mediaTestOrigins, this.options.apiOrigin),
           bytesMax: TWILIO_LIMITS.downloadBytesMax,
           ...declaredContentTypes(media.mimeType),
         },
@@ -130,6 +125,6 @@ export class TwilioProvider extends WebhookProvider {
   }
 
   #publicUrl(): string {
-    return withoutTrailingSlashes(this.#options.webhook.publicUrl)
+    return withoutTrailingSlashes(this.options.webhook.publicUrl)
   }
 }

@@ -6,6 +6,7 @@
  */
 import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage } from '../shared/content-checks.js'
 import { TWILIO_LIMITS } from './limits.js'
 
 /** Who a message is sent from: a number (or WhatsApp sender), or a Messaging Service. */
@@ -13,7 +14,7 @@ export type TwilioSender = { from: string } | { messagingServiceSid: string }
 
 /** The `messages.create` parameters of `content` sent to `to`. */
 export function messageParams(sender: TwilioSender, to: string, content: OutboundContent): Record<string, unknown> {
-  const c = typeof content === 'string' ? { text: content } : content
+  const c = asMessage(content)
   if (c.buttons?.length)
     throw new UnsupportedContentError('twilio: reply buttons need a Content API template; the Messaging API sends none')
   const body = c.media ? (c.caption ?? c.text) : (c.text ?? c.caption)

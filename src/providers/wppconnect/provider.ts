@@ -13,6 +13,7 @@ import { channelHttpApi } from '../shared/http-api.js'
 import type { WebhookEndpoint } from '../shared/http-server.js'
 import { requireHttpUrl, requireStrings } from '../shared/required-options.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
+import type { ChannelProviderOptions } from '../shared/channel-provider.js'
 import { WebhookProvider } from '../shared/webhook-provider.js'
 import { wppconnectFailure } from './errors.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
@@ -21,7 +22,7 @@ import { sendWppconnect, type WppconnectTarget } from './send.js'
 import { wppconnectWebhook } from './webhook.js'
 
 /** Options of `WppconnectProvider`. */
-export interface WppconnectProviderOptions {
+export interface WppconnectProviderOptions extends ChannelProviderOptions {
   /** The WPPConnect Server (`https://wpp.example.com`). */
   serverUrl: string
   /** The session name. */
@@ -35,17 +36,12 @@ export interface WppconnectProviderOptions {
     /** The secret in the webhook URL's `token` parameter (16-256 of A-Z, a-z, 0-9, _ and -): a call without it gets 401. Never logged. */
     secret: string
   }
-  /** The longest an API call may take. @default WPPCONNECT_LIMITS.requestTimeoutMs (30 s) */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a message). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** A WhatsApp number on a WPPConnect Server, as a botmesh provider. */
-export class WppconnectProvider extends WebhookProvider {
+export class WppconnectProvider extends WebhookProvider<WppconnectProviderOptions> {
   readonly name = 'wppconnect'
   readonly textLimit = WPPCONNECT_LIMITS.textLimit
-  readonly #options: WppconnectProviderOptions
   readonly #target: WppconnectTarget
 
   constructor(options: WppconnectProviderOptions) {
@@ -54,13 +50,12 @@ export class WppconnectProvider extends WebhookProvider {
     const serverUrl = requireHttpUrl('wppconnect', options, 'serverUrl')
     const secrets = [options.token, options.webhook.secret]
     super({ channel: 'wppconnect', options, secrets, codec: wppconnectMediaRefCodec() })
-    this.#options = options
     const api = channelHttpApi('wppconnect', WPPCONNECT_LIMITS, options, { secrets, failure: wppconnectFailure })
     this.#target = { api, serverUrl, session: options.session, token: options.token }
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, session } = this.#options
+    const { webhook, session } = this.options
     return wppconnectWebhook({ path: webhook.path ?? '/wppconnect', secret: webhook.secret, session, sink })
   }
 

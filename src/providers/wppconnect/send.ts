@@ -7,13 +7,13 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { PayloadTooLargeError, UnsupportedContentError } from '../../core/provider/provider-errors.js'
+import { UnsupportedContentError } from '../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../core/provider/provider.js'
+import { asMessage, buttonsText, checkCaption, checkedText, shownText } from '../shared/content-checks.js'
+import type { OutboundMessage } from '../shared/content-checks.js'
 import type { HttpApi } from '../shared/http-api.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { serialized, type WppconnectId } from './messages.js'
-
-type Content = Exclude<OutboundContent, string>
 
 /** Where and as whom requests go. */
 export interface WppconnectTarget {
@@ -25,7 +25,7 @@ export interface WppconnectTarget {
 
 /** Sends `content` to `chatId` (`<digits>@c.us`, `<id>@g.us`); resolves the sent message's id. */
 export async function sendWppconnect(target: WppconnectTarget, chatId: string, content: OutboundContent): Promise<string> {
-  const [route, body] = await requestOf(typeof content === 'string' ? { text: content } : content)
+  const [route, body] = await requestOf(asMessage(content))
   const url = `${target.serverUrl}/api/${encodeURIComponent(target.session)}/${route}`
   const isGroup = chatId.endsWith('@g.us')
   const answer = await target.api.request<{ response?: { id?: WppconnectId }[] }>('POST', url, {
@@ -37,27 +37,16 @@ export async function sendWppconnect(target: WppconnectTarget, chatId: string, c
   return id
 }
 
-async function requestOf(content: Content): Promise<[string, object]> {
-  const text = content.media ? (content.caption ?? content.text) : (content.text ?? content.caption)
+async function requestOf(content: OutboundMessage): Promise<[string, object]> {
   if (content.buttons?.length) {
-    if (content.media) throw new UnsupportedContentError('wppconnect: buttons with media are not supported by this transport')
-    if (content.buttons.length > WPPCONNECT_LIMITS.buttonsMax)
-      throw new UnsupportedContentError(`wppconnect: at most ${WPPCONNECT_LIMITS.buttonsMax} buttons (${content.buttons.length} given)`)
-    if (!text) throw new UnsupportedContentError('wppconnect: buttons need a text')
+    const description = buttonsText('wppconnect', content, { noun: 'buttons', buttonsMax: WPPCONNECT_LIMITS.buttonsMax })
     const rows = content.buttons.map((b) => ({ rowId: b.id, title: b.title }))
-    return ['send-list-message', { description: text, buttonText: 'Options', sections: [{ title: 'Options', rows }] }]
+    return ['send-list-message', { description, buttonText: 'Options', sections: [{ title: 'Options', rows }] }]
   }
-  if (!content.media) {
-    if (!text) throw new UnsupportedContentError('wppconnect: a message needs a text or media')
-    if (text.length > WPPCONNECT_LIMITS.textLimit)
-      throw new PayloadTooLargeError(`wppconnect: a text of ${text.length} characters is over the limit of ${WPPCONNECT_LIMITS.textLimit}`)
-    return ['send-message', { message: text }]
-  }
+  const text = shownText(content)
+  if (!content.media) return ['send-message', { message: checkedText('wppconnect', text, WPPCONNECT_LIMITS.textLimit) }]
   const { media } = content
-  if (text && text.length > WPPCONNECT_LIMITS.captionLimit)
-    throw new PayloadTooLargeError(
-      `wppconnect: a caption of ${text.length} characters is over the limit of ${WPPCONNECT_LIMITS.captionLimit}`,
-    )
+  checkCaption('wppconnect', text, WPPCONNECT_LIMITS.captionLimit)
   const filename = media.fileName ?? (media.path ? basename(media.path) : media.url ? basename(new URL(media.url).pathname) : 'file')
   const common = { filename, ...(text ? { caption: text } : {}) }
   if (media.url) return ['send-file', { path: media.url, ...common }]

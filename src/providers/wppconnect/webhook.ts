@@ -6,7 +6,7 @@
  * posts the messages left unread again when it starts.
  */
 import type { InboundEvent } from '../../core/provider/provider.js'
-import { jsonOf, postTo, urlSecret } from '../shared/webhook-checks.js'
+import { urlSecretWebhook } from '../shared/webhook-checks.js'
 import type { WebhookRoute } from '../shared/webhook-server.js'
 import { WPPCONNECT_LIMITS } from './limits.js'
 import { inboundOf, type WppconnectWebhook } from './messages.js'
@@ -19,18 +19,15 @@ export interface WppconnectWebhookDeps {
   sink: (event: InboundEvent) => Promise<void>
 }
 
-/** The webhook route: a wrong path, method or URL secret is refused before the body is read. */
+/**
+ * The webhook route: a wrong path, method or URL secret is refused before the body is read. One
+ * webhook URL may serve several sessions; this provider takes its own session's messages. The 200
+ * comes only after the journal, so with `readMessage` on the message stays unread until then.
+ */
 export function wppconnectWebhook(deps: WppconnectWebhookDeps): WebhookRoute {
-  return {
+  return urlSecretWebhook<WppconnectWebhook>({
+    ...deps,
     bodyBytesMax: WPPCONNECT_LIMITS.webhookBodyBytesMax,
-    head: (head) => postTo(head, deps.path) ?? urlSecret(head, deps.secret),
-    async handle(request) {
-      const payload = jsonOf<WppconnectWebhook>(request.body)
-      // One webhook URL may serve several sessions; this provider handles its own.
-      const event = payload?.session === deps.session ? inboundOf(payload) : undefined
-      // A rejected sink (the journal is down) throws: the server answers 500 and the message stays unread.
-      if (event) await deps.sink(event)
-      return { status: 200 }
-    },
-  }
+    eventOf: (payload) => (payload?.session === deps.session ? inboundOf(payload) : undefined),
+  })
 }

@@ -6,7 +6,7 @@
  * The access token, app secret and verify token are never logged, journaled or put in an error.
  */
 import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../../core/provider/provider.js'
-import type { MediaRefCodec } from '../codec.js'
+import { messagingMediaRefCodec, type MessagingMediaRefOptions } from './media-ref.js'
 import { MediaDownloadError, ProviderConfigError } from '../errors.js'
 import { GraphClient } from '../graph.js'
 import { configuredOrigins, declaredContentTypes, type MediaTestOriginsOption } from '../download.js'
@@ -14,6 +14,7 @@ import { downloadMedia } from '../http.js'
 import type { WebhookEndpoint } from '../http-server.js'
 import { requireStrings } from '../required-options.js'
 import type { WebhookRoute } from '../webhook-server.js'
+import type { ChannelProviderOptions } from '../channel-provider.js'
 import { WebhookProvider } from '../webhook-provider.js'
 import { messagingError } from './errors.js'
 import { sendMessaging, type MessagingSendLimits } from './send.js'
@@ -21,7 +22,7 @@ import { messagingWebhook } from './webhook.js'
 import { withoutTrailingSlashes } from '../url.js'
 
 /** Options every Messenger Platform channel takes. */
-export interface MessagingProviderOptions extends MediaTestOriginsOption {
+export interface MessagingProviderOptions extends MediaTestOriginsOption, MessagingMediaRefOptions, ChannelProviderOptions {
   /** The access token (a Page access token, or an Instagram user access token). Never logged nor journaled. */
   accessToken: string
   /** The app secret that signs webhooks (`X-Hub-Signature-256`). */
@@ -35,10 +36,6 @@ export interface MessagingProviderOptions extends MediaTestOriginsOption {
   }
   /** The Graph API version. @default 'v21.0' */
   graphApiVersion?: string
-  /** The longest a Send API call or a download may take. @default 30 s */
-  requestTimeoutMs?: number
-  /** Where webhook failures go (a journal that refused a payload). @default console.error */
-  onError?: (error: unknown) => void
 }
 
 /** What a channel tells the shared transport. */
@@ -48,8 +45,7 @@ export interface MessagingChannel extends MessagingSendLimits {
   /** The page or Instagram account id (messages are sent from it, and webhooks addressed to it). */
   accountId: string
   apiRoot: string
-  codec: MediaRefCodec
-  /** The hosts (and their subdomains) attachments download from. */
+  /** The hosts (and their subdomains) attachments come from, unless the options' `mediaRefHosts` names others. */
   mediaHosts: readonly string[]
   downloadBytesMax: number
   requestTimeoutMs: number
@@ -57,13 +53,13 @@ export interface MessagingChannel extends MessagingSendLimits {
 }
 
 /** The shared transport; `MessengerProvider` and `InstagramProvider` are it with their channel. */
-export abstract class MessagingPlatformProvider extends WebhookProvider {
+export abstract class MessagingPlatformProvider extends WebhookProvider<MessagingProviderOptions> {
   readonly textLimit: number
-  readonly #options: MessagingProviderOptions
   readonly #channel: MessagingChannel
   readonly #graph: GraphClient
 
   protected constructor(options: MessagingProviderOptions, channel: MessagingChannel) {
+    const codec = messagingMediaRefCodec(channel.channel, options, channel.mediaHosts)
     requireStrings(channel.channel, options, ['accessToken', 'appSecret', 'verifyToken'])
     if (!/^\d+$/.test(channel.accountId))
       throw new ProviderConfigError(channel.channel, 'the account id is the numeric id of the page or account')
@@ -71,10 +67,9 @@ export abstract class MessagingPlatformProvider extends WebhookProvider {
       channel: channel.channel,
       options,
       secrets: [options.accessToken, options.appSecret, options.verifyToken],
-      codec: channel.codec,
+      codec,
     })
     this.textLimit = channel.textLimit
-    this.#options = options
     this.#channel = channel
     const secrets = [options.accessToken]
     this.#graph = new GraphClient({
@@ -92,7 +87,7 @@ export abstract class MessagingPlatformProvider extends WebhookProvider {
   }
 
   protected route(sink: InboundSink): WebhookRoute {
-    const { webhook, verifyToken, appSecret } = this.#options
+    const { webhook, verifyToken, appSecret } = this.options
     const { object, accountId } = this.#channel
     return messagingWebhook({ path: webhook.path ?? '/webhook', verifyToken, appSecret, object, accountId, sink })
   }
@@ -107,13 +102,13 @@ export abstract class MessagingPlatformProvider extends WebhookProvider {
     if (typeof url !== 'string') throw new MediaDownloadError(this.#channel.channel, 'the media has no URL')
     const caller = {
       channel: this.#channel.channel,
-      timeoutMs: this.#options.requestTimeoutMs ?? this.#channel.requestTimeoutMs,
+      timeoutMs: this.options.requestTimeoutMs ?? this.#channel.requestTimeoutMs,
       secrets: [],
     }
     return downloadMedia(caller, url, {
       policy: {
-        hosts: this.#channel.mediaHosts,
-        trustedOrigins: configuredOrigins(this.#channel.channel, this.#options.mediaTestOrigins),
+        hosts: this.options.mediaRefHosts ?? this.#channel.mediaHosts,
+        trustedOrigins: configuredOrigins(this.#channel.channel, this.options.mediaTestOrigins),
         bytesMax: this.#channel.downloadBytesMax,
         ...declaredContentTypes(media.mimeType),
       },

@@ -6,12 +6,11 @@
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
-import { PayloadTooLargeError, UnsupportedContentError } from '../../../core/provider/provider-errors.js'
+import { UnsupportedContentError } from '../../../core/provider/provider-errors.js'
 import type { OutboundContent } from '../../../core/provider/provider.js'
+import { asMessage, buttonsText, checkedText, shownText } from '../content-checks.js'
+import type { OutboundMedia, OutboundMessage } from '../content-checks.js'
 import type { GraphClient } from '../graph.js'
-
-type Content = Exclude<OutboundContent, string>
-type Media = NonNullable<Content['media']>
 
 /** What a channel's Send API accepts. */
 export interface MessagingSendLimits {
@@ -33,7 +32,7 @@ export async function sendMessaging(
   content: OutboundContent,
   limits: MessagingSendLimits,
 ): Promise<string> {
-  const c: Content = typeof content === 'string' ? { text: content } : content
+  const c = asMessage(content)
   if (c.media && (c.caption || c.text || c.buttons?.length))
     throw new UnsupportedContentError(`${limits.channel}: an attachment carries no text or buttons; send the text as its own message`)
   const head = { recipient: { id: recipient }, messaging_type: 'RESPONSE' }
@@ -44,23 +43,17 @@ export async function sendMessaging(
   return answer.message_id
 }
 
-function messageOf(c: Content, limits: MessagingSendLimits): object {
+function messageOf(c: OutboundMessage, limits: MessagingSendLimits): object {
   const { channel } = limits
   if (c.media) return { attachment: { type: ATTACHMENT_TYPES[c.media.type], payload: { url: c.media.url, is_reusable: false } } }
-  const text = c.text ?? c.caption
-  if (!text) throw new UnsupportedContentError(`${channel}: a message needs a text or media`)
-  if (text.length > limits.textLimit)
-    throw new PayloadTooLargeError(`${channel}: a text of ${text.length} characters is over the limit of ${limits.textLimit}`)
+  const text = checkedText(channel, shownText(c), limits.textLimit)
   if (!c.buttons?.length) return { text }
-  if (c.buttons.length > limits.quickRepliesMax)
-    throw new UnsupportedContentError(`${channel}: at most ${limits.quickRepliesMax} quick replies (${c.buttons.length} given)`)
-  const long = c.buttons.find((b) => b.title.length > limits.quickReplyTitleMax)
-  if (long) throw new PayloadTooLargeError(`${channel}: the button title "${long.title}" is over ${limits.quickReplyTitleMax} characters`)
+  buttonsText(channel, c, { noun: 'quick replies', buttonsMax: limits.quickRepliesMax, buttonTitleMax: limits.quickReplyTitleMax })
   return { text, quick_replies: c.buttons.map((b) => ({ content_type: 'text', title: b.title, payload: b.id })) }
 }
 
 /** The multipart form of an attachment sent with its bytes (`filedata`). */
-async function uploadForm(head: object, media: Media, limits: MessagingSendLimits): Promise<FormData> {
+async function uploadForm(head: object, media: OutboundMedia, limits: MessagingSendLimits): Promise<FormData> {
   if (!limits.uploads)
     throw new UnsupportedContentError(`${limits.channel}: media must be a public URL (the Send API takes no upload here)`)
   const bytes = media.buffer ?? (media.path ? await readFile(media.path) : undefined)

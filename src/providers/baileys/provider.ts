@@ -9,7 +9,7 @@
 import type { AuthenticationState, SocketConfig, WAMessage } from 'baileys'
 import { ERROR_CODES } from '../../core/errors/errors.js'
 import { ProviderNotLeaderError } from '../../core/provider/provider-errors.js'
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import type { IProvider, InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ChannelProvider } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { errorReporter, type OnErrorOption } from '../shared/error-reporter.js'
@@ -55,7 +55,7 @@ export interface BaileysProviderOptions extends MediaTestOriginsOption, OnErrorO
 }
 
 /** A WhatsApp Web session, as a botmesh provider. */
-export class BaileysProvider extends ChannelProvider<BaileysProviderOptions> {
+export class BaileysProvider extends ChannelProvider<BaileysProviderOptions> implements IProvider {
   readonly name = 'baileys'
   readonly textLimit = BAILEYS_LIMITS.textLimit
   readonly session = 'leader' as const

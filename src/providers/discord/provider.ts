@@ -7,7 +7,7 @@
  */
 import type { REST } from '@discordjs/rest'
 import type { WebSocketManager } from '@discordjs/ws'
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import type { IProvider, InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ChannelProvider, type ChannelProviderOptions } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
@@ -53,7 +53,7 @@ export interface DiscordProviderOptions extends MediaTestOriginsOption, ChannelP
 }
 
 /** A Discord bot, as a botmesh provider. */
-export class DiscordProvider extends ChannelProvider<DiscordProviderOptions> {
+export class DiscordProvider extends ChannelProvider<DiscordProviderOptions> implements IProvider {
   readonly name = 'discord'
   readonly textLimit = DISCORD_LIMITS.textLimit
   readonly session = 'any' as const

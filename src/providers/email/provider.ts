@@ -5,7 +5,7 @@
  * the provider starts, sends or downloads. Passwords are never logged, journaled or put in an error.
  */
 import type { Transporter } from 'nodemailer'
-import type { InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import type { IProvider, InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ChannelProvider } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { errorReporter, type OnErrorOption } from '../shared/error-reporter.js'
@@ -77,7 +77,7 @@ export interface EmailProviderOptions extends OnErrorOption {
 }
 
 /** A mailbox, as a botmesh provider. */
-export class EmailProvider extends ChannelProvider<EmailProviderOptions> {
+export class EmailProvider extends ChannelProvider<EmailProviderOptions> implements IProvider {
   readonly name = 'email'
   readonly textLimit = EMAIL_LIMITS.textLimit
   readonly session = 'any' as const

@@ -11,3 +11,5 @@ export { INSTAGRAM_MEDIA_HOSTS, instagramMediaRefCodec, type InstagramMediaToken
 export { signatureOf, validSignature } from '../shared/hub-signature.js'
 export * from '../shared/channel-exports.js'
 export type { ChannelApiCode } from '../shared/errors.js'
+export type { MessagingProviderOptions } from '../shared/messaging-platform/provider.js'
+export type { MessagingMediaRefOptions } from '../shared/messaging-platform/media-ref.js'

@@ -6,7 +6,7 @@
  * operators read; the options and the media-reference codec are kept by `ChannelProvider`. A
  * channel's class keeps its protocol: the route its webhook answers with, its sends and its downloads.
  */
-import type { InboundSink } from '../../core/provider/provider.js'
+import type { InboundSink, IProvider } from '../../core/provider/provider.js'
 import { ChannelProvider } from './channel-provider.js'
 import type { MediaRefCodec } from './codec.js'
 import { errorReporter, type OnErrorOption } from './error-reporter.js'
@@ -29,7 +29,10 @@ export interface WebhookChannel<Options extends WebhookChannelOptions = WebhookC
 }
 
 /** A channel that receives by webhook: the shared lifecycle; the channel gives its route, sends and downloads. */
-export abstract class WebhookProvider<Options extends WebhookChannelOptions = WebhookChannelOptions> extends ChannelProvider<Options> {
+export abstract class WebhookProvider<Options extends WebhookChannelOptions = WebhookChannelOptions>
+  extends ChannelProvider<Options>
+  implements IProvider
+{
   readonly session = 'any' as const
   readonly #endpoint: WebhookEndpoint
   readonly #webhook: WebhookServer

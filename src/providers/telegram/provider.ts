@@ -4,7 +4,7 @@
  * sends; media downloads through `getFile`; Bot API failures as the outbox's error classes. The
  * bot token is never logged, journaled or put in an error.
  */
-import type { InboundEvent, InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
+import type { IProvider, InboundEvent, InboundSink, MediaRef, OutboundContent, ProviderSendResult } from '../../core/provider/provider.js'
 import { ChannelProvider, type ChannelProviderOptions } from '../shared/channel-provider.js'
 import { channelCall } from '../shared/channel-call.js'
 import { MediaDownloadError, ProviderConfigError } from '../shared/errors.js'
@@ -47,7 +47,7 @@ export interface TelegramWebhookOptions extends WebhookEndpoint {
 }
 
 /** A Telegram bot, as a botmesh provider. */
-export class TelegramProvider extends ChannelProvider<TelegramProviderOptions> {
+export class TelegramProvider extends ChannelProvider<TelegramProviderOptions> implements IProvider {
   readonly name = 'telegram'
   readonly textLimit = TELEGRAM_LIMITS.textLimit
   readonly session = 'any' as const

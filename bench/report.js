@@ -38,6 +38,7 @@ export function runOf(backend, concurrency, report) {
     roundTripsPerMessage: report.roundTripsPerMessage,
     backgroundCallsPerMessage: report.backgroundCallsPerMessage,
     writesPerMessage: report.writesPerMessage,
+    engine: report.engine,
     noDurabilityMessagesPerSecond: report.baseline.messagesPerSecond,
     slowdown: report.slowdown,
     cpuMicrosPerMessage: report.durable.cpuMicrosPerMessage,

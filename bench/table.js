@@ -37,7 +37,7 @@ export function renderTable(result) {
 }
 
 function renderRuns(runs) {
-  const headers = ['backend', 'c', 'msg/s', 'p50 ms', 'p99 ms', 'trips/msg', 'writes/msg', 'ceiling/s', '÷ ceiling']
+  const headers = ['backend', 'c', 'msg/s', 'p50 ms', 'p99 ms', 'trips/msg', 'writes/msg', 'ceiling/s', '÷ ceiling', 'engine']
   const rows = runs.map((run) =>
     run.error
       ? [run.backend, run.concurrency, `FAILED ${run.error.code}: ${firstLine(run.error.message)}`]
@@ -51,12 +51,13 @@ function renderRuns(runs) {
           run.writesPerMessage,
           run.ceiling ? number(run.ceiling.perSecond) : run.ceilingError ? 'failed' : '-',
           run.ceilingRatio ?? '-',
+          run.engine ?? '-',
         ],
   )
   return [
     ...formatTable(headers, rows, [1, 2, 3, 4, 5, 6, 7, 8]),
     '',
-    "trips/msg: backend calls on a message's own path; the sweeper's and the instance heartbeat's calls during the run are left out (backgroundCallsPerMessage in --json). writes/msg: records written, heartbeats included.",
+    "trips/msg: backend calls on a message's own path; the sweeper's and the instance heartbeat's calls during the run are left out (backgroundCallsPerMessage in --json). writes/msg: records written, heartbeats included. engine: the one the bot ran on (steps, the default on memory; message elsewhere; BOTMESH_ENGINE chooses one for every backend).",
   ]
 }
 

@@ -18,6 +18,7 @@ interface BenchRun {
     p99Ms: number
     roundTripsPerMessage: number
     writesPerMessage: number
+    engine: string
     slowdown: number
     cpuMicrosPerMessage: number
     noDurabilityCpuMicrosPerMessage: number
@@ -61,6 +62,8 @@ const postgres = await postgresAvailable()
 const redis = await redisAvailable('npm run bench on Redis (BullMQ beside botmesh)')
 
 const TINY = ['--messages', '30', '--concurrency', '1', '--backends', 'memory,file']
+/** The engine a bot on memory runs on: the steps engine, unless the environment names the message engine. */
+const MEMORY_ENGINE = process.env.BOTMESH_ENGINE === 'message' ? 'message' : 'steps'
 
 describe('npm run bench (bench/run.js)', () => {
   it('--json: one row per backend and concurrency, the ceilings, the targets', async () => {
@@ -107,6 +110,8 @@ describe('npm run bench (bench/run.js)', () => {
       expect(run.ceiling).toMatchObject({ name: expect.any(String), perSecond: expect.any(Number) })
       expect(run).toMatchObject({ bullmq: null, bullmqRatio: null, pgBoss: null, pgBossRatio: null })
     }
+    // Memory runs on the steps engine unless BOTMESH_ENGINE says message; the file backend speaks no steps.
+    expect(report.runs.map((run) => run.engine)).toEqual([MEMORY_ENGINE, 'message'])
     expect(report.runs[1]!.ceiling!.name).toBe('append + fsync per write')
     expect(report.peers).toEqual([])
     const memory = report.targets.find((t) => t.backend === 'memory')
@@ -123,8 +128,8 @@ describe('npm run bench (bench/run.js)', () => {
   it('prints a table of the runs and the targets', async () => {
     const result = await nodeScript('bench/run.js', TINY)
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling$/m)
-    expect(result.stdout).toMatch(/^memory\s+1\s+[\d,]+\s/m)
+    expect(result.stdout).toMatch(/backend\s+c\s+msg\/s\s+p50 ms\s+p99 ms\s+trips\/msg\s+writes\/msg\s+ceiling\/s\s+÷ ceiling\s+engine$/m)
+    expect(result.stdout).toMatch(new RegExp(`^memory\\s+1\\s+[\\d,]+\\s.*\\s${MEMORY_ENGINE}$`, 'm'))
     expect(result.stdout).toMatch(/What a message costs the botmesh process/)
     expect(result.stdout).toMatch(
       /backend\s+c\s+CPU µs\/msg\s+without\s+× CPU\s+KB alloc\/msg\s+without\s+GC µs\/msg\s+without\s+promises\/msg\s+without/,

@@ -75,6 +75,8 @@ export interface BenchReport {
   callsPerMessage: Record<keyof CallCounts, number>
   /** Records written (compare-and-sets) per message, however many calls carried them. */
   writesPerMessage: number
+  /** The engine the durable run's bot ran on (engine-choice.ts): `steps` when it made steps, else `message`. */
+  engine: 'steps' | 'message'
 }
 
 /** Messages each client sends before measuring starts (connections, prepared statements, JIT). */
@@ -114,6 +116,7 @@ export async function runBench(label: string, factory: ThrowawayFactory, options
       number
     >,
     writesPerMessage: perMessage(tally.recordsWritten),
+    engine: tally.calls.step > 0 ? 'steps' : 'message',
   }
 }
 

@@ -121,6 +121,7 @@ export function benchView(report: BenchReport): Block[] {
             .join(', ')}; background loops ${report.backgroundCallsPerMessage} more)`,
         ],
         ['writes/message', `${report.writesPerMessage} records written`],
+        ['engine', `${report.engine} (BOTMESH_ENGINE chooses one for every backend)`],
         ...(report.sealed
           ? [
               [

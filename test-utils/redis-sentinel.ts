@@ -35,7 +35,7 @@ export interface SentinelGroup {
   url(prefix: string): string
   /** The port of the primary the sentinels name now. */
   primaryPort(): Promise<number>
-  /** `SENTINEL FAILOVER` on the first sentinel. */
+  /** `SENTINEL FAILOVER` on the first sentinel, asked again while it has no replica it can vouch for yet. */
   failover(): Promise<void>
   /** Waits until the sentinels name `server` the primary and it says it is one. */
   waitForPrimary(server: RedisServer, timeoutMs?: number): Promise<void>
@@ -76,7 +76,16 @@ export async function startSentinelGroup(options: { sentinels: 1 | 3; flags?: st
       url: (prefix) => `redis+sentinel://${ports.map((port) => `127.0.0.1:${port}`).join(',')}/${MASTER_NAME}?prefix=${prefix}`,
       primaryPort: () => namedPrimary(ports[0]!),
       failover: async () => {
-        const reply = await cli(ports[0]!, 'SENTINEL', 'FAILOVER', MASTER_NAME)
+        // NOGOODSLAVE: the sentinel's last INFO of the replica is too old to vouch for it (its refresh
+        // is 10 s apart, later on a loaded machine); asked again until it has a fresh one.
+        let reply = ''
+        await waitFor(
+          async () => {
+            reply = await cli(ports[0]!, 'SENTINEL', 'FAILOVER', MASTER_NAME)
+            return !reply.startsWith('NOGOODSLAVE')
+          },
+          { timeoutMs: STATE_TIMEOUT_MS, intervalMs: 500, message: 'a sentinel with a replica it can promote' },
+        )
         if (reply !== 'OK') throw new Error(`SENTINEL FAILOVER said ${reply}`)
       },
       waitForPrimary: async (server, timeoutMs = STATE_TIMEOUT_MS) => {

@@ -20,3 +20,9 @@ export function deepFreeze(value: unknown): void {
     }
   }
 }
+
+/** `value`, frozen through (deepFreeze): for handing a stored object out in the same expression. */
+export function frozen<T>(value: T): T {
+  deepFreeze(value)
+  return value
+}

@@ -4,7 +4,7 @@
  * applies.
  */
 import type { KvEntry, KvListQuery, KvOp, KvWriteResult } from '../journal/kv.js'
-import { deepFreeze } from './frozen.js'
+import { deepFreeze, frozen } from './frozen.js'
 import { SortedIndex } from './sorted-index.js'
 
 interface Collection {
@@ -35,10 +35,7 @@ export class KvState {
    * (frozen.ts): readers get stored entries as they are, never copies.
    */
   apply(scope: string, op: KvOp): KvWriteResult {
-    const result = this.applyOwn(scope, op)
-    if (result.ok) frozen(this.own(scope, op.collection, op.key))
-    else frozen(result.current)
-    return result
+    return this.#apply(scope, op, true)
   }
 
   /**
@@ -46,9 +43,13 @@ export class KvState {
    * frozen when a reader first gets it, not here. Freezing in place was a fifth of a message's cost on them.
    */
   applyOwn(scope: string, op: KvOp): KvWriteResult {
+    return this.#apply(scope, op, false)
+  }
+
+  #apply(scope: string, op: KvOp, freeze: boolean): KvWriteResult {
     const target = this.#collection(scope, op.collection, true)!
     const current = target.entries.get(op.key)
-    if ((current?.version ?? 0) !== op.expectVersion) return { ok: false, current }
+    if ((current?.version ?? 0) !== op.expectVersion) return { ok: false, current: freeze ? frozen(current) : current }
     if (current) unindex(target, current)
     if (op.op === 'delete') {
       target.entries.delete(op.key)
@@ -62,6 +63,7 @@ export class KvState {
       stateTime: op.stateTime,
       due: op.due,
     }
+    if (freeze) deepFreeze(entry)
     target.entries.set(op.key, entry)
     index(target, entry)
     return { ok: true, version: entry.version }
@@ -133,7 +135,7 @@ export class KvState {
   }> {
     for (const [scope, collections] of this.#scopes) {
       for (const [collection, { entries }] of collections) {
-        for (const entry of entries.values()) yield { scope, collection, entry: frozen(entry)! }
+        for (const entry of entries.values()) yield { scope, collection, entry: frozen(entry) }
       }
     }
   }
@@ -159,12 +161,6 @@ export class KvState {
     }
     return target
   }
-}
-
-/** The entry, frozen through before it leaves (a no-op for one frozen already). */
-function frozen(entry: KvEntry | undefined): KvEntry | undefined {
-  if (entry) deepFreeze(entry)
-  return entry
 }
 
 function index(target: Collection, entry: KvEntry): void {

@@ -14,8 +14,7 @@ import { journalFailure } from '../journal/guarded-journal.js'
 import type { InboxRecord } from '../journal/records.js'
 import { runsSpent } from '../leases/charged-runs.js'
 import { LIMITS } from '../limits.js'
-import { deepFreeze } from '../memory/frozen.js'
-import type { Json } from '../journal/kv.js'
+import { frozen } from '../memory/frozen.js'
 import type { MessageRunner } from '../port.js'
 import { SendOrigin } from '../run/send-origin.js'
 import { JournalUnavailableError } from '../../errors/errors.js'
@@ -56,8 +55,10 @@ export interface StepsRunDeps {
 export function runClaimed(deps: StepsRunDeps, record: InboxRecord, live: InboundEvent | undefined, replay: boolean): Promise<void> {
   const { engine, runner } = deps
   const origin = new StepsOrigin(engine, record, replay)
+  // A replay's event is rebuilt from the journal's own JSON, which the memory journal hands out
+  // unfrozen (memory-steps.ts): frozen, a handler that changes its message fails instead of changing the journal.
   return runner
-    .handle({ id: record.id, journaled: live ? record.event : frozenThrough(record.event), live, replay }, origin)
+    .handle({ id: record.id, journaled: live ? record.event : frozen(record.event), live, replay }, origin)
     .then(
       (handled) => (origin.pending.length > 0 ? settledSends(origin).then(() => handled) : handled),
       (error: unknown) => {
@@ -82,16 +83,6 @@ async function settledSends(origin: SendOrigin): Promise<void> {
   }
   // Marks of sends made on the generic path (a replay's, an explicit key's) are written alone.
   if (origin.marks.busy) await origin.marks.drain()
-}
-
-/**
- * A replay's event, rebuilt for its handler from the journal's own JSON (the memory journal hands its
- * records out unfrozen, memory-steps.ts): frozen through, so a handler that changes its message fails
- * instead of changing the journal.
- */
-function frozenThrough(journaled: Json): Json {
-  deepFreeze(journaled)
-  return journaled
 }
 
 /** How a run whose effects were not all recorded ends: failed, to run again after inbox.backoff, or dead once its runs are spent. */

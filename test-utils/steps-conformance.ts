@@ -42,8 +42,8 @@ function promised(steps: JournalSteps) {
     journal: (inbound: { id: string; token: number } | undefined, records: OutboxRecord[]) =>
       answer<JournalOutcome>((done) => steps.journal(inbound, records, done)),
     settle: (settle: Settle, claim: StepClaim) => answer<SettleOutcome>((done) => steps.settle(settle, claim, done)),
-    takeBack: (claim: StepClaim, limit = 10) =>
-      answer<readonly TakenBack[] | StepUnavailable>((done) => steps.takeBack(claim, MAX_ATTEMPTS, limit, done)),
+    takeBack: (claim: StepClaim, limit = 10, alone?: string) =>
+      answer<readonly TakenBack[] | StepUnavailable>((done) => steps.takeBack(claim, { maxAttempts: MAX_ATTEMPTS, limit, alone }, done)),
   }
 }
 
@@ -180,6 +180,50 @@ export function describeStepsConformance(name: string, open: () => StepsTarget):
         }
       }
       expect(await read(journal, m1.id)).toMatchObject({ state: 'dead', attempts: MAX_ATTEMPTS })
+    })
+
+    it('a last run after a run that never ended waits for an alone pass, which claims that message alone; a failed message takes its last run in any pass', async () => {
+      const { steps, journal } = open()
+      const s = promised(steps)
+      const run1 = claimAt(1_000_000, 'run-1')
+      const [c1, c3] = [admitted('c1', 1, run1), admitted('c3', 1, run1)]
+      await s.admit(c1, run1)
+      await s.admit(c3, run1)
+      // c3's handler fails twice: its next run, due between run-2 and run-3, is its last, after runs that ended.
+      for (const token of [1, 2]) {
+        const error = { message: `failure ${token}`, at: run1.now }
+        await s.settle(
+          { inbound: { id: c3.id, token, end: { state: 'failed', error, retryAt: token === 1 ? run1.now + 1 : 1_000_015 } }, marks: [] },
+          run1,
+        )
+        if (token === 1) expect(await s.takeBack(claimAt(run1.now + 1, 'run-1'))).toMatchObject([{ record: { id: c3.id, attempts: 2 } }])
+      }
+      // The process dies with c1 running, twice: run-2 takes it back (its second run), then dies too.
+      const run2 = claimAt(1_000_010, 'run-2')
+      expect(await s.takeBack(run2)).toMatchObject([{ dead: false, record: { id: c1.id, attempts: 2 } }])
+      const c2 = admitted('c2', 1, run2)
+      await s.admit(c2, run2)
+      const run3 = claimAt(1_000_020, 'run-3')
+      expect(await s.takeBack(run3, 10, c2.id)).toEqual([])
+      expect(await s.takeBack(run3, 10, c1.id)).toMatchObject([{ dead: false, record: { id: c1.id, attempts: 3, fencingToken: 3 } }])
+      expect(await read(journal, c2.id)).toMatchObject({ state: 'processing', attempts: 1, lease: { incarnation: 'run-2' } })
+      expect(await read(journal, c3.id)).toMatchObject({ state: 'failed', attempts: 2 })
+      expect(await s.takeBack(run3, 10, c1.id)).toEqual([])
+      const taken = (await s.takeBack(run3)) as readonly TakenBack[]
+      expect([...taken].sort((a, b) => a.record.id.localeCompare(b.record.id))).toMatchObject([
+        { dead: false, record: { id: c2.id, attempts: 2, lease: { incarnation: 'run-3' } } },
+        { dead: false, record: { id: c3.id, attempts: 3, state: 'processing' } },
+      ])
+      // The next run of the restarted owner: c1's run under run-3 never ended, and it had its last run.
+      const run4 = claimAt(1_000_030, 'run-4')
+      const left = (await s.takeBack(run4)) as readonly TakenBack[]
+      expect(left.find((found) => found.record.id === c1.id)).toMatchObject({ dead: true, record: { state: 'dead', attempts: 3 } })
+      // A pass that is not alone leaves such a message as it is: c2's next run is its last.
+      expect(left.find((found) => found.record.id === c2.id)).toEqual({
+        dead: false,
+        waitsAlone: true,
+        record: await read(journal, c2.id),
+      })
     })
 
     it("a message an operator made pending again runs after its chat's unfinished messages, and a bot opening the journal anew finds each chat in its order", async () => {

@@ -170,8 +170,7 @@ export class CrashableBackend implements DurabilityBackend {
       admit: (record, claim, done) => this.#step('steps.admit', (answer) => inner.admit(record, claim, answer), done),
       journal: (inbound, records, done) => this.#step('steps.journal', (answer) => inner.journal(inbound, records, answer), done),
       settle: (settle, claim, done) => this.#step('steps.settle', (answer) => inner.settle(settle, claim, answer), done),
-      takeBack: (claim, maxAttempts, limit, done) =>
-        this.#step('steps.takeBack', (answer) => inner.takeBack(claim, maxAttempts, limit, answer), done),
+      takeBack: (claim, pass, done) => this.#step('steps.takeBack', (answer) => inner.takeBack(claim, pass, answer), done),
     }
   }
 

@@ -123,7 +123,7 @@ describe.runIf(available)('the Redis steps carried in shared calls', () => {
     const { answered, answer } = answers(steps)
     answer((done) => steps.admit(admitted('c1', 1, claim), claim, done))
     answer((done) => steps.admit(admitted('c2', 2, claim), claim, done))
-    answer((done) => steps.takeBack(claim, 3, 10, done))
+    answer((done) => steps.takeBack(claim, { maxAttempts: 3, limit: 10 }, done))
     for (const outcome of await Promise.all(answered)) expect(outcome).toMatchObject({ type: 'unavailable' })
     closed.disconnect()
   })

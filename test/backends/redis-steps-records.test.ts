@@ -141,11 +141,19 @@ describe.runIf(available)('what the Redis steps write', () => {
     const claimed = await envelopes('inbox', next, 2)
     expect(claimed.stored).toBe(claimed.expected)
 
-    // m2's runs never complete: two leases run out, the third claim finds them spent.
+    // m2's runs never complete: two leases run out, the third claim finds them spent. Its last run
+    // follows a run that never ended: a pass that is not alone leaves it as it is (isLastRunAlone).
     let record = next
     for (let version = 3; version <= 4; version++) {
       const at = claimAt(record.lease!.expiresAt, `run-${version}`)
-      const taken = await step<unknown>((done) => steps.takeBack(at, 3, 10, done))
+      const alone = version === 4 ? record.id : undefined
+      if (alone) {
+        const left = await step<unknown>((done) => steps.takeBack(at, { maxAttempts: 3, limit: 10 }, done))
+        expect(left).toEqual([{ dead: false, waitsAlone: true, record }])
+        const untouched = await envelopes('inbox', record, version - 1)
+        expect(untouched.stored).toEqual(untouched.expected)
+      }
+      const taken = await step<unknown>((done) => steps.takeBack(at, { maxAttempts: 3, limit: 10, alone }, done))
       record = claimedRecord(record, at)
       expect(taken).toEqual([{ dead: false, record }])
       const again = await envelopes('inbox', record, version)
@@ -153,7 +161,7 @@ describe.runIf(available)('what the Redis steps write', () => {
     }
     const last = claimAt(record.lease!.expiresAt, 'run-5')
     const dead = spentRecord(record, last.now)
-    expect(await step<unknown>((done) => steps.takeBack(last, 3, 10, done))).toEqual([{ dead: true, record: dead }])
+    expect(await step<unknown>((done) => steps.takeBack(last, { maxAttempts: 3, limit: 10 }, done))).toEqual([{ dead: true, record: dead }])
     const buried = await envelopes('inbox', dead, 5)
     expect(buried.stored).toBe(buried.expected)
   })
@@ -181,7 +189,9 @@ describe.runIf(available)('what the Redis steps write', () => {
       { ok: true },
     ])
     const t3 = claimAt(NOW + 3)
-    expect(await step((done) => steps.takeBack(t3, 3, 10, done))).toEqual([{ dead: false, record: claimedRecord(queuedRecord(m2), t3) }])
+    expect(await step((done) => steps.takeBack(t3, { maxAttempts: 3, limit: 10 }, done))).toEqual([
+      { dead: false, record: claimedRecord(queuedRecord(m2), t3) },
+    ])
     // The late settle of m1's run is fenced; each record is in exactly one state index, and due only while unfinished.
     expect(await step((done) => steps.settle({ inbound: { id: m1.id, token: 1, end: { state: 'done' } }, marks: [] }, t3, done))).toEqual({
       type: 'fenced',

@@ -29,9 +29,10 @@ import type {
   SettleOutcome,
   StepClaim,
   StepUnavailable,
+  TakeBackPass,
   TakenBack,
 } from '../../core/durability/steps/journal-steps.js'
-import { leaseOf, queuedRecord } from '../../core/durability/steps/step-rules.js'
+import { leaseOf, queuedRecord, takenBackOf } from '../../core/durability/steps/step-rules.js'
 import { RedisCommandError } from '../../core/errors/errors.js'
 import { recordIndex, type InboxRecord, type Json, type KvPut, type OutboxRecord } from '../../core/backend-internals.js'
 import { checkKvOp } from '../common/kv-op-check.js'
@@ -140,25 +141,25 @@ export class RedisSteps implements JournalSteps {
     })
   }
 
-  takeBack(claim: StepClaim, maxAttempts: number, limit: number, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void {
+  takeBack(claim: StepClaim, pass: TakeBackPass, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void {
     tried(done, () => {
       const [spentBefore, spentAfter] = around(JSON.stringify(unfinishedRunsError(MARK, 'process', claim.now)), String(MARK))
       const args = [
         ...claimArgs(claim),
-        maxAttempts,
-        limit,
+        pass.maxAttempts,
+        pass.limit,
         this.#cursor,
         REDIS_LIMITS.takeBackChatsMax,
         REDIS_LIMITS.takeBackScanCount,
         spentBefore,
         spentAfter,
+        pass.alone ?? '',
       ]
       this.#step(this.#inbox, 'take back', 'take-back', args, false, done, (reply: Reply): TakenBack[] => {
-        this.#cursor = String(reply[0])
+        // An alone pass looks at its message only: the scan goes on where the last pass left it.
+        if (pass.alone === undefined) this.#cursor = String(reply[0])
         const taken: TakenBack[] = []
-        for (let n = 1; n < reply.length; n += 2) {
-          taken.push({ dead: Number(reply[n]) === 1, record: JSON.parse(String(reply[n + 1])) as InboxRecord })
-        }
+        for (let n = 1; n < reply.length; n += 2) taken.push(takenBackOf(String(reply[n]), String(reply[n + 1])))
         return taken
       })
     })

@@ -52,7 +52,7 @@ export class CountingBackend implements DurabilityBackend {
       admit: (record, claim, done) => (calls.step++, (this.recordsWritten += 1), inner.admit(record, claim, done)),
       journal: (inbound, records, done) => (calls.step++, (this.recordsWritten += records.length), inner.journal(inbound, records, done)),
       settle: (settle, claim, done) => (calls.step++, (this.recordsWritten += settle.marks.length + 1), inner.settle(settle, claim, done)),
-      takeBack: (claim, maxAttempts, limit, done) => (calls.step++, this.background++, inner.takeBack(claim, maxAttempts, limit, done)),
+      takeBack: (claim, pass, done) => (calls.step++, this.background++, inner.takeBack(claim, pass, done)),
     }
   }
 

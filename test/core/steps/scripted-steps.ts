@@ -23,8 +23,8 @@ export class ScriptedSteps extends MemoryDurability {
         }),
       journal: (inbound, records, done) => inner.journal(inbound, records, done),
       settle: (settle, claim, done) => inner.settle(settle, claim, done),
-      takeBack: (claim, maxAttempts, limit, done) =>
-        this.takeBackFailure ? done({ type: 'unavailable', error: this.takeBackFailure }) : inner.takeBack(claim, maxAttempts, limit, done),
+      takeBack: (claim, pass, done) =>
+        this.takeBackFailure ? done({ type: 'unavailable', error: this.takeBackFailure }) : inner.takeBack(claim, pass, done),
     }
   }
 }

@@ -22,9 +22,10 @@ import type {
   SettleOutcome,
   StepClaim,
   StepUnavailable,
+  TakeBackPass,
   TakenBack,
 } from '../../../core/durability/steps/journal-steps.js'
-import { leaseOf, queuedRecord } from '../../../core/durability/steps/step-rules.js'
+import { leaseOf, queuedRecord, takenBackOf } from '../../../core/durability/steps/step-rules.js'
 import { recordIndex, type InboxRecord, type Json, type OutboxRecord } from '../../../core/backend-internals.js'
 import type { PostgresKv } from '../kv.js'
 import { checkOp } from '../kv.js'
@@ -91,21 +92,31 @@ export class PostgresSteps implements JournalSteps {
     })
   }
 
-  takeBack(claim: StepClaim, maxAttempts: number, limit: number, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void {
+  takeBack(claim: StepClaim, pass: TakeBackPass, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void {
     const [spentBefore, spentAfter] = around(JSON.stringify(unfinishedRunsError(MARK, 'process', claim.now)), String(MARK))
     const call = {
       ...named(
-        `SELECT ${this.kv.tables.steps.takeBack}($1::text, $2::text[], $3::int, $4::int, $5::text, $6::int, $7::text, $8::text) AS answers`,
+        `SELECT ${this.kv.tables.steps.takeBack}($1::text, $2::text[], $3::int, $4::int, $5::text, $6::int, $7::text, $8::text, $9::text) AS answers`,
       ),
-      values: [this.scope, claimFields(claim), maxAttempts, limit, this.#after, POSTGRES_LIMITS.takeBackChatsMax, spentBefore, spentAfter],
+      values: [
+        this.scope,
+        claimFields(claim),
+        pass.maxAttempts,
+        pass.limit,
+        this.#after,
+        POSTGRES_LIMITS.takeBackChatsMax,
+        spentBefore,
+        spentAfter,
+        pass.alone ?? '',
+      ],
     }
     this.kv.connection.query<{ answers: string[] }>(call).then(
       ({ rows }) => {
         const answers = rows[0]!.answers
-        this.#after = answers[0]!
+        // An alone pass looks at its message only: the scan goes on where the last pass left it.
+        if (pass.alone === undefined) this.#after = answers[0]!
         const taken: TakenBack[] = []
-        for (let n = 1; n < answers.length; n += 2)
-          taken.push({ dead: answers[n] === '1', record: JSON.parse(answers[n + 1]!) as InboxRecord })
+        for (let n = 1; n < answers.length; n += 2) taken.push(takenBackOf(answers[n]!, answers[n + 1]!))
         done(taken)
       },
       (error: unknown) => done(unavailable(error)),

@@ -17,6 +17,7 @@ import type {
   SettleOutcome,
   StepClaim,
   StepUnavailable,
+  TakeBackPass,
   TakenBack,
 } from '../steps/journal-steps.js'
 import { JournalUnavailableError } from '../../errors/errors.js'
@@ -26,6 +27,7 @@ import {
   endedRecord,
   isFenced,
   isFree,
+  isLastRunAlone,
   queuedRecord,
   sentOutboxRecord,
   spentRecord,
@@ -70,8 +72,8 @@ export class MemorySteps implements JournalSteps {
     done(answered(() => this.#settle(settle, claim)))
   }
 
-  takeBack(claim: StepClaim, maxAttempts: number, limit: number, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void {
-    done(answered(() => this.#takeBack(claim, maxAttempts, limit)))
+  takeBack(claim: StepClaim, pass: TakeBackPass, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void {
+    done(answered(() => this.#takeBack(claim, pass)))
   }
 
   #admit(record: InboxRecord): AdmitOutcome {
@@ -113,12 +115,22 @@ export class MemorySteps implements JournalSteps {
     return { type: 'settled', next: head && head.state === 'pending' ? this.#claim(head, claim) : undefined }
   }
 
-  #takeBack(claim: StepClaim, maxAttempts: number, limit: number): readonly TakenBack[] {
+  #takeBack(claim: StepClaim, pass: TakeBackPass): readonly TakenBack[] {
+    if (pass.alone !== undefined) {
+      // A processing message is its chat's head: only the head runs.
+      const record = this.#inbox(pass.alone)
+      const waits = record && isFree(record, claim) && isLastRunAlone(record, pass.maxAttempts)
+      return waits ? [{ record: this.#claim(record, claim), dead: false }] : []
+    }
     const taken: TakenBack[] = []
     for (const [chatId, list] of this.#chats) {
-      if (taken.length >= limit) break
+      if (taken.length >= pass.limit) break
       for (let head = this.#headOf(list); head && isFree(head, claim); head = this.#headOf(list)) {
-        if (!runsSpent(head.attempts, maxAttempts)) {
+        if (isLastRunAlone(head, pass.maxAttempts)) {
+          taken.push({ record: head, dead: false, waitsAlone: true })
+          break
+        }
+        if (!runsSpent(head.attempts, pass.maxAttempts)) {
           taken.push({ record: this.#claim(head, claim), dead: false })
           break
         }
@@ -130,7 +142,7 @@ export class MemorySteps implements JournalSteps {
       }
       if (list.length === 0) this.#chats.delete(chatId)
     }
-    this.#adoptReplayed(claim, limit - taken.length)
+    this.#adoptReplayed(claim, pass.limit - taken.length)
     return taken
   }
 

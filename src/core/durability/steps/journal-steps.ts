@@ -92,6 +92,24 @@ export interface TakenBack {
   readonly record: InboxRecord
   /** Dead-lettered instead of claimed: it had `maxAttempts` runs charged. */
   readonly dead: boolean
+  /**
+   * Left as it was, unclaimed: its next run is its last and the run before it never ended
+   * (`isLastRunAlone` in step-rules.ts). It runs alone in the process: an alone pass takes it.
+   */
+  readonly waitsAlone?: boolean
+}
+
+/** How one `takeBack` pass takes. */
+export interface TakeBackPass {
+  /** Runs charged before a message is dead-lettered (`inbox.maxAttempts`). */
+  readonly maxAttempts: number
+  /** Messages taken (or left to an alone pass) at most. */
+  readonly limit: number
+  /**
+   * An alone pass: the id of a message a pass left (`waitsAlone`). It claims that message, if it
+   * still waits so, and nothing else. A pass without it leaves every such message where it is.
+   */
+  readonly alone?: string
 }
 
 /** The steps of one scope's journal. */
@@ -117,9 +135,10 @@ export interface JournalSteps {
    */
   settle(settle: Settle, claim: StepClaim, done: (outcome: SettleOutcome) => void): void
   /**
-   * Takes back, at most `limit`, the chats' head messages that are due: leases over (or of an
+   * Takes back, at most `pass.limit`, the chats' head messages that are due: leases over (or of an
    * earlier run of this owner), retries due, messages an operator replayed. A head whose runs were
-   * spent (`maxAttempts`) is dead-lettered, and its chat goes on with its next message.
+   * spent (`maxAttempts`) is dead-lettered, and its chat goes on with its next message. A head whose
+   * last run must run alone is left to an alone pass (`TakeBackPass.alone`).
    */
-  takeBack(claim: StepClaim, maxAttempts: number, limit: number, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void
+  takeBack(claim: StepClaim, pass: TakeBackPass, done: (taken: readonly TakenBack[] | StepUnavailable) => void): void
 }

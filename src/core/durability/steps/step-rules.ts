@@ -7,7 +7,7 @@
 import { claimRun, unfinishedRunsError } from '../leases/charged-runs.js'
 import { bySeq } from '../turns/chat-order.js'
 import type { InboxRecord, Lease, OutboxRecord } from '../journal/records.js'
-import type { RunEnd, StepClaim } from './journal-steps.js'
+import type { RunEnd, StepClaim, TakenBack } from './journal-steps.js'
 
 /** The inbox states of a message still unfinished: it holds its chat's later messages behind it. */
 export const UNFINISHED_STATES: ReadonlySet<string> = new Set(['pending', 'processing', 'failed'])
@@ -50,6 +50,17 @@ export function isUnrunClaim(record: InboxRecord, claim: StepClaim, runs: (id: s
   return record.state === 'processing' && lease?.owner === claim.owner && lease.incarnation === claim.incarnation && !runs(record.id)
 }
 
+/**
+ * Whether `record`'s next run, its last before its runs are spent, must run alone in the process:
+ * the run before it never ended (it is still processing, its lease over or of a dead run). A
+ * message that crashes the process on every run charges a run to every message running beside it
+ * at each crash; run alone, a last run that crashes is its own, so no message beside a crash loop
+ * spends its runs on another's crashes and is dead-lettered with it.
+ */
+export function isLastRunAlone(record: InboxRecord, maxAttempts: number): boolean {
+  return record.state === 'processing' && record.attempts + 1 === maxAttempts
+}
+
 /** Whether a run under `token` may no longer write for the message: it is not processing under that token. */
 export function isFenced(record: InboxRecord | undefined, token: number): boolean {
   return record?.state !== 'processing' || record.fencingToken !== token || record.lease?.token !== token
@@ -86,4 +97,14 @@ export function sentOutboxRecord(record: OutboxRecord, messageId: string, now: n
 /** A chat's order: by the place each message took at its admission (chat-order.ts), then by id. */
 export function chatOrder(a: InboxRecord, b: InboxRecord): number {
   return bySeq(a, b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
+
+/**
+ * A message a `takeBack` pass answered, from a store in another language (Lua, SQL): its code ('0'
+ * claimed, '1' dead-lettered, '2' left to an alone pass) and its record's JSON.
+ */
+export function takenBackOf(code: string, json: string): TakenBack {
+  const record = JSON.parse(json) as InboxRecord
+  if (code === '2') return { record, dead: false, waitsAlone: true }
+  return { record, dead: code === '1' }
 }

@@ -29,6 +29,7 @@ import { Sweeper } from '../sweep/sweeper.js'
 import { NO_TRACING, type MessageTracing } from '../tracing.js'
 import { ChatQueue } from '../turns/chat-queue.js'
 import type { DeliveryReport, InboundEvent } from '../../provider/provider.js'
+import { AloneRuns } from './alone-runs.js'
 import { HeldLeases } from './held-leases.js'
 import type { JournalSteps, StepClaim } from './journal-steps.js'
 import { StepsAdmission } from './steps-admission.js'
@@ -53,6 +54,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
   readonly #outboxPath: DurableSender
   readonly #delivery: Delivery
   readonly #sweep: StepsSweep
+  readonly #alone: AloneRuns
   /** The backend's start and stop, the sweep loop, the heartbeat, retention (engine-frame.ts). */
   protected readonly frame: EngineFrame
   readonly #retryTimers = new Set<ReturnType<typeof setTimeout>>()
@@ -82,7 +84,8 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       traced: tracing !== NO_TRACING,
       wake,
     })
-    this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false))
+    this.#alone = new AloneRuns(wake)
+    this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false), this.#alone)
     this.#leases = new HeldLeases(state)
     const leases = this.#leases
     this.frame = new EngineFrame({
@@ -154,7 +157,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
   #sweepOnce(): Promise<number> {
     return this.#sweep.sweep(
       this.#claim(),
-      (record) => this.#run(record),
+      (record, alone) => this.#run(record, undefined, alone),
       () => this.#inFlight.hasRoom,
     )
   }
@@ -171,15 +174,28 @@ export class StepsEngine extends FramedEngine implements EnginePort {
     this.#retryTimers.add(timer)
   }
 
-  /** Runs a message this process claimed: the live event when it was just admitted (or queued with it). */
-  #run(record: InboxRecord, admitted?: InboundEvent): void {
+  /**
+   * Runs a message this process claimed: the live event when it was just admitted (or queued with
+   * it). While a last run waits to run alone (alone-runs.ts), it waits, its lease held; `alone`: that last run.
+   */
+  #run(record: InboxRecord, admitted?: InboundEvent, alone = false): void {
     const live = admitted ?? this.#queuedLive.get(record.id)
     this.#queuedLive.delete(record.id)
     this.#leases.add(record)
+    if (!this.#alone.closed || alone) return this.#start(record, live)
+    const held: Promise<void> = this.#alone.opened().then(() => {
+      this.#inFlight.forget(held)
+      this.#start(record, live)
+    })
+    this.#inFlight.add(held)
+  }
+
+  #start(record: InboxRecord, live: InboundEvent | undefined): void {
     // A message whose first run was charged at its claim has no earlier sends: its keys need no lookup.
     const replay = record.attempts > 1
     // Without a tracer no traced message and no wrapping closure are made: this runs once per message.
     const tracing = this.#tracing
+    this.#alone.started()
     const running =
       tracing === NO_TRACING
         ? runClaimed(this.#runDeps, record, live, replay)
@@ -199,6 +215,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
   #release(record: InboxRecord, work: Promise<void>): void {
     this.#leases.delete(record.id)
     this.#inFlight.forget(work)
+    this.#alone.ended(record.id)
   }
 }
 

@@ -2,14 +2,17 @@
  * The steps engine's sweep: one `takeBack` step takes back the chats' head messages that are due
  * (leases over or an earlier run's of this instance, retries due, operators' replays) in their
  * chats' order, dead-lettering those whose runs were spent; the sends due go through the outbox's
- * sweep (sweeper.ts without its inbound half).
+ * sweep (sweeper.ts without its inbound half). A last run the pass leaves to run alone waits in
+ * alone-runs.ts; while one waits, a sweep takes nothing else, and once nothing runs an alone pass
+ * takes it.
  */
 import type { DurabilityEngine } from '../engine.js'
 import { journalFailure } from '../journal/guarded-journal.js'
 import type { InboxRecord } from '../journal/records.js'
 import { LIMITS } from '../limits.js'
 import type { Sweeper } from '../sweep/sweeper.js'
-import type { JournalSteps, StepClaim, StepUnavailable, TakenBack } from './journal-steps.js'
+import type { AloneRuns } from './alone-runs.js'
+import type { JournalSteps, StepClaim, StepUnavailable, TakeBackPass, TakenBack } from './journal-steps.js'
 
 export class StepsSweep {
   /** Messages the sweeps took back to run, by id. */
@@ -19,6 +22,7 @@ export class StepsSweep {
     private readonly engine: DurabilityEngine,
     private readonly steps: JournalSteps,
     private readonly sends: Sweeper,
+    private readonly alone: AloneRuns,
   ) {}
 
   get lastSweepAt(): number | null {
@@ -29,28 +33,53 @@ export class StepsSweep {
     return { inbox: this.#takenBack.size, outbox: this.sends.takenBack.outbox }
   }
 
-  /** One pass: `run` runs each message taken back; none is taken while `hasRoom` says the process holds enough. */
-  async sweep(claim: StepClaim, run: (record: InboxRecord) => void, hasRoom: () => boolean): Promise<number> {
+  /**
+   * One pass: `run` runs each message taken back (`alone`: a last run an alone pass took); none is
+   * taken while `hasRoom` says the process holds enough.
+   */
+  async sweep(claim: StepClaim, run: (record: InboxRecord, alone: boolean) => void, hasRoom: () => boolean): Promise<number> {
     await this.engine.clock.sync()
     await this.sends.sweep(() => undefined)
+    if (this.alone.closed) return this.#passAlone(claim, run)
     if (!hasRoom()) return 0
-    const taken = await this.#takeBack(claim)
-    for (const { record, dead } of taken) {
+    const taken = await this.#takeBack(claim, undefined)
+    // Left to an alone pass first: the runs taken with them wait behind them.
+    for (const { record, waitsAlone } of taken) if (waitsAlone) this.alone.waits(record.id)
+    for (const { record, dead, waitsAlone } of taken) {
+      if (waitsAlone) continue
       if (dead) {
         this.engine.metrics.increment('inboundDead')
         this.engine.events.dead({ kind: 'inbox', id: record.id, error: record.lastError })
         continue
       }
-      if (record.attempts > 1) this.engine.metrics.increment('inboundReplayed')
-      this.#takenBack.add(record.id)
-      run(record)
+      this.#started(record, run, false)
     }
-    return taken.length
+    return this.alone.closed ? taken.length + (await this.#passAlone(claim, run)) : taken.length
   }
 
-  #takeBack(claim: StepClaim): Promise<readonly TakenBack[]> {
+  /** Once nothing runs, claims the first last run waiting and runs it alone. */
+  async #passAlone(claim: StepClaim, run: (record: InboxRecord, alone: boolean) => void): Promise<number> {
+    for (let id = this.alone.next(); id !== undefined; id = this.alone.next()) {
+      const [taken] = await this.#takeBack(claim, id)
+      if (taken) {
+        this.#started(taken.record, run, true)
+        return 1
+      }
+      this.alone.passed(id)
+    }
+    return 0
+  }
+
+  #started(record: InboxRecord, run: (record: InboxRecord, alone: boolean) => void, alone: boolean): void {
+    if (record.attempts > 1) this.engine.metrics.increment('inboundReplayed')
+    this.#takenBack.add(record.id)
+    run(record, alone)
+  }
+
+  #takeBack(claim: StepClaim, alone: string | undefined): Promise<readonly TakenBack[]> {
+    const pass: TakeBackPass = { maxAttempts: this.engine.config.inbox.maxAttempts, limit: LIMITS.sweepBatchMax, alone }
     return new Promise((resolve, reject) =>
-      this.steps.takeBack(claim, this.engine.config.inbox.maxAttempts, LIMITS.sweepBatchMax, (taken) =>
+      this.steps.takeBack(claim, pass, (taken) =>
         'type' in taken
           ? reject(journalFailure(this.engine.scopeId, (taken as StepUnavailable).error, 'take back due messages'))
           : resolve(taken),

@@ -1,0 +1,58 @@
+/**
+ * Last runs that run alone in the process (step-rules.ts `isLastRunAlone`). A message that crashes
+ * the process on every run charges a run to every message running beside it at each crash; when one
+ * of those is about to take its last run after a run that never ended, the sweep's pass leaves it
+ * (`waitsAlone`), this gate holds every new run, and once the runs already going have ended an alone
+ * pass claims it and it runs by itself. A crash then is its own: no message beside a crash loop
+ * spends its runs on another's crashes and is dead-lettered with it.
+ *
+ * Messages claimed meanwhile (admitted, handed over) wait here, their leases held; each waiting one
+ * is in flight, so a stop waits for it and back-pressure counts it.
+ */
+export class AloneRuns {
+  /** Messages left to an alone pass, by id, in the order the passes found them. */
+  readonly #waiting = new Set<string>()
+  /** Runs going now. */
+  #running = 0
+  /** Runs held until the last runs waiting have run. */
+  readonly #held: (() => void)[] = []
+
+  /** `wake`: asks for a sweep (the runs going have ended: an alone pass may start). */
+  constructor(private readonly wake: () => void) {}
+
+  /** Whether new runs wait: a last run waits to run alone, or runs. */
+  get closed(): boolean {
+    return this.#waiting.size > 0
+  }
+
+  /** The message an alone pass may take now: one waits and nothing else runs; undefined otherwise. */
+  next(): string | undefined {
+    return this.#running === 0 ? this.#waiting.values().next().value : undefined
+  }
+
+  /** A pass left message `id` to an alone pass. */
+  waits(id: string): void {
+    this.#waiting.add(id)
+  }
+
+  /** The alone pass for `id` found it no longer waiting (another run took it, an operator's verb). */
+  passed(id: string): void {
+    if (this.#waiting.delete(id) && this.#waiting.size === 0) for (const start of this.#held.splice(0)) start()
+  }
+
+  /** Resolves once a new run may start; only ever asked while closed. */
+  opened(): Promise<void> {
+    return new Promise((resolve) => this.#held.push(resolve))
+  }
+
+  started(): void {
+    this.#running++
+  }
+
+  /** The run of message `id` ended; when it was a last run that ran alone, it waits no longer. */
+  ended(id: string): void {
+    this.#running--
+    this.passed(id)
+    if (this.#running === 0 && this.closed) this.wake()
+  }
+}

@@ -31,6 +31,7 @@ import { ChatQueue } from '../turns/chat-queue.js'
 import type { DeliveryReport, InboundEvent } from '../../provider/provider.js'
 import { AloneRuns } from './alone-runs.js'
 import { HeldLeases } from './held-leases.js'
+import { LostClaims } from './lost-claims.js'
 import type { JournalSteps, StepClaim } from './journal-steps.js'
 import { StepsAdmission } from './steps-admission.js'
 import { runClaimed, type StepsRunDeps } from './steps-run.js'
@@ -85,9 +86,14 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       wake,
     })
     this.#alone = new AloneRuns(wake)
-    this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false), this.#alone)
     this.#leases = new HeldLeases(state)
     const leases = this.#leases
+    const lostClaims = new LostClaims(state)
+    this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false), {
+      alone: this.#alone,
+      lost: lostClaims,
+      holds: (id) => leases.holds(id),
+    })
     this.frame = new EngineFrame({
       state,
       botId: namespace.botId,
@@ -123,6 +129,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       claim: () => this.#claim(),
       runNext: (record) => this.#run(record),
       wakeAt: (at) => this.#wakeAt(at),
+      lostClaims,
     }
   }
 
@@ -179,6 +186,8 @@ export class StepsEngine extends FramedEngine implements EnginePort {
    * it). While a last run waits to run alone (alone-runs.ts), it waits, its lease held; `alone`: that last run.
    */
   #run(record: InboxRecord, admitted?: InboundEvent, alone = false): void {
+    // A claim found again after its answer came late (lost-claims.ts) runs once.
+    if (this.#leases.holds(record.id)) return
     const live = admitted ?? this.#queuedLive.get(record.id)
     this.#queuedLive.delete(record.id)
     this.#leases.add(record)

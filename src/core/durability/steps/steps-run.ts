@@ -20,6 +20,7 @@ import { SendOrigin } from '../run/send-origin.js'
 import { JournalUnavailableError } from '../../errors/errors.js'
 import type { InboundEvent } from '../../provider/provider.js'
 import type { JournalSteps, RunEnd, SentMark, SettleOutcome, StepClaim } from './journal-steps.js'
+import type { LostClaims } from './lost-claims.js'
 
 /** The origin of a message run by the steps engine: its run's token, and the marks that ride in its settle. */
 export class StepsOrigin extends SendOrigin {
@@ -49,6 +50,8 @@ export interface StepsRunDeps {
   runNext(record: InboxRecord): void
   /** Runs a sweep at `at` (a failed run's retry time). */
   wakeAt(at: number): void
+  /** Where a settle whose answer was lost says it may have handed a message over. */
+  lostClaims: LostClaims
 }
 
 /** Runs a message this process claimed; resolves once its settle is written (or left to its lease). */
@@ -108,6 +111,8 @@ function settle(deps: StepsRunDeps, origin: StepsOrigin, end: RunEnd): Promise<v
     const answered = (outcome: SettleOutcome): void => {
       if (outcome.type === 'unavailable') {
         engine.events.error(journalFailure(engine.scopeId, outcome.error, `settle inbound "${record.id}"`))
+        // It may have landed, its chat's next message handed over to nobody.
+        deps.lostClaims.suspect()
         // Its lease passes it on if the store stays away: the sweep takes it back in its chat's order.
         if (++tries >= LIMITS.settleTriesMax) return resolve()
         setTimeout(

@@ -4,7 +4,8 @@
  * chats' order, dead-lettering those whose runs were spent; the sends due go through the outbox's
  * sweep (sweeper.ts without its inbound half). A last run the pass leaves to run alone waits in
  * alone-runs.ts; while one waits, a sweep takes nothing else, and once nothing runs an alone pass
- * takes it.
+ * takes it. After a step whose answer was lost, a sweep first runs what it may have claimed
+ * (lost-claims.ts).
  */
 import type { DurabilityEngine } from '../engine.js'
 import { journalFailure } from '../journal/guarded-journal.js'
@@ -12,6 +13,7 @@ import type { InboxRecord } from '../journal/records.js'
 import { LIMITS } from '../limits.js'
 import type { Sweeper } from '../sweep/sweeper.js'
 import type { AloneRuns } from './alone-runs.js'
+import type { LostClaims } from './lost-claims.js'
 import type { JournalSteps, StepClaim, StepUnavailable, TakeBackPass, TakenBack } from './journal-steps.js'
 
 export class StepsSweep {
@@ -22,7 +24,14 @@ export class StepsSweep {
     private readonly engine: DurabilityEngine,
     private readonly steps: JournalSteps,
     private readonly sends: Sweeper,
-    private readonly alone: AloneRuns,
+    private readonly runs: {
+      /** Last runs that run alone. */
+      readonly alone: AloneRuns
+      /** Claims whose answer was lost. */
+      readonly lost: LostClaims
+      /** Whether a run of this process holds message `id`. */
+      holds(id: string): boolean
+    },
   ) {}
 
   get lastSweepAt(): number | null {
@@ -40,11 +49,13 @@ export class StepsSweep {
   async sweep(claim: StepClaim, run: (record: InboxRecord, alone: boolean) => void, hasRoom: () => boolean): Promise<number> {
     await this.engine.clock.sync()
     await this.sends.sweep(() => undefined)
-    if (this.alone.closed) return this.#passAlone(claim, run)
+    const lost = await this.runs.lost.find(claim, (id) => this.runs.holds(id))
+    for (const record of lost) run(record, false)
+    if (this.runs.alone.closed) return lost.length + (await this.#passAlone(claim, run))
     if (!hasRoom()) return 0
     const taken = await this.#takeBack(claim, undefined)
     // Left to an alone pass first: the runs taken with them wait behind them.
-    for (const { record, waitsAlone } of taken) if (waitsAlone) this.alone.waits(record.id)
+    for (const { record, waitsAlone } of taken) if (waitsAlone) this.runs.alone.waits(record.id)
     for (const { record, dead, waitsAlone } of taken) {
       if (waitsAlone) continue
       if (dead) {
@@ -54,18 +65,19 @@ export class StepsSweep {
       }
       this.#started(record, run, false)
     }
-    return this.alone.closed ? taken.length + (await this.#passAlone(claim, run)) : taken.length
+    const found = lost.length + taken.length
+    return this.runs.alone.closed ? found + (await this.#passAlone(claim, run)) : found
   }
 
   /** Once nothing runs, claims the first last run waiting and runs it alone. */
   async #passAlone(claim: StepClaim, run: (record: InboxRecord, alone: boolean) => void): Promise<number> {
-    for (let id = this.alone.next(); id !== undefined; id = this.alone.next()) {
+    for (let id = this.runs.alone.next(); id !== undefined; id = this.runs.alone.next()) {
       const [taken] = await this.#takeBack(claim, id)
       if (taken) {
         this.#started(taken.record, run, true)
         return 1
       }
-      this.alone.passed(id)
+      this.runs.alone.passed(id)
     }
     return 0
   }
@@ -79,11 +91,12 @@ export class StepsSweep {
   #takeBack(claim: StepClaim, alone: string | undefined): Promise<readonly TakenBack[]> {
     const pass: TakeBackPass = { maxAttempts: this.engine.config.inbox.maxAttempts, limit: LIMITS.sweepBatchMax, alone }
     return new Promise((resolve, reject) =>
-      this.steps.takeBack(claim, pass, (taken) =>
-        'type' in taken
-          ? reject(journalFailure(this.engine.scopeId, (taken as StepUnavailable).error, 'take back due messages'))
-          : resolve(taken),
-      ),
+      this.steps.takeBack(claim, pass, (taken) => {
+        if (!('type' in taken)) return resolve(taken)
+        // It may have landed: what it claimed runs nowhere.
+        this.runs.lost.suspect()
+        reject(journalFailure(this.engine.scopeId, (taken as StepUnavailable).error, 'take back due messages'))
+      }),
     )
   }
 }

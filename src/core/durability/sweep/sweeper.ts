@@ -155,7 +155,8 @@ function canWorkOnSend(engine: DurabilityEngine, outbox: Outbox, record: OutboxR
   return record.state !== 'sending' || engine.leaseIsOver(record.lease, 'outbox', record.key)
 }
 
-async function listAll<K extends 'inbox' | 'outbox'>(
+/** Every record of `kind` in `state`, page after page, at most LIMITS.reclaimScanMax. */
+export async function listAll<K extends 'inbox' | 'outbox'>(
   engine: DurabilityEngine,
   kind: K,
   state: string,

@@ -86,14 +86,10 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       wake,
     })
     this.#alone = new AloneRuns(wake)
-    this.#leases = new HeldLeases(state)
-    const leases = this.#leases
-    const lostClaims = new LostClaims(state)
-    this.#sweep = new StepsSweep(state, steps, new Sweeper(state, outbox, delivery, false), {
-      alone: this.#alone,
-      lost: lostClaims,
-      holds: (id) => leases.holds(id),
-    })
+    const leases = (this.#leases = new HeldLeases(state))
+    const lost = new LostClaims(state)
+    const sends = new Sweeper(state, outbox, delivery, false)
+    this.#sweep = new StepsSweep(state, steps, sends, { alone: this.#alone, lost, holds: (id) => leases.holds(id) })
     this.frame = new EngineFrame({
       state,
       botId: namespace.botId,
@@ -129,7 +125,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       claim: () => this.#claim(),
       runNext: (record) => this.#run(record),
       wakeAt: (at) => this.#wakeAt(at),
-      lostClaims,
+      lostClaims: lost,
     }
   }
 

@@ -75,4 +75,36 @@ describe('a crash loop on the steps engine', () => {
     expect([...c.provider.texts('c2'), ...d.provider.texts('c2')]).toEqual(['re:slow'])
     expect(d.provider.texts('c3')).toEqual(['re:new'])
   })
+
+  it('lets the messages it held run once a last run going alone has outlasted a lease (its handler hangs), with a warning', async () => {
+    const backend = new MemoryDurability()
+    const hang = new Promise<never>(() => {})
+    const started: string[] = []
+    const bot = (run: string, durability: ReturnType<typeof quiet>, handle: (text: string) => Promise<void> | undefined) =>
+      bots.start({
+        durability,
+        untapped: true,
+        setup: (b) =>
+          b.when(TEXT, async (ctx) => {
+            started.push(`${run}/${ctx.message.text}`)
+            await handle(ctx.message.text)
+            await ctx.reply(`re:${ctx.message.text}`)
+          }),
+      })
+    for (const run of ['A', 'B']) {
+      const t = await bot(run, quiet(backend), () => hang)
+      if (run === 'A') await t.provider.receive({ id: 'p', chatId: 'c1', text: 'boom' })
+      await waitFor(() => started.includes(`${run}/boom`), { message: `run ${run} started 'boom'` })
+      bots.abandon(t)
+    }
+    // Run C: 'boom' takes its last run alone and hangs; after a lease (1 s here) 'new' runs beside it.
+    const c = await bot('C', fast({ backend, instanceId: 'i1', inbox: { leaseMs: '1s', maxAttempts: 3 } }), (text) =>
+      text === 'boom' ? hang : undefined,
+    )
+    await waitFor(() => started.includes('C/boom'), { message: "run C started 'boom' alone" })
+    await c.provider.receive({ id: 'n', chatId: 'c3', text: 'new' })
+    await waitFor(() => c.provider.texts('c3').length === 1, { timeoutMs: 60_000, message: "'new' answered beside the hung last run" })
+    expect(c.warnings.some((warning) => warning.includes('has run alone for a lease'))).toBe(true)
+    bots.abandon(c)
+  })
 })

@@ -7,7 +7,9 @@
  * spends its runs on another's crashes and is dead-lettered with it.
  *
  * Messages claimed meanwhile (admitted, handed over) wait here, their leases held; each waiting one
- * is in flight, so a stop waits for it and back-pressure counts it.
+ * is in flight, so a stop waits for it and back-pressure counts it. A last run that outlasts one
+ * inbox lease (a handler that hangs) holds them no longer: the gate opens with a warning, and that
+ * run no longer counts as going, so it cannot stop the process for good.
  */
 export class AloneRuns {
   /** Messages left to an alone pass, by id, in the order the passes found them. */
@@ -16,9 +18,20 @@ export class AloneRuns {
   #running = 0
   /** Runs held until the last runs waiting have run. */
   readonly #held: (() => void)[] = []
+  /** The last run going alone, and the timer that stops it holding the others after `holdMs`. */
+  #alone: { readonly id: string; readonly timer: ReturnType<typeof setTimeout> } | undefined
+  /** Last runs that outlasted `holdMs`: no longer counted as going. */
+  readonly #outlasted = new Set<string>()
 
-  /** `wake`: asks for a sweep (the runs going have ended: an alone pass may start). */
-  constructor(private readonly wake: () => void) {}
+  constructor(
+    private readonly deps: {
+      /** Asks for a sweep (the runs going have ended: an alone pass may start). */
+      wake(): void
+      warn(message: string): void
+      /** How long a last run going alone holds the others at most (the inbox's lease). */
+      holdMs(): number
+    },
+  ) {}
 
   /** Whether new runs wait: a last run waits to run alone, or runs. */
   get closed(): boolean {
@@ -49,10 +62,34 @@ export class AloneRuns {
     this.#running++
   }
 
+  /** An alone pass took message `id`: its run starts now, alone. */
+  goesAlone(id: string): void {
+    const timer = setTimeout(() => this.#outlast(id), this.deps.holdMs())
+    timer.unref?.()
+    this.#alone = { id, timer }
+  }
+
   /** The run of message `id` ended; when it was a last run that ran alone, it waits no longer. */
   ended(id: string): void {
+    if (this.#alone?.id === id) this.stop()
+    if (this.#outlasted.delete(id)) return
     this.#running--
     this.passed(id)
-    if (this.#running === 0 && this.closed) this.wake()
+    if (this.#running === 0 && this.closed) this.deps.wake()
+  }
+
+  /** No timer left behind (the engine stops). */
+  stop(): void {
+    clearTimeout(this.#alone?.timer)
+    this.#alone = undefined
+  }
+
+  #outlast(id: string): void {
+    this.#alone = undefined
+    this.#outlasted.add(id)
+    this.#running--
+    this.deps.warn(`durability: the last run of inbound "${id}" has run alone for a lease; the messages it held run beside it now`)
+    this.passed(id)
+    if (this.#running === 0 && this.closed) this.deps.wake()
   }
 }

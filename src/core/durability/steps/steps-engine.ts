@@ -85,7 +85,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       traced: tracing !== NO_TRACING,
       wake,
     })
-    this.#alone = new AloneRuns(wake)
+    this.#alone = new AloneRuns({ wake, warn: (message) => events.warn(message), holdMs: () => this.config.inbox.leaseMs })
     const leases = (this.#leases = new HeldLeases(state))
     const lost = new LostClaims(state)
     const sends = new Sweeper(state, outbox, delivery, false)
@@ -100,6 +100,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
       loops: [leases.heartbeat()],
       halting: () => {
         for (const timer of this.#retryTimers) clearTimeout(timer)
+        this.#alone.stop()
       },
     })
     this.durability = new Durability(state, wake)

@@ -85,6 +85,7 @@ export class StepsSweep {
   #started(record: InboxRecord, run: (record: InboxRecord, alone: boolean) => void, alone: boolean): void {
     if (record.attempts > 1) this.engine.metrics.increment('inboundReplayed')
     this.#takenBack.add(record.id)
+    if (alone) this.runs.alone.goesAlone(record.id)
     run(record, alone)
   }
 

@@ -18,7 +18,6 @@ import type { HeldRecord } from './leases/held-record.js'
 import { InFlight } from './admission/in-flight.js'
 import { MemoryDurability } from './memory/memory-durability.js'
 import { runMessage, type Completing, type MessageRunDeps } from './run/message-run.js'
-import { AloneRuns } from './leases/alone-runs.js'
 import { Outbox } from './outbox/outbox.js'
 import type { Delivery } from './outbox/outbox-attempt.js'
 import { decodePayload } from './outbox/payload.js'
@@ -63,8 +62,6 @@ export class MessageEngine extends FramedEngine implements EnginePort {
   readonly #transportName: string
   /** What every run of an inbound record needs: made once, not per message. */
   readonly #runDeps: MessageRunDeps
-  /** Last runs after a run that never ended run alone in the process (alone-runs.ts). */
-  readonly #alone: AloneRuns
 
   constructor({ options, namespace, scope, events, transport, runner }: MessageEngineDeps) {
     super()
@@ -93,8 +90,7 @@ export class MessageEngine extends FramedEngine implements EnginePort {
       void this.#inFlight.track(this.#lanes.run(event.chatId, () => runFailOpen(this.#runDeps, event, recordId))).catch(events.error)
     const recovering = () => this.frame.recovery.recovering()
     this.#admission = new Admission({ engine: state, transport, tracing: this.#tracing, turns: this.#turns, runUnjournaled, recovering })
-    this.#alone = new AloneRuns({ wake, warn: (message) => events.warn(message), holdMs: () => this.config.inbox.leaseMs })
-    this.#sweeper = new Sweeper(state, outbox, this.#delivery, true, this.#alone)
+    this.#sweeper = new Sweeper(state, outbox, this.#delivery)
     this.frame = new EngineFrame({
       state,
       botId: namespace.botId,
@@ -102,15 +98,12 @@ export class MessageEngine extends FramedEngine implements EnginePort {
       inFlight: this.#inFlight,
       sweep: () =>
         this.#sweeper.sweep(
-          (held, alone) => this.#run(held, undefined, alone),
+          (held) => this.#run(held, undefined),
           () => this.#inFlight.hasRoom,
         ),
       sweeps: this.#sweeper,
       // Messages waiting for a chat turn held elsewhere stop waiting (their leases pass them on).
-      halting: () => {
-        this.#turns?.abandonWaits()
-        this.#alone.stop()
-      },
+      halting: () => this.#turns?.abandonWaits(),
       stopping: async () => this.#turns?.stop(),
     })
     this.durability = new Durability(state, wake)
@@ -138,11 +131,8 @@ export class MessageEngine extends FramedEngine implements EnginePort {
     return this.frame.idle(timeoutMs, () => this.#sweeper.hasWorkNow())
   }
 
-  /**
-   * Runs an inbound record this process holds (`live`: the event just admitted; none on a replay).
-   * While a last run waits to run alone, its handler waits (`alone`: that last run).
-   */
-  #run(held: HeldRecord<'inbox'>, live: InboundEvent | undefined, alone = false): void {
+  /** Runs an inbound record this process holds (`live`: the event just admitted; none on a replay). */
+  #run(held: HeldRecord<'inbox'>, live: InboundEvent | undefined): void {
     // Held from now on, not from when its turn in the chat comes: a message queued behind a slow
     // handler keeps its lease through the heartbeat, and the sweeper never claims it from us.
     this.state.keeper.add(held)
@@ -159,23 +149,14 @@ export class MessageEngine extends FramedEngine implements EnginePort {
             const message = { inboundId: held.id, chatId: held.record.chatId, provider: this.#transportName, replay: !live }
             return tracing.handle(message, () => runMessage(deps, held, live))
           }
-    // A run counts as going from its handler's start to its release (alone-runs.ts).
-    let going = false
-    const counted = () => {
-      going = true
-      this.#alone.started()
-      return handle()
-    }
-    const gated = (): Promise<Completing | undefined> => (alone || !this.#alone.closed ? counted() : this.#alone.opened().then(gated))
     // The lane moves on once the handler's effects settled; the message's work ends with its completion.
-    const run = () => this.#lanes.run(chatId, gated).then(settledLater)
+    const run = () => this.#lanes.run(chatId, handle).then(settledLater)
     // One then() releases the record, reports a failure and ends the in-flight count (not finally(),
     // catch() and a then() of the in-flight set's own: five promises).
     const release = () => {
       this.state.keeper.remove(held)
       this.state.tails.leave(chatId, id)
       this.#inFlight.forget(work)
-      if (going) this.#alone.ended(id)
     }
     const work: Promise<void> = (this.#turns ? this.#inTurn(this.#turns, held, run) : run()).then(release, (error: unknown) => {
       release()

@@ -3,7 +3,7 @@
  * takeBack). Claims the chats' heads that are free (a lease over or of an earlier run of this
  * owner, a retry due, a pending head), at most `limit`; a head whose runs were spent is
  * dead-lettered and its chat goes on with its next message. A head whose last run must run alone
- * (charged-runs.ts isLastRunAlone) is left where it is. Then the due messages no chat list holds (an
+ * (step-rules.ts isLastRunAlone) is left where it is. Then the due messages no chat list holds (an
  * operator's replay, a journal written before the steps) join the end of their chat. An alone pass
  * ($9, a message's id) claims that message if it still waits so, and nothing else.
  *

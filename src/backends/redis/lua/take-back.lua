@@ -1,7 +1,7 @@
 -- take-back (a step of steps.lua): the sweeper's pass. Claims the chats' heads that are free (a
 -- lease over or of an earlier run of this owner, a retry due, a pending head), at most `limit`; a
 -- head whose runs were spent is dead-lettered and its chat goes on with its next message. A head
--- whose last run must run alone (charged-runs.ts isLastRunAlone) is left where it is. Then the due
+-- whose last run must run alone (step-rules.ts isLastRunAlone) is left where it is. Then the due
 -- messages no chat list holds (an operator's replay) join the end of their chat. An alone pass
 -- (argument 15, a message's id) claims that message if it still waits so, and nothing else.
 -- Keys: the batch's inbox group and chats hash.

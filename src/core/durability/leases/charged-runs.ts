@@ -28,17 +28,6 @@ export function runsSpent(attempts: number, maxAttempts: number): boolean {
 }
 
 /**
- * Whether a record's next run, its last before its runs are spent, must run alone in the process:
- * the run before it never ended (it is still processing, its lease over or of a dead run). A
- * message that crashes the process on every run charges a run to every message running beside it
- * at each crash; run alone, a last run that crashes is its own, so no message beside a crash loop
- * spends its runs on another's crashes and is dead-lettered with it (alone-runs.ts).
- */
-export function isLastRunAlone(record: { readonly state: string; readonly attempts: number }, maxAttempts: number): boolean {
-  return record.state === 'processing' && record.attempts + 1 === maxAttempts
-}
-
-/**
  * What a record dead-lettered at a claim carries when no run of it recorded an error: its runs
  * never completed, because `runner` (the process, the worker) crashed or froze.
  */

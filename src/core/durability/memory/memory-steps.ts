@@ -27,12 +27,13 @@ import {
   endedRecord,
   isFenced,
   isFree,
+  isLastRunAlone,
   queuedRecord,
   sentOutboxRecord,
   spentRecord,
   UNFINISHED_STATES,
 } from '../steps/step-rules.js'
-import { isLastRunAlone, runsSpent } from '../leases/charged-runs.js'
+import { runsSpent } from '../leases/charged-runs.js'
 import type { KvState } from './kv-state.js'
 
 /** Each chat's unfinished messages of one scope, head first. */

@@ -94,7 +94,7 @@ export interface TakenBack {
   readonly dead: boolean
   /**
    * Left as it was, unclaimed: its next run is its last and the run before it never ended
-   * (`isLastRunAlone` in charged-runs.ts). It runs alone in the process: an alone pass takes it.
+   * (`isLastRunAlone` in step-rules.ts). It runs alone in the process: an alone pass takes it.
    */
   readonly waitsAlone?: boolean
 }

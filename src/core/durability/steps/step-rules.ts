@@ -50,6 +50,17 @@ export function isUnrunClaim(record: InboxRecord, claim: StepClaim, runs: (id: s
   return record.state === 'processing' && lease?.owner === claim.owner && lease.incarnation === claim.incarnation && !runs(record.id)
 }
 
+/**
+ * Whether `record`'s next run, its last before its runs are spent, must run alone in the process:
+ * the run before it never ended (it is still processing, its lease over or of a dead run). A
+ * message that crashes the process on every run charges a run to every message running beside it
+ * at each crash; run alone, a last run that crashes is its own, so no message beside a crash loop
+ * spends its runs on another's crashes and is dead-lettered with it.
+ */
+export function isLastRunAlone(record: InboxRecord, maxAttempts: number): boolean {
+  return record.state === 'processing' && record.attempts + 1 === maxAttempts
+}
+
 /** Whether a run under `token` may no longer write for the message: it is not processing under that token. */
 export function isFenced(record: InboxRecord | undefined, token: number): boolean {
   return record?.state !== 'processing' || record.fencingToken !== token || record.lease?.token !== token

@@ -29,7 +29,7 @@ import { Sweeper } from '../sweep/sweeper.js'
 import { NO_TRACING, type MessageTracing } from '../tracing.js'
 import { ChatQueue } from '../turns/chat-queue.js'
 import type { DeliveryReport, InboundEvent } from '../../provider/provider.js'
-import { AloneRuns } from '../leases/alone-runs.js'
+import { AloneRuns } from './alone-runs.js'
 import { HeldLeases } from './held-leases.js'
 import { LostClaims } from './lost-claims.js'
 import type { JournalSteps, StepClaim } from './journal-steps.js'
@@ -180,7 +180,7 @@ export class StepsEngine extends FramedEngine implements EnginePort {
 
   /**
    * Runs a message this process claimed: the live event when it was just admitted (or queued with
-   * it). While a last run waits to run alone (leases/alone-runs.ts), it waits, its lease held; `alone`: that last run.
+   * it). While a last run waits to run alone (alone-runs.ts), it waits, its lease held; `alone`: that last run.
    */
   #run(record: InboxRecord, admitted?: InboundEvent, alone = false): void {
     // A claim found again after its answer came late (lost-claims.ts) runs once.

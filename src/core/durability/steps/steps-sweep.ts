@@ -3,7 +3,7 @@
  * (leases over or an earlier run's of this instance, retries due, operators' replays) in their
  * chats' order, dead-lettering those whose runs were spent; the sends due go through the outbox's
  * sweep (sweeper.ts without its inbound half). A last run the pass leaves to run alone waits in
- * leases/alone-runs.ts; while one waits, a sweep takes nothing else, and once nothing runs an alone pass
+ * alone-runs.ts; while one waits, a sweep takes nothing else, and once nothing runs an alone pass
  * takes it. After a step whose answer was lost, a sweep first runs what it may have claimed
  * (lost-claims.ts).
  */
@@ -12,7 +12,7 @@ import { journalFailure } from '../journal/guarded-journal.js'
 import type { InboxRecord } from '../journal/records.js'
 import { LIMITS } from '../limits.js'
 import type { Sweeper } from '../sweep/sweeper.js'
-import type { AloneRuns } from '../leases/alone-runs.js'
+import type { AloneRuns } from './alone-runs.js'
 import type { LostClaims } from './lost-claims.js'
 import type { JournalSteps, StepClaim, StepUnavailable, TakeBackPass, TakenBack } from './journal-steps.js'
 

@@ -8,8 +8,6 @@ import { bySeq } from '../turns/chat-order.js'
 import type { DurabilityEngine } from '../engine.js'
 import { takeInbound } from '../admission/inbox.js'
 import { canTakeOverAny, takeOver } from './lane-takeover.js'
-import type { AloneRuns } from '../leases/alone-runs.js'
-import { isLastRunAlone } from '../leases/charged-runs.js'
 import type { HeldRecord } from '../leases/held-record.js'
 import { LIMITS } from '../limits.js'
 import type { Outbox } from '../outbox/outbox.js'
@@ -34,16 +32,14 @@ export class Sweeper {
     private readonly delivery: Delivery,
     /** Whether it takes back inbound records too: the steps engine takes them back in their chats' order itself (steps-sweep.ts). */
     private readonly inbox = true,
-    /** Last runs that run alone (alone-runs.ts): a takeover that would be one waits for an alone pass. */
-    private readonly alone?: AloneRuns,
   ) {}
 
   /**
    * One pass; `run` runs each inbound record it claims (the pipeline's run; the sweep does not wait
-   * for it; `alone`: a last run that runs alone). It claims no more inbound records once `hasRoom`
-   * says the process holds enough: the rest stay due in the journal, for a later pass or another replica.
+   * for it). It claims no more inbound records once `hasRoom` says the process holds enough: the
+   * rest stay due in the journal, for a later pass or another replica.
    */
-  async sweep(run: (held: HeldRecord<'inbox'>, alone: boolean) => void, hasRoom: () => boolean = () => true): Promise<void> {
+  async sweep(run: (held: HeldRecord<'inbox'>) => void, hasRoom: () => boolean = () => true): Promise<void> {
     const engine = this.engine
     await engine.clock.sync()
     const now = engine.now()
@@ -56,46 +52,20 @@ export class Sweeper {
     const unrun = this.inbox ? await this.#unrunClaims([...inboxDue, ...reclaimed.inbox]) : []
     await this.#sweepOutbox([...outboxDue, ...reclaimed.outbox])
     // Replays of a chat run in its order, head first (lane-takeover.ts): an answer never overtakes its question.
-    const alone = new Map<string, Versioned<InboxRecord>>()
     await takeOver(
       engine,
       [...inboxDue, ...reclaimed.inbox, ...unrun],
       async ({ found, charge }) => {
-        if (charge && this.alone && isLastRunAlone(found.record, engine.config.inbox.maxAttempts)) {
-          alone.set(found.record.id, found)
-          return 'lost'
-        }
-        // While a last run waits to run alone, nothing else is claimed.
-        if (this.alone?.closed) return 'lost'
         const taken = await takeInbound(engine, found, charge)
         if (taken === 'dead') return 'dead'
         if (!taken) return 'lost'
-        run(taken, false)
+        run(taken)
         return 'held'
       },
       hasRoom,
     )
-    if (this.alone) await this.#passAlone(this.alone, alone, run)
     if (!foundAbandoned) this.#reclaiming = false
     this.lastSweepAt = engine.now()
-  }
-
-  /** Leaves the last runs found to an alone pass; once nothing runs, claims the first and runs it alone. */
-  async #passAlone(
-    gate: AloneRuns,
-    found: ReadonlyMap<string, Versioned<InboxRecord>>,
-    run: (held: HeldRecord<'inbox'>, alone: boolean) => void,
-  ): Promise<void> {
-    gate.stillWaiting(new Set(found.keys()))
-    for (const id of found.keys()) gate.waits(id)
-    for (let id = gate.next(); id !== undefined; id = gate.next()) {
-      const taken = found.has(id) ? await takeInbound(this.engine, found.get(id)!, true) : undefined
-      if (taken && taken !== 'dead') {
-        gate.goesAlone(id)
-        return run(taken, true)
-      }
-      gate.passed(id)
-    }
   }
 
   /** How many records an earlier run of this instanceId left leased that the sweeps took back. */

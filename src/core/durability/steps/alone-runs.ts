@@ -1,5 +1,5 @@
 /**
- * Last runs that run alone in the process (charged-runs.ts `isLastRunAlone`). A message that crashes
+ * Last runs that run alone in the process (step-rules.ts `isLastRunAlone`). A message that crashes
  * the process on every run charges a run to every message running beside it at each crash; when one
  * of those is about to take its last run after a run that never ended, the sweep's pass leaves it
  * (`waitsAlone`), this gate holds every new run, and once the runs already going have ended an alone
@@ -56,14 +56,6 @@ export class AloneRuns {
   /** Resolves once a new run may start; only ever asked while closed. */
   opened(): Promise<void> {
     return new Promise((resolve) => this.#held.push(resolve))
-  }
-
-  /**
-   * A pass looked at every message due (`found`: those it found waiting so): the others left to an
-   * alone pass before wait no longer (another run took them, they finished), except the one going alone.
-   */
-  stillWaiting(found: ReadonlySet<string>): void {
-    for (const id of [...this.#waiting]) if (!found.has(id) && id !== this.#alone?.id) this.passed(id)
   }
 
   started(): void {

@@ -72,10 +72,7 @@ export class AloneRuns {
   /** The run of message `id` ended; when it was a last run that ran alone, it waits no longer. */
   ended(id: string): void {
     if (this.#alone?.id === id) this.stop()
-    if (this.#outlasted.delete(id)) return
-    this.#running--
-    this.passed(id)
-    if (this.#running === 0 && this.closed) this.deps.wake()
+    if (!this.#outlasted.delete(id)) this.#over(id)
   }
 
   /** No timer left behind (the engine stops). */
@@ -87,8 +84,13 @@ export class AloneRuns {
   #outlast(id: string): void {
     this.#alone = undefined
     this.#outlasted.add(id)
-    this.#running--
     this.deps.warn(`durability: the last run of inbound "${id}" has run alone for a lease; the messages it held run beside it now`)
+    this.#over(id)
+  }
+
+  /** Run `id` no longer counts as going: it waits no longer, and with nothing going an alone pass may start. */
+  #over(id: string): void {
+    this.#running--
     this.passed(id)
     if (this.#running === 0 && this.closed) this.deps.wake()
   }
